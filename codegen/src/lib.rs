@@ -1,1 +1,15 @@
-//! stub
+//! ACP JSON Schema -> one IR -> test vectors (and, later, emitters).
+//!
+//! Stages, one module each: [`lower`] builds the [`ir`] from an extended
+//! schema; [`naming`] owns every name; [`inspect`] summarizes an IR;
+//! [`vectors`] derives shared test vectors from it and [`validate`] checks
+//! them with an independent JSON Schema validator.
+
+pub mod error;
+pub mod inspect;
+pub mod ir;
+pub mod lower;
+pub mod naming;
+
+pub use error::{CodegenError, ErrorKind};
+pub use ir::Ir;

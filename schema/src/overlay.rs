@@ -60,6 +60,7 @@ impl Overlay {
     /// Applies the overlay to `schema`. On error `schema` may be partly patched;
     /// callers discard it.
     pub fn apply(&self, schema: &mut Value) -> Result<(), SourceError> {
+        self.check_method_conflicts(schema)?;
         for (index, operation) in self.patch.0.iter().enumerate() {
             let encoded = serde_json::to_value(operation).unwrap_or(Value::Null);
             let op = encoded.get("op").and_then(Value::as_str).unwrap_or("?").to_owned();
@@ -77,17 +78,53 @@ impl Overlay {
                     index,
                     op: op.clone(),
                     pointer: pointer.clone(),
-                    message: match error.kind {
-                        json_patch::PatchErrorKind::TestFailed => {
+                    message: match (error.kind, op.as_str()) {
+                        (json_patch::PatchErrorKind::TestFailed, _) => {
                             "precondition failed: the base schema does not have the expected value here".to_owned()
                         }
-                        _ => format!("{} (the base schema has no such location)", error.kind),
+                        (_, "test") => "precondition failed: the base schema has no such location".to_owned(),
+                        (kind, _) => format!("{kind} (the base schema has no such location)"),
                     },
                 }
             })?;
         }
         Ok(())
     }
+}
+
+impl Overlay {
+    /// An overlay that adds a method the base already defines is a conflict,
+    /// reported at the base's definition, before anything is applied.
+    fn check_method_conflicts(&self, schema: &Value) -> Result<(), SourceError> {
+        let Some(definitions) = schema.get("$defs").and_then(Value::as_object) else { return Ok(()) };
+        for operation in &self.patch.0 {
+            let json_patch::PatchOperation::Add(add) = operation else { continue };
+            let Some(method) = add.value.get("x-method").and_then(Value::as_str) else { continue };
+            let added_name = add.path.to_string();
+            let added_name = added_name.rsplit('/').next().unwrap_or_default();
+            let clash = definitions.iter().find(|(name, definition)| {
+                definition.get("x-method").and_then(Value::as_str) == Some(method)
+                    && name_role(name) == name_role(added_name)
+            });
+            if let Some((name, _)) = clash {
+                return Err(SourceError::OverlayConflict {
+                    overlay: self.file.clone(),
+                    pointer: format!("/$defs/{}", crate::error::escape_pointer_token(name)),
+                    message: format!(
+                        "the base schema already defines method `{method}` (as `{name}`); the overlay \
+                         defines it again as `{added_name}`. Refusing to merge two definitions of one \
+                         method: apply the overlay to a base without it, or leave it out (--rfd / --no-rfd)"
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Request, response or notification, by the `$defs` naming convention.
+fn name_role(name: &str) -> &str {
+    ["Request", "Response", "Notification"].into_iter().find(|suffix| name.ends_with(suffix)).unwrap_or("")
 }
 
 /// True when `pointer` names an existing member of an object (an `add` there

@@ -1,0 +1,332 @@
+//! The IR: one typed, language-free model of an ACP schema.
+//!
+//! Every ACP meaning is decided here once (open enums, tagged and extensible
+//! unions, nullable versus optional, defaults, the `x-deserialize-*` rules,
+//! constraints, methods and sides, capability gates) so emitters only print.
+//! The IR is plain data: ordered maps keyed by canonical names, serializable
+//! and comparable, built once by [`crate::lower`] and never mutated after.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The whole model of one (extended) schema.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ir {
+    /// Where the base schema came from (a path or `crate@version`).
+    pub origin: String,
+    /// The RFD overlays applied to the base, by id.
+    pub overlays: Vec<String>,
+    /// Every named type, keyed by canonical name.
+    pub types: BTreeMap<String, TypeDef>,
+    /// Every method, keyed by its JSON-RPC method name.
+    pub methods: BTreeMap<String, Method>,
+    /// Gated union variants, keyed `Union/tag`.
+    pub gated_variants: BTreeMap<String, Gate>,
+}
+
+/// A named type.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TypeDef {
+    /// Canonical (PascalCase) name; equal to its key in [`Ir::types`].
+    pub name: String,
+    /// JSON pointer of the schema node it was lowered from.
+    pub pointer: String,
+    /// Present when the type is a `$defs` entry: that key. Synthesized types
+    /// (inline unions and objects given a name of their own) have none.
+    pub definition: Option<String>,
+    pub description: Option<String>,
+    pub kind: TypeKind,
+}
+
+/// What a named type is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TypeKind {
+    Struct(StructType),
+    /// A newtype or alias of another type expression (`SessionId` = string).
+    Alias { target: TypeExpr },
+    Enum(EnumType),
+    Union(UnionType),
+}
+
+/// An object with known fields.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StructType {
+    /// Fields in schema order.
+    pub fields: Vec<Field>,
+    /// Named types whose members are merged into this object (`allOf` bases
+    /// and unions that sit beside `properties`).
+    pub flatten: Vec<String>,
+    /// What happens to members the schema does not name.
+    pub additional: AdditionalProperties,
+}
+
+/// Members an object does not name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "policy", content = "values", rename_all = "snake_case")]
+pub enum AdditionalProperties {
+    /// The schema says nothing: unknown members are allowed and not kept.
+    Ignored,
+    /// Unknown members are allowed and kept, each of this type.
+    Kept(TypeExpr),
+    /// `additionalProperties: false`.
+    Denied,
+}
+
+/// One member of a struct or of an inline variant.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Field {
+    /// The member name on the wire.
+    pub wire_name: String,
+    pub description: Option<String>,
+    /// The value type, without the outer `null` (see [`Field::nullable`]).
+    pub ty: TypeExpr,
+    /// Must be present on the wire.
+    pub required: bool,
+    /// `null` is a valid value, kept as `null`.
+    pub nullable: bool,
+    /// The schema default. Bindings expose it through an accessor; an omitted
+    /// field is never written out with it.
+    pub default: Option<Value>,
+    pub decode: DecodeRules,
+    /// When a decode rule discards the wire value: `None` means the field is
+    /// treated as absent; `Some(v)` (only for required fields) means `v`.
+    pub fallback: Option<Value>,
+}
+
+/// The `x-deserialize-*` rules of a field.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DecodeRules {
+    /// `x-deserialize-default-on-error`: an invalid value falls back instead of failing.
+    pub default_on_error: bool,
+    /// `x-deserialize-default-on-null`: `null` falls back.
+    pub default_on_null: bool,
+    /// `x-deserialize-skip-invalid-items`: invalid array items are dropped.
+    pub skip_invalid_items: bool,
+}
+
+impl DecodeRules {
+    pub fn any(&self) -> bool {
+        self.default_on_error || self.default_on_null || self.skip_invalid_items
+    }
+}
+
+/// A type in a field, an alias, an array item or a variant.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum TypeExpr {
+    /// A named type.
+    Named { name: String },
+    /// Any JSON value, because the schema leaves it open on purpose (`{}`,
+    /// `true`, `_meta` contents, raw tool input).
+    Any,
+    /// Structure the IR could not represent, kept as any JSON only when
+    /// lowering was asked to fall back (`inspect`); never produced otherwise.
+    Untyped { pointer: String, reason: String },
+    /// Exactly `null`.
+    Null,
+    Boolean,
+    String(StringType),
+    Integer(IntegerType),
+    Number(NumberType),
+    Array(ArrayType),
+    /// An object used as a map from string keys to values of one type.
+    Map { values: Box<TypeExpr> },
+    /// The inner type or `null`.
+    Nullable { inner: Box<TypeExpr> },
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StringType {
+    pub format: Option<String>,
+    pub min_length: Option<u64>,
+    pub max_length: Option<u64>,
+    pub pattern: Option<String>,
+    pub content_encoding: Option<String>,
+}
+
+/// Integer width and signedness from the schema's `format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IntegerFormat {
+    Int8,
+    Int16,
+    Int32,
+    Int64,
+    Uint8,
+    Uint16,
+    Uint32,
+    Uint64,
+    /// No format: any integer (bindings use their widest signed integer).
+    Unspecified,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IntegerType {
+    pub format: IntegerFormat,
+    pub minimum: Option<serde_json::Number>,
+    pub maximum: Option<serde_json::Number>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NumberFormat {
+    Float,
+    Double,
+    Unspecified,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NumberType {
+    pub format: NumberFormat,
+    pub minimum: Option<serde_json::Number>,
+    pub maximum: Option<serde_json::Number>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArrayType {
+    pub items: Box<TypeExpr>,
+    pub min_items: Option<u64>,
+    pub max_items: Option<u64>,
+}
+
+/// A set of constants, closed or open.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EnumType {
+    pub repr: EnumRepr,
+    pub values: Vec<EnumValue>,
+    /// Present for an open enum: the catch-all that keeps any other value.
+    pub other: Option<CatchAll>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "repr", rename_all = "snake_case")]
+pub enum EnumRepr {
+    String,
+    Integer { format: IntegerFormat },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EnumValue {
+    /// Canonical (PascalCase) name.
+    pub name: String,
+    /// The constant on the wire (a string or an integer).
+    pub value: Value,
+    pub description: Option<String>,
+}
+
+/// The member of an open enum or extensible union that takes every value the
+/// schema does not name, keeping it whole so it re-encodes unchanged.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CatchAll {
+    pub name: String,
+    pub description: Option<String>,
+}
+
+/// A choice between alternatives.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnionType {
+    pub style: UnionStyle,
+    /// `oneOf` (exactly one alternative matches) rather than `anyOf`.
+    pub exclusive: bool,
+    pub variants: Vec<Variant>,
+    /// Present for an extensible tagged union: unknown tags keep their payload.
+    pub other: Option<CatchAll>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "style", rename_all = "snake_case")]
+pub enum UnionStyle {
+    /// Alternatives are told apart by the string in `property`.
+    Tagged { property: String },
+    /// Alternatives are told apart by shape, tried in order.
+    Untagged,
+    /// Alternatives are method payloads: the JSON-RPC method picks one, and a
+    /// decoder must not guess from the shape.
+    ByMethod,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Variant {
+    /// Canonical name: from the tag value, else the title, else the payload's type.
+    pub name: String,
+    /// The tag value; `None` in an untagged union, or for the one alternative
+    /// of a tagged union that carries no tag (decoded when no tag is present).
+    pub tag: Option<String>,
+    pub description: Option<String>,
+    pub payload: Payload,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "payload", rename_all = "snake_case")]
+pub enum Payload {
+    /// Nothing but the tag.
+    Unit,
+    /// An object: the members of `base` (a named type) plus inline `fields`.
+    Struct { base: Option<String>, fields: Vec<Field> },
+    /// A value of this type (untagged unions).
+    Type { ty: TypeExpr },
+}
+
+/// Which side handles a method (`x-side`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Side {
+    Agent,
+    Client,
+    Proxy,
+    /// Protocol-level methods (`$/cancel_request`) that every side handles.
+    Protocol,
+}
+
+/// A JSON-RPC method name and what it is used for. One name can be both a
+/// request handled by one side and a notification handled by the other
+/// (`mcp/message`), so each use is kept apart.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Method {
+    pub name: String,
+    pub request: Option<RequestMethod>,
+    pub notification: Option<NotificationMethod>,
+    /// The capability that must be advertised before the method may be used.
+    pub gate: Option<Gate>,
+}
+
+/// A request: `params` from the caller, `result` back from `side`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RequestMethod {
+    /// The side that handles the request.
+    pub side: Side,
+    pub params: String,
+    pub result: String,
+}
+
+/// A notification handled by `side`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NotificationMethod {
+    pub side: Side,
+    pub params: String,
+}
+
+/// A capability gate: the side whose capabilities carry it, the `$defs` name
+/// of that capabilities object, and a JSON pointer inside it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Gate {
+    pub advertised_by: Side,
+    pub root: String,
+    pub path: String,
+}
+
+impl Ir {
+    /// The type called `name`.
+    pub fn get(&self, name: &str) -> Option<&TypeDef> {
+        self.types.get(name)
+    }
+}
+
+impl TypeExpr {
+    pub fn named(name: impl Into<String>) -> TypeExpr {
+        TypeExpr::Named { name: name.into() }
+    }
+}
