@@ -91,9 +91,23 @@ pub struct Field {
     /// field is never written out with it.
     pub default: Option<Value>,
     pub decode: DecodeRules,
-    /// When a decode rule discards the wire value: `None` means the field is
-    /// treated as absent; `Some(v)` (only for required fields) means `v`.
-    pub fallback: Option<Value>,
+    /// What is left when a decode rule discards the wire value.
+    pub fallback: Fallback,
+}
+
+/// The outcome of `default-on-error` / `default-on-null` for one field.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "fallback", content = "value", rename_all = "snake_case")]
+pub enum Fallback {
+    /// The field is treated as absent (optional fields; the default, if any,
+    /// is then exposed through an accessor).
+    Absent,
+    /// The field takes this value (required fields: the schema default, or
+    /// the empty array or object).
+    Value(Value),
+    /// No value satisfies the field's constraints: the rule cannot apply and
+    /// the message fails to decode.
+    Reject,
 }
 
 /// The `x-deserialize-*` rules of a field.
@@ -279,6 +293,8 @@ pub enum Side {
     Proxy,
     /// Protocol-level methods (`$/cancel_request`) that every side handles.
     Protocol,
+    /// Methods either side may handle (older releases' `mcp/message`).
+    Both,
 }
 
 /// A JSON-RPC method name and what it is used for. One name can be both a

@@ -10,6 +10,8 @@ pub mod inspect;
 pub mod ir;
 pub mod lower;
 pub mod naming;
+pub mod validate;
+pub mod vectors;
 
 pub use error::{CodegenError, ErrorKind};
 pub use ir::Ir;

@@ -448,15 +448,15 @@ impl<'a> Lowerer<'a> {
             return Err(self.error(ErrorKind::Malformed, pointer, "`x-deserialize-skip-invalid-items` on a field that is not an array"));
         }
         let default = object.get("default").cloned();
-        let fallback = if required && (decode.default_on_error || decode.default_on_null) {
-            match (&default, &ty) {
-                (Some(value), _) => Some(value.clone()),
-                (None, TypeExpr::Array(_)) => Some(Value::Array(Vec::new())),
-                (None, TypeExpr::Map { .. }) => Some(Value::Object(Map::new())),
-                _ => return Err(self.error(ErrorKind::Unsupported, pointer, "a required field with a decoding rule needs a default to fall back to")),
-            }
+        let fallback = if !required {
+            Fallback::Absent
         } else {
-            None
+            match (&default, &ty) {
+                (Some(value), _) => Fallback::Value(value.clone()),
+                (None, TypeExpr::Array(array)) if array.min_items.unwrap_or(0) == 0 => Fallback::Value(Value::Array(Vec::new())),
+                (None, TypeExpr::Map { .. }) => Fallback::Value(Value::Object(Map::new())),
+                _ => Fallback::Reject,
+            }
         };
         Ok(Field { wire_name: wire_name.to_owned(), description: description(object), ty, required, nullable, default, decode, fallback })
     }
@@ -755,7 +755,8 @@ impl<'a> Lowerer<'a> {
                 Some("client") => Side::Client,
                 Some("proxy") => Side::Proxy,
                 Some("protocol") => Side::Protocol,
-                other => return Err(self.error(ErrorKind::Malformed, &format!("{pointer}/x-side"), format!("`x-side` must be agent, client, proxy or protocol, not {other:?}"))),
+                Some("both") => Side::Both,
+                other => return Err(self.error(ErrorKind::Malformed, &format!("{pointer}/x-side"), format!("`x-side` must be agent, client, proxy, protocol or both, not {other:?}"))),
             };
             let role = match roles.get(key.as_str()) {
                 Some(role) => *role,

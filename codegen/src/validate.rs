@@ -1,0 +1,96 @@
+//! The independent oracle for the vectors: a real JSON Schema validator (the
+//! `jsonschema` crate) checks every valid vector and every lenient vector's
+//! expected value against the source schema, and that every invalid vector
+//! and every lenient input fails it.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Value};
+
+use crate::ir::Ir;
+use crate::vectors::VectorFile;
+
+/// One disagreement between a vector and the validator.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    pub type_name: String,
+    pub vector: String,
+    pub message: String,
+}
+
+/// Counts of a check.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Report {
+    pub types: usize,
+    pub checked: usize,
+    pub findings: Vec<Finding>,
+}
+
+/// The schema a value of `pointer` must satisfy: the document's `$defs`
+/// plus a reference to the node (or, for an `anyOf`/`oneOf` list, a copy of it).
+fn schema_for(document: &Value, pointer: &str) -> Option<Value> {
+    let definitions = document.get("$defs")?.clone();
+    let node = document.pointer(pointer)?;
+    let mut schema = json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": definitions});
+    if node.is_array() {
+        let keyword = pointer.rsplit('/').next()?;
+        schema[keyword] = node.clone();
+    } else {
+        schema["$ref"] = Value::String(format!("#{pointer}"));
+    }
+    Some(schema)
+}
+
+/// Checks `vectors` for `ir` against `document`, the schema `ir` came from.
+pub fn check(document: &Value, ir: &Ir, vectors: &BTreeMap<String, VectorFile>) -> Report {
+    let mut report = Report::default();
+    for (type_name, file) in vectors {
+        report.types += 1;
+        let mut finding = |vector: &str, message: String| {
+            report.findings.push(Finding { type_name: type_name.clone(), vector: vector.to_owned(), message });
+        };
+        let Some(definition) = ir.get(type_name) else {
+            finding("*", "no such type in the IR".to_owned());
+            continue;
+        };
+        let Some(schema) = schema_for(document, &definition.pointer) else {
+            finding("*", format!("pointer {} does not resolve", definition.pointer));
+            continue;
+        };
+        let validator = match jsonschema::validator_for(&schema) {
+            Ok(validator) => validator,
+            Err(error) => {
+                finding("*", format!("the validator rejects the schema: {error}"));
+                continue;
+            }
+        };
+        if file.valid.is_empty() {
+            finding("*", "no valid vector".to_owned());
+        }
+        let explain = |value: &Value| {
+            validator.iter_errors(value).map(|error| format!("{} at {}", error, error.instance_path())).collect::<Vec<_>>().join("; ")
+        };
+        for vector in &file.valid {
+            report.checked += 1;
+            if !validator.is_valid(&vector.value) {
+                finding(&vector.name, format!("valid vector fails the schema: {}", explain(&vector.value)));
+            }
+        }
+        for vector in &file.invalid {
+            report.checked += 1;
+            if validator.is_valid(&vector.value) {
+                finding(&vector.name, "invalid vector passes the schema".to_owned());
+            }
+        }
+        for vector in &file.lenient {
+            report.checked += 2;
+            if validator.is_valid(&vector.value) {
+                finding(&vector.name, "lenient input passes the schema (it should need the rule)".to_owned());
+            }
+            if !validator.is_valid(&vector.expected) {
+                finding(&vector.name, format!("lenient expected value fails the schema: {}", explain(&vector.expected)));
+            }
+        }
+    }
+    report
+}

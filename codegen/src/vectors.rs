@@ -1,0 +1,602 @@
+//! Shared test vectors, derived from the IR alone.
+//!
+//! For every named type: `valid` values (minimal, full, one per union
+//! variant and enum constant, an unknown value for every open enum, a custom
+//! variant for every extensible union, explicit `null`s, nested `_meta`),
+//! `invalid` values (each required field missing, a wrong JSON type per
+//! field, an unknown or missing tag on a closed union, broken constraints)
+//! and `lenient` values, one per `x-deserialize-*` rule of a field, with the
+//! value a decoder must produce. Every language's bindings are tested
+//! against these; [`crate::validate`] checks them with a JSON Schema validator.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+use crate::ir::*;
+
+/// One file of vectors: `<TypeName>.json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VectorFile {
+    #[serde(rename = "type")]
+    pub type_name: String,
+    pub valid: Vec<NamedValue>,
+    pub invalid: Vec<NamedValue>,
+    pub lenient: Vec<LenientValue>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NamedValue {
+    pub name: String,
+    pub value: Value,
+}
+
+/// A value that is invalid on the wire but that a decoder accepts under an
+/// `x-deserialize-*` rule, and what it must decode (and re-encode) to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LenientValue {
+    pub name: String,
+    pub value: Value,
+    pub expected: Value,
+}
+
+/// The JSON types a value can have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum JsonType {
+    Null,
+    Boolean,
+    Integer,
+    Number,
+    String,
+    Array,
+    Object,
+}
+
+const ALL_TYPES: [JsonType; 7] =
+    [JsonType::Null, JsonType::Boolean, JsonType::Integer, JsonType::Number, JsonType::String, JsonType::Array, JsonType::Object];
+
+/// Nested samples stop growing past this depth (recursive types).
+const MAX_SAMPLE_DEPTH: usize = 12;
+const UNKNOWN_STRING: &str = "x_unknown_value";
+const CUSTOM_TAG: &str = "x_custom_variant";
+
+/// Vectors for every type of `ir`, keyed by type name.
+pub fn generate(ir: &Ir) -> BTreeMap<String, VectorFile> {
+    let generator = Generator { ir };
+    ir.types.values().map(|definition| (definition.name.clone(), generator.file(definition))).collect()
+}
+
+/// Serializes a vector file the way `cargo xtask vectors` writes it.
+pub fn to_pretty_json(file: &VectorFile) -> String {
+    let mut text = serde_json::to_string_pretty(file).expect("vectors are plain JSON");
+    text.push('\n');
+    text
+}
+
+struct Generator<'a> {
+    ir: &'a Ir,
+}
+
+/// Adds `name`/`value` unless an equal value is already listed.
+fn push_unique(list: &mut Vec<NamedValue>, name: impl Into<String>, value: Value) {
+    if !list.iter().any(|existing| existing.value == value) {
+        list.push(NamedValue { name: name.into(), value });
+    }
+}
+
+fn merge(into: &mut Map<String, Value>, from: Value) {
+    if let Value::Object(members) = from {
+        into.extend(members);
+    }
+}
+
+impl Generator<'_> {
+    fn file(&self, definition: &TypeDef) -> VectorFile {
+        let mut file = VectorFile { type_name: definition.name.clone(), valid: Vec::new(), invalid: Vec::new(), lenient: Vec::new() };
+        match &definition.kind {
+            TypeKind::Struct(structure) => self.struct_vectors(structure, &mut file),
+            TypeKind::Alias { target } => self.alias_vectors(target, &mut file),
+            TypeKind::Enum(enumeration) => self.enum_vectors(enumeration, &mut file),
+            TypeKind::Union(union) => self.union_vectors(union, &mut file),
+        }
+        file
+    }
+
+    // ---- samples -------------------------------------------------------
+
+    fn sample_named(&self, name: &str, full: bool, depth: usize) -> Option<Value> {
+        if depth > MAX_SAMPLE_DEPTH {
+            return None;
+        }
+        let definition = self.ir.get(name)?;
+        let depth = depth + 1;
+        // Nested values stay small: optional members only near the top.
+        let full = full && depth < 4;
+        match &definition.kind {
+            TypeKind::Struct(structure) => self.sample_struct(structure, full, depth).map(Value::Object),
+            TypeKind::Alias { target } => self.sample(target, full, depth),
+            TypeKind::Enum(enumeration) => enumeration.values.first().map(|value| value.value.clone()),
+            TypeKind::Union(union) => union.variants.iter().find_map(|variant| self.sample_variant(union, variant, full, depth)),
+        }
+    }
+
+    fn sample_struct(&self, structure: &StructType, full: bool, depth: usize) -> Option<Map<String, Value>> {
+        let mut object = Map::new();
+        for base in &structure.flatten {
+            merge(&mut object, self.sample_named(base, full, depth)?);
+        }
+        self.sample_fields(&structure.fields, full, depth, &mut object)?;
+        Some(object)
+    }
+
+    fn sample_fields(&self, fields: &[Field], full: bool, depth: usize, object: &mut Map<String, Value>) -> Option<()> {
+        for field in fields {
+            if field.required {
+                object.insert(field.wire_name.clone(), self.sample(&field.ty, full, depth)?);
+            } else if full {
+                if let Some(value) = self.sample(&field.ty, full, depth) {
+                    object.insert(field.wire_name.clone(), value);
+                }
+            }
+        }
+        Some(())
+    }
+
+    fn sample_variant(&self, union: &UnionType, variant: &Variant, full: bool, depth: usize) -> Option<Value> {
+        let mut object = Map::new();
+        let tag = match (&union.style, &variant.tag) {
+            (UnionStyle::Tagged { property }, Some(tag)) => Some((property.clone(), tag.clone())),
+            _ => None,
+        };
+        match &variant.payload {
+            Payload::Type { ty } => return self.sample(ty, full, depth),
+            Payload::Unit => {}
+            Payload::Struct { base, fields } => {
+                if let Some(base) = base {
+                    merge(&mut object, self.sample_named(base, full, depth)?);
+                }
+                self.sample_fields(fields, full, depth, &mut object)?;
+            }
+        }
+        if let Some((property, tag)) = tag {
+            object.insert(property, Value::String(tag));
+        }
+        Some(Value::Object(object))
+    }
+
+    fn sample(&self, expression: &TypeExpr, full: bool, depth: usize) -> Option<Value> {
+        if depth > MAX_SAMPLE_DEPTH {
+            return None;
+        }
+        Some(match expression {
+            TypeExpr::Named { name } => return self.sample_named(name, full, depth),
+            TypeExpr::Any | TypeExpr::Untyped { .. } => {
+                if full {
+                    json!({"example.com/nested": {"list": [1, "two", null, true], "object": {"key": "value"}}})
+                } else {
+                    json!({"key": "value"})
+                }
+            }
+            TypeExpr::Null => Value::Null,
+            TypeExpr::Boolean => Value::Bool(true),
+            TypeExpr::String(string) => Value::String(sample_string(string)),
+            TypeExpr::Integer(integer) => Value::from(sample_integer(integer)),
+            TypeExpr::Number(number) => sample_number(number),
+            TypeExpr::Array(array) => {
+                let item = self.sample(&array.items, full, depth)?;
+                let count = array.min_items.unwrap_or(1).max(1) as usize;
+                let count = array.max_items.map_or(count, |max| count.min(max as usize));
+                Value::Array(vec![item; count])
+            }
+            TypeExpr::Map { values } => {
+                let mut object = Map::new();
+                object.insert("example.com/key".to_owned(), self.sample(values, full, depth)?);
+                Value::Object(object)
+            }
+            TypeExpr::Nullable { inner } => return self.sample(inner, full, depth),
+        })
+    }
+
+    // ---- what a type accepts --------------------------------------------
+
+    fn accepted(&self, expression: &TypeExpr, seen: &mut BTreeSet<String>) -> BTreeSet<JsonType> {
+        match expression {
+            TypeExpr::Named { name } => {
+                if !seen.insert(name.clone()) {
+                    return BTreeSet::new();
+                }
+                let accepted = match self.ir.get(name).map(|definition| &definition.kind) {
+                    Some(TypeKind::Struct(_)) => BTreeSet::from([JsonType::Object]),
+                    Some(TypeKind::Alias { target }) => self.accepted(target, seen),
+                    Some(TypeKind::Enum(enumeration)) => match enumeration.repr {
+                        EnumRepr::String => BTreeSet::from([JsonType::String]),
+                        EnumRepr::Integer { .. } => BTreeSet::from([JsonType::Integer]),
+                    },
+                    Some(TypeKind::Union(union)) => match union.style {
+                        UnionStyle::Tagged { .. } => BTreeSet::from([JsonType::Object]),
+                        _ => union
+                            .variants
+                            .iter()
+                            .flat_map(|variant| match &variant.payload {
+                                Payload::Type { ty } => self.accepted(ty, seen),
+                                _ => BTreeSet::from([JsonType::Object]),
+                            })
+                            .collect(),
+                    },
+                    None => ALL_TYPES.into_iter().collect(),
+                };
+                seen.remove(name);
+                accepted
+            }
+            TypeExpr::Any | TypeExpr::Untyped { .. } => ALL_TYPES.into_iter().collect(),
+            TypeExpr::Null => BTreeSet::from([JsonType::Null]),
+            TypeExpr::Boolean => BTreeSet::from([JsonType::Boolean]),
+            TypeExpr::String(_) => BTreeSet::from([JsonType::String]),
+            TypeExpr::Integer(_) => BTreeSet::from([JsonType::Integer]),
+            TypeExpr::Number(_) => BTreeSet::from([JsonType::Number, JsonType::Integer]),
+            TypeExpr::Array(_) => BTreeSet::from([JsonType::Array]),
+            TypeExpr::Map { .. } => BTreeSet::from([JsonType::Object]),
+            TypeExpr::Nullable { inner } => {
+                let mut accepted = self.accepted(inner, seen);
+                accepted.insert(JsonType::Null);
+                accepted
+            }
+        }
+    }
+
+    /// A value whose JSON type `expression` does not accept (never `null`
+    /// when `avoid_null`), or `None` when it accepts every type.
+    fn wrong_value(&self, expression: &TypeExpr, nullable: bool, avoid_null: bool) -> Option<Value> {
+        let mut accepted = self.accepted(expression, &mut BTreeSet::new());
+        if nullable || avoid_null {
+            accepted.insert(JsonType::Null);
+        }
+        let candidates = [
+            (JsonType::String, json!("wrong type")),
+            (JsonType::Integer, json!(12345)),
+            (JsonType::Boolean, json!(true)),
+            (JsonType::Array, json!(["wrong type"])),
+            (JsonType::Object, json!({"wrong": "type"})),
+            (JsonType::Null, Value::Null),
+        ];
+        candidates.into_iter().find(|(kind, _)| !accepted.contains(kind)).map(|(_, value)| value)
+    }
+
+    // ---- per kind -------------------------------------------------------
+
+    fn struct_vectors(&self, structure: &StructType, file: &mut VectorFile) {
+        let (Some(minimal), Some(full)) = (self.sample_struct(structure, false, 0), self.sample_struct(structure, true, 0)) else {
+            return;
+        };
+        push_unique(&mut file.valid, "minimal", Value::Object(minimal.clone()));
+        push_unique(&mut file.valid, "full", Value::Object(full.clone()));
+        let nullable: Vec<&Field> = structure.fields.iter().filter(|field| field.nullable).collect();
+        if !nullable.is_empty() {
+            let mut nulls = minimal.clone();
+            for field in &nullable {
+                nulls.insert(field.wire_name.clone(), Value::Null);
+            }
+            push_unique(&mut file.valid, "explicit_nulls", Value::Object(nulls));
+        }
+        // One vector per alternative of every flattened union.
+        for base in &structure.flatten {
+            let Some(TypeKind::Union(union)) = self.ir.get(base).map(|definition| &definition.kind) else { continue };
+            let own = {
+                let mut own = Map::new();
+                self.sample_fields(&structure.fields, false, 0, &mut own);
+                own
+            };
+            for variant in &union.variants {
+                if let Some(variant_value) = self.sample_variant(union, variant, true, 1) {
+                    let mut value = own.clone();
+                    for other in structure.flatten.iter().filter(|other| *other != base) {
+                        if let Some(other_value) = self.sample_named(other, false, 1) {
+                            merge(&mut value, other_value);
+                        }
+                    }
+                    merge(&mut value, variant_value);
+                    push_unique(&mut file.valid, format!("variant_{}", variant_label(variant)), Value::Object(value));
+                }
+            }
+        }
+        for field in &structure.fields {
+            let name = &field.wire_name;
+            if field.required {
+                let mut missing = full.clone();
+                missing.remove(name);
+                file.invalid.push(NamedValue { name: format!("missing_{name}"), value: Value::Object(missing) });
+            }
+            // What a rule leaves of `full` once it discards the field's value.
+            let discarded = || -> Option<Value> {
+                let mut expected = full.clone();
+                match &field.fallback {
+                    Fallback::Absent => {
+                        expected.remove(name);
+                    }
+                    Fallback::Value(value) => {
+                        expected.insert(name.clone(), value.clone());
+                    }
+                    Fallback::Reject => return None,
+                }
+                Some(Value::Object(expected))
+            };
+            if let Some(wrong) = self.wrong_value(&field.ty, field.nullable, field.decode.default_on_null) {
+                let mut value = full.clone();
+                value.insert(name.clone(), wrong);
+                match discarded().filter(|_| field.decode.default_on_error) {
+                    Some(expected) => file.lenient.push(LenientValue { name: format!("default_on_error_{name}"), value: Value::Object(value), expected }),
+                    None => file.invalid.push(NamedValue { name: format!("wrong_type_{name}"), value: Value::Object(value) }),
+                }
+            }
+            if field.decode.default_on_null && !field.nullable {
+                let mut value = full.clone();
+                value.insert(name.clone(), Value::Null);
+                match discarded() {
+                    Some(expected) => file.lenient.push(LenientValue { name: format!("default_on_null_{name}"), value: Value::Object(value), expected }),
+                    None => file.invalid.push(NamedValue { name: format!("null_{name}"), value: Value::Object(value) }),
+                }
+            }
+            if field.decode.skip_invalid_items {
+                if let TypeExpr::Array(array) = &field.ty {
+                    if let (Some(good), Some(bad)) = (self.sample(&array.items, false, 1), self.wrong_value(&array.items, false, true)) {
+                        let mut value = full.clone();
+                        value.insert(name.clone(), json!([good.clone(), bad]));
+                        let mut expected = full.clone();
+                        expected.insert(name.clone(), json!([good]));
+                        file.lenient.push(LenientValue { name: format!("skip_invalid_items_{name}"), value: Value::Object(value), expected: Value::Object(expected) });
+                    }
+                }
+            }
+            if !field.decode.default_on_error {
+                for (label, broken) in broken_constraints(&field.ty) {
+                    let mut value = full.clone();
+                    value.insert(name.clone(), broken);
+                    file.invalid.push(NamedValue { name: format!("{label}_{name}"), value: Value::Object(value) });
+                }
+            }
+        }
+        file.invalid.push(NamedValue { name: "wrong_type".into(), value: json!("wrong type") });
+    }
+
+    fn alias_vectors(&self, target: &TypeExpr, file: &mut VectorFile) {
+        if let Some(minimal) = self.sample(target, false, 0) {
+            push_unique(&mut file.valid, "minimal", minimal);
+        }
+        if let Some(full) = self.sample(target, true, 0) {
+            push_unique(&mut file.valid, "full", full);
+        }
+        if matches!(target, TypeExpr::Nullable { .. }) {
+            push_unique(&mut file.valid, "null", Value::Null);
+        }
+        if let Some(wrong) = self.wrong_value(target, false, false) {
+            file.invalid.push(NamedValue { name: "wrong_type".into(), value: wrong });
+        }
+        for (label, broken) in broken_constraints(target) {
+            file.invalid.push(NamedValue { name: label.to_owned(), value: broken });
+        }
+    }
+
+    fn enum_vectors(&self, enumeration: &EnumType, file: &mut VectorFile) {
+        for value in &enumeration.values {
+            push_unique(&mut file.valid, format!("value_{}", value_label(&value.value)), value.value.clone());
+        }
+        let unknown = match enumeration.repr {
+            EnumRepr::String => json!(UNKNOWN_STRING),
+            EnumRepr::Integer { .. } => {
+                let taken: BTreeSet<i64> = enumeration.values.iter().filter_map(|value| value.value.as_i64()).collect();
+                json!((1..).find(|candidate| !taken.contains(candidate)).unwrap_or(1))
+            }
+        };
+        if enumeration.other.is_some() {
+            push_unique(&mut file.valid, "unknown_value", unknown);
+        } else {
+            file.invalid.push(NamedValue { name: "unknown_value".into(), value: unknown });
+        }
+        let wrong = match enumeration.repr {
+            EnumRepr::String => json!(12345),
+            EnumRepr::Integer { .. } => json!("wrong type"),
+        };
+        file.invalid.push(NamedValue { name: "wrong_type".into(), value: wrong });
+        file.invalid.push(NamedValue { name: "null".into(), value: Value::Null });
+    }
+
+    fn union_vectors(&self, union: &UnionType, file: &mut VectorFile) {
+        for variant in &union.variants {
+            let label = variant_label(variant);
+            if let Some(minimal) = self.sample_variant(union, variant, false, 0) {
+                push_unique(&mut file.valid, format!("variant_{label}"), minimal);
+            }
+            if let Some(full) = self.sample_variant(union, variant, true, 0) {
+                push_unique(&mut file.valid, format!("variant_{label}_full"), full);
+            }
+        }
+        match &union.style {
+            UnionStyle::Tagged { property } => {
+                let tagged = union.variants.iter().find(|variant| variant.tag.is_some());
+                let Some(template) = tagged.and_then(|variant| self.sample_variant(union, variant, false, 0)) else { return };
+                let mut retagged = template.as_object().cloned().unwrap_or_default();
+                retagged.insert(property.clone(), json!(CUSTOM_TAG));
+                // With a member that carries no tag, an unknown tag is neither
+                // a custom variant nor an error the schema states: no vector.
+                let has_untagged_member = union.variants.iter().any(|variant| variant.tag.is_none());
+                if union.other.is_some() {
+                    push_unique(&mut file.valid, "custom_variant", Value::Object(retagged));
+                } else if !has_untagged_member {
+                    file.invalid.push(NamedValue { name: "unknown_tag".into(), value: Value::Object(retagged) });
+                }
+                if !has_untagged_member {
+                    let mut untagged = template.as_object().cloned().unwrap_or_default();
+                    untagged.remove(property);
+                    file.invalid.push(NamedValue { name: "missing_tag".into(), value: Value::Object(untagged) });
+                    let mut wrong_tag = template.as_object().cloned().unwrap_or_default();
+                    wrong_tag.insert(property.clone(), json!(12345));
+                    file.invalid.push(NamedValue { name: "wrong_type_tag".into(), value: Value::Object(wrong_tag) });
+                }
+                file.invalid.push(NamedValue { name: "wrong_type".into(), value: json!("wrong type") });
+            }
+            UnionStyle::Untagged | UnionStyle::ByMethod => {
+                let variants: Vec<TypeExpr> = union
+                    .variants
+                    .iter()
+                    .map(|variant| match &variant.payload {
+                        Payload::Type { ty } => ty.clone(),
+                        _ => TypeExpr::Map { values: Box::new(TypeExpr::Any) },
+                    })
+                    .collect();
+                let mut accepted = BTreeSet::new();
+                for variant in &variants {
+                    accepted.extend(self.accepted(variant, &mut BTreeSet::new()));
+                }
+                let candidates = [json!("wrong type"), json!(12345), json!(true), json!(["wrong type"]), Value::Null];
+                let kinds = [JsonType::String, JsonType::Integer, JsonType::Boolean, JsonType::Array, JsonType::Null];
+                if let Some(wrong) = kinds.iter().zip(candidates).find(|(kind, _)| !accepted.contains(kind)).map(|(_, value)| value) {
+                    file.invalid.push(NamedValue { name: "wrong_type".into(), value: wrong });
+                }
+            }
+        }
+    }
+}
+
+fn variant_label(variant: &Variant) -> String {
+    variant.tag.clone().unwrap_or_else(|| crate::naming::snake_case(&variant.name))
+}
+
+fn value_label(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn sample_string(string: &StringType) -> String {
+    let mut text = match (string.format.as_deref(), string.content_encoding.as_deref()) {
+        (_, Some("base64")) => "aGVsbG8=".to_owned(),
+        (Some("uri"), _) => "https://example.com/resource".to_owned(),
+        (Some("date-time"), _) => "2025-01-01T00:00:00Z".to_owned(),
+        (Some("date"), _) => "2025-01-01".to_owned(),
+        (Some("email"), _) => "user@example.com".to_owned(),
+        (Some("uuid"), _) => "123e4567-e89b-12d3-a456-426614174000".to_owned(),
+        _ => "example".to_owned(),
+    };
+    if let Some(pattern) = &string.pattern {
+        if let Some(matching) = string_matching(pattern) {
+            return matching;
+        }
+    }
+    if let Some(min) = string.min_length {
+        while (text.chars().count() as u64) < min {
+            text.push('x');
+        }
+    }
+    if let Some(max) = string.max_length {
+        text = text.chars().take(max as usize).collect();
+    }
+    text
+}
+
+/// A string matching `pattern`, drawn with a fixed seed so that every run
+/// writes the same vectors. `None` when the pattern cannot be sampled; the
+/// validator check then reports the vector.
+fn string_matching(pattern: &str) -> Option<String> {
+    use rand::{RngExt, SeedableRng};
+    // Anchors only say "the whole string"; a sample of the rest satisfies them.
+    let unanchored = pattern.strip_prefix('^').unwrap_or(pattern);
+    let unanchored = match unanchored.strip_suffix('$') {
+        Some(rest) if !rest.ends_with('\\') => rest,
+        _ => unanchored,
+    };
+    // ECMA-262 classes such as `\\d` are ASCII-only: parse without Unicode.
+    let hir = regex_syntax::ParserBuilder::new().unicode(false).build().parse(unanchored).ok()?;
+    let generator = rand_regex::Regex::with_hir(hir, 8).ok()?;
+    let mut random = rand::rngs::StdRng::seed_from_u64(0x5eed);
+    Some(random.sample(&generator))
+}
+
+fn sample_integer(integer: &IntegerType) -> i64 {
+    let minimum = integer.minimum.as_ref().and_then(|number| number.as_f64()).map(|value| value.ceil() as i64);
+    let maximum = integer.maximum.as_ref().and_then(|number| number.as_f64()).map(|value| value.floor() as i64);
+    let mut value = 1;
+    if let Some(minimum) = minimum {
+        value = value.max(minimum);
+    }
+    if let Some(maximum) = maximum {
+        value = value.min(maximum);
+    }
+    value
+}
+
+fn sample_number(number: &NumberType) -> Value {
+    let minimum = number.minimum.as_ref().and_then(serde_json::Number::as_f64);
+    let maximum = number.maximum.as_ref().and_then(serde_json::Number::as_f64);
+    let mut value = 1.5_f64;
+    if let Some(minimum) = minimum {
+        value = value.max(minimum);
+    }
+    if let Some(maximum) = maximum {
+        value = value.min(maximum);
+    }
+    json!(value)
+}
+
+/// Values that have the right JSON type but break a stated constraint.
+fn broken_constraints(expression: &TypeExpr) -> Vec<(&'static str, Value)> {
+    let mut broken = Vec::new();
+    match expression {
+        TypeExpr::Integer(integer) => {
+            if let Some(minimum) = integer.minimum.as_ref().and_then(serde_json::Number::as_i64) {
+                broken.push(("below_minimum", json!(minimum - 1)));
+            }
+            if let Some(maximum) = integer.maximum.as_ref().and_then(serde_json::Number::as_i64) {
+                broken.push(("above_maximum", json!(maximum + 1)));
+            }
+        }
+        TypeExpr::Number(number) => {
+            if let Some(minimum) = number.minimum.as_ref().and_then(serde_json::Number::as_f64) {
+                broken.push(("below_minimum", json!(minimum - 1.0)));
+            }
+            if let Some(maximum) = number.maximum.as_ref().and_then(serde_json::Number::as_f64) {
+                broken.push(("above_maximum", json!(maximum + 1.0)));
+            }
+        }
+        TypeExpr::String(string) => {
+            if let Some(max) = string.max_length {
+                broken.push(("too_long", json!("x".repeat(max as usize + 1))));
+            }
+            if let Some(min) = string.min_length.filter(|min| *min > 0) {
+                broken.push(("too_short", json!("x".repeat(min as usize - 1))));
+            }
+        }
+        TypeExpr::Array(array) => {
+            if array.min_items == Some(1) {
+                broken.push(("too_few_items", json!([])));
+            }
+        }
+        _ => {}
+    }
+    broken
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_match_their_pattern() {
+        for pattern in ["^[A-Z]{3}$", "[a-z]+-[0-9]{2}", "^v\\d+$"] {
+            let sample = string_matching(pattern).unwrap_or_else(|| panic!("no sample for {pattern}"));
+            let matcher = regex_lite_check(pattern, &sample);
+            assert!(matcher, "{sample:?} does not match {pattern}");
+        }
+    }
+
+    fn regex_lite_check(pattern: &str, sample: &str) -> bool {
+        let schema = json!({"type": "string", "pattern": pattern});
+        jsonschema::is_valid(&schema, &json!(sample))
+    }
+
+    #[test]
+    fn samples_are_the_same_every_run() {
+        assert_eq!(string_matching("^[A-Z]{3}$"), string_matching("^[A-Z]{3}$"));
+    }
+}
