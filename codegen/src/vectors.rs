@@ -117,7 +117,14 @@ impl Generator<'_> {
             TypeKind::Struct(structure) => self.sample_struct(structure, full, depth).map(Value::Object),
             TypeKind::Alias { target } => self.sample(target, full, depth),
             TypeKind::Enum(enumeration) => enumeration.values.first().map(|value| value.value.clone()),
-            TypeKind::Union(union) => union.variants.iter().find_map(|variant| self.sample_variant(union, variant, full, depth)),
+            TypeKind::Union(union) => {
+                // A nested value is more telling than `null`: null members last.
+                let (nulls, others): (Vec<&Variant>, Vec<&Variant>) = union
+                    .variants
+                    .iter()
+                    .partition(|variant| matches!(&variant.payload, Payload::Type { ty: TypeExpr::Null }));
+                others.into_iter().chain(nulls).find_map(|variant| self.sample_variant(union, variant, full, depth))
+            }
         }
     }
 

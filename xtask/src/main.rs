@@ -1,13 +1,160 @@
+//! `cargo xtask`: the project's command line.
+//!
+//! Every command that reads a schema takes the same source options
+//! (`--schema FILE`, `--rfd NAME`..., `--no-rfd`). Commands compute all their
+//! output in memory first and only then write it, atomically, so bad input
+//! leaves no partial output behind. Errors name the file and JSON pointer and
+//! exit non-zero.
+
+mod output;
+mod test_command;
+mod upstream;
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Parser, Subcommand};
+
+use acp_codegen::lower::{lower, Unsupported};
+use acp_schema_source::{RfdSelection, SourceOptions};
+
+#[derive(Debug, Parser)]
+#[command(name = "cargo xtask", bin_name = "cargo xtask", about = "ACP schema -> IR -> vectors and bindings")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Write the extended schema (base + RFD overlays) as JSON.
+    Schema {
+        #[command(flatten)]
+        source: SourceArgs,
+        /// The file to write.
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Print what the IR holds: counts per kind and untyped fallbacks.
+    Inspect {
+        #[command(flatten)]
+        source: SourceArgs,
+        /// Print the summary as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write the shared test vectors, one `<TypeName>.json` per type.
+    Vectors {
+        #[command(flatten)]
+        source: SourceArgs,
+        /// The directory to write (replaced as a whole).
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// The main job: write everything generated from the schema.
+    Generate {
+        #[command(flatten)]
+        source: SourceArgs,
+        /// The output directory.
+        #[arg(long, default_value = "bindings")]
+        out: PathBuf,
+    },
+    /// Run every test of every language, installing what they need.
+    Test,
+}
+
+/// The source options every schema-reading command shares.
+#[derive(Debug, Args)]
+struct SourceArgs {
+    /// Read this schema file instead of the embedded default base.
+    #[arg(long, value_name = "FILE")]
+    schema: Option<PathBuf>,
+    /// Apply only this RFD overlay (repeatable); all are applied by default.
+    #[arg(long = "rfd", value_name = "NAME", conflicts_with = "no_rfd")]
+    rfds: Vec<String>,
+    /// Apply no RFD overlay.
+    #[arg(long)]
+    no_rfd: bool,
+}
+
+impl SourceArgs {
+    fn options(&self) -> SourceOptions {
+        let rfds = if self.no_rfd {
+            RfdSelection::Nothing
+        } else if self.rfds.is_empty() {
+            RfdSelection::All
+        } else {
+            RfdSelection::Only(self.rfds.clone())
+        };
+        SourceOptions { schema_file: self.schema.clone(), rfds }
+    }
+}
+
 fn main() {
-    let path = std::env::args().nth(1);
-    let options = acp_schema_source::SourceOptions {
-        schema_file: path.filter(|p| p != "-").map(Into::into),
-        rfds: if std::env::args().nth(2).is_some() { acp_schema_source::RfdSelection::Nothing } else { Default::default() },
-    };
-    let schema = acp_schema_source::load(&options).unwrap_or_else(|e| panic!("{e}"));
-    let ir = acp_codegen::lower::lower(&schema, acp_codegen::lower::Unsupported::Fail).unwrap_or_else(|e| panic!("{e}"));
+    let cli = Cli::parse();
+    if let Err(error) = run(cli.command) {
+        eprintln!("error: {error:#}");
+        std::process::exit(1);
+    }
+}
+
+fn run(command: Command) -> Result<()> {
+    match command {
+        Command::Schema { source, out } => {
+            let schema = acp_schema_source::load(&source.options())?;
+            output::write_file(&out, schema.to_pretty_json().as_bytes())?;
+            eprintln!("wrote {}", out.display());
+        }
+        Command::Inspect { source, json } => {
+            let schema = acp_schema_source::load(&source.options())?;
+            let ir = lower(&schema, Unsupported::FallBack)?;
+            let summary = acp_codegen::inspect::summarize(&ir);
+            if json {
+                println!("{}", serde_json::to_string_pretty(&summary)?);
+            } else {
+                print!("{summary}");
+                for skipped in &schema.gates.skipped {
+                    println!("capability annotation not applied: {skipped}");
+                }
+            }
+        }
+        Command::Vectors { source, out } => {
+            let files = vector_files(&source)?;
+            output::replace_directory(&out, &files)?;
+            eprintln!("wrote {} vector files to {}", files.len(), out.display());
+        }
+        Command::Generate { source, out } => {
+            let schema = acp_schema_source::load(&source.options())?;
+            let vectors = vector_files(&source)?;
+            let schema_files = [(PathBuf::from("acp.schema.json"), schema.to_pretty_json())].into_iter().collect();
+            output::replace_directory(&out.join("schema"), &schema_files)?;
+            output::replace_directory(&out.join("vectors"), &vectors)?;
+            eprintln!("wrote {} (extended schema and {} vector files)", out.display(), vectors.len());
+        }
+        Command::Test => test_command::run()?,
+    }
+    Ok(())
+}
+
+/// Lowers the schema and renders its vectors, checking them with the validator.
+fn vector_files(source: &SourceArgs) -> Result<output::Files> {
+    let schema = acp_schema_source::load(&source.options())?;
+    let ir = lower(&schema, Unsupported::Fail)?;
     let vectors = acp_codegen::vectors::generate(&ir);
     let report = acp_codegen::validate::check(&schema.document, &ir, &vectors);
-    println!("types {} checked {} findings {}", report.types, report.checked, report.findings.len());
-    for f in report.findings.iter().take(40) { println!("{} {} {}", f.type_name, f.vector, &f.message[..f.message.len().min(300)]); }
+    if let Some(finding) = report.findings.first() {
+        bail!(
+            "{} of {} vector checks disagree with the schema; first: {} / {}: {}",
+            report.findings.len(),
+            report.checked,
+            finding.type_name,
+            finding.vector,
+            finding.message
+        );
+    }
+    vectors
+        .iter()
+        .map(|(name, file)| Ok((PathBuf::from(format!("{name}.json")), acp_codegen::vectors::to_pretty_json(file))))
+        .collect::<Result<_>>()
+        .context("rendering vectors")
 }
