@@ -1,0 +1,298 @@
+//! The single source: the extended schema carries the three RFDs exactly as
+//! `shared/rfd-semantics.md` fixes them, overlays fail loudly, and the
+//! capability annotations agree with the schema.
+
+use std::path::{Path, PathBuf};
+
+use acp_schema_source::capabilities::{CapabilityAnnotations, Stability};
+use acp_schema_source::{extend, load, upstream, Overlay, RfdSelection, SourceError, SourceOptions};
+use serde_json::{json, Value};
+
+fn extended() -> Value {
+    load(&SourceOptions::default()).expect("the default source assembles").document
+}
+
+fn repository() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// The `$ref` targets of the alternatives of a union node.
+fn member_refs(node: &Value) -> Vec<String> {
+    let mut found = Vec::new();
+    for keyword in ["anyOf", "oneOf"] {
+        for member in node.get(keyword).and_then(Value::as_array).into_iter().flatten() {
+            let reference = member
+                .get("$ref")
+                .or_else(|| member.pointer("/allOf/0/$ref"))
+                .and_then(Value::as_str)
+                .map(|r| r.trim_start_matches("#/$defs/").to_owned());
+            found.extend(reference);
+        }
+    }
+    found
+}
+
+#[test]
+fn session_ready_is_a_client_notification_handled_by_the_agent() {
+    let schema = extended();
+    let notification = &schema["$defs"]["SessionReadyNotification"];
+    assert_eq!(notification["x-method"], "session/ready");
+    assert_eq!(notification["x-side"], "agent");
+    assert_eq!(notification["required"], json!(["sessionId"]));
+    assert_eq!(notification.pointer("/properties/sessionId/allOf/0/$ref"), Some(&json!("#/$defs/SessionId")));
+    assert!(notification.pointer("/properties/_meta").is_some());
+    let params = &schema["$defs"]["ClientNotification"]["properties"]["params"]["anyOf"][0];
+    assert!(member_refs(params).contains(&"SessionReadyNotification".to_owned()));
+    let capability = &schema["$defs"]["SessionCapabilities"]["properties"]["ready"];
+    assert_eq!(member_refs(capability), vec!["SessionReadyCapabilities".to_owned()]);
+    assert_eq!(schema["$defs"]["SessionReadyCapabilities"]["type"], "object");
+}
+
+#[test]
+fn turn_complete_is_a_session_update_variant() {
+    let schema = extended();
+    let update = &schema["$defs"]["TurnCompleteUpdate"];
+    assert_eq!(update["required"], json!(["promptRequestId", "stopReason"]));
+    assert_eq!(update.pointer("/properties/promptRequestId/allOf/0/$ref"), Some(&json!("#/$defs/RequestId")));
+    assert_eq!(update.pointer("/properties/stopReason/allOf/0/$ref"), Some(&json!("#/$defs/StopReason")));
+    let variants = schema["$defs"]["SessionUpdate"]["oneOf"].as_array().unwrap();
+    let variant = variants
+        .iter()
+        .find(|variant| variant.pointer("/properties/sessionUpdate/const") == Some(&json!("turn_complete")))
+        .expect("a turn_complete variant");
+    assert_eq!(variant["required"], json!(["sessionUpdate"]));
+    assert_eq!(variant.pointer("/allOf/0/$ref"), Some(&json!("#/$defs/TurnCompleteUpdate")));
+    let capability = &schema["$defs"]["SessionCapabilities"]["properties"]["turnComplete"];
+    assert_eq!(member_refs(capability), vec!["TurnCompleteCapabilities".to_owned()]);
+}
+
+#[test]
+fn session_status_is_an_agent_method_with_an_open_status() {
+    let schema = extended();
+    let request = &schema["$defs"]["SessionStatusRequest"];
+    let response = &schema["$defs"]["SessionStatusResponse"];
+    for definition in [request, response] {
+        assert_eq!(definition["x-method"], "session/status");
+        assert_eq!(definition["x-side"], "agent");
+    }
+    assert_eq!(request["required"], json!(["sessionId"]));
+    assert_eq!(response["required"], json!(["status"]));
+    let status = schema["$defs"]["SessionStatus"]["anyOf"].as_array().unwrap();
+    let constants: Vec<&Value> = status.iter().filter_map(|member| member.get("const")).collect();
+    assert_eq!(constants, vec![&json!("live"), &json!("not_found")]);
+    assert!(status.iter().any(|member| member.get("const").is_none() && member["type"] == "string"), "open: a catch-all string");
+    let requests = &schema["$defs"]["ClientRequest"]["properties"]["params"]["anyOf"][0];
+    assert!(member_refs(requests).contains(&"SessionStatusRequest".to_owned()));
+    let results = &schema["$defs"]["AgentResponse"]["anyOf"][0]["properties"]["result"];
+    assert!(member_refs(results).contains(&"SessionStatusResponse".to_owned()));
+    let capability = &schema["$defs"]["SessionCapabilities"]["properties"]["status"];
+    assert_eq!(member_refs(capability), vec!["SessionStatusCapabilities".to_owned()]);
+}
+
+#[test]
+fn overlays_carry_their_metadata_and_seed() {
+    let overlays = Overlay::builtin();
+    let ids: Vec<&str> = overlays.iter().map(|overlay| overlay.id.as_str()).collect();
+    assert_eq!(ids, ["session-ready", "turn-complete", "session-status"]);
+    let seeds = repository().parent().unwrap().join("shared").join("seeds");
+    for overlay in &overlays {
+        assert!(!overlay.title.is_empty() && !overlay.status.is_empty());
+        assert!(seeds.join(&overlay.seed).is_file(), "{} names a missing seed {}", overlay.id, overlay.seed);
+        let first = serde_json::to_value(&overlay.patch.0[0]).unwrap();
+        assert_eq!(first["op"], "test", "{} starts with a precondition", overlay.id);
+    }
+}
+
+#[test]
+fn rfd_selection_picks_a_subset_and_rejects_unknown_names() {
+    let only = RfdSelection::Only(vec!["turn-complete".into()]).resolve().unwrap();
+    assert_eq!(only.len(), 1);
+    assert_eq!(only[0].id, "turn-complete");
+    assert!(RfdSelection::Nothing.resolve().unwrap().is_empty());
+    let error = RfdSelection::Only(vec!["session-teleport".into()]).resolve().unwrap_err();
+    assert!(error.to_string().contains("session-teleport"), "{error}");
+    let schema = load(&SourceOptions { schema_file: None, rfds: RfdSelection::Only(vec!["session-ready".into()]) }).unwrap();
+    assert!(schema.document["$defs"].get("SessionReadyNotification").is_some());
+    assert!(schema.document["$defs"].get("TurnCompleteUpdate").is_none());
+}
+
+#[test]
+fn applying_an_overlay_twice_is_a_conflict_naming_file_and_pointer() {
+    let mut schema = upstream::default_schema();
+    let overlay = &Overlay::builtin()[0];
+    overlay.apply(&mut schema).unwrap();
+    let error = overlay.apply(&mut schema).unwrap_err();
+    let message = error.to_string();
+    assert!(matches!(error, SourceError::OverlayConflict { .. }), "{message}");
+    assert!(message.contains("schema/rfd/session-ready.json"), "{message}");
+    assert!(message.contains("/$defs/SessionReadyNotification"), "{message}");
+    assert!(message.contains("session/ready"), "{message}");
+}
+
+#[test]
+fn session_status_against_a_base_with_its_own_session_status_is_reported() {
+    let mut base = upstream::default_schema();
+    base["$defs"]["SessionStatusRequest"] = json!({
+        "type": "object", "properties": {"sessionId": {"type": "string"}},
+        "x-method": "session/status", "x-side": "agent"
+    });
+    let status = Overlay::builtin().into_iter().find(|overlay| overlay.id == "session-status").unwrap();
+    let error = status.apply(&mut base).unwrap_err().to_string();
+    assert!(error.contains("session-status.json"), "{error}");
+    assert!(error.contains("already defines method `session/status`"), "{error}");
+}
+
+#[test]
+fn a_missing_path_names_the_operation_index_and_pointer() {
+    let text = r#"{"id": "broken", "title": "Broken", "status": "draft", "seed": "none",
+        "patch": [{"op": "test", "path": "/$defs/SessionId/type", "value": "string"},
+                  {"op": "add", "path": "/$defs/NoSuchType/properties/field", "value": {}}]}"#;
+    let overlay = Overlay::parse("schema/rfd/broken.json", text).unwrap();
+    let error = overlay.apply(&mut upstream::default_schema()).unwrap_err().to_string();
+    assert!(error.contains("schema/rfd/broken.json: operation 1"), "{error}");
+    assert!(error.contains("/$defs/NoSuchType/properties/field"), "{error}");
+}
+
+#[test]
+fn a_failed_precondition_is_reported() {
+    let text = r#"{"id": "broken", "title": "Broken", "status": "draft", "seed": "none",
+        "patch": [{"op": "test", "path": "/$defs/SessionId/type", "value": "integer"}]}"#;
+    let overlay = Overlay::parse("broken.json", text).unwrap();
+    let error = overlay.apply(&mut upstream::default_schema()).unwrap_err().to_string();
+    assert!(error.contains("operation 0") && error.contains("precondition failed"), "{error}");
+}
+
+#[test]
+fn a_malformed_overlay_names_the_file_and_line() {
+    let error = Overlay::parse("schema/rfd/bad.json", "{\"id\": ").unwrap_err().to_string();
+    assert!(error.starts_with("schema/rfd/bad.json: not valid JSON (line 1"), "{error}");
+}
+
+#[test]
+fn the_default_schema_is_deterministic() {
+    let first = load(&SourceOptions::default()).unwrap().to_pretty_json();
+    let second = load(&SourceOptions::default()).unwrap().to_pretty_json();
+    assert_eq!(first, second);
+}
+
+#[test]
+fn the_upstream_pin_matches_the_workspace_manifest() {
+    let manifest = std::fs::read_to_string(repository().join("Cargo.toml")).unwrap();
+    let pin = format!("agent-client-protocol-schema = {{ version = \"={}\"", upstream::UPSTREAM_VERSION);
+    assert!(manifest.contains(&pin), "Cargo.toml must pin {pin}");
+}
+
+#[test]
+fn the_default_root_lists_the_method_unions() {
+    let schema = extended();
+    let titles: Vec<&str> = schema["anyOf"].as_array().unwrap().iter().filter_map(|side| side["title"].as_str()).collect();
+    assert_eq!(titles, ["Agent", "Client", "ProtocolLevel"]);
+    for side in &schema["anyOf"].as_array().unwrap()[..2] {
+        let roles: Vec<&str> = side["anyOf"].as_array().unwrap().iter().filter_map(|role| role["title"].as_str()).collect();
+        assert_eq!(roles, ["Request", "Response", "Notification"]);
+    }
+}
+
+#[test]
+fn schema_files_with_bad_json_or_no_defs_are_rejected() {
+    let folder = std::env::temp_dir().join(format!("acp-source-test-{}", std::process::id()));
+    std::fs::create_dir_all(&folder).unwrap();
+    let broken = folder.join("broken.json");
+    std::fs::write(&broken, "{\n  \"$defs\": {,\n}").unwrap();
+    let error = load(&SourceOptions { schema_file: Some(broken.clone()), rfds: RfdSelection::Nothing }).unwrap_err().to_string();
+    assert!(error.contains("broken.json: not valid JSON (line 2"), "{error}");
+    let empty = folder.join("empty.json");
+    std::fs::write(&empty, "{\"title\": \"no defs\"}").unwrap();
+    let error = load(&SourceOptions { schema_file: Some(empty), rfds: RfdSelection::Nothing }).unwrap_err().to_string();
+    assert!(error.contains("empty.json#/$defs"), "{error}");
+    std::fs::remove_dir_all(&folder).ok();
+}
+
+// ---- capability annotations -------------------------------------------
+
+#[test]
+fn every_stable_and_rfd_gate_resolves_in_the_default_schema() {
+    let schema = load(&SourceOptions::default()).unwrap();
+    let annotations = CapabilityAnnotations::builtin().unwrap();
+    for (method, gate) in &annotations.methods {
+        if gate.stability != Stability::Unstable {
+            assert!(schema.gates.methods.contains_key(method), "gate of {method} did not resolve");
+        }
+    }
+    for method in ["session/ready", "session/status", "session/load", "fs/read_text_file", "terminal/create"] {
+        assert!(schema.gates.methods.contains_key(method), "{method} has no gate");
+    }
+    assert!(schema.gates.variants.contains_key("SessionUpdate/turn_complete"));
+}
+
+#[test]
+fn a_gate_whose_path_does_not_resolve_is_an_error_in_strict_mode() {
+    let mut annotations = CapabilityAnnotations::builtin().unwrap();
+    annotations.methods.get_mut("session/list").unwrap().path = "/sessionCapabilities/listing".into();
+    let error = annotations.resolve(&upstream::default_schema(), &[], true).unwrap_err().to_string();
+    assert!(error.contains("schema/capabilities.json#/methods/session~1list"), "{error}");
+    assert!(error.contains("listing"), "{error}");
+}
+
+#[test]
+fn a_gate_for_a_method_that_does_not_exist_is_an_error_in_strict_mode() {
+    let mut annotations = CapabilityAnnotations::builtin().unwrap();
+    let gate = annotations.methods["session/list"].clone();
+    annotations.methods.insert("session/teleport".into(), gate);
+    let error = annotations.resolve(&upstream::default_schema(), &[], true).unwrap_err().to_string();
+    assert!(error.contains("session/teleport") && error.contains("does not exist"), "{error}");
+}
+
+/// Methods whose own description, or their entry in a method union, says
+/// they are "only available if" a capability is advertised.
+fn methods_said_to_be_gated(schema: &Value) -> Vec<String> {
+    let definitions = schema["$defs"].as_object().unwrap();
+    let mut gated = Vec::new();
+    let mut says_gated = |key: &str, text: &str| {
+        if text.to_lowercase().contains("only available if") {
+            if let Some(method) = definitions.get(key).and_then(|definition| definition["x-method"].as_str()) {
+                gated.push(method.to_owned());
+            }
+        }
+    };
+    for (key, definition) in definitions {
+        says_gated(key, definition["description"].as_str().unwrap_or_default());
+    }
+    for envelope in ["ClientRequest", "AgentRequest", "ClientNotification", "AgentNotification"] {
+        let Some(params) = definitions.get(envelope).and_then(|e| e.pointer("/properties/params/anyOf/0/anyOf")) else { continue };
+        for member in params.as_array().unwrap() {
+            let reference = member.get("$ref").or_else(|| member.pointer("/allOf/0/$ref")).and_then(Value::as_str).unwrap_or_default();
+            says_gated(reference.trim_start_matches("#/$defs/"), member["description"].as_str().unwrap_or_default());
+        }
+    }
+    gated.sort();
+    gated.dedup();
+    gated
+}
+
+#[test]
+fn every_method_said_to_be_gated_has_an_annotation() {
+    let schema = extended();
+    let annotations = CapabilityAnnotations::builtin().unwrap();
+    let said = methods_said_to_be_gated(&schema);
+    assert!(said.contains(&"session/load".to_owned()), "the scan finds the upstream prose: {said:?}");
+    let missing: Vec<&String> = said.iter().filter(|method| !annotations.methods.contains_key(*method)).collect();
+    assert!(missing.is_empty(), "gated by prose but not annotated: {missing:?}");
+}
+
+#[test]
+fn the_prose_scan_fails_for_an_unannotated_gated_method() {
+    let mut schema = extended();
+    schema["$defs"]["SetSessionModeRequest"]["description"] = json!("Only available if the agent advertises `modes`.");
+    let annotations = CapabilityAnnotations::builtin().unwrap();
+    let said = methods_said_to_be_gated(&schema);
+    assert!(said.iter().any(|method| !annotations.methods.contains_key(method)), "the check can fail");
+}
+
+#[test]
+fn extend_reports_capability_errors_for_strict_bases() {
+    let mut base = upstream::default_schema();
+    base["$defs"]["AgentCapabilities"]["properties"].as_object_mut().unwrap().remove("loadSession");
+    let error = extend("base.json".into(), base, &[], true).unwrap_err().to_string();
+    assert!(error.contains("loadSession"), "{error}");
+}
