@@ -1,0 +1,92 @@
+//! Every upstream ACP release schema that `cargo xtask test` fetches into
+//! `ACP_UPSTREAM_SCHEMAS` (v1 and v2, stable and unstable, and older
+//! single-file releases): lowers with no untyped fallback, every type has a
+//! valid vector, and the validator agrees with every vector. The RFD
+//! overlays apply to v1-shaped stable bases, and report a conflict against
+//! bases that define their own `session/status`.
+
+use std::path::{Path, PathBuf};
+
+use acp_codegen::inspect::summarize;
+use acp_codegen::lower::{lower, Unsupported};
+use acp_codegen::{validate, vectors};
+use acp_schema_source::{load, read_schema_file, RfdSelection, SourceOptions};
+
+fn schema_files(folder: &Path, found: &mut Vec<PathBuf>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(folder).unwrap().map(|entry| entry.unwrap().path()).collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            schema_files(&path, found);
+        } else if path.extension().is_some_and(|extension| extension == "json")
+            && path.components().any(|component| component.as_os_str() == "schema")
+            && path.file_name().is_some_and(|name| name.to_string_lossy().starts_with("schema"))
+        {
+            found.push(path);
+        }
+    }
+}
+
+/// Lowers, generates and validates one schema; returns a one-line summary.
+fn check(file: &Path, rfds: RfdSelection) -> Result<String, String> {
+    let schema = load(&SourceOptions { schema_file: Some(file.to_path_buf()), rfds }).map_err(|error| error.to_string())?;
+    let ir = lower(&schema, Unsupported::Fail).map_err(|error| error.to_string())?;
+    let summary = summarize(&ir);
+    if !summary.untyped.is_empty() {
+        return Err(format!("untyped fallbacks: {:?}", summary.untyped));
+    }
+    let vectors = vectors::generate(&ir);
+    if let Some(empty) = vectors.values().find(|file| file.valid.is_empty()) {
+        return Err(format!("{} has no valid vector", empty.type_name));
+    }
+    let report = validate::check(&schema.document, &ir, &vectors);
+    if let Some(finding) = report.findings.first() {
+        return Err(format!("{} findings, first {} / {}: {}", report.findings.len(), finding.type_name, finding.vector, finding.message));
+    }
+    Ok(format!(
+        "{} types, {} methods, {} gated, {} vector checks",
+        summary.types,
+        ir.methods.len(),
+        summary.gated_methods,
+        report.checked
+    ))
+}
+
+#[test]
+#[ignore = "needs ACP_UPSTREAM_SCHEMAS; `cargo xtask test` fetches the release schemas and runs it"]
+fn every_upstream_release_schema() {
+    let root = std::env::var_os("ACP_UPSTREAM_SCHEMAS").expect("ACP_UPSTREAM_SCHEMAS is not set: run `cargo xtask test`");
+    let mut files = Vec::new();
+    schema_files(Path::new(&root), &mut files);
+    assert!(files.len() >= 11, "expected at least 11 release schemas under {root:?}, found {}", files.len());
+    let mut failures = Vec::new();
+    for file in &files {
+        let name = file.strip_prefix(&root).unwrap_or(file).display().to_string();
+        match check(file, RfdSelection::Nothing) {
+            Ok(line) => eprintln!("{name}: {line}"),
+            Err(error) => failures.push(format!("{name} (no RFD): {error}")),
+        }
+        let base = read_schema_file(file).unwrap();
+        let defines_status = acp_schema_source::capabilities::methods_in(&base).contains("session/status");
+        let v1_shaped = base.pointer("/$defs/SessionUpdate/discriminator/propertyName").is_some_and(|tag| tag == "sessionUpdate")
+            && base.pointer("/$defs/SessionCapabilities/type").is_some();
+        if defines_status {
+            match check(file, RfdSelection::Only(vec!["session-status".into()])) {
+                Err(error) if error.contains("session-status.json") && error.contains("already defines method `session/status`") => {
+                    eprintln!("{name} + session-status: conflict reported")
+                }
+                outcome => failures.push(format!("{name}: session-status must conflict, got {outcome:?}")),
+            }
+        }
+        let with_rfds = check(file, RfdSelection::All);
+        match (v1_shaped, defines_status, with_rfds) {
+            (true, false, Ok(line)) => eprintln!("{name} + RFDs: {line}"),
+            (true, true, Err(error)) if error.contains("session-status.json") => {}
+            (false, _, Err(error)) if error.contains("schema/rfd/") && error.contains("precondition failed") => {
+                eprintln!("{name} + RFDs: not v1-shaped, precondition reported")
+            }
+            (_, _, outcome) => failures.push(format!("{name} (with RFDs, v1-shaped {v1_shaped}, defines session/status {defines_status}): {outcome:?}")),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
