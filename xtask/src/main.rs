@@ -102,6 +102,8 @@ fn run(command: Command) -> Result<()> {
     match command {
         Command::Schema { source, out } => {
             let schema = acp_schema_source::load(&source.options())?;
+            // Only a schema the IR can represent is written out.
+            lower(&schema, Unsupported::Fail)?;
             output::write_file(&out, schema.to_pretty_json().as_bytes())?;
             eprintln!("wrote {}", out.display());
         }

@@ -1,0 +1,153 @@
+//! The command line as a user meets it: determinism, one clear error with
+//! file and pointer for bad input, a non-zero exit and no partial output.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn xtask(arguments: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_xtask")).args(arguments).output().expect("xtask runs")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let folder = std::env::temp_dir().join(format!("acp-xtask-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&folder);
+    std::fs::create_dir_all(&folder).unwrap();
+    folder
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Runs `schema` and `vectors` on `schema` and checks both fail with
+/// `expected` in the message and leave nothing behind.
+fn assert_rejected(folder: &Path, schema: &Path, extra: &[&str], expected: &[&str]) {
+    let out_file = folder.join("out.json");
+    let out_dir = folder.join("vectors");
+    let schema = schema.to_str().unwrap();
+    let runs = [
+        xtask(&[&["schema", "--schema", schema, "--out", out_file.to_str().unwrap()], extra].concat()),
+        xtask(&[&["vectors", "--schema", schema, "--out", out_dir.to_str().unwrap()], extra].concat()),
+    ];
+    for output in runs {
+        assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+        let message = stderr(&output);
+        assert!(message.starts_with("error: "), "{message}");
+        assert_eq!(message.trim_end().lines().count(), 1, "one error line: {message}");
+        for part in expected {
+            assert!(message.contains(part), "{part:?} not in {message}");
+        }
+    }
+    assert!(!out_file.exists() && !out_dir.exists(), "no output after an error");
+    let leftovers: Vec<_> = std::fs::read_dir(folder).unwrap().map(|entry| entry.unwrap().file_name()).collect();
+    assert_eq!(leftovers.len(), 1, "only the input is left: {leftovers:?}");
+}
+
+#[test]
+fn help_matches_its_snapshot() {
+    let output = xtask(&["--help"]);
+    assert!(output.status.success());
+    let actual = String::from_utf8(output.stdout).unwrap();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/help.txt");
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        std::fs::write(&path, &actual).unwrap();
+    }
+    assert_eq!(actual, std::fs::read_to_string(&path).unwrap_or_default(), "re-approve with UPDATE_SNAPSHOTS=1");
+}
+
+#[test]
+fn schema_output_is_byte_identical_across_runs() {
+    let folder = scratch("determinism");
+    let (first, second) = (folder.join("first.json"), folder.join("second.json"));
+    for path in [&first, &second] {
+        let output = xtask(&["schema", "--out", path.to_str().unwrap()]);
+        assert!(output.status.success(), "{}", stderr(&output));
+    }
+    let bytes = std::fs::read(&first).unwrap();
+    assert_eq!(bytes, std::fs::read(&second).unwrap());
+    let text = String::from_utf8(bytes).unwrap();
+    assert!(text.contains("\"SessionReadyNotification\"") && text.contains("\"turn_complete\""));
+    let without = folder.join("without.json");
+    assert!(xtask(&["schema", "--no-rfd", "--out", without.to_str().unwrap()]).status.success());
+    assert!(!std::fs::read_to_string(&without).unwrap().contains("SessionReadyNotification"));
+}
+
+#[test]
+fn vectors_are_byte_identical_across_runs() {
+    let folder = scratch("vectors");
+    for name in ["a", "b"] {
+        let output = xtask(&["vectors", "--out", folder.join(name).to_str().unwrap()]);
+        assert!(output.status.success(), "{}", stderr(&output));
+    }
+    let mut count = 0;
+    for entry in std::fs::read_dir(folder.join("a")).unwrap() {
+        let name = entry.unwrap().file_name();
+        assert_eq!(std::fs::read(folder.join("a").join(&name)).unwrap(), std::fs::read(folder.join("b").join(&name)).unwrap());
+        count += 1;
+    }
+    assert!(count > 200, "{count} files");
+    assert!(folder.join("a/TurnCompleteUpdate.json").is_file());
+}
+
+#[test]
+fn malformed_json_is_rejected_with_its_position() {
+    let folder = scratch("malformed");
+    let schema = folder.join("broken.json");
+    std::fs::write(&schema, "{\n  \"$defs\": {\n    \"A\": {\"type\": \"string\",}\n  }\n}\n").unwrap();
+    assert_rejected(&folder, &schema, &["--no-rfd"], &["broken.json", "not valid JSON (line 3"]);
+}
+
+#[test]
+fn an_unknown_reference_is_rejected_with_its_pointer() {
+    let folder = scratch("unknown-ref");
+    let schema = folder.join("unknown.json");
+    std::fs::write(&schema, r##"{"$defs": {"A": {"type": "object", "properties": {"b": {"$ref": "#/$defs/Nowhere"}}}}}"##).unwrap();
+    assert_rejected(&folder, &schema, &["--no-rfd"], &["unknown.json#/$defs/A/properties/b/$ref", "names no definition"]);
+}
+
+#[test]
+fn a_reference_chain_back_to_itself_is_rejected() {
+    let folder = scratch("cycle");
+    let schema = folder.join("cycle.json");
+    std::fs::write(&schema, r##"{"$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"$ref": "#/$defs/A"}}}"##).unwrap();
+    assert_rejected(&folder, &schema, &["--no-rfd"], &["cycle.json#/$defs/A", "only leads back to itself"]);
+}
+
+#[test]
+fn an_overlay_that_does_not_apply_is_rejected_naming_the_overlay() {
+    let folder = scratch("overlay");
+    let schema = folder.join("small.json");
+    std::fs::write(&schema, r##"{"$defs": {"SessionId": {"type": "string"}}}"##).unwrap();
+    assert_rejected(
+        &folder,
+        &schema,
+        &["--rfd", "session-ready"],
+        &["schema/rfd/session-ready.json: operation 0", "/$defs/SessionCapabilities/type", "precondition failed"],
+    );
+}
+
+#[test]
+fn an_unknown_rfd_name_is_rejected() {
+    let output = xtask(&["inspect", "--rfd", "session-teleport"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("unknown RFD overlay `session-teleport`"));
+}
+
+#[test]
+fn a_directory_not_made_by_the_tool_is_never_replaced() {
+    let folder = scratch("foreign");
+    std::fs::write(folder.join("precious.txt"), "keep me").unwrap();
+    let output = xtask(&["vectors", "--out", folder.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("was not written by this tool"));
+    assert!(folder.join("precious.txt").is_file());
+}
+
+#[test]
+fn inspect_reports_no_untyped_fallback_on_the_default() {
+    let output = xtask(&["inspect"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.contains("untyped fallbacks: 0"), "{text}");
+    assert!(text.contains("overlays: session-ready, turn-complete, session-status"), "{text}");
+}
