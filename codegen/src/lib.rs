@@ -5,6 +5,7 @@
 //! [`vectors`] derives shared test vectors from it and [`validate`] checks
 //! them with an independent JSON Schema validator.
 
+pub mod emit;
 pub mod error;
 pub mod inspect;
 pub mod ir;

@@ -99,6 +99,122 @@ pub fn catch_all_name(title: Option<&str>, taken: &[String]) -> String {
     name
 }
 
+// ---- per-language identifiers -------------------------------------------
+
+const RUST_KEYWORDS: &[&str] = &[
+    "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern", "false", "fn",
+    "for", "gen", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "self",
+    "Self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where", "while", "abstract",
+    "become", "box", "do", "final", "macro", "override", "priv", "try", "typeof", "unsized", "virtual", "yield",
+];
+/// Keywords that cannot be raw identifiers.
+const RUST_NON_RAW: &[&str] = &["crate", "self", "Self", "super", "_"];
+
+/// A Rust field or function name for `name` (snake_case; keywords raw, `r#type`).
+pub fn rust_field(name: &str) -> String {
+    let snake = snake_case(name);
+    let snake = if snake.is_empty() || snake.starts_with(|c: char| c.is_ascii_digit()) { format!("field_{snake}") } else { snake };
+    if RUST_NON_RAW.contains(&snake.as_str()) {
+        format!("{snake}_")
+    } else if RUST_KEYWORDS.contains(&snake.as_str()) {
+        format!("r#{snake}")
+    } else {
+        snake
+    }
+}
+
+/// A Rust type or variant name for a canonical name (keywords get a `_` suffix).
+pub fn rust_type(canonical: &str) -> String {
+    if RUST_KEYWORDS.contains(&canonical) {
+        format!("{canonical}_")
+    } else {
+        canonical.to_owned()
+    }
+}
+
+/// A Rust constant name: `session/load` -> `SESSION_LOAD`.
+pub fn rust_constant(name: &str) -> String {
+    let upper = snake_case(name).to_uppercase();
+    if upper.is_empty() || upper.starts_with(|c: char| c.is_ascii_digit()) { format!("N_{upper}") } else { upper }
+}
+
+const TYPESCRIPT_RESERVED: &[&str] = &[
+    "break", "case", "catch", "class", "const", "continue", "debugger", "default", "delete", "do", "else", "enum",
+    "export", "extends", "false", "finally", "for", "function", "if", "import", "in", "instanceof", "new", "null",
+    "return", "super", "switch", "this", "throw", "true", "try", "typeof", "var", "void", "while", "with", "as",
+    "implements", "interface", "let", "package", "private", "protected", "public", "static", "yield", "any",
+    "boolean", "number", "string", "symbol", "unknown", "never", "object", "undefined", "type", "declare",
+    "Object", "String", "Number", "Boolean", "Array", "Record", "Map", "Set", "Promise", "Error", "Symbol", "Date",
+    "Function", "JSON", "Partial", "Readonly",
+];
+
+/// A TypeScript type name for a canonical name; names that are reserved or
+/// shadow a global get a `_` suffix.
+pub fn typescript_type(canonical: &str) -> String {
+    if TYPESCRIPT_RESERVED.contains(&canonical) {
+        format!("{canonical}_")
+    } else {
+        canonical.to_owned()
+    }
+}
+
+/// A TypeScript method or function name: `session/load` -> `sessionLoad`.
+pub fn typescript_function(name: &str) -> String {
+    let pascal = pascal_case(name);
+    let mut characters = pascal.chars();
+    let camel: String = match characters.next() {
+        Some(first) => first.to_lowercase().chain(characters).collect(),
+        None => String::new(),
+    };
+    if TYPESCRIPT_RESERVED.contains(&camel.as_str()) { format!("{camel}_") } else { camel }
+}
+
+/// A TypeScript property key: the wire name, quoted when it is not an identifier.
+pub fn typescript_property(wire_name: &str) -> String {
+    let identifier = wire_name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
+        && wire_name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
+    if identifier {
+        wire_name.to_owned()
+    } else {
+        serde_json::to_string(wire_name).expect("a string always serializes")
+    }
+}
+
+const PYTHON_KEYWORDS: &[&str] = &[
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
+    "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal",
+    "not", "or", "pass", "raise", "return", "try", "while", "with", "yield", "match", "case", "type",
+];
+/// Names a pydantic `BaseModel` attribute cannot take.
+const PYDANTIC_RESERVED: &[&str] =
+    &["copy", "dict", "json", "schema", "schema_json", "construct", "validate", "fields", "parse_obj", "parse_raw", "from_orm"];
+
+/// A Python attribute or function name: snake_case, with a `_` suffix for
+/// keywords and names pydantic reserves (`model_*` included).
+pub fn python_attribute(name: &str) -> String {
+    let snake = snake_case(name);
+    let snake = if snake.is_empty() || snake.starts_with(|c: char| c.is_ascii_digit()) { format!("field_{snake}") } else { snake };
+    if PYTHON_KEYWORDS.contains(&snake.as_str()) || PYDANTIC_RESERVED.contains(&snake.as_str()) || snake.starts_with("model_") {
+        format!("{snake}_")
+    } else {
+        snake
+    }
+}
+
+/// A Python class name for a canonical name.
+pub fn python_class(canonical: &str) -> String {
+    if PYTHON_KEYWORDS.contains(&canonical) || ["BaseModel", "Field", "Any", "Optional", "Literal", "Union"].contains(&canonical) {
+        format!("{canonical}_")
+    } else {
+        canonical.to_owned()
+    }
+}
+
+/// A Python constant name: `session/load` -> `SESSION_LOAD`.
+pub fn python_constant(name: &str) -> String {
+    rust_constant(name)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -144,6 +260,32 @@ mod tests {
         assert_eq!(catch_all_name(Some("other"), &["Read".into()]), "Other");
         assert_eq!(catch_all_name(Some("other"), &["Other".into()]), "OtherValue");
         assert_eq!(catch_all_name(None, &[]), "Other");
+    }
+
+    #[test]
+    fn language_identifiers() {
+        let table: [(fn(&str) -> String, &str, &str); 17] = [
+            (rust_field, "type", "r#type"),
+            (rust_field, "_meta", "meta"),
+            (rust_field, "sessionId", "session_id"),
+            (rust_field, "self", "self_"),
+            (rust_type, "Self", "Self_"),
+            (rust_type, "Option", "Option"),
+            (rust_constant, "session/load", "SESSION_LOAD"),
+            (rust_constant, "$/cancel_request", "CANCEL_REQUEST"),
+            (typescript_type, "Object", "Object_"),
+            (typescript_type, "SessionId", "SessionId"),
+            (typescript_function, "session/set_mode", "sessionSetMode"),
+            (typescript_property, "_meta", "_meta"),
+            (typescript_property, "example.com/key", "\"example.com/key\""),
+            (python_attribute, "from", "from_"),
+            (python_attribute, "schema", "schema_"),
+            (python_attribute, "modelId", "model_id_"),
+            (python_class, "Field", "Field_"),
+        ];
+        for (function, input, expected) in table {
+            assert_eq!(function(input), expected, "{input:?}");
+        }
     }
 
     #[test]

@@ -6,13 +6,17 @@
 //! leaves no partial output behind. Errors name the file and JSON pointer and
 //! exit non-zero.
 
+mod generate;
 mod output;
 mod test_command;
+mod test_python;
+mod test_rust;
+mod test_typescript;
 mod upstream;
 
 use std::path::PathBuf;
 
-use anyhow::{bail, Context, Result};
+use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
 
 use acp_codegen::lower::{lower, Unsupported};
@@ -51,10 +55,13 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
-    /// The main job: write everything generated from the schema.
+    /// The main job: write the Rust, TypeScript and Python bindings, the
+    /// extended schema and the vectors.
     Generate {
         #[command(flatten)]
         source: SourceArgs,
+        #[command(flatten)]
+        names: PackageArgs,
         /// The output directory.
         #[arg(long, default_value = "bindings")]
         out: PathBuf,
@@ -75,6 +82,30 @@ struct SourceArgs {
     /// Apply no RFD overlay.
     #[arg(long)]
     no_rfd: bool,
+}
+
+/// What the generated packages are called.
+#[derive(Debug, Args)]
+struct PackageArgs {
+    /// The Rust crate name.
+    #[arg(long, default_value = "acp-bindings")]
+    rust_crate: String,
+    /// The npm package name.
+    #[arg(long, default_value = "acp-bindings")]
+    npm_package: String,
+    /// The Python import name.
+    #[arg(long, default_value = "acp_bindings")]
+    python_package: String,
+}
+
+impl PackageArgs {
+    fn names(&self) -> acp_codegen::emit::PackageNames {
+        acp_codegen::emit::PackageNames {
+            rust_crate: self.rust_crate.clone(),
+            npm_package: self.npm_package.clone(),
+            python_package: self.python_package.clone(),
+        }
+    }
 }
 
 impl SourceArgs {
@@ -125,13 +156,10 @@ fn run(command: Command) -> Result<()> {
             output::replace_directory(&out, &files)?;
             eprintln!("wrote {} vector files to {}", files.len(), out.display());
         }
-        Command::Generate { source, out } => {
-            let schema = acp_schema_source::load(&source.options())?;
-            let vectors = vector_files(&source)?;
-            let schema_files = [(PathBuf::from("acp.schema.json"), schema.to_pretty_json())].into_iter().collect();
-            output::replace_directory(&out.join("schema"), &schema_files)?;
-            output::replace_directory(&out.join("vectors"), &vectors)?;
-            eprintln!("wrote {} (extended schema and {} vector files)", out.display(), vectors.len());
+        Command::Generate { source, names, out } => {
+            let outputs = generate::render(&source.options(), &names.names())?;
+            generate::write(&out, &outputs)?;
+            eprintln!("wrote {}", out.display());
         }
         Command::Test => test_command::run()?,
     }
@@ -142,21 +170,5 @@ fn run(command: Command) -> Result<()> {
 fn vector_files(source: &SourceArgs) -> Result<output::Files> {
     let schema = acp_schema_source::load(&source.options())?;
     let ir = lower(&schema, Unsupported::Fail)?;
-    let vectors = acp_codegen::vectors::generate(&ir);
-    let report = acp_codegen::validate::check(&schema.document, &ir, &vectors);
-    if let Some(finding) = report.findings.first() {
-        bail!(
-            "{} of {} vector checks disagree with the schema; first: {} / {}: {}",
-            report.findings.len(),
-            report.checked,
-            finding.type_name,
-            finding.vector,
-            finding.message
-        );
-    }
-    vectors
-        .iter()
-        .map(|(name, file)| Ok((PathBuf::from(format!("{name}.json")), acp_codegen::vectors::to_pretty_json(file))))
-        .collect::<Result<_>>()
-        .context("rendering vectors")
+    generate::checked_vectors(&schema, &ir)
 }

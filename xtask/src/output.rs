@@ -38,6 +38,7 @@ pub fn replace_directory(directory: &Path, files: &Files) -> Result<()> {
     if staging.exists() {
         fs::remove_dir_all(&staging).with_context(|| format!("removing {}", staging.display()))?;
     }
+    fs::create_dir_all(&staging).with_context(|| format!("creating {}", staging.display()))?;
     for (relative, contents) in files {
         let path = staging.join(relative);
         if let Some(parent) = path.parent() {

@@ -1,31 +1,68 @@
 //! `cargo xtask test`: every test of every language. It fetches what the
-//! tests need into ignored folders, then runs the suites; the first failing
-//! suite fails the command.
+//! tests need into ignored folders, runs the workspace tests, then generates
+//! bindings from the default schema and from each upstream release schema and
+//! runs each language's suite on them. The first failure fails the command.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{bail, Context, Result};
 
-use crate::upstream;
+use acp_codegen::emit::PackageNames;
+use acp_schema_source::{RfdSelection, SourceOptions};
+
+use crate::{generate, test_python, test_rust, test_typescript, upstream};
 
 /// The workspace root (the parent of this crate's folder).
 pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask sits in the workspace").to_path_buf()
 }
 
+/// Runs `command`, failing with its description when it fails.
+pub fn run_checked(command: &mut Command, what: &str) -> Result<()> {
+    let status = command.status().with_context(|| format!("starting {what}"))?;
+    if !status.success() {
+        bail!("{what} failed ({status})");
+    }
+    Ok(())
+}
+
+/// The schemas whose bindings are tested: the default, and the latest
+/// release's four schemas without RFD overlays.
+fn schemas_under_test(upstream_root: &Path) -> Vec<(String, SourceOptions)> {
+    let mut schemas = vec![("default".to_owned(), SourceOptions::default())];
+    let latest = upstream_root.join(format!("sdk-{}", upstream::SDK_RELEASES[upstream::SDK_RELEASES.len() - 1])).join("package/schema");
+    for (label, file) in [
+        ("v1-stable", "v1/schema.json"),
+        ("v1-unstable", "v1/schema.unstable.json"),
+        ("v2-stable", "v2/schema.json"),
+        ("v2-unstable", "v2/schema.unstable.json"),
+    ] {
+        schemas.push((label.to_owned(), SourceOptions { schema_file: Some(latest.join(file)), rfds: RfdSelection::Nothing }));
+    }
+    schemas
+}
+
 pub fn run() -> Result<()> {
     let workspace = workspace_root();
-    let schemas = upstream::fetch(&workspace)?;
-    eprintln!("upstream release schemas in {}", schemas.display());
-    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
-        .args(["test", "--workspace", "--", "--include-ignored"])
-        .env("ACP_UPSTREAM_SCHEMAS", &schemas)
-        .current_dir(&workspace)
-        .status()
-        .context("running cargo test")?;
-    if !status.success() {
-        bail!("cargo test failed");
+    let upstream_root = upstream::fetch(&workspace)?;
+    eprintln!("upstream release schemas in {}", upstream_root.display());
+    run_checked(
+        Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
+            .args(["test", "--workspace", "--", "--include-ignored"])
+            .env("ACP_UPSTREAM_SCHEMAS", &upstream_root)
+            .current_dir(&workspace),
+        "cargo test --workspace",
+    )?;
+    let generated = workspace.join("target").join("bindings");
+    for (label, source) in schemas_under_test(&upstream_root) {
+        let outputs = generate::render(&source, &PackageNames::default()).with_context(|| format!("generating bindings for {label}"))?;
+        let folder = generated.join(&label);
+        generate::write(&folder, &outputs)?;
+        eprintln!("== bindings for {label} in {}", folder.display());
+        test_rust::run(&workspace, &folder, &label)?;
+        test_typescript::run(&workspace, &folder, &label)?;
+        test_python::run(&workspace, &folder, &label)?;
     }
     Ok(())
 }

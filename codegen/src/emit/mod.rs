@@ -1,0 +1,44 @@
+//! Emitters: one per language, each a function from the IR to the files of
+//! one package. Emitters return files and never write them (the xtask does),
+//! make no schema decisions (the IR did) and take every name from
+//! [`crate::naming`].
+
+pub mod python;
+pub mod rust;
+pub mod typescript;
+
+use std::path::PathBuf;
+
+use crate::error::CodegenError;
+use crate::ir::Ir;
+
+/// Relative path -> contents, in a fixed order.
+pub type Files = Vec<(PathBuf, String)>;
+
+/// What the generated packages are called; users publishing their own
+/// bindings change these on the command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackageNames {
+    /// The Rust crate name (`acp-bindings`).
+    pub rust_crate: String,
+    /// The npm package name (`acp-bindings`).
+    pub npm_package: String,
+    /// The Python import name (`acp_bindings`).
+    pub python_package: String,
+}
+
+impl Default for PackageNames {
+    fn default() -> Self {
+        PackageNames {
+            rust_crate: "acp-bindings".to_owned(),
+            npm_package: "acp-bindings".to_owned(),
+            python_package: "acp_bindings".to_owned(),
+        }
+    }
+}
+
+/// Emits one language's package.
+pub type Emitter = fn(&Ir, &PackageNames) -> Result<Files, CodegenError>;
+
+/// Every language, with the folder its package goes to.
+pub const LANGUAGES: [(&str, Emitter); 3] = [("rust", rust::emit), ("typescript", typescript::emit), ("python", python::emit)];

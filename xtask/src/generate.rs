@@ -1,0 +1,59 @@
+//! `cargo xtask generate`: everything generated from one schema, rendered in
+//! memory first (so bad input writes nothing), then written folder by folder.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+
+use acp_codegen::emit::{PackageNames, LANGUAGES};
+use acp_codegen::lower::{lower, Unsupported};
+use acp_schema_source::{ExtendedSchema, SourceOptions};
+
+use crate::output::{self, Files};
+
+/// Output folder name -> its files.
+pub type Outputs = Vec<(String, Files)>;
+
+/// Renders the bindings of every language, the extended schema and the vectors.
+pub fn render(source: &SourceOptions, names: &PackageNames) -> Result<Outputs> {
+    let schema = acp_schema_source::load(source)?;
+    let ir = lower(&schema, Unsupported::Fail)?;
+    let mut outputs = Outputs::new();
+    for (language, emit) in LANGUAGES {
+        let files = emit(&ir, names)?;
+        outputs.push((language.to_owned(), files.into_iter().collect()));
+    }
+    let schema_files = [(PathBuf::from("acp.schema.json"), schema.to_pretty_json())].into_iter().collect();
+    outputs.push(("schema".to_owned(), schema_files));
+    outputs.push(("vectors".to_owned(), checked_vectors(&schema, &ir)?));
+    Ok(outputs)
+}
+
+/// Writes every rendered folder under `out`.
+pub fn write(out: &Path, outputs: &Outputs) -> Result<()> {
+    for (folder, files) in outputs {
+        output::replace_directory(&out.join(folder), files)?;
+    }
+    Ok(())
+}
+
+/// The vectors of `ir`, refused if the validator disagrees with any of them.
+pub fn checked_vectors(schema: &ExtendedSchema, ir: &acp_codegen::Ir) -> Result<Files> {
+    let vectors = acp_codegen::vectors::generate(ir);
+    let report = acp_codegen::validate::check(&schema.document, ir, &vectors);
+    if let Some(finding) = report.findings.first() {
+        bail!(
+            "{} of {} vector checks disagree with the schema; first: {} / {}: {}",
+            report.findings.len(),
+            report.checked,
+            finding.type_name,
+            finding.vector,
+            finding.message
+        );
+    }
+    vectors
+        .iter()
+        .map(|(name, file)| Ok((PathBuf::from(format!("{name}.json")), acp_codegen::vectors::to_pretty_json(file))))
+        .collect::<Result<_>>()
+        .context("rendering vectors")
+}
