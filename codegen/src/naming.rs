@@ -215,6 +215,23 @@ pub fn python_constant(name: &str) -> String {
     rust_constant(name)
 }
 
+/// The TypeScript decoder function of a canonical type name: `decodeSessionId`.
+pub fn typescript_decoder(canonical: &str) -> String {
+    format!("decode{canonical}")
+}
+
+/// The TypeScript constant holding the schema defaults of a struct's members:
+/// `AgentCapabilitiesDefaults`.
+pub fn typescript_defaults(canonical: &str) -> String {
+    format!("{canonical}Defaults")
+}
+
+/// A TypeScript type named after a method side and a role: (`agent`,
+/// `requests`) -> `AgentRequests`, (`client`, ``) -> `Client`.
+pub fn typescript_side_type(side: &str, role: &str) -> String {
+    typescript_type(&pascal_case(&format!("{side} {role}")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

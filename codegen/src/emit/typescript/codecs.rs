@@ -1,0 +1,234 @@
+//! `src/decode.ts`: one codec per IR type, built from the runtime's
+//! combinators, and one typed decoder function per type.
+
+use std::collections::BTreeSet;
+
+use askama::Template;
+
+use super::{json_string, tsdoc};
+use crate::ir::*;
+use crate::naming;
+
+#[derive(Template)]
+#[template(path = "typescript/decode.ts", escape = "none")]
+pub struct DecodeFile {
+    codecs: Vec<CodecView>,
+    decoders: Vec<DecoderView>,
+}
+
+struct CodecView {
+    /// The canonical type name as a string literal.
+    key: String,
+    codec: String,
+}
+
+struct DecoderView {
+    doc: Vec<String>,
+    function: String,
+    type_name: String,
+    key: String,
+}
+
+pub fn view(ir: &Ir) -> DecodeFile {
+    let builder = Builder { ir };
+    let mut file = DecodeFile { codecs: Vec::new(), decoders: Vec::new() };
+    for definition in ir.types.values() {
+        let key = json_string(&definition.name);
+        let type_name = naming::typescript_type(&definition.name);
+        let codec = match &definition.kind {
+            TypeKind::Struct(structure) => builder.object(&structure.fields, &structure.flatten, &structure.additional),
+            TypeKind::Alias { target } => builder.expression(target),
+            TypeKind::Enum(enumeration) => enumeration_codec(enumeration),
+            TypeKind::Union(union) => builder.union(union),
+        };
+        let doc = tsdoc(
+            Some(&format!(
+                "Decodes unknown JSON as a `{type_name}`: the value, or every failing JSON pointer. Applies the schema's decode rules and constraints."
+            )),
+            &[],
+        );
+        file.decoders.push(DecoderView { doc, function: naming::typescript_decoder(&type_name), type_name, key: key.clone() });
+        file.codecs.push(CodecView { key, codec });
+    }
+    file
+}
+
+struct Builder<'a> {
+    ir: &'a Ir,
+}
+
+/// `[a, b]` of already rendered items.
+fn list(items: impl IntoIterator<Item = String>) -> String {
+    format!("[{}]", items.into_iter().collect::<Vec<_>>().join(", "))
+}
+
+fn number_or_null(value: Option<u64>) -> String {
+    value.map_or_else(|| "null".to_owned(), |value| value.to_string())
+}
+
+/// Inclusive bounds from an integer format, plus the exclusive upper bound of
+/// the 64-bit formats (whose maxima are not doubles).
+fn format_bounds(format: IntegerFormat) -> (Vec<String>, Vec<String>, String) {
+    let (minimum, maximum): (&str, &str) = match format {
+        IntegerFormat::Int8 => ("-128", "127"),
+        IntegerFormat::Int16 => ("-32768", "32767"),
+        IntegerFormat::Int32 => ("-2147483648", "2147483647"),
+        IntegerFormat::Uint8 => ("0", "255"),
+        IntegerFormat::Uint16 => ("0", "65535"),
+        IntegerFormat::Uint32 => ("0", "4294967295"),
+        IntegerFormat::Uint64 => return (vec!["0".to_owned()], Vec::new(), "2 ** 64".to_owned()),
+        IntegerFormat::Int64 | IntegerFormat::Unspecified => return (vec!["-(2 ** 63)".to_owned()], Vec::new(), "2 ** 63".to_owned()),
+    };
+    (vec![minimum.to_owned()], vec![maximum.to_owned()], "null".to_owned())
+}
+
+fn integer_codec(format: IntegerFormat, minimum: Option<&serde_json::Number>, maximum: Option<&serde_json::Number>) -> String {
+    let (mut minimums, mut maximums, below) = format_bounds(format);
+    minimums.extend(minimum.map(ToString::to_string));
+    maximums.extend(maximum.map(ToString::to_string));
+    format!("int({}, {}, {below})", list(minimums), list(maximums))
+}
+
+fn enumeration_codec(enumeration: &EnumType) -> String {
+    let values = list(enumeration.values.iter().map(|value| value.value.to_string()));
+    let open = enumeration.other.is_some();
+    match enumeration.repr {
+        EnumRepr::String => format!("enumOfStrings({values}, {open})"),
+        EnumRepr::Integer { format } => format!("enumOfIntegers({values}, {open}, {})", integer_codec(format, None, None)),
+    }
+}
+
+impl Builder<'_> {
+    fn expression(&self, expression: &TypeExpr) -> String {
+        self.expression_with(expression, false)
+    }
+
+    /// The codec of `expression`; `skip_invalid` drops array items that fail.
+    fn expression_with(&self, expression: &TypeExpr, skip_invalid: bool) -> String {
+        match expression {
+            TypeExpr::Named { name } => format!("named({})", json_string(name)),
+            TypeExpr::Any | TypeExpr::Untyped { .. } => "anyJson".to_owned(),
+            TypeExpr::Null => "onlyNull".to_owned(),
+            TypeExpr::Boolean => "bool".to_owned(),
+            TypeExpr::String(string) => format!(
+                "text({}, {}, {})",
+                number_or_null(string.min_length),
+                number_or_null(string.max_length),
+                string.pattern.as_deref().map_or_else(|| "null".to_owned(), json_string)
+            ),
+            TypeExpr::Integer(integer) => integer_codec(integer.format, integer.minimum.as_ref(), integer.maximum.as_ref()),
+            TypeExpr::Number(number) => format!(
+                "num({}, {})",
+                list(number.minimum.iter().map(ToString::to_string)),
+                list(number.maximum.iter().map(ToString::to_string))
+            ),
+            TypeExpr::Array(array) => format!(
+                "array({}, {}, {}, {skip_invalid})",
+                self.expression(&array.items),
+                number_or_null(array.min_items),
+                number_or_null(array.max_items)
+            ),
+            TypeExpr::Map { values } => format!("dict({})", self.expression(values)),
+            TypeExpr::Nullable { inner } => format!("orNull({})", self.expression(inner)),
+        }
+    }
+
+    fn field(&self, field: &Field) -> String {
+        let fallback = match &field.fallback {
+            Fallback::Absent => "absent".to_owned(),
+            Fallback::Value(value) => format!("{{ kind: \"value\", json: {} }}", json_string(&value.to_string())),
+            Fallback::Reject => "reject".to_owned(),
+        };
+        format!(
+            "{{ name: {}, codec: {}, required: {}, nullable: {}, onError: {}, onNull: {}, fallback: {fallback} }}",
+            json_string(&field.wire_name),
+            self.expression_with(&field.ty, field.decode.skip_invalid_items),
+            field.required,
+            field.nullable,
+            field.decode.default_on_error,
+            field.decode.default_on_null,
+        )
+    }
+
+    fn object(&self, fields: &[Field], flatten: &[String], additional: &AdditionalProperties) -> String {
+        let additional_codec = match additional {
+            AdditionalProperties::Ignored => "ignored".to_owned(),
+            AdditionalProperties::Kept(values) => format!("{{ policy: \"kept\", codec: {} }}", self.expression(values)),
+            AdditionalProperties::Denied => "denied".to_owned(),
+        };
+        let known = match additional {
+            AdditionalProperties::Ignored => BTreeSet::new(),
+            AdditionalProperties::Kept(_) | AdditionalProperties::Denied => {
+                let mut known = BTreeSet::new();
+                self.members_of(fields, flatten, &mut known, &mut BTreeSet::new());
+                known
+            }
+        };
+        format!(
+            "object({}, {}, {}, {additional_codec})",
+            list(fields.iter().map(|field| self.field(field))),
+            list(flatten.iter().map(|name| json_string(name))),
+            list(known.iter().map(|name| json_string(name)))
+        )
+    }
+
+    /// Every member name an object with `fields` and `flatten` can have.
+    fn members_of(&self, fields: &[Field], flatten: &[String], known: &mut BTreeSet<String>, seen: &mut BTreeSet<String>) {
+        known.extend(fields.iter().map(|field| field.wire_name.clone()));
+        for name in flatten {
+            self.members_of_named(name, known, seen);
+        }
+    }
+
+    fn members_of_named(&self, name: &str, known: &mut BTreeSet<String>, seen: &mut BTreeSet<String>) {
+        if !seen.insert(name.to_owned()) {
+            return;
+        }
+        match self.ir.get(name).map(|definition| &definition.kind) {
+            Some(TypeKind::Struct(structure)) => self.members_of(&structure.fields, &structure.flatten, known, seen),
+            Some(TypeKind::Union(union)) => {
+                if let UnionStyle::Tagged { property } = &union.style {
+                    known.insert(property.clone());
+                }
+                for variant in &union.variants {
+                    match &variant.payload {
+                        Payload::Unit => {}
+                        Payload::Struct { base, fields } => self.members_of(fields, base.as_slice(), known, seen),
+                        Payload::Type { ty: TypeExpr::Named { name } } => self.members_of_named(name, known, seen),
+                        Payload::Type { .. } => {}
+                    }
+                }
+            }
+            Some(TypeKind::Alias { target: TypeExpr::Named { name } }) => self.members_of_named(name, known, seen),
+            _ => {}
+        }
+    }
+
+    fn payload(&self, payload: &Payload) -> String {
+        match payload {
+            Payload::Unit => self.object(&[], &[], &AdditionalProperties::Ignored),
+            Payload::Struct { base, fields } => self.object(fields, base.as_slice(), &AdditionalProperties::Ignored),
+            Payload::Type { ty } => self.expression(ty),
+        }
+    }
+
+    fn union(&self, union: &UnionType) -> String {
+        match &union.style {
+            UnionStyle::Tagged { property } => {
+                let tagged = union
+                    .variants
+                    .iter()
+                    .filter_map(|variant| variant.tag.as_ref().map(|tag| format!("[{}, {}]", json_string(tag), self.payload(&variant.payload))));
+                let untagged = union
+                    .variants
+                    .iter()
+                    .find(|variant| variant.tag.is_none())
+                    .map_or_else(|| "null".to_owned(), |variant| self.payload(&variant.payload));
+                format!("taggedUnion({}, {}, {untagged}, {})", json_string(property), list(tagged), union.other.is_some())
+            }
+            UnionStyle::Untagged | UnionStyle::ByMethod => {
+                format!("untaggedUnion({})", list(union.variants.iter().map(|variant| self.payload(&variant.payload))))
+            }
+        }
+    }
+}

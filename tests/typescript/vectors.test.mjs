@@ -1,0 +1,97 @@
+// Runs every shared vector of a bindings folder through the TypeScript
+// package's `roundtrip`: valid values come back equal (member order aside),
+// invalid ones throw an error naming the failing JSON pointer (and the field
+// for `missing_<field>` / `wrong_type_<field>`), lenient ones come back as
+// their `expected`. The folder comes from the `ACP_BINDINGS` environment
+// variable: `ACP_BINDINGS=target/bindings/default node --test tests/typescript/`.
+
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, test } from "node:test";
+
+import { jsonEqual, loadBindings } from "./bindings.mjs";
+
+const folder = process.env.ACP_BINDINGS;
+if (!folder) {
+  throw new Error("set ACP_BINDINGS to a folder written by `cargo xtask generate`");
+}
+const bindings = await loadBindings(folder);
+const vectorsFolder = join(folder, "vectors");
+const files = readdirSync(vectorsFolder).filter((name) => name.endsWith(".json")).sort();
+
+const counts = { valid: [0, 0], invalid: [0, 0], lenient: [0, 0] };
+
+/** Names a JSON pointer: the message says `at "<pointer>"`. */
+const POINTER = /at "(\/[^"]*)?"/;
+
+function check(kind, vector, run) {
+  counts[kind][1] += 1;
+  const problem = run();
+  if (problem === null) {
+    counts[kind][0] += 1;
+    return null;
+  }
+  return `${kind} ${vector.name}: ${problem}`;
+}
+
+function roundtripValid(type, vector) {
+  let actual;
+  try {
+    actual = bindings.roundtrip(type, vector.value);
+  } catch (error) {
+    return `threw ${error.message}`;
+  }
+  return jsonEqual(actual, vector.value) ? null : `came back as ${JSON.stringify(actual)}`;
+}
+
+function roundtripInvalid(type, vector) {
+  let actual;
+  try {
+    actual = bindings.roundtrip(type, vector.value);
+  } catch (error) {
+    const message = String(error.message);
+    if (!POINTER.test(message)) return `the error names no path: ${message}`;
+    const field = /^(?:missing|wrong_type)_(.+)$/.exec(vector.name)?.[1];
+    if (field !== undefined && !message.includes(field)) return `the error does not name ${JSON.stringify(field)}: ${message}`;
+    return null;
+  }
+  return `decoded, as ${JSON.stringify(actual)}`;
+}
+
+function roundtripLenient(type, vector) {
+  let actual;
+  try {
+    actual = bindings.roundtrip(type, vector.value);
+  } catch (error) {
+    return `threw ${error.message}`;
+  }
+  return jsonEqual(actual, vector.expected) ? null : `came back as ${JSON.stringify(actual)}, expected ${JSON.stringify(vector.expected)}`;
+}
+
+test("the vectors folder is not empty", () => {
+  assert.ok(files.length > 0, `no vector files in ${vectorsFolder}`);
+});
+
+test("an unknown type name throws", () => {
+  assert.throws(() => bindings.roundtrip("NoSuchTypeName", {}), /NoSuchTypeName/);
+});
+
+for (const file of files) {
+  const vectors = JSON.parse(readFileSync(join(vectorsFolder, file), "utf8"));
+  test(vectors.type, () => {
+    const problems = [
+      ...vectors.valid.map((vector) => check("valid", vector, () => roundtripValid(vectors.type, vector))),
+      ...vectors.invalid.map((vector) => check("invalid", vector, () => roundtripInvalid(vectors.type, vector))),
+      ...vectors.lenient.map((vector) => check("lenient", vector, () => roundtripLenient(vectors.type, vector))),
+    ].filter((problem) => problem !== null);
+    assert.deepEqual(problems, []);
+  });
+}
+
+after(() => {
+  const total = Object.values(counts).reduce((sum, [, all]) => sum + all, 0);
+  const passed = Object.values(counts).reduce((sum, [ok]) => sum + ok, 0);
+  const parts = Object.entries(counts).map(([kind, [ok, all]]) => `${kind} ${ok}/${all}`);
+  console.log(`vectors passed: ${passed}/${total} (${parts.join(", ")}) from ${files.length} types`);
+});
