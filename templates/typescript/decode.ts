@@ -261,42 +261,66 @@ function fallBack(field: FieldSpec, failed: readonly DecodeIssue[], target: { [k
   }
 }
 
-function decodeField(field: FieldSpec, source: JsonObject, path: string, target: { [key: string]: unknown }, issues: DecodeIssue[]): void {
+/**
+ * Decodes one field of `source` into `target`. Returns `true` when a decode
+ * rule discarded the wire value (the field then holds its fallback, if any).
+ */
+function decodeField(field: FieldSpec, source: JsonObject, path: string, target: { [key: string]: unknown }, issues: DecodeIssue[]): boolean {
   const at = pointer(path, field.name);
   if (!hasMember(source, field.name)) {
     if (field.required) issues.push({ path: at, message: `missing required member ${JSON.stringify(field.name)}` });
-    return;
+    return false;
   }
   const wire = source[field.name];
   if (wire === null && field.nullable) {
     setMember(target, field.name, null);
-    return;
+    return false;
   }
   if (wire === null && field.onNull) {
     fallBack(field, [{ path: at, message: `null is not a valid ${JSON.stringify(field.name)}` }], target, issues);
-    return;
+    return true;
   }
   const outcome = field.codec(wire, at);
   if (outcome.ok) {
     setMember(target, field.name, outcome.value);
-  } else if (field.onError) {
-    fallBack(field, outcome.issues, target, issues);
-  } else {
-    issues.push(...outcome.issues);
+    return false;
   }
+  if (field.onError) {
+    fallBack(field, outcome.issues, target, issues);
+    return true;
+  }
+  issues.push(...outcome.issues);
+  return false;
 }
 
 /**
- * An object: the members of the flattened types, then the fields; members
- * not `known` are dropped, kept or refused as `additional` says.
+ * An object: its fields, and the members of the flattened types read from
+ * the same object. A field whose wire value a decode rule discarded counts
+ * as absent (or as its fallback) for the flattened types too, and the
+ * fields' own values win over theirs. Members not `known` are dropped, kept
+ * or refused as `additional` says.
  */
 function object(fields: readonly FieldSpec[], flatten: readonly string[], known: readonly string[], additional: Additional): Codec {
   return (value, path) => {
     if (!isObject(value)) return failure(path, `expected an object, got ${describe(value)}`);
-    const result: { [key: string]: unknown } = {};
+    const own: { [key: string]: unknown } = {};
     const issues: DecodeIssue[] = [];
+    const discarded = fields.filter((field) => decodeField(field, value, path, own, issues));
+    let view: JsonObject = value;
+    if (discarded.length > 0 && flatten.length > 0) {
+      const copy: { [key: string]: unknown } = {};
+      for (const [key, member] of Object.entries(value)) {
+        setMember(copy, key, member);
+      }
+      for (const field of discarded) {
+        delete copy[field.name];
+        if (hasMember(own, field.name)) setMember(copy, field.name, own[field.name]);
+      }
+      view = copy;
+    }
+    const result: { [key: string]: unknown } = {};
     for (const base of flatten) {
-      const outcome = named(base)(value, path);
+      const outcome = named(base)(view, path);
       if (!outcome.ok) {
         issues.push(...outcome.issues);
       } else if (isObject(outcome.value)) {
@@ -305,8 +329,8 @@ function object(fields: readonly FieldSpec[], flatten: readonly string[], known:
         }
       }
     }
-    for (const field of fields) {
-      decodeField(field, value, path, result, issues);
+    for (const [key, member] of Object.entries(own)) {
+      setMember(result, key, member);
     }
     if (additional.policy !== "ignored") {
       for (const [key, member] of Object.entries(value)) {

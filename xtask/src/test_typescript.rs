@@ -1,12 +1,33 @@
 //! The typescript bindings' test suite, run by `cargo xtask test` on bindings
-//! generated from each schema under test.
+//! generated from each schema under test: install the locked compiler, build
+//! the package, check it under the strict compiler options with no output,
+//! then run every shared vector through it with Node's test runner
+//! (`tests/typescript/`).
 
 use std::path::Path;
+use std::process::Command;
 
-use anyhow::Result;
+use anyhow::{ensure, Result};
+
+use crate::test_command::run_checked;
 
 /// Runs the typescript suite on the bindings in `bindings` (a folder written by
 /// `generate`, holding `typescript/` and `vectors/`); `label` names the schema.
-pub fn run(_workspace: &Path, _bindings: &Path, _label: &str) -> Result<()> {
-    Ok(())
+pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
+    let package = bindings.join("typescript");
+    ensure!(package.join("package.json").is_file(), "{label}: no TypeScript package in {}", package.display());
+    run_checked(
+        Command::new("npm").args(["ci", "--no-audit", "--no-fund"]).current_dir(&package),
+        &format!("{label}: npm ci in {}", package.display()),
+    )?;
+    run_checked(Command::new("npm").args(["run", "build"]).current_dir(&package), &format!("{label}: npm run build (tsc)"))?;
+    run_checked(
+        Command::new("npm").args(["exec", "--no", "--", "tsc", "-p", "tsconfig.json", "--noEmit", "--strict"]).current_dir(&package),
+        &format!("{label}: tsc --noEmit --strict"),
+    )?;
+    let suite = workspace.join("tests").join("typescript").join("vectors.test.mjs");
+    run_checked(
+        Command::new("node").arg("--test").arg(&suite).env("ACP_BINDINGS", bindings).current_dir(workspace),
+        &format!("{label}: node --test {}", suite.display()),
+    )
 }
