@@ -142,7 +142,87 @@ fn tsdoc(description: Option<&str>, notes: &[String]) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::{json, Value};
+
     use super::*;
+    use crate::lower::{lower, Unsupported};
+
+    fn ir_of(definitions: Value) -> Ir {
+        let document = json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": definitions});
+        let schema = acp_schema_source::extend("inline.json".into(), document, &[], false).unwrap();
+        lower(&schema, Unsupported::Fail).unwrap()
+    }
+
+    fn file<'a>(files: &'a Files, path: &str) -> &'a str {
+        files.iter().find(|(name, _)| name == &PathBuf::from(path)).map(|(_, text)| text.as_str()).unwrap_or_else(|| panic!("no {path}"))
+    }
+
+    fn sample() -> Ir {
+        ir_of(json!({
+            "Status": {"description": "Ends */ early", "anyOf": [
+                {"type": "string", "const": "live"}, {"type": "string", "const": "not_found"}, {"title": "other", "type": "string"}]},
+            "Kind": {"oneOf": [{"type": "string", "const": "read"}, {"type": "string", "const": "edit"}]},
+            "Update": {"oneOf": [
+                {"type": "object", "properties": {"kind": {"type": "string", "const": "chunk"}, "text": {"type": "string"}}, "required": ["kind", "text"]},
+                {"type": "object", "properties": {"kind": {"type": "string", "const": "done"}}, "required": ["kind"]}],
+                "discriminator": {"propertyName": "kind"}},
+            "Item": {"type": "object", "properties": {
+                "label": {"type": ["string", "null"]},
+                "count": {"type": "integer", "format": "uint64", "minimum": 0},
+                "status": {"$ref": "#/$defs/Status"}}, "required": ["status"]}
+        }))
+    }
+
+    #[test]
+    fn emits_the_package_files_and_the_same_bytes_every_run() {
+        let ir = sample();
+        let files = emit(&ir, &PackageNames::default()).unwrap();
+        let paths: Vec<String> = files.iter().map(|(path, _)| path.display().to_string()).collect();
+        assert_eq!(
+            paths,
+            ["package.json", "package-lock.json", "tsconfig.json", "src/types.ts", "src/decode.ts", "src/methods.ts", "src/index.ts"]
+        );
+        assert_eq!(files, emit(&ir, &PackageNames::default()).unwrap());
+    }
+
+    #[test]
+    fn package_name_and_lockfile() {
+        let names = PackageNames { npm_package: "@example/acp".to_owned(), ..PackageNames::default() };
+        let files = emit(&sample(), &names).unwrap();
+        for path in ["package.json", "package-lock.json"] {
+            let manifest: Value = serde_json::from_str(file(&files, path)).unwrap();
+            assert_eq!(manifest["name"], "@example/acp", "{path}");
+            assert!(!file(&files, path).contains("http"), "{path} names no download address");
+        }
+        let lock: Value = serde_json::from_str(file(&files, "package-lock.json")).unwrap();
+        assert_eq!(lock["packages"]["node_modules/typescript"]["version"], TYPESCRIPT_VERSION);
+    }
+
+    #[test]
+    fn types_keep_the_wire_shape() {
+        let files = emit(&sample(), &PackageNames::default()).unwrap();
+        let types = file(&files, "src/types.ts");
+        assert!(types.contains(" * Ends *\\/ early"), "descriptions cannot close the comment");
+        assert!(!types.contains("Ends */"));
+        assert!(types.contains("  | \"live\"\n  | \"not_found\"\n  | (string & {});"), "open enum:\n{types}");
+        assert!(types.contains("  | \"read\"\n  | \"edit\";"), "closed enum:\n{types}");
+        assert!(types.contains("  | { kind: \"chunk\"; text: string }\n  | { kind: \"done\" };"), "tagged union:\n{types}");
+        assert!(types.contains("  label?: string | null;"), "optional and nullable:\n{types}");
+        assert!(types.contains("  status: Status;"), "required:\n{types}");
+        assert!(types.contains("2^53"), "64-bit integers are flagged");
+        let decode = file(&files, "src/decode.ts");
+        assert!(decode.contains("int([0, 0], [], 2 ** 64)"), "uint64 range and minimum:\n{decode}");
+    }
+
+    #[test]
+    fn a_schema_type_cannot_take_a_package_name() {
+        for taken in ["JsonValue", "Agent", "ClientRequests"] {
+            let ir = ir_of(json!({ taken: {"type": "string"} }));
+            let error = emit(&ir, &PackageNames::default()).unwrap_err();
+            assert_eq!(error.kind, ErrorKind::NameCollision, "{taken}");
+            assert!(error.message.contains(taken), "{}", error.message);
+        }
+    }
 
     #[test]
     fn tsdoc_cannot_be_closed_by_a_description() {
