@@ -1,0 +1,223 @@
+//! The generated crate's `codec` module: the decoding rules every type
+//! relies on, constraint checks, and the by-name `roundtrip`.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::context::{type_ident, RustContext};
+
+pub(crate) fn emit(context: &RustContext) -> TokenStream {
+    let names: Vec<&String> = context.ir.types.keys().collect();
+    let arms = context.ir.types.keys().map(|name| {
+        let type_name = type_ident(name);
+        quote!(#name => roundtrip_as::<crate::types::#type_name>(json),)
+    });
+    quote! {
+        use ::serde::de::DeserializeOwned;
+        use ::serde::Serialize;
+        use ::serde_json::Value;
+
+        /// Why a value did not decode, and where: `path` is a JSON pointer.
+        #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq, ::std::cmp::Eq)]
+        pub struct DecodeError {
+            pub path: ::std::string::String,
+            pub message: ::std::string::String,
+        }
+
+        impl ::std::fmt::Display for DecodeError {
+            fn fmt(&self, formatter: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                let path = if self.path.is_empty() { "(root)" } else { self.path.as_str() };
+                write!(formatter, "{}: {}", path, self.message)
+            }
+        }
+
+        impl ::std::error::Error for DecodeError {}
+
+        /// The `x-deserialize-*` rules of one field.
+        #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+        pub struct Rules {
+            /// An invalid value falls back instead of failing.
+            pub on_error: bool,
+            /// A `null` falls back.
+            pub on_null: bool,
+        }
+
+        fn pointer(path: &::serde_path_to_error::Path) -> ::std::string::String {
+            let mut pointer = ::std::string::String::new();
+            for segment in path.iter() {
+                match segment {
+                    ::serde_path_to_error::Segment::Seq { index } => {
+                        pointer.push('/');
+                        pointer.push_str(&index.to_string());
+                    }
+                    ::serde_path_to_error::Segment::Map { key } => {
+                        pointer.push('/');
+                        pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
+                    }
+                    ::serde_path_to_error::Segment::Enum { .. } | ::serde_path_to_error::Segment::Unknown => {}
+                }
+            }
+            pointer
+        }
+
+        /// Joins an outer pointer with a message that may start with an inner
+        /// `pointer: message` from a nested decode.
+        fn located(path: ::std::string::String, message: ::std::string::String) -> DecodeError {
+            if message.starts_with('/') {
+                if let Some((inner, rest)) = message.split_once(": ") {
+                    return DecodeError { path: path + inner, message: rest.to_owned() };
+                }
+            }
+            DecodeError { path, message }
+        }
+
+        /// Decodes `value` as `T`, naming the JSON pointer of a failure.
+        pub fn decode<T: DeserializeOwned>(value: Value) -> ::std::result::Result<T, DecodeError> {
+            ::serde_path_to_error::deserialize(value).map_err(|error| {
+                let path = pointer(error.path());
+                located(path, error.into_inner().to_string())
+            })
+        }
+
+        /// Decodes a nested value; the error text carries its pointer.
+        pub fn payload<T: DeserializeOwned>(value: Value) -> ::std::result::Result<T, ::std::string::String> {
+            decode(value).map_err(|error| if error.path.is_empty() { error.message } else { error.to_string() })
+        }
+
+        /// Decodes a present field's value under its rules: `Ok(None)` when a
+        /// rule discards it.
+        pub fn field<T: DeserializeOwned>(
+            value: Value,
+            rules: Rules,
+            check: fn(&T) -> ::std::result::Result<(), ::std::string::String>,
+        ) -> ::std::result::Result<::std::option::Option<T>, ::std::string::String> {
+            if value.is_null() && rules.on_null {
+                return Ok(None);
+            }
+            match payload::<T>(value).and_then(|decoded| check(&decoded).map(|()| decoded)) {
+                Ok(decoded) => Ok(Some(decoded)),
+                Err(_) if rules.on_error => Ok(None),
+                Err(message) => Err(message),
+            }
+        }
+
+        /// Decodes an array field whose invalid items are dropped.
+        pub fn items<T: DeserializeOwned>(
+            value: Value,
+            rules: Rules,
+            check: fn(&::std::vec::Vec<T>) -> ::std::result::Result<(), ::std::string::String>,
+        ) -> ::std::result::Result<::std::option::Option<::std::vec::Vec<T>>, ::std::string::String> {
+            if value.is_null() && rules.on_null {
+                return Ok(None);
+            }
+            let kept = match value {
+                Value::Array(values) => values.into_iter().filter_map(|item| payload::<T>(item).ok()).collect(),
+                _ if rules.on_error => return Ok(None),
+                other => return Err(format!("invalid type: {}, expected an array", kind(&other))),
+            };
+            match check(&kept) {
+                Ok(()) => Ok(Some(kept)),
+                Err(_) if rules.on_error => Ok(None),
+                Err(message) => Err(message),
+            }
+        }
+
+        /// The value a required field takes when a rule discards its value;
+        /// `None` when no value satisfies the field.
+        pub fn fallback<T: DeserializeOwned>(literal: ::std::option::Option<&str>) -> ::std::result::Result<T, ::std::string::String> {
+            match literal {
+                Some(text) => ::serde_json::from_str(text).map_err(|error| error.to_string()),
+                None => Err("invalid value and no fallback satisfies this field".to_owned()),
+            }
+        }
+
+        fn kind(value: &Value) -> &'static str {
+            match value {
+                Value::Null => "null",
+                Value::Bool(_) => "boolean",
+                Value::Number(_) => "number",
+                Value::String(_) => "string",
+                Value::Array(_) => "array",
+                Value::Object(_) => "object",
+            }
+        }
+
+        /// Encodes a tagged union variant: its payload's members plus the tag.
+        pub fn tagged<T: Serialize>(property: &str, tag: &str, payload: &T) -> ::std::result::Result<Value, ::std::string::String> {
+            match ::serde_json::to_value(payload).map_err(|error| error.to_string())? {
+                Value::Object(mut members) => {
+                    members.insert(property.to_owned(), Value::String(tag.to_owned()));
+                    Ok(Value::Object(members))
+                }
+                other => Err(format!("the payload of `{tag}` encodes to {}, not an object", kind(&other))),
+            }
+        }
+
+        /// The object of a tagged union value without its tag.
+        pub fn untag(members: &::serde_json::Map<::std::string::String, Value>, property: &str) -> Value {
+            let mut members = members.clone();
+            members.remove(property);
+            Value::Object(members)
+        }
+
+        /// Whether `candidate` encodes back to exactly `value`.
+        pub fn encodes_to<T: Serialize>(candidate: &T, value: &Value) -> bool {
+            ::serde_json::to_value(candidate).is_ok_and(|encoded| &encoded == value)
+        }
+
+        /// Checks a string's length (in code points) and pattern.
+        pub fn check_string(
+            value: &str,
+            min: ::std::option::Option<u64>,
+            max: ::std::option::Option<u64>,
+            pattern: ::std::option::Option<&str>,
+        ) -> ::std::result::Result<(), ::std::string::String> {
+            let length = value.chars().count() as u64;
+            if min.is_some_and(|min| length < min) || max.is_some_and(|max| length > max) {
+                return Err(format!("a string of length {length} is outside {min:?}..={max:?}"));
+            }
+            if let Some(pattern) = pattern {
+                let matcher = ::regex::Regex::new(pattern).map_err(|error| error.to_string())?;
+                if !matcher.is_match(value) {
+                    return Err(format!("{value:?} does not match {pattern}"));
+                }
+            }
+            Ok(())
+        }
+
+        /// Checks a number against its bounds.
+        pub fn check_number(value: f64, min: ::std::option::Option<f64>, max: ::std::option::Option<f64>) -> ::std::result::Result<(), ::std::string::String> {
+            if min.is_some_and(|min| value < min) || max.is_some_and(|max| value > max) {
+                return Err(format!("{value} is outside {min:?}..={max:?}"));
+            }
+            Ok(())
+        }
+
+        /// Checks an array's length.
+        pub fn check_items(length: usize, min: ::std::option::Option<u64>, max: ::std::option::Option<u64>) -> ::std::result::Result<(), ::std::string::String> {
+            let length = length as u64;
+            if min.is_some_and(|min| length < min) || max.is_some_and(|max| length > max) {
+                return Err(format!("{length} items is outside {min:?}..={max:?}"));
+            }
+            Ok(())
+        }
+
+        fn roundtrip_as<T: DeserializeOwned + Serialize>(json: &Value) -> ::std::result::Result<Value, DecodeError> {
+            let decoded: T = decode(json.clone())?;
+            ::serde_json::to_value(&decoded).map_err(|error| DecodeError { path: ::std::string::String::new(), message: error.to_string() })
+        }
+
+        /// Decodes `json` as the type called `type_name` and encodes it back.
+        pub fn roundtrip(type_name: &str, json: &Value) -> ::std::result::Result<Value, DecodeError> {
+            match type_name {
+                #(#arms)*
+                other => Err(DecodeError { path: ::std::string::String::new(), message: format!("unknown type `{other}`") }),
+            }
+        }
+
+        /// The names `roundtrip` accepts.
+        pub fn type_names() -> &'static [&'static str] {
+            &[#(#names),*]
+        }
+    }
+}
