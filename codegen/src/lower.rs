@@ -402,6 +402,10 @@ impl<'a> Lowerer<'a> {
             if let Some(existing) = self.types.get(&union_name) {
                 return Err(self.error(ErrorKind::NameCollision, &union_pointer, format!("the type name `{union_name}` is already used by {}", existing.pointer)));
             }
+            // A property that repeats the union's tag belongs to the union.
+            if let UnionStyle::Tagged { property } = &union.style {
+                fields.retain(|field| &field.wire_name != property);
+            }
             self.types.insert(union_name.clone(), TypeDef { name: union_name.clone(), pointer: union_pointer, definition: None, description: None, kind: TypeKind::Union(union) });
             flatten.push(union_name);
         }

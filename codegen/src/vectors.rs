@@ -435,10 +435,10 @@ impl Generator<'_> {
                 if !has_untagged_member {
                     let mut untagged = template.as_object().cloned().unwrap_or_default();
                     untagged.remove(property);
-                    file.invalid.push(NamedValue { name: "missing_tag".into(), value: Value::Object(untagged) });
+                    file.invalid.push(NamedValue { name: format!("missing_{property}"), value: Value::Object(untagged) });
                     let mut wrong_tag = template.as_object().cloned().unwrap_or_default();
                     wrong_tag.insert(property.clone(), json!(12345));
-                    file.invalid.push(NamedValue { name: "wrong_type_tag".into(), value: Value::Object(wrong_tag) });
+                    file.invalid.push(NamedValue { name: format!("wrong_type_{property}"), value: Value::Object(wrong_tag) });
                 }
                 file.invalid.push(NamedValue { name: "wrong_type".into(), value: json!("wrong type") });
             }

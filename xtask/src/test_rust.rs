@@ -1,12 +1,49 @@
-//! The rust bindings' test suite, run by `cargo xtask test` on bindings
-//! generated from each schema under test.
+//! The Rust bindings' test suite, run by `cargo xtask test` on bindings
+//! generated from each schema under test: the generated crate must pass
+//! `clippy -D warnings` and `cargo doc` without warnings, and a harness crate
+//! (the committed `tests/rust/vectors.rs` with a manifest written here) runs
+//! every vector through it.
 
 use std::path::Path;
+use std::process::Command;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
-/// Runs the rust suite on the bindings in `bindings` (a folder written by
+use crate::test_command::run_checked;
+
+fn cargo() -> Command {
+    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
+}
+
+/// Runs the Rust suite on the bindings in `bindings` (a folder written by
 /// `generate`, holding `rust/` and `vectors/`); `label` names the schema.
-pub fn run(_workspace: &Path, _bindings: &Path, _label: &str) -> Result<()> {
-    Ok(())
+pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
+    let target = workspace.join("target").join("bindings-target");
+    let crate_folder = bindings.join("rust");
+    run_checked(
+        cargo().args(["clippy", "--quiet", "--", "-D", "warnings"]).env("CARGO_TARGET_DIR", &target).current_dir(&crate_folder),
+        &format!("clippy on the Rust bindings for {label}"),
+    )?;
+    run_checked(
+        cargo().args(["doc", "--quiet", "--no-deps"]).env("CARGO_TARGET_DIR", &target).env("RUSTDOCFLAGS", "-D warnings").current_dir(&crate_folder),
+        &format!("cargo doc on the Rust bindings for {label}"),
+    )?;
+    let harness = bindings.join("rust-vectors");
+    std::fs::create_dir_all(harness.join("tests")).context("creating the Rust harness")?;
+    std::fs::write(
+        harness.join("Cargo.toml"),
+        "[package]\nname = \"acp-bindings-vectors\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
+         [dev-dependencies]\nacp-bindings = { path = \"../rust\" }\nserde_json = \"1\"\n\n[workspace]\n",
+    )?;
+    std::fs::create_dir_all(harness.join("src"))?;
+    std::fs::write(harness.join("src").join("lib.rs"), "//! Runs the shared vectors; see tests/.\n")?;
+    std::fs::copy(workspace.join("tests").join("rust").join("vectors.rs"), harness.join("tests").join("vectors.rs"))?;
+    run_checked(
+        cargo()
+            .args(["test", "--quiet", "--", "--nocapture"])
+            .env("CARGO_TARGET_DIR", &target)
+            .env("ACP_VECTORS", bindings.join("vectors"))
+            .current_dir(&harness),
+        &format!("Rust vectors for {label}"),
+    )
 }

@@ -122,6 +122,18 @@ pub(crate) fn emit(context: &RustContext) -> TokenStream {
             }
         }
 
+        /// Like [`items`] for a nullable array: `null` stays `null`.
+        pub fn nullable_items<T: DeserializeOwned>(
+            value: Value,
+            rules: Rules,
+            check: fn(&::std::vec::Vec<T>) -> ::std::result::Result<(), ::std::string::String>,
+        ) -> ::std::result::Result<::std::option::Option<::std::option::Option<::std::vec::Vec<T>>>, ::std::string::String> {
+            if value.is_null() {
+                return Ok(Some(None));
+            }
+            items(value, rules, check).map(|kept| kept.map(Some))
+        }
+
         /// The value a required field takes when a rule discards its value;
         /// `None` when no value satisfies the field.
         pub fn fallback<T: DeserializeOwned>(literal: ::std::option::Option<&str>) -> ::std::result::Result<T, ::std::string::String> {

@@ -104,7 +104,8 @@ fn field_tokens(context: &RustContext, owner: &str, field: &Field) -> FieldToken
         attributes.push(quote!(default, skip_serializing_if = "::std::option::Option::is_none"));
     }
     let check = constraint_check(&field.ty);
-    let custom = field.decode.any() || field.nullable || check.is_some();
+    // `null` kept beside absence needs more than the derive's `Option`.
+    let custom = field.decode.any() || field.nullable || field.ty == TypeExpr::Null || check.is_some();
     let decoder = custom.then(|| {
         let function = format_ident!("decode_{}_{}", naming::snake_case(owner), naming::snake_case(&field.wire_name));
         let function_name = function.to_string();
@@ -115,10 +116,18 @@ fn field_tokens(context: &RustContext, owner: &str, field: &Field) -> FieldToken
             (Some(check), true) => quote!(|value| match value { ::std::option::Option::Some(value) => #check, ::std::option::Option::None => ::std::result::Result::Ok(()) }),
             (None, _) => quote!(|_| ::std::result::Result::Ok(())),
         };
+        let items_check = match &check {
+            Some(check) => quote!(|value| #check),
+            None => quote!(|_| ::std::result::Result::Ok(())),
+        };
         let decode = match (&field.ty, field.decode.skip_invalid_items, field.nullable) {
             (TypeExpr::Array(array), true, false) => {
                 let item = context.rust_type(owner, &array.items);
-                quote!(crate::codec::items::<#item>(value, rules, #check_body))
+                quote!(crate::codec::items::<#item>(value, rules, #items_check))
+            }
+            (TypeExpr::Array(array), true, true) => {
+                let item = context.rust_type(owner, &array.items);
+                quote!(crate::codec::nullable_items::<#item>(value, rules, #items_check))
             }
             _ => quote!(crate::codec::field::<#value_type>(value, rules, #check_body)),
         };
@@ -468,7 +477,7 @@ fn tagged_impls(name: &str, property: &str, union: &UnionType) -> TokenStream {
                     return ::std::result::Result::Err(::serde::de::Error::custom(#not_object));
                 };
                 let decoded: ::std::result::Result<Self, ::std::string::String> = match members.get(#property) {
-                    ::std::option::Option::None => #missing_tag,
+                    ::std::option::Option::None | ::std::option::Option::Some(::serde_json::Value::Null) => #missing_tag,
                     ::std::option::Option::Some(::serde_json::Value::String(tag)) => match tag.as_str() {
                         #(#tag_arms)*
                         #unknown_tag
