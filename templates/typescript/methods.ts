@@ -19,6 +19,17 @@ export const METHODS = {
 
 /** A JSON-RPC method name of the protocol. */
 export type MethodName = (typeof METHODS)[keyof typeof METHODS];
+
+/**
+ * What each method carries, by method name: who handles it and the canonical
+ * names of its payload types, to decode with `decodeByName`. Side `protocol`
+ * means every side handles it; `both`, either side.
+ */
+export const METHOD_TYPES = {
+{%- for name in names %}
+  {{ name.wire }}: {{ name.payloads }},
+{%- endfor %}
+} as const;
 {% for side in sides %}
 /** Requests the {{ side.label }} handles: method name -> params and result. */
 export interface {{ side.requests_map }} {

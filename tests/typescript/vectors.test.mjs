@@ -77,6 +77,23 @@ test("an unknown type name throws", () => {
   assert.throws(() => bindings.roundtrip("NoSuchTypeName", {}), /NoSuchTypeName/);
 });
 
+test("every method payload type decodes by name", () => {
+  const known = new Set(files.map((file) => file.replace(/\.json$/, "")));
+  const missing = [];
+  for (const [method, uses] of Object.entries(bindings.METHOD_TYPES)) {
+    for (const use of Object.values(uses)) {
+      for (const typeName of [use.params, use.result].filter((name) => name !== undefined)) {
+        const result = bindings.decodeByName(typeName, null);
+        if (!known.has(typeName) || result.issues?.some((issue) => issue.message.startsWith("unknown type"))) {
+          missing.push(`${method}: ${typeName}`);
+        }
+      }
+    }
+  }
+  assert.ok(Object.keys(bindings.METHOD_TYPES).length > 0, "no methods");
+  assert.deepEqual(missing, []);
+});
+
 for (const file of files) {
   const vectors = JSON.parse(readFileSync(join(vectorsFolder, file), "utf8"));
   test(vectors.type, () => {

@@ -27,7 +27,7 @@ const TYPESCRIPT_VERSION: &str = "5.9.3";
 
 /// Names the package exports besides the schema's types.
 const FIXED_EXPORTS: &[&str] =
-    &["JsonValue", "DecodeIssue", "DecodeResult", "DecodeError", "decodeByName", "encode", "roundtrip", "METHODS", "MethodName"];
+    &["JsonValue", "DecodeIssue", "DecodeResult", "DecodeError", "decodeByName", "encode", "roundtrip", "METHODS", "MethodName", "METHOD_TYPES"];
 
 #[derive(Template)]
 #[template(path = "typescript/package.json", escape = "none")]

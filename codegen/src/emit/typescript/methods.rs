@@ -33,6 +33,9 @@ struct NameView {
     doc: Vec<String>,
     key: String,
     wire: String,
+    /// `{ request: { side, params, result }, notification: { side, params } }`
+    /// with canonical type names, for `decodeByName`.
+    payloads: String,
 }
 
 struct SideView {
@@ -62,6 +65,28 @@ fn handles(side: &str, handler: Side) -> bool {
     }
 }
 
+/// Who handles a method, as the docs and `METHOD_TYPES` say it.
+fn side_name(side: Side) -> &'static str {
+    match side {
+        Side::Agent => "agent",
+        Side::Client => "client",
+        Side::Proxy => "proxy",
+        Side::Protocol => "protocol",
+        Side::Both => "both",
+    }
+}
+
+/// Who handles a method, in a sentence.
+fn handler(side: Side) -> &'static str {
+    match side {
+        Side::Agent => "the agent",
+        Side::Client => "the client",
+        Side::Proxy => "a proxy",
+        Side::Protocol => "every side",
+        Side::Both => "either side",
+    }
+}
+
 fn type_reference(name: &str) -> String {
     format!("types.{}", naming::typescript_type(name))
 }
@@ -70,10 +95,7 @@ fn gate_note(method: &Method) -> Vec<String> {
     method
         .gate
         .iter()
-        .map(|gate| {
-            let side = format!("{:?}", gate.advertised_by).to_lowercase();
-            format!("Only once the {side} side advertised `{}` in its `{}`.", gate.path, gate.root)
-        })
+        .map(|gate| format!("Callable only once {} advertised `{}` in its `{}`.", handler(gate.advertised_by), gate.path, gate.root))
         .collect()
 }
 
@@ -90,7 +112,29 @@ pub fn view(ir: &Ir) -> Result<MethodsFile, CodegenError> {
                 message: format!("methods `{previous}` and `{}` both map to the TypeScript name `{function}`", method.name),
             });
         }
-        names.push(NameView { doc: tsdoc(Some(&format!("`{}`", method.name)), &gate_note(method)), key: function, wire: json_string(&method.name) });
+        let mut uses = Vec::new();
+        let mut payloads = Vec::new();
+        if let Some(request) = &method.request {
+            let side = side_name(request.side);
+            uses.push(format!("a request {} handles (`{}` -> `{}`)", handler(request.side), request.params, request.result));
+            payloads.push(format!(
+                "request: {{ side: {}, params: {}, result: {} }}",
+                json_string(side),
+                json_string(&request.params),
+                json_string(&request.result)
+            ));
+        }
+        if let Some(notification) = &method.notification {
+            let side = side_name(notification.side);
+            uses.push(format!("a notification {} handles (`{}`)", handler(notification.side), notification.params));
+            payloads.push(format!("notification: {{ side: {}, params: {} }}", json_string(side), json_string(&notification.params)));
+        }
+        names.push(NameView {
+            doc: tsdoc(Some(&format!("`{}`: {}.", method.name, uses.join("; "))), &gate_note(method)),
+            key: function,
+            wire: json_string(&method.name),
+            payloads: format!("{{ {} }}", payloads.join(", ")),
+        });
     }
     let has_proxy = ir.methods.values().any(|method| {
         method.request.as_ref().is_some_and(|request| request.side == Side::Proxy)
@@ -110,6 +154,7 @@ fn side_view(ir: &Ir, side: &'static str) -> SideView {
     for method in ir.methods.values() {
         let wire = json_string(&method.name);
         let function = naming::typescript_function(&method.name);
+        let request_here = method.request.as_ref().is_some_and(|request| handles(side, request.side));
         if let Some(request) = method.request.as_ref().filter(|request| handles(side, request.side)) {
             requests.push(CallView {
                 doc: tsdoc(Some(&format!("Handles the `{}` request.", method.name)), &gate_note(method)),
@@ -123,7 +168,9 @@ fn side_view(ir: &Ir, side: &'static str) -> SideView {
             notifications.push(CallView {
                 doc: tsdoc(Some(&format!("Handles the `{}` notification.", method.name)), &gate_note(method)),
                 wire,
-                function,
+                // A side that also handles the request of that name keeps the
+                // two apart.
+                function: if request_here { naming::typescript_function(&format!("{} notification", method.name)) } else { function },
                 params: type_reference(&notification.params),
                 result: "void".to_owned(),
             });
