@@ -353,24 +353,22 @@ function object(fields: readonly FieldSpec[], flatten: readonly string[], known:
 
 /**
  * A union told apart by the string at `property`. The variant without a tag
- * (if any) is used when the property is absent or not a string; an unknown
- * tag keeps the whole object when the union is `open`, else goes to the
- * variant without a tag, else fails.
+ * (if any) is used when the property is absent or `null`; an unknown tag
+ * keeps the whole object when the union is `open`, and fails otherwise.
  */
 function taggedUnion(property: string, variants: ReadonlyArray<readonly [string, Codec]>, untagged: Codec | null, open: boolean): Codec {
   const table = new Map<string, Codec>(variants);
   return (value, path) => {
     if (!isObject(value)) return failure(path, `expected an object, got ${describe(value)}`);
     const at = pointer(path, property);
-    const tag = hasMember(value, property) ? value[property] : undefined;
-    if (typeof tag !== "string") {
-      if (untagged !== null) return untagged(value, path);
-      return failure(at, tag === undefined ? `missing tag ${JSON.stringify(property)}` : `expected a string tag, got ${describe(tag)}`);
+    const tag = hasMember(value, property) ? value[property] : null;
+    if (tag === null) {
+      return untagged === null ? failure(at, `missing tag ${JSON.stringify(property)}`) : untagged(value, path);
     }
+    if (typeof tag !== "string") return failure(at, `expected a string tag, got ${describe(tag)}`);
     const variant = table.get(tag);
     if (variant === undefined) {
       if (open) return anyJson(value, path);
-      if (untagged !== null) return untagged(value, path);
       return failure(at, `unknown tag ${JSON.stringify(tag)}, expected one of ${[...table.keys()].map((known) => JSON.stringify(known)).join(", ")}`);
     }
     const outcome = variant(value, path);
