@@ -215,6 +215,16 @@ pub fn python_constant(name: &str) -> String {
     rust_constant(name)
 }
 
+/// The Python class of a union's variant: the union's name and the
+/// variant's, with `Variant` appended while `taken` says the name is in use.
+pub fn python_variant_class(union: &str, variant: &str, taken: impl Fn(&str) -> bool) -> String {
+    let mut name = python_class(&member_type_name(union, variant));
+    while taken(&name) {
+        name.push_str("Variant");
+    }
+    name
+}
+
 /// The TypeScript decoder function of a canonical type name: `decodeSessionId`.
 pub fn typescript_decoder(canonical: &str) -> String {
     format!("decode{canonical}")
@@ -311,5 +321,11 @@ mod tests {
         assert_eq!(flattened_union_name("SessionConfigOption", Some("type")), "SessionConfigOptionType");
         assert_eq!(flattened_union_name("ElicitationFormMode", None), "ElicitationFormModeKind");
         assert_eq!(integer_constant_name(-32700), "Minus32700");
+    }
+
+    #[test]
+    fn python_variant_classes_avoid_taken_names() {
+        assert_eq!(python_variant_class("ContentBlock", "Text", |_| false), "ContentBlockText");
+        assert_eq!(python_variant_class("AuthMethod", "Terminal", |name| name == "AuthMethodTerminal"), "AuthMethodTerminalVariant");
     }
 }

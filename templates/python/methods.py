@@ -1,0 +1,47 @@
+"""The ACP method tables. Generated: do not edit."""
+
+from __future__ import annotations
+
+import dataclasses as _dataclasses
+import typing as _t
+
+from . import models as _m
+
+
+@_dataclasses.dataclass(frozen=True)
+class RequestMethod:
+    """A request: `params` from the caller, `result` back from `side`."""
+
+    name: str
+    side: str
+    params: _t.Any
+    result: _t.Any
+
+
+@_dataclasses.dataclass(frozen=True)
+class NotificationMethod:
+    """A notification handled by `side`."""
+
+    name: str
+    side: str
+    params: _t.Any
+{% for item in requests %}
+{{ item.constant }} = {{ item.name }}
+{%- endfor %}
+{%- for item in notifications %}
+{{ item.constant }} = {{ item.name }}
+{%- endfor %}
+
+REQUESTS: dict[str, RequestMethod] = {
+{%- for item in requests %}
+    {{ item.name }}: RequestMethod({{ item.name }}, {{ item.side }}, _m.{{ item.params }}, _m.{{ item.result }}),
+{%- endfor %}
+}
+"""Every request by method name."""
+
+NOTIFICATIONS: dict[str, NotificationMethod] = {
+{%- for item in notifications %}
+    {{ item.name }}: NotificationMethod({{ item.name }}, {{ item.side }}, _m.{{ item.params }}),
+{%- endfor %}
+}
+"""Every notification by method name."""

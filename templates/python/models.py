@@ -1,0 +1,54 @@
+"""The ACP types of {{ origin }}, as pydantic v2 models. Generated: do not edit."""
+
+from __future__ import annotations
+
+import enum as _enum
+import typing as _t
+
+import pydantic as _p
+
+from . import _runtime as _rt
+{% for item in enums %}
+
+class {{ item.name }}({{ item.base }}):
+    {{ item.doc }}
+{%- for member in item.members %}
+
+    {{ member.name }} = {{ member.value }}
+{%- if let Some(doc) = member.doc %}
+    {{ doc }}
+{%- endif %}
+{%- endfor %}
+{% endfor %}
+{%- for item in classes %}
+
+class {{ item.name }}({{ item.base }}):
+    {{ item.doc }}
+{%- for setting in item.settings %}
+
+    {{ setting }}
+{%- endfor %}
+{%- for field in item.fields %}
+
+    {{ field.attr }}: {{ field.annotation }}{{ field.default }}
+{%- if let Some(doc) = field.doc %}
+    {{ doc }}
+{%- endif %}
+{%- endfor %}
+{% endfor %}
+{%- for item in aliases %}
+
+{{ item.name }}: _t.TypeAlias = {{ item.value }}
+{{ item.doc }}
+{%- endfor %}
+
+
+TYPES: dict[str, _t.Any] = {
+{%- for (name, value) in table %}
+    {{ name }}: {{ value }},
+{%- endfor %}
+}
+"""Every type by its schema name, for the by-name codec."""
+{% for item in classes %}
+{{ item.name }}.model_rebuild()
+{%- endfor %}

@@ -1,0 +1,257 @@
+"""Runtime support of the generated models: decode rules, tags and error paths."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, ClassVar, Union, get_args, get_origin
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    RootModel,
+    SerializerFunctionWrapHandler,
+    TypeAdapter,
+    ValidationError,
+    model_serializer,
+    model_validator,
+)
+
+ABSENT = "absent"
+VALUE = "value"
+REJECT = "reject"
+
+
+class DecodeError(ValueError):
+    """A value that does not decode; `path` is the JSON pointer of the failure."""
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(f"{path or '/'}: {message}")
+        self.path = path
+
+
+class FieldError(ValueError):
+    """A failure of the member `wire` of the object being decoded."""
+
+    def __init__(self, wire: str, message: str) -> None:
+        super().__init__(f"{wire}: {message}")
+        self.wire = wire
+
+
+@dataclass(frozen=True)
+class Rule:
+    """How one member is read: nullability and its `x-deserialize-*` rules."""
+
+    wire: str
+    attr: str
+    nullable: bool
+    on_error: bool
+    on_null: bool
+    skip_items: bool
+    fallback: str
+    value: Any = None
+
+
+_adapters: dict[Any, TypeAdapter[Any]] = {}
+
+
+def adapter(annotation: Any) -> TypeAdapter[Any]:
+    """The (cached) adapter of a type."""
+    found = _adapters.get(annotation)
+    if found is None:
+        found = TypeAdapter(annotation)
+        _adapters[annotation] = found
+    return found
+
+
+def encode(annotation: Any, value: Any) -> Any:
+    """The wire JSON of a decoded value."""
+    return adapter(annotation).dump_python(value, mode="json", by_alias=True, exclude_unset=True, warnings=False)
+
+
+def _decodes(annotation: Any, value: Any) -> bool:
+    try:
+        adapter(annotation).validate_python(value)
+    except (ValidationError, ValueError):
+        return False
+    return True
+
+
+def _item_type(annotation: Any) -> Any:
+    """The item type of the list inside `annotation` (through Optional and Annotated)."""
+    if get_origin(annotation) is list:
+        return get_args(annotation)[0]
+    if hasattr(annotation, "__metadata__"):
+        return _item_type(annotation.__origin__)
+    if get_origin(annotation) is Union:
+        for option in get_args(annotation):
+            found = _item_type(option)
+            if found is not Any:
+                return found
+    return Any
+
+
+class WireModel(BaseModel):
+    """Base of every generated object: wire names as aliases, rules applied."""
+
+    model_config = ConfigDict(populate_by_name=True, regex_engine="python-re")
+
+    __acp_rules__: ClassVar[tuple[Rule, ...]] = ()
+    __acp_flattened__: ClassVar[tuple[str, ...]] = ()
+
+    @model_validator(mode="before")
+    @classmethod
+    def acp_read(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        for rule in cls.__acp_rules__:
+            key = rule.wire if rule.wire in data else rule.attr
+            if key not in data:
+                continue
+            value = data[key]
+            if value is None and not rule.nullable:
+                if rule.on_null or rule.on_error:
+                    _fall_back(data, key, rule)
+                    continue
+                raise FieldError(rule.wire, "null is not allowed")
+            if rule.skip_items and isinstance(value, list):
+                item = _item_type(cls.model_fields[rule.attr].annotation)
+                value = [entry for entry in value if _decodes(item, entry)]
+                data[key] = value
+            if rule.on_error and not _decodes(cls.model_fields[rule.attr].annotation, value):
+                _fall_back(data, key, rule)
+        members = dict(data)
+        for attr in cls.__acp_flattened__:
+            data[attr] = members
+        return data
+
+    @model_serializer(mode="wrap")
+    def acp_write(self, handler: SerializerFunctionWrapHandler) -> Any:
+        result = handler(self)
+        flattened: tuple[str, ...] = getattr(type(self), "__acp_flattened__", ())
+        if not flattened or not isinstance(result, dict):
+            return result
+        merged: dict[str, Any] = {}
+        for attr in flattened:
+            inner = result.pop(attr, None)
+            if isinstance(inner, dict):
+                merged.update(inner)
+        merged.update(result)
+        return merged
+
+
+def _fall_back(data: dict[str, Any], key: str, rule: Rule) -> None:
+    if rule.fallback == ABSENT:
+        del data[key]
+    elif rule.fallback == VALUE:
+        data[key] = rule.value
+
+
+class CatchAll(RootModel[dict[str, Any]]):
+    """The variant of an extensible union that keeps an unknown tag's object whole."""
+
+    __acp_tag__: ClassVar[str] = ""
+
+    @model_validator(mode="after")
+    def acp_check_tag(self) -> CatchAll:
+        if not isinstance(self.root.get(self.__acp_tag__), str):
+            raise FieldError(self.__acp_tag__, "the tag must be a string")
+        return self
+
+
+def tag_of(wire: str, labels: dict[str, str], untagged: str | None, other: str | None) -> Callable[[Any], str | None]:
+    """The discriminator of a tagged union: the variant label for a value."""
+
+    def pick(value: Any) -> str | None:
+        if isinstance(value, (BaseModel, RootModel)):
+            return type(value).__name__
+        if not isinstance(value, dict):
+            return None
+        if value.get(wire) is None:
+            return untagged
+        tag = value[wire]
+        if not isinstance(tag, str):
+            return None
+        return labels.get(tag, other if other is not None else tag)
+
+    return pick
+
+
+def untagged(options: Callable[[], tuple[Any, ...]]) -> Callable[[Any], Any]:
+    """The validator of an untagged union: the first option whose re-encoding
+    equals the input, else the first that decodes."""
+
+    def pick(value: Any) -> Any:
+        first: Any = None
+        found = False
+        for annotation in options():
+            try:
+                decoded = adapter(annotation).validate_python(value)
+            except (ValidationError, ValueError):
+                continue
+            if encode(annotation, decoded) == value:
+                return decoded
+            if not found:
+                first, found = decoded, True
+        if not found:
+            raise ValueError("no alternative of the union matches")
+        return first
+
+    return pick
+
+
+def pointer(value: Any, error: ValidationError) -> str:
+    """The JSON pointer into `value` of the first error in `error`."""
+    details = error.errors()[0]
+    path = ""
+    current = value
+    for part in details["loc"]:
+        if isinstance(current, dict) and isinstance(part, str) and part in current:
+            current = current[part]
+            path += "/" + part.replace("~", "~0").replace("/", "~1")
+        elif isinstance(current, list) and isinstance(part, int) and 0 <= part < len(current):
+            current = current[part]
+            path += f"/{part}"
+        elif details["type"] == "missing" and part == details["loc"][-1] and isinstance(part, str):
+            path += "/" + part.replace("~", "~0").replace("/", "~1")
+    cause = details.get("ctx", {}).get("error")
+    if isinstance(cause, FieldError):
+        path += "/" + cause.wire.replace("~", "~0").replace("/", "~1")
+    return path
+
+
+def decode_with(annotation: Any, value: Any) -> Any:
+    """Decodes `value` as `annotation`, raising a `DecodeError` with the path."""
+    try:
+        return adapter(annotation).validate_python(value)
+    except ValidationError as error:
+        raise DecodeError(pointer(value, error), error.errors()[0]["msg"]) from error
+
+
+
+class OpenStrEnum(str, Enum):
+    """A string enum that keeps any other string as a member of its own."""
+
+    @classmethod
+    def _missing_(cls, value: object) -> Any:
+        if not isinstance(value, str):
+            return None
+        member = str.__new__(cls, value)
+        member._name_ = value
+        member._value_ = value
+        return member
+
+
+class OpenIntEnum(int, Enum):
+    """An integer enum that keeps any other 64-bit integer as a member of its own."""
+
+    @classmethod
+    def _missing_(cls, value: object) -> Any:
+        if not isinstance(value, int) or isinstance(value, bool) or not -(2**63) <= value < 2**63:
+            return None
+        member = int.__new__(cls, value)
+        member._name_ = str(value)
+        member._value_ = value
+        return member

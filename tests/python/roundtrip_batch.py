@@ -1,0 +1,38 @@
+"""Round-trips a batch of values through the Python bindings.
+
+Usage: roundtrip_batch.py <bindings-folder> <in.jsonl> <out.jsonl>
+
+Each input line is `{"type": T, "value": V}`; each output line is
+`{"type": T, "value": roundtrip(T, V)}` or `{"type": T, "error": message}`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from pathlib import Path
+
+
+def main(arguments: list[str]) -> int:
+    if len(arguments) != 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    folder, source, target = (Path(argument) for argument in arguments)
+    sys.path.insert(0, str(folder.resolve() / "python"))
+    package = importlib.import_module("acp_bindings")
+    with source.open(encoding="utf-8") as lines, target.open("w", encoding="utf-8") as output:
+        for line in lines:
+            if not line.strip():
+                continue
+            request = json.loads(line)
+            try:
+                result = {"type": request["type"], "value": package.roundtrip(request["type"], request["value"])}
+            except package.DecodeError as error:
+                result = {"type": request["type"], "error": str(error)}
+            output.write(json.dumps(result, ensure_ascii=False) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,69 @@
+"""Every shared vector through the generated Python bindings: valid values
+round-trip unchanged, invalid ones fail naming the path, lenient ones decode to
+their `expected`."""
+
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import bindings_folder
+
+BINDINGS = bindings_folder()
+PACKAGE = importlib.import_module("acp_bindings")
+
+
+def canonical(value: Any) -> str:
+    """JSON text that tells `1` from `1.0` and `true`, key order aside."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def escape(member: str) -> str:
+    return member.replace("~", "~0").replace("/", "~1")
+
+
+def load_cases() -> list[Any]:
+    cases = []
+    for path in sorted((BINDINGS / "vectors").glob("*.json")):
+        document = json.loads(path.read_text(encoding="utf-8"))
+        for kind in ("valid", "invalid", "lenient"):
+            for vector in document[kind]:
+                case = (document["type"], kind, vector)
+                cases.append(pytest.param(*case, id=f"{document['type']}/{kind}/{vector['name']}"))
+    if not cases:
+        raise RuntimeError(f"no vectors in {BINDINGS / 'vectors'}")
+    return cases
+
+
+@pytest.mark.parametrize(("type_name", "kind", "vector"), load_cases())
+def test_vector(type_name: str, kind: str, vector: dict[str, Any]) -> None:
+    value = vector["value"]
+    if kind == "valid":
+        assert canonical(PACKAGE.roundtrip(type_name, value)) == canonical(value)
+    elif kind == "lenient":
+        assert canonical(PACKAGE.roundtrip(type_name, value)) == canonical(vector["expected"])
+    else:
+        with pytest.raises(PACKAGE.DecodeError) as raised:
+            PACKAGE.roundtrip(type_name, value)
+        error = raised.value
+        assert str(error).startswith(f"{error.path or '/'}: "), str(error)
+        name = vector["name"]
+        for prefix in ("missing_", "wrong_type_"):
+            if name.startswith(prefix):
+                field = name[len(prefix) :]
+                assert field in str(error), str(error)
+                if isinstance(value, dict) and field in value:
+                    assert error.path.startswith("/" + escape(field)), str(error)
+
+
+def test_unknown_type_is_an_error() -> None:
+    with pytest.raises(PACKAGE.DecodeError, match="unknown type"):
+        PACKAGE.roundtrip("NoSuchType", {})
+
+
+def test_vectors_folder_is_the_one_under_test() -> None:
+    assert Path(PACKAGE.__file__).resolve().is_relative_to(BINDINGS.resolve())
