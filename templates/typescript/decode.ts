@@ -37,14 +37,15 @@ type JsonObject = { readonly [key: string]: unknown };
 type Fallback = { readonly kind: "absent" } | { readonly kind: "value"; readonly json: string } | { readonly kind: "reject" };
 type Additional = { readonly policy: "ignored" } | { readonly policy: "kept"; readonly codec: Codec } | { readonly policy: "denied" };
 
+/** One field: its rules are off and its fallback is `reject` unless given. */
 interface FieldSpec {
   readonly name: string;
   readonly codec: Codec;
-  readonly required: boolean;
-  readonly nullable: boolean;
-  readonly onError: boolean;
-  readonly onNull: boolean;
-  readonly fallback: Fallback;
+  readonly required?: true;
+  readonly nullable?: true;
+  readonly onError?: true;
+  readonly onNull?: true;
+  readonly fallback?: Fallback;
 }
 
 const absent: Fallback = { kind: "absent" };
@@ -248,7 +249,7 @@ function enumOfIntegers(values: readonly number[], open: boolean, range: Codec):
 
 /** A field's wire value was discarded by a decode rule: apply its fallback. */
 function fallBack(field: FieldSpec, failed: readonly DecodeIssue[], target: { [key: string]: unknown }, issues: DecodeIssue[]): void {
-  const fallback = field.fallback;
+  const fallback = field.fallback ?? reject;
   switch (fallback.kind) {
     case "absent":
       return;
@@ -268,15 +269,15 @@ function fallBack(field: FieldSpec, failed: readonly DecodeIssue[], target: { [k
 function decodeField(field: FieldSpec, source: JsonObject, path: string, target: { [key: string]: unknown }, issues: DecodeIssue[]): boolean {
   const at = pointer(path, field.name);
   if (!hasMember(source, field.name)) {
-    if (field.required) issues.push({ path: at, message: `missing required member ${JSON.stringify(field.name)}` });
+    if (field.required === true) issues.push({ path: at, message: `missing required member ${JSON.stringify(field.name)}` });
     return false;
   }
   const wire = source[field.name];
-  if (wire === null && field.nullable) {
+  if (wire === null && field.nullable === true) {
     setMember(target, field.name, null);
     return false;
   }
-  if (wire === null && field.onNull) {
+  if (wire === null && field.onNull === true) {
     fallBack(field, [{ path: at, message: `null is not a valid ${JSON.stringify(field.name)}` }], target, issues);
     return true;
   }
@@ -285,7 +286,7 @@ function decodeField(field: FieldSpec, source: JsonObject, path: string, target:
     setMember(target, field.name, outcome.value);
     return false;
   }
-  if (field.onError) {
+  if (field.onError === true) {
     fallBack(field, outcome.issues, target, issues);
     return true;
   }

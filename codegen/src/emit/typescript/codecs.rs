@@ -62,6 +62,16 @@ fn list(items: impl IntoIterator<Item = String>) -> String {
     format!("[{}]", items.into_iter().collect::<Vec<_>>().join(", "))
 }
 
+/// `[a, b]` with one item per line (long lists of fields and variants).
+fn lines(items: impl IntoIterator<Item = String>) -> String {
+    let items: Vec<String> = items.into_iter().collect();
+    if items.is_empty() {
+        "[]".to_owned()
+    } else {
+        format!("[\n    {},\n  ]", items.join(",\n    "))
+    }
+}
+
 fn number_or_null(value: Option<u64>) -> String {
     value.map_or_else(|| "null".to_owned(), |value| value.to_string())
 }
@@ -133,21 +143,27 @@ impl Builder<'_> {
         }
     }
 
+    /// A field spec; flags that are off and a fallback no rule uses are left out.
     fn field(&self, field: &Field) -> String {
-        let fallback = match &field.fallback {
-            Fallback::Absent => "absent".to_owned(),
-            Fallback::Value(value) => format!("{{ kind: \"value\", json: {} }}", json_string(&value.to_string())),
-            Fallback::Reject => "reject".to_owned(),
-        };
-        format!(
-            "{{ name: {}, codec: {}, required: {}, nullable: {}, onError: {}, onNull: {}, fallback: {fallback} }}",
-            json_string(&field.wire_name),
-            self.expression_with(&field.ty, field.decode.skip_invalid_items),
-            field.required,
-            field.nullable,
-            field.decode.default_on_error,
-            field.decode.default_on_null,
-        )
+        let mut members = vec![
+            format!("name: {}", json_string(&field.wire_name)),
+            format!("codec: {}", self.expression_with(&field.ty, field.decode.skip_invalid_items)),
+        ];
+        let flags = [
+            ("required", field.required),
+            ("nullable", field.nullable),
+            ("onError", field.decode.default_on_error),
+            ("onNull", field.decode.default_on_null),
+        ];
+        members.extend(flags.iter().filter(|(_, on)| *on).map(|(flag, _)| format!("{flag}: true")));
+        if field.decode.default_on_error || field.decode.default_on_null {
+            members.push(match &field.fallback {
+                Fallback::Absent => "fallback: absent".to_owned(),
+                Fallback::Value(value) => format!("fallback: {{ kind: \"value\", json: {} }}", json_string(&value.to_string())),
+                Fallback::Reject => "fallback: reject".to_owned(),
+            });
+        }
+        format!("{{ {} }}", members.join(", "))
     }
 
     fn object(&self, fields: &[Field], flatten: &[String], additional: &AdditionalProperties) -> String {
@@ -166,7 +182,7 @@ impl Builder<'_> {
         };
         format!(
             "object({}, {}, {}, {additional_codec})",
-            list(fields.iter().map(|field| self.field(field))),
+            lines(fields.iter().map(|field| self.field(field))),
             list(flatten.iter().map(|name| json_string(name))),
             list(known.iter().map(|name| json_string(name)))
         )
@@ -224,7 +240,7 @@ impl Builder<'_> {
                     .iter()
                     .find(|variant| variant.tag.is_none())
                     .map_or_else(|| "null".to_owned(), |variant| self.payload(&variant.payload));
-                format!("taggedUnion({}, {}, {untagged}, {})", json_string(property), list(tagged), union.other.is_some())
+                format!("taggedUnion({}, {}, {untagged}, {})", json_string(property), lines(tagged), union.other.is_some())
             }
             UnionStyle::Untagged | UnionStyle::ByMethod => {
                 format!("untaggedUnion({})", list(union.variants.iter().map(|variant| self.payload(&variant.payload))))
