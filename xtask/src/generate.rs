@@ -15,11 +15,18 @@ use crate::output::{self, Files};
 pub type Outputs = Vec<(String, Files)>;
 
 /// Renders the bindings of every language, the extended schema and the vectors.
-pub fn render(source: &SourceOptions, names: &PackageNames) -> Result<Outputs> {
+/// `languages` picks emitters by folder name (`rust`, `typescript`,
+/// `python`); empty means all.
+pub fn render(source: &SourceOptions, names: &PackageNames, languages: &[String]) -> Result<Outputs> {
+    for language in languages {
+        if !LANGUAGES.iter().any(|(known, _)| known == language) {
+            bail!("unknown language `{language}` (known: rust, typescript, python)");
+        }
+    }
     let schema = acp_schema_source::load(source)?;
     let ir = lower(&schema, Unsupported::Fail)?;
     let mut outputs = Outputs::new();
-    for (language, emit) in LANGUAGES {
+    for (language, emit) in LANGUAGES.into_iter().filter(|(language, _)| languages.is_empty() || languages.iter().any(|wanted| wanted == language)) {
         let files = emit(&ir, names)?;
         outputs.push((language.to_owned(), files.into_iter().collect()));
     }

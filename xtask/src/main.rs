@@ -62,6 +62,10 @@ enum Command {
         source: SourceArgs,
         #[command(flatten)]
         names: PackageArgs,
+        /// Generate only this language (`rust`, `typescript`, `python`;
+        /// repeatable); all by default.
+        #[arg(long = "lang", value_name = "LANGUAGE")]
+        languages: Vec<String>,
         /// The output directory.
         #[arg(long, default_value = "bindings")]
         out: PathBuf,
@@ -156,8 +160,8 @@ fn run(command: Command) -> Result<()> {
             output::replace_directory(&out, &files)?;
             eprintln!("wrote {} vector files to {}", files.len(), out.display());
         }
-        Command::Generate { source, names, out } => {
-            let outputs = generate::render(&source.options(), &names.names())?;
+        Command::Generate { source, names, languages, out } => {
+            let outputs = generate::render(&source.options(), &names.names(), &languages)?;
             generate::write(&out, &outputs)?;
             eprintln!("wrote {}", out.display());
         }

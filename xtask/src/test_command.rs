@@ -56,7 +56,7 @@ pub fn run() -> Result<()> {
     )?;
     let generated = workspace.join("target").join("bindings");
     for (label, source) in schemas_under_test(&upstream_root) {
-        let outputs = generate::render(&source, &PackageNames::default()).with_context(|| format!("generating bindings for {label}"))?;
+        let outputs = generate::render(&source, &PackageNames::default(), &[]).with_context(|| format!("generating bindings for {label}"))?;
         let folder = generated.join(&label);
         generate::write(&folder, &outputs)?;
         eprintln!("== bindings for {label} in {}", folder.display());

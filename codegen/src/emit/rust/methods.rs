@@ -145,8 +145,17 @@ fn side_module(side: Side, handled: &[Handled]) -> TokenStream {
 
 fn side_trait<'a>(trait_name: &str, handled: impl Iterator<Item = &'a Handled<'a>>) -> TokenStream {
     let trait_ident = format_ident!("{}", trait_name);
-    let methods = handled.map(|entry| {
-        let function = ident(&naming::rust_field(entry.method));
+    let handled: Vec<&Handled> = handled.collect();
+    let requests: Vec<&str> = handled.iter().filter(|entry| entry.result.is_some()).map(|entry| entry.method).collect();
+    let methods = handled.iter().map(|entry| {
+        // A name used for both a request and a notification (`proxy/successor`)
+        // gives the notification handler a suffix.
+        let base = naming::rust_field(entry.method);
+        let function = if entry.result.is_none() && requests.contains(&entry.method) {
+            ident(&format!("{}_notification", base.trim_start_matches("r#")))
+        } else {
+            ident(&base)
+        };
         let params = type_ident(entry.params);
         let text = format!(" Handles `{}`.", entry.method);
         match entry.result {
