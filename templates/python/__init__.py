@@ -3,8 +3,8 @@
 Generated: do not edit.
 """
 
+from ._runtime import DecodeError
 from .codec import roundtrip
 from .protocols import Agent, Client
-from ._runtime import DecodeError
 
 __all__ = ["Agent", "Client", "DecodeError", "roundtrip"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
+from types import UnionType
 from typing import Any, ClassVar, Union, get_args, get_origin
 
 from pydantic import (
@@ -84,7 +85,7 @@ def _item_type(annotation: Any) -> Any:
         return get_args(annotation)[0]
     if hasattr(annotation, "__metadata__"):
         return _item_type(annotation.__origin__)
-    if get_origin(annotation) is Union:
+    if get_origin(annotation) in (Union, UnionType):
         for option in get_args(annotation):
             found = _item_type(option)
             if found is not Any:

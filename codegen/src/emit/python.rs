@@ -246,7 +246,7 @@ fn annotation(expr: &TypeExpr, quoted: &BTreeSet<String>) -> String {
                 constraints.push(format!("le={max}"));
             }
             let field = if constraints.is_empty() { String::new() } else { format!(", _p.Field({})", constraints.join(", ")) };
-            format!("_t.Union[_t.Annotated[int, _p.Strict(){field}], _t.Annotated[float, _p.Strict(){field}]]")
+            format!("_t.Annotated[int, _p.Strict(){field}] | _t.Annotated[float, _p.Strict(){field}]")
         }
         TypeExpr::Array(array) => {
             let list = format!("list[{}]", annotation(&array.items, quoted));
@@ -260,8 +260,27 @@ fn annotation(expr: &TypeExpr, quoted: &BTreeSet<String>) -> String {
             if constraints.is_empty() { list } else { format!("_t.Annotated[{list}, _p.Field({})]", constraints.join(", ")) }
         }
         TypeExpr::Map { values } => format!("dict[str, {}]", annotation(values, quoted)),
-        TypeExpr::Nullable { inner } => format!("_t.Optional[{}]", annotation(inner, quoted)),
+        TypeExpr::Nullable { inner } => or_none(annotation(inner, quoted)),
     }
+}
+
+/// `inner` or `None`.
+fn or_none(inner: String) -> String {
+    if inner == "None" { inner } else { format!("{inner} | None") }
+}
+
+/// The union of `options` in PEP 604 form: each once, `None` last.
+fn union_of(options: &[String]) -> String {
+    let mut arms: Vec<&str> = Vec::new();
+    for option in options {
+        if option != "None" && !arms.contains(&option.as_str()) {
+            arms.push(option);
+        }
+    }
+    if options.iter().any(|option| option == "None") {
+        arms.push("None");
+    }
+    arms.join(" | ")
 }
 
 /// Named types referenced by `expr`.
@@ -279,7 +298,7 @@ fn references(expr: &TypeExpr, into: &mut BTreeSet<String>) {
 
 fn field_view(field: &Field) -> FieldView {
     let inner = annotation(&field.ty, &BTreeSet::new());
-    let annotation = if field.required && !field.nullable { inner } else { format!("_t.Optional[{inner}]") };
+    let annotation = if field.required && !field.nullable { inner } else { or_none(inner) };
     let alias = string_literal(&field.wire_name);
     let default = if field.required { format!(" = _p.Field(alias={alias})") } else { format!(" = _p.Field(default=None, alias={alias})") };
     FieldView {
@@ -531,8 +550,8 @@ fn union_value(name: &str, union: &UnionType, quoted: &BTreeSet<String>, classes
                 return options.first().cloned().unwrap_or_else(|| other.clone().unwrap_or_else(|| "_t.Any".to_owned()));
             }
             format!(
-                "_t.Annotated[_t.Union[{}], _p.Discriminator(_rt.tag_of({}, {{{}}}, {}, {}))]",
-                arms.join(", "),
+                "_t.Annotated[{}, _p.Discriminator(_rt.tag_of({}, {{{}}}, {}, {}))]",
+                union_of(&arms),
                 string_literal(property),
                 labels.join(", "),
                 untagged.unwrap_or_else(|| "None".to_owned()),
@@ -549,8 +568,8 @@ fn union_value(name: &str, union: &UnionType, quoted: &BTreeSet<String>, classes
                 })
                 .collect();
             format!(
-                "_t.Annotated[_t.Union[{}], _p.PlainValidator(_rt.untagged(lambda: ({},)))]",
-                options.join(", "),
+                "_t.Annotated[{}, _p.PlainValidator(_rt.untagged(lambda: ({},)))]",
+                union_of(&options),
                 unquoted.join(", ")
             )
         }
