@@ -57,7 +57,7 @@ export interface {{ side.interface }} {
 {%- for line in call.doc %}
   {{ line }}
 {%- endfor %}
-  {{ call.function }}(params: {{ call.params }}): Promise<void>;
+  {{ call.function }}(params: {{ call.params }}): Promise<{{ call.result }}>;
 {%- endfor %}
 }
 {% endfor -%}

@@ -52,17 +52,13 @@ struct CallView {
     wire: String,
     function: String,
     params: String,
-    /// The result type (requests only).
+    /// What the handler resolves to: the result type, `void` for notifications.
     result: String,
 }
 
+/// Whether the maps and interface of `side` list a method `handler` handles.
 fn handles(side: &str, handler: Side) -> bool {
-    match handler {
-        Side::Agent => side == "agent",
-        Side::Client => side == "client",
-        Side::Proxy => side == "proxy",
-        Side::Protocol | Side::Both => true,
-    }
+    matches!(handler, Side::Protocol | Side::Both) || side_name(handler) == side
 }
 
 /// Who handles a method, as the docs and `METHOD_TYPES` say it.
@@ -176,12 +172,6 @@ fn side_view(ir: &Ir, side: &'static str) -> SideView {
             });
         }
     }
-    SideView {
-        label: side,
-        interface: naming::typescript_side_type(side, ROLES[0]),
-        requests_map: naming::typescript_side_type(side, ROLES[1]),
-        notifications_map: naming::typescript_side_type(side, ROLES[2]),
-        requests,
-        notifications,
-    }
+    let [interface, requests_map, notifications_map] = ROLES.map(|role| naming::typescript_side_type(side, role));
+    SideView { label: side, interface, requests_map, notifications_map, requests, notifications }
 }
