@@ -8,6 +8,11 @@ import sys
 from pathlib import Path
 
 
+def package_name() -> str:
+    """The import name of the package under test (`ACP_PYTHON_PACKAGE`)."""
+    return os.environ.get("ACP_PYTHON_PACKAGE") or "acp_bindings"
+
+
 def bindings_folder() -> Path:
     """The bindings folder; its Python package is imported before any other."""
     value = os.environ.get("ACP_BINDINGS")

@@ -2,6 +2,8 @@
 
 Usage: roundtrip_batch.py <bindings-folder> <in.jsonl> <out.jsonl>
 
+The package's import name is `ACP_PYTHON_PACKAGE` (default `acp_bindings`).
+
 Each input line is `{"type": T, "value": V}`; each output line is
 `{"type": T, "value": roundtrip(T, V)}` or `{"type": T, "error": message}`.
 """
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -20,7 +23,7 @@ def main(arguments: list[str]) -> int:
         return 2
     folder, source, target = (Path(argument) for argument in arguments)
     sys.path.insert(0, str(folder.resolve() / "python"))
-    package = importlib.import_module("acp_bindings")
+    package = importlib.import_module(os.environ.get("ACP_PYTHON_PACKAGE") or "acp_bindings")
     with source.open(encoding="utf-8") as lines, target.open("w", encoding="utf-8") as output:
         for line in lines:
             if not line.strip():

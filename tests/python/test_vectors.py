@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from conftest import bindings_folder
+from conftest import bindings_folder, package_name
 
 BINDINGS = bindings_folder()
-PACKAGE = importlib.import_module("acp_bindings")
+PACKAGE = importlib.import_module(package_name())
 
 
 def canonical(value: Any) -> str:
