@@ -53,7 +53,14 @@ function roundtripInvalid(type, vector) {
     const message = String(error.message);
     if (!POINTER.test(message)) return `the error names no path: ${message}`;
     const field = /^(?:missing|wrong_type)_(.+)$/.exec(vector.name)?.[1];
-    if (field !== undefined && !message.includes(field)) return `the error does not name ${JSON.stringify(field)}: ${message}`;
+    if (field === undefined) return null;
+    if (!message.includes(field)) return `the error does not name ${JSON.stringify(field)}: ${message}`;
+    // A member of the top-level object: its pointer is `/<field>` (or below it).
+    const member = typeof vector.value === "object" && vector.value !== null && !Array.isArray(vector.value);
+    const pointer = `at "/${field.replace(/~/g, "~0").replace(/\//g, "~1")}`;
+    if (member && Object.hasOwn(vector.value, field) === vector.name.startsWith("wrong_type_") && !message.includes(pointer)) {
+      return `the error does not point at /${field}: ${message}`;
+    }
     return null;
   }
   return `decoded, as ${JSON.stringify(actual)}`;
