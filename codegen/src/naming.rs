@@ -225,6 +225,12 @@ pub fn python_variant_class(union: &str, variant: &str, taken: impl Fn(&str) -> 
     name
 }
 
+/// The Python method that gives a field's value or its schema default:
+/// `mode` -> `mode_or_default`.
+pub fn python_default_accessor(wire_name: &str) -> String {
+    python_attribute(&format!("{wire_name}_or_default"))
+}
+
 /// The TypeScript decoder function of a canonical type name: `decodeSessionId`.
 pub fn typescript_decoder(canonical: &str) -> String {
     format!("decode{canonical}")
@@ -327,5 +333,7 @@ mod tests {
     fn python_variant_classes_avoid_taken_names() {
         assert_eq!(python_variant_class("ContentBlock", "Text", |_| false), "ContentBlockText");
         assert_eq!(python_variant_class("AuthMethod", "Terminal", |name| name == "AuthMethodTerminal"), "AuthMethodTerminalVariant");
+        assert_eq!(python_default_accessor("_meta"), "meta_or_default");
+        assert_eq!(python_default_accessor("maxTokens"), "max_tokens_or_default");
     }
 }

@@ -35,6 +35,12 @@ class {{ item.name }}({{ item.base }}):
     {{ doc }}
 {%- endif %}
 {%- endfor %}
+{%- for accessor in item.accessors %}
+
+    def {{ accessor.name }}(self) -> {{ accessor.annotation }}:
+        {{ accessor.doc }}
+        return _t.cast({{ accessor.annotation }}, _rt.value_or_default(self, {{ accessor.attr }}, {{ accessor.default }}))
+{%- endfor %}
 {% endfor %}
 {%- for item in aliases %}
 

@@ -143,6 +143,13 @@ class WireModel(BaseModel):
         return merged
 
 
+def value_or_default(model: BaseModel, attr: str, default: Any) -> Any:
+    """The value of `attr`, or the schema default decoded as the field's type when absent."""
+    if attr in model.model_fields_set:
+        return getattr(model, attr)
+    return adapter(type(model).model_fields[attr].annotation).validate_python(default)
+
+
 def _fall_back(data: dict[str, Any], key: str, rule: Rule) -> None:
     if rule.fallback == ABSENT:
         del data[key]

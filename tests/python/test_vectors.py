@@ -67,3 +67,27 @@ def test_unknown_type_is_an_error() -> None:
 
 def test_vectors_folder_is_the_one_under_test() -> None:
     assert Path(PACKAGE.__file__).resolve().is_relative_to(BINDINGS.resolve())
+
+
+def accessor_cases() -> list[Any]:
+    """Minimal valid values of the types whose fields have schema defaults."""
+    types = importlib.import_module(f"{package_name()}.models").TYPES
+    cases = []
+    for path in sorted((BINDINGS / "vectors").glob("*.json")):
+        document = json.loads(path.read_text(encoding="utf-8"))
+        model = types.get(document["type"])
+        accessors = sorted(name for name in dir(model) if name.endswith("_or_default")) if isinstance(model, type) else []
+        for vector in document["valid"]:
+            if accessors and vector["name"] == "minimal":
+                cases.append(pytest.param(document["type"], vector["value"], accessors, id=document["type"]))
+    return cases
+
+
+@pytest.mark.parametrize(("type_name", "value", "accessors"), accessor_cases())
+def test_default_accessors_never_write_the_default(type_name: str, value: Any, accessors: list[str]) -> None:
+    runtime = importlib.import_module(f"{package_name()}._runtime")
+    annotation = importlib.import_module(f"{package_name()}.models").TYPES[type_name]
+    decoded = runtime.decode_with(annotation, value)
+    for accessor in accessors:
+        getattr(decoded, accessor)()
+    assert canonical(runtime.encode(annotation, decoded)) == canonical(value)

@@ -19,7 +19,7 @@ use crate::ir::{
     AdditionalProperties, EnumRepr, Fallback, Field, IntegerFormat, Ir, Payload, Side, TypeExpr, TypeKind,
     UnionStyle, UnionType,
 };
-use crate::naming::{python_attribute, python_class, python_constant, python_variant_class};
+use crate::naming::{python_attribute, python_class, python_constant, python_default_accessor, python_variant_class};
 
 /// The class of each variant that gets one, keyed by union and variant name.
 type VariantClasses = BTreeMap<(String, String), String>;
@@ -57,6 +57,16 @@ struct ClassView {
     doc: String,
     settings: Vec<String>,
     fields: Vec<FieldView>,
+    accessors: Vec<AccessorView>,
+}
+
+/// The method that gives a field with a schema default its value or that default.
+struct AccessorView {
+    name: String,
+    annotation: String,
+    attr: String,
+    default: String,
+    doc: String,
 }
 
 struct FieldView {
@@ -356,7 +366,7 @@ fn rule(ir: &Ir, field: &Field) -> Option<String> {
 
 /// The class settings and fields of an object made of `fields` plus the
 /// flattened named types `flatten`.
-fn object_members(ir: &Ir, fields: &[Field], flatten: &[String], tag: Option<(&str, &str)>) -> (Vec<String>, Vec<FieldView>) {
+fn object_members(ir: &Ir, fields: &[Field], flatten: &[String], tag: Option<(&str, &str)>) -> (Vec<String>, Vec<FieldView>, Vec<AccessorView>) {
     let mut settings = Vec::new();
     let mut views = Vec::new();
     if let Some((property, value)) = tag {
@@ -385,7 +395,21 @@ fn object_members(ir: &Ir, fields: &[Field], flatten: &[String], tag: Option<(&s
             });
         }
     }
-    (settings, views)
+    let accessors = fields
+        .iter()
+        .filter_map(|field| {
+            let default = field.default.as_ref()?;
+            let inner = annotation(&field.ty, &BTreeSet::new());
+            Some(AccessorView {
+                name: python_default_accessor(&field.wire_name),
+                annotation: if field.nullable { or_none(inner) } else { inner },
+                attr: string_literal(&python_attribute(&field.wire_name)),
+                default: literal(default),
+                doc: docstring(&format!("`{}`, or the schema default `{default}` when it is absent.", field.wire_name)),
+            })
+        })
+        .collect();
+    (settings, views, accessors)
 }
 
 fn is_struct(ir: &Ir, name: &str) -> bool {
@@ -428,7 +452,7 @@ fn models_view(ir: &Ir) -> ModelsView {
         let fallback_doc = format!("`{name}`, from `{}`.", definition.pointer);
         match &definition.kind {
             TypeKind::Struct(object) => {
-                let (mut settings, fields) = object_members(ir, &object.fields, &object.flatten, None);
+                let (mut settings, fields, accessors) = object_members(ir, &object.fields, &object.flatten, None);
                 match &object.additional {
                     AdditionalProperties::Ignored => {}
                     AdditionalProperties::Kept(values) => {
@@ -443,6 +467,7 @@ fn models_view(ir: &Ir) -> ModelsView {
                     doc: describe(definition.description.as_deref(), &fallback_doc),
                     settings,
                     fields,
+                    accessors,
                 });
             }
             TypeKind::Alias { target } => {
@@ -490,6 +515,7 @@ fn models_view(ir: &Ir) -> ModelsView {
                         doc: describe(other.description.as_deref(), &format!("Any other `{property}` of `{name}`, kept whole.")),
                         settings: vec![format!("__acp_tag__ = {}", string_literal(property))],
                         fields: Vec::new(),
+                        accessors: Vec::new(),
                     });
                 }
                 pending.insert(name.clone(), (refs, describe(definition.description.as_deref(), &fallback_doc)));
@@ -514,12 +540,12 @@ fn variant_class_view(ir: &Ir, union: &UnionType, variant: &crate::ir::Variant, 
         Payload::Struct { base: None, fields } => ("_rt.WireModel".to_owned(), fields.as_slice(), Vec::new()),
         Payload::Unit | Payload::Type { .. } => ("_rt.WireModel".to_owned(), &[][..], Vec::new()),
     };
-    let (settings, fields) = object_members(ir, fields, &flatten, tag);
+    let (settings, fields, accessors) = object_members(ir, fields, &flatten, tag);
     let fallback = match &variant.tag {
         Some(tag) => format!("The `{tag}` variant."),
         None => "The variant without a tag.".to_owned(),
     };
-    ClassView { name: class.to_owned(), base, doc: describe(variant.description.as_deref(), &fallback), settings, fields }
+    ClassView { name: class.to_owned(), base, doc: describe(variant.description.as_deref(), &fallback), settings, fields, accessors }
 }
 
 /// The right-hand side of a union's alias.
