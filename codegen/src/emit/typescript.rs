@@ -145,6 +145,7 @@ mod tests {
     use serde_json::{json, Value};
 
     use super::*;
+    use crate::ir::{Method, NotificationMethod, RequestMethod, Side};
     use crate::lower::{lower, Unsupported};
 
     fn ir_of(definitions: Value) -> Ir {
@@ -212,6 +213,60 @@ mod tests {
         assert!(types.contains("2^53"), "64-bit integers are flagged");
         let decode = file(&files, "src/decode.ts");
         assert!(decode.contains("int([0, 0], [], 2 ** 64)"), "uint64 range and minimum:\n{decode}");
+    }
+
+    fn method(name: &str, request: Option<(Side, &str, &str)>, notification: Option<(Side, &str)>) -> (String, Method) {
+        let method = Method {
+            name: name.to_owned(),
+            request: request.map(|(side, params, result)| RequestMethod { side, params: params.to_owned(), result: result.to_owned() }),
+            notification: notification.map(|(side, params)| NotificationMethod { side, params: params.to_owned() }),
+            gate: None,
+        };
+        (name.to_owned(), method)
+    }
+
+    /// The lines of the `export interface name { ... }` block of `text`.
+    fn interface<'a>(text: &'a str, name: &str) -> Vec<&'a str> {
+        let start = format!("export interface {name} {{");
+        text.lines().skip_while(|line| *line != start).skip(1).take_while(|line| *line != "}").filter(|line| !line.trim_start().starts_with(['/', '*'])).collect()
+    }
+
+    #[test]
+    fn methods_go_to_the_sides_that_handle_them() {
+        let mut ir = ir_of(json!({"Params": {"type": "object"}, "Result": {"type": "object"}}));
+        ir.methods = [
+            method("session/load", Some((Side::Agent, "Params", "Result")), None),
+            method("session/update", None, Some((Side::Client, "Params"))),
+            method("$/cancel_request", None, Some((Side::Protocol, "Params"))),
+        ]
+        .into_iter()
+        .collect();
+        let files = emit(&ir, &PackageNames::default()).unwrap();
+        let methods = file(&files, "src/methods.ts");
+        assert_eq!(
+            interface(methods, "Agent"),
+            [
+                "  sessionLoad(params: types.Params): Promise<types.Result>;",
+                "  cancelRequest(params: types.Params): Promise<void>;"
+            ]
+        );
+        assert_eq!(
+            interface(methods, "Client"),
+            ["  cancelRequest(params: types.Params): Promise<void>;", "  sessionUpdate(params: types.Params): Promise<void>;"]
+        );
+        assert!(!methods.contains("export interface Proxy"), "no proxy side without proxy methods:\n{methods}");
+        assert!(methods.contains("  \"session/load\": { request: { side: \"agent\", params: \"Params\", result: \"Result\" } },"), "{methods}");
+
+        ir.methods.extend([method("proxy/successor", Some((Side::Proxy, "Params", "Result")), Some((Side::Proxy, "Params")))]);
+        let files = emit(&ir, &PackageNames::default()).unwrap();
+        assert_eq!(
+            interface(file(&files, "src/methods.ts"), "Proxy"),
+            [
+                "  proxySuccessor(params: types.Params): Promise<types.Result>;",
+                "  cancelRequest(params: types.Params): Promise<void>;",
+                "  proxySuccessorNotification(params: types.Params): Promise<void>;"
+            ]
+        );
     }
 
     #[test]
