@@ -713,3 +713,120 @@ fn protocols_view(ir: &Ir) -> ProtocolsView {
         .collect();
     ProtocolsView { sides }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::ir::{Method, NotificationMethod, RequestMethod};
+    use crate::lower::{lower, Unsupported};
+
+    fn ir_of(definitions: Value) -> Ir {
+        let document = json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": definitions});
+        let schema = acp_schema_source::extend("inline.json".into(), document, &[], false).unwrap();
+        lower(&schema, Unsupported::Fail).unwrap()
+    }
+
+    fn file<'a>(files: &'a Files, path: &str) -> &'a str {
+        files.iter().find(|(name, _)| name == &PathBuf::from(path)).map(|(_, text)| text.as_str()).unwrap_or_else(|| panic!("no {path}"))
+    }
+
+    fn sample() -> Ir {
+        ir_of(json!({
+            "Status": {"description": "Ends \"\"\" early \\", "anyOf": [
+                {"type": "string", "const": "live"}, {"type": "string", "const": "not_found"}, {"title": "other", "type": "string"}]},
+            "Kind": {"oneOf": [{"type": "string", "const": "read"}, {"type": "string", "const": "edit"}]},
+            "Update": {"oneOf": [
+                {"type": "object", "properties": {"kind": {"type": "string", "const": "chunk"}, "text": {"type": "string"}}, "required": ["kind", "text"]},
+                {"type": "object", "properties": {"kind": {"type": "string", "const": "done"}}, "required": ["kind"]}],
+                "discriminator": {"propertyName": "kind"}},
+            "UpdateDone": {"type": "object", "properties": {}},
+            "Item": {"type": "object", "properties": {
+                "label": {"type": ["string", "null"]},
+                "count": {"type": "integer", "format": "uint8", "minimum": 1, "default": 3},
+                "status": {"$ref": "#/$defs/Status"}}, "required": ["status"]}
+        }))
+    }
+
+    fn with_methods(mut ir: Ir) -> Ir {
+        let request = |side| Some(RequestMethod { side, params: "Item".into(), result: "Item".into() });
+        let notification = |side| Some(NotificationMethod { side, params: "Item".into() });
+        for (name, request, notification) in [
+            ("session/prompt", request(Side::Agent), None),
+            ("fs/read_text_file", request(Side::Client), notification(Side::Agent)),
+            ("$/cancel_request", None, notification(Side::Protocol)),
+            ("proxy/connect", request(Side::Proxy), None),
+        ] {
+            ir.methods.insert(name.into(), Method { name: name.into(), request, notification, gate: None });
+        }
+        ir
+    }
+
+    #[test]
+    fn package_files() {
+        let names = PackageNames { python_package: "my_acp".into(), ..PackageNames::default() };
+        let files = emit(&sample(), &names).unwrap();
+        let paths: Vec<String> = files.iter().map(|(path, _)| path.display().to_string()).collect();
+        assert_eq!(
+            paths,
+            ["pyproject.toml", "my_acp/__init__.py", "my_acp/py.typed", "my_acp/_runtime.py", "my_acp/codec.py", "my_acp/models.py", "my_acp/methods.py", "my_acp/protocols.py"]
+        );
+        let pyproject = file(&files, "pyproject.toml");
+        for expected in ["name = \"my-acp\"", "requires-python = \">=3.10\"", "\"pydantic>=2,<3\"", "packages = [\"my_acp\"]", "plugins = [\"pydantic.mypy\"]"] {
+            assert!(pyproject.contains(expected), "{expected} in\n{pyproject}");
+        }
+        assert!(file(&files, "my_acp/__init__.py").contains("from .codec import roundtrip"));
+        assert_eq!(files, emit(&sample(), &names).unwrap(), "the output is the same on every run");
+    }
+
+    #[test]
+    fn descriptions_cannot_end_the_docstring() {
+        assert_eq!(docstring("a \"\"\" b \\"), r#""""a \"\"\" b \\""""#);
+        let models = file(&emit(&sample(), &PackageNames::default()).unwrap(), "acp_bindings/models.py").to_owned();
+        assert!(models.contains(r#""""Ends \"\"\" early \\""""#), "{models}");
+    }
+
+    #[test]
+    fn models_keep_wire_names_nullability_and_constraints() {
+        let models = file(&emit(&sample(), &PackageNames::default()).unwrap(), "acp_bindings/models.py").to_owned();
+        for expected in [
+            "class Status(_rt.OpenStrEnum):",
+            "    NOT_FOUND = \"not_found\"",
+            "class Kind(str, _enum.Enum):",
+            "    label: _p.StrictStr | None = _p.Field(default=None, alias=\"label\")",
+            "    count: _t.Annotated[int, _p.Strict(), _p.Field(ge=1, le=255)] | None = _p.Field(default=None, alias=\"count\")",
+            "    def count_or_default(self) -> _t.Annotated[int, _p.Strict(), _p.Field(ge=1, le=255)]:",
+            "_rt.Rule(\"count\", \"count\", False, False, False, False, _rt.ABSENT, None)",
+            "    status: Status = _p.Field(alias=\"status\")",
+            "    \"Item\": Item,",
+        ] {
+            assert!(models.contains(expected), "{expected} in\n{models}");
+        }
+    }
+
+    #[test]
+    fn tagged_unions_are_discriminated_by_tag_value() {
+        let models = file(&emit(&sample(), &PackageNames::default()).unwrap(), "acp_bindings/models.py").to_owned();
+        assert!(models.contains("class UpdateChunk(_rt.WireModel):"), "{models}");
+        assert!(models.contains("    kind: _t.Literal[\"chunk\"] = _p.Field(alias=\"kind\")"), "{models}");
+        assert!(models.contains("class UpdateDoneVariant(_rt.WireModel):"), "a variant class never takes a type's name:\n{models}");
+        assert!(models.contains("_rt.tag_of(\"kind\", {\"chunk\": \"UpdateChunk\", \"done\": \"UpdateDoneVariant\"}, None, None)"), "{models}");
+    }
+
+    #[test]
+    fn protocols_hold_the_methods_of_their_side() {
+        let files = emit(&with_methods(sample()), &PackageNames::default()).unwrap();
+        let protocols = file(&files, "acp_bindings/protocols.py");
+        let (agent, client) = protocols.split_once("class Client(_t.Protocol):").unwrap();
+        assert!(agent.contains("async def session_prompt(self, params: _m.Item) -> _m.Item:"), "{agent}");
+        assert!(agent.contains("async def fs_read_text_file(self, params: _m.Item) -> None:"), "{agent}");
+        assert!(agent.contains("async def cancel_request(self, params: _m.Item) -> None:"), "{agent}");
+        assert!(client.contains("async def fs_read_text_file(self, params: _m.Item) -> _m.Item:"), "{client}");
+        assert!(client.contains("async def cancel_request(self, params: _m.Item) -> None:"), "{client}");
+        assert!(!client.contains("session_prompt") && !protocols.contains("proxy_connect"), "{protocols}");
+        let methods = file(&files, "acp_bindings/methods.py");
+        assert!(methods.contains("\"proxy/connect\": RequestMethod(\"proxy/connect\", \"proxy\", _m.Item, _m.Item),"), "{methods}");
+        assert!(methods.contains("CANCEL_REQUEST = \"$/cancel_request\""), "{methods}");
+    }
+}
