@@ -6,6 +6,7 @@
 //! leaves no partial output behind. Errors name the file and JSON pointer and
 //! exit non-zero.
 
+mod chain;
 mod generate;
 mod output;
 mod test_command;

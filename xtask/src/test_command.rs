@@ -11,7 +11,7 @@ use anyhow::{bail, Context, Result};
 use acp_codegen::emit::PackageNames;
 use acp_schema_source::{RfdSelection, SourceOptions};
 
-use crate::{generate, test_python, test_rust, test_typescript, upstream};
+use crate::{chain, generate, test_python, test_rust, test_typescript, upstream};
 
 /// The workspace root (the parent of this crate's folder).
 pub fn workspace_root() -> PathBuf {
@@ -63,6 +63,7 @@ pub fn run() -> Result<()> {
         test_rust::run(&workspace, &folder, &label)?;
         test_typescript::run(&workspace, &folder, &label)?;
         test_python::run(&workspace, &folder, &label)?;
+        chain::run(&workspace, &folder, &label)?;
     }
     Ok(())
 }

@@ -17,6 +17,11 @@ fn cargo() -> Command {
     Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
 }
 
+/// The batch round-trip program `run` builds for the bindings it tested last.
+pub fn batch_program(workspace: &Path) -> std::path::PathBuf {
+    workspace.join("target").join("bindings-target").join("debug").join("roundtrip-batch")
+}
+
 /// Runs the Rust suite on the bindings in `bindings` (a folder written by
 /// `generate`, holding `rust/` and `vectors/`); `label` names the schema.
 pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
@@ -35,10 +40,11 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
     std::fs::write(
         harness.join("Cargo.toml"),
         "[package]\nname = \"acp-bindings-vectors\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
-         [dev-dependencies]\nacp-bindings = { path = \"../rust\" }\nserde_json = \"1\"\n\n[workspace]\n",
+         [[bin]]\nname = \"roundtrip-batch\"\npath = \"src/main.rs\"\n\n\
+         [dependencies]\nacp-bindings = { path = \"../rust\" }\nserde_json = \"1\"\n\n[workspace]\n",
     )?;
     std::fs::create_dir_all(harness.join("src"))?;
-    std::fs::write(harness.join("src").join("lib.rs"), "//! Runs the shared vectors; see tests/.\n")?;
+    std::fs::copy(workspace.join("tests").join("rust").join("roundtrip_batch.rs"), harness.join("src").join("main.rs"))?;
     std::fs::copy(workspace.join("tests").join("rust").join("vectors.rs"), harness.join("tests").join("vectors.rs"))?;
     run_checked(
         cargo()
@@ -47,6 +53,10 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
             .env("ACP_VECTORS", bindings.join("vectors"))
             .current_dir(&harness),
         &format!("Rust vectors for {label}"),
+    )?;
+    run_checked(
+        cargo().args(["build", "--quiet", "--bin", "roundtrip-batch"]).env("CARGO_TARGET_DIR", &target).current_dir(&harness),
+        &format!("the Rust batch round-trip for {label}"),
     )?;
     if label == "default" {
         differential(workspace, bindings, &target)?;
