@@ -6,9 +6,12 @@
 // variable: `ACP_BINDINGS=target/bindings/default node --test tests/typescript/`.
 
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
+import { fileURLToPath } from "node:url";
 
 import { jsonEqual, loadBindings } from "./bindings.mjs";
 
@@ -99,6 +102,30 @@ test("every method payload type decodes by name", () => {
   }
   assert.ok(Object.keys(bindings.METHOD_TYPES).length > 0, "no methods");
   assert.deepEqual(missing, []);
+});
+
+test("roundtrip-batch.mjs writes one value or error per line", () => {
+  const scratch = mkdtempSync(join(tmpdir(), "acp-roundtrip-batch-"));
+  try {
+    const sample = files.map((file) => JSON.parse(readFileSync(join(vectorsFolder, file), "utf8"))).find((vectors) => vectors.valid.length > 0 && vectors.invalid.length > 0);
+    assert.ok(sample !== undefined, "no type with valid and invalid vectors");
+    const lines = [
+      { type: sample.type, value: sample.valid[0].value },
+      { type: sample.type, value: sample.invalid[0].value },
+    ];
+    const input = join(scratch, "in.jsonl");
+    const output = join(scratch, "out.jsonl");
+    writeFileSync(input, lines.map((line) => JSON.stringify(line)).join("\n") + "\n");
+    execFileSync(process.execPath, [fileURLToPath(new URL("./roundtrip-batch.mjs", import.meta.url)), folder, input, output]);
+    const results = readFileSync(output, "utf8").trimEnd().split("\n").map((line) => JSON.parse(line));
+    assert.equal(results.length, 2);
+    assert.equal(results[0].type, sample.type);
+    assert.ok(jsonEqual(results[0].value, sample.valid[0].value), JSON.stringify(results[0]));
+    assert.equal(results[1].type, sample.type);
+    assert.match(results[1].error, POINTER);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
 });
 
 for (const file of files) {
