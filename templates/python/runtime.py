@@ -68,7 +68,7 @@ def adapter(annotation: Any) -> TypeAdapter[Any]:
 
 def encode(annotation: Any, value: Any) -> Any:
     """The wire JSON of a decoded value."""
-    return adapter(annotation).dump_python(value, mode="json", by_alias=True, exclude_unset=True, warnings=False)
+    return adapter(annotation).dump_python(value, mode="json", by_alias=True, exclude_unset=True)
 
 
 def _decodes(annotation: Any, value: Any) -> bool:
@@ -128,11 +128,15 @@ class WireModel(BaseModel):
             data[attr] = members
         return data
 
+
+class FlatModel(WireModel):
+    """An object whose flattened members (`__acp_flattened__`) sit in its own JSON object."""
+
     @model_serializer(mode="wrap")
     def acp_write(self, handler: SerializerFunctionWrapHandler) -> Any:
         result = handler(self)
         flattened: tuple[str, ...] = getattr(type(self), "__acp_flattened__", ())
-        if not flattened or not isinstance(result, dict):
+        if not isinstance(result, dict):
             return result
         merged: dict[str, Any] = {}
         for attr in flattened:
@@ -208,6 +212,11 @@ def untagged(options: Callable[[], tuple[Any, ...]]) -> Callable[[Any], Any]:
         return first
 
     return pick
+
+
+def as_is(value: Any) -> Any:
+    """The serializer of an untagged union: each value encodes as its own type."""
+    return value
 
 
 def pointer(value: Any, error: ValidationError) -> str:

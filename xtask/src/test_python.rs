@@ -48,7 +48,7 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
     )?;
     run_checked(
         Command::new(&python)
-            .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+            .args(["-m", "pytest", "-q", "-W", "error", "-p", "no:cacheprovider"])
             .arg(&tests)
             .env("ACP_BINDINGS", bindings)
             .env("ACP_PYTHON_PACKAGE", &import_name)

@@ -463,7 +463,7 @@ fn models_view(ir: &Ir) -> ModelsView {
                 }
                 structs.push(ClassView {
                     name: class,
-                    base: "_rt.WireModel".to_owned(),
+                    base: if object.flatten.is_empty() { "_rt.WireModel" } else { "_rt.FlatModel" }.to_owned(),
                     doc: describe(definition.description.as_deref(), &fallback_doc),
                     settings,
                     fields,
@@ -536,7 +536,7 @@ fn variant_class_view(ir: &Ir, union: &UnionType, variant: &crate::ir::Variant, 
     };
     let (base, fields, flatten) = match &variant.payload {
         Payload::Struct { base: Some(base), fields } if is_struct(ir, base) => (python_class(base), fields.as_slice(), Vec::new()),
-        Payload::Struct { base: Some(base), fields } => ("_rt.WireModel".to_owned(), fields.as_slice(), vec![base.clone()]),
+        Payload::Struct { base: Some(base), fields } => ("_rt.FlatModel".to_owned(), fields.as_slice(), vec![base.clone()]),
         Payload::Struct { base: None, fields } => ("_rt.WireModel".to_owned(), fields.as_slice(), Vec::new()),
         Payload::Unit | Payload::Type { .. } => ("_rt.WireModel".to_owned(), &[][..], Vec::new()),
     };
@@ -594,7 +594,7 @@ fn union_value(name: &str, union: &UnionType, quoted: &BTreeSet<String>, classes
                 })
                 .collect();
             format!(
-                "_t.Annotated[{}, _p.PlainValidator(_rt.untagged(lambda: ({},)))]",
+                "_t.Annotated[{}, _p.PlainValidator(_rt.untagged(lambda: ({},))), _p.PlainSerializer(_rt.as_is, return_type=_t.Any)]",
                 union_of(&options),
                 unquoted.join(", ")
             )
