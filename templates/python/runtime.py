@@ -19,6 +19,9 @@ from pydantic import (
     model_validator,
 )
 
+TAG_ERROR = "acp_union_tag:"
+"""The error type of a tag that picks no variant of a tagged union, before the tag's member name."""
+
 ABSENT = "absent"
 VALUE = "value"
 REJECT = "reject"
@@ -236,6 +239,8 @@ def pointer(value: Any, error: ValidationError) -> str:
     cause = details.get("ctx", {}).get("error")
     if isinstance(cause, FieldError):
         path += "/" + cause.wire.replace("~", "~0").replace("/", "~1")
+    if details["type"].startswith(TAG_ERROR):
+        path += "/" + details["type"][len(TAG_ERROR) :].replace("~", "~0").replace("/", "~1")
     return path
 
 

@@ -576,12 +576,14 @@ fn union_value(name: &str, union: &UnionType, quoted: &BTreeSet<String>, classes
                 return options.first().cloned().unwrap_or_else(|| other.clone().unwrap_or_else(|| "_t.Any".to_owned()));
             }
             format!(
-                "_t.Annotated[{}, _p.Discriminator(_rt.tag_of({}, {{{}}}, {}, {}))]",
+                "_t.Annotated[{}, _p.Discriminator(_rt.tag_of({}, {{{}}}, {}, {}), custom_error_type={}, custom_error_message={})]",
                 union_of(&arms),
                 string_literal(property),
                 labels.join(", "),
                 untagged.unwrap_or_else(|| "None".to_owned()),
                 other.map_or("None".to_owned(), |other| string_literal(&other)),
+                string_literal(&format!("acp_union_tag:{property}")),
+                string_literal(&format!("the tag `{property}` is missing, not a string, or names no variant of `{name}`")),
             )
         }
         UnionStyle::Untagged | UnionStyle::ByMethod => {
@@ -812,6 +814,7 @@ mod tests {
         assert!(models.contains("    kind: _t.Literal[\"chunk\"] = _p.Field(alias=\"kind\")"), "{models}");
         assert!(models.contains("class UpdateDoneVariant(_rt.WireModel):"), "a variant class never takes a type's name:\n{models}");
         assert!(models.contains("_rt.tag_of(\"kind\", {\"chunk\": \"UpdateChunk\", \"done\": \"UpdateDoneVariant\"}, None, None)"), "{models}");
+        assert!(models.contains("custom_error_type=\"acp_union_tag:kind\""), "an unknown tag names the tag member:\n{models}");
     }
 
     #[test]
