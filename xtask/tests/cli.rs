@@ -151,3 +151,47 @@ fn inspect_reports_no_untyped_fallback_on_the_default() {
     assert!(text.contains("untyped fallbacks: 0"), "{text}");
     assert!(text.contains("overlays: session-ready, turn-complete, session-status"), "{text}");
 }
+
+fn read_tree(root: &Path, folder: &Path, files: &mut Vec<(PathBuf, Vec<u8>)>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(folder).unwrap().map(|entry| entry.unwrap().path()).collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            read_tree(root, &path, files);
+        } else {
+            files.push((path.strip_prefix(root).unwrap().to_path_buf(), std::fs::read(&path).unwrap()));
+        }
+    }
+}
+
+#[test]
+fn generate_writes_identical_bytes_every_run() {
+    let folder = scratch("generate");
+    let mut trees = Vec::new();
+    for name in ["first", "second"] {
+        let out = folder.join(name);
+        let output = xtask(&["generate", "--out", out.to_str().unwrap()]);
+        assert!(output.status.success(), "{}", stderr(&output));
+        let mut files = Vec::new();
+        read_tree(&out, &out, &mut files);
+        trees.push(files);
+    }
+    assert_eq!(trees[0], trees[1]);
+    let names: Vec<String> = trees[0].iter().map(|(path, _)| path.display().to_string()).collect();
+    for expected in ["rust/Cargo.toml", "rust/src/types.rs", "typescript/package.json", "python/pyproject.toml", "vectors/SessionUpdate.json"] {
+        assert!(names.iter().any(|name| name == expected), "{expected} missing from {names:?}");
+    }
+}
+
+#[test]
+fn generate_renames_packages_on_request() {
+    let folder = scratch("names");
+    let out = folder.join("out");
+    let output = xtask(&["generate", "--lang", "rust", "--rust-crate", "my-acp", "--out", out.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(std::fs::read_to_string(out.join("rust/Cargo.toml")).unwrap().contains("name = \"my-acp\""));
+    assert!(!out.join("typescript").exists(), "--lang rust writes only Rust");
+    let output = xtask(&["generate", "--lang", "cobol", "--out", out.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("unknown language `cobol`"));
+}
