@@ -297,6 +297,19 @@ pub enum Side {
     Both,
 }
 
+impl Side {
+    /// The `x-side` value on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Side::Agent => "agent",
+            Side::Client => "client",
+            Side::Proxy => "proxy",
+            Side::Protocol => "protocol",
+            Side::Both => "both",
+        }
+    }
+}
+
 /// A JSON-RPC method name and what it is used for. One name can be both a
 /// request handled by one side and a notification handled by the other
 /// (`mcp/message`), so each use is kept apart.

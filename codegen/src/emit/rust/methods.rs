@@ -19,16 +19,6 @@ struct Handled<'a> {
     result: Option<&'a str>,
 }
 
-fn side_name(side: Side) -> &'static str {
-    match side {
-        Side::Agent => "agent",
-        Side::Client => "client",
-        Side::Proxy => "proxy",
-        Side::Protocol => "protocol",
-        Side::Both => "both",
-    }
-}
-
 pub(crate) fn emit(context: &RustContext) -> TokenStream {
     let ir = context.ir;
     let constants = ir.methods.keys().map(|method| {
@@ -123,7 +113,7 @@ fn method_enum(kind: &str, items: &[&Handled], payload: impl Fn(&Handled) -> Opt
 }
 
 fn side_module(side: Side, handled: &[Handled]) -> TokenStream {
-    let module = ident(side_name(side));
+    let module = ident(side.as_str());
     let requests: Vec<&Handled> = handled.iter().filter(|entry| entry.result.is_some()).collect();
     let notifications: Vec<&Handled> = handled.iter().filter(|entry| entry.result.is_none()).collect();
     let mut enums = Vec::new();
@@ -134,7 +124,7 @@ fn side_module(side: Side, handled: &[Handled]) -> TokenStream {
     if !notifications.is_empty() {
         enums.push(method_enum("Notification", &notifications, |entry| Some(entry.params.to_owned()), "params"));
     }
-    let text = format!(" Methods handled by the {} side.", side_name(side));
+    let text = format!(" Methods handled by the {} side.", side.as_str());
     quote! {
         #[doc = #text]
         pub mod #module {

@@ -58,18 +58,7 @@ struct CallView {
 
 /// Whether the maps and interface of `side` list a method `handler` handles.
 fn handles(side: &str, handler: Side) -> bool {
-    matches!(handler, Side::Protocol | Side::Both) || side_name(handler) == side
-}
-
-/// Who handles a method, as the docs and `METHOD_TYPES` say it.
-fn side_name(side: Side) -> &'static str {
-    match side {
-        Side::Agent => "agent",
-        Side::Client => "client",
-        Side::Proxy => "proxy",
-        Side::Protocol => "protocol",
-        Side::Both => "both",
-    }
+    matches!(handler, Side::Protocol | Side::Both) || handler.as_str() == side
 }
 
 /// Who handles a method, in a sentence.
@@ -111,7 +100,7 @@ pub fn view(ir: &Ir) -> Result<MethodsFile, CodegenError> {
         let mut uses = Vec::new();
         let mut payloads = Vec::new();
         if let Some(request) = &method.request {
-            let side = side_name(request.side);
+            let side = request.side.as_str();
             uses.push(format!("a request {} handles (`{}` -> `{}`)", handler(request.side), request.params, request.result));
             payloads.push(format!(
                 "request: {{ side: {}, params: {}, result: {} }}",
@@ -121,7 +110,7 @@ pub fn view(ir: &Ir) -> Result<MethodsFile, CodegenError> {
             ));
         }
         if let Some(notification) = &method.notification {
-            let side = side_name(notification.side);
+            let side = notification.side.as_str();
             uses.push(format!("a notification {} handles (`{}`)", handler(notification.side), notification.params));
             payloads.push(format!("notification: {{ side: {}, params: {} }}", json_string(side), json_string(&notification.params)));
         }
