@@ -12,6 +12,10 @@ from . import _runtime as _rt
 
 class {{ item.name }}({{ item.base }}):
     {{ item.doc }}
+{%- for setting in item.settings %}
+
+    {{ setting }}
+{%- endfor %}
 {%- for member in item.members %}
 
     {{ member.name }} = {{ member.value }}

@@ -260,20 +260,23 @@ class OpenStrEnum(str, Enum):
     def _missing_(cls, value: object) -> Any:
         if not isinstance(value, str):
             return None
-        member = str.__new__(cls, value)
+        member: Any = str.__new__(cls, value)
         member._name_ = value
         member._value_ = value
         return member
 
 
 class OpenIntEnum(int, Enum):
-    """An integer enum that keeps any other 64-bit integer as a member of its own."""
+    """An integer enum that keeps any other integer in `__acp_range__` as a member of its own."""
+
+    __acp_range__: ClassVar[tuple[int, int]] = (-(2**63), 2**63 - 1)
 
     @classmethod
     def _missing_(cls, value: object) -> Any:
-        if not isinstance(value, int) or isinstance(value, bool) or not -(2**63) <= value < 2**63:
+        low, high = cls.__acp_range__
+        if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
             return None
-        member = int.__new__(cls, value)
+        member: Any = int.__new__(cls, value)
         member._name_ = str(value)
         member._value_ = value
         return member

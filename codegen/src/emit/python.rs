@@ -42,6 +42,7 @@ struct EnumView {
     name: String,
     base: String,
     doc: String,
+    settings: Vec<String>,
     members: Vec<MemberView>,
 }
 
@@ -482,10 +483,18 @@ fn models_view(ir: &Ir) -> ModelsView {
                     (EnumRepr::Integer { .. }, false) => "int, _enum.Enum",
                     (EnumRepr::Integer { .. }, true) => "_rt.OpenIntEnum",
                 };
+                let settings = match (&enumeration.repr, enumeration.other.is_some()) {
+                    (EnumRepr::Integer { format }, true) => {
+                        let (low, high) = integer_range(*format);
+                        vec![format!("__acp_range__ = ({low}, {high})")]
+                    }
+                    _ => Vec::new(),
+                };
                 enums.push(EnumView {
                     name: class,
                     base: base.to_owned(),
                     doc: describe(definition.description.as_deref(), &fallback_doc),
+                    settings,
                     members: enumeration
                         .values
                         .iter()
