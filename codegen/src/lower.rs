@@ -840,18 +840,14 @@ enum Role {
 }
 
 fn collect_references<'v>(node: &'v Value, found: &mut impl FnMut(&'v str)) {
-    match node {
-        Value::Object(object) => {
-            if let Some(key) = object.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix("#/$defs/")) {
-                found(key);
-            }
-            for keyword in ["anyOf", "oneOf", "allOf"] {
-                for member in object.get(keyword).and_then(Value::as_array).into_iter().flatten() {
-                    collect_references(member, found);
-                }
-            }
+    let Value::Object(object) = node else { return };
+    if let Some(key) = object.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix("#/$defs/")) {
+        found(key);
+    }
+    for keyword in ["anyOf", "oneOf", "allOf"] {
+        for member in object.get(keyword).and_then(Value::as_array).into_iter().flatten() {
+            collect_references(member, found);
         }
-        _ => {}
     }
 }
 

@@ -297,7 +297,8 @@ mod tests {
 
     #[test]
     fn language_identifiers() {
-        let table: [(fn(&str) -> String, &str, &str); 17] = [
+        type Identifier = fn(&str) -> String;
+        let table: [(Identifier, &str, &str); 17] = [
             (rust_field, "type", "r#type"),
             (rust_field, "_meta", "meta"),
             (rust_field, "sessionId", "session_id"),

@@ -574,11 +574,7 @@ fn broken_constraints(expression: &TypeExpr) -> Vec<(&'static str, Value)> {
                 broken.push(("too_short", json!("x".repeat(min as usize - 1))));
             }
         }
-        TypeExpr::Array(array) => {
-            if array.min_items == Some(1) {
-                broken.push(("too_few_items", json!([])));
-            }
-        }
+        TypeExpr::Array(array) if array.min_items == Some(1) => broken.push(("too_few_items", json!([]))),
         _ => {}
     }
     broken

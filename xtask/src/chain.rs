@@ -11,58 +11,40 @@ use serde_json::{json, Value};
 
 use crate::test_command::run_checked;
 
-/// One language step of the chain: a command that maps `in.jsonl` to `out.jsonl`.
+/// One language step of the chain: `program arguments... in.jsonl out.jsonl`.
 struct Step {
     language: &'static str,
-    command: Box<dyn Fn(&Path, &Path) -> Command>,
+    program: PathBuf,
+    arguments: Vec<PathBuf>,
+}
+
+impl Step {
+    fn command(&self, input: &Path, output: &Path) -> Command {
+        let mut command = Command::new(&self.program);
+        command.args(&self.arguments).arg(input).arg(output);
+        command
+    }
 }
 
 pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
     let folder = bindings.join("chain");
     std::fs::create_dir_all(&folder)?;
     let (names, start) = valid_vectors(&bindings.join("vectors"))?;
-    let rust = crate::test_rust::batch_program(workspace);
-    // The Python suite, which runs before the chain, made this environment.
-    let python = workspace.join(".tools").join("venv").join("bin").join("python");
-    let typescript_script = workspace.join("tests/typescript/roundtrip-batch.mjs");
-    let python_script = workspace.join("tests/python/roundtrip_batch.py");
-    let bindings_folder = bindings.to_path_buf();
-    let rust_step = || Step {
-        language: "Rust",
-        command: Box::new({
-            let rust = rust.clone();
-            move |input, output| {
-                let mut command = Command::new(&rust);
-                command.arg(input).arg(output);
-                command
-            }
-        }),
-    };
+    let rust = || Step { language: "Rust", program: crate::test_rust::batch_program(workspace), arguments: Vec::new() };
     let steps = [
-        rust_step(),
+        rust(),
         Step {
             language: "TypeScript",
-            command: Box::new({
-                let (script, folder) = (typescript_script.clone(), bindings_folder.clone());
-                move |input, output| {
-                    let mut command = Command::new("node");
-                    command.arg(&script).arg(&folder).arg(input).arg(output);
-                    command
-                }
-            }),
+            program: PathBuf::from("node"),
+            arguments: vec![workspace.join("tests/typescript/roundtrip-batch.mjs"), bindings.to_path_buf()],
         },
         Step {
+            // The Python suite, which runs before the chain, made this environment.
             language: "Python",
-            command: Box::new({
-                let (script, folder) = (python_script.clone(), bindings_folder.clone());
-                move |input, output| {
-                    let mut command = Command::new(&python);
-                    command.arg(&script).arg(&folder).arg(input).arg(output);
-                    command
-                }
-            }),
+            program: workspace.join(".tools").join("venv").join("bin").join("python"),
+            arguments: vec![workspace.join("tests/python/roundtrip_batch.py"), bindings.to_path_buf()],
         },
-        rust_step(),
+        rust(),
     ];
     let mut current = write_lines(&folder.join("0-start.jsonl"), &start)?;
     let mut values = start.clone();
@@ -71,7 +53,7 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
     let mut broken = vec![false; start.len()];
     for (index, step) in steps.iter().enumerate() {
         let output = folder.join(format!("{}-{}.jsonl", index + 1, step.language.to_lowercase()));
-        run_checked(&mut (step.command)(&current, &output), &format!("the {} step of the chain for {label}", step.language))?;
+        run_checked(&mut step.command(&current, &output), &format!("the {} step of the chain for {label}", step.language))?;
         let results = read_lines(&output)?;
         if results.len() != values.len() {
             bail!("the {} step returned {} lines for {} inputs", step.language, results.len(), values.len());
