@@ -54,6 +54,12 @@ pub fn run() -> Result<()> {
             .current_dir(&workspace),
         "cargo test --workspace",
     )?;
+    run_checked(
+        Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
+            .args(["clippy", "--quiet", "--workspace", "--all-targets", "--", "-D", "warnings"])
+            .current_dir(&workspace),
+        "cargo clippy --workspace",
+    )?;
     let generated = workspace.join("target").join("bindings");
     for (label, source) in schemas_under_test(&upstream_root) {
         let outputs = generate::render(&source, &PackageNames::default(), &[]).with_context(|| format!("generating bindings for {label}"))?;
