@@ -5,7 +5,10 @@ from __future__ import annotations
 import dataclasses as _dataclasses
 import typing as _t
 
-from . import models as _m
+{%- for line in imports %}
+
+{{ line }}
+{%- endfor %}
 
 
 @_dataclasses.dataclass(frozen=True)

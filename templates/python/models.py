@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-import enum as _enum
+{% for line in imports -%}
+{{ line }}
+{% endfor -%}
 import typing as _t
 
 import pydantic as _p

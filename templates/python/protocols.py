@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import typing as _t
 
-from . import models as _m
+{%- for line in imports %}
+
+{{ line }}
+{%- endfor %}
 {% for side in sides %}
 
 class {{ side.name }}(_t.Protocol):

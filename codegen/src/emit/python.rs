@@ -32,6 +32,8 @@ const INIT: &str = include_str!("../../../templates/python/__init__.py");
 #[template(path = "python/models.py", escape = "none")]
 struct ModelsView {
     origin: String,
+    /// `import` lines beyond `typing` and `pydantic`, only those used.
+    imports: Vec<String>,
     enums: Vec<EnumView>,
     classes: Vec<ClassView>,
     aliases: Vec<AliasView>,
@@ -86,6 +88,7 @@ struct AliasView {
 #[derive(Template)]
 #[template(path = "python/methods.py", escape = "none")]
 struct MethodsView {
+    imports: Vec<String>,
     requests: Vec<RequestView>,
     notifications: Vec<NotificationView>,
 }
@@ -108,6 +111,7 @@ struct NotificationView {
 #[derive(Template)]
 #[template(path = "python/protocols.py", escape = "none")]
 struct ProtocolsView {
+    imports: Vec<String>,
     sides: Vec<ProtocolView>,
 }
 
@@ -134,7 +138,7 @@ struct PyprojectView {
 /// Emits the python package for `ir`.
 pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
     let package = names.python_package.clone();
-    let models = models_view(ir);
+    let models = models_view(ir)?;
     let methods = methods_view(ir);
     let protocols = protocols_view(ir);
     let root = PathBuf::from(&package);
@@ -212,14 +216,10 @@ fn bound(number: &Option<serde_json::Number>) -> Option<String> {
     number.as_ref().map(serde_json::Number::to_string)
 }
 
-/// The Python annotation of a type expression; `quoted` names are written as
-/// forward references.
-fn annotation(expr: &TypeExpr, quoted: &BTreeSet<String>) -> String {
+/// The Python annotation of a type expression.
+fn annotation(expr: &TypeExpr) -> String {
     match expr {
-        TypeExpr::Named { name } => {
-            let class = python_class(name);
-            if quoted.contains(name) { string_literal(&class) } else { class }
-        }
+        TypeExpr::Named { name } => python_class(name),
         TypeExpr::Any | TypeExpr::Untyped { .. } => "_t.Any".to_owned(),
         TypeExpr::Null => "None".to_owned(),
         TypeExpr::Boolean => "_p.StrictBool".to_owned(),
@@ -260,7 +260,7 @@ fn annotation(expr: &TypeExpr, quoted: &BTreeSet<String>) -> String {
             format!("_t.Annotated[int, _p.Strict(){field}] | _t.Annotated[float, _p.Strict(){field}]")
         }
         TypeExpr::Array(array) => {
-            let list = format!("list[{}]", annotation(&array.items, quoted));
+            let list = format!("list[{}]", annotation(&array.items));
             let mut constraints = Vec::new();
             if let Some(min) = array.min_items {
                 constraints.push(format!("min_length={min}"));
@@ -270,8 +270,8 @@ fn annotation(expr: &TypeExpr, quoted: &BTreeSet<String>) -> String {
             }
             if constraints.is_empty() { list } else { format!("_t.Annotated[{list}, _p.Field({})]", constraints.join(", ")) }
         }
-        TypeExpr::Map { values } => format!("dict[str, {}]", annotation(values, quoted)),
-        TypeExpr::Nullable { inner } => or_none(annotation(inner, quoted)),
+        TypeExpr::Map { values } => format!("dict[str, {}]", annotation(values)),
+        TypeExpr::Nullable { inner } => or_none(annotation(inner)),
     }
 }
 
@@ -308,7 +308,7 @@ fn references(expr: &TypeExpr, into: &mut BTreeSet<String>) {
 }
 
 fn field_view(field: &Field) -> FieldView {
-    let inner = annotation(&field.ty, &BTreeSet::new());
+    let inner = annotation(&field.ty);
     let annotation = if field.required && !field.nullable { inner } else { or_none(inner) };
     let alias = string_literal(&field.wire_name);
     let default = if field.required { format!(" = _p.Field(alias={alias})") } else { format!(" = _p.Field(default=None, alias={alias})") };
@@ -400,7 +400,7 @@ fn object_members(ir: &Ir, fields: &[Field], flatten: &[String], tag: Option<(&s
         .iter()
         .filter_map(|field| {
             let default = field.default.as_ref()?;
-            let inner = annotation(&field.ty, &BTreeSet::new());
+            let inner = annotation(&field.ty);
             Some(AccessorView {
                 name: python_default_accessor(&field.wire_name),
                 annotation: if field.nullable { or_none(inner) } else { inner },
@@ -442,7 +442,7 @@ fn variant_class(classes: &VariantClasses, union: &str, variant: &str) -> String
     classes.get(&(union.to_owned(), variant.to_owned())).cloned().unwrap_or_else(|| python_class(variant))
 }
 
-fn models_view(ir: &Ir) -> ModelsView {
+fn models_view(ir: &Ir) -> Result<ModelsView, CodegenError> {
     let classes = variant_classes(ir);
     let mut enums = Vec::new();
     let mut structs = Vec::new();
@@ -458,7 +458,7 @@ fn models_view(ir: &Ir) -> ModelsView {
                     AdditionalProperties::Ignored => {}
                     AdditionalProperties::Kept(values) => {
                         settings.push("model_config = _p.ConfigDict(extra=\"allow\")".to_owned());
-                        settings.push(format!("__pydantic_extra__: dict[str, {}] = _p.Field(init=False)", annotation(values, &BTreeSet::new())));
+                        settings.push(format!("__pydantic_extra__: dict[str, {}] = _p.Field(init=False)", annotation(values)));
                     }
                     AdditionalProperties::Denied => settings.push("model_config = _p.ConfigDict(extra=\"forbid\")".to_owned()),
                 }
@@ -531,11 +531,12 @@ fn models_view(ir: &Ir) -> ModelsView {
             }
         }
     }
-    let aliases = order_aliases(ir, &pending, &classes);
+    let aliases = order_aliases(ir, &pending, &classes)?;
     let table = ir.types.keys().map(|name| (string_literal(name), python_class(name))).collect();
     let mut all = structs;
     all.extend(variants);
-    ModelsView { origin: ir.origin.clone(), enums, classes: all, aliases, table }
+    let imports = if enums.iter().any(|item| item.base.ends_with("_enum.Enum")) { vec!["import enum as _enum".to_owned()] } else { Vec::new() };
+    Ok(ModelsView { origin: ir.origin.clone(), imports, enums, classes: all, aliases, table })
 }
 
 fn variant_class_view(ir: &Ir, union: &UnionType, variant: &crate::ir::Variant, class: &str) -> ClassView {
@@ -557,13 +558,15 @@ fn variant_class_view(ir: &Ir, union: &UnionType, variant: &crate::ir::Variant, 
     ClassView { name: class.to_owned(), base, doc: describe(variant.description.as_deref(), &fallback), settings, fields, accessors }
 }
 
-/// The right-hand side of a union's alias.
-fn union_value(name: &str, union: &UnionType, quoted: &BTreeSet<String>, classes: &VariantClasses) -> String {
+/// The right-hand side of a union's alias. An untagged option that refers
+/// back to a union still being written (`open`) is `Any` in the annotation;
+/// its validator, evaluated lazily, still decodes it as its own type.
+fn union_value(name: &str, union: &UnionType, classes: &VariantClasses, open: &BTreeSet<String>) -> String {
     let options: Vec<String> = union
         .variants
         .iter()
         .map(|variant| match &variant.payload {
-            Payload::Type { ty } => annotation(ty, quoted),
+            Payload::Type { ty } => annotation(ty),
             Payload::Unit | Payload::Struct { .. } => variant_class(classes, name, &variant.name),
         })
         .collect();
@@ -596,60 +599,80 @@ fn union_value(name: &str, union: &UnionType, quoted: &BTreeSet<String>, classes
             )
         }
         UnionStyle::Untagged | UnionStyle::ByMethod => {
-            let unquoted: Vec<String> = union
+            let eager: Vec<String> = union
                 .variants
                 .iter()
-                .map(|variant| match &variant.payload {
-                    Payload::Type { ty } => annotation(ty, &BTreeSet::new()),
-                    Payload::Unit | Payload::Struct { .. } => variant_class(classes, name, &variant.name),
+                .zip(&options)
+                .map(|(variant, option)| match &variant.payload {
+                    Payload::Type { ty } => {
+                        let mut refs = BTreeSet::new();
+                        references(ty, &mut refs);
+                        if refs.iter().any(|reference| open.contains(reference)) { "_t.Any".to_owned() } else { option.clone() }
+                    }
+                    Payload::Unit | Payload::Struct { .. } => option.clone(),
                 })
                 .collect();
             format!(
                 "_t.Annotated[{}, _p.PlainValidator(_rt.untagged(lambda: ({},))), _p.PlainSerializer(_rt.as_is, return_type=_t.Any)]",
-                union_of(&options),
-                unquoted.join(", ")
+                union_of(&eager),
+                options.join(", ")
             )
         }
     }
 }
 
-/// Aliases and unions in an order where each is defined before it is used;
-/// a reference back into a cycle is written as a forward reference.
-fn order_aliases(ir: &Ir, pending: &BTreeMap<String, (BTreeSet<String>, String)>, classes: &VariantClasses) -> Vec<AliasView> {
+/// Aliases and unions in an order where each is defined before it is used.
+/// Their right-hand sides are evaluated at import: a union may refer back to
+/// itself (see [`union_value`]), a plain alias may not.
+fn order_aliases(ir: &Ir, pending: &BTreeMap<String, (BTreeSet<String>, String)>, classes: &VariantClasses) -> Result<Vec<AliasView>, CodegenError> {
     let mut done: BTreeSet<String> = BTreeSet::new();
-    let mut visiting: BTreeSet<String> = BTreeSet::new();
+    let mut visiting: Vec<String> = Vec::new();
     let mut order = Vec::new();
     for name in pending.keys() {
-        visit(name, pending, &mut done, &mut visiting, &mut order, (ir, classes));
+        visit(name, pending, &mut done, &mut visiting, &mut order, (ir, classes))?;
     }
-    order
+    Ok(order)
 }
 
 fn visit(
     name: &str,
     pending: &BTreeMap<String, (BTreeSet<String>, String)>,
     done: &mut BTreeSet<String>,
-    visiting: &mut BTreeSet<String>,
+    visiting: &mut Vec<String>,
     order: &mut Vec<AliasView>,
     (ir, classes): (&Ir, &VariantClasses),
-) {
-    if done.contains(name) || visiting.contains(name) {
-        return;
+) -> Result<(), CodegenError> {
+    if done.contains(name) {
+        return Ok(());
     }
-    let Some((refs, doc)) = pending.get(name) else { return };
-    visiting.insert(name.to_owned());
+    let Some((refs, doc)) = pending.get(name) else { return Ok(()) };
+    if visiting.iter().any(|open| open == name) {
+        return Ok(());
+    }
+    visiting.push(name.to_owned());
     for reference in refs {
-        visit(reference, pending, done, visiting, order, (ir, classes));
+        visit(reference, pending, done, visiting, order, (ir, classes))?;
     }
-    let quoted: BTreeSet<String> = refs.iter().filter(|reference| pending.contains_key(*reference) && !done.contains(*reference)).cloned().collect();
+    let open: BTreeSet<String> = visiting.iter().cloned().collect();
     let value = match ir.get(name).map(|definition| &definition.kind) {
-        Some(TypeKind::Alias { target }) => annotation(target, &quoted),
-        Some(TypeKind::Union(union)) => union_value(name, union, &quoted, classes),
+        Some(TypeKind::Alias { target }) => {
+            if let Some(back) = refs.iter().find(|reference| open.contains(*reference)) {
+                return Err(CodegenError {
+                    kind: ErrorKind::Unsupported,
+                    file: "python bindings".to_owned(),
+                    pointer: ir.get(name).map(|definition| definition.pointer.clone()).unwrap_or_default(),
+                    message: format!("the Python type alias `{name}` refers back to `{back}`, which is not defined yet"),
+                });
+            }
+            annotation(target)
+        }
+        Some(TypeKind::Union(union)) => union_value(name, union, classes, &open),
         _ => "_t.Any".to_owned(),
     };
-    visiting.remove(name);
+    visiting.pop();
     done.insert(name.to_owned());
     order.push(AliasView { name: python_class(name), value, doc: doc.clone() });
+    Ok(())
 }
 
 fn side_name(side: Side) -> &'static str {
@@ -684,7 +707,8 @@ fn methods_view(ir: &Ir) -> MethodsView {
             });
         }
     }
-    MethodsView { requests, notifications }
+    let imports = models_import(!requests.is_empty() || !notifications.is_empty());
+    MethodsView { imports, requests, notifications }
 }
 
 fn handles(side: Side, protocol: Side) -> bool {
@@ -721,8 +745,14 @@ fn protocols_view(ir: &Ir) -> ProtocolsView {
             }
             ProtocolView { name: label.to_owned(), doc: docstring(&format!("The methods the {} side handles.", side_name(side))), methods }
         })
-        .collect();
-    ProtocolsView { sides }
+        .collect::<Vec<ProtocolView>>();
+    let imports = models_import(sides.iter().any(|side| !side.methods.is_empty()));
+    ProtocolsView { imports, sides }
+}
+
+/// The import of the models module, when a file refers to it.
+fn models_import(used: bool) -> Vec<String> {
+    if used { vec!["from . import models as _m".to_owned()] } else { Vec::new() }
 }
 
 #[cfg(test)]
@@ -824,6 +854,18 @@ mod tests {
         assert!(models.contains("class UpdateDoneVariant(_rt.WireModel):"), "a variant class never takes a type's name:\n{models}");
         assert!(models.contains("_rt.tag_of(\"kind\", {\"chunk\": \"UpdateChunk\", \"done\": \"UpdateDoneVariant\"}, None, None)"), "{models}");
         assert!(models.contains("custom_error_type=\"acp_union_tag:kind\""), "an unknown tag names the tag member:\n{models}");
+    }
+
+    #[test]
+    fn recursive_untagged_unions_decode_lazily() {
+        let ir = ir_of(json!({
+            "Tree": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"$ref": "#/$defs/Tree"}}]}
+        }));
+        let models = file(&emit(&ir, &PackageNames::default()).unwrap(), "acp_bindings/models.py").to_owned();
+        assert!(
+            models.contains("Tree: _t.TypeAlias = _t.Annotated[_p.StrictStr | _t.Any, _p.PlainValidator(_rt.untagged(lambda: (_p.StrictStr, list[Tree],)))"),
+            "{models}"
+        );
     }
 
     #[test]
