@@ -4,7 +4,8 @@
 //! package installed with pip from a copy of `python/`, `ruff check` and
 //! `mypy --strict` (with the pydantic plugin, from the package's
 //! `pyproject.toml`) on it, then pytest on every shared vector
-//! (`tests/python/`).
+//! (`tests/python/`), warnings counted as errors. pytest exits 5 when it ran
+//! no test, which fails like any other non-zero exit.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -448,8 +448,13 @@ fn models_view(ir: &Ir) -> Result<ModelsView, CodegenError> {
     let mut structs = Vec::new();
     let mut variants = Vec::new();
     let mut pending: BTreeMap<String, (BTreeSet<String>, String)> = BTreeMap::new();
+    let mut class_pointers: BTreeMap<String, String> = BTreeMap::new();
     for (name, definition) in &ir.types {
         let class = python_class(name);
+        class_pointers.insert(class.clone(), definition.pointer.clone());
+        for ((union, _), variant) in classes.range((name.clone(), String::new())..).take_while(|((union, _), _)| union == name) {
+            class_pointers.insert(variant.clone(), ir.get(union).map(|definition| definition.pointer.clone()).unwrap_or_default());
+        }
         let fallback_doc = format!("`{name}`, from `{}`.", definition.pointer);
         match &definition.kind {
             TypeKind::Struct(object) => {
@@ -535,6 +540,17 @@ fn models_view(ir: &Ir) -> Result<ModelsView, CodegenError> {
     let table = ir.types.keys().map(|name| (string_literal(name), python_class(name))).collect();
     let mut all = structs;
     all.extend(variants);
+    for class in &all {
+        let mut seen = BTreeSet::new();
+        if let Some(field) = class.fields.iter().find(|field| !seen.insert(field.attr.as_str())) {
+            return Err(CodegenError {
+                kind: ErrorKind::NameCollision,
+                file: "python bindings".to_owned(),
+                pointer: class_pointers.get(&class.name).cloned().unwrap_or_default(),
+                message: format!("two members of `{}` are both the Python attribute `{}`", class.name, field.attr),
+            });
+        }
+    }
     let imports = if enums.iter().any(|item| item.base.ends_with("_enum.Enum")) { vec!["import enum as _enum".to_owned()] } else { Vec::new() };
     Ok(ModelsView { origin: ir.origin.clone(), imports, enums, classes: all, aliases, table })
 }
@@ -866,6 +882,15 @@ mod tests {
             models.contains("Tree: _t.TypeAlias = _t.Annotated[_p.StrictStr | _t.Any, _p.PlainValidator(_rt.untagged(lambda: (_p.StrictStr, list[Tree],)))"),
             "{models}"
         );
+    }
+
+    #[test]
+    fn attributes_that_collide_are_an_error() {
+        let ir = ir_of(json!({"Both": {"type": "object", "properties": {"_meta": {}, "meta": {}}}}));
+        let error = emit(&ir, &PackageNames::default()).unwrap_err();
+        assert_eq!(error.kind, ErrorKind::NameCollision);
+        assert_eq!(error.pointer, "/$defs/Both");
+        assert!(error.message.contains("`meta`"), "{}", error.message);
     }
 
     #[test]
