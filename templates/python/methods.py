@@ -28,11 +28,8 @@ class NotificationMethod:
     name: str
     side: str
     params: _t.Any
-{% for item in requests %}
-{{ item.constant }} = {{ item.name }}
-{%- endfor %}
-{%- for item in notifications %}
-{{ item.constant }} = {{ item.name }}
+{% for (constant, name) in constants %}
+{{ constant }} = {{ name }}
 {%- endfor %}
 
 REQUESTS: dict[str, RequestMethod] = {

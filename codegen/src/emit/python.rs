@@ -89,12 +89,13 @@ struct AliasView {
 #[template(path = "python/methods.py", escape = "none")]
 struct MethodsView {
     imports: Vec<String>,
+    /// One constant per method name: `(CONSTANT, "name")`.
+    constants: Vec<(String, String)>,
     requests: Vec<RequestView>,
     notifications: Vec<NotificationView>,
 }
 
 struct RequestView {
-    constant: String,
     name: String,
     side: String,
     params: String,
@@ -102,7 +103,6 @@ struct RequestView {
 }
 
 struct NotificationView {
-    constant: String,
     name: String,
     side: String,
     params: String,
@@ -707,7 +707,6 @@ fn methods_view(ir: &Ir) -> MethodsView {
     for (name, method) in &ir.methods {
         if let Some(request) = &method.request {
             requests.push(RequestView {
-                constant: python_constant(name),
                 name: string_literal(name),
                 side: string_literal(side_name(request.side)),
                 params: python_class(&request.params),
@@ -716,7 +715,6 @@ fn methods_view(ir: &Ir) -> MethodsView {
         }
         if let Some(notification) = &method.notification {
             notifications.push(NotificationView {
-                constant: python_constant(name),
                 name: string_literal(name),
                 side: string_literal(side_name(notification.side)),
                 params: python_class(&notification.params),
@@ -724,7 +722,8 @@ fn methods_view(ir: &Ir) -> MethodsView {
         }
     }
     let imports = models_import(!requests.is_empty() || !notifications.is_empty());
-    MethodsView { imports, requests, notifications }
+    let constants = ir.methods.keys().map(|name| (python_constant(name), string_literal(name))).collect();
+    MethodsView { imports, constants, requests, notifications }
 }
 
 fn handles(side: Side, protocol: Side) -> bool {
