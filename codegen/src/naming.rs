@@ -231,6 +231,15 @@ pub fn python_default_accessor(wire_name: &str) -> String {
     python_attribute(&format!("{wire_name}_or_default"))
 }
 
+/// The distribution (pip) name of a Python import name: `acp_bindings` ->
+/// `acp-bindings`; `None` when `package` is not a plain Python identifier.
+pub fn python_distribution(package: &str) -> Option<String> {
+    let identifier = package.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && package.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !PYTHON_KEYWORDS.contains(&package);
+    identifier.then(|| package.replace('_', "-"))
+}
+
 /// The TypeScript decoder function of a canonical type name: `decodeSessionId`.
 pub fn typescript_decoder(canonical: &str) -> String {
     format!("decode{canonical}")
@@ -336,5 +345,8 @@ mod tests {
         assert_eq!(python_variant_class("AuthMethod", "Terminal", |name| name == "AuthMethodTerminal"), "AuthMethodTerminalVariant");
         assert_eq!(python_default_accessor("_meta"), "meta_or_default");
         assert_eq!(python_default_accessor("maxTokens"), "max_tokens_or_default");
+        assert_eq!(python_distribution("acp_bindings").as_deref(), Some("acp-bindings"));
+        assert_eq!(python_distribution("acp-bindings"), None);
+        assert_eq!(python_distribution("class"), None);
     }
 }

@@ -19,7 +19,9 @@ use crate::ir::{
     AdditionalProperties, EnumRepr, Fallback, Field, IntegerFormat, Ir, Payload, Side, TypeExpr, TypeKind,
     UnionStyle, UnionType,
 };
-use crate::naming::{python_attribute, python_class, python_constant, python_default_accessor, python_variant_class};
+use crate::naming::{
+    python_attribute, python_class, python_constant, python_default_accessor, python_distribution, python_variant_class,
+};
 
 /// The class of each variant that gets one, keyed by union and variant name.
 type VariantClasses = BTreeMap<(String, String), String>;
@@ -138,6 +140,12 @@ struct PyprojectView {
 /// Emits the python package for `ir`.
 pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
     let package = names.python_package.clone();
+    let distribution = python_distribution(&package).ok_or_else(|| CodegenError {
+        kind: ErrorKind::Malformed,
+        file: "python bindings".to_owned(),
+        pointer: String::new(),
+        message: format!("the Python package name `{package}` is not a Python identifier"),
+    })?;
     let models = models_view(ir)?;
     let methods = methods_view(ir);
     let protocols = protocols_view(ir);
@@ -145,7 +153,7 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
     Ok(vec![
         (
             PathBuf::from("pyproject.toml"),
-            render(&PyprojectView { distribution: package.replace('_', "-"), package: package.clone() }, "pyproject.toml")?,
+            render(&PyprojectView { distribution, package: package.clone() }, "pyproject.toml")?,
         ),
         (root.join("__init__.py"), INIT.to_owned()),
         (root.join("py.typed"), String::new()),
@@ -834,6 +842,14 @@ mod tests {
         }
         assert!(file(&files, "my_acp/__init__.py").contains("from .codec import roundtrip"));
         assert_eq!(files, emit(&sample(), &names).unwrap(), "the output is the same on every run");
+    }
+
+    #[test]
+    fn a_package_name_that_is_no_identifier_is_an_error() {
+        let names = PackageNames { python_package: "my-acp".into(), ..PackageNames::default() };
+        let error = emit(&sample(), &names).unwrap_err();
+        assert_eq!(error.kind, ErrorKind::Malformed);
+        assert!(error.message.contains("`my-acp`"), "{}", error.message);
     }
 
     #[test]
