@@ -11,6 +11,7 @@ from typing import Any, ClassVar, Union, get_args, get_origin
 from pydantic import (
     BaseModel,
     ConfigDict,
+    ModelWrapValidatorHandler,
     RootModel,
     SerializerFunctionWrapHandler,
     TypeAdapter,
@@ -39,7 +40,7 @@ class FieldError(ValueError):
     """A failure of the member `wire` of the object being decoded."""
 
     def __init__(self, wire: str, message: str) -> None:
-        super().__init__(f"{wire}: {message}")
+        super().__init__(message)
         self.wire = wire
 
 
@@ -133,7 +134,24 @@ class WireModel(BaseModel):
 
 
 class FlatModel(WireModel):
-    """An object whose flattened members (`__acp_flattened__`) sit in its own JSON object."""
+    """An object whose flattened members (`__acp_flattened__`) sit in its own JSON object.
+
+    With `__acp_closed__`, a member that neither it nor the flattened values
+    declare is an error (`additionalProperties: false`).
+    """
+
+    __acp_closed__: ClassVar[bool] = False
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def acp_check_members(cls, data: Any, handler: ModelWrapValidatorHandler[Any]) -> Any:
+        model = handler(data)
+        if cls.__acp_closed__ and isinstance(data, dict):
+            known = _declared(model)
+            unknown = [key for key in data if known is not None and key not in known]
+            if unknown:
+                raise FieldError(unknown[0], "is not a member of this object")
+        return model
 
     @model_serializer(mode="wrap")
     def acp_write(self, handler: SerializerFunctionWrapHandler) -> Any:
@@ -148,6 +166,22 @@ class FlatModel(WireModel):
                 merged.update(inner)
         merged.update(result)
         return merged
+
+
+def _declared(model: Any) -> set[str] | None:
+    """The wire names `model` declares, flattened values included; `None`
+    when a flattened value keeps any member (a catch-all)."""
+    if isinstance(model, RootModel):
+        return None
+    if not isinstance(model, BaseModel):
+        return set()
+    names = {field.alias or name for name, field in type(model).model_fields.items()}
+    for attr in getattr(type(model), "__acp_flattened__", ()):
+        inner = _declared(getattr(model, attr))
+        if inner is None:
+            return None
+        names |= inner
+    return names
 
 
 def value_or_default(model: BaseModel, attr: str, default: Any) -> Any:
@@ -249,7 +283,10 @@ def decode_with(annotation: Any, value: Any) -> Any:
     try:
         return adapter(annotation).validate_python(value)
     except ValidationError as error:
-        raise DecodeError(pointer(value, error), error.errors()[0]["msg"]) from error
+        details = error.errors()[0]
+        cause = details.get("ctx", {}).get("error")
+        message = str(cause) if isinstance(cause, ValueError) else details["msg"]
+        raise DecodeError(pointer(value, error), message) from error
 
 
 

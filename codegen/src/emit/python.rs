@@ -473,7 +473,8 @@ fn models_view(ir: &Ir) -> Result<ModelsView, CodegenError> {
                         settings.push("model_config = _p.ConfigDict(extra=\"allow\")".to_owned());
                         settings.push(format!("__pydantic_extra__: dict[str, {}] = _p.Field(init=False)", annotation(values)));
                     }
-                    AdditionalProperties::Denied => settings.push("model_config = _p.ConfigDict(extra=\"forbid\")".to_owned()),
+                    AdditionalProperties::Denied if object.flatten.is_empty() => settings.push("model_config = _p.ConfigDict(extra=\"forbid\")".to_owned()),
+                    AdditionalProperties::Denied => settings.push("__acp_closed__ = True".to_owned()),
                 }
                 structs.push(ClassView {
                     name: class,
@@ -906,6 +907,21 @@ mod tests {
         assert_eq!(error.kind, ErrorKind::NameCollision);
         assert_eq!(error.pointer, "/$defs/Both");
         assert!(error.message.contains("`meta`"), "{}", error.message);
+    }
+
+    #[test]
+    fn closed_objects_that_flatten_check_their_members_after_decoding() {
+        let ir = ir_of(json!({
+            "Shape": {"type": "object", "additionalProperties": false, "properties": {"name": {"type": "string"}}, "required": ["name"],
+                "oneOf": [{"type": "object", "properties": {"kind": {"const": "circle", "type": "string"}}, "required": ["kind"]}],
+                "discriminator": {"propertyName": "kind"}},
+            "Plain": {"type": "object", "additionalProperties": false, "properties": {"a": {"type": "string"}}}
+        }));
+        let models = file(&emit(&ir, &PackageNames::default()).unwrap(), "acp_bindings/models.py").to_owned();
+        let shape = &models[models.find("class Shape(_rt.FlatModel):").expect("Shape flattens")..];
+        assert!(shape.contains("__acp_closed__ = True") && !shape[..shape.find("\n\n\nclass").unwrap()].contains("extra="), "{shape}");
+        let plain = &models[models.find("class Plain(_rt.WireModel):").expect("Plain")..];
+        assert!(plain.contains("model_config = _p.ConfigDict(extra=\"forbid\")"), "{plain}");
     }
 
     #[test]
