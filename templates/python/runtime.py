@@ -97,6 +97,16 @@ def _item_type(annotation: Any) -> Any:
     return Any
 
 
+def inherited(cls: type, name: str) -> tuple[Any, ...]:
+    """The entries of the tuple `name` that `cls` and its bases declare, bases first."""
+    entries: list[Any] = []
+    for klass in reversed(cls.__mro__):
+        for entry in vars(klass).get(name, ()):
+            if entry not in entries:
+                entries.append(entry)
+    return tuple(entries)
+
+
 class WireModel(BaseModel):
     """Base of every generated object: wire names as aliases, rules applied."""
 
@@ -111,7 +121,7 @@ class WireModel(BaseModel):
         if not isinstance(data, dict):
             return data
         data = dict(data)
-        for rule in cls.__acp_rules__:
+        for rule in inherited(cls, "__acp_rules__"):
             key = rule.wire if rule.wire in data else rule.attr
             if key not in data:
                 continue
@@ -128,7 +138,7 @@ class WireModel(BaseModel):
             if rule.on_error and not _decodes(cls.model_fields[rule.attr].annotation, value):
                 _fall_back(data, key, rule)
         members = dict(data)
-        for attr in cls.__acp_flattened__:
+        for attr in inherited(cls, "__acp_flattened__"):
             data[attr] = members
         return data
 
@@ -156,7 +166,7 @@ class FlatModel(WireModel):
     @model_serializer(mode="wrap")
     def acp_write(self, handler: SerializerFunctionWrapHandler) -> Any:
         result = handler(self)
-        flattened: tuple[str, ...] = getattr(type(self), "__acp_flattened__", ())
+        flattened = inherited(type(self), "__acp_flattened__")
         if not isinstance(result, dict):
             return result
         merged: dict[str, Any] = {}
@@ -176,7 +186,7 @@ def _declared(model: Any) -> set[str] | None:
     if not isinstance(model, BaseModel):
         return set()
     names = {field.alias or name for name, field in type(model).model_fields.items()}
-    for attr in getattr(type(model), "__acp_flattened__", ()):
+    for attr in inherited(type(model), "__acp_flattened__"):
         inner = _declared(getattr(model, attr))
         if inner is None:
             return None
@@ -226,6 +236,17 @@ def tag_of(wire: str, labels: dict[str, str], untagged: str | None, other: str |
         return labels.get(tag, other if other is not None else tag)
 
     return pick
+
+
+def check_tag(wire: str, tag: str, message: str) -> Callable[[Any], Any]:
+    """The check of a tagged union with a single variant: the tag must be `tag`."""
+
+    def check(value: Any) -> Any:
+        if isinstance(value, dict) and value.get(wire) != tag:
+            raise FieldError(wire, message)
+        return value
+
+    return check
 
 
 def untagged(options: Callable[[], tuple[Any, ...]]) -> Callable[[Any], Any]:

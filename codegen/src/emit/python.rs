@@ -17,7 +17,7 @@ use super::{Files, PackageNames};
 use crate::error::{CodegenError, ErrorKind};
 use crate::ir::{
     AdditionalProperties, EnumRepr, Fallback, Field, IntegerFormat, Ir, Payload, Side, TypeExpr, TypeKind,
-    UnionStyle, UnionType,
+    UnionStyle, UnionType, Variant,
 };
 use crate::naming::{
     python_attribute, python_class, python_constant, python_default_accessor, python_distribution, python_variant_class,
@@ -564,7 +564,7 @@ fn models_view(ir: &Ir) -> Result<ModelsView, CodegenError> {
     Ok(ModelsView { origin: ir.origin.clone(), imports, enums, classes: all, aliases, table })
 }
 
-fn variant_class_view(ir: &Ir, union: &UnionType, variant: &crate::ir::Variant, class: &str) -> ClassView {
+fn variant_class_view(ir: &Ir, union: &UnionType, variant: &Variant, class: &str) -> ClassView {
     let tag = match (&union.style, &variant.tag) {
         (UnionStyle::Tagged { property }, Some(tag)) => Some((property.as_str(), tag.as_str())),
         _ => None,
@@ -609,8 +609,18 @@ fn union_value(name: &str, union: &UnionType, classes: &VariantClasses, open: &B
             if let Some(other) = &other {
                 arms.push(format!("_t.Annotated[{other}, _p.Tag({})]", string_literal(other)));
             }
+            let message = string_literal(&format!("the tag `{property}` is missing, not a string, or names no variant of `{name}`"));
             if arms.len() == 1 {
-                return options.first().cloned().unwrap_or_else(|| other.clone().unwrap_or_else(|| "_t.Any".to_owned()));
+                return match (union.variants.first(), options.first(), other) {
+                    (Some(Variant { tag: Some(tag), .. }), Some(class), _) => format!(
+                        "_t.Annotated[{class}, _p.BeforeValidator(_rt.check_tag({}, {}, {message}))]",
+                        string_literal(property),
+                        string_literal(tag)
+                    ),
+                    (_, Some(class), _) => class.clone(),
+                    (_, None, Some(other)) => other,
+                    (_, None, None) => "_t.Any".to_owned(),
+                };
             }
             format!(
                 "_t.Annotated[{}, _p.Discriminator(_rt.tag_of({}, {{{}}}, {}, {}), custom_error_type={}, custom_error_message={})]",
@@ -620,7 +630,7 @@ fn union_value(name: &str, union: &UnionType, classes: &VariantClasses, open: &B
                 untagged.unwrap_or_else(|| "None".to_owned()),
                 other.map_or("None".to_owned(), |other| string_literal(&other)),
                 string_literal(&format!("acp_union_tag:{property}")),
-                string_literal(&format!("the tag `{property}` is missing, not a string, or names no variant of `{name}`")),
+                message,
             )
         }
         UnionStyle::Untagged | UnionStyle::ByMethod => {
