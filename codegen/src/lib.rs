@@ -11,6 +11,8 @@ pub mod inspect;
 pub mod ir;
 pub mod lower;
 pub mod naming;
+#[cfg(test)]
+mod test_support;
 pub mod validate;
 pub mod vectors;
 

@@ -710,16 +710,6 @@ fn visit(
     Ok(())
 }
 
-fn side_name(side: Side) -> &'static str {
-    match side {
-        Side::Agent => "agent",
-        Side::Client => "client",
-        Side::Proxy => "proxy",
-        Side::Protocol => "protocol",
-        Side::Both => "both",
-    }
-}
-
 fn methods_view(ir: &Ir) -> MethodsView {
     let mut requests = Vec::new();
     let mut notifications = Vec::new();
@@ -727,7 +717,7 @@ fn methods_view(ir: &Ir) -> MethodsView {
         if let Some(request) = &method.request {
             requests.push(RequestView {
                 name: string_literal(name),
-                side: string_literal(side_name(request.side)),
+                side: string_literal(request.side.as_str()),
                 params: python_class(&request.params),
                 result: python_class(&request.result),
             });
@@ -735,7 +725,7 @@ fn methods_view(ir: &Ir) -> MethodsView {
         if let Some(notification) = &method.notification {
             notifications.push(NotificationView {
                 name: string_literal(name),
-                side: string_literal(side_name(notification.side)),
+                side: string_literal(notification.side.as_str()),
                 params: python_class(&notification.params),
             });
         }
@@ -777,7 +767,7 @@ fn protocols_view(ir: &Ir) -> ProtocolsView {
                     });
                 }
             }
-            ProtocolView { name: label.to_owned(), doc: docstring(&format!("The methods the {} side handles.", side_name(side))), methods }
+            ProtocolView { name: label.to_owned(), doc: docstring(&format!("The methods the {} side handles.", side.as_str())), methods }
         })
         .collect::<Vec<ProtocolView>>();
     let imports = models_import(sides.iter().any(|side| !side.methods.is_empty()));
@@ -795,17 +785,7 @@ mod tests {
 
     use super::*;
     use crate::ir::{Method, NotificationMethod, RequestMethod};
-    use crate::lower::{lower, Unsupported};
-
-    fn ir_of(definitions: Value) -> Ir {
-        let document = json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": definitions});
-        let schema = acp_schema_source::extend("inline.json".into(), document, &[], false).unwrap();
-        lower(&schema, Unsupported::Fail).unwrap()
-    }
-
-    fn file<'a>(files: &'a Files, path: &str) -> &'a str {
-        files.iter().find(|(name, _)| name == &PathBuf::from(path)).map(|(_, text)| text.as_str()).unwrap_or_else(|| panic!("no {path}"))
-    }
+    use crate::test_support::{file, ir_of};
 
     fn sample() -> Ir {
         ir_of(json!({
@@ -848,7 +828,7 @@ mod tests {
             ["pyproject.toml", "my_acp/__init__.py", "my_acp/py.typed", "my_acp/_runtime.py", "my_acp/codec.py", "my_acp/models.py", "my_acp/methods.py", "my_acp/protocols.py"]
         );
         let pyproject = file(&files, "pyproject.toml");
-        for expected in ["name = \"my-acp\"", "requires-python = \">=3.10\"", "\"pydantic>=2,<3\"", "packages = [\"my_acp\"]", "plugins = [\"pydantic.mypy\"]"] {
+        for expected in ["name = \"my-acp\"", "requires-python = \">=3.10\"", "\"pydantic>=2.5,<3\"", "packages = [\"my_acp\"]", "plugins = [\"pydantic.mypy\"]"] {
             assert!(pyproject.contains(expected), "{expected} in\n{pyproject}");
         }
         assert!(file(&files, "my_acp/__init__.py").contains("from .codec import roundtrip"));

@@ -146,17 +146,7 @@ mod tests {
 
     use super::*;
     use crate::ir::{Method, NotificationMethod, RequestMethod, Side};
-    use crate::lower::{lower, Unsupported};
-
-    fn ir_of(definitions: Value) -> Ir {
-        let document = json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": definitions});
-        let schema = acp_schema_source::extend("inline.json".into(), document, &[], false).unwrap();
-        lower(&schema, Unsupported::Fail).unwrap()
-    }
-
-    fn file<'a>(files: &'a Files, path: &str) -> &'a str {
-        files.iter().find(|(name, _)| name == &PathBuf::from(path)).map(|(_, text)| text.as_str()).unwrap_or_else(|| panic!("no {path}"))
-    }
+    use crate::test_support::{file, ir_of};
 
     fn sample() -> Ir {
         ir_of(json!({
