@@ -533,16 +533,25 @@ fn sample_integer(integer: &IntegerType) -> i64 {
     value
 }
 
+/// A number inside the bounds that is not integral, so that no language can
+/// write it back in another form (`1.0` versus `1`).
 fn sample_number(number: &NumberType) -> Value {
     let minimum = number.minimum.as_ref().and_then(serde_json::Number::as_f64);
     let maximum = number.maximum.as_ref().and_then(serde_json::Number::as_f64);
-    let mut value = 1.5_f64;
-    if let Some(minimum) = minimum {
-        value = value.max(minimum);
-    }
-    if let Some(maximum) = maximum {
-        value = value.min(maximum);
-    }
+    let inside = |value: f64| minimum.is_none_or(|minimum| value >= minimum) && maximum.is_none_or(|maximum| value <= maximum);
+    let candidates = [
+        Some(1.5),
+        minimum.zip(maximum).map(|(minimum, maximum)| (minimum + maximum) / 2.0),
+        minimum.map(|minimum| minimum + 0.5),
+        maximum.map(|maximum| maximum - 0.5),
+    ];
+    let value = candidates
+        .into_iter()
+        .flatten()
+        .find(|value| inside(*value) && value.fract() != 0.0)
+        .or(minimum)
+        .or(maximum)
+        .unwrap_or(1.5);
     json!(value)
 }
 

@@ -66,7 +66,7 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
             if let Some(error) = result.get("error") {
                 failures.push(format!("{type_name} / {}: {} rejects what {previous} produced: {error}", names[position], step.language));
                 broken[position] = true;
-            } else if result["value"] != input["value"] {
+            } else if !same_json(&result["value"], &input["value"]) {
                 failures.push(format!(
                     "{type_name} / {}: {previous} and {} disagree: {} became {}",
                     names[position], step.language, input["value"], result["value"]
@@ -87,6 +87,19 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
         bail!("{} of {} vectors changed along the chain for {label}", failures.len(), start.len());
     }
     Ok(())
+}
+
+/// JSON equality as the data model has it: numbers compare by value, so
+/// `1.0` and `1` are the same number.
+fn same_json(left: &Value, right: &Value) -> bool {
+    match (left, right) {
+        (Value::Number(left), Value::Number(right)) => left == right || left.as_f64() == right.as_f64(),
+        (Value::Array(left), Value::Array(right)) => left.len() == right.len() && left.iter().zip(right).all(|(a, b)| same_json(a, b)),
+        (Value::Object(left), Value::Object(right)) => {
+            left.len() == right.len() && left.iter().all(|(key, value)| right.get(key).is_some_and(|other| same_json(value, other)))
+        }
+        _ => left == right,
+    }
 }
 
 /// Every valid vector as a `{"type", "value"}` line, with its name.
