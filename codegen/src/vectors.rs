@@ -22,7 +22,7 @@ pub struct VectorFile {
     #[serde(rename = "type")]
     pub type_name: String,
     pub valid: Vec<NamedValue>,
-    pub invalid: Vec<NamedValue>,
+    pub invalid: Vec<InvalidValue>,
     pub lenient: Vec<LenientValue>,
 }
 
@@ -30,6 +30,27 @@ pub struct VectorFile {
 pub struct NamedValue {
     pub name: String,
     pub value: Value,
+}
+
+/// A value every decoder must reject, and the JSON pointer its error must
+/// name: the member that is missing or wrong, or `""` for the value itself.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InvalidValue {
+    pub name: String,
+    pub value: Value,
+    pub pointer: String,
+}
+
+impl InvalidValue {
+    /// An invalid value whose error is about the value as a whole.
+    fn whole(name: impl Into<String>, value: Value) -> Self {
+        InvalidValue { name: name.into(), value, pointer: String::new() }
+    }
+
+    /// An invalid object whose error is about its member `member`.
+    fn member(name: impl Into<String>, value: Value, member: &str) -> Self {
+        InvalidValue { name: name.into(), value, pointer: format!("/{}", member.replace('~', "~0").replace('/', "~1")) }
+    }
 }
 
 /// A value that is invalid on the wire but that a decoder accepts under an
@@ -312,7 +333,7 @@ impl Generator<'_> {
             if field.required {
                 let mut missing = full.clone();
                 missing.remove(name);
-                file.invalid.push(NamedValue { name: format!("missing_{name}"), value: Value::Object(missing) });
+                file.invalid.push(InvalidValue::member(format!("missing_{name}"), Value::Object(missing), name));
             }
             // What a rule leaves of `full` once it discards the field's value.
             let discarded = || -> Option<Value> {
@@ -333,7 +354,7 @@ impl Generator<'_> {
                 value.insert(name.clone(), wrong);
                 match discarded().filter(|_| field.decode.default_on_error) {
                     Some(expected) => file.lenient.push(LenientValue { name: format!("default_on_error_{name}"), value: Value::Object(value), expected }),
-                    None => file.invalid.push(NamedValue { name: format!("wrong_type_{name}"), value: Value::Object(value) }),
+                    None => file.invalid.push(InvalidValue::member(format!("wrong_type_{name}"), Value::Object(value), name)),
                 }
             }
             if field.decode.default_on_null && !field.nullable {
@@ -341,7 +362,7 @@ impl Generator<'_> {
                 value.insert(name.clone(), Value::Null);
                 match discarded() {
                     Some(expected) => file.lenient.push(LenientValue { name: format!("default_on_null_{name}"), value: Value::Object(value), expected }),
-                    None => file.invalid.push(NamedValue { name: format!("null_{name}"), value: Value::Object(value) }),
+                    None => file.invalid.push(InvalidValue::member(format!("null_{name}"), Value::Object(value), name)),
                 }
             }
             if field.decode.skip_invalid_items {
@@ -359,11 +380,11 @@ impl Generator<'_> {
                 for (label, broken) in broken_constraints(&field.ty) {
                     let mut value = full.clone();
                     value.insert(name.clone(), broken);
-                    file.invalid.push(NamedValue { name: format!("{label}_{name}"), value: Value::Object(value) });
+                    file.invalid.push(InvalidValue::member(format!("{label}_{name}"), Value::Object(value), name));
                 }
             }
         }
-        file.invalid.push(NamedValue { name: "wrong_type".into(), value: json!("wrong type") });
+        file.invalid.push(InvalidValue::whole("wrong_type", json!("wrong type")));
     }
 
     fn alias_vectors(&self, target: &TypeExpr, file: &mut VectorFile) {
@@ -377,10 +398,10 @@ impl Generator<'_> {
             push_unique(&mut file.valid, "null", Value::Null);
         }
         if let Some(wrong) = self.wrong_value(target, false, false) {
-            file.invalid.push(NamedValue { name: "wrong_type".into(), value: wrong });
+            file.invalid.push(InvalidValue::whole("wrong_type", wrong));
         }
         for (label, broken) in broken_constraints(target) {
-            file.invalid.push(NamedValue { name: label.to_owned(), value: broken });
+            file.invalid.push(InvalidValue::whole(label, broken));
         }
     }
 
@@ -398,14 +419,14 @@ impl Generator<'_> {
         if enumeration.other.is_some() {
             push_unique(&mut file.valid, "unknown_value", unknown);
         } else {
-            file.invalid.push(NamedValue { name: "unknown_value".into(), value: unknown });
+            file.invalid.push(InvalidValue::whole("unknown_value", unknown));
         }
         let wrong = match enumeration.repr {
             EnumRepr::String => json!(12345),
             EnumRepr::Integer { .. } => json!("wrong type"),
         };
-        file.invalid.push(NamedValue { name: "wrong_type".into(), value: wrong });
-        file.invalid.push(NamedValue { name: "null".into(), value: Value::Null });
+        file.invalid.push(InvalidValue::whole("wrong_type", wrong));
+        file.invalid.push(InvalidValue::whole("null", Value::Null));
     }
 
     fn union_vectors(&self, union: &UnionType, file: &mut VectorFile) {
@@ -430,17 +451,17 @@ impl Generator<'_> {
                 if union.other.is_some() {
                     push_unique(&mut file.valid, "custom_variant", Value::Object(retagged));
                 } else if !has_untagged_member {
-                    file.invalid.push(NamedValue { name: "unknown_tag".into(), value: Value::Object(retagged) });
+                    file.invalid.push(InvalidValue::member("unknown_tag", Value::Object(retagged), property));
                 }
                 if !has_untagged_member {
                     let mut untagged = template.as_object().cloned().unwrap_or_default();
                     untagged.remove(property);
-                    file.invalid.push(NamedValue { name: format!("missing_{property}"), value: Value::Object(untagged) });
+                    file.invalid.push(InvalidValue::member(format!("missing_{property}"), Value::Object(untagged), property));
                     let mut wrong_tag = template.as_object().cloned().unwrap_or_default();
                     wrong_tag.insert(property.clone(), json!(12345));
-                    file.invalid.push(NamedValue { name: format!("wrong_type_{property}"), value: Value::Object(wrong_tag) });
+                    file.invalid.push(InvalidValue::member(format!("wrong_type_{property}"), Value::Object(wrong_tag), property));
                 }
-                file.invalid.push(NamedValue { name: "wrong_type".into(), value: json!("wrong type") });
+                file.invalid.push(InvalidValue::whole("wrong_type", json!("wrong type")));
             }
             UnionStyle::Untagged | UnionStyle::ByMethod => {
                 let variants: Vec<TypeExpr> = union
@@ -458,7 +479,7 @@ impl Generator<'_> {
                 let candidates = [json!("wrong type"), json!(12345), json!(true), json!(["wrong type"]), Value::Null];
                 let kinds = [JsonType::String, JsonType::Integer, JsonType::Boolean, JsonType::Array, JsonType::Null];
                 if let Some(wrong) = kinds.iter().zip(candidates).find(|(kind, _)| !accepted.contains(kind)).map(|(_, value)| value) {
-                    file.invalid.push(NamedValue { name: "wrong_type".into(), value: wrong });
+                    file.invalid.push(InvalidValue::whole("wrong_type", wrong));
                 }
             }
         }

@@ -136,6 +136,22 @@ fn the_default_schema_lowers_without_fallbacks_and_every_type_has_valid_vectors(
 }
 
 #[test]
+fn the_validator_rejects_an_invalid_vector_that_names_the_wrong_pointer() {
+    let schema = load(&SourceOptions::default()).unwrap();
+    let ir = lower(&schema, Unsupported::Fail).unwrap();
+    let mut vectors = vectors::generate(&ir);
+    let file = vectors.get_mut("SessionNotification").unwrap();
+    let missing = file.invalid.iter_mut().find(|vector| vector.name == "missing_sessionId").unwrap();
+    assert_eq!(missing.pointer, "/sessionId");
+    missing.pointer = "/update".to_owned();
+    let wrong = file.invalid.iter_mut().find(|vector| vector.name == "wrong_type_update").unwrap();
+    assert_eq!(wrong.pointer, "/update");
+    wrong.pointer = "/sessionId".to_owned();
+    let findings: Vec<String> = validate::check(&schema.document, &ir, &vectors).findings.into_iter().map(|finding| finding.vector).collect();
+    assert_eq!(findings, ["missing_sessionId", "wrong_type_update"]);
+}
+
+#[test]
 fn the_default_ir_carries_the_rfds_methods_and_gates() {
     let ir = lower(&load(&SourceOptions::default()).unwrap(), Unsupported::Fail).unwrap();
     let ready = &ir.methods["session/ready"];

@@ -294,7 +294,7 @@ def pointer(value: Any, error: ValidationError) -> str:
     cause = details.get("ctx", {}).get("error")
     if isinstance(cause, FieldError):
         path += "/" + cause.wire.replace("~", "~0").replace("/", "~1")
-    if details["type"].startswith(TAG_ERROR):
+    if details["type"].startswith(TAG_ERROR) and isinstance(current, dict):
         path += "/" + details["type"][len(TAG_ERROR) :].replace("~", "~0").replace("/", "~1")
     return path
 

@@ -61,12 +61,17 @@ pub(crate) fn emit(context: &RustContext) -> TokenStream {
         }
 
         /// Joins an outer pointer with a message that may start with an inner
-        /// `pointer: message` from a nested decode.
+        /// `pointer: message` from a nested decode. A missing member is
+        /// located at the member, not at the object that lacks it.
         fn located(path: ::std::string::String, message: ::std::string::String) -> DecodeError {
             if message.starts_with('/') {
                 if let Some((inner, rest)) = message.split_once(": ") {
                     return DecodeError { path: path + inner, message: rest.to_owned() };
                 }
+            }
+            if let Some(member) = message.strip_prefix("missing field `").and_then(|rest| rest.strip_suffix('`')) {
+                let path = ::std::format!("{path}/{}", member.replace('~', "~0").replace('/', "~1"));
+                return DecodeError { path, message };
             }
             DecodeError { path, message }
         }

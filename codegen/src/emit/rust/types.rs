@@ -444,6 +444,9 @@ fn tagged_impls(name: &str, property: &str, union: &UnionType) -> TokenStream {
             }
         }
     }
+    // Errors about the tag are located at the tag member: the message
+    // starts with its pointer, which `codec::located` joins to the outer one.
+    let tag_pointer = format!("/{}", property.replace('~', "~0").replace('/', "~1"));
     let unknown_tag = match &union.other {
         Some(other) => {
             let other_name = type_ident(&other.name);
@@ -451,16 +454,16 @@ fn tagged_impls(name: &str, property: &str, union: &UnionType) -> TokenStream {
             quote!(_ => ::std::result::Result::Ok(Self::#other_name(members.clone())),)
         }
         None => {
-            let message = format!("unknown `{property}` {{:?}} of `{name}`");
+            let message = format!("{tag_pointer}: unknown `{property}` {{:?}} of `{name}`");
             quote!(other => ::std::result::Result::Err(::std::format!(#message, other)),)
         }
     };
     let missing_tag = untagged_arm.unwrap_or_else(|| {
-        let message = format!("missing field `{property}`");
+        let message = format!("{tag_pointer}: missing field `{property}`");
         quote!(::std::result::Result::Err(#message.to_owned()))
     });
     let not_object = format!("expected an object for `{name}`");
-    let not_string = format!("`{property}` must be a string");
+    let not_string = format!("{tag_pointer}: `{property}` must be a string");
     quote! {
         impl ::serde::Serialize for #type_name {
             fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
