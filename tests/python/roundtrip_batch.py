@@ -5,7 +5,8 @@ Usage: roundtrip_batch.py <bindings-folder> <in.jsonl> <out.jsonl>
 The package's import name is `ACP_PYTHON_PACKAGE` (default `acp_bindings`).
 
 Each input line is `{"type": T, "value": V}`; each output line is
-`{"type": T, "value": roundtrip(T, V)}` or `{"type": T, "error": message}`.
+`{"type": T, "value": roundtrip(T, V)}` or `{"type": T, "error": message,
+"pointer": P}`, `P` being the JSON pointer the error names.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ def main(arguments: list[str]) -> int:
             try:
                 result = {"type": request["type"], "value": package.roundtrip(request["type"], request["value"])}
             except package.DecodeError as error:
-                result = {"type": request["type"], "error": str(error)}
+                result = {"type": request["type"], "error": str(error), "pointer": error.path}
             output.write(json.dumps(result, ensure_ascii=False) + "\n")
     return 0
 

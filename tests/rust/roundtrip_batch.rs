@@ -1,7 +1,8 @@
 //! Round-trips a batch of values through the generated Rust bindings:
 //! `roundtrip-batch <in.jsonl> <out.jsonl>`. Each input line is
 //! `{"type": T, "value": V}`; each output line is `{"type": T, "value":
-//! roundtrip(T, V)}` or `{"type": T, "error": message}`.
+//! roundtrip(T, V)}` or `{"type": T, "error": message, "pointer": P}`, `P`
+//! being the JSON pointer the error names.
 
 use std::io::Write;
 
@@ -24,7 +25,7 @@ fn main() {
                 let type_name = entry["type"].as_str().unwrap_or_default();
                 match acp_bindings::roundtrip(type_name, &entry["value"]) {
                     Ok(value) => json!({"type": type_name, "value": value}),
-                    Err(error) => json!({"type": type_name, "error": error.to_string()}),
+                    Err(error) => json!({"type": type_name, "error": error.to_string(), "pointer": error.path}),
                 }
             }
             Err(error) => json!({"type": null, "error": format!("line {}: {error}", number + 1)}),

@@ -1,7 +1,8 @@
 // Round-trips a batch of values through the TypeScript bindings:
 //   node tests/typescript/roundtrip-batch.mjs <bindings-folder> <in.jsonl> <out.jsonl>
 // Each input line is {"type": T, "value": V}; each output line is
-// {"type": T, "value": roundtrip(T, V)} or {"type": T, "error": message}.
+// {"type": T, "value": roundtrip(T, V)} or {"type": T, "error": message,
+// "pointer": P}, P being the JSON pointer of the error's first issue.
 
 import { readFileSync, writeFileSync } from "node:fs";
 
@@ -24,7 +25,7 @@ const results = lines.map((line, index) => {
   try {
     return { type: entry.type, value: bindings.roundtrip(entry.type, entry.value) };
   } catch (error) {
-    return { type: entry.type, error: String(error.message) };
+    return { type: entry.type, error: String(error.message), pointer: error.issues?.[0]?.path ?? null };
   }
 });
 writeFileSync(output, results.map((result) => JSON.stringify(result)).join("\n") + (results.length > 0 ? "\n" : ""));

@@ -116,6 +116,7 @@ test("roundtrip-batch.mjs writes one value or error per line", () => {
     assert.ok(jsonEqual(results[0].value, sample.valid[0].value), JSON.stringify(results[0]));
     assert.equal(results[1].type, sample.type);
     assert.match(results[1].error, POINTER);
+    assert.equal(results[1].pointer, sample.invalid[0].pointer);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

@@ -1,7 +1,12 @@
-//! The cross-language chain: every valid vector is decoded and re-encoded by
-//! Rust, the result by TypeScript, that by Python, and that by Rust again,
-//! and must end equal to the start. A disagreement names the type, the
-//! vector and the two languages between which the value changed.
+//! The cross-language chain: every vector goes through Rust, TypeScript,
+//! Python and Rust again, and each language's verdict must equal the one
+//! before it: accepted and re-encoded to the same JSON, or rejected at the
+//! same JSON pointer. A valid vector is passed on as the previous language
+//! re-encoded it; an invalid or lenient one is given to every language as
+//! written, so each language must reject it (at the vector's pointer) or
+//! repair it (to the vector's `expected`) by itself. The first step is
+//! compared with the vector. Numbers compare exactly: `1` is not `1.0`.
+//! A disagreement names the type, the vector and the two languages.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -26,10 +31,54 @@ impl Step {
     }
 }
 
+/// What a language made of one input line.
+#[derive(Debug, Clone, PartialEq)]
+enum Verdict {
+    Accepted(Value),
+    Rejected { pointer: String },
+}
+
+impl Verdict {
+    fn of(line: &Value) -> Result<Verdict> {
+        match (line.get("value"), line.get("error"), line.get("pointer").and_then(Value::as_str)) {
+            (Some(value), None, _) => Ok(Verdict::Accepted(value.clone())),
+            (None, Some(_), Some(pointer)) => Ok(Verdict::Rejected { pointer: pointer.to_owned() }),
+            _ => bail!("a result line is neither a value nor an error with a pointer: {line}"),
+        }
+    }
+
+    fn agrees(&self, other: &Verdict) -> bool {
+        match (self, other) {
+            (Verdict::Accepted(left), Verdict::Accepted(right)) => same_json(left, right),
+            (left, right) => left == right,
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            Verdict::Accepted(value) => format!("accepts it as {value}"),
+            Verdict::Rejected { pointer } => format!("rejects it at {pointer:?}"),
+        }
+    }
+}
+
+/// One vector of the chain: its origin, its input and what it must become.
+struct Case {
+    type_name: String,
+    name: String,
+    kind: &'static str,
+    value: Value,
+    expected: Verdict,
+}
+
+/// The vectors of the chain must cover at least this many of each kind; a
+/// vector folder that lost most of its vectors fails instead of passing.
+const MINIMUM: [(&str, usize); 3] = [("valid", 100), ("invalid", 50), ("lenient", 1)];
+
 pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
     let folder = bindings.join("chain");
     std::fs::create_dir_all(&folder)?;
-    let (names, start) = valid_vectors(&bindings.join("vectors"))?;
+    let cases = load_cases(&bindings.join("vectors"))?;
     let rust = || Step { language: "Rust", program: crate::test_rust::batch_program(workspace), arguments: Vec::new() };
     let steps = [
         rust(),
@@ -46,54 +95,60 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
         },
         rust(),
     ];
-    let mut current = write_lines(&folder.join("0-start.jsonl"), &start)?;
-    let mut values = start.clone();
-    let mut previous = "the vector";
+    let mut previous: Vec<Verdict> = cases.iter().map(|case| case.expected.clone()).collect();
+    let mut previous_name = "the vector";
     let mut failures = Vec::new();
-    let mut broken = vec![false; start.len()];
+    let mut broken = vec![false; cases.len()];
     for (index, step) in steps.iter().enumerate() {
+        let inputs: Vec<Value> = cases
+            .iter()
+            .zip(&previous)
+            .map(|(case, verdict)| match verdict {
+                Verdict::Accepted(value) if case.kind == "valid" => json!({"type": case.type_name, "value": value}),
+                _ => json!({"type": case.type_name, "value": case.value}),
+            })
+            .collect();
+        let input = write_lines(&folder.join(format!("{index}-in.jsonl")), &inputs)?;
         let output = folder.join(format!("{}-{}.jsonl", index + 1, step.language.to_lowercase()));
-        run_checked(&mut step.command(&current, &output), &format!("the {} step of the chain for {label}", step.language))?;
+        run_checked(&mut step.command(&input, &output), &format!("the {} step of the chain for {label}", step.language))?;
         let results = read_lines(&output)?;
-        if results.len() != values.len() {
-            bail!("the {} step returned {} lines for {} inputs", step.language, results.len(), values.len());
+        if results.len() != cases.len() {
+            bail!("the {} step returned {} lines for {} inputs", step.language, results.len(), cases.len());
         }
-        for (position, (result, input)) in results.iter().zip(&values).enumerate() {
-            if broken[position] {
+        let verdicts: Vec<Verdict> = results.iter().map(Verdict::of).collect::<Result<_>>().with_context(|| format!("reading {}", output.display()))?;
+        for (position, (verdict, before)) in verdicts.iter().zip(&previous).enumerate() {
+            if broken[position] || verdict.agrees(before) {
                 continue;
             }
-            let type_name = input["type"].as_str().unwrap_or_default();
-            if let Some(error) = result.get("error") {
-                failures.push(format!("{type_name} / {}: {} rejects what {previous} produced: {error}", names[position], step.language));
-                broken[position] = true;
-            } else if !same_json(&result["value"], &input["value"]) {
-                failures.push(format!(
-                    "{type_name} / {}: {previous} and {} disagree: {} became {}",
-                    names[position], step.language, input["value"], result["value"]
-                ));
-                broken[position] = true;
-            }
+            let case = &cases[position];
+            failures.push(format!(
+                "{} / {}: {previous_name} {} but {} {}",
+                case.type_name,
+                case.name,
+                before.describe(),
+                step.language,
+                verdict.describe()
+            ));
+            broken[position] = true;
         }
-        values = results;
-        current = output;
-        previous = step.language;
+        previous = verdicts;
+        previous_name = step.language;
     }
     let passed = broken.iter().filter(|failed| !**failed).count();
-    println!("chain {label} (Rust -> TypeScript -> Python -> Rust): {passed} passed, {} failed", failures.len());
+    println!("chain {label} (Rust -> TypeScript -> Python -> Rust): {passed} of {} vectors agree", cases.len());
     for failure in failures.iter().take(40) {
         println!("  {failure}");
     }
     if !failures.is_empty() {
-        bail!("{} of {} vectors changed along the chain for {label}", failures.len(), start.len());
+        bail!("{} of {} vectors changed along the chain for {label}", failures.len(), cases.len());
     }
     Ok(())
 }
 
-/// JSON equality as the data model has it: numbers compare by value, so
-/// `1.0` and `1` are the same number.
+/// JSON equality, object member order aside. Numbers compare exactly as
+/// parsed: integers as integers (beyond 2^53 too), and `1` differs from `1.0`.
 fn same_json(left: &Value, right: &Value) -> bool {
     match (left, right) {
-        (Value::Number(left), Value::Number(right)) => left == right || left.as_f64() == right.as_f64(),
         (Value::Array(left), Value::Array(right)) => left.len() == right.len() && left.iter().zip(right).all(|(a, b)| same_json(a, b)),
         (Value::Object(left), Value::Object(right)) => {
             left.len() == right.len() && left.iter().all(|(key, value)| right.get(key).is_some_and(|other| same_json(value, other)))
@@ -102,22 +157,46 @@ fn same_json(left: &Value, right: &Value) -> bool {
     }
 }
 
-/// Every valid vector as a `{"type", "value"}` line, with its name.
-fn valid_vectors(folder: &Path) -> Result<(Vec<String>, Vec<Value>)> {
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(folder)?
+/// Every vector of the folder, failing when a kind has fewer than
+/// [`MINIMUM`] or a type has no valid vector.
+fn load_cases(folder: &Path) -> Result<Vec<Case>> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(folder)
+        .with_context(|| format!("reading {}", folder.display()))?
         .map(|entry| entry.map(|entry| entry.path()))
         .collect::<Result<_, _>>()?;
     paths.retain(|path| path.extension().is_some_and(|extension| extension == "json"));
     paths.sort();
-    let (mut names, mut lines) = (Vec::new(), Vec::new());
+    let mut cases = Vec::new();
     for path in paths {
         let file: Value = serde_json::from_str(&std::fs::read_to_string(&path)?).with_context(|| format!("reading {}", path.display()))?;
-        for vector in file["valid"].as_array().into_iter().flatten() {
-            names.push(vector["name"].as_str().unwrap_or_default().to_owned());
-            lines.push(json!({"type": file["type"], "value": vector["value"]}));
+        let type_name = file["type"].as_str().with_context(|| format!("{}: no type name", path.display()))?.to_owned();
+        let list = |kind: &str| file[kind].as_array().cloned().with_context(|| format!("{}: no {kind} list", path.display()));
+        let valid = list("valid")?;
+        if valid.is_empty() {
+            bail!("{}: no valid vector", path.display());
+        }
+        let mut push = |vector: &Value, kind: &'static str, expected: Verdict| {
+            let name = vector["name"].as_str().unwrap_or_default().to_owned();
+            cases.push(Case { type_name: type_name.clone(), name, kind, value: vector["value"].clone(), expected });
+        };
+        for vector in &valid {
+            push(vector, "valid", Verdict::Accepted(vector["value"].clone()));
+        }
+        for vector in &list("invalid")? {
+            let pointer = vector["pointer"].as_str().with_context(|| format!("{}: an invalid vector without a pointer", path.display()))?;
+            push(vector, "invalid", Verdict::Rejected { pointer: pointer.to_owned() });
+        }
+        for vector in &list("lenient")? {
+            push(vector, "lenient", Verdict::Accepted(vector["expected"].clone()));
         }
     }
-    Ok((names, lines))
+    for (kind, minimum) in MINIMUM {
+        let count = cases.iter().filter(|case| case.kind == kind).count();
+        if count < minimum {
+            bail!("{}: {count} {kind} vectors, fewer than the chain's minimum of {minimum}", folder.display());
+        }
+    }
+    Ok(cases)
 }
 
 fn write_lines(path: &Path, lines: &[Value]) -> Result<PathBuf> {
@@ -132,4 +211,24 @@ fn read_lines(path: &Path) -> Result<Vec<Value>> {
         .filter(|line| !line.trim().is_empty())
         .map(|line| serde_json::from_str(line).with_context(|| format!("reading {}", path.display())))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_compare_exactly() {
+        assert!(!same_json(&json!(1), &json!(1.0)));
+        assert!(!same_json(&json!(9007199254740993u64), &json!(9007199254740992u64)));
+        assert!(same_json(&json!({"a": [1, 2.5], "b": null}), &json!({"b": null, "a": [1, 2.5]})));
+    }
+
+    #[test]
+    fn a_rejection_agrees_only_at_the_same_pointer() {
+        let at = |pointer: &str| Verdict::Rejected { pointer: pointer.to_owned() };
+        assert!(at("/a").agrees(&at("/a")));
+        assert!(!at("/a").agrees(&at("")));
+        assert!(!at("/a").agrees(&Verdict::Accepted(json!({"a": 1}))));
+    }
 }
