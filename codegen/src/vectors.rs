@@ -4,7 +4,8 @@
 //! variant and enum constant, an unknown value for every open enum, a custom
 //! variant for every extensible union, explicit `null`s, nested `_meta`),
 //! `invalid` values (each required field missing, a wrong JSON type per
-//! field, an unknown or missing tag on a closed union, broken constraints)
+//! field, both one object down too, an unknown or missing tag on a closed union,
+//! broken constraints), each with the JSON pointer its error must name,
 //! and `lenient` values, one per `x-deserialize-*` rule of a field, with the
 //! value a decoder must produce. Every language's bindings are tested
 //! against these; [`crate::validate`] checks them with a JSON Schema validator.
@@ -49,8 +50,13 @@ impl InvalidValue {
 
     /// An invalid object whose error is about its member `member`.
     fn member(name: impl Into<String>, value: Value, member: &str) -> Self {
-        InvalidValue { name: name.into(), value, pointer: format!("/{}", member.replace('~', "~0").replace('/', "~1")) }
+        InvalidValue { name: name.into(), value, pointer: format!("/{}", escape(member)) }
     }
+}
+
+/// A member name as a JSON pointer segment.
+fn escape(member: &str) -> String {
+    member.replace('~', "~0").replace('/', "~1")
 }
 
 /// A value that is invalid on the wire but that a decoder accepts under an
@@ -94,6 +100,9 @@ pub fn to_pretty_json(file: &VectorFile) -> String {
     text.push('\n');
     text
 }
+
+/// Breaks the member `Field` of an object, or says `None` when it cannot.
+type Alteration<'a> = dyn Fn(&mut Map<String, Value>, &Field) -> Option<()> + 'a;
 
 struct Generator<'a> {
     ir: &'a Ir,
@@ -226,6 +235,82 @@ impl Generator<'_> {
         })
     }
 
+    // ---- nested failures --------------------------------------------------
+
+    /// A value of `expression` whose first required member one object down
+    /// is changed by `alter` (which says `None` when it cannot break that
+    /// member), and the pointer of that member relative to the value: a
+    /// nested error must name the whole path, not the outer member.
+    fn nested(&self, expression: &TypeExpr, depth: usize, alter: &Alteration) -> Option<(Value, String)> {
+        if depth > 4 {
+            return None;
+        }
+        let broken = |mut object: Map<String, Value>, field: Option<&Field>| {
+            let field = field?;
+            alter(&mut object, field)?;
+            Some((Value::Object(object), format!("/{}", escape(&field.wire_name))))
+        };
+        match expression {
+            TypeExpr::Named { name } => match &self.ir.get(name)?.kind {
+                TypeKind::Struct(structure) => broken(self.sample_struct(structure, false, 1)?, structure.fields.iter().find(|field| field.required)),
+                TypeKind::Alias { target } => self.nested(target, depth + 1, alter),
+                TypeKind::Union(union) if matches!(union.style, UnionStyle::Tagged { .. }) => union.variants.iter().find_map(|variant| {
+                    let Payload::Struct { base, fields } = &variant.payload else { return None };
+                    let base_fields = match base.as_ref().and_then(|base| self.ir.get(base)).map(|definition| &definition.kind) {
+                        Some(TypeKind::Struct(structure)) => structure.fields.as_slice(),
+                        _ => &[],
+                    };
+                    let field = fields.iter().chain(base_fields).find(|field| field.required);
+                    broken(self.sample_variant(union, variant, false, 1)?.as_object()?.clone(), field)
+                }),
+                _ => None,
+            },
+            TypeExpr::Nullable { inner } => self.nested(inner, depth + 1, alter),
+            TypeExpr::Array(array) => {
+                let (broken, inner) = self.nested(&array.items, depth + 1, alter)?;
+                let mut items = vec![broken];
+                let count = array.min_items.unwrap_or(1).max(1) as usize;
+                for _ in 1..count {
+                    items.push(self.sample(&array.items, false, 1)?);
+                }
+                Some((Value::Array(items), format!("/0{inner}")))
+            }
+            TypeExpr::Map { values } => {
+                let (broken, inner) = self.nested(values, depth + 1, alter)?;
+                let key = "example.com/key";
+                Some((json!({ key: broken }), format!("/{}{inner}", escape(key))))
+            }
+            _ => None,
+        }
+    }
+
+    /// The nested invalid vectors of the field `field`: a required member one
+    /// object down missing, and of the wrong JSON type.
+    fn nested_vectors(&self, field: &Field, full: &Map<String, Value>, file: &mut VectorFile) {
+        // A rule would discard the broken value instead of failing.
+        if field.decode.default_on_error || field.decode.skip_invalid_items {
+            return;
+        }
+        let missing = |object: &mut Map<String, Value>, member: &Field| object.remove(&member.wire_name).map(|_| ());
+        let wrong = |object: &mut Map<String, Value>, member: &Field| {
+            if member.decode.default_on_error {
+                return None;
+            }
+            object.insert(member.wire_name.clone(), self.wrong_value(&member.ty, member.nullable, member.decode.default_on_null)?);
+            Some(())
+        };
+        let alterations: [(&str, &Alteration); 2] = [("nested_missing", &missing), ("nested_wrong_type", &wrong)];
+        for (label, alter) in alterations {
+            if let Some((broken, inner)) = self.nested(&field.ty, 0, alter) {
+                let mut value = full.clone();
+                value.insert(field.wire_name.clone(), broken);
+                let mut vector = InvalidValue::member(format!("{label}_{}", field.wire_name), Value::Object(value), &field.wire_name);
+                vector.pointer.push_str(&inner);
+                file.invalid.push(vector);
+            }
+        }
+    }
+
     // ---- what a type accepts --------------------------------------------
 
     fn accepted(&self, expression: &TypeExpr, seen: &mut BTreeSet<String>) -> BTreeSet<JsonType> {
@@ -335,6 +420,7 @@ impl Generator<'_> {
                 missing.remove(name);
                 file.invalid.push(InvalidValue::member(format!("missing_{name}"), Value::Object(missing), name));
             }
+            self.nested_vectors(field, &full, file);
             // What a rule leaves of `full` once it discards the field's value.
             let discarded = || -> Option<Value> {
                 let mut expected = full.clone();

@@ -1,11 +1,29 @@
 """Locates the bindings under test: `ACP_BINDINGS` names a folder written by
-`cargo xtask generate`, holding `python/` (the package) and `vectors/`."""
+`cargo xtask generate`, holding `python/` (the package) and `vectors/`.
+
+A test that skips fails, unless its id is in `ALLOWED_SKIPS` with the reason
+it may skip: a skip must be a reviewed decision, never a silent pass."""
 
 from __future__ import annotations
 
 import os
 import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
+
+ALLOWED_SKIPS: dict[str, str] = {}
+"""Test id -> why that test may skip. Empty: no test may skip."""
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> Any:
+    outcome = yield
+    report = outcome.get_result()
+    if report.skipped and item.nodeid not in ALLOWED_SKIPS:
+        report.outcome = "failed"
+        report.longrepr = f"{item.nodeid} skipped, and it is not in conftest.ALLOWED_SKIPS: {report.longrepr}"
 
 
 def package_name() -> str:
