@@ -1,6 +1,9 @@
 //! The command line as a user meets it: determinism, one clear error with
 //! file and pointer for bad input, a non-zero exit and no partial output.
 
+#[path = "../../codegen/tests/support/snapshots.rs"]
+mod snapshots;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -48,11 +51,40 @@ fn help_matches_its_snapshot() {
     let output = xtask(&["--help"]);
     assert!(output.status.success());
     let actual = String::from_utf8(output.stdout).unwrap();
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/help.txt");
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
-        std::fs::write(&path, &actual).unwrap();
+    snapshots::assert_snapshot(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/help.txt"), &actual);
+}
+
+#[test]
+fn update_snapshots_re_approves_only_when_1() {
+    for value in ["0", "", "true"] {
+        let output = Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "help_matches_its_snapshot"])
+            .env("UPDATE_SNAPSHOTS", value)
+            .output()
+            .expect("the test binary runs");
+        assert!(!output.status.success(), "UPDATE_SNAPSHOTS={value:?} must fail the snapshot test");
+        let printed = String::from_utf8_lossy(&output.stdout);
+        assert!(printed.contains("set it to exactly 1 to re-approve snapshots"), "{printed}");
     }
-    assert_eq!(actual, std::fs::read_to_string(&path).unwrap_or_default(), "re-approve with UPDATE_SNAPSHOTS=1");
+}
+
+#[test]
+fn the_full_test_run_refuses_update_snapshots() {
+    for value in ["1", "0"] {
+        // Without the refusal, no tool it starts can be found: it fails at
+        // once instead of running the whole suite (and this test) again.
+        let output = Command::new(env!("CARGO_BIN_EXE_xtask"))
+            .arg("test")
+            .env("UPDATE_SNAPSHOTS", value)
+            .env("PATH", "")
+            .env("CARGO", "/nonexistent/cargo")
+            .output()
+            .expect("xtask runs");
+        assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+        let message = stderr(&output);
+        assert!(message.starts_with("error: UPDATE_SNAPSHOTS is set"), "{message}");
+        assert!(message.contains("UPDATE_SNAPSHOTS=1 cargo test --workspace"), "{message}");
+    }
 }
 
 #[test]
