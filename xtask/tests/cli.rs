@@ -4,6 +4,7 @@
 #[path = "../../codegen/tests/support/snapshots.rs"]
 mod snapshots;
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -111,12 +112,7 @@ fn vectors_are_byte_identical_across_runs() {
         let output = xtask(&["vectors", "--out", folder.join(name).to_str().unwrap()]);
         assert!(output.status.success(), "{}", stderr(&output));
     }
-    let mut count = 0;
-    for entry in std::fs::read_dir(folder.join("a")).unwrap() {
-        let name = entry.unwrap().file_name();
-        assert_eq!(std::fs::read(folder.join("a").join(&name)).unwrap(), std::fs::read(folder.join("b").join(&name)).unwrap());
-        count += 1;
-    }
+    let count = assert_identical_trees(&folder.join("a"), &folder.join("b")).len();
     assert!(count > 200, "{count} files");
     assert!(folder.join("a/TurnCompleteUpdate.json").is_file());
 }
@@ -184,6 +180,8 @@ fn inspect_reports_no_untyped_fallback_on_the_default() {
     assert!(text.contains("overlays: session-ready, turn-complete, session-status"), "{text}");
 }
 
+/// Every file under `folder`, by path relative to `root`, with its bytes, in
+/// path order.
 fn read_tree(root: &Path, folder: &Path, files: &mut Vec<(PathBuf, Vec<u8>)>) {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(folder).unwrap().map(|entry| entry.unwrap().path()).collect();
     entries.sort();
@@ -196,20 +194,31 @@ fn read_tree(root: &Path, folder: &Path, files: &mut Vec<(PathBuf, Vec<u8>)>) {
     }
 }
 
+/// Checks that the folders `first` and `second` hold the same files, each
+/// way round, with the same bytes; returns their relative paths.
+fn assert_identical_trees(first: &Path, second: &Path) -> Vec<PathBuf> {
+    let (mut first_files, mut second_files) = (Vec::new(), Vec::new());
+    read_tree(first, first, &mut first_files);
+    read_tree(second, second, &mut second_files);
+    let paths = |files: &[(PathBuf, Vec<u8>)]| files.iter().map(|(path, _)| path.clone()).collect::<BTreeSet<_>>();
+    let (first_paths, second_paths) = (paths(&first_files), paths(&second_files));
+    let only_first: Vec<_> = first_paths.difference(&second_paths).collect();
+    let only_second: Vec<_> = second_paths.difference(&first_paths).collect();
+    assert!(only_first.is_empty() && only_second.is_empty(), "only in the first run: {only_first:?}; only in the second: {only_second:?}");
+    for ((path, first_bytes), (_, second_bytes)) in first_files.iter().zip(&second_files) {
+        assert!(first_bytes == second_bytes, "{} differs between the runs", path.display());
+    }
+    first_files.into_iter().map(|(path, _)| path).collect()
+}
+
 #[test]
 fn generate_writes_identical_bytes_every_run() {
     let folder = scratch("generate");
-    let mut trees = Vec::new();
     for name in ["first", "second"] {
-        let out = folder.join(name);
-        let output = xtask(&["generate", "--out", out.to_str().unwrap()]);
+        let output = xtask(&["generate", "--out", folder.join(name).to_str().unwrap()]);
         assert!(output.status.success(), "{}", stderr(&output));
-        let mut files = Vec::new();
-        read_tree(&out, &out, &mut files);
-        trees.push(files);
     }
-    assert_eq!(trees[0], trees[1]);
-    let names: Vec<String> = trees[0].iter().map(|(path, _)| path.display().to_string()).collect();
+    let names: Vec<String> = assert_identical_trees(&folder.join("first"), &folder.join("second")).iter().map(|path| path.display().to_string()).collect();
     for expected in ["rust/Cargo.toml", "rust/src/types.rs", "typescript/package.json", "python/pyproject.toml", "vectors/SessionUpdate.json"] {
         assert!(names.iter().any(|name| name == expected), "{expected} missing from {names:?}");
     }
