@@ -2,6 +2,9 @@
 //! IR and the vectors), on the embedded default schema, and the errors bad
 //! schemas must produce. Set `UPDATE_SNAPSHOTS=1` to re-approve snapshots.
 
+#[path = "support/snapshots.rs"]
+mod snapshots;
+
 use std::path::{Path, PathBuf};
 
 use acp_codegen::inspect::summarize;
@@ -27,13 +30,7 @@ fn from_value(document: Value) -> ExtendedSchema {
 }
 
 fn assert_snapshot(name: &str, actual: &str) {
-    let path = here().join("snapshots").join(name);
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
-        std::fs::write(&path, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(expected == actual, "{} differs from the output; review it and re-run with UPDATE_SNAPSHOTS=1\n{actual}", path.display());
+    snapshots::assert_snapshot(&here().join("snapshots").join(name), actual);
 }
 
 fn check_fixture(name: &str) -> Ir {

@@ -2,6 +2,9 @@
 //! generated types (re-approve with `UPDATE_SNAPSHOTS=1`); `cargo xtask test`
 //! compiles and tests the crates generated from the real schemas.
 
+#[path = "support/snapshots.rs"]
+mod snapshots;
+
 use std::path::{Path, PathBuf};
 
 use acp_codegen::emit::{rust, PackageNames};
@@ -21,11 +24,7 @@ fn emit_fixture(name: &str) -> Vec<(PathBuf, String)> {
 fn check_snapshot(name: &str) {
     let files = emit_fixture(name);
     let types = &files.iter().find(|(path, _)| path == Path::new("src/types.rs")).unwrap().1;
-    let path = here().join("snapshots").join(format!("{name}.types.rs.txt"));
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
-        std::fs::write(&path, types).unwrap();
-    }
-    assert!(&std::fs::read_to_string(&path).unwrap_or_default() == types, "{} differs; review and re-run with UPDATE_SNAPSHOTS=1", path.display());
+    snapshots::assert_snapshot(&here().join("snapshots").join(format!("{name}.types.rs.txt")), types);
 }
 
 #[test]

@@ -7,6 +7,7 @@
 //! exit non-zero.
 
 mod chain;
+mod differential;
 mod generate;
 mod output;
 mod test_command;

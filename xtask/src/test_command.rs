@@ -2,6 +2,8 @@
 //! tests need into ignored folders, runs the workspace tests, then generates
 //! bindings from the default schema and from each upstream release schema and
 //! runs each language's suite on them. The first failure fails the command.
+//! It refuses to run while `UPDATE_SNAPSHOTS` is set: a run that re-approves
+//! snapshots checks none.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -44,6 +46,14 @@ fn schemas_under_test(upstream_root: &Path) -> Vec<(String, SourceOptions)> {
 }
 
 pub fn run() -> Result<()> {
+    // The workspace tests would inherit the variable and re-approve every
+    // snapshot instead of checking it.
+    if let Some(value) = std::env::var_os("UPDATE_SNAPSHOTS") {
+        bail!(
+            "UPDATE_SNAPSHOTS is set ({value:?}): `cargo xtask test` only checks snapshots; unset it, \
+             and re-approve snapshots with `UPDATE_SNAPSHOTS=1 cargo test --workspace`"
+        );
+    }
     let workspace = workspace_root();
     let upstream_root = upstream::fetch(&workspace)?;
     eprintln!("upstream release schemas in {}", upstream_root.display());

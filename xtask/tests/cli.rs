@@ -1,6 +1,10 @@
 //! The command line as a user meets it: determinism, one clear error with
 //! file and pointer for bad input, a non-zero exit and no partial output.
 
+#[path = "../../codegen/tests/support/snapshots.rs"]
+mod snapshots;
+
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -48,11 +52,40 @@ fn help_matches_its_snapshot() {
     let output = xtask(&["--help"]);
     assert!(output.status.success());
     let actual = String::from_utf8(output.stdout).unwrap();
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/help.txt");
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
-        std::fs::write(&path, &actual).unwrap();
+    snapshots::assert_snapshot(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/help.txt"), &actual);
+}
+
+#[test]
+fn update_snapshots_re_approves_only_when_1() {
+    for value in ["0", "", "true"] {
+        let output = Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "help_matches_its_snapshot"])
+            .env("UPDATE_SNAPSHOTS", value)
+            .output()
+            .expect("the test binary runs");
+        assert!(!output.status.success(), "UPDATE_SNAPSHOTS={value:?} must fail the snapshot test");
+        let printed = String::from_utf8_lossy(&output.stdout);
+        assert!(printed.contains("set it to exactly 1 to re-approve snapshots"), "{printed}");
     }
-    assert_eq!(actual, std::fs::read_to_string(&path).unwrap_or_default(), "re-approve with UPDATE_SNAPSHOTS=1");
+}
+
+#[test]
+fn the_full_test_run_refuses_update_snapshots() {
+    for value in ["1", "0"] {
+        // Without the refusal, no tool it starts can be found: it fails at
+        // once instead of running the whole suite (and this test) again.
+        let output = Command::new(env!("CARGO_BIN_EXE_xtask"))
+            .arg("test")
+            .env("UPDATE_SNAPSHOTS", value)
+            .env("PATH", "")
+            .env("CARGO", "/nonexistent/cargo")
+            .output()
+            .expect("xtask runs");
+        assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+        let message = stderr(&output);
+        assert!(message.starts_with("error: UPDATE_SNAPSHOTS is set"), "{message}");
+        assert!(message.contains("UPDATE_SNAPSHOTS=1 cargo test --workspace"), "{message}");
+    }
 }
 
 #[test]
@@ -79,12 +112,7 @@ fn vectors_are_byte_identical_across_runs() {
         let output = xtask(&["vectors", "--out", folder.join(name).to_str().unwrap()]);
         assert!(output.status.success(), "{}", stderr(&output));
     }
-    let mut count = 0;
-    for entry in std::fs::read_dir(folder.join("a")).unwrap() {
-        let name = entry.unwrap().file_name();
-        assert_eq!(std::fs::read(folder.join("a").join(&name)).unwrap(), std::fs::read(folder.join("b").join(&name)).unwrap());
-        count += 1;
-    }
+    let count = assert_identical_trees(&folder.join("a"), &folder.join("b")).len();
     assert!(count > 200, "{count} files");
     assert!(folder.join("a/TurnCompleteUpdate.json").is_file());
 }
@@ -152,6 +180,8 @@ fn inspect_reports_no_untyped_fallback_on_the_default() {
     assert!(text.contains("overlays: session-ready, turn-complete, session-status"), "{text}");
 }
 
+/// Every file under `folder`, by path relative to `root`, with its bytes, in
+/// path order.
 fn read_tree(root: &Path, folder: &Path, files: &mut Vec<(PathBuf, Vec<u8>)>) {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(folder).unwrap().map(|entry| entry.unwrap().path()).collect();
     entries.sort();
@@ -164,20 +194,31 @@ fn read_tree(root: &Path, folder: &Path, files: &mut Vec<(PathBuf, Vec<u8>)>) {
     }
 }
 
+/// Checks that the folders `first` and `second` hold the same files, each
+/// way round, with the same bytes; returns their relative paths.
+fn assert_identical_trees(first: &Path, second: &Path) -> Vec<PathBuf> {
+    let (mut first_files, mut second_files) = (Vec::new(), Vec::new());
+    read_tree(first, first, &mut first_files);
+    read_tree(second, second, &mut second_files);
+    let paths = |files: &[(PathBuf, Vec<u8>)]| files.iter().map(|(path, _)| path.clone()).collect::<BTreeSet<_>>();
+    let (first_paths, second_paths) = (paths(&first_files), paths(&second_files));
+    let only_first: Vec<_> = first_paths.difference(&second_paths).collect();
+    let only_second: Vec<_> = second_paths.difference(&first_paths).collect();
+    assert!(only_first.is_empty() && only_second.is_empty(), "only in the first run: {only_first:?}; only in the second: {only_second:?}");
+    for ((path, first_bytes), (_, second_bytes)) in first_files.iter().zip(&second_files) {
+        assert!(first_bytes == second_bytes, "{} differs between the runs", path.display());
+    }
+    first_files.into_iter().map(|(path, _)| path).collect()
+}
+
 #[test]
 fn generate_writes_identical_bytes_every_run() {
     let folder = scratch("generate");
-    let mut trees = Vec::new();
     for name in ["first", "second"] {
-        let out = folder.join(name);
-        let output = xtask(&["generate", "--out", out.to_str().unwrap()]);
+        let output = xtask(&["generate", "--out", folder.join(name).to_str().unwrap()]);
         assert!(output.status.success(), "{}", stderr(&output));
-        let mut files = Vec::new();
-        read_tree(&out, &out, &mut files);
-        trees.push(files);
     }
-    assert_eq!(trees[0], trees[1]);
-    let names: Vec<String> = trees[0].iter().map(|(path, _)| path.display().to_string()).collect();
+    let names: Vec<String> = assert_identical_trees(&folder.join("first"), &folder.join("second")).iter().map(|path| path.display().to_string()).collect();
     for expected in ["rust/Cargo.toml", "rust/src/types.rs", "typescript/package.json", "python/pyproject.toml", "vectors/SessionUpdate.json"] {
         assert!(names.iter().any(|name| name == expected), "{expected} missing from {names:?}");
     }
