@@ -8,6 +8,7 @@
 
 mod chain;
 mod differential;
+mod mutation;
 mod generate;
 mod output;
 mod test_command;

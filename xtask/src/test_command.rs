@@ -20,6 +20,22 @@ pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask sits in the workspace").to_path_buf()
 }
 
+/// How a test suite ended, and what it printed (stdout, then stderr).
+pub struct SuiteOutcome {
+    pub passed: bool,
+    pub output: String,
+}
+
+impl SuiteOutcome {
+    /// Runs `command` (described as `what`) to the end, capturing its output.
+    pub fn of(command: &mut Command, what: &str) -> Result<SuiteOutcome> {
+        let output = command.output().with_context(|| format!("starting {what}"))?;
+        let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
+        text.push_str(&String::from_utf8_lossy(&output.stderr));
+        Ok(SuiteOutcome { passed: output.status.success(), output: text })
+    }
+}
+
 /// Runs `command`, failing with its description when it fails.
 pub fn run_checked(command: &mut Command, what: &str) -> Result<()> {
     let status = command.status().with_context(|| format!("starting {what}"))?;

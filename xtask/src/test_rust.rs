@@ -5,12 +5,12 @@
 //! every vector through it; for the default schema, the differential test
 //! against the official crate follows ([`crate::differential`]).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context, Result};
 
-use crate::test_command::run_checked;
+use crate::test_command::{run_checked, SuiteOutcome};
 
 /// `cargo`, as the running cargo names itself.
 pub fn cargo() -> Command {
@@ -35,6 +35,24 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
         cargo().args(["doc", "--quiet", "--no-deps"]).env("CARGO_TARGET_DIR", &target).env("RUSTDOCFLAGS", "-D warnings").current_dir(&crate_folder),
         &format!("cargo doc on the Rust bindings for {label}"),
     )?;
+    let outcome = vector_suite(workspace, bindings)?;
+    print!("{}", outcome.output);
+    if !outcome.passed {
+        anyhow::bail!("Rust vectors for {label} failed");
+    }
+    let harness = bindings.join("rust-vectors");
+    run_checked(
+        cargo().args(["build", "--quiet", "--bin", "roundtrip-batch"]).env("CARGO_TARGET_DIR", &target).current_dir(&harness),
+        &format!("the Rust batch round-trip for {label}"),
+    )?;
+    if label == "default" {
+        crate::differential::run(workspace, bindings, &target)?;
+    }
+    Ok(())
+}
+
+/// Writes the harness crate (`rust-vectors/` beside `rust/`) and returns its folder.
+fn write_harness(workspace: &Path, bindings: &Path) -> Result<PathBuf> {
     let harness = bindings.join("rust-vectors");
     std::fs::create_dir_all(harness.join("tests")).context("creating the Rust harness")?;
     std::fs::write(
@@ -46,20 +64,18 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
     std::fs::create_dir_all(harness.join("src"))?;
     std::fs::copy(workspace.join("tests").join("rust").join("roundtrip_batch.rs"), harness.join("src").join("main.rs"))?;
     std::fs::copy(workspace.join("tests").join("rust").join("vectors.rs"), harness.join("tests").join("vectors.rs"))?;
-    run_checked(
+    Ok(harness)
+}
+
+/// Runs every vector of `bindings` through its Rust crate (`tests/rust/vectors.rs`).
+pub fn vector_suite(workspace: &Path, bindings: &Path) -> Result<SuiteOutcome> {
+    let harness = write_harness(workspace, bindings)?;
+    SuiteOutcome::of(
         cargo()
             .args(["test", "--quiet", "--", "--nocapture"])
-            .env("CARGO_TARGET_DIR", &target)
+            .env("CARGO_TARGET_DIR", workspace.join("target").join("bindings-target"))
             .env("ACP_VECTORS", bindings.join("vectors"))
             .current_dir(&harness),
-        &format!("Rust vectors for {label}"),
-    )?;
-    run_checked(
-        cargo().args(["build", "--quiet", "--bin", "roundtrip-batch"]).env("CARGO_TARGET_DIR", &target).current_dir(&harness),
-        &format!("the Rust batch round-trip for {label}"),
-    )?;
-    if label == "default" {
-        crate::differential::run(workspace, bindings, &target)?;
-    }
-    Ok(())
+        "the Rust vector harness",
+    )
 }
