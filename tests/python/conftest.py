@@ -1,14 +1,19 @@
-"""Locates the bindings under test: `ACP_BINDINGS` names a folder written by
-`cargo xtask generate`, holding `python/` (the package) and `vectors/`.
+"""Locates the bindings under test and imports their package as installed:
+`ACP_BINDINGS` names a folder written by `cargo xtask generate`, holding
+`python/` (the package's sources) and `vectors/`. The package is imported by
+name from the environment's site-packages, where `cargo xtask test` installs
+the wheel built from `python/`; the sources are never put on `sys.path`.
 
 A test that skips fails, unless its id is in `ALLOWED_SKIPS` with the reason
 it may skip: a skip must be a reviewed decision, never a silent pass."""
 
 from __future__ import annotations
 
+import importlib
 import os
-import sys
+import sysconfig
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -32,14 +37,45 @@ def package_name() -> str:
 
 
 def bindings_folder() -> Path:
-    """The bindings folder; its Python package is imported before any other."""
+    """The bindings folder."""
     value = os.environ.get("ACP_BINDINGS")
     if not value:
         raise RuntimeError("ACP_BINDINGS must name a folder written by `cargo xtask generate`")
     folder = Path(value).resolve()
     if not (folder / "python").is_dir() or not (folder / "vectors").is_dir():
         raise RuntimeError(f"{folder} holds no python/ and vectors/ folders")
-    package = str(folder / "python")
-    if package not in sys.path:
-        sys.path.insert(0, package)
     return folder
+
+
+def site_packages() -> Path:
+    """The site-packages folder of the running environment."""
+    return Path(sysconfig.get_path("purelib")).resolve()
+
+
+def changed_files(folder: Path, package: ModuleType) -> list[str]:
+    """The files of the package's sources in `folder` that `package` lacks or
+    holds with other bytes."""
+    sources = folder / "python" / package_name()
+    installed = Path(str(package.__file__)).resolve().parent
+    changed = []
+    for path in sorted(sources.rglob("*")):
+        relative = path.relative_to(sources)
+        if path.is_file() and "__pycache__" not in relative.parts:
+            copy = installed / relative
+            if not copy.is_file() or copy.read_bytes() != path.read_bytes():
+                changed.append(str(relative))
+    return changed
+
+
+def installed_package(folder: Path) -> ModuleType:
+    """The package, imported by name; an error unless it comes from
+    site-packages and holds exactly the sources generated into `folder`."""
+    package = importlib.import_module(package_name())
+    location = Path(str(package.__file__)).resolve()
+    if not location.is_relative_to(site_packages()):
+        raise RuntimeError(f"{package_name()} was imported from {location}, not from {site_packages()}")
+    changed = changed_files(folder, package)
+    if changed:
+        sources = folder / "python"
+        raise RuntimeError(f"{package_name()} in {site_packages()} is not the one in {sources}: {', '.join(changed)} differ")
+    return package

@@ -3,6 +3,8 @@
 Usage: roundtrip_batch.py <bindings-folder> <in.jsonl> <out.jsonl>
 
 The package's import name is `ACP_PYTHON_PACKAGE` (default `acp_bindings`).
+It is imported as installed in the running environment, which must hold
+exactly the sources in `<bindings-folder>/python/`.
 
 Each input line is `{"type": T, "value": V}`; each output line is
 `{"type": T, "value": roundtrip(T, V)}` or `{"type": T, "error": message,
@@ -11,11 +13,11 @@ Each input line is `{"type": T, "value": V}`; each output line is
 
 from __future__ import annotations
 
-import importlib
 import json
-import os
 import sys
 from pathlib import Path
+
+from conftest import installed_package
 
 
 def main(arguments: list[str]) -> int:
@@ -23,8 +25,7 @@ def main(arguments: list[str]) -> int:
         print(__doc__, file=sys.stderr)
         return 2
     folder, source, target = (Path(argument) for argument in arguments)
-    sys.path.insert(0, str(folder.resolve() / "python"))
-    package = importlib.import_module(os.environ.get("ACP_PYTHON_PACKAGE") or "acp_bindings")
+    package = installed_package(folder)
     with source.open(encoding="utf-8") as lines, target.open("w", encoding="utf-8") as output:
         for line in lines:
             if not line.strip():

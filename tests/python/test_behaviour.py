@@ -8,10 +8,9 @@ from typing import Any
 
 import pytest
 
-from conftest import bindings_folder, package_name
+from conftest import bindings_folder, installed_package, package_name
 
-bindings_folder()
-PACKAGE = importlib.import_module(package_name())
+PACKAGE = installed_package(bindings_folder())
 MODELS = importlib.import_module(f"{package_name()}.models")
 METHODS = importlib.import_module(f"{package_name()}.methods")
 

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from conftest import bindings_folder, package_name
+from conftest import bindings_folder, changed_files, installed_package, package_name, site_packages
 
 BINDINGS = bindings_folder()
-PACKAGE = importlib.import_module(package_name())
+PACKAGE = installed_package(BINDINGS)
 
 
 def canonical(value: Any) -> str:
@@ -55,8 +55,9 @@ def test_unknown_type_is_an_error() -> None:
         PACKAGE.roundtrip("NoSuchType", {})
 
 
-def test_vectors_folder_is_the_one_under_test() -> None:
-    assert Path(PACKAGE.__file__).resolve().is_relative_to(BINDINGS.resolve())
+def test_package_is_installed_from_the_bindings_under_test() -> None:
+    assert Path(PACKAGE.__file__).resolve().is_relative_to(site_packages()), PACKAGE.__file__
+    assert changed_files(BINDINGS, PACKAGE) == []
 
 
 def accessor_cases() -> list[Any]:

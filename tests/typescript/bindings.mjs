@@ -1,19 +1,37 @@
-// Loads the compiled TypeScript package of a bindings folder written by
-// `cargo xtask generate` (the folder holding `typescript/` and `vectors/`),
-// or of a package folder itself.
+// Loads the TypeScript package of a bindings folder written by
+// `cargo xtask generate` (the folder holding `typescript/` and `vectors/`) the
+// way a dependant does: by its name (`name` in `typescript/package.json`),
+// from `<folder>/ts-consumer/`, where `cargo xtask test` installs the packed
+// package, so Node resolves it through `node_modules` and its `exports`. The
+// package found must be the one built in `typescript/dist`, byte for byte.
 
-import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join, relative, resolve, sep } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 export async function loadBindings(folder) {
   const root = resolve(folder);
-  const candidates = [join(root, "typescript", "dist", "index.js"), join(root, "dist", "index.js")];
-  const entry = candidates.find((candidate) => existsSync(candidate));
-  if (entry === undefined) {
-    throw new Error(`no compiled package in ${root}: looked for ${candidates.join(", ")} (run npm run build first)`);
+  const name = JSON.parse(readFileSync(join(root, "typescript", "package.json"), "utf8")).name ?? "acp-bindings";
+  const consumer = join(root, "ts-consumer");
+  const installed = join(consumer, "node_modules", ...name.split("/"));
+  if (!existsSync(join(installed, "package.json"))) {
+    throw new Error(`${name} is not installed in ${consumer}: cargo xtask test packs and installs it there`);
   }
-  return import(pathToFileURL(entry).href);
+  const { importPackage } = await import(pathToFileURL(join(consumer, "import-package.mjs")).href);
+  const { url, module } = await importPackage(name);
+  const entry = fileURLToPath(url);
+  if (!entry.startsWith(installed + sep)) {
+    throw new Error(`${name} resolved to ${entry}, outside ${installed}`);
+  }
+  const built = join(root, "typescript", "dist");
+  const differing = readdirSync(built, { recursive: true, withFileTypes: true })
+    .filter((file) => file.isFile())
+    .map((file) => relative(built, join(file.parentPath, file.name)))
+    .filter((path) => !existsSync(join(installed, "dist", path)) || !readFileSync(join(installed, "dist", path)).equals(readFileSync(join(built, path))));
+  if (differing.length > 0) {
+    throw new Error(`${name} installed in ${consumer} is not the package built in ${built}: ${differing.join(", ")} differ`);
+  }
+  return module;
 }
 
 /** JSON equality, object member order aside. */

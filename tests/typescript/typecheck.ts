@@ -1,12 +1,14 @@
 // Type-level checks of a generated package, compiled (never run) by
-// `cargo xtask test` under the package's own strict options, from a folder
-// beside the package (`<bindings>/typecheck/`). Each line after a
+// `cargo xtask test` under the package's own strict options in the folder it
+// installs the packed package into (`<bindings>/ts-consumer/`): the package is
+// found by its default name, through its `exports` and `types`, and these
+// checks see its `.d.ts` files as any dependant does. Each line after a
 // `@ts-expect-error` must fail to compile, and everything else must compile,
 // so the checks hold in both directions. Only types every supported schema
 // has in the same shape are used.
 
-import type { Agent, Client, DecodeResult, JsonValue, MethodName, TextContent } from "../typescript/src/index.js";
-import { decodeTextContent, METHODS, roundtrip } from "../typescript/src/index.js";
+import type { Agent, Client, DecodeResult, JsonValue, MethodName, TextContent } from "acp-bindings";
+import { decodeTextContent, METHODS, roundtrip } from "acp-bindings";
 
 export const minimal: TextContent = { text: "hello" };
 export const explicitNull: TextContent = { text: "hello", annotations: null };

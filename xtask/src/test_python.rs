@@ -1,16 +1,19 @@
 //! The python bindings' test suite, run by `cargo xtask test` on bindings
 //! generated from each schema under test: a virtual environment in
-//! `.tools/venv` with the pinned tools (`tests/python/requirements.txt`), the
-//! package installed with pip from a copy of `python/`, `ruff check` and
-//! `mypy --strict` (with the pydantic plugin, from the package's
-//! `pyproject.toml`) on it, then pytest on every shared vector
-//! (`tests/python/`), warnings counted as errors. pytest exits 5 when it ran
-//! no test, which fails like any other non-zero exit.
+//! `.tools/venv` with the pinned tools (`tests/python/requirements.txt`), a
+//! wheel built from a copy of `python/` by pip's PEP 517 build and installed
+//! into that environment in place of the previous schema's, `ruff check` on
+//! the sources, `mypy --strict` (with the pydantic plugin, from the package's
+//! `pyproject.toml`) on the installed package, then pytest on every shared
+//! vector (`tests/python/`), warnings counted as errors. The tests import the
+//! package by name from site-packages, never from the sources, and fail unless
+//! it holds exactly the files generated for this schema. pytest exits 5 when
+//! it ran no test, which fails like any other non-zero exit.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use anyhow::{ensure, Context, Result};
+use anyhow::{bail, ensure, Context, Result};
 
 use acp_codegen::emit::PackageNames;
 
@@ -26,26 +29,30 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
     let tools = workspace.join(".tools");
     let python = virtual_environment(&tools, &tests.join("requirements.txt"))?;
 
-    let copy = workspace.join("target").join("python-install").join(label);
-    if copy.exists() {
-        std::fs::remove_dir_all(&copy).with_context(|| format!("removing {}", copy.display()))?;
+    let work = workspace.join("target").join("python-install").join(label);
+    if work.exists() {
+        std::fs::remove_dir_all(&work).with_context(|| format!("removing {}", work.display()))?;
     }
-    copy_tree(&package, &copy)?;
+    let wheel = build_wheel(&python, &package, &work, label)?;
     run_checked(
-        Command::new(&python).args(["-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--force-reinstall"]).arg(&copy),
-        &format!("{label}: pip install {}", package.display()),
+        Command::new(&python).args(["-m", "pip", "install", "--quiet", "--no-deps", "--force-reinstall"]).arg(&wheel),
+        &format!("{label}: pip install {}", wheel.display()),
     )?;
     run_checked(
         Command::new(&python).args(["-m", "ruff", "check", "--no-cache", &import_name]).current_dir(&package),
         &format!("{label}: ruff check"),
     )?;
+    // From a folder without the sources, which mypy would find first: a
+    // package named with `-p` is checked even in site-packages.
     run_checked(
         Command::new(&python)
-            .args(["-m", "mypy", "--strict", "--cache-dir"])
+            .args(["-m", "mypy", "--strict", "--config-file"])
+            .arg(package.join("pyproject.toml"))
+            .arg("--cache-dir")
             .arg(tools.join("mypy-cache").join(label))
-            .arg(&import_name)
-            .current_dir(&package),
-        &format!("{label}: mypy --strict"),
+            .args(["-p", &import_name])
+            .current_dir(&work),
+        &format!("{label}: mypy --strict on the installed package"),
     )?;
     run_checked(
         Command::new(&python)
@@ -57,6 +64,32 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
             .current_dir(workspace),
         &format!("{label}: pytest {} (exit 5 means no test ran)", tests.display()),
     )
+}
+
+/// Builds a wheel of the package in `package` with pip's PEP 517 build (the
+/// backend from the environment's pinned setuptools, no isolation) into
+/// `work/wheel/`, from a copy in `work/source/` (the build writes beside the
+/// sources); returns the wheel's path.
+fn build_wheel(python: &Path, package: &Path, work: &Path, label: &str) -> Result<PathBuf> {
+    let source = work.join("source");
+    let wheels = work.join("wheel");
+    copy_tree(package, &source)?;
+    run_checked(
+        Command::new(python)
+            .args(["-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "--wheel-dir"])
+            .arg(&wheels)
+            .arg(&source),
+        &format!("{label}: pip wheel {}", package.display()),
+    )?;
+    let mut built: Vec<PathBuf> = std::fs::read_dir(&wheels)
+        .with_context(|| format!("reading {}", wheels.display()))?
+        .map(|entry| entry.map(|entry| entry.path()))
+        .collect::<Result<_, _>>()?;
+    built.retain(|path| path.extension().is_some_and(|extension| extension == "whl"));
+    match built.as_slice() {
+        [wheel] => Ok(wheel.clone()),
+        _ => bail!("{label}: pip wheel built {} wheels in {}, not one", built.len(), wheels.display()),
+    }
 }
 
 /// The interpreter of `.tools/venv`, created on first use; the pinned

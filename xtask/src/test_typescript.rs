@@ -1,20 +1,38 @@
 //! The typescript bindings' test suite, run by `cargo xtask test` on bindings
 //! generated from each schema under test: install the locked compiler, build
-//! the package, check it under the strict compiler options with no output,
-//! compile the type-level checks against it, then run every shared vector
-//! through it with Node's test runner (`tests/typescript/`).
+//! the package and check it under the strict compiler options with no output.
+//! Then the package is packed with `npm pack` and the tarball installed into a
+//! fresh consumer folder, `<bindings>/ts-consumer/`, as any dependant would
+//! install it. Everything after that sees only the installed package, by
+//! name: the type-level checks compile against its `.d.ts` files through its
+//! `exports` and `types`, and Node's test runner runs every shared vector
+//! through the module it resolves from the consumer (`tests/typescript/`).
 
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
 
-use anyhow::{ensure, Context, Result};
+use anyhow::{bail, ensure, Context, Result};
+use serde_json::Value;
 
 use crate::test_command::run_checked;
 
-/// The type-level checks' compiler settings: the package's own, without output.
+/// The name of the consumer folder under a bindings folder; the tests'
+/// `loadBindings` looks for the installed package there.
+const CONSUMER: &str = "ts-consumer";
+
+/// The consumer's manifest: an ES module package of its own.
+const CONSUMER_MANIFEST: &str = r#"{
+  "name": "acp-bindings-consumer",
+  "private": true,
+  "type": "module"
+}
+"#;
+
+/// The type-level checks' compiler settings: the package's own, without
+/// output, on the consumer's code only.
 const TYPECHECK_CONFIG: &str = r#"{
   "extends": "../typescript/tsconfig.json",
-  "compilerOptions": { "noEmit": true, "rootDir": ".." },
+  "compilerOptions": { "noEmit": true, "rootDir": "." },
   "include": ["typecheck.ts"]
 }
 "#;
@@ -34,17 +52,75 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
         Command::new("npm").args(["exec", "--no", "--", "tsc", "-p", "tsconfig.json", "--noEmit", "--strict"]).current_dir(&package),
         &format!("{label}: tsc --noEmit --strict"),
     )?;
-    let typecheck = bindings.join("typecheck");
-    std::fs::create_dir_all(&typecheck).with_context(|| format!("creating {}", typecheck.display()))?;
-    std::fs::copy(tests.join("typecheck.ts"), typecheck.join("typecheck.ts")).context("copying the type-level checks")?;
-    std::fs::write(typecheck.join("tsconfig.json"), TYPECHECK_CONFIG).context("writing the type-level checks' tsconfig.json")?;
+    let consumer = bindings.join(CONSUMER);
+    install_packed(&package, &consumer, label)?;
+    std::fs::copy(tests.join("import-package.mjs"), consumer.join("import-package.mjs")).context("copying the consumer's import")?;
+    std::fs::copy(tests.join("typecheck.ts"), consumer.join("typecheck.ts")).context("copying the type-level checks")?;
+    std::fs::write(consumer.join("tsconfig.json"), TYPECHECK_CONFIG).context("writing the type-level checks' tsconfig.json")?;
     run_checked(
-        Command::new("npm").args(["exec", "--no", "--", "tsc", "-p"]).arg(typecheck.join("tsconfig.json")).current_dir(&package),
-        &format!("{label}: tsc on the type-level checks"),
+        Command::new("npm").args(["exec", "--no", "--", "tsc", "-p"]).arg(consumer.join("tsconfig.json")).current_dir(&package),
+        &format!("{label}: tsc on the type-level checks against the installed package"),
     )?;
     let suite = tests.join("vectors.test.mjs");
     run_checked(
         Command::new("node").arg("--test").arg(&suite).env("ACP_BINDINGS", bindings).current_dir(workspace),
         &format!("{label}: node --test {}", suite.display()),
     )
+}
+
+/// Packs the built package in `package` and installs the tarball into
+/// `consumer`, made afresh.
+fn install_packed(package: &Path, consumer: &Path, label: &str) -> Result<()> {
+    if consumer.exists() {
+        std::fs::remove_dir_all(consumer).with_context(|| format!("removing {}", consumer.display()))?;
+    }
+    std::fs::create_dir_all(consumer).with_context(|| format!("creating {}", consumer.display()))?;
+    std::fs::write(consumer.join("package.json"), CONSUMER_MANIFEST).context("writing the consumer's package.json")?;
+    let packed = Command::new("npm")
+        .args(["pack", "--json", "--pack-destination"])
+        .arg(consumer)
+        .current_dir(package)
+        .stderr(Stdio::inherit())
+        .output()
+        .with_context(|| format!("starting npm pack in {}", package.display()))?;
+    ensure!(packed.status.success(), "{label}: npm pack in {} failed ({})", package.display(), packed.status);
+    let report: Value = serde_json::from_slice(&packed.stdout).context("reading npm pack's report")?;
+    let (Some(name), Some(tarball)) = (report[0]["name"].as_str(), report[0]["filename"].as_str()) else {
+        bail!("{label}: npm pack named no package and tarball");
+    };
+    run_checked(
+        Command::new("npm").args(["install", "--no-audit", "--no-fund"]).arg(format!("./{tarball}")).current_dir(consumer),
+        &format!("{label}: npm install {tarball} in {}", consumer.display()),
+    )?;
+    check_entry_points(&consumer.join("node_modules").join(name), label)
+}
+
+/// The installed package's manifest names its entry points (`main`, `types`
+/// and `exports`) and every file they name is in the package. A missing
+/// `types` target would otherwise go unnoticed: the compiler falls back to
+/// the declarations beside the JavaScript.
+fn check_entry_points(installed: &Path, label: &str) -> Result<()> {
+    let path = installed.join("package.json");
+    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let manifest: Value = serde_json::from_str(&text).with_context(|| format!("reading {}", path.display()))?;
+    let mut targets = Vec::new();
+    for field in ["main", "types", "exports"] {
+        ensure!(!manifest[field].is_null(), "{label}: {} names no `{field}`", path.display());
+        strings(&manifest[field], &mut targets);
+    }
+    targets.sort_unstable();
+    targets.dedup();
+    let missing: Vec<&str> = targets.into_iter().filter(|target| !installed.join(target).is_file()).collect();
+    ensure!(missing.is_empty(), "{label}: {} names files the installed package lacks: {}", path.display(), missing.join(", "));
+    Ok(())
+}
+
+/// Every string in `value`, however deeply nested.
+fn strings<'a>(value: &'a Value, into: &mut Vec<&'a str>) {
+    match value {
+        Value::String(text) => into.push(text),
+        Value::Array(items) => items.iter().for_each(|item| strings(item, into)),
+        Value::Object(members) => members.values().for_each(|member| strings(member, into)),
+        _ => {}
+    }
 }
