@@ -11,7 +11,7 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 
-use crate::test_command::SuiteOutcome;
+use crate::test_python::copy_tree;
 
 /// One deliberate bug in one generated file.
 struct Mutant {
@@ -38,19 +38,39 @@ const MUTANTS: &[Mutant] = &[
         find: "located(path, error.into_inner().to_string())",
         replace: "DecodeError { path: ::std::string::String::new(), ..located(path, error.into_inner().to_string()) }",
     },
+    Mutant {
+        language: "typescript",
+        name: "roundtrip returns its input",
+        file: "typescript/dist/index.js",
+        find: "    const result = decodeByName(typeName, json);\n",
+        replace: "    return json;\n    const result = decodeByName(typeName, json);\n",
+    },
+    Mutant {
+        language: "typescript",
+        name: "errors name no pointer",
+        file: "typescript/dist/decode.js",
+        find: "issues: [{ path, message }]",
+        replace: "issues: [{ path: \"\", message }]",
+    },
+    Mutant {
+        language: "python",
+        name: "roundtrip returns its input",
+        file: "python/acp_bindings/codec.py",
+        find: "    return encode(annotation, decode_with(annotation, value))\n",
+        replace: "    return value\n",
+    },
+    Mutant {
+        language: "python",
+        name: "errors name no pointer",
+        file: "python/acp_bindings/_runtime.py",
+        find: "        self.path = path\n",
+        replace: "        self.path = \"\"\n",
+    },
 ];
-
-/// One mutant's result: the suite's verdict and its summary line.
-pub struct Caught {
-    pub language: &'static str,
-    pub mutant: &'static str,
-    pub summary: String,
-}
 
 /// Runs every mutant of the bindings in `bindings` (the default schema's,
 /// already tested) and fails if a suite passes on a mutant.
-pub fn run(workspace: &Path, bindings: &Path) -> Result<Vec<Caught>> {
-    let mut caught = Vec::new();
+pub fn run(workspace: &Path, bindings: &Path) -> Result<()> {
     for (index, mutant) in MUTANTS.iter().enumerate() {
         let folder = workspace.join("target").join("mutants").join(format!("{index}-{}", mutant.language));
         if folder.exists() {
@@ -58,6 +78,7 @@ pub fn run(workspace: &Path, bindings: &Path) -> Result<Vec<Caught>> {
         }
         copy_tree(&bindings.join(mutant.language), &folder.join(mutant.language))?;
         copy_tree(&bindings.join("vectors"), &folder.join("vectors"))?;
+        let label = format!("mutant {index}");
         let path = folder.join(mutant.file);
         let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
         let occurrences = text.matches(mutant.find).count();
@@ -67,47 +88,25 @@ pub fn run(workspace: &Path, bindings: &Path) -> Result<Vec<Caught>> {
         std::fs::write(&path, text.replacen(mutant.find, mutant.replace, 1)).with_context(|| format!("writing {}", path.display()))?;
         let outcome = match mutant.language {
             "rust" => crate::test_rust::vector_suite(workspace, &folder)?,
+            "typescript" => crate::test_typescript::vector_suite(workspace, &folder, &label)?,
+            "python" => crate::test_python::vector_suite(workspace, &folder, &label)?,
             other => bail!("no vector suite for the language {other}"),
         };
         let summary = summary_line(mutant.language, &outcome.output);
         if outcome.passed {
             bail!("the {} vector suite passes on the mutant `{}`: it does not test what it claims\n{}", mutant.language, mutant.name, outcome.output);
         }
-        eprintln!("mutant {} / {}: caught ({summary})", mutant.language, mutant.name);
-        caught.push(Caught { language: mutant.language, mutant: mutant.name, summary });
-    }
-    Ok(caught)
-}
-
-/// The line of a suite's output that counts passed and failed vectors.
-fn summary_line(language: &str, output: &str) -> String {
-    let marker = match language {
-        "rust" => "rust vectors:",
-        _ => "",
-    };
-    output.lines().find(|line| !marker.is_empty() && line.contains(marker)).map_or_else(|| "no summary line".to_owned(), |line| line.trim().to_owned())
-}
-
-/// Copies the folder `from` to `to`, recursively, leaving out build output.
-fn copy_tree(from: &Path, to: &Path) -> Result<()> {
-    std::fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
-    for entry in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
-        let entry = entry?;
-        let target = to.join(entry.file_name());
-        if entry.file_type()?.is_dir() {
-            copy_tree(&entry.path(), &target)?;
-        } else {
-            std::fs::copy(entry.path(), &target).with_context(|| format!("copying {}", entry.path().display()))?;
-        }
+        println!("mutant {} / {}: caught ({summary})", mutant.language, mutant.name);
     }
     Ok(())
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    #[ignore]
-    fn scratch() {
-        super::run(std::path::Path::new("/work/main"), std::path::Path::new("/tmp/g1")).unwrap();
-    }
+/// The line of a suite's output that counts passed and failed tests.
+fn summary_line(language: &str, output: &str) -> String {
+    let found = match language {
+        "rust" => output.lines().find(|line| line.starts_with("rust vectors:")),
+        "typescript" => output.lines().find(|line| line.contains("vectors passed:")),
+        _ => output.lines().rev().find(|line| line.contains(" failed") || line.contains(" passed")),
+    };
+    found.map_or_else(|| "no summary line".to_owned(), |line| line.trim_start_matches("# ").trim().to_owned())
 }

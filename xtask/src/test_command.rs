@@ -13,7 +13,7 @@ use anyhow::{bail, Context, Result};
 use acp_codegen::emit::PackageNames;
 use acp_schema_source::{RfdSelection, SourceOptions};
 
-use crate::{chain, generate, test_python, test_rust, test_typescript, upstream};
+use crate::{chain, generate, mutation, test_python, test_rust, test_typescript, upstream};
 
 /// The workspace root (the parent of this crate's folder).
 pub fn workspace_root() -> PathBuf {
@@ -96,6 +96,9 @@ pub fn run() -> Result<()> {
         test_typescript::run(&workspace, &folder, &label)?;
         test_python::run(&workspace, &folder, &label)?;
         chain::run(&workspace, &folder, &label)?;
+        if label == "default" {
+            mutation::run(&workspace, &folder)?;
+        }
     }
     Ok(())
 }

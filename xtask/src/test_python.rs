@@ -17,7 +17,7 @@ use anyhow::{bail, ensure, Context, Result};
 
 use acp_codegen::emit::PackageNames;
 
-use crate::test_command::run_checked;
+use crate::test_command::{run_checked, SuiteOutcome};
 
 /// Runs the python suite on the bindings in `bindings` (a folder written by
 /// `generate`, holding `python/` and `vectors/`); `label` names the schema.
@@ -29,15 +29,7 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
     let tools = workspace.join(".tools");
     let python = virtual_environment(&tools, &tests.join("requirements.txt"))?;
 
-    let work = workspace.join("target").join("python-install").join(label);
-    if work.exists() {
-        std::fs::remove_dir_all(&work).with_context(|| format!("removing {}", work.display()))?;
-    }
-    let wheel = build_wheel(&python, &package, &work, label)?;
-    run_checked(
-        Command::new(&python).args(["-m", "pip", "install", "--quiet", "--no-deps", "--force-reinstall"]).arg(&wheel),
-        &format!("{label}: pip install {}", wheel.display()),
-    )?;
+    let work = install(&python, bindings, workspace, label)?;
     run_checked(
         Command::new(&python).args(["-m", "ruff", "check", "--no-cache", &import_name]).current_dir(&package),
         &format!("{label}: ruff check"),
@@ -54,16 +46,47 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
             .current_dir(&work),
         &format!("{label}: mypy --strict on the installed package"),
     )?;
+    let outcome = pytest(&python, workspace, bindings)?;
+    print!("{}", outcome.output);
+    ensure!(outcome.passed, "{label}: pytest {} failed (exit 5 means no test ran)", tests.display());
+    Ok(())
+}
+
+/// Builds a wheel of the package of `bindings` and installs it into the
+/// tools environment of `python`; returns the work folder of the build.
+fn install(python: &Path, bindings: &Path, workspace: &Path, label: &str) -> Result<PathBuf> {
+    let work = workspace.join("target").join("python-install").join(label);
+    if work.exists() {
+        std::fs::remove_dir_all(&work).with_context(|| format!("removing {}", work.display()))?;
+    }
+    let wheel = build_wheel(python, &bindings.join("python"), &work, label)?;
     run_checked(
-        Command::new(&python)
+        Command::new(python).args(["-m", "pip", "install", "--quiet", "--no-deps", "--force-reinstall"]).arg(&wheel),
+        &format!("{label}: pip install {}", wheel.display()),
+    )?;
+    Ok(work)
+}
+
+/// Runs pytest on `tests/python` against the installed package of `bindings`.
+fn pytest(python: &Path, workspace: &Path, bindings: &Path) -> Result<SuiteOutcome> {
+    SuiteOutcome::of(
+        Command::new(python)
             .args(["-m", "pytest", "-q", "-W", "error", "-p", "no:cacheprovider"])
-            .arg(&tests)
+            .arg(workspace.join("tests").join("python"))
             .env("ACP_BINDINGS", bindings)
-            .env("ACP_PYTHON_PACKAGE", &import_name)
+            .env("ACP_PYTHON_PACKAGE", PackageNames::default().python_package)
             .env("PYTHONDONTWRITEBYTECODE", "1")
             .current_dir(workspace),
-        &format!("{label}: pytest {} (exit 5 means no test ran)", tests.display()),
+        "pytest",
     )
+}
+
+/// Installs the package of `bindings` (as [`run`] does) and runs pytest on it.
+pub fn vector_suite(workspace: &Path, bindings: &Path, label: &str) -> Result<SuiteOutcome> {
+    let tests = workspace.join("tests").join("python");
+    let python = virtual_environment(&workspace.join(".tools"), &tests.join("requirements.txt"))?;
+    install(&python, bindings, workspace, label)?;
+    pytest(&python, workspace, bindings)
 }
 
 /// Builds a wheel of the package in `package` with pip's PEP 517 build (the
@@ -112,12 +135,16 @@ fn virtual_environment(tools: &Path, requirements: &Path) -> Result<PathBuf> {
     Ok(python)
 }
 
-/// Copies the folder `from` to `to`, recursively.
-fn copy_tree(from: &Path, to: &Path) -> Result<()> {
+/// Copies the folder `from` to `to`, recursively, leaving out installed
+/// dependencies (`node_modules`).
+pub fn copy_tree(from: &Path, to: &Path) -> Result<()> {
     std::fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
     for entry in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
         let entry = entry?;
         let target = to.join(entry.file_name());
+        if entry.file_name() == "node_modules" {
+            continue;
+        }
         if entry.file_type()?.is_dir() {
             copy_tree(&entry.path(), &target)?;
         } else {

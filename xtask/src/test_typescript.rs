@@ -8,13 +8,13 @@
 //! `exports` and `types`, and Node's test runner runs every shared vector
 //! through the module it resolves from the consumer (`tests/typescript/`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use anyhow::{bail, ensure, Context, Result};
 use serde_json::Value;
 
-use crate::test_command::run_checked;
+use crate::test_command::{run_checked, SuiteOutcome};
 
 /// The name of the consumer folder under a bindings folder; the tests'
 /// `loadBindings` looks for the installed package there.
@@ -52,20 +52,53 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
         Command::new("npm").args(["exec", "--no", "--", "tsc", "-p", "tsconfig.json", "--noEmit", "--strict"]).current_dir(&package),
         &format!("{label}: tsc --noEmit --strict"),
     )?;
-    let consumer = bindings.join(CONSUMER);
-    install_packed(&package, &consumer, label)?;
-    std::fs::copy(tests.join("import-package.mjs"), consumer.join("import-package.mjs")).context("copying the consumer's import")?;
+    let consumer = install_consumer(workspace, bindings, label)?;
     std::fs::copy(tests.join("typecheck.ts"), consumer.join("typecheck.ts")).context("copying the type-level checks")?;
     std::fs::write(consumer.join("tsconfig.json"), TYPECHECK_CONFIG).context("writing the type-level checks' tsconfig.json")?;
     run_checked(
         Command::new("npm").args(["exec", "--no", "--", "tsc", "-p"]).arg(consumer.join("tsconfig.json")).current_dir(&package),
         &format!("{label}: tsc on the type-level checks against the installed package"),
     )?;
-    let suite = tests.join("vectors.test.mjs");
-    run_checked(
-        Command::new("node").arg("--test").arg(&suite).env("ACP_BINDINGS", bindings).current_dir(workspace),
-        &format!("{label}: node --test {}", suite.display()),
-    )
+    let outcome = node_tests(workspace, bindings)?;
+    print!("{}", outcome.output);
+    ensure!(outcome.passed, "{label}: node --test tests/typescript/vectors.test.mjs failed");
+    Ok(())
+}
+
+/// Packs the built package of `bindings` into its consumer folder (see
+/// [`CONSUMER`]) with the tests' import helper; returns that folder.
+fn install_consumer(workspace: &Path, bindings: &Path, label: &str) -> Result<PathBuf> {
+    let consumer = bindings.join(CONSUMER);
+    install_packed(&bindings.join("typescript"), &consumer, label)?;
+    let helper = workspace.join("tests").join("typescript").join("import-package.mjs");
+    std::fs::copy(helper, consumer.join("import-package.mjs")).context("copying the consumer's import")?;
+    Ok(consumer)
+}
+
+/// Runs Node's test runner on `tests/typescript/vectors.test.mjs` against the
+/// installed package of `bindings`. A skipped or to-do test fails the run:
+/// no test may pass by not running.
+fn node_tests(workspace: &Path, bindings: &Path) -> Result<SuiteOutcome> {
+    let suite = workspace.join("tests").join("typescript").join("vectors.test.mjs");
+    let mut outcome = SuiteOutcome::of(
+        Command::new("node").arg("--test").arg("--test-reporter=tap").arg(&suite).env("ACP_BINDINGS", bindings).current_dir(workspace),
+        "node --test",
+    )?;
+    for counter in ["# skipped ", "# todo "] {
+        let count = outcome.output.lines().find_map(|line| line.strip_prefix(counter)).map(str::trim);
+        if count != Some("0") {
+            outcome.passed = false;
+            outcome.output.push_str(&format!("\n`{}` is {count:?}, not 0: a test that does not run fails the suite\n", counter.trim()));
+        }
+    }
+    Ok(outcome)
+}
+
+/// Runs the vector tests on the built TypeScript package of `bindings`
+/// (`typescript/dist`), packed and installed as in [`run`].
+pub fn vector_suite(workspace: &Path, bindings: &Path, label: &str) -> Result<SuiteOutcome> {
+    install_consumer(workspace, bindings, label)?;
+    node_tests(workspace, bindings)
 }
 
 /// Packs the built package in `package` and installs the tarball into
