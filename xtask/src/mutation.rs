@@ -49,8 +49,8 @@ const MUTANTS: &[Mutant] = &[
         language: "typescript",
         name: "errors name no pointer",
         file: "typescript/dist/decode.js",
-        find: "issues: [{ path, message }]",
-        replace: "issues: [{ path: \"\", message }]",
+        find: "    constructor(typeName, issues) {\n",
+        replace: "    constructor(typeName, issues) {\n        issues = issues.map((issue) => ({ ...issue, path: \"\" }));\n",
     },
     Mutant {
         language: "python",
@@ -63,8 +63,8 @@ const MUTANTS: &[Mutant] = &[
         language: "python",
         name: "errors name no pointer",
         file: "python/acp_bindings/_runtime.py",
-        find: "        self.path = path\n",
-        replace: "        self.path = \"\"\n",
+        find: "        super().__init__(f\"{path or '/'}: {message}\")\n",
+        replace: "        path = \"\"\n        super().__init__(f\"{path or '/'}: {message}\")\n",
     },
 ];
 
