@@ -514,6 +514,16 @@ impl<'a> Lowerer<'a> {
             }
             variants.push(variant);
         }
+        // Names that repeat the union's name drop it, when every short
+        // name stays distinct (`McpServer::Stdio`, not `McpServerStdio`).
+        let short: Vec<Option<String>> = variants.iter().map(|variant| naming::variant_without_repetition(name, &variant.name)).collect();
+        let distinct = |candidate: &str| variants.iter().zip(&short).filter(|(variant, short)| short.as_deref().unwrap_or(&variant.name) == candidate).count() == 1;
+        let renamed: Vec<Option<String>> = short.iter().map(|short| short.clone().filter(|short| distinct(short))).collect();
+        for (variant, short) in variants.iter_mut().zip(renamed) {
+            if let Some(short) = short {
+                variant.name = short;
+            }
+        }
         if variants.iter().filter(|variant| tag_property.is_some() && variant.tag.is_none()).count() > 1 {
             return Err(self.error(ErrorKind::Unsupported, pointer, "a tagged union with more than one untagged member"));
         }

@@ -81,6 +81,15 @@ pub fn flattened_union_name(owner: &str, tag_property: Option<&str>) -> String {
     member_type_name(owner, tag_property.unwrap_or("kind"))
 }
 
+/// A union variant's name without a repetition of its union's name
+/// (`AuthMethod` + `AuthMethodAgent` -> `Agent`, `MultiSelectItems` +
+/// `TitledMultiSelectItems` -> `Titled`), or `None` when nothing repeats or
+/// what remains is not a name of its own.
+pub fn variant_without_repetition(union: &str, variant: &str) -> Option<String> {
+    let rest = variant.strip_prefix(union).or_else(|| variant.strip_suffix(union))?;
+    rest.starts_with(|first: char| first.is_ascii_uppercase()).then(|| rest.to_owned())
+}
+
 /// The name of an integer enum constant without a title.
 pub fn integer_constant_name(value: i64) -> String {
     if value < 0 {
@@ -337,6 +346,11 @@ mod tests {
         assert_eq!(flattened_union_name("SessionConfigOption", Some("type")), "SessionConfigOptionType");
         assert_eq!(flattened_union_name("ElicitationFormMode", None), "ElicitationFormModeKind");
         assert_eq!(integer_constant_name(-32700), "Minus32700");
+        assert_eq!(variant_without_repetition("AuthMethod", "AuthMethodAgent").as_deref(), Some("Agent"));
+        assert_eq!(variant_without_repetition("MultiSelectItems", "TitledMultiSelectItems").as_deref(), Some("Titled"));
+        assert_eq!(variant_without_repetition("Content", "Contents"), None);
+        assert_eq!(variant_without_repetition("Content", "Content"), None);
+        assert_eq!(variant_without_repetition("ContentBlock", "Text"), None);
     }
 
     #[test]

@@ -149,6 +149,18 @@ fn the_validator_rejects_an_invalid_vector_that_names_the_wrong_pointer() {
 }
 
 #[test]
+fn variant_names_do_not_repeat_their_union_name() {
+    let ir = lower(&load(&SourceOptions::default()).unwrap(), Unsupported::Fail).unwrap();
+    let variants = |name: &str| -> Vec<String> {
+        let Some(TypeKind::Union(union)) = ir.get(name).map(|definition| &definition.kind) else { panic!("{name} is not a union") };
+        union.variants.iter().map(|variant| variant.name.clone()).collect()
+    };
+    assert!(variants("AuthMethod").contains(&"Agent".to_owned()), "{:?}", variants("AuthMethod"));
+    assert!(variants("McpServer").contains(&"Stdio".to_owned()), "{:?}", variants("McpServer"));
+    assert!(variants("MultiSelectItems").contains(&"Titled".to_owned()), "{:?}", variants("MultiSelectItems"));
+}
+
+#[test]
 fn the_default_ir_carries_the_rfds_methods_and_gates() {
     let ir = lower(&load(&SourceOptions::default()).unwrap(), Unsupported::Fail).unwrap();
     let ready = &ir.methods["session/ready"];
