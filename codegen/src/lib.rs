@@ -3,7 +3,8 @@
 //! Stages, one module each: [`lower`] builds the [`ir`] from an extended
 //! schema; [`naming`] owns every name; [`inspect`] summarizes an IR;
 //! [`vectors`] derives shared test vectors from it and [`validate`] checks
-//! them with an independent JSON Schema validator.
+//! them with an independent JSON Schema validator; [`review`] judges the
+//! changes between two IRs.
 
 pub mod emit;
 pub mod error;
@@ -11,6 +12,7 @@ pub mod inspect;
 pub mod ir;
 pub mod lower;
 pub mod naming;
+pub mod review;
 #[cfg(test)]
 mod test_support;
 pub mod validate;

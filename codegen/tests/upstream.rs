@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use acp_codegen::inspect::summarize;
 use acp_codegen::lower::{lower, Unsupported};
+use acp_codegen::review::{self, rules::Level};
 use acp_codegen::{validate, vectors};
 use acp_schema_source::{load, read_schema_file, RfdSelection, SourceOptions};
 
@@ -94,4 +95,19 @@ fn every_upstream_release_schema() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+#[ignore = "needs ACP_UPSTREAM_SCHEMAS; `cargo xtask test` fetches the release schemas and runs it"]
+fn review_of_two_upstream_releases() {
+    let root = PathBuf::from(std::env::var_os("ACP_UPSTREAM_SCHEMAS").expect("ACP_UPSTREAM_SCHEMAS is not set: run `cargo xtask test`"));
+    let ir = |release: &str| {
+        let file = root.join(format!("sdk-{release}")).join("package/schema/v1/schema.json");
+        lower(&load(&SourceOptions { schema_file: Some(file), rfds: RfdSelection::Nothing }).unwrap(), Unsupported::Fail).unwrap()
+    };
+    let reviewed = review::review("2.0.0 v1", &ir("2.0.0"), "2.4.0 v1", &ir("2.4.0"), Vec::new());
+    let counts = (reviewed.count(Level::Breaking), reviewed.count(Level::Warning), reviewed.count(Level::Safe));
+    // 2.4.0 adds `x-deserialize-default-on-null` to 14 list and map members.
+    assert_eq!(counts, (0, 14, 0), "{}", review::report::markdown(&reviewed));
+    assert!(reviewed.findings.iter().all(|finding| finding.rule == "FIELD_DECODE_RULE_CHANGED" && !finding.directions.is_empty()));
 }

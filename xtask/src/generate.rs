@@ -27,13 +27,17 @@ pub fn render(source: &SourceOptions, names: &PackageNames, languages: &[String]
     let ir = lower(&schema, Unsupported::Fail)?;
     let mut outputs = Outputs::new();
     for (language, emit) in LANGUAGES.into_iter().filter(|(language, _)| languages.is_empty() || languages.iter().any(|wanted| wanted == language)) {
-        let files = emit(&ir, names)?;
-        outputs.push((language.to_owned(), files.into_iter().collect()));
+        outputs.push((language.to_owned(), emit(&ir, names)?.into_iter().collect()));
     }
     let schema_files = [(PathBuf::from("acp.schema.json"), schema.to_pretty_json())].into_iter().collect();
     outputs.push(("schema".to_owned(), schema_files));
     outputs.push(("vectors".to_owned(), checked_vectors(&schema, &ir)?));
     Ok(outputs)
+}
+
+/// The packages of every language for `ir`, without schema and vectors.
+pub fn render_bindings(ir: &acp_codegen::Ir, names: &PackageNames) -> Result<Outputs> {
+    LANGUAGES.into_iter().map(|(language, emit)| Ok((language.to_owned(), emit(ir, names)?.into_iter().collect()))).collect()
 }
 
 /// Writes every rendered folder under `out`.

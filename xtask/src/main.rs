@@ -11,6 +11,7 @@ mod differential;
 mod mutation;
 mod generate;
 mod output;
+mod review;
 mod test_command;
 mod test_python;
 mod test_rust;
@@ -72,6 +73,27 @@ enum Command {
         /// The output directory.
         #[arg(long, default_value = "bindings")]
         out: PathBuf,
+    },
+    /// Review a schema change: a semantic diff of two sources with a
+    /// compatibility verdict per change and direction, and the binding impact.
+    /// A source is `default` or a schema file, then `+`-joined RFD overlays,
+    /// by name or file (`default+turn-complete`, `default+./my-rfd.json`).
+    Review {
+        /// The source before the change.
+        #[arg(long, value_name = "SRC")]
+        base: String,
+        /// The source after the change.
+        #[arg(long, value_name = "SRC")]
+        head: String,
+        /// What to print: `md` (Markdown) or `json`.
+        #[arg(long, default_value = "md", value_parser = ["md", "json"])]
+        format: String,
+        /// Also write review.md, review.json and bindings.diff here.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// Exit 2 when a change reaches this level: `breaking` or `warning`.
+        #[arg(long, value_name = "LEVEL", value_parser = ["breaking", "warning"])]
+        fail_on: Option<String>,
     },
     /// Run every test of every language, installing what they need.
     Test,
@@ -167,6 +189,20 @@ fn run(command: Command) -> Result<()> {
             let outputs = generate::render(&source.options(), &names.names(), &languages)?;
             generate::write(&out, &outputs)?;
             eprintln!("wrote {}", out.display());
+        }
+        Command::Review { base, head, format, out, fail_on } => {
+            let threshold = fail_on.as_deref().map(review::fail_level).transpose()?;
+            let outcome = review::run(&base, &head, out.is_some())?;
+            if let Some(out) = &out {
+                review::write(out, &outcome.files)?;
+                eprintln!("wrote {}", out.display());
+            }
+            let printed = if format == "json" { "review.json" } else { "review.md" };
+            print!("{}", outcome.files[std::path::Path::new(printed)]);
+            if threshold.is_some_and(|threshold| outcome.review.worst() >= threshold) {
+                eprintln!("review: the change reaches `{}`", outcome.review.worst().as_str());
+                std::process::exit(2);
+            }
         }
         Command::Test => test_command::run()?,
     }

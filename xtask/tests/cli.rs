@@ -236,3 +236,44 @@ fn generate_renames_packages_on_request() {
     assert_eq!(output.status.code(), Some(1));
     assert!(stderr(&output).contains("unknown language `cobol`"));
 }
+
+#[test]
+fn review_writes_its_report_and_fails_on_the_level_asked() {
+    let folder = scratch("review");
+    let out = folder.join("review");
+    let output = xtask(&["review", "--base", "default", "--head", "default+turn-complete", "--out", out.to_str().unwrap(), "--fail-on", "warning"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let printed = String::from_utf8_lossy(&output.stdout);
+    assert!(printed.contains("`VARIANT_ADDED_GATED` | `SessionUpdate[turn_complete]`"), "{printed}");
+    for file in ["review.md", "review.json", "bindings.diff"] {
+        assert!(out.join(file).is_file(), "{file} not written");
+    }
+    let diff = std::fs::read_to_string(out.join("bindings.diff")).unwrap();
+    assert!(diff.contains("+++ head/rust/src/types.rs") && diff.contains("TurnCompleteUpdate"), "the bindings diff misses the new type");
+    // An overlay file that adds a required member to a request breaks old senders.
+    let overlay = folder.join("required-member.json");
+    std::fs::write(
+        &overlay,
+        r#"{"id": "required-member", "title": "A required member", "status": "draft", "seed": "none",
+            "patch": [{"op": "add", "path": "/$defs/PromptRequest/properties/priority", "value": {"type": "integer"}},
+                      {"op": "add", "path": "/$defs/PromptRequest/required/-", "value": "priority"}]}"#,
+    )
+    .unwrap();
+    let head = format!("default+{}", overlay.display());
+    let output = xtask(&["review", "--base", "default", "--head", &head, "--format", "json", "--fail-on", "breaking"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let finding = &report["findings"][0];
+    assert_eq!((finding["rule"].as_str(), finding["subject"].as_str()), (Some("FIELD_REQUIRED_ADDED"), Some("PromptRequest.priority")), "{report}");
+    assert_eq!(finding["directions"], serde_json::json!({"client-to-agent": "breaking"}));
+}
+
+#[test]
+fn review_rejects_a_source_it_cannot_read() {
+    let output = xtask(&["review", "--base", "default", "--head", "default+no-such-rfd"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("unknown RFD overlay `no-such-rfd`"), "{}", stderr(&output));
+    let output = xtask(&["review", "--base", "missing.json", "--head", "default"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("missing.json: cannot read"), "{}", stderr(&output));
+}

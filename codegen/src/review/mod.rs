@@ -1,0 +1,144 @@
+//! The review stage: a semantic diff of two IRs ([`diff`]), each change
+//! judged by the [`rules`] for old and new readers in every direction the
+//! messages carrying it travel ([`roles`]), with the public names it touches
+//! in each language's bindings, rendered by [`report`].
+
+pub mod diff;
+pub mod report;
+pub mod roles;
+pub mod rules;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+use crate::ir::Ir;
+use crate::naming;
+use diff::Subject;
+use roles::Direction;
+use rules::{Level, Rule};
+
+/// One judged change.
+#[derive(Debug, Clone, Serialize)]
+pub struct Finding {
+    pub rule: &'static str,
+    pub level: Level,
+    /// Peers built on the base reading what peers built on the head send.
+    pub old_reader: Level,
+    /// Peers built on the head reading what peers built on the base send.
+    pub new_reader: Level,
+    pub subject: String,
+    pub detail: String,
+    /// The level in each direction the change travels; empty when no
+    /// message carries it (the change is in the bindings only).
+    pub directions: BTreeMap<Direction, Level>,
+    /// The messages that carry it (`session/prompt params`).
+    pub messages: Vec<String>,
+    /// The public names it touches, per language.
+    pub api: Api,
+}
+
+/// Public names of the bindings, per language.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Api {
+    pub rust: String,
+    pub typescript: String,
+    pub python: String,
+}
+
+/// An overlay the head could not include.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Conflict {
+    pub overlay: String,
+    pub message: String,
+}
+
+/// A whole review.
+#[derive(Debug, Clone, Serialize)]
+pub struct Review {
+    pub base: String,
+    pub head: String,
+    pub conflicts: Vec<Conflict>,
+    pub findings: Vec<Finding>,
+}
+
+impl Review {
+    /// The worst level of any finding or conflict.
+    pub fn worst(&self) -> Level {
+        let conflicts = if self.conflicts.is_empty() { Level::Safe } else { Level::Breaking };
+        self.findings.iter().map(|finding| finding.level).fold(conflicts, Level::max)
+    }
+
+    /// How many findings have `level`.
+    pub fn count(&self, level: Level) -> usize {
+        self.findings.iter().filter(|finding| finding.level == level).count()
+    }
+}
+
+/// Reviews the change from `base` to `head`; `conflicts` are overlays the
+/// head's source named but could not apply.
+pub fn review(base_label: &str, base: &Ir, head_label: &str, head: &Ir, conflicts: Vec<Conflict>) -> Review {
+    let base_flows = roles::flows(base);
+    let head_flows = roles::flows(head);
+    let mut findings: Vec<Finding> = conflicts
+        .iter()
+        .map(|conflict| Finding {
+            rule: Rule::OverlayConflict.id(),
+            level: Rule::OverlayConflict.level(),
+            old_reader: Rule::OverlayConflict.old_reader(),
+            new_reader: Rule::OverlayConflict.new_reader(),
+            subject: format!("overlay {}", conflict.overlay),
+            detail: conflict.message.clone(),
+            directions: BTreeMap::new(),
+            messages: Vec::new(),
+            api: Api::default(),
+        })
+        .collect();
+    for change in diff::diff(base, head) {
+        let (directions, messages): (BTreeSet<Direction>, Vec<String>) = match &change.subject {
+            Subject::Type { name, .. } => {
+                let flows: BTreeSet<&roles::Flow> = base_flows.get(name).into_iter().chain(head_flows.get(name)).flatten().collect();
+                (flows.iter().map(|flow| flow.direction).collect(), flows.iter().map(|flow| flow.message.clone()).collect::<BTreeSet<_>>().into_iter().collect())
+            }
+            Subject::Method { name } => {
+                let mut directions = roles::method_directions(base, name);
+                directions.extend(roles::method_directions(head, name));
+                (directions, vec![name.clone()])
+            }
+        };
+        let level = change.rule.level();
+        findings.push(Finding {
+            rule: change.rule.id(),
+            level,
+            old_reader: change.rule.old_reader(),
+            new_reader: change.rule.new_reader(),
+            subject: change.subject.describe(),
+            detail: change.detail,
+            directions: directions.into_iter().map(|direction| (direction, level)).collect(),
+            messages,
+            api: api(&change.subject),
+        });
+    }
+    Review { base: base_label.to_owned(), head: head_label.to_owned(), conflicts, findings }
+}
+
+/// The public names a change touches in each language.
+fn api(subject: &Subject) -> Api {
+    match subject {
+        Subject::Type { name, variant, member } => {
+            let (mut rust, mut typescript, mut python) = (naming::rust_type(name), naming::typescript_type(name), naming::python_class(name));
+            if let Some(variant) = variant {
+                rust.push_str(&format!("::{}", naming::rust_type(&naming::pascal_case(variant))));
+                typescript.push_str(&format!(" ({variant:?})"));
+                python.push_str(&format!(" ({variant:?})"));
+            }
+            if let Some(member) = member {
+                rust.push_str(&format!(".{}", naming::rust_field(member)));
+                typescript.push_str(&format!(".{}", naming::typescript_property(member)));
+                python.push_str(&format!(".{}", naming::python_attribute(member)));
+            }
+            Api { rust, typescript, python }
+        }
+        Subject::Method { name } => Api { rust: name.clone(), typescript: name.clone(), python: name.clone() },
+    }
+}
