@@ -28,24 +28,26 @@ fn directions(finding: &Finding) -> String {
     finding.directions.keys().map(|direction| direction.as_str()).collect::<Vec<_>>().join(", ")
 }
 
+/// A Markdown table: `header` then one line per row; cells are escaped.
+fn table(out: &mut String, header: &[&str], rows: impl IntoIterator<Item = Vec<String>>) {
+    let _ = writeln!(out, "| {} |\n|{}", header.join(" | "), " --- |".repeat(header.len()));
+    for row in rows {
+        let cells: Vec<String> = row.iter().map(|text| cell(text)).collect();
+        let _ = writeln!(out, "| {} |", cells.join(" | "));
+    }
+}
+
 /// The review as Markdown.
 pub fn markdown(review: &Review) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# Schema review\n\n- base: `{}`\n- head: `{}`\n- verdict: **{}**\n", review.base, review.head, review.worst().as_str());
-    let _ = writeln!(out, "| level | changes | client-to-agent | agent-to-client | bindings only |\n| --- | ---: | ---: | ---: | ---: |");
-    for level in LEVELS {
-        let of_level: Vec<&Finding> = review.findings.iter().filter(|finding| finding.level == level).collect();
-        let in_direction = |direction: Direction| of_level.iter().filter(|finding| finding.directions.contains_key(&direction)).count();
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} | {} |",
-            level.as_str(),
-            of_level.len(),
-            in_direction(Direction::ClientToAgent),
-            in_direction(Direction::AgentToClient),
-            of_level.iter().filter(|finding| finding.directions.is_empty()).count()
-        );
-    }
+    let summary = LEVELS.iter().map(|level| {
+        let of_level: Vec<&Finding> = review.findings.iter().filter(|finding| finding.level == *level).collect();
+        let in_direction = |direction: Direction| of_level.iter().filter(|finding| finding.directions.contains_key(&direction)).count().to_string();
+        let unattached = of_level.iter().filter(|finding| finding.directions.is_empty()).count().to_string();
+        vec![level.as_str().to_owned(), of_level.len().to_string(), in_direction(Direction::ClientToAgent), in_direction(Direction::AgentToClient), unattached]
+    });
+    table(&mut out, &["level", "changes", "client-to-agent", "agent-to-client", "bindings only"], summary);
     for conflict in &review.conflicts {
         let _ = writeln!(out, "\n> **Conflict**: overlay `{}` cannot apply to the base: {}", conflict.overlay, cell(&conflict.message));
     }
@@ -55,35 +57,27 @@ pub fn markdown(review: &Review) -> String {
             continue;
         }
         let _ = writeln!(out, "\n## {} ({})\n", capitalized(level.as_str()), of_level.len());
-        let _ = writeln!(out, "| rule | change | detail | old readers | new readers | directions | carried by |\n| --- | --- | --- | --- | --- | --- | --- |");
-        for finding in of_level {
-            let _ = writeln!(
-                out,
-                "| `{}` | `{}` | {} | {} | {} | {} | {} |",
-                finding.rule,
-                cell(&finding.subject),
-                cell(&finding.detail),
-                finding.old_reader.as_str(),
-                finding.new_reader.as_str(),
+        let rows = of_level.iter().map(|finding| {
+            vec![
+                format!("`{}`", finding.rule),
+                format!("`{}`", finding.subject),
+                finding.detail.clone(),
+                finding.old_reader.as_str().to_owned(),
+                finding.new_reader.as_str().to_owned(),
                 directions(finding),
-                cell(&carried_by(finding)),
-            );
-        }
+                carried_by(finding),
+            ]
+        });
+        table(&mut out, &["rule", "change", "detail", "old readers", "new readers", "directions", "carried by"], rows);
     }
     let touched: Vec<&Finding> = review.findings.iter().filter(|finding| !finding.api.rust.is_empty()).collect();
     if !touched.is_empty() {
-        let _ = writeln!(out, "\n## Binding impact\n\n| change | Rust | TypeScript | Python |\n| --- | --- | --- | --- |");
-        for finding in touched {
-            let _ = writeln!(
-                out,
-                "| `{}` {} | `{}` | `{}` | `{}` |",
-                finding.rule,
-                cell(&finding.subject),
-                cell(&finding.api.rust),
-                cell(&finding.api.typescript),
-                cell(&finding.api.python)
-            );
-        }
+        let _ = writeln!(out, "\n## Binding impact\n");
+        let rows = touched.iter().map(|finding| {
+            let api = &finding.api;
+            vec![format!("`{}` {}", finding.rule, finding.subject), format!("`{}`", api.rust), format!("`{}`", api.typescript), format!("`{}`", api.python)]
+        });
+        table(&mut out, &["change", "Rust", "TypeScript", "Python"], rows);
     }
     out
 }
