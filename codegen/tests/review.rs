@@ -47,8 +47,20 @@ fn fixture() -> Ir {
             "stopReason": {"type": "string"}
         }},
         "UpdateNotification": {"type": "object", "x-method": "session/update", "x-side": "client", "properties": {
-            "update": {"$ref": "#/$defs/Update"}
+            "update": {"$ref": "#/$defs/Update"},
+            "state": {"$ref": "#/$defs/State"},
+            "settings": {"$ref": "#/$defs/Settings"},
+            "title": {"type": ["string", "null"]}
         }, "required": ["update"]},
+        "Spare": {"type": "object", "properties": {"a": {"type": "string"}}},
+        "Settings": {"type": "object", "additionalProperties": false, "properties": {"a": {"type": "string"}}},
+        "State": {"anyOf": [
+            {"type": "object", "properties": {"state": {"type": "string", "const": "running"}}, "required": ["state"]},
+            {"type": "object", "properties": {"state": {"type": "string", "const": "idle"}}, "required": ["state"]},
+            {"title": "other", "type": "object", "properties": {"state": {"type": "string"}}, "required": ["state"],
+             "not": {"anyOf": [{"type": "object", "properties": {"state": {"type": "string", "enum": ["running", "idle"]}}, "required": ["state"]}]},
+             "additionalProperties": true}
+        ]},
         "Mode": {"oneOf": [{"type": "string", "const": "ask"}, {"type": "string", "const": "code"}]},
         "Status": {"anyOf": [{"type": "string", "const": "live"}, {"title": "other", "type": "string"}]},
         "Text": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
@@ -61,9 +73,15 @@ fn fixture() -> Ir {
 }
 
 fn changed(edit: impl FnOnce(&mut Ir)) -> Review {
-    let base = fixture();
+    changed_from(|_| {}, edit)
+}
+
+/// Reviews the fixture changed by `before` against it changed by `after` too.
+fn changed_from(before: impl FnOnce(&mut Ir), after: impl FnOnce(&mut Ir)) -> Review {
+    let mut base = fixture();
+    before(&mut base);
     let mut head = base.clone();
-    edit(&mut head);
+    after(&mut head);
     review("base", &base, "head", &head, Vec::new())
 }
 
@@ -197,4 +215,137 @@ fn every_rule_has_a_unique_id() {
     ids.sort_unstable();
     ids.dedup();
     assert_eq!(ids.len(), Rule::ALL.len());
+}
+
+fn gate(path: &str) -> Gate {
+    Gate { advertised_by: Side::Agent, root: "AgentCapabilities".to_owned(), path: path.to_owned() }
+}
+
+fn catch_all() -> Option<CatchAll> {
+    Some(CatchAll { name: "Other".to_owned(), description: None })
+}
+
+fn optional(wire_name: &str, required: bool) -> Field {
+    Field {
+        wire_name: wire_name.to_owned(),
+        description: None,
+        ty: TypeExpr::Boolean,
+        required,
+        nullable: false,
+        default: None,
+        decode: DecodeRules::default(),
+        fallback: Fallback::Absent,
+    }
+}
+
+type Edit = Box<dyn Fn(&mut Ir)>;
+
+/// One edit per rule not proven above, each with the only finding it must give.
+fn edits() -> Vec<(Rule, Edit, Edit)> {
+    let none = || -> Edit { Box::new(|_: &mut Ir| {}) };
+    let variant = |ir: &mut Ir, union_name: &str, tag: &str| {
+        let target = union(ir, union_name);
+        let mut added = target.variants[0].clone();
+        added.tag = Some(tag.to_owned());
+        added.name = naming_of(tag);
+        target.variants.push(added);
+    };
+    vec![
+        (Rule::TypeAdded, none(), Box::new(|ir| {
+            let mut spare = ir.types["Spare"].clone();
+            spare.name = "Extra".to_owned();
+            ir.types.insert("Extra".to_owned(), spare);
+            structure(ir, "Extra").fields.clear();
+        })),
+        (Rule::TypeRemoved, none(), Box::new(|ir| {
+            ir.types.remove("Spare");
+        })),
+        (Rule::TypeKindChanged, none(), Box::new(|ir| ir.types.get_mut("Spare").unwrap().kind = TypeKind::Alias { target: TypeExpr::Boolean })),
+        (Rule::FieldOptionalAdded, none(), Box::new(|ir| structure(ir, "PromptRequest").fields.push(optional("extra", false)))),
+        (Rule::FieldRequiredAdded, none(), Box::new(|ir| structure(ir, "PromptRequest").fields.push(optional("extra", true)))),
+        (Rule::FieldRequiredRemoved, none(), Box::new(|ir| structure(ir, "PromptRequest").fields.retain(|field| field.wire_name != "sessionId"))),
+        (Rule::FieldNowOptional, none(), Box::new(|ir| field(ir, "PromptRequest", "sessionId").required = false)),
+        (Rule::FieldNowNullable, none(), Box::new(|ir| field(ir, "PromptRequest", "note").nullable = true)),
+        (Rule::FieldNoLongerNullable, none(), Box::new(|ir| field(ir, "UpdateNotification", "title").nullable = false)),
+        (Rule::FieldDecodeRuleChanged, none(), Box::new(|ir| field(ir, "PromptRequest", "note").decode.default_on_null = true)),
+        (Rule::FieldConstraintChanged, none(), Box::new(|ir| field(ir, "PromptRequest", "sessionId").ty = TypeExpr::String(StringType { max_length: Some(10), ..StringType::default() }))),
+        (Rule::ObjectClosed, none(), Box::new(|ir| structure(ir, "PromptRequest").additional = AdditionalProperties::Denied)),
+        (Rule::ObjectOpened, none(), Box::new(|ir| structure(ir, "Settings").additional = AdditionalProperties::Kept(TypeExpr::Any))),
+        (Rule::EnumValueRemovedOpen, none(), Box::new(|ir| enumeration(ir, "Status").values.clear())),
+        (Rule::EnumValueRemovedClosed, none(), Box::new(|ir| enumeration(ir, "Mode").values.truncate(1))),
+        (Rule::EnumOpened, none(), Box::new(|ir| enumeration(ir, "Mode").other = catch_all())),
+        (Rule::VariantAddedExtensible, none(), Box::new(move |ir| variant(ir, "State", "paused"))),
+        (Rule::VariantRemovedExtensible, none(), Box::new(|ir| union(ir, "State").variants.truncate(1))),
+        (Rule::VariantRemovedClosed, none(), Box::new(|ir| union(ir, "Update").variants.truncate(1))),
+        (Rule::UnionClosed, none(), Box::new(|ir| union(ir, "State").other = None)),
+        (Rule::UnionOpened, none(), Box::new(|ir| union(ir, "Update").other = catch_all())),
+        (Rule::VariantGateAdded, none(), Box::new(|ir| {
+            ir.gated_variants.insert("Update/done".to_owned(), gate("/done"));
+        })),
+        (Rule::VariantGateRemoved, Box::new(|ir| {
+            ir.gated_variants.insert("Update/done".to_owned(), gate("/done"));
+        }), Box::new(|ir| {
+            ir.gated_variants.clear();
+        })),
+        (Rule::MethodAdded, none(), Box::new(|ir| {
+            let mut method = ir.methods["session/prompt"].clone();
+            method.name = "session/ask".to_owned();
+            ir.methods.insert(method.name.clone(), method);
+        })),
+        (Rule::MethodAddedGated, none(), Box::new(|ir| {
+            let mut method = ir.methods["session/prompt"].clone();
+            method.name = "session/ask".to_owned();
+            method.gate = Some(gate("/ask"));
+            ir.methods.insert(method.name.clone(), method);
+        })),
+        (Rule::MethodSideChanged, none(), Box::new(|ir| ir.methods.get_mut("session/prompt").unwrap().request.as_mut().unwrap().side = Side::Client)),
+        (Rule::MethodKindChanged, none(), Box::new(|ir| {
+            let method = ir.methods.get_mut("session/update").unwrap();
+            let params = method.notification.take().unwrap().params;
+            method.request = Some(RequestMethod { side: Side::Client, params, result: "Spare".to_owned() });
+        })),
+        (Rule::MethodPayloadChanged, none(), Box::new(|ir| ir.methods.get_mut("session/prompt").unwrap().request.as_mut().unwrap().result = "Spare".to_owned())),
+        (Rule::MethodGateAdded, none(), Box::new(|ir| ir.methods.get_mut("session/prompt").unwrap().gate = Some(gate("/prompt")))),
+        (Rule::MethodGateRemoved, Box::new(|ir| ir.methods.get_mut("session/prompt").unwrap().gate = Some(gate("/prompt"))), Box::new(|ir| {
+            ir.methods.get_mut("session/prompt").unwrap().gate = None;
+        })),
+        (Rule::GateChanged, Box::new(|ir| ir.methods.get_mut("session/prompt").unwrap().gate = Some(gate("/prompt"))), Box::new(|ir| {
+            ir.methods.get_mut("session/prompt").unwrap().gate = Some(gate("/ask"));
+        })),
+    ]
+}
+
+fn naming_of(tag: &str) -> String {
+    acp_codegen::naming::pascal_case(tag)
+}
+
+#[test]
+fn every_rule_is_proven_by_a_change() {
+    let mut proven: Vec<Rule> = vec![
+        Rule::FieldOptionalRemoved,
+        Rule::FieldNowRequired,
+        Rule::VariantAddedClosed,
+        Rule::VariantAddedGated,
+        Rule::EnumValueAddedOpen,
+        Rule::EnumValueAddedClosed,
+        Rule::EnumClosed,
+        Rule::FieldTypeChanged,
+        Rule::FieldDefaultChanged,
+        Rule::MethodRenamed,
+        Rule::MethodRemoved,
+        Rule::TypeRenamed,
+    ];
+    for (rule, before, after) in edits() {
+        let reviewed = changed_from(before, after);
+        let finding = only(&reviewed);
+        assert_eq!(finding.rule, rule.id(), "{}", report::markdown(&reviewed));
+        assert_eq!((finding.old_reader, finding.new_reader), (rule.old_reader(), rule.new_reader()));
+        proven.push(rule);
+    }
+    let conflict = acp_codegen::review::Conflict { overlay: "x".to_owned(), message: "conflicts".to_owned() };
+    let reviewed = review("base", &fixture(), "head", &fixture(), vec![conflict]);
+    assert_eq!((only(&reviewed).rule, reviewed.worst()), (Rule::OverlayConflict.id(), Level::Breaking));
+    proven.push(Rule::OverlayConflict);
+    let missing: Vec<&str> = Rule::ALL.iter().filter(|rule| !proven.contains(rule)).map(|rule| rule.id()).collect();
+    assert!(missing.is_empty(), "rules no test proves: {missing:?}");
 }

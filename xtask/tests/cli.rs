@@ -277,3 +277,21 @@ fn review_rejects_a_source_it_cannot_read() {
     assert_eq!(output.status.code(), Some(1));
     assert!(stderr(&output).contains("missing.json: cannot read"), "{}", stderr(&output));
 }
+
+#[test]
+fn review_names_an_overlay_that_conflicts_with_its_base() {
+    let folder = scratch("review-conflict");
+    let overlay = folder.join("again.json");
+    std::fs::write(
+        &overlay,
+        r#"{"id": "again", "title": "Defines a type the base has", "status": "draft", "seed": "none",
+            "patch": [{"op": "add", "path": "/$defs/PromptRequest", "value": {"type": "object"}}]}"#,
+    )
+    .unwrap();
+    let head = format!("default+{}", overlay.display());
+    let output = xtask(&["review", "--base", "default", "--head", &head, "--fail-on", "breaking"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let printed = String::from_utf8_lossy(&output.stdout);
+    assert!(printed.contains("**Conflict**: overlay `again`") && printed.contains("/$defs/PromptRequest"), "{printed}");
+    assert!(printed.contains("`OVERLAY_CONFLICT`"), "{printed}");
+}

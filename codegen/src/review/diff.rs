@@ -305,15 +305,16 @@ impl Differ<'_> {
             let subject = Subject::Method { name: name.clone() };
             let sides = |method: &Method| (method.request.as_ref().map(|request| request.side), method.notification.as_ref().map(|notification| notification.side));
             let (old_sides, new_sides) = (sides(old), sides(new));
+            let (old_payloads, new_payloads) = (self.payloads(old), method_payloads(new));
             if (old_sides.0.is_some(), old_sides.1.is_some()) != (new_sides.0.is_some(), new_sides.1.is_some()) {
                 self.push(Rule::MethodKindChanged, subject.clone(), "request/notification changed");
-            } else if old_sides != new_sides {
-                self.push(Rule::MethodSideChanged, subject.clone(), format!("handled by {old_sides:?} -> {new_sides:?}"));
-            }
-            let old_payloads = self.payloads(old);
-            let new_payloads = method_payloads(new);
-            if old_payloads != new_payloads {
-                self.push(Rule::MethodPayloadChanged, subject.clone(), format!("{old_payloads:?} -> {new_payloads:?}"));
+            } else {
+                if old_sides != new_sides {
+                    self.push(Rule::MethodSideChanged, subject.clone(), format!("handled by {old_sides:?} -> {new_sides:?}"));
+                }
+                if old_payloads != new_payloads {
+                    self.push(Rule::MethodPayloadChanged, subject.clone(), format!("{} -> {}", old_payloads.join(", "), new_payloads.join(", ")));
+                }
             }
             self.gate(subject, old.gate.as_ref(), new.gate.as_ref(), Rule::MethodGateAdded, Rule::MethodGateRemoved);
         }
