@@ -1,5 +1,5 @@
-//! The TypeScript emitter: an ESM package with the schema's types
-//! (`src/types.ts`), zero-dependency decoders (`src/decode.ts`), the method
+//! The TypeScript emitter: an ESM package with the schema's types and their
+//! type guards (`src/types.ts`), zero-dependency decoders (`src/decode.ts`), the method
 //! tables and side interfaces (`src/methods.ts`) and the by-name codec
 //! (`src/index.ts`), rendered from the askama templates in
 //! `templates/typescript/`.
@@ -9,6 +9,7 @@
 //! the JSON exactly. Everything a template prints is resolved here.
 
 mod codecs;
+mod guards;
 mod methods;
 mod types;
 
@@ -19,7 +20,7 @@ use askama::Template;
 
 use super::{Files, PackageNames};
 use crate::error::{CodegenError, ErrorKind};
-use crate::ir::Ir;
+use crate::ir::{Ir, TypeKind};
 use crate::naming;
 
 /// The TypeScript compiler the package is built with (exact, as locked).
@@ -27,7 +28,7 @@ const TYPESCRIPT_VERSION: &str = "5.9.3";
 
 /// Names the package exports besides the schema's types.
 const FIXED_EXPORTS: &[&str] =
-    &["JsonValue", "DecodeIssue", "DecodeResult", "DecodeError", "decodeByName", "encode", "roundtrip", "METHODS", "MethodName", "METHOD_TYPES"];
+    &["JsonValue", "DecodeIssue", "DecodeResult", "DecodeError", "decodeByName", "encode", "variantIndex", "roundtrip", "METHODS", "MethodName", "METHOD_TYPES"];
 
 #[derive(Template)]
 #[template(path = "typescript/package.json", escape = "none")]
@@ -69,26 +70,27 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
     ])
 }
 
-/// Every name the entry point re-exports must be unique: a schema type may
-/// not take a name the package itself defines.
+/// Every name the entry point exports must be unique: a schema type may not
+/// take a name the package itself defines, nor may the names made for two
+/// types (`decodeX`, `XDefaults`, guards) meet.
 fn check_exports(ir: &Ir) -> Result<(), CodegenError> {
     let mut taken: BTreeSet<String> = FIXED_EXPORTS.iter().map(|name| (*name).to_owned()).collect();
     for side in methods::SIDES {
-        for role in methods::ROLES {
-            taken.insert(naming::typescript_side_type(side, role));
-        }
-    }
-    let type_names: BTreeSet<String> = ir.types.keys().map(|name| naming::typescript_type(name)).collect();
-    for definition in ir.types.values() {
-        let defaults = naming::typescript_defaults(&naming::typescript_type(&definition.name));
-        if types::has_defaults(definition) && type_names.contains(&defaults) {
-            return Err(collision(definition, &defaults));
-        }
+        taken.extend(methods::ROLES.iter().map(|role| naming::typescript_side_type(side, role)));
     }
     for definition in ir.types.values() {
         let name = naming::typescript_type(&definition.name);
-        if taken.contains(&name) {
-            return Err(collision(definition, &name));
+        let mut names = vec![naming::typescript_decoder(&name), name.clone()];
+        if types::has_defaults(definition) {
+            names.push(naming::typescript_defaults(&name));
+        }
+        if let TypeKind::Union(union) = &definition.kind {
+            names.extend(guards::names(&definition.name, union));
+        }
+        for name in names {
+            if !taken.insert(name.clone()) {
+                return Err(collision(definition, &name));
+            }
         }
     }
     Ok(())
@@ -99,7 +101,7 @@ fn collision(definition: &crate::ir::TypeDef, name: &str) -> CodegenError {
         kind: ErrorKind::NameCollision,
         file: "typescript bindings".to_owned(),
         pointer: definition.pointer.clone(),
-        message: format!("the TypeScript name `{name}` is also defined by the package itself"),
+        message: format!("the TypeScript name `{name}` is already taken in the package"),
     }
 }
 
@@ -157,6 +159,11 @@ mod tests {
                 {"type": "object", "properties": {"kind": {"type": "string", "const": "chunk"}, "text": {"type": "string"}}, "required": ["kind", "text"]},
                 {"type": "object", "properties": {"kind": {"type": "string", "const": "done"}}, "required": ["kind"]}],
                 "discriminator": {"propertyName": "kind"}},
+            "Extensible": {"anyOf": [
+                {"type": "object", "properties": {"state": {"type": "string", "const": "running"}}, "required": ["state"]},
+                {"title": "other", "type": "object", "properties": {"state": {"type": "string"}}, "required": ["state"],
+                 "not": {"anyOf": [{"type": "object", "properties": {"state": {"type": "string", "const": "running"}}, "required": ["state"]}]}}]},
+            "Id": {"anyOf": [{"title": "Number", "type": "integer", "format": "int64"}, {"title": "Str", "type": "string"}]},
             "Item": {"type": "object", "properties": {
                 "label": {"type": ["string", "null"]},
                 "count": {"type": "integer", "format": "uint64", "minimum": 0},
@@ -203,6 +210,22 @@ mod tests {
         assert!(types.contains("2^53"), "64-bit integers are flagged");
         let decode = file(&files, "src/decode.ts");
         assert!(decode.contains("int([0, 0], [], 2 ** 64)"), "uint64 range and minimum:\n{decode}");
+    }
+
+    #[test]
+    fn the_catch_all_narrows_and_every_variant_has_a_guard() {
+        let files = emit(&sample(), &PackageNames::default()).unwrap();
+        let types = file(&files, "src/types.ts");
+        assert!(types.contains("  | { state: `_${string}`; [member: string]: unknown };"), "catch-all tag:\n{types}");
+        for guard in [
+            "export function isUpdateChunk(value: Update): value is { kind: \"chunk\"; text: string } {\n  return value[\"kind\"] === \"chunk\";",
+            "export function isExtensibleOther(value: Extensible): value is { state: `_${string}`; [member: string]: unknown } {\n  \
+             return typeof value[\"state\"] === \"string\" && !([\"running\"] as readonly unknown[]).includes(value[\"state\"]);",
+            "export function isIdStr(value: Id): value is string {\n  return variantIndex(\"Id\", value) === 1;",
+        ] {
+            assert!(types.contains(guard), "{guard}\nin:\n{types}");
+        }
+        assert!(types.contains("import { variantIndex } from \"./decode.js\";"), "untagged guards ask the decoder");
     }
 
     fn method(name: &str, request: Option<(Side, &str, &str)>, notification: Option<(Side, &str)>) -> (String, Method) {
@@ -267,6 +290,18 @@ mod tests {
             assert_eq!(error.kind, ErrorKind::NameCollision, "{taken}");
             assert!(error.message.contains(taken), "{}", error.message);
         }
+    }
+
+    #[test]
+    fn two_unions_cannot_make_one_guard_name() {
+        let tagged = |tag: &str| {
+            json!({"oneOf": [{"type": "object", "properties": {"kind": {"type": "string", "const": tag}}, "required": ["kind"]}],
+                   "discriminator": {"propertyName": "kind"}})
+        };
+        let ir = ir_of(json!({"Update": tagged("chunk_done"), "UpdateChunk": tagged("done")}));
+        let error = emit(&ir, &PackageNames::default()).unwrap_err();
+        assert_eq!(error.kind, ErrorKind::NameCollision);
+        assert!(error.message.contains("isUpdateChunkDone"), "{}", error.message);
     }
 
     #[test]
