@@ -110,7 +110,10 @@ function jsonEqual(left: unknown, right: unknown): boolean {
   return false;
 }
 
-/** A plain JSON copy of a decoded value. */
+/**
+ * A plain JSON copy of a decoded (or built) value. An object member set to
+ * `undefined` is left out: an optional member is absent either way.
+ */
 export function encode(value: unknown): JsonValue {
   if (value === null || typeof value === "boolean" || typeof value === "string") return value;
   if (typeof value === "number" && Number.isFinite(value)) return value;
@@ -118,7 +121,7 @@ export function encode(value: unknown): JsonValue {
   if (isObject(value)) {
     const copy: { [key: string]: JsonValue } = {};
     for (const [key, member] of Object.entries(value)) {
-      setMember(copy, key, encode(member));
+      if (member !== undefined) setMember(copy, key, encode(member));
     }
     return copy;
   }
