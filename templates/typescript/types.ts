@@ -2,8 +2,8 @@
 //
 // Every type has the JSON wire shape: an optional member is `member?: T`
 // (absent, never `undefined`), a nullable one is `T | null`. Integers are
-// JavaScript numbers: 64-bit values beyond 2^53 are not exact. Every union
-// variant has a type guard, `is<Union><Variant>`.
+// JavaScript numbers: 64-bit values beyond 2^53 are not exact. Every variant
+// of a tagged or untagged union has a type guard, `is<Union><Variant>`.
 {%- if imports_variant_index %}
 
 import { variantIndex } from "./decode.js";
