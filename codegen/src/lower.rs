@@ -18,6 +18,10 @@ use crate::error::{CodegenError, ErrorKind};
 use crate::ir::*;
 use crate::naming;
 
+/// How upstream schemas open the description of a type that is not part of
+/// the protocol yet (`schema.unstable.json`).
+const UNSTABLE_MARKER: &str = "**UNSTABLE**";
+
 /// How lowering treats shapes it cannot represent.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Unsupported {
@@ -55,6 +59,7 @@ pub fn lower(schema: &ExtendedSchema, mode: Unsupported) -> Result<Ir, CodegenEr
     lowerer.lower_definitions()?;
     lowerer.check_reference_cycles()?;
     let methods = lowerer.methods(schema)?;
+    let unstable_methods = lowerer.unstable_methods();
     let gated_variants = schema
         .gates
         .variants
@@ -67,6 +72,7 @@ pub fn lower(schema: &ExtendedSchema, mode: Unsupported) -> Result<Ir, CodegenEr
         types: lowerer.types,
         methods,
         gated_variants,
+        unstable_methods,
     })
 }
 
@@ -803,6 +809,18 @@ impl<'a> Lowerer<'a> {
             methods.insert(name.clone(), Method { name, request, notification, gate });
         }
         Ok(methods)
+    }
+
+    /// Methods with a payload type whose description opens with the schema's
+    /// unstable marker.
+    fn unstable_methods(&self) -> BTreeSet<String> {
+        self.definitions
+            .values()
+            .filter(|definition| {
+                definition.get("description").and_then(Value::as_str).is_some_and(|text| text.trim_start().starts_with(UNSTABLE_MARKER))
+            })
+            .filter_map(|definition| definition.get("x-method").and_then(Value::as_str).map(str::to_owned))
+            .collect()
     }
 
     /// `$defs` key -> role, read from the envelopes the root lists under the

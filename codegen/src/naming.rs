@@ -249,6 +249,25 @@ pub fn python_distribution(package: &str) -> Option<String> {
     identifier.then(|| package.replace('_', "-"))
 }
 
+/// The prefix ACP reserves for extensions: extension method names
+/// (`_zed/cursor`), and the tags and values an implementation adds to an
+/// extensible union or an open enum.
+pub const EXTENSION_PREFIX: &str = "_";
+
+/// The TypeScript type guard of a union's variant: (`SessionUpdate`,
+/// `ToolCall`) -> `isSessionUpdateToolCall`; a repetition of the union's
+/// name is dropped (`McpServer`, `McpServerStdio`) -> `isMcpServerStdio`.
+pub fn typescript_guard(union: &str, variant: &str) -> String {
+    let variant = variant_without_repetition(union, variant).unwrap_or_else(|| variant.to_owned());
+    format!("is{union}{variant}")
+}
+
+/// A TypeScript function named after a verb, a method side and a role:
+/// (`dispatch`, `agent`, `request`) -> `dispatchAgentRequest`.
+pub fn typescript_side_function(verb: &str, side: &str, role: &str) -> String {
+    typescript_function(&format!("{verb} {side} {role}"))
+}
+
 /// The TypeScript decoder function of a canonical type name: `decodeSessionId`.
 pub fn typescript_decoder(canonical: &str) -> String {
     format!("decode{canonical}")
@@ -351,6 +370,10 @@ mod tests {
         assert_eq!(variant_without_repetition("Content", "Contents"), None);
         assert_eq!(variant_without_repetition("Content", "Content"), None);
         assert_eq!(variant_without_repetition("ContentBlock", "Text"), None);
+        assert_eq!(typescript_guard("SessionUpdate", "ToolCall"), "isSessionUpdateToolCall");
+        assert_eq!(typescript_guard("McpServer", "McpServerStdio"), "isMcpServerStdio");
+        assert_eq!(typescript_side_function("dispatch", "agent", "request"), "dispatchAgentRequest");
+        assert_eq!(typescript_side_function("encode", "client", "notification"), "encodeClientNotification");
     }
 
     #[test]

@@ -186,6 +186,24 @@ fn the_default_ir_carries_the_rfds_methods_and_gates() {
 }
 
 #[test]
+fn methods_whose_payload_the_schema_marks_unstable_are_unstable() {
+    let method = |name: &str, side: &str, description: &str| json!({"type": "object", "x-method": name, "x-side": side, "description": description});
+    let ir = lower(
+        &from_value(json!({"$defs": {
+            "ForkSessionRequest": method("session/fork", "agent", "**UNSTABLE**\n\nForks a session."),
+            "ForkSessionResponse": method("session/fork", "agent", "The fork."),
+            "PromptRequest": method("session/prompt", "agent", "A prompt; not **UNSTABLE**."),
+            "PromptResponse": method("session/prompt", "agent", "The answer.")
+        }})),
+        Unsupported::Fail,
+    )
+    .unwrap();
+    assert_eq!(ir.unstable_methods.iter().collect::<Vec<_>>(), ["session/fork"]);
+    let stable = lower(&load(&SourceOptions::default()).unwrap(), Unsupported::Fail).unwrap();
+    assert!(stable.unstable_methods.is_empty(), "{:?}", stable.unstable_methods);
+}
+
+#[test]
 fn lowering_is_deterministic() {
     let schema = load(&SourceOptions::default()).unwrap();
     let first = serde_json::to_string(&lower(&schema, Unsupported::Fail).unwrap()).unwrap();
