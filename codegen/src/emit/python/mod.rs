@@ -1,0 +1,257 @@
+//! The Python emitter: a pip-installable package of pydantic v2 models, the
+//! method tables, the `Agent` and `Client` protocols and the by-name codec,
+//! rendered from the askama templates in `templates/python/`.
+//!
+//! Every decision is resolved into view structs; the templates only loop and
+//! print. `types` builds the models (classes, enums, aliases), `codecs` the
+//! annotations and decode rules they carry, `methods` the method tables and
+//! the side protocols; this module holds the package files and the helpers
+//! every part prints with.
+
+mod codecs;
+mod methods;
+mod types;
+
+use std::path::PathBuf;
+
+use askama::Template;
+use serde_json::Value;
+
+use super::{Files, PackageNames};
+use crate::error::{CodegenError, ErrorKind};
+use crate::ir::Ir;
+use crate::naming::python_distribution;
+
+const RUNTIME: &str = include_str!("../../../../templates/python/runtime.py");
+const CODEC: &str = include_str!("../../../../templates/python/codec.py");
+const INIT: &str = include_str!("../../../../templates/python/__init__.py");
+
+#[derive(Template)]
+#[template(path = "python/pyproject.toml", escape = "none")]
+struct PyprojectView {
+    distribution: String,
+    package: String,
+}
+
+/// Emits the python package for `ir`.
+pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
+    let package = names.python_package.clone();
+    let distribution = python_distribution(&package).ok_or_else(|| CodegenError {
+        kind: ErrorKind::Malformed,
+        file: "python bindings".to_owned(),
+        pointer: String::new(),
+        message: format!("the Python package name `{package}` is not a Python identifier"),
+    })?;
+    let models = types::models_view(ir)?;
+    let methods = methods::methods_view(ir);
+    let protocols = methods::protocols_view(ir);
+    let root = PathBuf::from(&package);
+    Ok(vec![
+        (
+            PathBuf::from("pyproject.toml"),
+            render(&PyprojectView { distribution, package: package.clone() }, "pyproject.toml")?,
+        ),
+        (root.join("__init__.py"), INIT.to_owned()),
+        (root.join("py.typed"), String::new()),
+        (root.join("_runtime.py"), RUNTIME.to_owned()),
+        (root.join("codec.py"), CODEC.to_owned()),
+        (root.join("models.py"), render(&models, "models.py")?),
+        (root.join("methods.py"), render(&methods, "methods.py")?),
+        (root.join("protocols.py"), render(&protocols, "protocols.py")?),
+    ])
+}
+
+fn render(template: &impl Template, file: &str) -> Result<String, CodegenError> {
+    template.render().map_err(|error| CodegenError {
+        kind: ErrorKind::Unsupported,
+        file: format!("templates/python/{file}"),
+        pointer: String::new(),
+        message: error.to_string(),
+    })
+}
+
+/// `text` as a Python docstring that no text can end early.
+fn docstring(text: &str) -> String {
+    let escaped = text.trim().replace('\\', "\\\\").replace('"', "\\\"");
+    format!("\"\"\"{escaped}\"\"\"")
+}
+
+fn describe(description: Option<&str>, fallback: &str) -> String {
+    match description.map(str::trim).filter(|text| !text.is_empty()) {
+        Some(text) => docstring(text),
+        None => docstring(fallback),
+    }
+}
+
+/// A JSON value as a Python literal.
+fn literal(value: &Value) -> String {
+    match value {
+        Value::Null => "None".to_owned(),
+        Value::Bool(true) => "True".to_owned(),
+        Value::Bool(false) => "False".to_owned(),
+        Value::Number(number) => number.to_string(),
+        Value::String(text) => Value::String(text.clone()).to_string(),
+        Value::Array(items) => format!("[{}]", items.iter().map(literal).collect::<Vec<_>>().join(", ")),
+        Value::Object(members) => format!(
+            "{{{}}}",
+            members.iter().map(|(key, item)| format!("{}: {}", literal(&Value::String(key.clone())), literal(item))).collect::<Vec<_>>().join(", ")
+        ),
+    }
+}
+
+fn string_literal(text: &str) -> String {
+    literal(&Value::String(text.to_owned()))
+}
+
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::ir::{Method, NotificationMethod, RequestMethod, Side};
+    use crate::test_support::{file, ir_of};
+
+    fn sample() -> Ir {
+        ir_of(json!({
+            "Status": {"description": "Ends \"\"\" early \\", "anyOf": [
+                {"type": "string", "const": "live"}, {"type": "string", "const": "not_found"}, {"title": "other", "type": "string"}]},
+            "Kind": {"oneOf": [{"type": "string", "const": "read"}, {"type": "string", "const": "edit"}]},
+            "Update": {"oneOf": [
+                {"type": "object", "properties": {"kind": {"type": "string", "const": "chunk"}, "text": {"type": "string"}}, "required": ["kind", "text"]},
+                {"type": "object", "properties": {"kind": {"type": "string", "const": "done"}}, "required": ["kind"]}],
+                "discriminator": {"propertyName": "kind"}},
+            "UpdateDone": {"type": "object", "properties": {}},
+            "Item": {"type": "object", "properties": {
+                "label": {"type": ["string", "null"]},
+                "count": {"type": "integer", "format": "uint8", "minimum": 1, "default": 3},
+                "status": {"$ref": "#/$defs/Status"}}, "required": ["status"]}
+        }))
+    }
+
+    fn with_methods(mut ir: Ir) -> Ir {
+        let request = |side| Some(RequestMethod { side, params: "Item".into(), result: "Item".into() });
+        let notification = |side| Some(NotificationMethod { side, params: "Item".into() });
+        for (name, request, notification) in [
+            ("session/prompt", request(Side::Agent), None),
+            ("fs/read_text_file", request(Side::Client), notification(Side::Agent)),
+            ("$/cancel_request", None, notification(Side::Protocol)),
+            ("proxy/connect", request(Side::Proxy), None),
+        ] {
+            ir.methods.insert(name.into(), Method { name: name.into(), request, notification, gate: None });
+        }
+        ir
+    }
+
+    #[test]
+    fn package_files() {
+        let names = PackageNames { python_package: "my_acp".into(), ..PackageNames::default() };
+        let files = emit(&sample(), &names).unwrap();
+        let paths: Vec<String> = files.iter().map(|(path, _)| path.display().to_string()).collect();
+        assert_eq!(
+            paths,
+            ["pyproject.toml", "my_acp/__init__.py", "my_acp/py.typed", "my_acp/_runtime.py", "my_acp/codec.py", "my_acp/models.py", "my_acp/methods.py", "my_acp/protocols.py"]
+        );
+        let pyproject = file(&files, "pyproject.toml");
+        for expected in ["name = \"my-acp\"", "requires-python = \">=3.10\"", "\"pydantic>=2.5,<3\"", "packages = [\"my_acp\"]", "plugins = [\"pydantic.mypy\"]"] {
+            assert!(pyproject.contains(expected), "{expected} in\n{pyproject}");
+        }
+        assert!(file(&files, "my_acp/__init__.py").contains("from .codec import roundtrip"));
+        assert_eq!(files, emit(&sample(), &names).unwrap(), "the output is the same on every run");
+    }
+
+    #[test]
+    fn a_package_name_that_is_no_identifier_is_an_error() {
+        let names = PackageNames { python_package: "my-acp".into(), ..PackageNames::default() };
+        let error = emit(&sample(), &names).unwrap_err();
+        assert_eq!(error.kind, ErrorKind::Malformed);
+        assert!(error.message.contains("`my-acp`"), "{}", error.message);
+    }
+
+    #[test]
+    fn descriptions_cannot_end_the_docstring() {
+        assert_eq!(docstring("a \"\"\" b \\"), r#""""a \"\"\" b \\""""#);
+        let models = file(&emit(&sample(), &PackageNames::default()).unwrap(), "acp_bindings/models.py").to_owned();
+        assert!(models.contains(r#""""Ends \"\"\" early \\""""#), "{models}");
+    }
+
+    #[test]
+    fn models_keep_wire_names_nullability_and_constraints() {
+        let models = file(&emit(&sample(), &PackageNames::default()).unwrap(), "acp_bindings/models.py").to_owned();
+        for expected in [
+            "class Status(_rt.OpenStrEnum):",
+            "    NOT_FOUND = \"not_found\"",
+            "class Kind(str, _enum.Enum):",
+            "    label: _p.StrictStr | None = _p.Field(default=None, alias=\"label\")",
+            "    count: _t.Annotated[int, _p.Strict(), _p.Field(ge=1, le=255)] | None = _p.Field(default=None, alias=\"count\")",
+            "    def count_or_default(self) -> _t.Annotated[int, _p.Strict(), _p.Field(ge=1, le=255)]:",
+            "_rt.Rule(\"count\", \"count\", False, False, False, False, _rt.ABSENT, None)",
+            "    status: Status = _p.Field(alias=\"status\")",
+            "    \"Item\": Item,",
+        ] {
+            assert!(models.contains(expected), "{expected} in\n{models}");
+        }
+    }
+
+    #[test]
+    fn tagged_unions_are_discriminated_by_tag_value() {
+        let models = file(&emit(&sample(), &PackageNames::default()).unwrap(), "acp_bindings/models.py").to_owned();
+        assert!(models.contains("class UpdateChunk(_rt.WireModel):"), "{models}");
+        assert!(models.contains("    kind: _t.Literal[\"chunk\"] = _p.Field(alias=\"kind\")"), "{models}");
+        assert!(models.contains("class UpdateDoneVariant(_rt.WireModel):"), "a variant class never takes a type's name:\n{models}");
+        assert!(models.contains("_rt.tag_of(\"kind\", {\"chunk\": \"UpdateChunk\", \"done\": \"UpdateDoneVariant\"}, None, None)"), "{models}");
+        assert!(models.contains("custom_error_type=\"acp_union_tag:kind\""), "an unknown tag names the tag member:\n{models}");
+    }
+
+    #[test]
+    fn recursive_untagged_unions_decode_lazily() {
+        let ir = ir_of(json!({
+            "Tree": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"$ref": "#/$defs/Tree"}}]}
+        }));
+        let models = file(&emit(&ir, &PackageNames::default()).unwrap(), "acp_bindings/models.py").to_owned();
+        assert!(
+            models.contains("Tree: _t.TypeAlias = _t.Annotated[_p.StrictStr | _t.Any, _p.PlainValidator(_rt.untagged(lambda: (_p.StrictStr, list[Tree],)))"),
+            "{models}"
+        );
+    }
+
+    #[test]
+    fn attributes_that_collide_are_an_error() {
+        let ir = ir_of(json!({"Both": {"type": "object", "properties": {"_meta": {}, "meta": {}}}}));
+        let error = emit(&ir, &PackageNames::default()).unwrap_err();
+        assert_eq!(error.kind, ErrorKind::NameCollision);
+        assert_eq!(error.pointer, "/$defs/Both");
+        assert!(error.message.contains("`meta`"), "{}", error.message);
+    }
+
+    #[test]
+    fn closed_objects_that_flatten_check_their_members_after_decoding() {
+        let ir = ir_of(json!({
+            "Shape": {"type": "object", "additionalProperties": false, "properties": {"name": {"type": "string"}}, "required": ["name"],
+                "oneOf": [{"type": "object", "properties": {"kind": {"const": "circle", "type": "string"}}, "required": ["kind"]}],
+                "discriminator": {"propertyName": "kind"}},
+            "Plain": {"type": "object", "additionalProperties": false, "properties": {"a": {"type": "string"}}}
+        }));
+        let models = file(&emit(&ir, &PackageNames::default()).unwrap(), "acp_bindings/models.py").to_owned();
+        let shape = &models[models.find("class Shape(_rt.FlatModel):").expect("Shape flattens")..];
+        assert!(shape.contains("__acp_closed__ = True") && !shape[..shape.find("\n\n\nclass").unwrap()].contains("extra="), "{shape}");
+        let plain = &models[models.find("class Plain(_rt.WireModel):").expect("Plain")..];
+        assert!(plain.contains("model_config = _p.ConfigDict(extra=\"forbid\")"), "{plain}");
+    }
+
+    #[test]
+    fn protocols_hold_the_methods_of_their_side() {
+        let files = emit(&with_methods(sample()), &PackageNames::default()).unwrap();
+        let protocols = file(&files, "acp_bindings/protocols.py");
+        let (agent, client) = protocols.split_once("class Client(_t.Protocol):").unwrap();
+        assert!(agent.contains("async def session_prompt(self, params: _m.Item) -> _m.Item:"), "{agent}");
+        assert!(agent.contains("async def fs_read_text_file(self, params: _m.Item) -> None:"), "{agent}");
+        assert!(agent.contains("async def cancel_request(self, params: _m.Item) -> None:"), "{agent}");
+        assert!(client.contains("async def fs_read_text_file(self, params: _m.Item) -> _m.Item:"), "{client}");
+        assert!(client.contains("async def cancel_request(self, params: _m.Item) -> None:"), "{client}");
+        assert!(!client.contains("session_prompt") && !protocols.contains("proxy_connect"), "{protocols}");
+        let methods = file(&files, "acp_bindings/methods.py");
+        assert!(methods.contains("\"proxy/connect\": RequestMethod(\"proxy/connect\", \"proxy\", _m.Item, _m.Item),"), "{methods}");
+        assert!(methods.contains("CANCEL_REQUEST = \"$/cancel_request\""), "{methods}");
+    }
+}
