@@ -139,7 +139,10 @@ class WireModel(BaseModel):
                 _fall_back(data, key, rule)
         members = dict(data)
         for attr in inherited(cls, "__acp_flattened__"):
-            data[attr] = members
+            # A value built in Python arrives as a model under its attribute;
+            # on the wire, the flattened members sit in the object itself.
+            if not isinstance(data.get(attr), BaseModel):
+                data[attr] = members
         return data
 
 
@@ -158,7 +161,7 @@ class FlatModel(WireModel):
         model = handler(data)
         if cls.__acp_closed__ and isinstance(data, dict):
             known = _declared(model)
-            unknown = [key for key in data if known is not None and key not in known]
+            unknown = [key for key in data if known is not None and key not in known and key not in cls.model_fields]
             if unknown:
                 raise FieldError(unknown[0], "is not a member of this object")
         return model
