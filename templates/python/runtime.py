@@ -110,10 +110,14 @@ def inherited(cls: type, name: str) -> tuple[Any, ...]:
 class WireModel(BaseModel):
     """Base of every generated object: wire names as aliases, rules applied."""
 
-    model_config = ConfigDict(populate_by_name=True, regex_engine="python-re")
+    model_config = ConfigDict(
+        validate_by_name=True, validate_by_alias=True, use_attribute_docstrings=True, regex_engine="python-re"
+    )
 
     __acp_rules__: ClassVar[tuple[Rule, ...]] = ()
     __acp_flattened__: ClassVar[tuple[str, ...]] = ()
+    __acp_variant_tag__: ClassVar[tuple[str, str, str] | None] = None
+    """A tagged variant's tag: its wire name, attribute and value."""
 
     @model_validator(mode="before")
     @classmethod
@@ -121,6 +125,11 @@ class WireModel(BaseModel):
         if not isinstance(data, dict):
             return data
         data = dict(data)
+        if cls.__acp_variant_tag__ is not None:
+            wire, attr, tag = cls.__acp_variant_tag__
+            if wire not in data and attr not in data:
+                # Set, so that it is written out like any member given.
+                data[wire] = tag
         for rule in inherited(cls, "__acp_rules__"):
             key = rule.wire if rule.wire in data else rule.attr
             if key not in data:

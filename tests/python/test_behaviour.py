@@ -70,3 +70,21 @@ def test_models_that_flatten_are_built_from_their_attributes(model: Any, value: 
     rebuilt = model(**{name: getattr(decoded, name) for name in decoded.model_fields_set})
     assert rebuilt == decoded
     assert RUNTIME.encode(model, rebuilt) == RUNTIME.encode(model, decoded)
+
+
+def test_a_variant_tag_defaults_to_its_value_and_is_written() -> None:
+    block = MODELS.ContentBlockText(text="hi")
+    assert block.type_ == "text"
+    assert RUNTIME.encode(MODELS.ContentBlock, block) == {"type": "text", "text": "hi"}
+
+
+def test_field_docstrings_are_field_descriptions() -> None:
+    assert MODELS.PromptResponse.model_fields["stop_reason"].description
+
+
+def test_docstrings_indent_their_continuation_lines() -> None:
+    """Every line of a class body, docstrings included, is indented (PEP 257)."""
+    source = inspect.getsource(MODELS)
+    for block in source.split("\n\n\nclass ")[1:]:
+        body = block.split("\n\n\n")[0].split("\n")[1:]
+        assert all(line == "" or line.startswith("    ") for line in body), block.split("(")[0]

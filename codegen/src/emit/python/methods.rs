@@ -94,7 +94,7 @@ pub(super) fn protocols_view(ir: &Ir) -> ProtocolsView {
                         name: python_attribute(name),
                         params: python_class(&request.params),
                         result: format!("_m.{}", python_class(&request.result)),
-                        doc: docstring(&format!("Handles the `{name}` request.")),
+                        doc: docstring(&format!("Handles the `{name}` request."), 8),
                     });
                 }
                 if let Some(notification) = method.notification.as_ref().filter(|notification| handles(notification.side, side)) {
@@ -107,11 +107,11 @@ pub(super) fn protocols_view(ir: &Ir) -> ProtocolsView {
                         name: method_name,
                         params: python_class(&notification.params),
                         result: "None".to_owned(),
-                        doc: docstring(&format!("Handles the `{name}` notification.")),
+                        doc: docstring(&format!("Handles the `{name}` notification."), 8),
                     });
                 }
             }
-            ProtocolView { name: label.to_owned(), doc: docstring(&format!("The methods the {} side handles.", side.as_str())), methods }
+            ProtocolView { name: label.to_owned(), doc: docstring(&format!("The methods the {} side handles.", side.as_str()), 4), methods }
         })
         .collect::<Vec<ProtocolView>>();
     let imports = models_import(sides.iter().any(|side| !side.methods.is_empty()));

@@ -70,16 +70,47 @@ fn render(template: &impl Template, file: &str) -> Result<String, CodegenError> 
     })
 }
 
-/// `text` as a Python docstring that no text can end early.
-fn docstring(text: &str) -> String {
-    let escaped = text.trim().replace('\\', "\\\\").replace('"', "\\\"");
-    format!("\"\"\"{escaped}\"\"\"")
+/// `text` as a Python docstring whose opening quotes sit `indent` spaces in:
+/// one line stays on one line; otherwise its lines after the first are
+/// indented as far as the quotes, which close on a line of their own (PEP
+/// 257). Backslashes, and quotes that would end it early, are escaped.
+fn docstring(text: &str, indent: usize) -> String {
+    let text = text.trim();
+    let last = text.chars().count().saturating_sub(1);
+    let mut escaped = String::new();
+    let mut quotes = 0;
+    for (index, character) in text.chars().enumerate() {
+        quotes = match character {
+            '\\' => {
+                escaped.push_str("\\\\");
+                0
+            }
+            '"' if quotes == 2 || index == last => {
+                escaped.push_str("\\\"");
+                0
+            }
+            '"' => {
+                escaped.push('"');
+                quotes + 1
+            }
+            _ => {
+                escaped.push(character);
+                0
+            }
+        };
+    }
+    let margin = " ".repeat(indent);
+    let mut lines = escaped.lines();
+    let first = lines.next().unwrap_or_default();
+    let rest: Vec<String> =
+        lines.map(|line| line.trim_end()).map(|line| if line.is_empty() { String::new() } else { format!("{margin}{line}") }).collect();
+    if rest.is_empty() { format!("\"\"\"{first}\"\"\"") } else { format!("\"\"\"{first}\n{}\n{margin}\"\"\"", rest.join("\n")) }
 }
 
-fn describe(description: Option<&str>, fallback: &str) -> String {
+fn describe(description: Option<&str>, fallback: &str, indent: usize) -> String {
     match description.map(str::trim).filter(|text| !text.is_empty()) {
-        Some(text) => docstring(text),
-        None => docstring(fallback),
+        Some(text) => docstring(text, indent),
+        None => docstring(fallback, indent),
     }
 }
 
@@ -125,7 +156,8 @@ mod tests {
             "Item": {"type": "object", "properties": {
                 "label": {"type": ["string", "null"]},
                 "count": {"type": "integer", "format": "uint8", "minimum": 1, "default": 3},
-                "status": {"$ref": "#/$defs/Status"}}, "required": ["status"]}
+                "status": {"$ref": "#/$defs/Status"},
+                "itemId": {"type": "string", "description": "Names the item.\n\nNever reused."}}, "required": ["status", "itemId"]}
         }))
     }
 
@@ -153,7 +185,7 @@ mod tests {
             ["pyproject.toml", "my_acp/__init__.py", "my_acp/py.typed", "my_acp/_runtime.py", "my_acp/codec.py", "my_acp/models.py", "my_acp/methods.py", "my_acp/protocols.py"]
         );
         let pyproject = file(&files, "pyproject.toml");
-        for expected in ["name = \"my-acp\"", "requires-python = \">=3.10\"", "\"pydantic>=2.5,<3\"", "packages = [\"my_acp\"]", "plugins = [\"pydantic.mypy\"]"] {
+        for expected in ["name = \"my-acp\"", "requires-python = \">=3.10\"", "\"pydantic>=2.11,<3\"", "packages = [\"my_acp\"]", "plugins = [\"pydantic.mypy\"]"] {
             assert!(pyproject.contains(expected), "{expected} in\n{pyproject}");
         }
         assert!(file(&files, "my_acp/__init__.py").contains("from .codec import roundtrip"));
@@ -170,9 +202,11 @@ mod tests {
 
     #[test]
     fn descriptions_cannot_end_the_docstring() {
-        assert_eq!(docstring("a \"\"\" b \\"), r#""""a \"\"\" b \\""""#);
+        assert_eq!(docstring("a \"\"\" b \\", 0), r#""""a ""\" b \\""""#);
+        assert_eq!(docstring("say \"hi\"", 0), r#""""say "hi\"""""#);
+        assert_eq!(docstring("\\\"", 0), r#""""\\\"""""#, "a quote after an escaped backslash is still escaped at the end");
         let models = file(&emit(&sample(), &PackageNames::default()).unwrap(), "acp_bindings/models.py").to_owned();
-        assert!(models.contains(r#""""Ends \"\"\" early \\""""#), "{models}");
+        assert!(models.contains(r#""""Ends ""\" early \\""""#), "{models}");
     }
 
     #[test]
@@ -182,11 +216,13 @@ mod tests {
             "class Status(_rt.OpenStrEnum):",
             "    NOT_FOUND = \"not_found\"",
             "class Kind(str, _enum.Enum):",
-            "    label: _p.StrictStr | None = _p.Field(default=None, alias=\"label\")",
-            "    count: _t.Annotated[int, _p.Strict(), _p.Field(ge=1, le=255)] | None = _p.Field(default=None, alias=\"count\")",
+            "    label: _p.StrictStr | None = None\n",
+            "    count: _t.Annotated[int, _p.Strict(), _p.Field(ge=1, le=255)] | None = None\n",
+            "    item_id: _t.Annotated[_p.StrictStr, _p.Field(alias=\"itemId\")]\n    \"\"\"Names the item.\n\n    Never reused.\n    \"\"\"\n",
+            "        def __init__(self, *, label: _p.StrictStr | None = None, count: _t.Annotated[int, _p.Strict(), _p.Field(ge=1, le=255)] | None = None, status: Status, item_id: _p.StrictStr) -> None: ...",
             "    def count_or_default(self) -> _t.Annotated[int, _p.Strict(), _p.Field(ge=1, le=255)]:",
             "_rt.Rule(\"count\", \"count\", False, False, False, False, _rt.ABSENT, None)",
-            "    status: Status = _p.Field(alias=\"status\")",
+            "    status: Status\n",
             "    \"Item\": Item,",
         ] {
             assert!(models.contains(expected), "{expected} in\n{models}");
@@ -197,7 +233,9 @@ mod tests {
     fn tagged_unions_are_discriminated_by_tag_value() {
         let models = file(&emit(&sample(), &PackageNames::default()).unwrap(), "acp_bindings/models.py").to_owned();
         assert!(models.contains("class UpdateChunk(_rt.WireModel):"), "{models}");
-        assert!(models.contains("    kind: _t.Literal[\"chunk\"] = _p.Field(alias=\"kind\")"), "{models}");
+        assert!(models.contains("    kind: _t.Literal[\"chunk\"] = \"chunk\"\n"), "a tag defaults to its value:\n{models}");
+        assert!(models.contains("    __acp_variant_tag__ = (\"kind\", \"kind\", \"chunk\")"), "{models}");
+        assert!(models.contains("        def __init__(self, *, kind: _t.Literal[\"chunk\"] = \"chunk\", text: _p.StrictStr) -> None: ..."), "{models}");
         assert!(models.contains("class UpdateDoneVariant(_rt.WireModel):"), "a variant class never takes a type's name:\n{models}");
         assert!(models.contains("_rt.tag_of(\"kind\", {\"chunk\": \"UpdateChunk\", \"done\": \"UpdateDoneVariant\"}, None, None)"), "{models}");
         assert!(models.contains("custom_error_type=\"acp_union_tag:kind\""), "an unknown tag names the tag member:\n{models}");

@@ -47,6 +47,9 @@ struct ClassView {
     settings: Vec<String>,
     fields: Vec<FieldView>,
     accessors: Vec<AccessorView>,
+    /// The parameters of the constructor type checkers see (`self, *, a: T`);
+    /// `None` for a class whose base declares its own.
+    signature: Option<String>,
 }
 
 /// The method that gives a field with a schema default its value or that default.
@@ -60,9 +63,18 @@ struct AccessorView {
 
 struct FieldView {
     attr: String,
-    annotation: String,
+    /// The type, with the wire name as an alias when it is not the attribute.
+    declared: String,
+    /// ` = value`, or empty for a required field.
     default: String,
     doc: Option<String>,
+}
+
+/// A keyword parameter of a constructor: `attr: annotation = default`.
+struct Parameter {
+    attr: String,
+    annotation: String,
+    default: Option<String>,
 }
 
 pub(super) struct AliasView {
@@ -72,30 +84,69 @@ pub(super) struct AliasView {
 }
 
 
-fn field_view(field: &Field) -> FieldView {
+/// The declaration of the attribute `attr` of type `annotation`, read from
+/// the wire member `wire`.
+fn declared(attr: &str, annotation: &str, wire: &str) -> String {
+    if attr == wire { annotation.to_owned() } else { format!("_t.Annotated[{annotation}, _p.Field(alias={})]", string_literal(wire)) }
+}
+
+/// The attribute, type and default of a field: optional fields default to `None`.
+fn parameter(field: &Field) -> Parameter {
     let inner = annotation(&field.ty);
     let annotation = if field.required && !field.nullable { inner } else { or_none(inner) };
-    let alias = string_literal(&field.wire_name);
-    let default = if field.required { format!(" = _p.Field(alias={alias})") } else { format!(" = _p.Field(default=None, alias={alias})") };
+    Parameter { attr: python_attribute(&field.wire_name), annotation, default: (!field.required).then(|| "None".to_owned()) }
+}
+
+fn field_view(field: &Field) -> FieldView {
+    let Parameter { attr, annotation, default } = parameter(field);
     FieldView {
-        attr: python_attribute(&field.wire_name),
-        annotation,
-        default,
-        doc: field.description.as_deref().map(str::trim).filter(|text| !text.is_empty()).map(docstring),
+        declared: declared(&attr, &annotation, &field.wire_name),
+        attr,
+        default: default.map(|value| format!(" = {value}")).unwrap_or_default(),
+        doc: field.description.as_deref().map(str::trim).filter(|text| !text.is_empty()).map(|text| docstring(text, 4)),
     }
 }
 
+/// The parameters of an object made of `fields` plus the flattened named
+/// types `flatten`, each flattened value under an attribute of its own.
+fn parameters(fields: &[Field], flatten: &[String]) -> Vec<Parameter> {
+    let mut parameters: Vec<Parameter> = fields.iter().map(parameter).collect();
+    parameters.extend(flatten.iter().map(|name| Parameter { attr: python_attribute(name), annotation: python_class(name), default: None }));
+    parameters
+}
 
-/// The class settings and fields of an object made of `fields` plus the
-/// flattened named types `flatten`.
+/// The constructor parameters of a class, keyword-only, each attribute once
+/// (the last declaration wins), plus `**extra` for kept unknown members.
+fn signature(parameters: Vec<Parameter>, extra: Option<String>) -> String {
+    let mut unique: Vec<Parameter> = Vec::new();
+    for parameter in parameters {
+        unique.retain(|known| known.attr != parameter.attr);
+        unique.push(parameter);
+    }
+    let mut parts: Vec<String> = unique
+        .into_iter()
+        .map(|Parameter { attr, annotation, default }| match default {
+            Some(value) => format!("{attr}: {annotation} = {value}"),
+            None => format!("{attr}: {annotation}"),
+        })
+        .collect();
+    parts.extend(extra.map(|values| format!("**extra: {values}")));
+    if parts.is_empty() { "self".to_owned() } else { format!("self, *, {}", parts.join(", ")) }
+}
+
+/// The class settings, fields and default accessors of an object made of
+/// `fields` plus the flattened named types `flatten`; `tag` is the member
+/// and value of a tagged variant, which defaults to its value.
 fn object_members(ir: &Ir, fields: &[Field], flatten: &[String], tag: Option<(&str, &str)>) -> (Vec<String>, Vec<FieldView>, Vec<AccessorView>) {
     let mut settings = Vec::new();
     let mut views = Vec::new();
     if let Some((property, value)) = tag {
+        let attr = python_attribute(property);
+        settings.push(format!("__acp_variant_tag__ = ({}, {}, {})", string_literal(property), string_literal(&attr), string_literal(value)));
         views.push(FieldView {
-            attr: python_attribute(property),
-            annotation: format!("_t.Literal[{}]", string_literal(value)),
-            default: format!(" = _p.Field(alias={})", string_literal(property)),
+            declared: declared(&attr, &tag_annotation(value), property),
+            attr,
+            default: format!(" = {}", string_literal(value)),
             doc: None,
         });
     }
@@ -107,15 +158,7 @@ fn object_members(ir: &Ir, fields: &[Field], flatten: &[String], tag: Option<(&s
     if !flatten.is_empty() {
         let attrs: Vec<String> = flatten.iter().map(|name| string_literal(&python_attribute(name))).collect();
         settings.push(format!("__acp_flattened__ = ({},)", attrs.join(", ")));
-        for name in flatten {
-            let attr = python_attribute(name);
-            views.push(FieldView {
-                attr: attr.clone(),
-                annotation: python_class(name),
-                default: format!(" = _p.Field(alias={})", string_literal(&attr)),
-                doc: None,
-            });
-        }
+        views.extend(flatten.iter().map(|name| FieldView { attr: python_attribute(name), declared: python_class(name), default: String::new(), doc: None }));
     }
     let accessors = fields
         .iter()
@@ -127,15 +170,15 @@ fn object_members(ir: &Ir, fields: &[Field], flatten: &[String], tag: Option<(&s
                 annotation: if field.nullable { or_none(inner) } else { inner },
                 attr: string_literal(&python_attribute(&field.wire_name)),
                 default: literal(default),
-                doc: docstring(&format!("`{}`, or the schema default `{default}` when it is absent.", field.wire_name)),
+                doc: docstring(&format!("`{}`, or the schema default `{default}` when it is absent.", field.wire_name), 8),
             })
         })
         .collect();
     (settings, views, accessors)
 }
 
-fn is_struct(ir: &Ir, name: &str) -> bool {
-    matches!(ir.get(name).map(|definition| &definition.kind), Some(TypeKind::Struct(_)))
+fn tag_annotation(value: &str) -> String {
+    format!("_t.Literal[{}]", string_literal(value))
 }
 
 /// Names every variant class (struct and unit payloads, and catch-alls of
@@ -189,19 +232,24 @@ pub(super) fn models_view(ir: &Ir) -> Result<ModelsView, CodegenError> {
                     AdditionalProperties::Denied if object.flatten.is_empty() => settings.push("model_config = _p.ConfigDict(extra=\"forbid\")".to_owned()),
                     AdditionalProperties::Denied => settings.push("__acp_closed__ = True".to_owned()),
                 }
+                let extra = match &object.additional {
+                    AdditionalProperties::Kept(values) => Some(annotation(values)),
+                    AdditionalProperties::Ignored | AdditionalProperties::Denied => None,
+                };
                 structs.push(ClassView {
                     name: class,
                     base: if object.flatten.is_empty() { "_rt.WireModel" } else { "_rt.FlatModel" }.to_owned(),
-                    doc: describe(definition.description.as_deref(), &fallback_doc),
+                    doc: describe(definition.description.as_deref(), &fallback_doc, 4),
                     settings,
                     fields,
                     accessors,
+                    signature: Some(signature(parameters(&object.fields, &object.flatten), extra)),
                 });
             }
             TypeKind::Alias { target } => {
                 let mut refs = BTreeSet::new();
                 references(target, &mut refs);
-                pending.insert(name.clone(), (refs, describe(definition.description.as_deref(), &fallback_doc)));
+                pending.insert(name.clone(), (refs, describe(definition.description.as_deref(), &fallback_doc, 0)));
             }
             TypeKind::Enum(enumeration) => {
                 let base = match (&enumeration.repr, enumeration.other.is_some()) {
@@ -220,7 +268,7 @@ pub(super) fn models_view(ir: &Ir) -> Result<ModelsView, CodegenError> {
                 enums.push(EnumView {
                     name: class,
                     base: base.to_owned(),
-                    doc: describe(definition.description.as_deref(), &fallback_doc),
+                    doc: describe(definition.description.as_deref(), &fallback_doc, 4),
                     settings,
                     members: enumeration
                         .values
@@ -228,7 +276,7 @@ pub(super) fn models_view(ir: &Ir) -> Result<ModelsView, CodegenError> {
                         .map(|value| MemberView {
                             name: python_constant(&value.name),
                             value: literal(&value.value),
-                            doc: value.description.as_deref().map(str::trim).filter(|text| !text.is_empty()).map(docstring),
+                            doc: value.description.as_deref().map(str::trim).filter(|text| !text.is_empty()).map(|text| docstring(text, 4)),
                         })
                         .collect(),
                 });
@@ -248,13 +296,14 @@ pub(super) fn models_view(ir: &Ir) -> Result<ModelsView, CodegenError> {
                     variants.push(ClassView {
                         name: other_class,
                         base: "_rt.CatchAll".to_owned(),
-                        doc: describe(other.description.as_deref(), &format!("Any other `{property}` of `{name}`, kept whole.")),
+                        doc: describe(other.description.as_deref(), &format!("Any other `{property}` of `{name}`, kept whole."), 4),
                         settings: vec![format!("__acp_tag__ = {}", string_literal(property))],
                         fields: Vec::new(),
                         accessors: Vec::new(),
+                        signature: None,
                     });
                 }
-                pending.insert(name.clone(), (refs, describe(definition.description.as_deref(), &fallback_doc)));
+                pending.insert(name.clone(), (refs, describe(definition.description.as_deref(), &fallback_doc, 0)));
             }
         }
     }
@@ -282,17 +331,38 @@ fn variant_class_view(ir: &Ir, union: &UnionType, variant: &Variant, class: &str
         (UnionStyle::Tagged { property }, Some(tag)) => Some((property.as_str(), tag.as_str())),
         _ => None,
     };
+    let mut inherited = Vec::new();
     let (base, fields, flatten) = match &variant.payload {
-        Payload::Struct { base: Some(base), fields } if is_struct(ir, base) => (python_class(base), fields.as_slice(), Vec::new()),
-        Payload::Struct { base: Some(base), fields } => ("_rt.FlatModel".to_owned(), fields.as_slice(), vec![base.clone()]),
+        Payload::Struct { base: Some(base), fields } => match ir.get(base).map(|definition| &definition.kind) {
+            Some(TypeKind::Struct(object)) => {
+                inherited = parameters(&object.fields, &object.flatten);
+                (python_class(base), fields.as_slice(), Vec::new())
+            }
+            _ => ("_rt.FlatModel".to_owned(), fields.as_slice(), vec![base.clone()]),
+        },
         Payload::Struct { base: None, fields } => ("_rt.WireModel".to_owned(), fields.as_slice(), Vec::new()),
         Payload::Unit | Payload::Type { .. } => ("_rt.WireModel".to_owned(), &[][..], Vec::new()),
     };
-    let (settings, fields, accessors) = object_members(ir, fields, &flatten, tag);
+    let (settings, views, accessors) = object_members(ir, fields, &flatten, tag);
+    let tag_parameter = tag.map(|(property, value)| Parameter {
+        attr: python_attribute(property),
+        annotation: tag_annotation(value),
+        default: Some(string_literal(value)),
+    });
+    let mut all: Vec<Parameter> = tag_parameter.into_iter().collect();
+    all.extend(inherited);
+    all.extend(parameters(fields, &flatten));
     let fallback = match &variant.tag {
         Some(tag) => format!("The `{tag}` variant."),
         None => "The variant without a tag.".to_owned(),
     };
-    ClassView { name: class.to_owned(), base, doc: describe(variant.description.as_deref(), &fallback), settings, fields, accessors }
+    ClassView {
+        name: class.to_owned(),
+        base,
+        doc: describe(variant.description.as_deref(), &fallback, 4),
+        settings,
+        fields: views,
+        accessors,
+        signature: Some(signature(all, None)),
+    }
 }
-
