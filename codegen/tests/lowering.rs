@@ -202,6 +202,23 @@ fn the_ir_round_trips_through_json() {
     assert_eq!(back, ir);
 }
 
+#[test]
+fn methods_the_schema_marks_unstable_are_unstable() {
+    let request = |method: &str, description: &str| json!({"type": "object", "x-method": method, "x-side": "agent", "description": description});
+    let ir = lower(
+        &from_value(json!({"$defs": {
+            "ForkRequest": request("session/fork", "**UNSTABLE**\n\nForks a session."),
+            "ForkResponse": request("session/fork", "Response to `session/fork`."),
+            "PromptRequest": request("session/prompt", "Sends a prompt."),
+            "PromptResponse": request("session/prompt", "Response to `session/prompt`.")
+        }})),
+        Unsupported::Fail,
+    )
+    .unwrap();
+    assert!(ir.methods["session/fork"].unstable);
+    assert!(!ir.methods["session/prompt"].unstable);
+}
+
 // ---- bad schemas ------------------------------------------------------------
 
 fn lowering_error(document: Value) -> acp_codegen::CodegenError {

@@ -211,6 +211,7 @@ mod tests {
             request: request.map(|(side, params, result)| RequestMethod { side, params: params.to_owned(), result: result.to_owned() }),
             notification: notification.map(|(side, params)| NotificationMethod { side, params: params.to_owned() }),
             gate: None,
+            unstable: false,
         };
         (name.to_owned(), method)
     }

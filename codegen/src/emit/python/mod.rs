@@ -170,7 +170,7 @@ mod tests {
             ("$/cancel_request", None, notification(Side::Protocol)),
             ("proxy/connect", request(Side::Proxy), None),
         ] {
-            ir.methods.insert(name.into(), Method { name: name.into(), request, notification, gate: None });
+            ir.methods.insert(name.into(), Method { name: name.into(), request, notification, gate: None, unstable: false });
         }
         ir
     }
