@@ -1,4 +1,6 @@
-"""Runtime support of the generated models: decode rules, tags and error paths."""
+"""Runtime support of the generated package: decode rules, tags and error
+paths of the models; JSON-RPC errors, extension methods and decoding by
+method name for the method tables and protocols."""
 
 from __future__ import annotations
 
@@ -6,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from types import UnionType
-from typing import Any, ClassVar, Union, get_args, get_origin
+from typing import Any, ClassVar, Generic, TypeVar, Union, cast, get_args, get_origin
 
 from pydantic import (
     BaseModel,
@@ -350,3 +352,125 @@ class OpenIntEnum(int, Enum):
         member._name_ = str(value)
         member._value_ = value
         return member
+
+
+def to_json(value: BaseModel) -> Any:
+    """The wire JSON of a model: wire names, and only the members it was given or decoded with."""
+    return value.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+
+class RequestError(Exception):
+    """A JSON-RPC error answer; `to_json()` is its `error` object."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+    def to_json(self) -> dict[str, Any]:
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return error
+
+
+class MethodNotFound(RequestError):
+    """-32601: the method is not one this side handles."""
+
+    def __init__(self, method: str) -> None:
+        super().__init__(-32601, f"method not found: {method}", {"method": method})
+        self.method = method
+
+
+class InvalidParams(RequestError):
+    """-32602: the params do not decode; `data` names the JSON pointer of the failure."""
+
+    def __init__(self, method: str, error: DecodeError) -> None:
+        super().__init__(-32602, f"invalid params of {method}: {error}", {"pointer": error.path})
+        self.method = method
+        self.path = error.path
+
+
+@dataclass(frozen=True)
+class ExtensionRequest:
+    """A request whose method starts with `_`: an extension, kept undecoded."""
+
+    method: str
+    params: Any
+
+
+@dataclass(frozen=True)
+class ExtensionNotification:
+    """A notification whose method starts with `_`: an extension, kept undecoded."""
+
+    method: str
+    params: Any
+
+
+def is_extension(method: str) -> bool:
+    """Whether `method` names an extension (it starts with `_`)."""
+    return method.startswith("_")
+
+
+def decode_params(method: str, annotation: Any, params: Any) -> Any:
+    """The params of `method` decoded as `annotation`; `InvalidParams` when they do not decode."""
+    try:
+        return decode_with(annotation, params)
+    except DecodeError as error:
+        raise InvalidParams(method, error) from error
+
+
+def decode_by_method(table: dict[str, Any], method: str, params: Any, extension: Callable[[str, Any], Any]) -> Any:
+    """The params of `method`, decoded as `table` says; an extension method's
+    kept whole by `extension`; `MethodNotFound` for any other method."""
+    annotation = table.get(method)
+    if annotation is not None:
+        return decode_params(method, annotation, params)
+    if is_extension(method):
+        return extension(method, params)
+    raise MethodNotFound(method)
+
+
+P = TypeVar("P")
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class RequestMethod(Generic[P, R]):
+    """A request: `params` from the caller, `result` back from `side`;
+    `optional` when the method is capability-gated, unstable or protocol-level."""
+
+    name: str
+    side: str
+    params: Any
+    result: Any
+    optional: bool
+
+    def decode_params(self, value: Any) -> P:
+        return cast(P, decode_params(self.name, self.params, value))
+
+    def decode_result(self, value: Any) -> R:
+        return cast(R, decode_with(self.result, value))
+
+    def encode_params(self, value: P) -> Any:
+        return encode(self.params, value)
+
+    def encode_result(self, value: R) -> Any:
+        return encode(self.result, value)
+
+
+@dataclass(frozen=True)
+class NotificationMethod(Generic[P]):
+    """A notification handled by `side`; `optional` as for requests."""
+
+    name: str
+    side: str
+    params: Any
+    optional: bool
+
+    def decode_params(self, value: Any) -> P:
+        return cast(P, decode_params(self.name, self.params, value))
+
+    def encode_params(self, value: P) -> Any:
+        return encode(self.params, value)

@@ -1,14 +1,20 @@
-//! `methods.py` and `protocols.py`: the method tables and one protocol per
-//! side. Sides: a method whose side is `agent` or `client` goes to that
-//! protocol; `protocol` and `both` methods are handled by every side, so they
-//! go to both; `proxy` methods are handled by neither endpoint and only
-//! appear in the method tables.
+//! `methods.py`: a constant per method name, the method tables, and per side
+//! the union of the params it handles and their decoding by method name.
+//!
+//! Sides: a method whose side is `agent` or `client` is handled by that side;
+//! `protocol` and `both` methods are handled by every side; `proxy` methods
+//! are handled by neither endpoint and only appear in the tables. A method is
+//! optional when it is capability-gated, unstable or protocol-level (which
+//! an implementation may ignore).
 
 use askama::Template;
 
-use super::{docstring, string_literal};
-use crate::ir::{Ir, Side};
-use crate::naming::{python_attribute, python_class, python_constant};
+use super::string_literal;
+use crate::ir::{Ir, Method, Side};
+use crate::naming::{python_class, python_constant, python_handled_union, python_side_function, python_side_table};
+
+/// The endpoint sides, with the protocol class each gets.
+pub(super) const SIDES: [(Side, &str); 2] = [(Side::Agent, "Agent"), (Side::Client, "Client")];
 
 #[derive(Template)]
 #[template(path = "python/methods.py", escape = "none")]
@@ -18,6 +24,7 @@ pub(super) struct MethodsView {
     constants: Vec<(String, String)>,
     requests: Vec<RequestView>,
     notifications: Vec<NotificationView>,
+    sides: Vec<SideView>,
 }
 
 struct RequestView {
@@ -25,34 +32,53 @@ struct RequestView {
     side: String,
     params: String,
     result: String,
+    optional: &'static str,
 }
 
 struct NotificationView {
     name: String,
     side: String,
     params: String,
+    optional: &'static str,
 }
 
-#[derive(Template)]
-#[template(path = "python/protocols.py", escape = "none")]
-pub(super) struct ProtocolsView {
-    imports: Vec<String>,
-    sides: Vec<ProtocolView>,
+/// What one side handles, for one role (requests or notifications).
+struct SideView {
+    side: &'static str,
+    role: &'static str,
+    /// `AgentHandledRequest`.
+    union: String,
+    /// `_m.A | _m.B | _rt.ExtensionRequest`.
+    members: String,
+    /// `AGENT_REQUESTS`.
+    table: String,
+    /// `("name", "_m.Params")` of each method the side handles.
+    entries: Vec<(String, String)>,
+    /// `decode_agent_request`.
+    decode: String,
+    /// `_rt.ExtensionRequest`.
+    extension: &'static str,
 }
 
-struct ProtocolView {
-    name: String,
-    doc: String,
-    methods: Vec<ProtocolMethodView>,
+/// Whether a method of `side` is handled by the endpoint `endpoint`.
+pub(super) fn handles(side: Side, endpoint: Side) -> bool {
+    side == endpoint || matches!(side, Side::Protocol | Side::Both)
 }
 
-struct ProtocolMethodView {
-    name: String,
-    params: String,
-    result: String,
-    doc: String,
+/// Why a method is optional, or `None` when every implementation must handle it.
+pub(super) fn optional(method: &Method, side: Side) -> Option<String> {
+    if let Some(gate) = &method.gate {
+        return Some(format!("gated by the {} capability `{}`", gate.advertised_by.as_str(), gate.path));
+    }
+    if method.unstable {
+        return Some("unstable".to_owned());
+    }
+    matches!(side, Side::Protocol).then(|| "protocol-level".to_owned())
 }
 
+fn flag(on: bool) -> &'static str {
+    if on { "True" } else { "False" }
+}
 
 pub(super) fn methods_view(ir: &Ir) -> MethodsView {
     let mut requests = Vec::new();
@@ -64,6 +90,7 @@ pub(super) fn methods_view(ir: &Ir) -> MethodsView {
                 side: string_literal(request.side.as_str()),
                 params: python_class(&request.params),
                 result: python_class(&request.result),
+                optional: flag(optional(method, request.side).is_some()),
             });
         }
         if let Some(notification) = &method.notification {
@@ -71,55 +98,52 @@ pub(super) fn methods_view(ir: &Ir) -> MethodsView {
                 name: string_literal(name),
                 side: string_literal(notification.side.as_str()),
                 params: python_class(&notification.params),
+                optional: flag(optional(method, notification.side).is_some()),
             });
         }
     }
-    let imports = models_import(!requests.is_empty() || !notifications.is_empty());
+    let mut sides = Vec::new();
+    for (side, _) in SIDES {
+        let requests = ir.methods.values().filter_map(|method| Some((&method.name, &method.request.as_ref().filter(|request| handles(request.side, side))?.params)));
+        sides.push(side_view(side.as_str(), "request", requests.collect(), "_rt.ExtensionRequest"));
+        let notifications = ir
+            .methods
+            .values()
+            .filter_map(|method| Some((&method.name, &method.notification.as_ref().filter(|notification| handles(notification.side, side))?.params)));
+        sides.push(side_view(side.as_str(), "notification", notifications.collect(), "_rt.ExtensionNotification"));
+    }
+    let imports = if ir.methods.is_empty() { Vec::new() } else { vec!["from . import models as _m".to_owned()] };
     let constants = ir.methods.keys().map(|name| (python_constant(name), string_literal(name))).collect();
-    MethodsView { imports, constants, requests, notifications }
+    MethodsView { imports, constants, requests, notifications, sides }
 }
 
-fn handles(side: Side, protocol: Side) -> bool {
-    side == protocol || matches!(side, Side::Protocol | Side::Both)
+fn side_view(side: &'static str, role: &'static str, handled: Vec<(&String, &String)>, extension: &'static str) -> SideView {
+    let entries: Vec<(String, String)> = handled.iter().map(|(name, params)| (string_literal(name), format!("_m.{}", python_class(params)))).collect();
+    let mut members: Vec<String> = Vec::new();
+    for (_, params) in &entries {
+        if !members.contains(params) {
+            members.push(params.clone());
+        }
+    }
+    members.push(extension.to_owned());
+    SideView {
+        side,
+        role,
+        union: python_handled_union(side, role),
+        members: members.join(" | "),
+        table: python_side_table(side, role),
+        entries,
+        decode: python_side_function("decode", side, role),
+        extension,
+    }
 }
 
-pub(super) fn protocols_view(ir: &Ir) -> ProtocolsView {
-    let sides = [(Side::Agent, "Agent"), (Side::Client, "Client")]
-        .into_iter()
-        .map(|(side, label)| {
-            let mut methods = Vec::new();
-            for (name, method) in &ir.methods {
-                if let Some(request) = method.request.as_ref().filter(|request| handles(request.side, side)) {
-                    methods.push(ProtocolMethodView {
-                        name: python_attribute(name),
-                        params: python_class(&request.params),
-                        result: format!("_m.{}", python_class(&request.result)),
-                        doc: docstring(&format!("Handles the `{name}` request."), 8),
-                    });
-                }
-                if let Some(notification) = method.notification.as_ref().filter(|notification| handles(notification.side, side)) {
-                    let method_name = if method.request.as_ref().is_some_and(|request| handles(request.side, side)) {
-                        python_attribute(&format!("{name}_notification"))
-                    } else {
-                        python_attribute(name)
-                    };
-                    methods.push(ProtocolMethodView {
-                        name: method_name,
-                        params: python_class(&notification.params),
-                        result: "None".to_owned(),
-                        doc: docstring(&format!("Handles the `{name}` notification."), 8),
-                    });
-                }
-            }
-            ProtocolView { name: label.to_owned(), doc: docstring(&format!("The methods the {} side handles.", side.as_str()), 4), methods }
-        })
-        .collect::<Vec<ProtocolView>>();
-    let imports = models_import(sides.iter().any(|side| !side.methods.is_empty()));
-    ProtocolsView { imports, sides }
+/// The names `methods.py` defines that the package root re-exports.
+pub(super) fn exports(view: &MethodsView) -> Vec<String> {
+    let mut names = vec!["decode_result".to_owned()];
+    for side in &view.sides {
+        names.push(side.union.clone());
+        names.push(side.decode.clone());
+    }
+    names
 }
-
-/// The import of the models module, when a file refers to it.
-fn models_import(used: bool) -> Vec<String> {
-    if used { vec!["from . import models as _m".to_owned()] } else { Vec::new() }
-}
-

@@ -1,17 +1,21 @@
 //! The Python emitter: a pip-installable package of pydantic v2 models, the
-//! method tables, the `Agent` and `Client` protocols and the by-name codec,
-//! rendered from the askama templates in `templates/python/`.
+//! method tables, the `Agent` and `Client` protocols with their dispatchers
+//! and the by-name codec, rendered from the askama templates in
+//! `templates/python/`.
 //!
 //! Every decision is resolved into view structs; the templates only loop and
 //! print. `types` builds the models (classes, enums, aliases), `codecs` the
 //! annotations and decode rules they carry, `methods` the method tables and
-//! the side protocols; this module holds the package files and the helpers
-//! every part prints with.
+//! decoding by method name, `protocols` the side protocols and dispatchers;
+//! this module holds the package files, the root's re-exports and the
+//! helpers every part prints with.
 
 mod codecs;
 mod methods;
+mod protocols;
 mod types;
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use askama::Template;
@@ -24,13 +28,28 @@ use crate::naming::python_distribution;
 
 const RUNTIME: &str = include_str!("../../../../templates/python/runtime.py");
 const CODEC: &str = include_str!("../../../../templates/python/codec.py");
-const INIT: &str = include_str!("../../../../templates/python/__init__.py");
+
+/// What the package root re-exports from the modules that are not generated.
+const FIXED_EXPORTS: [(&str, &[&str]); 2] = [
+    ("._runtime", &["DecodeError", "ExtensionNotification", "ExtensionRequest", "InvalidParams", "MethodNotFound", "RequestError", "to_json"]),
+    (".codec", &["roundtrip"]),
+];
 
 #[derive(Template)]
 #[template(path = "python/pyproject.toml", escape = "none")]
 struct PyprojectView {
     distribution: String,
     package: String,
+}
+
+/// `__init__.py`: every public name of the package, importable from its root.
+#[derive(Template)]
+#[template(path = "python/__init__.py", escape = "none")]
+struct InitView {
+    /// `(module, names)`, in import order.
+    imports: Vec<(String, Vec<String>)>,
+    /// `__all__`, sorted.
+    all: Vec<String>,
 }
 
 /// Emits the python package for `ir`.
@@ -44,14 +63,23 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
     })?;
     let models = types::models_view(ir)?;
     let methods = methods::methods_view(ir);
-    let protocols = methods::protocols_view(ir);
+    let protocols = protocols::protocols_view(ir)?;
+    let mut imports: Vec<(String, Vec<String>)> =
+        FIXED_EXPORTS.iter().map(|(module, names)| ((*module).to_owned(), names.iter().map(|name| (*name).to_owned()).collect())).collect();
+    imports.push((".methods".to_owned(), methods::exports(&methods)));
+    imports.push((".models".to_owned(), types::exports(&models)));
+    imports.push((".protocols".to_owned(), protocols::exports(&protocols)));
+    for (_, names) in &mut imports {
+        names.sort_by_cached_key(|name| import_order(name));
+    }
+    let init = InitView { all: root_names(&imports)?, imports };
     let root = PathBuf::from(&package);
     Ok(vec![
         (
             PathBuf::from("pyproject.toml"),
             render(&PyprojectView { distribution, package: package.clone() }, "pyproject.toml")?,
         ),
-        (root.join("__init__.py"), INIT.to_owned()),
+        (root.join("__init__.py"), render(&init, "__init__.py")?),
         (root.join("py.typed"), String::new()),
         (root.join("_runtime.py"), RUNTIME.to_owned()),
         (root.join("codec.py"), CODEC.to_owned()),
@@ -59,6 +87,52 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
         (root.join("methods.py"), render(&methods, "methods.py")?),
         (root.join("protocols.py"), render(&protocols, "protocols.py")?),
     ])
+}
+
+/// The order isort (and ruff) keeps the names of one import in: constants,
+/// classes, then the rest, each by name without case, digit runs by value.
+fn import_order(name: &str) -> (u8, Vec<(String, u64)>) {
+    let kind = if name.len() > 1 && name.chars().all(|c| !c.is_lowercase()) {
+        0
+    } else if name.starts_with(|c: char| c.is_uppercase()) {
+        1
+    } else {
+        2
+    };
+    let mut parts = Vec::new();
+    let mut text = String::new();
+    let mut digits = String::new();
+    for character in name.to_lowercase().chars() {
+        if character.is_ascii_digit() {
+            digits.push(character);
+        } else {
+            if !digits.is_empty() {
+                parts.push((std::mem::take(&mut text), digits.parse().unwrap_or(u64::MAX)));
+                digits.clear();
+            }
+            text.push(character);
+        }
+    }
+    parts.push((text, digits.parse().unwrap_or(0)));
+    (kind, parts)
+}
+
+/// Every name the root imports, sorted; an error when two modules define one name.
+fn root_names(imports: &[(String, Vec<String>)]) -> Result<Vec<String>, CodegenError> {
+    let mut all = BTreeSet::new();
+    for (module, names) in imports {
+        for name in names {
+            if !all.insert(name.clone()) {
+                return Err(CodegenError {
+                    kind: ErrorKind::NameCollision,
+                    file: "python bindings".to_owned(),
+                    pointer: String::new(),
+                    message: format!("`{name}` from `{module}` is already a name of the package root"),
+                });
+            }
+        }
+    }
+    Ok(all.into_iter().collect())
 }
 
 fn render(template: &impl Template, file: &str) -> Result<String, CodegenError> {
@@ -166,11 +240,12 @@ mod tests {
         let notification = |side| Some(NotificationMethod { side, params: "Item".into() });
         for (name, request, notification) in [
             ("session/prompt", request(Side::Agent), None),
+            ("session/fork", request(Side::Agent), None),
             ("fs/read_text_file", request(Side::Client), notification(Side::Agent)),
             ("$/cancel_request", None, notification(Side::Protocol)),
             ("proxy/connect", request(Side::Proxy), None),
         ] {
-            ir.methods.insert(name.into(), Method { name: name.into(), request, notification, gate: None, unstable: false });
+            ir.methods.insert(name.into(), Method { name: name.into(), request, notification, gate: None, unstable: name == "session/fork" });
         }
         ir
     }
@@ -188,7 +263,10 @@ mod tests {
         for expected in ["name = \"my-acp\"", "requires-python = \">=3.10\"", "\"pydantic>=2.11,<3\"", "packages = [\"my_acp\"]", "plugins = [\"pydantic.mypy\"]"] {
             assert!(pyproject.contains(expected), "{expected} in\n{pyproject}");
         }
-        assert!(file(&files, "my_acp/__init__.py").contains("from .codec import roundtrip"));
+        let init = file(&files, "my_acp/__init__.py");
+        for expected in ["from .codec import (\n    roundtrip,\n)", "from .models import (\n    Item,\n", "    \"Item\",\n", "    \"decode_agent_request\",\n"] {
+            assert!(init.contains(expected), "{expected} in\n{init}");
+        }
         assert_eq!(files, emit(&sample(), &names).unwrap(), "the output is the same on every run");
     }
 
@@ -289,7 +367,35 @@ mod tests {
         assert!(client.contains("async def cancel_request(self, params: _m.Item) -> None:"), "{client}");
         assert!(!client.contains("session_prompt") && !protocols.contains("proxy_connect"), "{protocols}");
         let methods = file(&files, "acp_bindings/methods.py");
-        assert!(methods.contains("\"proxy/connect\": RequestMethod(\"proxy/connect\", \"proxy\", _m.Item, _m.Item),"), "{methods}");
-        assert!(methods.contains("CANCEL_REQUEST = \"$/cancel_request\""), "{methods}");
+        for expected in [
+            "\"proxy/connect\": RequestMethod(\"proxy/connect\", \"proxy\", _m.Item, _m.Item, False),",
+            "\"session/fork\": RequestMethod(\"session/fork\", \"agent\", _m.Item, _m.Item, True),",
+            "CANCEL_REQUEST: _t.Final = \"$/cancel_request\"",
+            "AgentHandledRequest: _t.TypeAlias = _m.Item | _rt.ExtensionRequest\n",
+            "def decode_agent_request(method: str, params: _t.Any) -> AgentHandledRequest:",
+            "def decode_result(method: _t.Literal[\"session/prompt\"], result: _t.Any) -> _m.Item: ...",
+        ] {
+            assert!(methods.contains(expected), "{expected} in\n{methods}");
+        }
+    }
+
+    #[test]
+    fn optional_handlers_answer_method_not_found_and_dispatchers_route_by_method() {
+        let files = emit(&with_methods(sample()), &PackageNames::default()).unwrap();
+        let protocols = file(&files, "acp_bindings/protocols.py");
+        let handler = |name: &str| {
+            let start = protocols.find(&format!("    async def {name}(")).unwrap_or_else(|| panic!("{name} in\n{protocols}"));
+            protocols[start + 1..].split("\n\n    async").next().unwrap().to_owned()
+        };
+        assert!(handler("session_prompt").ends_with("\"\"\"Handles the `session/prompt` request.\"\"\"\n        ..."), "required:\n{protocols}");
+        assert!(handler("session_fork").contains("Optional (unstable)") && handler("session_fork").ends_with("raise _rt.MethodNotFound(\"session/fork\")"));
+        assert!(handler("cancel_request").contains("Optional (protocol-level)") && handler("cancel_request").ends_with("\n        return"));
+        for expected in [
+            "    if method == \"session/prompt\":\n        return _rt.encode(_m.Item, await handler.session_prompt(_rt.decode_params(method, _m.Item, params)))",
+            "    if method == \"fs/read_text_file\":\n        return await handler.fs_read_text_file(_rt.decode_params(method, _m.Item, params))",
+            "async def dispatch_client_request(handler: Client, method: str, params: _t.Any) -> _t.Any:",
+        ] {
+            assert!(protocols.contains(expected), "{expected} in\n{protocols}");
+        }
     }
 }

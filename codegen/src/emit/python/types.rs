@@ -202,6 +202,13 @@ fn variant_classes(ir: &Ir) -> VariantClasses {
     classes
 }
 
+/// The names `models.py` defines: classes, enums and aliases.
+pub(super) fn exports(view: &ModelsView) -> Vec<String> {
+    let classes = view.classes.iter().map(|class| class.name.clone());
+    let enums = view.enums.iter().map(|item| item.name.clone());
+    classes.chain(enums).chain(view.aliases.iter().map(|alias| alias.name.clone())).collect()
+}
+
 pub(super) fn variant_class(classes: &VariantClasses, union: &str, variant: &str) -> String {
     classes.get(&(union.to_owned(), variant.to_owned())).cloned().unwrap_or_else(|| python_class(variant))
 }
