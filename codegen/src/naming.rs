@@ -240,6 +240,16 @@ pub fn python_default_accessor(wire_name: &str) -> String {
     python_attribute(&format!("{wire_name}_or_default"))
 }
 
+/// The Python attribute that holds the flattened member `flattened` of the
+/// type `owner`: what its name adds to the owner's (`SessionConfigOption` +
+/// `SessionConfigOptionType` -> `type_`, `CreateElicitationRequest` +
+/// `CreateElicitationRequestMode` -> `mode`), else, or while that is `taken`
+/// by another member, its whole name.
+pub fn python_flattened_attribute(owner: &str, flattened: &str, taken: impl Fn(&str) -> bool) -> String {
+    let short = flattened.strip_prefix(owner).filter(|rest| rest.starts_with(|first: char| first.is_ascii_uppercase())).map(python_attribute);
+    short.filter(|attr| !taken(attr)).unwrap_or_else(|| python_attribute(flattened))
+}
+
 /// The Python union of the params a side handles, per role: (`agent`,
 /// `request`) -> `AgentHandledRequest` (the schema has `AgentRequest`, the
 /// envelope of the requests the agent sends).
@@ -388,6 +398,10 @@ mod tests {
         assert_eq!(python_distribution("acp_bindings").as_deref(), Some("acp-bindings"));
         assert_eq!(python_distribution("acp-bindings"), None);
         assert_eq!(python_distribution("class"), None);
+        assert_eq!(python_flattened_attribute("SessionConfigOption", "SessionConfigOptionType", |_| false), "type_");
+        assert_eq!(python_flattened_attribute("CreateElicitationRequest", "CreateElicitationRequestMode", |_| false), "mode");
+        assert_eq!(python_flattened_attribute("Request", "RequestMode", |attr| attr == "mode"), "request_mode");
+        assert_eq!(python_flattened_attribute("FormVariant", "ElicitationScope", |_| false), "elicitation_scope");
         assert_eq!(python_handled_union("agent", "request"), "AgentHandledRequest");
         assert_eq!(python_side_function("dispatch", "client", "notification"), "dispatch_client_notification");
         assert_eq!(python_side_table("client", "notification"), "CLIENT_NOTIFICATIONS");
