@@ -350,6 +350,7 @@ mod tests {
         }));
         let models = file(&emit(&ir, &PackageNames::default()).unwrap(), "acp_bindings/models.py").to_owned();
         let shape = &models[models.find("class Shape(_rt.FlatModel):").expect("Shape flattens")..];
+        assert!(shape.contains("__acp_flattened__ = (\"kind\",)") && shape.contains("    kind: ShapeKind\n"), "named after what it adds to Shape:\n{shape}");
         assert!(shape.contains("__acp_closed__ = True") && !shape[..shape.find("\n\n\nclass").unwrap()].contains("extra="), "{shape}");
         let plain = &models[models.find("class Plain(_rt.WireModel):").expect("Plain")..];
         assert!(plain.contains("model_config = _p.ConfigDict(extra=\"forbid\")"), "{plain}");

@@ -9,7 +9,7 @@ use super::codecs::{annotation, integer_range, or_none, order_aliases, reference
 use super::{describe, docstring, literal, string_literal};
 use crate::error::{CodegenError, ErrorKind};
 use crate::ir::{AdditionalProperties, EnumRepr, Field, Ir, Payload, TypeKind, UnionStyle, UnionType, Variant};
-use crate::naming::{python_attribute, python_class, python_constant, python_default_accessor, python_variant_class};
+use crate::naming::{python_attribute, python_class, python_constant, python_default_accessor, python_flattened_attribute, python_variant_class};
 
 /// The class of each variant that gets one, keyed by union and variant name.
 pub(super) type VariantClasses = BTreeMap<(String, String), String>;
@@ -107,11 +107,22 @@ fn field_view(field: &Field) -> FieldView {
     }
 }
 
-/// The parameters of an object made of `fields` plus the flattened named
-/// types `flatten`, each flattened value under an attribute of its own.
-fn parameters(fields: &[Field], flatten: &[String]) -> Vec<Parameter> {
+/// The attribute and class of each flattened named type in `flatten` of
+/// the object `owner`, away from the attributes of its `fields` and `tag`.
+fn flattened(owner: &str, fields: &[Field], flatten: &[String], tag: Option<&str>) -> Vec<(String, String)> {
+    let taken: Vec<String> = fields.iter().map(|field| python_attribute(&field.wire_name)).chain(tag.map(python_attribute)).collect();
+    flatten
+        .iter()
+        .map(|name| (python_flattened_attribute(owner, name, |attr| taken.iter().any(|known| known == attr)), python_class(name)))
+        .collect()
+}
+
+/// The parameters of the object `owner` made of `fields` plus the flattened
+/// named types `flatten`, each flattened value under an attribute of its own.
+fn parameters(owner: &str, fields: &[Field], flatten: &[String], tag: Option<&str>) -> Vec<Parameter> {
     let mut parameters: Vec<Parameter> = fields.iter().map(parameter).collect();
-    parameters.extend(flatten.iter().map(|name| Parameter { attr: python_attribute(name), annotation: python_class(name), default: None }));
+    let flattened = flattened(owner, fields, flatten, tag);
+    parameters.extend(flattened.into_iter().map(|(attr, annotation)| Parameter { attr, annotation, default: None }));
     parameters
 }
 
@@ -137,7 +148,7 @@ fn signature(parameters: Vec<Parameter>, extra: Option<String>) -> String {
 /// The class settings, fields and default accessors of an object made of
 /// `fields` plus the flattened named types `flatten`; `tag` is the member
 /// and value of a tagged variant, which defaults to its value.
-fn object_members(ir: &Ir, fields: &[Field], flatten: &[String], tag: Option<(&str, &str)>) -> (Vec<String>, Vec<FieldView>, Vec<AccessorView>) {
+fn object_members(ir: &Ir, owner: &str, fields: &[Field], flatten: &[String], tag: Option<(&str, &str)>) -> (Vec<String>, Vec<FieldView>, Vec<AccessorView>) {
     let mut settings = Vec::new();
     let mut views = Vec::new();
     if let Some((property, value)) = tag {
@@ -156,9 +167,10 @@ fn object_members(ir: &Ir, fields: &[Field], flatten: &[String], tag: Option<(&s
         settings.push(format!("__acp_rules__ = ({},)", rules.join(", ")));
     }
     if !flatten.is_empty() {
-        let attrs: Vec<String> = flatten.iter().map(|name| string_literal(&python_attribute(name))).collect();
+        let flattened = flattened(owner, fields, flatten, tag.map(|(property, _)| property));
+        let attrs: Vec<String> = flattened.iter().map(|(attr, _)| string_literal(attr)).collect();
         settings.push(format!("__acp_flattened__ = ({},)", attrs.join(", ")));
-        views.extend(flatten.iter().map(|name| FieldView { attr: python_attribute(name), declared: python_class(name), default: String::new(), doc: None }));
+        views.extend(flattened.into_iter().map(|(attr, declared)| FieldView { attr, declared, default: String::new(), doc: None }));
     }
     let accessors = fields
         .iter()
@@ -229,7 +241,7 @@ pub(super) fn models_view(ir: &Ir) -> Result<ModelsView, CodegenError> {
         let fallback_doc = format!("`{name}`, from `{}`.", definition.pointer);
         match &definition.kind {
             TypeKind::Struct(object) => {
-                let (mut settings, fields, accessors) = object_members(ir, &object.fields, &object.flatten, None);
+                let (mut settings, fields, accessors) = object_members(ir, name, &object.fields, &object.flatten, None);
                 match &object.additional {
                     AdditionalProperties::Ignored => {}
                     AdditionalProperties::Kept(values) => {
@@ -250,7 +262,7 @@ pub(super) fn models_view(ir: &Ir) -> Result<ModelsView, CodegenError> {
                     settings,
                     fields,
                     accessors,
-                    signature: Some(signature(parameters(&object.fields, &object.flatten), extra)),
+                    signature: Some(signature(parameters(name, &object.fields, &object.flatten, None), extra)),
                 });
             }
             TypeKind::Alias { target } => {
@@ -342,7 +354,7 @@ fn variant_class_view(ir: &Ir, union: &UnionType, variant: &Variant, class: &str
     let (base, fields, flatten) = match &variant.payload {
         Payload::Struct { base: Some(base), fields } => match ir.get(base).map(|definition| &definition.kind) {
             Some(TypeKind::Struct(object)) => {
-                inherited = parameters(&object.fields, &object.flatten);
+                inherited = parameters(base, &object.fields, &object.flatten, None);
                 (python_class(base), fields.as_slice(), Vec::new())
             }
             _ => ("_rt.FlatModel".to_owned(), fields.as_slice(), vec![base.clone()]),
@@ -350,7 +362,7 @@ fn variant_class_view(ir: &Ir, union: &UnionType, variant: &Variant, class: &str
         Payload::Struct { base: None, fields } => ("_rt.WireModel".to_owned(), fields.as_slice(), Vec::new()),
         Payload::Unit | Payload::Type { .. } => ("_rt.WireModel".to_owned(), &[][..], Vec::new()),
     };
-    let (settings, views, accessors) = object_members(ir, fields, &flatten, tag);
+    let (settings, views, accessors) = object_members(ir, class, fields, &flatten, tag);
     let tag_parameter = tag.map(|(property, value)| Parameter {
         attr: python_attribute(property),
         annotation: tag_annotation(value),
@@ -358,7 +370,7 @@ fn variant_class_view(ir: &Ir, union: &UnionType, variant: &Variant, class: &str
     });
     let mut all: Vec<Parameter> = tag_parameter.into_iter().collect();
     all.extend(inherited);
-    all.extend(parameters(fields, &flatten));
+    all.extend(parameters(class, fields, &flatten, tag.map(|(property, _)| property)));
     let fallback = match &variant.tag {
         Some(tag) => format!("The `{tag}` variant."),
         None => "The variant without a tag.".to_owned(),
