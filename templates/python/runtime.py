@@ -453,12 +453,6 @@ class RequestMethod(Generic[P, R]):
     def decode_result(self, value: Any) -> R:
         return cast(R, decode_with(self.result, value))
 
-    def encode_params(self, value: P) -> Any:
-        return encode(self.params, value)
-
-    def encode_result(self, value: R) -> Any:
-        return encode(self.result, value)
-
 
 @dataclass(frozen=True)
 class NotificationMethod(Generic[P]):
@@ -471,6 +465,3 @@ class NotificationMethod(Generic[P]):
 
     def decode_params(self, value: Any) -> P:
         return cast(P, decode_params(self.name, self.params, value))
-
-    def encode_params(self, value: P) -> Any:
-        return encode(self.params, value)

@@ -82,3 +82,11 @@ def test_optional_methods_answer_method_not_found_or_ignore_by_default() -> None
             asyncio.run(PACKAGE.dispatch_agent_request(agent, request.name, minimal(request.params.__name__)))
     for notification in notifications:
         assert asyncio.run(PACKAGE.dispatch_agent_notification(agent, notification.name, minimal(notification.params.__name__))) is None
+
+
+def test_the_method_tables_decode_params_and_results() -> None:
+    initialize = PACKAGE.methods.REQUESTS["initialize"]
+    assert isinstance(initialize.decode_params(minimal("InitializeRequest")), PACKAGE.InitializeRequest)
+    assert isinstance(initialize.decode_result(minimal("InitializeResponse")), PACKAGE.InitializeResponse)
+    with pytest.raises(PACKAGE.InvalidParams):
+        initialize.decode_params({})
