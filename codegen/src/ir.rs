@@ -6,7 +6,7 @@
 //! The IR is plain data: ordered maps keyed by canonical names, serializable
 //! and comparable, built once by [`crate::lower`] and never mutated after.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -24,10 +24,6 @@ pub struct Ir {
     pub methods: BTreeMap<String, Method>,
     /// Gated union variants, keyed `Union/tag`.
     pub gated_variants: BTreeMap<String, Gate>,
-    /// The methods the schema marks unstable (not part of the protocol yet,
-    /// changed or removed at any point), by JSON-RPC method name.
-    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
-    pub unstable_methods: BTreeSet<String>,
 }
 
 /// A named type.
@@ -324,6 +320,10 @@ pub struct Method {
     pub notification: Option<NotificationMethod>,
     /// The capability that must be advertised before the method may be used.
     pub gate: Option<Gate>,
+    /// The schema marks the method `**UNSTABLE**` (not part of the spec yet),
+    /// in the description of its request, response or notification.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unstable: bool,
 }
 
 /// A request: `params` from the caller, `result` back from `side`.

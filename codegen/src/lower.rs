@@ -59,7 +59,6 @@ pub fn lower(schema: &ExtendedSchema, mode: Unsupported) -> Result<Ir, CodegenEr
     lowerer.lower_definitions()?;
     lowerer.check_reference_cycles()?;
     let methods = lowerer.methods(schema)?;
-    let unstable_methods = lowerer.unstable_methods();
     let gated_variants = schema
         .gates
         .variants
@@ -72,7 +71,6 @@ pub fn lower(schema: &ExtendedSchema, mode: Unsupported) -> Result<Ir, CodegenEr
         types: lowerer.types,
         methods,
         gated_variants,
-        unstable_methods,
     })
 }
 
@@ -766,8 +764,12 @@ impl<'a> Lowerer<'a> {
         let roles = self.envelope_roles();
         // method -> role -> (side, type name, pointer)
         let mut parts: BTreeMap<String, BTreeMap<Role, (Side, String, String)>> = BTreeMap::new();
+        let mut unstable: BTreeSet<String> = BTreeSet::new();
         for (key, definition) in self.definitions {
             let Some(method) = definition.get("x-method") else { continue };
+            if definition.get("description").and_then(Value::as_str).is_some_and(|text| text.trim_start().starts_with(UNSTABLE_MARKER)) {
+                unstable.insert(method.as_str().unwrap_or_default().to_owned());
+            }
             let pointer = format!("/$defs/{}", pointer_token(key));
             let method = method.as_str().ok_or_else(|| self.error(ErrorKind::Malformed, &format!("{pointer}/x-method"), "`x-method` must be a string"))?;
             let side = match definition.get("x-side").and_then(Value::as_str) {
@@ -806,21 +808,10 @@ impl<'a> Lowerer<'a> {
             };
             let notification = uses.remove(&Role::Notification).map(|(side, params, _)| NotificationMethod { side, params });
             let gate = schema.gates.methods.get(&name).map(gate);
-            methods.insert(name.clone(), Method { name, request, notification, gate });
+            let unstable = unstable.contains(&name);
+            methods.insert(name.clone(), Method { name, request, notification, gate, unstable });
         }
         Ok(methods)
-    }
-
-    /// Methods with a payload type whose description opens with the schema's
-    /// unstable marker.
-    fn unstable_methods(&self) -> BTreeSet<String> {
-        self.definitions
-            .values()
-            .filter(|definition| {
-                definition.get("description").and_then(Value::as_str).is_some_and(|text| text.trim_start().starts_with(UNSTABLE_MARKER))
-            })
-            .filter_map(|definition| definition.get("x-method").and_then(Value::as_str).map(str::to_owned))
-            .collect()
     }
 
     /// `$defs` key -> role, read from the envelopes the root lists under the

@@ -186,24 +186,6 @@ fn the_default_ir_carries_the_rfds_methods_and_gates() {
 }
 
 #[test]
-fn methods_whose_payload_the_schema_marks_unstable_are_unstable() {
-    let method = |name: &str, side: &str, description: &str| json!({"type": "object", "x-method": name, "x-side": side, "description": description});
-    let ir = lower(
-        &from_value(json!({"$defs": {
-            "ForkSessionRequest": method("session/fork", "agent", "**UNSTABLE**\n\nForks a session."),
-            "ForkSessionResponse": method("session/fork", "agent", "The fork."),
-            "PromptRequest": method("session/prompt", "agent", "A prompt; not **UNSTABLE**."),
-            "PromptResponse": method("session/prompt", "agent", "The answer.")
-        }})),
-        Unsupported::Fail,
-    )
-    .unwrap();
-    assert_eq!(ir.unstable_methods.iter().collect::<Vec<_>>(), ["session/fork"]);
-    let stable = lower(&load(&SourceOptions::default()).unwrap(), Unsupported::Fail).unwrap();
-    assert!(stable.unstable_methods.is_empty(), "{:?}", stable.unstable_methods);
-}
-
-#[test]
 fn lowering_is_deterministic() {
     let schema = load(&SourceOptions::default()).unwrap();
     let first = serde_json::to_string(&lower(&schema, Unsupported::Fail).unwrap()).unwrap();
@@ -218,6 +200,25 @@ fn the_ir_round_trips_through_json() {
     let ir = lower(&load(&SourceOptions::default()).unwrap(), Unsupported::Fail).unwrap();
     let back: Ir = serde_json::from_str(&serde_json::to_string(&ir).unwrap()).unwrap();
     assert_eq!(back, ir);
+}
+
+#[test]
+fn methods_the_schema_marks_unstable_are_unstable() {
+    let request = |method: &str, description: &str| json!({"type": "object", "x-method": method, "x-side": "agent", "description": description});
+    let ir = lower(
+        &from_value(json!({"$defs": {
+            "ForkRequest": request("session/fork", "**UNSTABLE**\n\nForks a session."),
+            "ForkResponse": request("session/fork", "Response to `session/fork`."),
+            "PromptRequest": request("session/prompt", "Sends a prompt; not **UNSTABLE**."),
+            "PromptResponse": request("session/prompt", "Response to `session/prompt`.")
+        }})),
+        Unsupported::Fail,
+    )
+    .unwrap();
+    assert!(ir.methods["session/fork"].unstable);
+    assert!(!ir.methods["session/prompt"].unstable);
+    let stable = lower(&load(&SourceOptions::default()).unwrap(), Unsupported::Fail).unwrap();
+    assert!(stable.methods.values().all(|method| !method.unstable));
 }
 
 // ---- bad schemas ------------------------------------------------------------

@@ -271,6 +271,7 @@ mod tests {
             request: request.map(|(side, params, result)| RequestMethod { side, params: params.to_owned(), result: result.to_owned() }),
             notification: notification.map(|(side, params)| NotificationMethod { side, params: params.to_owned() }),
             gate: None,
+            unstable: false,
         };
         (name.to_owned(), method)
     }
@@ -350,7 +351,7 @@ mod tests {
         .into_iter()
         .collect();
         ir.methods.get_mut("session/load").unwrap().gate = Some(gate);
-        ir.unstable_methods.insert("session/fork".to_owned());
+        ir.methods.get_mut("session/fork").expect("the fixture has session/fork").unstable = true;
         let files = emit(&ir, &PackageNames::default()).unwrap();
         let members = interface(file(&files, "src/methods.ts"), "Agent");
         assert_eq!(

@@ -122,9 +122,9 @@ fn gate_note(method: &Method) -> Vec<String> {
 /// The notes of an interface member, and its optional mark: gated and
 /// unstable methods may be left out (the dispatcher then answers
 /// method-not-found).
-fn member_notes(ir: &Ir, method: &Method) -> (Vec<String>, &'static str) {
+fn member_notes(method: &Method) -> (Vec<String>, &'static str) {
     let mut notes = gate_note(method);
-    if ir.unstable_methods.contains(&method.name) {
+    if method.unstable {
         notes.push("Unstable: not part of the protocol yet.".to_owned());
     }
     let mark = if notes.is_empty() { "" } else { "?" };
@@ -195,7 +195,7 @@ fn side_view(ir: &Ir, side: &'static str) -> SideView {
     for method in ir.methods.values() {
         let wire = json_string(&method.name);
         let function = naming::typescript_function(&method.name);
-        let (notes, mark) = member_notes(ir, method);
+        let (notes, mark) = member_notes(method);
         let request_here = method.request.as_ref().is_some_and(|request| handles(side, request.side));
         if let Some(request) = method.request.as_ref().filter(|request| handles(side, request.side)) {
             requests.push(CallView {
