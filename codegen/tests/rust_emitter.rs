@@ -41,7 +41,7 @@ fn enums_and_unions_fixture_types() {
 fn the_crate_has_its_files_and_package_name() {
     let files = emit_fixture("fields");
     let paths: Vec<String> = files.iter().map(|(path, _)| path.display().to_string()).collect();
-    assert_eq!(paths, ["Cargo.toml", "src/lib.rs", "src/codec.rs", "src/methods.rs", "src/types.rs"]);
+    assert_eq!(paths, ["Cargo.toml", "src/lib.rs", "src/codec.rs", "src/methods.rs", "src/nullable.rs", "src/types.rs"]);
     assert!(files[0].1.contains("name = \"acp-bindings\"") && files[0].1.contains("[workspace]"));
     let renamed = rust::emit(
         &lower(&acp_schema_source::load(&Default::default()).unwrap(), Unsupported::Fail).unwrap(),
