@@ -1,17 +1,21 @@
 //! The JSON-RPC error object of the generated crate (the schema's `Error`,
 //! found by its members in [`super::context`]): one constructor per named
 //! error code (`Error::method_not_found()`), `Display`, `std::error::Error`,
-//! and `From<DecodeError>` as invalid params.
+//! and `From<DecodeError>` as invalid params. It is the error every handler
+//! of the `methods` module returns.
 
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
 use super::context::{type_ident, ErrorObject, Presence, RustContext};
+use crate::error::{CodegenError, ErrorKind};
 use crate::ir::*;
 use crate::naming;
 
-/// JSON-RPC's code for invalid params.
-const INVALID_PARAMS: i64 = -32602;
+/// JSON-RPC's codes for an unknown method, invalid params and an internal error.
+pub(crate) const METHOD_NOT_FOUND: i64 = -32601;
+pub(crate) const INVALID_PARAMS: i64 = -32602;
+pub(crate) const INTERNAL_ERROR: i64 = -32603;
 
 /// One named error code: its constructor, message and description.
 struct Code<'a> {
@@ -40,6 +44,34 @@ fn codes<'a>(context: &'a RustContext, error: &ErrorObject) -> Vec<Code<'a>> {
             Some(Code { value, constructor: format_ident!("{constructor}"), message })
         })
         .collect()
+}
+
+/// The error for a schema with methods but no error object to answer with.
+fn no_error_object(context: &RustContext, wanted: &str) -> CodegenError {
+    CodegenError {
+        kind: ErrorKind::Unsupported,
+        file: context.ir.origin.clone(),
+        pointer: String::new(),
+        message: format!("the schema has methods but no JSON-RPC error object (`code`, `message`, `data`) {wanted}"),
+    }
+}
+
+/// The Rust type of the error object, for method signatures.
+pub(crate) fn error_type(context: &RustContext) -> Result<TokenStream, CodegenError> {
+    let error = context.error_object.as_ref().ok_or_else(|| no_error_object(context, "to answer with"))?;
+    let type_name = type_ident(&error.name);
+    Ok(quote!(crate::types::#type_name))
+}
+
+/// `crate::types::Error::<constructor>()` for the code `number`; the
+/// `methods` module needs one for each of JSON-RPC's method-call errors.
+pub(crate) fn standard_error(context: &RustContext, number: i64) -> Result<TokenStream, CodegenError> {
+    let found = context.error_object.as_ref().and_then(|error| {
+        let constructor = codes(context, error).into_iter().find(|code| code.value.value.as_i64() == Some(number))?.constructor;
+        let type_name = type_ident(&error.name);
+        Some(quote!(crate::types::#type_name::#constructor()))
+    });
+    found.ok_or_else(|| no_error_object(context, &format!("whose code enum names {number}")))
 }
 
 pub(crate) fn error_impls(context: &RustContext) -> TokenStream {

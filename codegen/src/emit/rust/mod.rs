@@ -4,7 +4,8 @@
 //! Layout of the generated crate: `types` (one item per IR type, with
 //! constructors and setters), `nullable` (`Nullable<T>`, absent versus
 //! `null`), `methods` (method constants, per-side request/response/
-//! notification enums, the `Agent` and `Client` traits), `codec` (the decoding rules of `codegen/DECODING.md` and the
+//! notification enums, the `Agent` and `Client` traits and their dispatch
+//! functions), `codec` (the decoding rules of `codegen/DECODING.md` and the
 //! by-name `roundtrip`). Generated code uses fully qualified paths so no
 //! schema name can shadow a std or serde item.
 
@@ -16,6 +17,7 @@ mod newtypes;
 mod nullable;
 mod runtime;
 mod structs;
+mod traits;
 mod types;
 mod unions;
 
@@ -34,7 +36,7 @@ pub(crate) use context::RustContext;
 pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
     let context = RustContext::new(ir)?;
     let types = types::emit(&context)?;
-    let methods = methods::emit(&context);
+    let methods = methods::emit(&context)?;
     let codec = runtime::emit(&context);
     let lib = quote! {
         // Variant sizes follow the schema; schema prose is not written as rustdoc.
@@ -56,7 +58,7 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
     files.push((PathBuf::from("Cargo.toml"), cargo_toml(&names.rust_crate)));
     files.push((PathBuf::from("src/lib.rs"), format!("{crate_doc}{}", format_file(lib)?)));
     files.push((PathBuf::from("src/codec.rs"), format!("//! Decoding rules and the by-name codec.\n\n{}", format_file(codec)?)));
-    files.push((PathBuf::from("src/methods.rs"), format!("//! Method names, per-side method enums and the `Agent` and `Client` traits.\n\n{}", format_file(methods)?)));
+    files.push((PathBuf::from("src/methods.rs"), format!("//! Method names, per-side method enums, the `Agent` and `Client` traits and their dispatch functions.\n\n{}", format_file(methods)?)));
     files.push((PathBuf::from("src/nullable.rs"), format!("//! `Nullable<T>`: a member that may be absent, `null`, or a value.\n\n{}", format_file(nullable::emit())?)));
     files.push((PathBuf::from("src/types.rs"), format!("//! One type per schema type.\n\n{}", format_file(types)?)));
     Ok(files)
