@@ -11,6 +11,7 @@
 
 mod context;
 mod enums;
+mod eq;
 mod error;
 mod methods;
 mod newtypes;

@@ -7,7 +7,7 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-use super::context::{ident, integer_type, type_ident, Presence, RustContext};
+use super::context::{ident, integer_type, type_ident, Parameter, Presence, RustContext};
 use super::types::{constraint_check, derives, doc};
 use crate::ir::*;
 use crate::naming;
@@ -105,7 +105,7 @@ fn member(context: &RustContext, owner: &str, field: &Field) -> Member {
     let serde_attribute = if attributes.is_empty() { quote!() } else { quote!(#[serde(#(#attributes),*)]) };
     let documentation = doc(field.description.as_deref());
     let parameter = if presence == Presence::Required && field.nullable {
-        super::context::Parameter { ty: context.value_type(owner, field), converts: false, boxed: false }
+        Parameter { ty: context.value_type(owner, field), converts: false, boxed: false }
     } else {
         context.parameter(owner, &field.ty)
     };
