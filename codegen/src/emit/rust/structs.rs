@@ -81,6 +81,8 @@ fn decoder(context: &RustContext, owner: &str, field: &Field, function: &Ident) 
     })
 }
 
+/// One member of a struct: the field with its serde attributes, and what
+/// it adds to the decoders, accessors, `new` and setters.
 fn member(context: &RustContext, owner: &str, field: &Field) -> Member {
     let rust_name = naming::rust_field(&field.wire_name);
     let name = ident(&rust_name);
@@ -104,53 +106,59 @@ fn member(context: &RustContext, owner: &str, field: &Field) -> Member {
     }
     let serde_attribute = if attributes.is_empty() { quote!() } else { quote!(#[serde(#(#attributes),*)]) };
     let documentation = doc(field.description.as_deref());
-    let parameter = if presence == Presence::Required && field.nullable {
-        Parameter { ty: context.value_type(owner, field), converts: false, boxed: false }
-    } else {
-        context.parameter(owner, &field.ty)
-    };
-    let value = format_ident!("value");
-    let (initializer, constructor_parameter, setter) = match presence {
-        Presence::Required => {
-            let parameter_type = &parameter.ty;
-            let initializer = if parameter.converts || parameter.boxed {
-                let stored = parameter.store(&name);
-                quote!(#name: #stored,)
-            } else {
-                quote!(#name,)
-            };
-            (initializer, Some(quote!(#name: #parameter_type)), None)
-        }
-        Presence::Optional | Presence::OptionalNullable => {
-            let (empty, stored) = if presence == Presence::Optional {
-                let stored = parameter.store(&value);
-                (quote!(::std::option::Option::None), quote!(::std::option::Option::Some(#stored)))
-            } else {
-                let stored = parameter.store(&value);
-                (quote!(crate::nullable::Nullable::Absent), quote!(crate::nullable::Nullable::Value(#stored)))
-            };
-            let setter_name = if rust_name == "new" { format_ident!("with_new") } else { name.clone() };
-            let parameter_type = &parameter.ty;
-            let text = format!(" Sets `{}`.", field.wire_name);
-            let setter = quote! {
-                #[doc = #text]
-                #[must_use]
-                pub fn #setter_name(mut self, #value: #parameter_type) -> Self {
-                    self.#name = #stored;
-                    self
-                }
-            };
-            (quote!(#name: #empty,), None, Some(setter))
-        }
-    };
+    let (initializer, parameter, setter) = construction(context, owner, field, &name);
     Member {
         definition: quote!(#documentation #serde_attribute pub #name: #field_type,),
         decoder,
         accessor: default_accessor(field, &name, &rust_name),
         initializer,
-        parameter: constructor_parameter,
+        parameter,
         setter,
     }
+}
+
+/// How `new` and the setters treat one member: its initializer in `new`,
+/// and either the parameter of `new` (a required member) or a setter.
+fn construction(context: &RustContext, owner: &str, field: &Field, name: &Ident) -> (TokenStream, Option<TokenStream>, Option<TokenStream>) {
+    let presence = Presence::of(field);
+    let parameter = if presence == Presence::Required && field.nullable {
+        Parameter { ty: context.value_type(owner, field), converts: false, boxed: false }
+    } else {
+        context.parameter(owner, &field.ty)
+    };
+    let parameter_type = &parameter.ty;
+    let value = format_ident!("value");
+    let (empty, stored) = match presence {
+        Presence::Required => {
+            let initializer = if parameter.converts || parameter.boxed {
+                let stored = parameter.store(name);
+                quote!(#name: #stored,)
+            } else {
+                quote!(#name,)
+            };
+            return (initializer, Some(quote!(#name: #parameter_type)), None);
+        }
+        Presence::Optional => {
+            let stored = parameter.store(&value);
+            (quote!(::std::option::Option::None), quote!(::std::option::Option::Some(#stored)))
+        }
+        Presence::OptionalNullable => {
+            let stored = parameter.store(&value);
+            (quote!(crate::nullable::Nullable::Absent), quote!(crate::nullable::Nullable::Value(#stored)))
+        }
+    };
+    // A member called `new` cannot have a setter of that name.
+    let setter_name = if *name == "new" { format_ident!("with_new") } else { name.clone() };
+    let text = format!(" Sets `{}`.", field.wire_name);
+    let setter = quote! {
+        #[doc = #text]
+        #[must_use]
+        pub fn #setter_name(mut self, #value: #parameter_type) -> Self {
+            self.#name = #stored;
+            self
+        }
+    };
+    (quote!(#name: #empty,), None, Some(setter))
 }
 
 /// `<field>_or_default()` for optional scalar fields with a schema default:
