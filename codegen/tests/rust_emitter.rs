@@ -41,7 +41,7 @@ fn enums_and_unions_fixture_types() {
 fn the_crate_has_its_files_and_package_name() {
     let files = emit_fixture("fields");
     let paths: Vec<String> = files.iter().map(|(path, _)| path.display().to_string()).collect();
-    assert_eq!(paths, ["Cargo.toml", "src/lib.rs", "src/codec.rs", "src/methods.rs", "src/types.rs"]);
+    assert_eq!(paths, ["Cargo.toml", "src/lib.rs", "src/codec.rs", "src/methods.rs", "src/nullable.rs", "src/types.rs"]);
     assert!(files[0].1.contains("name = \"acp-bindings\"") && files[0].1.contains("[workspace]"));
     let renamed = rust::emit(
         &lower(&acp_schema_source::load(&Default::default()).unwrap(), Unsupported::Fail).unwrap(),
@@ -64,4 +64,51 @@ fn descriptions_cannot_break_out_of_doc_comments() {
     let parsed = syn::parse_file(types).expect("the generated file parses");
     assert_eq!(parsed.items.iter().filter(|item| matches!(item, syn::Item::Struct(_))).count(), 1);
     assert!(types.contains("/// Ends */ here"), "{types}");
+}
+
+/// A schema with one agent method, `ping`, and optionally the JSON-RPC error object.
+fn ping_schema(with_error: bool) -> serde_json::Value {
+    let mut definitions = json!({
+        "PingRequest": {"type": "object", "properties": {"sessionId": {"type": "string"}}, "required": ["sessionId"], "x-method": "ping", "x-side": "agent"},
+        "PingResponse": {"type": "object", "properties": {}, "x-method": "ping", "x-side": "agent"}
+    });
+    if with_error {
+        definitions["ErrorCode"] = json!({"anyOf": [
+            {"title": "Method not found", "type": "integer", "format": "int32", "const": -32601},
+            {"title": "Invalid params", "type": "integer", "format": "int32", "const": -32602},
+            {"title": "Internal error", "type": "integer", "format": "int32", "const": -32603},
+            {"title": "Other", "type": "integer", "format": "int32"}
+        ]});
+        definitions["Error"] = json!({"type": "object", "properties": {
+            "code": {"$ref": "#/$defs/ErrorCode"}, "message": {"type": "string"}, "data": {}
+        }, "required": ["code", "message"]});
+    }
+    json!({"$defs": definitions})
+}
+
+fn emit_document(document: serde_json::Value) -> Result<Vec<(PathBuf, String)>, acp_codegen::error::CodegenError> {
+    let schema = acp_schema_source::extend("ping.json".into(), document, &[], false).unwrap();
+    rust::emit(&lower(&schema, Unsupported::Fail).unwrap(), &PackageNames::default())
+}
+
+#[test]
+fn methods_answer_with_the_schemas_error_object() {
+    let files = emit_document(ping_schema(true)).unwrap();
+    let file = |name: &str| &files.iter().find(|(path, _)| path == Path::new(name)).unwrap().1;
+    let (methods, types) = (file("src/methods.rs"), file("src/types.rs"));
+    syn::parse_file(methods).expect("the methods file parses");
+    for expected in ["pub trait Agent", "pub async fn dispatch_request", "pub async fn dispatch_notification", "Extension {", "crate::types::Error::method_not_found()"] {
+        assert!(methods.contains(expected), "no `{expected}` in\n{methods}");
+    }
+    assert!(!methods.contains("MethodError"), "{methods}");
+    for expected in ["pub fn method_not_found() -> Self", "pub fn invalid_params() -> Self", "impl ::std::error::Error for Error", "From<crate::codec::DecodeError> for Error"] {
+        assert!(types.contains(expected), "no `{expected}` in\n{types}");
+    }
+}
+
+#[test]
+fn methods_without_an_error_object_are_unsupported() {
+    let error = emit_document(ping_schema(false)).unwrap_err();
+    assert_eq!(error.kind, acp_codegen::error::ErrorKind::Unsupported);
+    assert!(error.message.contains("no JSON-RPC error object"), "{error}");
 }

@@ -2,8 +2,11 @@
 //! generated from each schema under test: the generated crate must pass
 //! `clippy -D warnings` and `cargo doc` without warnings, and a harness crate
 //! (the committed `tests/rust/vectors.rs` with a manifest written here) runs
-//! every vector through it; for the default schema, the differential test
-//! against the official crate follows ([`crate::differential`]).
+//! every vector through it; for the default schema, the usage programs
+//! (`tests/rust/usage.rs`, its twin written with the official crate, and the
+//! API checks of `tests/rust/api.rs`) build under `clippy -D warnings` and
+//! run, then the differential test against the official crate follows
+//! ([`crate::differential`]).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -46,9 +49,40 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
         &format!("the Rust batch round-trip for {label}"),
     )?;
     if label == "default" {
+        usage_suite(workspace, bindings, &target)?;
         crate::differential::run(workspace, bindings, &target)?;
     }
     Ok(())
+}
+
+/// The programs written against the default schema's bindings, in
+/// `tests/rust/`: each becomes a test of the usage harness crate.
+const USAGE_PROGRAMS: [&str; 3] = ["usage.rs", "usage_official.rs", "api.rs"];
+
+/// Writes the usage harness (`rust-usage/` beside `rust/`), which depends on
+/// the bindings and on the official crate, checks it with clippy and runs it.
+fn usage_suite(workspace: &Path, bindings: &Path, target: &Path) -> Result<()> {
+    let harness = bindings.join("rust-usage");
+    std::fs::create_dir_all(harness.join("tests")).context("creating the Rust usage harness")?;
+    std::fs::create_dir_all(harness.join("src"))?;
+    std::fs::write(
+        harness.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"acp-bindings-usage\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
+             [dependencies]\nacp-bindings = {{ path = \"../rust\" }}\nagent-client-protocol-schema = {{ version = \"={}\", default-features = false }}\n\
+             serde_json = \"1\"\n\n[workspace]\n",
+            acp_schema_source::upstream::UPSTREAM_VERSION
+        ),
+    )?;
+    std::fs::write(harness.join("src").join("lib.rs"), "//! The usage programs are this crate's tests.\n")?;
+    for program in USAGE_PROGRAMS {
+        std::fs::copy(workspace.join("tests").join("rust").join(program), harness.join("tests").join(program)).with_context(|| format!("copying {program}"))?;
+    }
+    run_checked(
+        cargo().args(["clippy", "--quiet", "--all-targets", "--", "-D", "warnings"]).env("CARGO_TARGET_DIR", target).current_dir(&harness),
+        "clippy on the Rust usage programs",
+    )?;
+    run_checked(cargo().args(["test", "--quiet"]).env("CARGO_TARGET_DIR", target).current_dir(&harness), "the Rust usage programs")
 }
 
 /// Writes the harness crate (`rust-vectors/` beside `rust/`) and returns its folder.

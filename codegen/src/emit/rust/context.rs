@@ -1,6 +1,8 @@
 //! Rust policy questions, answered once over the IR: which type names each IR
 //! type gets, which references must be boxed to break recursion, which Rust
-//! type a type expression becomes.
+//! type a type expression or a struct member becomes, what a constructor or
+//! setter takes for it, which types can derive `Eq` (computed by
+//! [`super::eq`]), and which struct is the JSON-RPC error object.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -18,6 +20,62 @@ pub(crate) struct RustContext<'a> {
     /// Rust-only payload structs of union variants with inline fields:
     /// (union, variant) -> struct name.
     pub variant_structs: BTreeMap<(String, String), String>,
+    /// Types that hold a floating-point number somewhere, so cannot derive `Eq`.
+    not_eq: BTreeSet<String>,
+    /// The JSON-RPC error object, when the schema has one.
+    pub error_object: Option<ErrorObject>,
+}
+
+/// How a struct member is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Presence {
+    /// Always present: the value type itself (`Option` when it may be `null`).
+    Required,
+    /// May be absent: `Option<T>`.
+    Optional,
+    /// May be absent or `null`: `crate::nullable::Nullable<T>`.
+    OptionalNullable,
+}
+
+impl Presence {
+    pub fn of(field: &Field) -> Presence {
+        match (field.required, field.nullable) {
+            (true, _) => Presence::Required,
+            (false, false) => Presence::Optional,
+            (false, true) => Presence::OptionalNullable,
+        }
+    }
+}
+
+/// What a constructor or setter takes for a value, and how it stores it.
+pub(crate) struct Parameter {
+    /// The parameter type (`impl Into<T>` where a conversion helps).
+    pub ty: TokenStream,
+    /// Whether the argument is converted with `.into()`.
+    pub converts: bool,
+    /// Whether the stored value is boxed.
+    pub boxed: bool,
+}
+
+impl Parameter {
+    /// The stored value made from the argument `name`.
+    pub fn store(&self, name: &Ident) -> TokenStream {
+        let value = if self.converts { quote!(#name.into()) } else { quote!(#name) };
+        if self.boxed {
+            quote!(::std::boxed::Box::new(#value))
+        } else {
+            value
+        }
+    }
+}
+
+/// The struct that is the JSON-RPC error object: required `code` and
+/// `message`, optional `data`, nothing else.
+#[derive(Debug, Clone)]
+pub(crate) struct ErrorObject {
+    pub name: String,
+    /// The integer enum of its `code`, when `code` is one.
+    pub codes: Option<String>,
 }
 
 pub(crate) fn ident(name: &str) -> Ident {
@@ -75,7 +133,9 @@ impl<'a> RustContext<'a> {
                 }
             }
         }
-        Ok(RustContext { ir, direct, variant_structs })
+        let not_eq = super::eq::not_eq_types(ir, &variant_structs).into_iter().map(str::to_owned).collect();
+        let error_object = error_object(ir);
+        Ok(RustContext { ir, direct, variant_structs, not_eq, error_object })
     }
 
     /// Whether a direct reference from `from` to `to` must be boxed: `to`
@@ -94,9 +154,69 @@ impl<'a> RustContext<'a> {
         false
     }
 
+    /// Whether the type called `name` (an IR type or a variant payload
+    /// struct) can derive `Eq`.
+    pub fn is_eq(&self, name: &str) -> bool {
+        !self.not_eq.contains(name)
+    }
+
     /// The Rust type of `expression` as used inside type `owner`.
     pub fn rust_type(&self, owner: &str, expression: &TypeExpr) -> TokenStream {
         self.rust_type_inner(owner, expression, true)
+    }
+
+    /// The Rust type of a member's value, `null` included when it may be `null`.
+    pub fn value_type(&self, owner: &str, field: &Field) -> TokenStream {
+        let inner = self.rust_type(owner, &field.ty);
+        if field.nullable {
+            quote!(::std::option::Option<#inner>)
+        } else {
+            inner
+        }
+    }
+
+    /// The Rust type of a struct member.
+    pub fn field_type(&self, owner: &str, field: &Field) -> TokenStream {
+        match Presence::of(field) {
+            Presence::Required => self.value_type(owner, field),
+            Presence::Optional => {
+                let inner = self.rust_type(owner, &field.ty);
+                quote!(::std::option::Option<#inner>)
+            }
+            Presence::OptionalNullable => {
+                let inner = self.rust_type(owner, &field.ty);
+                quote!(crate::nullable::Nullable<#inner>)
+            }
+        }
+    }
+
+    /// What a constructor or setter takes for a value of `expression` inside
+    /// `owner`: named types, strings and any-JSON values through `Into`;
+    /// numbers, booleans and collections as they are.
+    pub fn parameter(&self, owner: &str, expression: &TypeExpr) -> Parameter {
+        match expression {
+            TypeExpr::Named { name } => {
+                let name_ident = type_ident(name);
+                Parameter { ty: quote!(impl ::std::convert::Into<crate::types::#name_ident>), converts: true, boxed: self.boxed(owner, name) }
+            }
+            TypeExpr::String(_) => Parameter { ty: quote!(impl ::std::convert::Into<::std::string::String>), converts: true, boxed: false },
+            TypeExpr::Any | TypeExpr::Untyped { .. } => {
+                Parameter { ty: quote!(impl ::std::convert::Into<::serde_json::Value>), converts: true, boxed: false }
+            }
+            _ => Parameter { ty: self.rust_type(owner, expression), converts: false, boxed: false },
+        }
+    }
+
+    /// Whether `new` of the struct (or union) called `name` takes arguments:
+    /// unions, enums and aliases always do; a struct does when it has a
+    /// required member or a flattened base that takes arguments.
+    pub fn takes_arguments(&self, name: &str) -> bool {
+        match self.ir.get(name).map(|definition| &definition.kind) {
+            Some(TypeKind::Struct(structure)) => {
+                structure.fields.iter().any(|field| field.required) || structure.flatten.iter().any(|base| self.takes_arguments(base))
+            }
+            _ => true,
+        }
     }
 
     fn rust_type_inner(&self, owner: &str, expression: &TypeExpr, direct: bool) -> TokenStream {
@@ -152,4 +272,28 @@ fn direct_names<'a>(expression: &'a TypeExpr, into: &mut BTreeSet<&'a str>) {
         TypeExpr::Nullable { inner } => direct_names(inner, into),
         _ => {}
     }
+}
+
+/// The struct with exactly the members of a JSON-RPC error object.
+fn error_object(ir: &Ir) -> Option<ErrorObject> {
+    ir.types.values().find_map(|definition| {
+        let TypeKind::Struct(structure) = &definition.kind else { return None };
+        let member = |name: &str| structure.fields.iter().find(|field| field.wire_name == name);
+        let (code, message, data) = (member("code")?, member("message")?, member("data"));
+        let shape = structure.fields.len() == 2 + usize::from(data.is_some())
+            && structure.flatten.is_empty()
+            && code.required
+            && message.required
+            && matches!(message.ty, TypeExpr::String(_))
+            && data.is_none_or(|data| !data.required);
+        let codes = match &code.ty {
+            TypeExpr::Integer(_) => None,
+            TypeExpr::Named { name } => match ir.get(name).map(|definition| &definition.kind) {
+                Some(TypeKind::Enum(EnumType { repr: EnumRepr::Integer { .. }, .. })) => Some(name.clone()),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        shape.then(|| ErrorObject { name: definition.name.clone(), codes })
+    })
 }

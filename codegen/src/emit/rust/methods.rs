@@ -1,7 +1,8 @@
-//! The generated crate's `methods` module: a constant per method, per-side
-//! request, response and notification enums that decode from `(method,
-//! params)` and encode back, and one trait per side with one async method
-//! per method that side handles.
+//! The generated crate's `methods` module: a constant per method, and per
+//! side a module with request, response and notification enums that decode
+//! from `(method, params)` and encode back, `_`-prefixed extension methods
+//! included. The traits and their dispatch functions come from
+//! [`super::traits`].
 
 use std::collections::BTreeMap;
 
@@ -9,18 +10,17 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::context::{ident, type_ident, RustContext};
+use super::error::{error_type, standard_error, INTERNAL_ERROR, METHOD_NOT_FOUND};
+use super::traits::{side_traits, Handled};
+use crate::error::CodegenError;
 use crate::ir::*;
 use crate::naming;
 
-/// One method use handled by a side.
-struct Handled<'a> {
-    method: &'a str,
-    params: &'a str,
-    result: Option<&'a str>,
-}
-
-pub(crate) fn emit(context: &RustContext) -> TokenStream {
+pub(crate) fn emit(context: &RustContext) -> Result<TokenStream, CodegenError> {
     let ir = context.ir;
+    if ir.methods.is_empty() {
+        return Ok(quote!());
+    }
     let constants = ir.methods.keys().map(|method| {
         let constant = format_ident!("{}", naming::rust_constant(method));
         let text = format!(" `{method}`");
@@ -29,145 +29,152 @@ pub(crate) fn emit(context: &RustContext) -> TokenStream {
     let mut by_side: BTreeMap<Side, Vec<Handled>> = BTreeMap::new();
     for method in ir.methods.values() {
         if let Some(request) = &method.request {
-            by_side.entry(request.side).or_default().push(Handled { method: &method.name, params: &request.params, result: Some(&request.result) });
+            by_side.entry(request.side).or_default().push(Handled { method, side: request.side, params: &request.params, result: Some(&request.result) });
         }
         if let Some(notification) = &method.notification {
-            by_side.entry(notification.side).or_default().push(Handled { method: &method.name, params: &notification.params, result: None });
+            by_side.entry(notification.side).or_default().push(Handled { method, side: notification.side, params: &notification.params, result: None });
         }
     }
-    let modules = by_side.iter().map(|(side, handled)| side_module(*side, handled));
-    // Protocol-level and either-side methods belong to every side's trait.
-    let shared: Vec<&Handled> = [Side::Protocol, Side::Both].iter().flat_map(|side| by_side.get(side).into_iter().flatten()).collect();
-    let traits = [(Side::Agent, "Agent"), (Side::Client, "Client"), (Side::Proxy, "Proxy")].into_iter().filter_map(|(side, trait_name)| {
-        let own: Vec<&Handled> = by_side.get(&side)?.iter().collect();
-        Some(side_trait(trait_name, own.into_iter().chain(shared.iter().copied())))
-    });
-    quote! {
+    let error = error_type(context)?;
+    let method_not_found = standard_error(context, METHOD_NOT_FOUND)?;
+    let internal_error = standard_error(context, INTERNAL_ERROR)?;
+    let traits = side_traits(&by_side, &error);
+    let modules = by_side.iter().map(|(side, handled)| side_module(*side, handled, traits.dispatch.get(side), &error));
+    let trait_items = &traits.items;
+    Ok(quote! {
         #(#constants)*
 
-        /// A JSON-RPC error a handler returns.
-        #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-        pub struct MethodError {
-            pub code: i64,
-            pub message: ::std::string::String,
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub data: ::std::option::Option<::serde_json::Value>,
+        /// Method-not-found for `method`, naming it in `data.method`.
+        fn method_not_found(method: &str) -> #error {
+            #method_not_found.data(::serde_json::json!({ "method": method }))
+        }
+
+        /// Encodes a handler's result; a failure is an internal error.
+        fn encode<T: ::serde::Serialize>(result: T) -> ::std::result::Result<::serde_json::Value, #error> {
+            ::serde_json::to_value(result).map_err(|error| #internal_error.data(::serde_json::Value::from(error.to_string())))
         }
 
         #(#modules)*
-        #(#traits)*
-    }
+        #(#trait_items)*
+    })
 }
 
-fn variant_of(method: &str) -> proc_macro2::Ident {
+/// The enum variant of a method (`session/prompt` -> `SessionPrompt`).
+pub(crate) fn variant_of(method: &str) -> proc_macro2::Ident {
     type_ident(&naming::pascal_case(method))
 }
 
-fn method_enum(kind: &str, items: &[&Handled], payload: impl Fn(&Handled) -> Option<String>, payload_label: &str) -> TokenStream {
-    let enum_name = format_ident!("{}", kind);
-    let entries: Vec<(proc_macro2::Ident, &str, proc_macro2::Ident)> =
-        items.iter().filter_map(|handled| Some((variant_of(handled.method), handled.method, type_ident(&payload(handled)?)))).collect();
+/// Which of a side's three enums: what it decodes, and from what.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Request,
+    Response,
+    Notification,
+}
+
+fn method_enum(role: Role, items: &[&Handled], error_type: &TokenStream) -> TokenStream {
+    let (enum_name, payload_label) = match role {
+        Role::Request => ("Request", "params"),
+        Role::Response => ("Response", "result"),
+        Role::Notification => ("Notification", "params"),
+    };
+    let enum_name = format_ident!("{}", enum_name);
+    let payload_name = format_ident!("{}", payload_label);
+    let entries: Vec<(proc_macro2::Ident, &str, proc_macro2::Ident)> = items
+        .iter()
+        .filter_map(|handled| {
+            let payload = if role == Role::Response { handled.result? } else { handled.params };
+            Some((variant_of(&handled.method.name), handled.method.name.as_str(), type_ident(payload)))
+        })
+        .collect();
     let variants = entries.iter().map(|(variant, method, payload_type)| {
         let text = format!(" `{method}`");
         quote!(#[doc = #text] #variant(crate::types::#payload_type),)
     });
-    let decode_arms = entries.iter().map(|(variant, method, _)| {
-        quote!(#method => crate::codec::decode(value).map(Self::#variant),)
-    });
     let method_arms = entries.iter().map(|(variant, method, _)| quote!(Self::#variant(_) => #method,));
     let encode_arms = entries.iter().map(|(variant, _, _)| quote!(Self::#variant(payload) => ::serde_json::to_value(payload),));
-    let decode_doc = format!(" Decodes the {payload_label} of `method`.");
-    let encode = format_ident!("{}", payload_label);
+    let (error, decode_arm, unknown, decode_doc) = if role == Role::Response {
+        (
+            quote!(crate::codec::DecodeError),
+            quote!(crate::codec::decode(#payload_name)),
+            quote!(::std::result::Result::Err(crate::codec::DecodeError { path: ::std::string::String::new(), message: ::std::format!("unknown method `{method}`") })),
+            " Decodes the result of a call to `method`; a `_`-prefixed method's result is kept as [`Self::Extension`].",
+        )
+    } else {
+        (
+            error_type.clone(),
+            quote!(crate::codec::decode(#payload_name).map_err(::std::convert::From::from)),
+            quote!(::std::result::Result::Err(super::method_not_found(method))),
+            " Decodes the params of `method`: an unknown method is method-not-found, params that do not decode are invalid params naming the JSON pointer, and a `_`-prefixed method is kept as [`Self::Extension`].",
+        )
+    };
+    let decode_arms = entries.iter().map(|(variant, method, _)| quote!(#method => #decode_arm.map(Self::#variant),));
+    let enum_doc = match role {
+        Role::Request => " A request this side handles, by method.",
+        Role::Response => " The result of a request this side handles, by method.",
+        Role::Notification => " A notification this side handles, by method.",
+    };
     let encode_doc = format!(" Encodes the {payload_label} back.");
-    let unknown = quote!(other => ::std::result::Result::Err(crate::codec::DecodeError {
-        path: ::std::string::String::new(),
-        message: ::std::format!("unknown method `{other}`"),
-    }),);
+    let member_doc = format!(" The {payload_label}.");
     quote! {
+        #[doc = #enum_doc]
         #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+        #[non_exhaustive]
         pub enum #enum_name {
             #(#variants)*
+            /// A `_`-prefixed extension method, as it came.
+            Extension {
+                /// The method name.
+                method: ::std::string::String,
+                #[doc = #member_doc]
+                #payload_name: ::serde_json::Value,
+            },
         }
         impl #enum_name {
             #[doc = #decode_doc]
-            pub fn decode(method: &str, value: ::serde_json::Value) -> ::std::result::Result<Self, crate::codec::DecodeError> {
+            pub fn decode(method: &str, #payload_name: ::serde_json::Value) -> ::std::result::Result<Self, #error> {
                 match method {
                     #(#decode_arms)*
-                    #unknown
+                    _ if method.starts_with('_') => ::std::result::Result::Ok(Self::Extension { method: method.to_owned(), #payload_name }),
+                    _ => #unknown,
                 }
             }
             /// The method name.
-            pub fn method(&self) -> &'static str {
+            pub fn method(&self) -> &str {
                 match self {
                     #(#method_arms)*
+                    Self::Extension { method, .. } => method,
                 }
             }
             #[doc = #encode_doc]
-            pub fn #encode(&self) -> ::std::result::Result<::serde_json::Value, ::serde_json::Error> {
+            pub fn #payload_name(&self) -> ::std::result::Result<::serde_json::Value, ::serde_json::Error> {
                 match self {
                     #(#encode_arms)*
+                    Self::Extension { #payload_name, .. } => ::std::result::Result::Ok(#payload_name.clone()),
                 }
             }
         }
     }
 }
 
-fn side_module(side: Side, handled: &[Handled]) -> TokenStream {
+fn side_module(side: Side, handled: &[Handled], dispatch: Option<&TokenStream>, error_type: &TokenStream) -> TokenStream {
     let module = ident(side.as_str());
     let requests: Vec<&Handled> = handled.iter().filter(|entry| entry.result.is_some()).collect();
     let notifications: Vec<&Handled> = handled.iter().filter(|entry| entry.result.is_none()).collect();
     let mut enums = Vec::new();
     if !requests.is_empty() {
-        enums.push(method_enum("Request", &requests, |entry| Some(entry.params.to_owned()), "params"));
-        enums.push(method_enum("Response", &requests, |entry| entry.result.map(str::to_owned), "result"));
+        enums.push(method_enum(Role::Request, &requests, error_type));
+        enums.push(method_enum(Role::Response, &requests, error_type));
     }
     if !notifications.is_empty() {
-        enums.push(method_enum("Notification", &notifications, |entry| Some(entry.params.to_owned()), "params"));
+        enums.push(method_enum(Role::Notification, &notifications, error_type));
     }
     let text = format!(" Methods handled by the {} side.", side.as_str());
     quote! {
         #[doc = #text]
         pub mod #module {
             #(#enums)*
-        }
-    }
-}
-
-fn side_trait<'a>(trait_name: &str, handled: impl Iterator<Item = &'a Handled<'a>>) -> TokenStream {
-    let trait_ident = format_ident!("{}", trait_name);
-    let handled: Vec<&Handled> = handled.collect();
-    let requests: Vec<&str> = handled.iter().filter(|entry| entry.result.is_some()).map(|entry| entry.method).collect();
-    let methods = handled.iter().map(|entry| {
-        // A name used for both a request and a notification (`proxy/successor`)
-        // gives the notification handler a suffix.
-        let base = naming::rust_field(entry.method);
-        let function = if entry.result.is_none() && requests.contains(&entry.method) {
-            ident(&format!("{}_notification", base.trim_start_matches("r#")))
-        } else {
-            ident(&base)
-        };
-        let params = type_ident(entry.params);
-        let text = format!(" Handles `{}`.", entry.method);
-        match entry.result {
-            Some(result) => {
-                let result = type_ident(result);
-                quote! {
-                    #[doc = #text]
-                    fn #function(&self, params: crate::types::#params)
-                        -> impl ::std::future::Future<Output = ::std::result::Result<crate::types::#result, MethodError>> + ::std::marker::Send;
-                }
-            }
-            None => quote! {
-                #[doc = #text]
-                fn #function(&self, params: crate::types::#params) -> impl ::std::future::Future<Output = ()> + ::std::marker::Send;
-            },
-        }
-    });
-    let text = format!(" The methods the {} side handles: the stubs an SDK implements.", trait_name.to_lowercase());
-    quote! {
-        #[doc = #text]
-        pub trait #trait_ident {
-            #(#methods)*
+            #dispatch
         }
     }
 }

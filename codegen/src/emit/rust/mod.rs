@@ -1,16 +1,26 @@
 //! The Rust emitter: the IR printed as a self-contained crate with `quote`,
 //! formatted once with `prettyplease`.
 //!
-//! Layout of the generated crate: `types` (one item per IR type), `methods`
-//! (method constants, per-side request/response/notification enums, the
-//! `Agent` and `Client` traits), `codec` (the decoding rules of
-//! `codegen/DECODING.md` and the by-name `roundtrip`). Generated code uses
-//! fully qualified paths so no schema name can shadow a std or serde item.
+//! Layout of the generated crate: `types` (one item per IR type, with
+//! constructors and setters), `nullable` (`Nullable<T>`, absent versus
+//! `null`), `methods` (method constants, per-side request/response/
+//! notification enums, the `Agent` and `Client` traits and their dispatch
+//! functions), `codec` (the decoding rules of `codegen/DECODING.md` and the
+//! by-name `roundtrip`). Generated code uses fully qualified paths so no
+//! schema name can shadow a std or serde item.
 
 mod context;
+mod enums;
+mod eq;
+mod error;
 mod methods;
+mod newtypes;
+mod nullable;
 mod runtime;
+mod structs;
+mod traits;
 mod types;
+mod unions;
 
 use std::path::PathBuf;
 
@@ -27,15 +37,17 @@ pub(crate) use context::RustContext;
 pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
     let context = RustContext::new(ir)?;
     let types = types::emit(&context)?;
-    let methods = methods::emit(&context);
+    let methods = methods::emit(&context)?;
     let codec = runtime::emit(&context);
     let lib = quote! {
         // Variant sizes follow the schema; schema prose is not written as rustdoc.
         #![allow(clippy::large_enum_variant, rustdoc::bare_urls, rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
         pub mod codec;
         pub mod methods;
+        pub mod nullable;
         pub mod types;
         pub use codec::{roundtrip, type_names, DecodeError};
+        pub use nullable::Nullable;
         pub use types::*;
     };
     let crate_doc = format!(
@@ -47,7 +59,8 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
     files.push((PathBuf::from("Cargo.toml"), cargo_toml(&names.rust_crate)));
     files.push((PathBuf::from("src/lib.rs"), format!("{crate_doc}{}", format_file(lib)?)));
     files.push((PathBuf::from("src/codec.rs"), format!("//! Decoding rules and the by-name codec.\n\n{}", format_file(codec)?)));
-    files.push((PathBuf::from("src/methods.rs"), format!("//! Method names, per-side method enums and the `Agent` and `Client` traits.\n\n{}", format_file(methods)?)));
+    files.push((PathBuf::from("src/methods.rs"), format!("//! Method names, per-side method enums, the `Agent` and `Client` traits and their dispatch functions.\n\n{}", format_file(methods)?)));
+    files.push((PathBuf::from("src/nullable.rs"), format!("//! `Nullable<T>`: a member that may be absent, `null`, or a value.\n\n{}", format_file(nullable::emit())?)));
     files.push((PathBuf::from("src/types.rs"), format!("//! One type per schema type.\n\n{}", format_file(types)?)));
     Ok(files)
 }

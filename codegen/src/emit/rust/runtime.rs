@@ -1,5 +1,6 @@
-//! The generated crate's `codec` module: the decoding rules every type
-//! relies on, constraint checks, and the by-name `roundtrip`.
+//! The generated crate's `codec` module: `decode` with JSON-pointer errors,
+//! the by-name `roundtrip`, and (hidden from the docs) the decoding rules and
+//! constraint checks the generated types call.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -20,7 +21,9 @@ pub(crate) fn emit(context: &RustContext) -> TokenStream {
         /// Why a value did not decode, and where: `path` is a JSON pointer.
         #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq, ::std::cmp::Eq)]
         pub struct DecodeError {
+            /// The JSON pointer of the failing value (empty for the whole value).
             pub path: ::std::string::String,
+            /// What is wrong there.
             pub message: ::std::string::String,
         }
 
@@ -35,6 +38,7 @@ pub(crate) fn emit(context: &RustContext) -> TokenStream {
 
         /// The `x-deserialize-*` rules of one field.
         #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+        #[doc(hidden)]
         pub struct Rules {
             /// An invalid value falls back instead of failing.
             pub on_error: bool,
@@ -85,12 +89,14 @@ pub(crate) fn emit(context: &RustContext) -> TokenStream {
         }
 
         /// Decodes a nested value; the error text carries its pointer.
+        #[doc(hidden)]
         pub fn payload<T: DeserializeOwned>(value: Value) -> ::std::result::Result<T, ::std::string::String> {
             decode(value).map_err(|error| if error.path.is_empty() { error.message } else { error.to_string() })
         }
 
         /// Decodes a present field's value under its rules: `Ok(None)` when a
         /// rule discards it.
+        #[doc(hidden)]
         pub fn field<T: DeserializeOwned>(
             value: Value,
             rules: Rules,
@@ -107,6 +113,7 @@ pub(crate) fn emit(context: &RustContext) -> TokenStream {
         }
 
         /// Decodes an array field whose invalid items are dropped.
+        #[doc(hidden)]
         pub fn items<T: DeserializeOwned>(
             value: Value,
             rules: Rules,
@@ -128,6 +135,7 @@ pub(crate) fn emit(context: &RustContext) -> TokenStream {
         }
 
         /// Like [`items`] for a nullable array: `null` stays `null`.
+        #[doc(hidden)]
         pub fn nullable_items<T: DeserializeOwned>(
             value: Value,
             rules: Rules,
@@ -139,8 +147,19 @@ pub(crate) fn emit(context: &RustContext) -> TokenStream {
             items(value, rules, check).map(|kept| kept.map(Some))
         }
 
+        /// A decoded optional nullable member: absent when a rule discarded
+        /// its value (`None`), else `null` or the value.
+        #[doc(hidden)]
+        pub fn nullable<T>(decoded: ::std::option::Option<::std::option::Option<T>>) -> crate::nullable::Nullable<T> {
+            match decoded {
+                None => crate::nullable::Nullable::Absent,
+                Some(value) => crate::nullable::Nullable::from(value),
+            }
+        }
+
         /// The value a required field takes when a rule discards its value;
         /// `None` when no value satisfies the field.
+        #[doc(hidden)]
         pub fn fallback<T: DeserializeOwned>(literal: ::std::option::Option<&str>) -> ::std::result::Result<T, ::std::string::String> {
             match literal {
                 Some(text) => ::serde_json::from_str(text).map_err(|error| error.to_string()),
@@ -159,18 +178,8 @@ pub(crate) fn emit(context: &RustContext) -> TokenStream {
             }
         }
 
-        /// Encodes a tagged union variant: its payload's members plus the tag.
-        pub fn tagged<T: Serialize>(property: &str, tag: &str, payload: &T) -> ::std::result::Result<Value, ::std::string::String> {
-            match ::serde_json::to_value(payload).map_err(|error| error.to_string())? {
-                Value::Object(mut members) => {
-                    members.insert(property.to_owned(), Value::String(tag.to_owned()));
-                    Ok(Value::Object(members))
-                }
-                other => Err(format!("the payload of `{tag}` encodes to {}, not an object", kind(&other))),
-            }
-        }
-
         /// The object of a tagged union value without its tag.
+        #[doc(hidden)]
         pub fn untag(members: &::serde_json::Map<::std::string::String, Value>, property: &str) -> Value {
             let mut members = members.clone();
             members.remove(property);
@@ -178,11 +187,13 @@ pub(crate) fn emit(context: &RustContext) -> TokenStream {
         }
 
         /// Whether `candidate` encodes back to exactly `value`.
+        #[doc(hidden)]
         pub fn encodes_to<T: Serialize>(candidate: &T, value: &Value) -> bool {
             ::serde_json::to_value(candidate).is_ok_and(|encoded| &encoded == value)
         }
 
         /// Checks a string's length (in code points) and pattern.
+        #[doc(hidden)]
         pub fn check_string(
             value: &str,
             min: ::std::option::Option<u64>,
@@ -203,6 +214,7 @@ pub(crate) fn emit(context: &RustContext) -> TokenStream {
         }
 
         /// Checks a number against its bounds.
+        #[doc(hidden)]
         pub fn check_number(value: f64, min: ::std::option::Option<f64>, max: ::std::option::Option<f64>) -> ::std::result::Result<(), ::std::string::String> {
             if min.is_some_and(|min| value < min) || max.is_some_and(|max| value > max) {
                 return Err(format!("{value} is outside {min:?}..={max:?}"));
@@ -211,6 +223,7 @@ pub(crate) fn emit(context: &RustContext) -> TokenStream {
         }
 
         /// Checks an array's length.
+        #[doc(hidden)]
         pub fn check_items(length: usize, min: ::std::option::Option<u64>, max: ::std::option::Option<u64>) -> ::std::result::Result<(), ::std::string::String> {
             let length = length as u64;
             if min.is_some_and(|min| length < min) || max.is_some_and(|max| length > max) {

@@ -1,0 +1,239 @@
+//! Unions of the generated `types` module: an enum with a variant per
+//! alternative (plus the catch-all of an extensible union), `From` each
+//! payload type only one variant carries, and payload structs for variants
+//! with inline members. Tagged unions dispatch on their tag and encode it
+//! first; untagged ones pick the alternative that re-encodes to the input.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::context::{type_ident, RustContext};
+use super::structs::struct_item;
+use super::types::{derives, doc};
+use crate::ir::*;
+use crate::naming;
+
+/// The Rust payload type of a variant.
+fn payload_type(context: &RustContext, union_name: &str, variant: &Variant) -> Option<TokenStream> {
+    match &variant.payload {
+        Payload::Unit => None,
+        Payload::Type { ty } => Some(context.rust_type(union_name, ty)),
+        Payload::Struct { base: Some(base), fields } if fields.is_empty() => Some(context.rust_type(union_name, &TypeExpr::named(base.clone()))),
+        Payload::Struct { .. } => {
+            let struct_name = context.variant_structs.get(&(union_name.to_owned(), variant.name.clone()))?;
+            let struct_ident = type_ident(struct_name);
+            Some(quote!(crate::types::#struct_ident))
+        }
+    }
+}
+
+/// Payload structs for variants with inline fields.
+fn variant_structs(context: &RustContext, union_name: &str, union: &UnionType) -> Vec<TokenStream> {
+    union
+        .variants
+        .iter()
+        .filter_map(|variant| {
+            let Payload::Struct { base, fields } = &variant.payload else { return None };
+            let struct_name = context.variant_structs.get(&(union_name.to_owned(), variant.name.clone()))?;
+            let structure = StructType { fields: fields.clone(), flatten: base.iter().cloned().collect(), additional: AdditionalProperties::Ignored };
+            let text = format!(" The payload of [`{}::{}`].", naming::rust_type(union_name), naming::rust_type(&variant.name));
+            Some(struct_item(context, struct_name, &structure, &quote!(#[doc = #text])))
+        })
+        .collect()
+}
+
+pub(crate) fn union_item(context: &RustContext, name: &str, union: &UnionType, documentation: &TokenStream) -> TokenStream {
+    let type_name = type_ident(name);
+    let payload_structs = variant_structs(context, name, union);
+    let definitions = union.variants.iter().map(|variant| {
+        let variant_name = type_ident(&variant.name);
+        let variant_doc = doc(variant.description.as_deref());
+        match payload_type(context, name, variant) {
+            Some(payload) => quote!(#variant_doc #variant_name(#payload),),
+            None => quote!(#variant_doc #variant_name,),
+        }
+    });
+    let other = union.other.as_ref().map(|other| {
+        let other_name = type_ident(&other.name);
+        let other_doc = doc(other.description.as_deref().or(Some("A variant this version does not know, kept whole.")));
+        quote!(#other_doc #other_name(::serde_json::Map<::std::string::String, ::serde_json::Value>),)
+    });
+    let impls = match &union.style {
+        UnionStyle::Tagged { property } => tagged_impls(context, name, property, union),
+        UnionStyle::Untagged | UnionStyle::ByMethod => untagged_impls(context, name, union),
+    };
+    let derive = derives(context.is_eq(name));
+    let conversions = conversions(context, name, union);
+    quote! {
+        #documentation
+        #derive
+        #[non_exhaustive]
+        pub enum #type_name {
+            #(#definitions)*
+            #other
+        }
+        #impls
+        #(#conversions)*
+        #(#payload_structs)*
+    }
+}
+
+/// `From` each payload type that only one variant carries.
+fn conversions(context: &RustContext, name: &str, union: &UnionType) -> Vec<TokenStream> {
+    let type_name = type_ident(name);
+    let payloads: Vec<(&Variant, TokenStream)> = union
+        .variants
+        .iter()
+        .filter(|variant| !matches!(variant.payload, Payload::Type { ty: TypeExpr::Null }))
+        .filter_map(|variant| Some((variant, payload_type(context, name, variant)?)))
+        .collect();
+    let count = |payload: &TokenStream| payloads.iter().filter(|(_, other)| other.to_string() == payload.to_string()).count();
+    payloads
+        .iter()
+        .filter(|(_, payload)| count(payload) == 1)
+        .map(|(variant, payload)| {
+            let variant_name = type_ident(&variant.name);
+            let text = format!(" [`{}::{}`] with this payload.", naming::rust_type(name), naming::rust_type(&variant.name));
+            quote! {
+                impl ::std::convert::From<#payload> for #type_name {
+                    #[doc = #text]
+                    fn from(payload: #payload) -> Self {
+                        Self::#variant_name(payload)
+                    }
+                }
+            }
+        })
+        .collect()
+}
+
+fn tagged_impls(context: &RustContext, name: &str, property: &str, union: &UnionType) -> TokenStream {
+    let type_name = type_ident(name);
+    let mut serialize_arms = Vec::new();
+    let mut mirror_variants = Vec::new();
+    let mut borrows = false;
+    let mut tag_arms = Vec::new();
+    let mut untagged_arm = None;
+    for variant in &union.variants {
+        let variant_name = type_ident(&variant.name);
+        match (&variant.tag, payload_type(context, name, variant)) {
+            (Some(tag), Some(payload)) => {
+                mirror_variants.push(quote!(#[serde(rename = #tag)] #variant_name(&'a #payload),));
+                borrows = true;
+                serialize_arms.push(quote!(Self::#variant_name(payload) => ::serde::Serialize::serialize(&Tagged::#variant_name(payload), serializer),));
+                tag_arms.push(quote!(#tag => crate::codec::payload(crate::codec::untag(members, #property)).map(Self::#variant_name),));
+            }
+            (Some(tag), None) => {
+                mirror_variants.push(quote!(#[serde(rename = #tag)] #variant_name,));
+                serialize_arms.push(quote!(Self::#variant_name => ::serde::Serialize::serialize(&Tagged::#variant_name, serializer),));
+                tag_arms.push(quote!(#tag => ::std::result::Result::Ok(Self::#variant_name),));
+            }
+            (None, _) => {
+                serialize_arms.push(quote!(Self::#variant_name(payload) => ::serde::Serialize::serialize(payload, serializer),));
+                untagged_arm = Some(quote!(crate::codec::payload(value.clone()).map(Self::#variant_name)));
+            }
+        }
+    }
+    // The derive of an internally tagged enum writes the tag first, then the
+    // payload's members in their order.
+    let lifetime = borrows.then(|| quote!(<'a>));
+    let mirror = (!mirror_variants.is_empty()).then(|| {
+        quote! {
+            #[derive(::serde::Serialize)]
+            #[serde(tag = #property)]
+            enum Tagged #lifetime {
+                #(#mirror_variants)*
+            }
+        }
+    });
+    // Errors about the tag are located at the tag member: the message
+    // starts with its pointer, which `codec::located` joins to the outer one.
+    let tag_pointer = format!("/{}", property.replace('~', "~0").replace('/', "~1"));
+    let unknown_tag = match &union.other {
+        Some(other) => {
+            let other_name = type_ident(&other.name);
+            serialize_arms.push(quote!(Self::#other_name(members) => ::serde::Serialize::serialize(members, serializer),));
+            quote!(_ => ::std::result::Result::Ok(Self::#other_name(members.clone())),)
+        }
+        None => {
+            let message = format!("{tag_pointer}: unknown `{property}` {{:?}} of `{name}`");
+            quote!(other => ::std::result::Result::Err(::std::format!(#message, other)),)
+        }
+    };
+    let missing_tag = untagged_arm.unwrap_or_else(|| {
+        let message = format!("{tag_pointer}: missing field `{property}`");
+        quote!(::std::result::Result::Err(#message.to_owned()))
+    });
+    let not_object = format!("expected an object for `{name}`");
+    let not_string = format!("{tag_pointer}: `{property}` must be a string");
+    quote! {
+        impl ::serde::Serialize for #type_name {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
+                #mirror
+                match self {
+                    #(#serialize_arms)*
+                }
+            }
+        }
+        impl<'de> ::serde::Deserialize<'de> for #type_name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
+                let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+                let ::serde_json::Value::Object(members) = &value else {
+                    return ::std::result::Result::Err(::serde::de::Error::custom(#not_object));
+                };
+                let decoded: ::std::result::Result<Self, ::std::string::String> = match members.get(#property) {
+                    ::std::option::Option::None | ::std::option::Option::Some(::serde_json::Value::Null) => #missing_tag,
+                    ::std::option::Option::Some(::serde_json::Value::String(tag)) => match tag.as_str() {
+                        #(#tag_arms)*
+                        #unknown_tag
+                    },
+                    ::std::option::Option::Some(_) => ::std::result::Result::Err(#not_string.to_owned()),
+                };
+                decoded.map_err(::serde::de::Error::custom)
+            }
+        }
+    }
+}
+
+fn untagged_impls(context: &RustContext, name: &str, union: &UnionType) -> TokenStream {
+    let type_name = type_ident(name);
+    let mut serialize_arms = Vec::new();
+    let mut attempts = Vec::new();
+    for variant in &union.variants {
+        let variant_name = type_ident(&variant.name);
+        match payload_type(context, name, variant) {
+            Some(payload) => {
+                serialize_arms.push(quote!(Self::#variant_name(payload) => ::serde::Serialize::serialize(payload, serializer),));
+                attempts.push(quote! {
+                    if let ::std::result::Result::Ok(candidate) = crate::codec::payload::<#payload>(value.clone()) {
+                        let candidate = Self::#variant_name(candidate);
+                        if crate::codec::encodes_to(&candidate, &value) {
+                            return ::std::result::Result::Ok(candidate);
+                        }
+                        first.get_or_insert(candidate);
+                    }
+                });
+            }
+            None => {
+                serialize_arms.push(quote!(Self::#variant_name => serializer.serialize_unit(),));
+            }
+        }
+    }
+    let message = format!("the value matches no alternative of `{name}`");
+    quote! {
+        impl ::serde::Serialize for #type_name {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
+                match self {
+                    #(#serialize_arms)*
+                }
+            }
+        }
+        impl<'de> ::serde::Deserialize<'de> for #type_name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
+                let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+                let mut first: ::std::option::Option<Self> = ::std::option::Option::None;
+                #(#attempts)*
+                first.ok_or_else(|| ::serde::de::Error::custom(#message))
+            }
+        }
+    }
+}
