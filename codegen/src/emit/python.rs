@@ -468,7 +468,6 @@ fn models_view(ir: &Ir) -> Result<ModelsView, CodegenError> {
             TypeKind::Struct(object) => {
                 let (mut settings, fields, accessors) = object_members(ir, &object.fields, &object.flatten, None);
                 match &object.additional {
-                    AdditionalProperties::Ignored => {}
                     AdditionalProperties::Kept(values) => {
                         settings.push("model_config = _p.ConfigDict(extra=\"allow\")".to_owned());
                         settings.push(format!("__pydantic_extra__: dict[str, {}] = _p.Field(init=False)", annotation(values)));

@@ -381,7 +381,7 @@ fn variant_structs(context: &RustContext, union_name: &str, union: &UnionType) -
         .filter_map(|variant| {
             let Payload::Struct { base, fields } = &variant.payload else { return None };
             let struct_name = context.variant_structs.get(&(union_name.to_owned(), variant.name.clone()))?;
-            let structure = StructType { fields: fields.clone(), flatten: base.iter().cloned().collect(), additional: AdditionalProperties::Ignored };
+            let structure = StructType { fields: fields.clone(), flatten: base.iter().cloned().collect(), additional: union.additional.clone() };
             let text = format!(" The payload of [`{}::{}`].", naming::rust_type(union_name), naming::rust_type(&variant.name));
             Some(struct_item(context, struct_name, &structure, &quote!(#[doc = #text])))
         })
