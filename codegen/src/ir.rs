@@ -324,6 +324,10 @@ pub struct Method {
     pub notification: Option<NotificationMethod>,
     /// The capability that must be advertised before the method may be used.
     pub gate: Option<Gate>,
+    /// The schema marks the method `**UNSTABLE**` (not part of the spec yet),
+    /// in the description of its request, response or notification.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unstable: bool,
 }
 
 /// A request: `params` from the caller, `result` back from `side`.

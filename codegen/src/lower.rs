@@ -18,6 +18,10 @@ use crate::error::{CodegenError, ErrorKind};
 use crate::ir::*;
 use crate::naming;
 
+/// How upstream schemas open the description of a type that is not part of
+/// the protocol yet (`schema.unstable.json`).
+const UNSTABLE_MARKER: &str = "**UNSTABLE**";
+
 /// How lowering treats shapes it cannot represent.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Unsupported {
@@ -785,8 +789,12 @@ impl<'a> Lowerer<'a> {
         let roles = self.envelope_roles();
         // method -> role -> (side, type name, pointer)
         let mut parts: BTreeMap<String, BTreeMap<Role, (Side, String, String)>> = BTreeMap::new();
+        let mut unstable: BTreeSet<String> = BTreeSet::new();
         for (key, definition) in self.definitions {
             let Some(method) = definition.get("x-method") else { continue };
+            if definition.get("description").and_then(Value::as_str).is_some_and(|text| text.trim_start().starts_with(UNSTABLE_MARKER)) {
+                unstable.insert(method.as_str().unwrap_or_default().to_owned());
+            }
             let pointer = format!("/$defs/{}", pointer_token(key));
             let method = method.as_str().ok_or_else(|| self.error(ErrorKind::Malformed, &format!("{pointer}/x-method"), "`x-method` must be a string"))?;
             let side = match definition.get("x-side").and_then(Value::as_str) {
@@ -825,7 +833,8 @@ impl<'a> Lowerer<'a> {
             };
             let notification = uses.remove(&Role::Notification).map(|(side, params, _)| NotificationMethod { side, params });
             let gate = schema.gates.methods.get(&name).map(gate);
-            methods.insert(name.clone(), Method { name, request, notification, gate });
+            let unstable = unstable.contains(&name);
+            methods.insert(name.clone(), Method { name, request, notification, gate, unstable });
         }
         Ok(methods)
     }

@@ -240,6 +240,42 @@ pub fn python_default_accessor(wire_name: &str) -> String {
     python_attribute(&format!("{wire_name}_or_default"))
 }
 
+/// The Python attribute that holds the flattened member `flattened` of the
+/// type `owner`: what its name adds to the owner's (`SessionConfigOption` +
+/// `SessionConfigOptionType` -> `type_`, `CreateElicitationRequest` +
+/// `CreateElicitationRequestMode` -> `mode`), else, or while that is `taken`
+/// by another member, its whole name.
+pub fn python_flattened_attribute(owner: &str, flattened: &str, taken: impl Fn(&str) -> bool) -> String {
+    let short = flattened.strip_prefix(owner).filter(|rest| rest.starts_with(|first: char| first.is_ascii_uppercase())).map(python_attribute);
+    short.filter(|attr| !taken(attr)).unwrap_or_else(|| python_attribute(flattened))
+}
+
+/// The Python union of the params a side handles, per role: (`agent`,
+/// `request`) -> `AgentHandledRequest` (the schema has `AgentRequest`, the
+/// envelope of the requests the agent sends).
+pub fn python_handled_union(side: &str, role: &str) -> String {
+    python_class(&pascal_case(&format!("{side} handled {role}")))
+}
+
+/// A Python function of a side and a role: (`decode`, `agent`, `request`) ->
+/// `decode_agent_request`.
+pub fn python_side_function(verb: &str, side: &str, role: &str) -> String {
+    python_attribute(&format!("{verb} {side} {role}"))
+}
+
+/// The Python table of the params a side handles, per role: (`agent`,
+/// `request`) -> `AGENT_REQUESTS`.
+pub fn python_side_table(side: &str, role: &str) -> String {
+    python_constant(&format!("{side} {role}s"))
+}
+
+/// The Python handler of a method: `session/prompt` -> `session_prompt`; a
+/// notification whose name the side also handles as a request gets a
+/// `_notification` suffix (`mcp_message_notification`).
+pub fn python_handler(method: &str, notification_beside_request: bool) -> String {
+    if notification_beside_request { python_attribute(&format!("{method}_notification")) } else { python_attribute(method) }
+}
+
 /// The distribution (pip) name of a Python import name: `acp_bindings` ->
 /// `acp-bindings`; `None` when `package` is not a plain Python identifier.
 pub fn python_distribution(package: &str) -> Option<String> {
@@ -247,6 +283,25 @@ pub fn python_distribution(package: &str) -> Option<String> {
         && package.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
         && !PYTHON_KEYWORDS.contains(&package);
     identifier.then(|| package.replace('_', "-"))
+}
+
+/// The prefix ACP reserves for extensions: extension method names
+/// (`_zed/cursor`), and the tags and values an implementation adds to an
+/// extensible union or an open enum.
+pub const EXTENSION_PREFIX: &str = "_";
+
+/// The TypeScript type guard of a union's variant: (`SessionUpdate`,
+/// `ToolCall`) -> `isSessionUpdateToolCall`; a repetition of the union's
+/// name is dropped (`McpServer`, `McpServerStdio`) -> `isMcpServerStdio`.
+pub fn typescript_guard(union: &str, variant: &str) -> String {
+    let variant = variant_without_repetition(union, variant).unwrap_or_else(|| variant.to_owned());
+    format!("is{union}{variant}")
+}
+
+/// A TypeScript function named after a verb, a method side and a role:
+/// (`dispatch`, `agent`, `request`) -> `dispatchAgentRequest`.
+pub fn typescript_side_function(verb: &str, side: &str, role: &str) -> String {
+    typescript_function(&format!("{verb} {side} {role}"))
 }
 
 /// The TypeScript decoder function of a canonical type name: `decodeSessionId`.
@@ -351,6 +406,10 @@ mod tests {
         assert_eq!(variant_without_repetition("Content", "Contents"), None);
         assert_eq!(variant_without_repetition("Content", "Content"), None);
         assert_eq!(variant_without_repetition("ContentBlock", "Text"), None);
+        assert_eq!(typescript_guard("SessionUpdate", "ToolCall"), "isSessionUpdateToolCall");
+        assert_eq!(typescript_guard("McpServer", "McpServerStdio"), "isMcpServerStdio");
+        assert_eq!(typescript_side_function("dispatch", "agent", "request"), "dispatchAgentRequest");
+        assert_eq!(typescript_side_function("encode", "client", "notification"), "encodeClientNotification");
     }
 
     #[test]
@@ -362,5 +421,14 @@ mod tests {
         assert_eq!(python_distribution("acp_bindings").as_deref(), Some("acp-bindings"));
         assert_eq!(python_distribution("acp-bindings"), None);
         assert_eq!(python_distribution("class"), None);
+        assert_eq!(python_flattened_attribute("SessionConfigOption", "SessionConfigOptionType", |_| false), "type_");
+        assert_eq!(python_flattened_attribute("CreateElicitationRequest", "CreateElicitationRequestMode", |_| false), "mode");
+        assert_eq!(python_flattened_attribute("Request", "RequestMode", |attr| attr == "mode"), "request_mode");
+        assert_eq!(python_flattened_attribute("FormVariant", "ElicitationScope", |_| false), "elicitation_scope");
+        assert_eq!(python_handled_union("agent", "request"), "AgentHandledRequest");
+        assert_eq!(python_side_function("dispatch", "client", "notification"), "dispatch_client_notification");
+        assert_eq!(python_side_table("client", "notification"), "CLIENT_NOTIFICATIONS");
+        assert_eq!(python_handler("$/cancel_request", false), "cancel_request");
+        assert_eq!(python_handler("mcp/message", true), "mcp_message_notification");
     }
 }

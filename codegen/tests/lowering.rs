@@ -202,6 +202,25 @@ fn the_ir_round_trips_through_json() {
     assert_eq!(back, ir);
 }
 
+#[test]
+fn methods_the_schema_marks_unstable_are_unstable() {
+    let request = |method: &str, description: &str| json!({"type": "object", "x-method": method, "x-side": "agent", "description": description});
+    let ir = lower(
+        &from_value(json!({"$defs": {
+            "ForkRequest": request("session/fork", "**UNSTABLE**\n\nForks a session."),
+            "ForkResponse": request("session/fork", "Response to `session/fork`."),
+            "PromptRequest": request("session/prompt", "Sends a prompt; not **UNSTABLE**."),
+            "PromptResponse": request("session/prompt", "Response to `session/prompt`.")
+        }})),
+        Unsupported::Fail,
+    )
+    .unwrap();
+    assert!(ir.methods["session/fork"].unstable);
+    assert!(!ir.methods["session/prompt"].unstable);
+    let stable = lower(&load(&SourceOptions::default()).unwrap(), Unsupported::Fail).unwrap();
+    assert!(stable.methods.values().all(|method| !method.unstable));
+}
+
 // ---- bad schemas ------------------------------------------------------------
 
 fn lowering_error(document: Value) -> acp_codegen::CodegenError {

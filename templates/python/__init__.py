@@ -1,10 +1,17 @@
 """ACP bindings: pydantic v2 models, method tables, side protocols and the by-name codec.
 
-Generated: do not edit.
+Every name is importable from here. Generated: do not edit.
 """
+{% for (module, names) in imports %}
+from {{ module }} import (
+{%- for name in names %}
+    {{ name }},
+{%- endfor %}
+)
+{%- endfor %}
 
-from ._runtime import DecodeError
-from .codec import roundtrip
-from .protocols import Agent, Client
-
-__all__ = ["Agent", "Client", "DecodeError", "roundtrip"]
+__all__ = [
+{%- for name in all %}
+    "{{ name }}",
+{%- endfor %}
+]

@@ -36,11 +36,17 @@ class {{ item.name }}({{ item.base }}):
 {%- endfor %}
 {%- for field in item.fields %}
 
-    {{ field.attr }}: {{ field.annotation }}{{ field.default }}
+    {{ field.attr }}: {{ field.declared }}{{ field.default }}
 {%- if let Some(doc) = field.doc %}
     {{ doc }}
 {%- endif %}
 {%- endfor %}
+{%- if let Some(signature) = item.signature %}
+
+    if _t.TYPE_CHECKING:
+
+        def __init__({{ signature }}) -> None: ...
+{%- endif %}
 {%- for accessor in item.accessors %}
 
     def {{ accessor.name }}(self) -> {{ accessor.annotation }}:

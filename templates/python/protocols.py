@@ -1,4 +1,5 @@
-"""What each side of a connection handles, as `typing.Protocol` stubs.
+"""What each endpoint handles, as `typing.Protocol` classes, and the
+dispatchers that route a request or notification to an implementation.
 
 `protocol` and `both` methods are handled by every side and appear in each
 protocol; `proxy` methods are in the method tables only. Generated: do not edit.
@@ -8,18 +9,58 @@ from __future__ import annotations
 
 import typing as _t
 
-{%- for line in imports %}
+from . import _runtime as _rt
 
+{%- for line in imports %}
 {{ line }}
 {%- endfor %}
 {% for side in sides %}
 
 class {{ side.name }}(_t.Protocol):
     {{ side.doc }}
-{%- for method in side.methods %}
+{%- for handler in side.handlers %}
 
-    async def {{ method.name }}(self, params: _m.{{ method.params }}) -> {{ method.result }}:
-        {{ method.doc }}
-        ...
+    async def {{ handler.name }}(self, params: _m.{{ handler.params }}) -> {% if let Some(result) = handler.result %}_m.{{ result }}{% else %}None{% endif %}:
+        {{ handler.doc }}
+        {{ handler.body }}
 {%- endfor %}
+
+    async def extension_request(self, method: str, params: _t.Any) -> _t.Any:
+        """Handles a `_`-prefixed extension request: answers method-not-found unless overridden."""
+        raise _rt.MethodNotFound(method)
+
+    async def extension_notification(self, method: str, params: _t.Any) -> None:
+        """Handles a `_`-prefixed extension notification: ignores it unless overridden."""
+        return
+
+
+async def {{ side.dispatch_request }}(handler: {{ side.name }}, method: str, params: _t.Any) -> _t.Any:
+    """Decodes `params` by `method`, calls the handler and returns its result as JSON.
+
+    Raises `MethodNotFound` (-32601) for a method the {{ side.label }} does not handle,
+    `InvalidParams` (-32602) for params that do not decode, and whatever `RequestError`
+    the handler raises.
+    """
+{%- for handler in side.handlers %}
+{%- if let Some(result) = handler.result %}
+    if method == {{ handler.method }}:
+        return _rt.encode(_m.{{ result }}, await handler.{{ handler.name }}(_rt.decode_params(method, _m.{{ handler.params }}, params)))
+{%- endif %}
+{%- endfor %}
+    if _rt.is_extension(method):
+        return await handler.extension_request(method, params)
+    raise _rt.MethodNotFound(method)
+
+
+async def {{ side.dispatch_notification }}(handler: {{ side.name }}, method: str, params: _t.Any) -> None:
+    """Decodes `params` by `method` and calls the handler; raises as `{{ side.dispatch_request }}` does."""
+{%- for handler in side.handlers %}
+{%- if handler.result.is_none() %}
+    if method == {{ handler.method }}:
+        return await handler.{{ handler.name }}(_rt.decode_params(method, _m.{{ handler.params }}, params))
+{%- endif %}
+{%- endfor %}
+    if _rt.is_extension(method):
+        return await handler.extension_notification(method, params)
+    raise _rt.MethodNotFound(method)
 {% endfor %}

@@ -1,4 +1,6 @@
-"""Runtime support of the generated models: decode rules, tags and error paths."""
+"""Runtime support of the generated package: decode rules, tags and error
+paths of the models; JSON-RPC errors, extension methods and decoding by
+method name for the method tables and protocols."""
 
 from __future__ import annotations
 
@@ -6,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from types import UnionType
-from typing import Any, ClassVar, Union, get_args, get_origin
+from typing import Any, ClassVar, Generic, TypeVar, Union, cast, get_args, get_origin
 
 from pydantic import (
     BaseModel,
@@ -110,10 +112,14 @@ def inherited(cls: type, name: str) -> tuple[Any, ...]:
 class WireModel(BaseModel):
     """Base of every generated object: wire names as aliases, rules applied."""
 
-    model_config = ConfigDict(populate_by_name=True, regex_engine="python-re")
+    model_config = ConfigDict(
+        validate_by_name=True, validate_by_alias=True, use_attribute_docstrings=True, regex_engine="python-re"
+    )
 
     __acp_rules__: ClassVar[tuple[Rule, ...]] = ()
     __acp_flattened__: ClassVar[tuple[str, ...]] = ()
+    __acp_variant_tag__: ClassVar[tuple[str, str, str] | None] = None
+    """A tagged variant's tag: its wire name, attribute and value."""
 
     @model_validator(mode="before")
     @classmethod
@@ -121,6 +127,11 @@ class WireModel(BaseModel):
         if not isinstance(data, dict):
             return data
         data = dict(data)
+        if cls.__acp_variant_tag__ is not None:
+            wire, attr, tag = cls.__acp_variant_tag__
+            if wire not in data and attr not in data:
+                # Set, so that it is written out like any member given.
+                data[wire] = tag
         for rule in inherited(cls, "__acp_rules__"):
             key = rule.wire if rule.wire in data else rule.attr
             if key not in data:
@@ -139,7 +150,10 @@ class WireModel(BaseModel):
                 _fall_back(data, key, rule)
         members = dict(data)
         for attr in inherited(cls, "__acp_flattened__"):
-            data[attr] = members
+            # A value built in Python arrives as a model under its attribute;
+            # on the wire, the flattened members sit in the object itself.
+            if not isinstance(data.get(attr), BaseModel):
+                data[attr] = members
         return data
 
 
@@ -158,7 +172,7 @@ class FlatModel(WireModel):
         model = handler(data)
         if cls.__acp_closed__ and isinstance(data, dict):
             known = _declared(model)
-            unknown = [key for key in data if known is not None and key not in known]
+            unknown = [key for key in data if known is not None and key not in known and key not in cls.model_fields]
             if unknown:
                 raise FieldError(unknown[0], "is not a member of this object")
         return model
@@ -338,3 +352,116 @@ class OpenIntEnum(int, Enum):
         member._name_ = str(value)
         member._value_ = value
         return member
+
+
+def to_json(value: BaseModel) -> Any:
+    """The wire JSON of a model: wire names, and only the members it was given or decoded with."""
+    return value.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+
+class RequestError(Exception):
+    """A JSON-RPC error answer; `to_json()` is its `error` object."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+    def to_json(self) -> dict[str, Any]:
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return error
+
+
+class MethodNotFound(RequestError):
+    """-32601: the method is not one this side handles."""
+
+    def __init__(self, method: str) -> None:
+        super().__init__(-32601, f"method not found: {method}", {"method": method})
+        self.method = method
+
+
+class InvalidParams(RequestError):
+    """-32602: the params do not decode; `data` names the JSON pointer of the failure."""
+
+    def __init__(self, method: str, error: DecodeError) -> None:
+        super().__init__(-32602, f"invalid params of {method}: {error}", {"pointer": error.path})
+        self.method = method
+        self.path = error.path
+
+
+@dataclass(frozen=True)
+class ExtensionRequest:
+    """A request whose method starts with `_`: an extension, kept undecoded."""
+
+    method: str
+    params: Any
+
+
+@dataclass(frozen=True)
+class ExtensionNotification:
+    """A notification whose method starts with `_`: an extension, kept undecoded."""
+
+    method: str
+    params: Any
+
+
+def is_extension(method: str) -> bool:
+    """Whether `method` names an extension (it starts with `_`)."""
+    return method.startswith("_")
+
+
+def decode_params(method: str, annotation: Any, params: Any) -> Any:
+    """The params of `method` decoded as `annotation`; `InvalidParams` when they do not decode."""
+    try:
+        return decode_with(annotation, params)
+    except DecodeError as error:
+        raise InvalidParams(method, error) from error
+
+
+def decode_by_method(table: dict[str, Any], method: str, params: Any, extension: Callable[[str, Any], Any]) -> Any:
+    """The params of `method`, decoded as `table` says; an extension method's
+    kept whole by `extension`; `MethodNotFound` for any other method."""
+    annotation = table.get(method)
+    if annotation is not None:
+        return decode_params(method, annotation, params)
+    if is_extension(method):
+        return extension(method, params)
+    raise MethodNotFound(method)
+
+
+P = TypeVar("P")
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class RequestMethod(Generic[P, R]):
+    """A request: `params` from the caller, `result` back from `side`;
+    `optional` when the method is capability-gated, unstable or protocol-level."""
+
+    name: str
+    side: str
+    params: Any
+    result: Any
+    optional: bool
+
+    def decode_params(self, value: Any) -> P:
+        return cast(P, decode_params(self.name, self.params, value))
+
+    def decode_result(self, value: Any) -> R:
+        return cast(R, decode_with(self.result, value))
+
+
+@dataclass(frozen=True)
+class NotificationMethod(Generic[P]):
+    """A notification handled by `side`; `optional` as for requests."""
+
+    name: str
+    side: str
+    params: Any
+    optional: bool
+
+    def decode_params(self, value: Any) -> P:
+        return cast(P, decode_params(self.name, self.params, value))

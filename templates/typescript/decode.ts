@@ -109,7 +109,10 @@ function jsonEqual(left: unknown, right: unknown): boolean {
   return false;
 }
 
-/** A plain JSON copy of a decoded value. */
+/**
+ * A plain JSON copy of a decoded (or built) value. An object member set to
+ * `undefined` is left out: an optional member is absent either way.
+ */
 export function encode(value: unknown): JsonValue {
   if (value === null || typeof value === "boolean" || typeof value === "string") return value;
   if (typeof value === "number" && Number.isFinite(value)) return value;
@@ -117,7 +120,7 @@ export function encode(value: unknown): JsonValue {
   if (isObject(value)) {
     const copy: { [key: string]: JsonValue } = {};
     for (const [key, member] of Object.entries(value)) {
-      setMember(copy, key, encode(member));
+      if (member !== undefined) setMember(copy, key, encode(member));
     }
     return copy;
   }
@@ -380,25 +383,49 @@ function taggedUnion(property: string, variants: ReadonlyArray<readonly [string,
   };
 }
 
+/** The variant a decoder of an untagged union picks: its position (-1 for none) and outcome. */
+interface Pick {
+  readonly index: number;
+  readonly outcome: DecodeResult<unknown>;
+}
+
 /**
- * A union told apart by shape: among the variants that decode, the first
- * whose encoding equals the input, else the first that decodes.
+ * Among the `variants` that decode `value`, the first whose encoding equals
+ * the input, else the first that decodes.
  */
-function untaggedUnion(variants: readonly Codec[]): Codec {
-  return (value, path) => {
-    let first: DecodeResult<unknown> | null = null;
-    const issues: DecodeIssue[] = [{ path, message: "matches no variant of the union" }];
-    for (const variant of variants) {
-      const outcome = variant(value, path);
-      if (outcome.ok) {
-        if (jsonEqual(outcome.value, value)) return outcome;
-        first ??= outcome;
-      } else {
-        issues.push(...outcome.issues);
-      }
+function pick(variants: readonly Codec[], value: unknown, path: string): Pick {
+  let first: Pick | null = null;
+  const issues: DecodeIssue[] = [{ path, message: "matches no variant of the union" }];
+  for (const [index, variant] of variants.entries()) {
+    const outcome = variant(value, path);
+    if (outcome.ok) {
+      if (jsonEqual(outcome.value, value)) return { index, outcome };
+      first ??= { index, outcome };
+    } else {
+      issues.push(...outcome.issues);
     }
-    return first ?? { ok: false, issues };
-  };
+  }
+  return first ?? { index: -1, outcome: { ok: false, issues } };
+}
+
+/** The union called `typeName` told apart by shape (see `pick`). */
+function untaggedUnion(typeName: string): Codec {
+  return (value, path) => pick(alternatives.get(typeName) ?? [], value, path).outcome;
+}
+
+/** The variants of each untagged union, in the order a decoder tries them. */
+const alternatives = new Map<string, readonly Codec[]>([
+{%- for entry in alternatives %}
+  [{{ entry.key }}, {{ entry.codec }}],
+{%- endfor %}
+]);
+
+/**
+ * Which variant of the untagged union called `typeName` decoding `value`
+ * picks: its position among the union's variants, or -1 when none decodes it.
+ */
+export function variantIndex(typeName: string, value: unknown): number {
+  return pick(alternatives.get(typeName) ?? [], value, "").index;
 }
 
 /** Every type's codec, by canonical schema name. */

@@ -6,6 +6,21 @@ import type { JsonValue } from "./types.js";
 export * from "./types.js";
 export * from "./decode.js";
 export * from "./methods.js";
+export { RequestError } from "./rpc.js";
+export type {
+  Awaitable,
+  CallDecodeResult,
+  CallError,
+  DroppedNotification,
+  ExtensionCall,
+  ExtensionMethod,
+  JsonRpcError,
+  JsonRpcId,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  JsonRpcResponse,
+  Outcome,
+} from "./rpc.js";
 
 /**
  * The by-name codec every language's bindings share: decodes `json` as the

@@ -3,9 +3,28 @@
 // Agent and client methods belong to their side; protocol-level methods
 // (handled by every side) and methods either side may handle appear in each
 // side's maps and interface. Proxy methods, when the schema has any, form a
-// `Proxy` side of their own.
+// `Proxy` side of their own. Each side has typed functions over `rpc.ts`:
+// decode a call or a result by method name, dispatch a call to an
+// implementation of the side's interface, encode a call to send.
 
+import type { DecodeResult } from "./decode.js";
+import { decodeCall, decodeResult, dispatchMessage, dispatchNotification, dispatchRequest, encodeNotification, encodeRequest } from "./rpc.js";
+import type {
+  Awaitable,
+  CallDecodeResult,
+  DroppedNotification,
+  ExtensionCall,
+  ExtensionMethod,
+  JsonRpcError,
+  JsonRpcId,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  JsonRpcResponse,
+  Outcome,
+  SideRoutes,
+} from "./rpc.js";
 import type * as types from "./types.js";
+import type { JsonValue } from "./types.js";
 
 /** Every JSON-RPC method name, keyed by its function name. */
 export const METHODS = {
@@ -45,19 +64,106 @@ export interface {{ side.notifications_map }} {
 {%- endfor %}
 }
 
-/** What an implementation of the {{ side.label }} side provides: one method per request or notification it handles. */
+/** A request the {{ side.label }} handles, decoded by its method name: a `switch` on `method` types `params`. */
+export type {{ side.incoming_request }} =
+{%- for call in side.requests %}
+  | { readonly method: {{ call.wire }}; readonly params: {{ call.params }} }
+{%- endfor %}
+  | ExtensionCall;
+
+/** A notification the {{ side.label }} handles, decoded by its method name: a `switch` on `method` types `params`. */
+export type {{ side.incoming_notification }} =
+{%- for call in side.notifications %}
+  | { readonly method: {{ call.wire }}; readonly params: {{ call.params }} }
+{%- endfor %}
+  | ExtensionCall;
+
+/**
+ * What an implementation of the {{ side.label }} side provides: a member per
+ * request or notification it handles, for `{{ side.dispatch_message }}` and
+ * the like to call. A handler may return its answer or a promise of it, and
+ * throws a `RequestError` to answer with an error of its own.
+ */
 export interface {{ side.interface }} {
 {%- for call in side.requests %}
 {%- for line in call.doc %}
   {{ line }}
 {%- endfor %}
-  {{ call.function }}(params: {{ call.params }}): Promise<{{ call.result }}>;
+  {{ call.function }}{{ call.mark }}(params: {{ call.params }}): Awaitable<{{ call.result }}>;
 {%- endfor %}
 {%- for call in side.notifications %}
 {%- for line in call.doc %}
   {{ line }}
 {%- endfor %}
-  {{ call.function }}(params: {{ call.params }}): Promise<{{ call.result }}>;
+  {{ call.function }}{{ call.mark }}(params: {{ call.params }}): Awaitable<{{ call.result }}>;
 {%- endfor %}
+  /** Handles a request of an extension method; without it, the dispatcher answers method-not-found. */
+  {{ side.extension_request }}?(method: ExtensionMethod, params: JsonValue | undefined): Awaitable<JsonValue>;
+  /** Handles a notification of an extension method; without it, the notification is dropped. */
+  {{ side.extension_notification }}?(method: ExtensionMethod, params: JsonValue | undefined): Awaitable<void>;
+}
+
+const {{ side.routes }}: SideRoutes = {
+  requests: new Map([
+{%- for call in side.requests %}
+    [{{ call.wire }}, {{ call.route }}],
+{%- endfor %}
+  ]),
+  notifications: new Map([
+{%- for call in side.notifications %}
+    [{{ call.wire }}, {{ call.route }}],
+{%- endfor %}
+  ]),
+  extensionRequest: "{{ side.extension_request }}",
+  extensionNotification: "{{ side.extension_notification }}",
+};
+
+/**
+ * Decodes the params of a request the {{ side.label }} handles by its method
+ * name. An unknown method fails with -32601, params that are not the
+ * method's with -32602 and the JSON pointer of the failure; a method that
+ * begins with the extension prefix is an `ExtensionCall`.
+ */
+export function {{ side.decode_request }}(method: string, params: unknown): CallDecodeResult<{{ side.incoming_request }}> {
+  return decodeCall({{ side.routes }}.requests, method, params) as CallDecodeResult<{{ side.incoming_request }}>;
+}
+
+/** Decodes the params of a notification the {{ side.label }} handles by its method name, as `{{ side.decode_request }}` does. */
+export function {{ side.decode_notification }}(method: string, params: unknown): CallDecodeResult<{{ side.incoming_notification }}> {
+  return decodeCall({{ side.routes }}.notifications, method, params) as CallDecodeResult<{{ side.incoming_notification }}>;
+}
+
+/** Decodes the result the {{ side.label }} answered a request of `method` with. */
+export function {{ side.decode_result }}<M extends keyof {{ side.requests_map }}>(method: M, json: unknown): DecodeResult<{{ side.requests_map }}[M]["result"]> {
+  return decodeResult({{ side.routes }}.requests, method, json) as DecodeResult<{{ side.requests_map }}[M]["result"]>;
+}
+
+/** Answers a request to the {{ side.label }}: decoded by `method`, handled by `implementation`, its result encoded (or an error). */
+export function {{ side.dispatch_request }}(implementation: {{ side.interface }}, method: string, params: unknown): Promise<Outcome> {
+  return dispatchRequest({{ side.routes }}, implementation, method, params);
+}
+
+/** Delivers a notification to the {{ side.label }}: `null` once handled, else the error (nothing is sent back). */
+export function {{ side.dispatch_notification }}(implementation: {{ side.interface }}, method: string, params: unknown): Promise<JsonRpcError | null> {
+  return dispatchNotification({{ side.routes }}, implementation, method, params);
+}
+
+/**
+ * Handles a JSON-RPC message the {{ side.label }} received (parsed JSON): a
+ * request gets its response, a notification `null`, and `dropped` hears of
+ * a notification that was not handled.
+ */
+export function {{ side.dispatch_message }}(implementation: {{ side.interface }}, message: unknown, dropped?: DroppedNotification): Promise<JsonRpcResponse | null> {
+  return dispatchMessage({{ side.routes }}, implementation, message, dropped);
+}
+
+/** A JSON-RPC request for the {{ side.label }} to handle, its params typed by `method` and encoded. */
+export function {{ side.encode_request }}<M extends keyof {{ side.requests_map }}>(id: JsonRpcId, method: M, params: {{ side.requests_map }}[M]["params"]): JsonRpcRequest {
+  return encodeRequest(id, method, params);
+}
+
+/** A JSON-RPC notification for the {{ side.label }} to handle, its params typed by `method` and encoded. */
+export function {{ side.encode_notification }}<M extends keyof {{ side.notifications_map }}>(method: M, params: {{ side.notifications_map }}[M]): JsonRpcNotification {
+  return encodeNotification(method, params);
 }
 {% endfor -%}

@@ -2,7 +2,12 @@
 //
 // Every type has the JSON wire shape: an optional member is `member?: T`
 // (absent, never `undefined`), a nullable one is `T | null`. Integers are
-// JavaScript numbers: 64-bit values beyond 2^53 are not exact.
+// JavaScript numbers: 64-bit values beyond 2^53 are not exact. Every variant
+// of a tagged or untagged union has a type guard, `is<Union><Variant>`.
+{%- if imports_variant_index %}
+
+import { variantIndex } from "./decode.js";
+{%- endif %}
 
 /** Any JSON value. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
@@ -26,6 +31,13 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [key:
 {%- endfor %}
   | {{ alternative.ty }}
 {%- endfor %};
+{%- for guard in alias.guards %}
+
+{% for line in guard.doc %}{{ line }}
+{% endfor %}export function {{ guard.function }}(value: {{ guard.union }}): value is {{ guard.predicate }} {
+  return {{ guard.test }};
+}
+{%- endfor %}
 {% endfor %}
 {%- for group in constants %}
 /** The named values of `{{ group.name }}`. */

@@ -18,8 +18,13 @@ from typing import Any
 
 import pytest
 
-ALLOWED_SKIPS: dict[str, str] = {}
-"""Test id -> why that test may skip. Empty: no test may skip."""
+ALLOWED_SKIPS: dict[str, str] = {
+    "tests/python/test_usage.py::test_the_usage_program_runs_and_its_messages_round_trip": (
+        "the usage program sends `session/update`, which v2 schemas do not have; "
+        "`cargo xtask test` type-checks it on the default schema, where it cannot skip unnoticed"
+    ),
+}
+"""Test id -> why that test may skip."""
 
 
 @pytest.hookimpl(hookwrapper=True)

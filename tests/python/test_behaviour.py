@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import json
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ from conftest import bindings_folder, installed_package, package_name
 PACKAGE = installed_package(bindings_folder())
 MODELS = importlib.import_module(f"{package_name()}.models")
 METHODS = importlib.import_module(f"{package_name()}.methods")
+RUNTIME = importlib.import_module(f"{package_name()}._runtime")
 
 
 def error_of(type_name: str, value: Any) -> Any:
@@ -48,3 +50,41 @@ def test_protocols_have_one_method_per_handled_method() -> None:
     assert "session_update" in client and "session_update" not in agent
     assert METHODS.REQUESTS["initialize"].side == "agent"
     assert METHODS.NOTIFICATIONS["session/update"].side == "client"
+
+
+def flattening_vectors() -> list[Any]:
+    """The valid vectors of every model that flattens a union beside its own members."""
+    cases = []
+    for path in sorted((bindings_folder() / "vectors").glob("*.json")):
+        document = json.loads(path.read_text(encoding="utf-8"))
+        model = MODELS.TYPES.get(document["type"])
+        if isinstance(model, type) and issubclass(model, RUNTIME.FlatModel):
+            for vector in document["valid"]:
+                cases.append(pytest.param(model, vector["value"], id=f"{document['type']}/{vector['name']}"))
+    return cases
+
+
+@pytest.mark.parametrize(("model", "value"), flattening_vectors())
+def test_models_that_flatten_are_built_from_their_attributes(model: Any, value: Any) -> None:
+    decoded = model.model_validate(value)
+    rebuilt = model(**{name: getattr(decoded, name) for name in decoded.model_fields_set})
+    assert rebuilt == decoded
+    assert RUNTIME.encode(model, rebuilt) == RUNTIME.encode(model, decoded)
+
+
+def test_a_variant_tag_defaults_to_its_value_and_is_written() -> None:
+    block = MODELS.ContentBlockText(text="hi")
+    assert block.type_ == "text"
+    assert RUNTIME.encode(MODELS.ContentBlock, block) == {"type": "text", "text": "hi"}
+
+
+def test_field_docstrings_are_field_descriptions() -> None:
+    assert MODELS.TextContent.model_fields["text"].description or MODELS.TextContent.model_fields["meta"].description
+
+
+def test_docstrings_indent_their_continuation_lines() -> None:
+    """Every line of a class body, docstrings included, is indented (PEP 257)."""
+    source = inspect.getsource(MODELS)
+    for block in source.split("\n\n\nclass ")[1:]:
+        body = block.split("\n\n\n")[0].split("\n")[1:]
+        assert all(line == "" or line.startswith("    ") for line in body), block.split("(")[0]

@@ -7,8 +7,16 @@
 // so the checks hold in both directions. Only types every supported schema
 // has in the same shape are used.
 
-import type { Agent, Client, DecodeResult, JsonValue, MethodName, TextContent } from "acp-bindings";
-import { decodeTextContent, METHODS, roundtrip } from "acp-bindings";
+import type { Agent, AgentIncomingRequest, Client, DecodeResult, ElicitationPropertySchema, JsonValue, MethodName, TextContent } from "acp-bindings";
+import {
+  decodeAgentIncomingRequest,
+  decodeTextContent,
+  encodeAgentRequest,
+  isElicitationPropertySchemaOther,
+  isElicitationPropertySchemaString,
+  METHODS,
+  roundtrip,
+} from "acp-bindings";
 
 export const minimal: TextContent = { text: "hello" };
 export const explicitNull: TextContent = { text: "hello", annotations: null };
@@ -35,3 +43,55 @@ export const unknownMethod: MethodName = "no/such_method";
 export type AgentInitialize = Agent["initialize"];
 // @ts-expect-error the client does not handle `initialize`
 export type ClientInitialize = Client["initialize"];
+
+// A switch on an extensible union's tag narrows to exactly one variant; the
+// catch-all takes extension tags, and its members are `unknown`.
+export function narrowed(schema: ElicitationPropertySchema): number | null | undefined {
+  switch (schema.type) {
+    case "string":
+      return schema.minLength;
+    case "_example/slider": {
+      const maximum: unknown = schema["maximum"];
+      return typeof maximum === "number" ? maximum : null;
+    }
+    default:
+      return null;
+  }
+}
+export const extension: ElicitationPropertySchema = { type: "_example/slider", maximum: 10 };
+// @ts-expect-error a misspelt tag is neither a known variant nor an extension
+export const misspelt: ElicitationPropertySchema = { type: "strnig" };
+
+export function guarded(schema: ElicitationPropertySchema): string | number | null | undefined {
+  if (isElicitationPropertySchemaString(schema)) return schema.minLength;
+  return isElicitationPropertySchemaOther(schema) ? schema.type : null;
+}
+
+// Decoding by method name types the params of each method.
+export function promptText(method: string, params: unknown): string | null {
+  const decoded = decodeAgentIncomingRequest(method, params);
+  if (!decoded.ok) return decoded.error.code === -32602 ? decoded.error.data.pointer : null;
+  const request: AgentIncomingRequest = decoded.value;
+  switch (request.method) {
+    case "session/prompt":
+      return request.params.sessionId;
+    case "initialize":
+      // @ts-expect-error initialize params carry no session
+      return request.params.sessionId;
+    default:
+      return null;
+  }
+}
+
+// Messages are typed by their method.
+export const request = encodeAgentRequest(1, "session/prompt", { sessionId: "s", prompt: [] });
+// @ts-expect-error the params must be the method's
+export const mismatched = encodeAgentRequest(1, "session/prompt", { protocolVersion: 1 });
+// @ts-expect-error the agent handles no `session/update` request
+export const wrongSide = encodeAgentRequest(1, "session/update", {});
+
+// Only gated and unstable methods may be left out of an implementation.
+export type Prompt = Agent["sessionPrompt"];
+// @ts-expect-error `session/prompt` is not optional
+export const promptOptional: Prompt = undefined;
+export const elicitationOptional: Client["elicitationCreate"] = undefined;

@@ -5,7 +5,10 @@
 //! into that environment in place of the previous schema's, `ruff check` on
 //! the sources, `mypy --strict` (with the pydantic plugin, from the package's
 //! `pyproject.toml`) on the installed package, then pytest on every shared
-//! vector (`tests/python/`), warnings counted as errors. The tests import the
+//! vector (`tests/python/`), warnings counted as errors. On the default
+//! schema, the usage program (`tests/python/usage_program.py`) is first
+//! type-checked as a programmer's code would be: `mypy --strict` with and
+//! without the pydantic plugin, and pyright in strict mode. The tests import the
 //! package by name from site-packages, never from the sources, and fail unless
 //! it holds exactly the files generated for this schema. pytest exits 5 when
 //! it ran no test, which fails like any other non-zero exit.
@@ -46,10 +49,33 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
             .current_dir(&work),
         &format!("{label}: mypy --strict on the installed package"),
     )?;
+    if label == "default" {
+        check_usage_program(&python, &tests.join("usage_program.py"), &package.join("pyproject.toml"), &tools, &work)?;
+    }
     let outcome = pytest(&python, workspace, bindings)?;
     print!("{}", outcome.output);
     ensure!(outcome.passed, "{label}: pytest {} failed (exit 5 means no test ran)", tests.display());
     Ok(())
+}
+
+/// Type-checks `program` against the installed package: `mypy --strict` with
+/// the package's configuration (the pydantic plugin) and with none (from
+/// `work`, which holds no configuration), then pyright, which the program's
+/// `# pyright: strict` comment puts in strict mode.
+fn check_usage_program(python: &Path, program: &Path, config: &Path, tools: &Path, work: &Path) -> Result<()> {
+    let cache = tools.join("mypy-cache").join("usage");
+    run_checked(
+        Command::new(python).args(["-m", "mypy", "--strict", "--config-file"]).arg(config).arg("--cache-dir").arg(cache.join("plugin")).arg(program),
+        "mypy --strict (pydantic plugin) on tests/python/usage_program.py",
+    )?;
+    run_checked(
+        Command::new(python).args(["-m", "mypy", "--strict", "--cache-dir"]).arg(cache.join("plain")).arg(program).current_dir(work),
+        "mypy --strict (no plugin) on tests/python/usage_program.py",
+    )?;
+    run_checked(
+        Command::new(python).args(["-m", "pyright", "--pythonpath"]).arg(python).arg(program).current_dir(work),
+        "pyright (strict) on tests/python/usage_program.py",
+    )
 }
 
 /// Builds a wheel of the package of `bindings` and installs it into the

@@ -5,8 +5,11 @@
 //! fresh consumer folder, `<bindings>/ts-consumer/`, as any dependant would
 //! install it. Everything after that sees only the installed package, by
 //! name: the type-level checks compile against its `.d.ts` files through its
-//! `exports` and `types`, and Node's test runner runs every shared vector
-//! through the module it resolves from the consumer (`tests/typescript/`).
+//! `exports` and `types`, Node's test runner runs every shared vector and
+//! the programming-interface tests through the module it resolves from the
+//! consumer, and on the protocol v1 schemas a usage program (an agent and a
+//! client joined through the dispatchers) compiles with and without
+//! `exactOptionalPropertyTypes` and runs (`tests/typescript/`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -37,6 +40,38 @@ const TYPECHECK_CONFIG: &str = r#"{
 }
 "#;
 
+/// The usage program's compiler settings: the package's own, then the same
+/// without `exactOptionalPropertyTypes` (the setting most consumers use),
+/// which also writes the JavaScript that Node runs.
+const USAGE_CONFIGS: [(&str, &str); 2] = [
+    (
+        "tsconfig.usage-exact.json",
+        r#"{
+  "extends": "../typescript/tsconfig.json",
+  "compilerOptions": { "noEmit": true, "rootDir": "." },
+  "include": ["usage.ts"]
+}
+"#,
+    ),
+    (
+        "tsconfig.usage.json",
+        r#"{
+  "extends": "../typescript/tsconfig.json",
+  "compilerOptions": { "exactOptionalPropertyTypes": false, "declaration": false, "rootDir": ".", "outDir": "usage" },
+  "include": ["usage.ts"]
+}
+"#,
+    ),
+];
+
+/// The schemas (by label) whose bindings the usage program runs on: it is
+/// written against protocol v1 (`tool_call` and `plan` updates), whose
+/// session updates protocol v2 replaced.
+const USAGE_SCHEMAS: [&str; 3] = ["default", "v1-stable", "v1-unstable"];
+
+/// The Node test files, run against the installed package.
+const NODE_TESTS: [&str; 2] = ["vectors.test.mjs", "api.test.mjs"];
+
 /// Runs the typescript suite on the bindings in `bindings` (a folder written by
 /// `generate`, holding `typescript/` and `vectors/`); `label` names the schema.
 pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
@@ -59,10 +94,28 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
         Command::new("npm").args(["exec", "--no", "--", "tsc", "-p"]).arg(consumer.join("tsconfig.json")).current_dir(&package),
         &format!("{label}: tsc on the type-level checks against the installed package"),
     )?;
+    if USAGE_SCHEMAS.contains(&label) {
+        usage_program(&tests, &package, &consumer, label)?;
+    }
     let outcome = node_tests(workspace, bindings)?;
     print!("{}", outcome.output);
-    ensure!(outcome.passed, "{label}: node --test tests/typescript/vectors.test.mjs failed");
+    ensure!(outcome.passed, "{label}: node --test on {} failed", NODE_TESTS.join(", "));
     Ok(())
+}
+
+/// Compiles `tests/typescript/usage.ts` in the consumer folder against the
+/// installed package, with and without `exactOptionalPropertyTypes`, and
+/// runs it: it throws unless every exchange went as expected.
+fn usage_program(tests: &Path, package: &Path, consumer: &Path, label: &str) -> Result<()> {
+    std::fs::copy(tests.join("usage.ts"), consumer.join("usage.ts")).context("copying the usage program")?;
+    for (file, config) in USAGE_CONFIGS {
+        std::fs::write(consumer.join(file), config).with_context(|| format!("writing the usage program's {file}"))?;
+        run_checked(
+            Command::new("npm").args(["exec", "--no", "--", "tsc", "-p"]).arg(consumer.join(file)).current_dir(package),
+            &format!("{label}: tsc -p {file} on the usage program against the installed package"),
+        )?;
+    }
+    run_checked(Command::new("node").arg(consumer.join("usage").join("usage.js")).current_dir(consumer), &format!("{label}: node on the usage program"))
 }
 
 /// Packs the built package of `bindings` into its consumer folder (see
@@ -75,13 +128,18 @@ fn install_consumer(workspace: &Path, bindings: &Path, label: &str) -> Result<Pa
     Ok(consumer)
 }
 
-/// Runs Node's test runner on `tests/typescript/vectors.test.mjs` against the
-/// installed package of `bindings`. A skipped or to-do test fails the run:
-/// no test may pass by not running.
+/// Runs Node's test runner on the [`NODE_TESTS`] in `tests/typescript/`
+/// against the installed package of `bindings`. A skipped or to-do test
+/// fails the run: no test may pass by not running.
 fn node_tests(workspace: &Path, bindings: &Path) -> Result<SuiteOutcome> {
-    let suite = workspace.join("tests").join("typescript").join("vectors.test.mjs");
+    let tests = workspace.join("tests").join("typescript");
     let mut outcome = SuiteOutcome::of(
-        Command::new("node").arg("--test").arg("--test-reporter=tap").arg(&suite).env("ACP_BINDINGS", bindings).current_dir(workspace),
+        Command::new("node")
+            .arg("--test")
+            .arg("--test-reporter=tap")
+            .args(NODE_TESTS.map(|file| tests.join(file)))
+            .env("ACP_BINDINGS", bindings)
+            .current_dir(workspace),
         "node --test",
     )?;
     for counter in ["# skipped ", "# todo "] {
@@ -94,7 +152,7 @@ fn node_tests(workspace: &Path, bindings: &Path) -> Result<SuiteOutcome> {
     Ok(outcome)
 }
 
-/// Runs the vector tests on the built TypeScript package of `bindings`
+/// Runs the Node tests on the built TypeScript package of `bindings`
 /// (`typescript/dist`), packed and installed as in [`run`].
 pub fn vector_suite(workspace: &Path, bindings: &Path, label: &str) -> Result<SuiteOutcome> {
     install_consumer(workspace, bindings, label)?;

@@ -1,6 +1,7 @@
-//! The TypeScript emitter: an ESM package with the schema's types
-//! (`src/types.ts`), zero-dependency decoders (`src/decode.ts`), the method
-//! tables and side interfaces (`src/methods.ts`) and the by-name codec
+//! The TypeScript emitter: an ESM package with the schema's types and their
+//! type guards (`src/types.ts`), zero-dependency decoders (`src/decode.ts`),
+//! the JSON-RPC runtime (`src/rpc.ts`), the method tables, side interfaces,
+//! typed decoders and dispatchers (`src/methods.ts`) and the by-name codec
 //! (`src/index.ts`), rendered from the askama templates in
 //! `templates/typescript/`.
 //!
@@ -9,6 +10,7 @@
 //! the JSON exactly. Everything a template prints is resolved here.
 
 mod codecs;
+mod guards;
 mod methods;
 mod types;
 
@@ -19,15 +21,40 @@ use askama::Template;
 
 use super::{Files, PackageNames};
 use crate::error::{CodegenError, ErrorKind};
-use crate::ir::Ir;
+use crate::ir::{Ir, TypeKind};
 use crate::naming;
 
 /// The TypeScript compiler the package is built with (exact, as locked).
 const TYPESCRIPT_VERSION: &str = "5.9.3";
 
-/// Names the package exports besides the schema's types.
-const FIXED_EXPORTS: &[&str] =
-    &["JsonValue", "DecodeIssue", "DecodeResult", "DecodeError", "decodeByName", "encode", "roundtrip", "METHODS", "MethodName", "METHOD_TYPES"];
+/// Names the package exports besides those made for the schema's types and
+/// methods.
+const FIXED_EXPORTS: &[&str] = &[
+    "JsonValue",
+    "DecodeIssue",
+    "DecodeResult",
+    "DecodeError",
+    "decodeByName",
+    "encode",
+    "variantIndex",
+    "roundtrip",
+    "METHODS",
+    "MethodName",
+    "METHOD_TYPES",
+    "Awaitable",
+    "CallDecodeResult",
+    "CallError",
+    "DroppedNotification",
+    "ExtensionCall",
+    "ExtensionMethod",
+    "JsonRpcError",
+    "JsonRpcId",
+    "JsonRpcNotification",
+    "JsonRpcRequest",
+    "JsonRpcResponse",
+    "Outcome",
+    "RequestError",
+];
 
 #[derive(Template)]
 #[template(path = "typescript/package.json", escape = "none")]
@@ -52,43 +79,55 @@ struct TsConfig;
 #[template(path = "typescript/index.ts", escape = "none")]
 struct Index;
 
+#[derive(Template)]
+#[template(path = "typescript/rpc.ts", escape = "none")]
+struct Rpc {
+    /// The extension prefix as a string literal, and as text.
+    extension_prefix: String,
+    extension_prefix_text: &'static str,
+}
+
 /// Emits the TypeScript package for `ir`.
 pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
     check_exports(ir)?;
     let name = json_string(&names.npm_package);
     let package = PackageJson { name: name.clone(), typescript: TYPESCRIPT_VERSION };
     let lock = PackageLock { name, typescript: TYPESCRIPT_VERSION };
+    let rpc = Rpc { extension_prefix: json_string(naming::EXTENSION_PREFIX), extension_prefix_text: naming::EXTENSION_PREFIX };
     Ok(vec![
         (PathBuf::from("package.json"), render(&package, "package.json")?),
         (PathBuf::from("package-lock.json"), render(&lock, "package-lock.json")?),
         (PathBuf::from("tsconfig.json"), render(&TsConfig, "tsconfig.json")?),
         (PathBuf::from("src/types.ts"), render(&types::view(ir), "types.ts")?),
         (PathBuf::from("src/decode.ts"), render(&codecs::view(ir), "decode.ts")?),
+        (PathBuf::from("src/rpc.ts"), render(&rpc, "rpc.ts")?),
         (PathBuf::from("src/methods.ts"), render(&methods::view(ir)?, "methods.ts")?),
         (PathBuf::from("src/index.ts"), render(&Index, "index.ts")?),
     ])
 }
 
-/// Every name the entry point re-exports must be unique: a schema type may
-/// not take a name the package itself defines.
+/// Every name the entry point exports must be unique: a schema type may not
+/// take a name the package itself defines, nor may the names made for two
+/// types (`decodeX`, `XDefaults`, guards) meet.
 fn check_exports(ir: &Ir) -> Result<(), CodegenError> {
     let mut taken: BTreeSet<String> = FIXED_EXPORTS.iter().map(|name| (*name).to_owned()).collect();
     for side in methods::SIDES {
-        for role in methods::ROLES {
-            taken.insert(naming::typescript_side_type(side, role));
-        }
-    }
-    let type_names: BTreeSet<String> = ir.types.keys().map(|name| naming::typescript_type(name)).collect();
-    for definition in ir.types.values() {
-        let defaults = naming::typescript_defaults(&naming::typescript_type(&definition.name));
-        if types::has_defaults(definition) && type_names.contains(&defaults) {
-            return Err(collision(definition, &defaults));
-        }
+        taken.extend(methods::ROLES.iter().map(|role| naming::typescript_side_type(side, role)));
+        taken.extend(methods::FUNCTIONS.iter().map(|(verb, role)| naming::typescript_side_function(verb, side, role)));
     }
     for definition in ir.types.values() {
         let name = naming::typescript_type(&definition.name);
-        if taken.contains(&name) {
-            return Err(collision(definition, &name));
+        let mut names = vec![naming::typescript_decoder(&name), name.clone()];
+        if types::has_defaults(definition) {
+            names.push(naming::typescript_defaults(&name));
+        }
+        if let TypeKind::Union(union) = &definition.kind {
+            names.extend(guards::names(&definition.name, union));
+        }
+        for name in names {
+            if !taken.insert(name.clone()) {
+                return Err(collision(definition, &name));
+            }
         }
     }
     Ok(())
@@ -99,7 +138,7 @@ fn collision(definition: &crate::ir::TypeDef, name: &str) -> CodegenError {
         kind: ErrorKind::NameCollision,
         file: "typescript bindings".to_owned(),
         pointer: definition.pointer.clone(),
-        message: format!("the TypeScript name `{name}` is also defined by the package itself"),
+        message: format!("the TypeScript name `{name}` is already taken in the package"),
     }
 }
 
@@ -145,7 +184,7 @@ mod tests {
     use serde_json::{json, Value};
 
     use super::*;
-    use crate::ir::{Method, NotificationMethod, RequestMethod, Side};
+    use crate::ir::{Gate, Method, NotificationMethod, RequestMethod, Side};
     use crate::test_support::{file, ir_of};
 
     fn sample() -> Ir {
@@ -157,6 +196,11 @@ mod tests {
                 {"type": "object", "properties": {"kind": {"type": "string", "const": "chunk"}, "text": {"type": "string"}}, "required": ["kind", "text"]},
                 {"type": "object", "properties": {"kind": {"type": "string", "const": "done"}}, "required": ["kind"]}],
                 "discriminator": {"propertyName": "kind"}},
+            "Extensible": {"anyOf": [
+                {"type": "object", "properties": {"state": {"type": "string", "const": "running"}}, "required": ["state"]},
+                {"title": "other", "type": "object", "properties": {"state": {"type": "string"}}, "required": ["state"],
+                 "not": {"anyOf": [{"type": "object", "properties": {"state": {"type": "string", "const": "running"}}, "required": ["state"]}]}}]},
+            "Id": {"anyOf": [{"title": "Number", "type": "integer", "format": "int64"}, {"title": "Str", "type": "string"}]},
             "Item": {"type": "object", "properties": {
                 "label": {"type": ["string", "null"]},
                 "count": {"type": "integer", "format": "uint64", "minimum": 0},
@@ -171,7 +215,7 @@ mod tests {
         let paths: Vec<String> = files.iter().map(|(path, _)| path.display().to_string()).collect();
         assert_eq!(
             paths,
-            ["package.json", "package-lock.json", "tsconfig.json", "src/types.ts", "src/decode.ts", "src/methods.ts", "src/index.ts"]
+            ["package.json", "package-lock.json", "tsconfig.json", "src/types.ts", "src/decode.ts", "src/rpc.ts", "src/methods.ts", "src/index.ts"]
         );
         assert_eq!(files, emit(&ir, &PackageNames::default()).unwrap());
     }
@@ -205,12 +249,29 @@ mod tests {
         assert!(decode.contains("int([0, 0], [], 2 ** 64)"), "uint64 range and minimum:\n{decode}");
     }
 
+    #[test]
+    fn the_catch_all_narrows_and_every_variant_has_a_guard() {
+        let files = emit(&sample(), &PackageNames::default()).unwrap();
+        let types = file(&files, "src/types.ts");
+        assert!(types.contains("  | { state: `_${string}`; [member: string]: unknown };"), "catch-all tag:\n{types}");
+        for guard in [
+            "export function isUpdateChunk(value: Update): value is { kind: \"chunk\"; text: string } {\n  return value[\"kind\"] === \"chunk\";",
+            "export function isExtensibleOther(value: Extensible): value is { state: `_${string}`; [member: string]: unknown } {\n  \
+             return typeof value[\"state\"] === \"string\" && !([\"running\"] as readonly unknown[]).includes(value[\"state\"]);",
+            "export function isIdStr(value: Id): value is string {\n  return variantIndex(\"Id\", value) === 1;",
+        ] {
+            assert!(types.contains(guard), "{guard}\nin:\n{types}");
+        }
+        assert!(types.contains("import { variantIndex } from \"./decode.js\";"), "untagged guards ask the decoder");
+    }
+
     fn method(name: &str, request: Option<(Side, &str, &str)>, notification: Option<(Side, &str)>) -> (String, Method) {
         let method = Method {
             name: name.to_owned(),
             request: request.map(|(side, params, result)| RequestMethod { side, params: params.to_owned(), result: result.to_owned() }),
             notification: notification.map(|(side, params)| NotificationMethod { side, params: params.to_owned() }),
             gate: None,
+            unstable: false,
         };
         (name.to_owned(), method)
     }
@@ -233,17 +294,34 @@ mod tests {
         .collect();
         let files = emit(&ir, &PackageNames::default()).unwrap();
         let methods = file(&files, "src/methods.ts");
+        let extensions = [
+            "  extensionRequest?(method: ExtensionMethod, params: JsonValue | undefined): Awaitable<JsonValue>;",
+            "  extensionNotification?(method: ExtensionMethod, params: JsonValue | undefined): Awaitable<void>;",
+        ];
         assert_eq!(
             interface(methods, "Agent"),
             [
-                "  sessionLoad(params: types.Params): Promise<types.Result>;",
-                "  cancelRequest(params: types.Params): Promise<void>;"
+                "  sessionLoad(params: types.Params): Awaitable<types.Result>;",
+                "  cancelRequest(params: types.Params): Awaitable<void>;",
+                extensions[0],
+                extensions[1]
             ]
         );
         assert_eq!(
             interface(methods, "Client"),
-            ["  cancelRequest(params: types.Params): Promise<void>;", "  sessionUpdate(params: types.Params): Promise<void>;"]
+            [
+                "  cancelRequest(params: types.Params): Awaitable<void>;",
+                "  sessionUpdate(params: types.Params): Awaitable<void>;",
+                extensions[0],
+                extensions[1]
+            ]
         );
+        assert!(
+            methods.contains("    [\"session/load\", { params: \"Params\", result: \"Result\", handler: \"sessionLoad\" }],"),
+            "routes:\n{methods}"
+        );
+        assert!(methods.contains("  | { readonly method: \"session/load\"; readonly params: types.Params }\n  | ExtensionCall;"), "{methods}");
+        assert!(methods.contains("export function dispatchAgentMessage(implementation: Agent, message: unknown"), "{methods}");
         assert!(!methods.contains("export interface Proxy"), "no proxy side without proxy methods:\n{methods}");
         assert!(methods.contains("  \"session/load\": { request: { side: \"agent\", params: \"Params\", result: \"Result\" } },"), "{methods}");
 
@@ -252,21 +330,60 @@ mod tests {
         assert_eq!(
             interface(file(&files, "src/methods.ts"), "Proxy"),
             [
-                "  proxySuccessor(params: types.Params): Promise<types.Result>;",
-                "  cancelRequest(params: types.Params): Promise<void>;",
-                "  proxySuccessorNotification(params: types.Params): Promise<void>;"
+                "  proxySuccessor(params: types.Params): Awaitable<types.Result>;",
+                "  cancelRequest(params: types.Params): Awaitable<void>;",
+                "  proxySuccessorNotification(params: types.Params): Awaitable<void>;",
+                extensions[0],
+                extensions[1]
+            ]
+        );
+    }
+
+    #[test]
+    fn gated_and_unstable_methods_are_optional_members() {
+        let mut ir = ir_of(json!({"Params": {"type": "object"}, "Result": {"type": "object"}}));
+        let gate = Gate { advertised_by: Side::Agent, root: "AgentCapabilities".to_owned(), path: "/loadSession".to_owned() };
+        ir.methods = [
+            method("session/load", Some((Side::Agent, "Params", "Result")), None),
+            method("session/fork", Some((Side::Agent, "Params", "Result")), None),
+            method("session/new", Some((Side::Agent, "Params", "Result")), None),
+        ]
+        .into_iter()
+        .collect();
+        ir.methods.get_mut("session/load").unwrap().gate = Some(gate);
+        ir.methods.get_mut("session/fork").expect("the fixture has session/fork").unstable = true;
+        let files = emit(&ir, &PackageNames::default()).unwrap();
+        let members = interface(file(&files, "src/methods.ts"), "Agent");
+        assert_eq!(
+            members[..3],
+            [
+                "  sessionFork?(params: types.Params): Awaitable<types.Result>;",
+                "  sessionLoad?(params: types.Params): Awaitable<types.Result>;",
+                "  sessionNew(params: types.Params): Awaitable<types.Result>;"
             ]
         );
     }
 
     #[test]
     fn a_schema_type_cannot_take_a_package_name() {
-        for taken in ["JsonValue", "Agent", "ClientRequests"] {
+        for taken in ["JsonValue", "Agent", "ClientRequests", "AgentIncomingRequest", "RequestError"] {
             let ir = ir_of(json!({ taken: {"type": "string"} }));
             let error = emit(&ir, &PackageNames::default()).unwrap_err();
             assert_eq!(error.kind, ErrorKind::NameCollision, "{taken}");
             assert!(error.message.contains(taken), "{}", error.message);
         }
+    }
+
+    #[test]
+    fn two_unions_cannot_make_one_guard_name() {
+        let tagged = |tag: &str| {
+            json!({"oneOf": [{"type": "object", "properties": {"kind": {"type": "string", "const": tag}}, "required": ["kind"]}],
+                   "discriminator": {"propertyName": "kind"}})
+        };
+        let ir = ir_of(json!({"Update": tagged("chunk_done"), "UpdateChunk": tagged("done")}));
+        let error = emit(&ir, &PackageNames::default()).unwrap_err();
+        assert_eq!(error.kind, ErrorKind::NameCollision);
+        assert!(error.message.contains("isUpdateChunkDone"), "{}", error.message);
     }
 
     #[test]

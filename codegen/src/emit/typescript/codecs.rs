@@ -13,6 +13,8 @@ use crate::naming;
 #[template(path = "typescript/decode.ts", escape = "none")]
 pub struct DecodeFile {
     codecs: Vec<CodecView>,
+    /// The variant codecs of each untagged (and by-method) union, as a list.
+    alternatives: Vec<CodecView>,
     decoders: Vec<DecoderView>,
 }
 
@@ -31,7 +33,7 @@ struct DecoderView {
 
 pub fn view(ir: &Ir) -> DecodeFile {
     let builder = Builder { ir };
-    let mut file = DecodeFile { codecs: Vec::new(), decoders: Vec::new() };
+    let mut file = DecodeFile { codecs: Vec::new(), alternatives: Vec::new(), decoders: Vec::new() };
     for definition in ir.types.values() {
         let key = json_string(&definition.name);
         let type_name = naming::typescript_type(&definition.name);
@@ -39,7 +41,14 @@ pub fn view(ir: &Ir) -> DecodeFile {
             TypeKind::Struct(structure) => builder.object(&structure.fields, &structure.flatten, &structure.additional),
             TypeKind::Alias { target } => builder.expression(target),
             TypeKind::Enum(enumeration) => enumeration_codec(enumeration),
-            TypeKind::Union(union) => builder.union(union),
+            TypeKind::Union(union) => match &union.style {
+                UnionStyle::Tagged { property } => builder.tagged_union(property, union),
+                UnionStyle::Untagged | UnionStyle::ByMethod => {
+                    let variants = union.variants.iter().map(|variant| builder.payload(&variant.payload, &union.additional));
+                    file.alternatives.push(CodecView { key: key.clone(), codec: lines(variants) });
+                    format!("untaggedUnion({key})")
+                }
+            },
         };
         let doc = tsdoc(
             Some(&format!(
@@ -221,23 +230,16 @@ impl Builder<'_> {
         }
     }
 
-    fn union(&self, union: &UnionType) -> String {
-        match &union.style {
-            UnionStyle::Tagged { property } => {
-                let tagged = union
-                    .variants
-                    .iter()
-                    .filter_map(|variant| variant.tag.as_ref().map(|tag| format!("[{}, {}]", json_string(tag), self.payload(&variant.payload, &union.additional))));
-                let untagged = union
-                    .variants
-                    .iter()
-                    .find(|variant| variant.tag.is_none())
-                    .map_or_else(|| "null".to_owned(), |variant| self.payload(&variant.payload, &union.additional));
-                format!("taggedUnion({}, {}, {untagged}, {})", json_string(property), lines(tagged), union.other.is_some())
-            }
-            UnionStyle::Untagged | UnionStyle::ByMethod => {
-                format!("untaggedUnion({})", list(union.variants.iter().map(|variant| self.payload(&variant.payload, &union.additional))))
-            }
-        }
+    fn tagged_union(&self, property: &str, union: &UnionType) -> String {
+        let tagged = union
+            .variants
+            .iter()
+            .filter_map(|variant| variant.tag.as_ref().map(|tag| format!("[{}, {}]", json_string(tag), self.payload(&variant.payload, &union.additional))));
+        let untagged = union
+            .variants
+            .iter()
+            .find(|variant| variant.tag.is_none())
+            .map_or_else(|| "null".to_owned(), |variant| self.payload(&variant.payload, &union.additional));
+        format!("taggedUnion({}, {}, {untagged}, {})", json_string(property), lines(tagged), union.other.is_some())
     }
 }

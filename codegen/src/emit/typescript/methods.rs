@@ -1,6 +1,9 @@
-//! `src/methods.ts`: method-name constants, per-side request and
-//! notification maps, and one interface per side with a method for each
-//! JSON-RPC method that side handles.
+//! `src/methods.ts`: method-name constants, and for each side its request
+//! and notification maps, the decoded-call unions, the interface an
+//! implementation provides (a member per method it handles; gated and
+//! unstable methods optional, like the extension-method handlers), and its
+//! typed functions over the JSON-RPC runtime of `src/rpc.ts`: decode a call
+//! or a result by method name, dispatch to an implementation, encode a call.
 //!
 //! Sides: `agent` and `client` methods go to their side; `protocol` methods
 //! (`$/cancel_request`) and `both` methods are handled by every side, so they
@@ -19,8 +22,22 @@ use crate::naming;
 
 /// The sides that get maps and an interface.
 pub const SIDES: [&str; 3] = ["agent", "client", "proxy"];
-/// The names each side's maps and interface are derived from.
-pub const ROLES: [&str; 3] = ["", "requests", "notifications"];
+/// The names each side's types are derived from: its interface, its maps and
+/// its decoded-call unions.
+pub const ROLES: [&str; 5] = ["", "requests", "notifications", "incoming request", "incoming notification"];
+/// The (verb, role) names of each side's functions.
+pub const FUNCTIONS: [(&str, &str); 8] = [
+    ("decode", "incoming request"),
+    ("decode", "incoming notification"),
+    ("decode", "result"),
+    ("dispatch", "request"),
+    ("dispatch", "notification"),
+    ("dispatch", "message"),
+    ("encode", "request"),
+    ("encode", "notification"),
+];
+/// The interface members that handle extension requests and notifications.
+const EXTENSION_HANDLERS: [&str; 2] = ["extension request", "extension notification"];
 
 #[derive(Template)]
 #[template(path = "typescript/methods.ts", escape = "none")]
@@ -43,6 +60,20 @@ struct SideView {
     interface: String,
     requests_map: String,
     notifications_map: String,
+    incoming_request: String,
+    incoming_notification: String,
+    decode_request: String,
+    decode_notification: String,
+    decode_result: String,
+    dispatch_request: String,
+    dispatch_notification: String,
+    dispatch_message: String,
+    encode_request: String,
+    encode_notification: String,
+    /// The module-private routes constant.
+    routes: String,
+    extension_request: String,
+    extension_notification: String,
     requests: Vec<CallView>,
     notifications: Vec<CallView>,
 }
@@ -51,9 +82,13 @@ struct CallView {
     doc: Vec<String>,
     wire: String,
     function: String,
+    /// `?` when an implementation may leave the method out, else empty.
+    mark: &'static str,
     params: String,
     /// What the handler resolves to: the result type, `void` for notifications.
     result: String,
+    /// The route: payload types by canonical name and the handling member.
+    route: String,
 }
 
 /// Whether the maps and interface of `side` list a method `handler` handles.
@@ -84,8 +119,29 @@ fn gate_note(method: &Method) -> Vec<String> {
         .collect()
 }
 
+/// The notes of an interface member, and its optional mark: gated and
+/// unstable methods may be left out (the dispatcher then answers
+/// method-not-found).
+fn member_notes(method: &Method) -> (Vec<String>, &'static str) {
+    let mut notes = gate_note(method);
+    if method.unstable {
+        notes.push("Unstable: not part of the protocol yet.".to_owned());
+    }
+    let mark = if notes.is_empty() { "" } else { "?" };
+    if !notes.is_empty() {
+        notes.push("Optional: without it, the dispatcher answers method-not-found.".to_owned());
+    }
+    (notes, mark)
+}
+
+fn route(params: &str, result: Option<&str>, function: &str) -> String {
+    let result = result.map(|result| format!(", result: {}", json_string(result))).unwrap_or_default();
+    format!("{{ params: {}{result}, handler: {} }}", json_string(params), json_string(function))
+}
+
 pub fn view(ir: &Ir) -> Result<MethodsFile, CodegenError> {
-    let mut functions: BTreeMap<String, &str> = BTreeMap::new();
+    let mut functions: BTreeMap<String, &str> =
+        EXTENSION_HANDLERS.iter().map(|role| (naming::typescript_function(role), "(extension methods)")).collect();
     let mut names = Vec::new();
     for method in ir.methods.values() {
         let function = naming::typescript_function(&method.name);
@@ -139,28 +195,58 @@ fn side_view(ir: &Ir, side: &'static str) -> SideView {
     for method in ir.methods.values() {
         let wire = json_string(&method.name);
         let function = naming::typescript_function(&method.name);
+        let (notes, mark) = member_notes(method);
         let request_here = method.request.as_ref().is_some_and(|request| handles(side, request.side));
         if let Some(request) = method.request.as_ref().filter(|request| handles(side, request.side)) {
             requests.push(CallView {
-                doc: tsdoc(Some(&format!("Handles the `{}` request.", method.name)), &gate_note(method)),
+                doc: tsdoc(Some(&format!("Handles the `{}` request.", method.name)), &notes),
                 wire: wire.clone(),
                 function: function.clone(),
+                mark,
                 params: type_reference(&request.params),
                 result: type_reference(&request.result),
+                route: route(&request.params, Some(&request.result), &function),
             });
         }
         if let Some(notification) = method.notification.as_ref().filter(|notification| handles(side, notification.side)) {
+            // A side that also handles the request of that name keeps the
+            // two apart.
+            let function = if request_here { naming::typescript_function(&format!("{} notification", method.name)) } else { function };
             notifications.push(CallView {
-                doc: tsdoc(Some(&format!("Handles the `{}` notification.", method.name)), &gate_note(method)),
+                doc: tsdoc(Some(&format!("Handles the `{}` notification.", method.name)), &notes),
                 wire,
-                // A side that also handles the request of that name keeps the
-                // two apart.
-                function: if request_here { naming::typescript_function(&format!("{} notification", method.name)) } else { function },
+                route: route(&notification.params, None, &function),
+                function,
+                mark,
                 params: type_reference(&notification.params),
                 result: "void".to_owned(),
             });
         }
     }
-    let [interface, requests_map, notifications_map] = ROLES.map(|role| naming::typescript_side_type(side, role));
-    SideView { label: side, interface, requests_map, notifications_map, requests, notifications }
+    let [interface, requests_map, notifications_map, incoming_request, incoming_notification] =
+        ROLES.map(|role| naming::typescript_side_type(side, role));
+    let [decode_request, decode_notification, decode_result, dispatch_request, dispatch_notification, dispatch_message, encode_request, encode_notification] =
+        FUNCTIONS.map(|(verb, role)| naming::typescript_side_function(verb, side, role));
+    let [extension_request, extension_notification] = EXTENSION_HANDLERS.map(naming::typescript_function);
+    SideView {
+        label: side,
+        interface,
+        requests_map,
+        notifications_map,
+        incoming_request,
+        incoming_notification,
+        decode_request,
+        decode_notification,
+        decode_result,
+        dispatch_request,
+        dispatch_notification,
+        dispatch_message,
+        encode_request,
+        encode_notification,
+        routes: naming::typescript_function(&format!("{side} routes")),
+        extension_request,
+        extension_notification,
+        requests,
+        notifications,
+    }
 }

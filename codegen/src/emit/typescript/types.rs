@@ -1,7 +1,9 @@
-//! `src/types.ts`: one exported type per IR type, in the wire shape.
+//! `src/types.ts`: one exported type per IR type, in the wire shape, and
+//! the type guards of each union's variants (see [`super::guards`]).
 
 use askama::Template;
 
+use super::guards::{guards, GuardView};
 use super::{json_string, tsdoc};
 use crate::ir::*;
 use crate::naming;
@@ -13,6 +15,8 @@ pub struct TypesFile {
     unions: Vec<UnionView>,
     constants: Vec<ConstantsView>,
     defaults: Vec<DefaultsView>,
+    /// Some guard asks the decoder which variant it picks.
+    imports_variant_index: bool,
 }
 
 /// A struct: `export type Name = { members } & Flattened;`.
@@ -38,6 +42,7 @@ struct UnionView {
     doc: Vec<String>,
     name: String,
     alternatives: Vec<AlternativeView>,
+    guards: Vec<GuardView>,
 }
 
 struct AlternativeView {
@@ -65,7 +70,8 @@ struct DefaultsView {
 }
 
 pub fn view(ir: &Ir) -> TypesFile {
-    let mut file = TypesFile { objects: Vec::new(), unions: Vec::new(), constants: Vec::new(), defaults: Vec::new() };
+    let mut file =
+        TypesFile { objects: Vec::new(), unions: Vec::new(), constants: Vec::new(), defaults: Vec::new(), imports_variant_index: false };
     for definition in ir.types.values() {
         let name = naming::typescript_type(&definition.name);
         let doc = tsdoc(definition.description.as_deref(), &[]);
@@ -88,7 +94,12 @@ pub fn view(ir: &Ir) -> TypesFile {
                 }
             }
             TypeKind::Alias { target } => {
-                file.unions.push(UnionView { doc, name, alternatives: vec![AlternativeView { doc: Vec::new(), ty: expression(target) }] });
+                file.unions.push(UnionView {
+                    doc,
+                    name,
+                    alternatives: vec![AlternativeView { doc: Vec::new(), ty: expression(target) }],
+                    guards: Vec::new(),
+                });
             }
             TypeKind::Enum(enumeration) => {
                 let mut alternatives: Vec<AlternativeView> = enumeration
@@ -116,9 +127,12 @@ pub fn view(ir: &Ir) -> TypesFile {
                     })
                     .collect();
                 file.constants.push(ConstantsView { name: name.clone(), entries });
-                file.unions.push(UnionView { doc, name, alternatives });
+                file.unions.push(UnionView { doc, name, alternatives, guards: Vec::new() });
             }
-            TypeKind::Union(union) => file.unions.push(union_view(doc, name, union)),
+            TypeKind::Union(union) => {
+                file.imports_variant_index |= union.style == UnionStyle::Untagged && !union.variants.is_empty();
+                file.unions.push(union_view(doc, &definition.name, union));
+            }
         }
     }
     file
@@ -213,7 +227,7 @@ fn object_literal(members: &[String]) -> String {
     }
 }
 
-fn union_view(doc: Vec<String>, name: String, union: &UnionType) -> UnionView {
+fn union_view(doc: Vec<String>, canonical: &str, union: &UnionType) -> UnionView {
     let tag_property = match &union.style {
         UnionStyle::Tagged { property } => Some(naming::typescript_property(property)),
         UnionStyle::Untagged | UnionStyle::ByMethod => None,
@@ -249,14 +263,20 @@ fn union_view(doc: Vec<String>, name: String, union: &UnionType) -> UnionView {
         })
         .collect();
     if let (Some(other), Some(property)) = (&union.other, &tag_property) {
-        let note = "Any other tag: the whole object, kept as received. Its tag type is `string`, so a check of the tag narrows to a known variant only together with this member.".to_owned();
+        let prefix = naming::EXTENSION_PREFIX;
+        let note = format!(
+            "Any other tag: the whole object, kept as received. The tag is typed as an extension's (`{prefix}` first), so a \
+             `switch` on it narrows to exactly one variant; a tag a later protocol revision adds is kept here too, \
+             though its type claims the prefix (TypeScript cannot spell \"any string but the known tags\")."
+        );
         alternatives.push(AlternativeView {
             doc: tsdoc(other.description.as_deref(), &[note]),
-            ty: format!("{{ {property}: string & {{}}; [member: string]: unknown }}"),
+            ty: format!("{{ {property}: `{prefix}${{string}}`; [member: string]: unknown }}"),
         });
     }
+    let predicates: Vec<String> = alternatives.iter().map(|alternative| alternative.ty.clone()).collect();
     if alternatives.is_empty() {
         alternatives.push(AlternativeView { doc: Vec::new(), ty: "never".to_owned() });
     }
-    UnionView { doc, name, alternatives }
+    UnionView { doc, name: naming::typescript_type(canonical), alternatives, guards: guards(canonical, union, &predicates) }
 }

@@ -1,0 +1,402 @@
+//! The Python emitter: a pip-installable package of pydantic v2 models, the
+//! method tables, the `Agent` and `Client` protocols with their dispatchers
+//! and the by-name codec, rendered from the askama templates in
+//! `templates/python/`.
+//!
+//! Every decision is resolved into view structs; the templates only loop and
+//! print. `types` builds the models (classes, enums, aliases), `codecs` the
+//! annotations and decode rules they carry, `methods` the method tables and
+//! decoding by method name, `protocols` the side protocols and dispatchers;
+//! this module holds the package files, the root's re-exports and the
+//! helpers every part prints with.
+
+mod codecs;
+mod methods;
+mod protocols;
+mod types;
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use askama::Template;
+use serde_json::Value;
+
+use super::{Files, PackageNames};
+use crate::error::{CodegenError, ErrorKind};
+use crate::ir::Ir;
+use crate::naming::python_distribution;
+
+const RUNTIME: &str = include_str!("../../../../templates/python/runtime.py");
+const CODEC: &str = include_str!("../../../../templates/python/codec.py");
+
+/// What the package root re-exports from the modules that are not generated.
+const FIXED_EXPORTS: [(&str, &[&str]); 2] = [
+    ("._runtime", &["DecodeError", "ExtensionNotification", "ExtensionRequest", "InvalidParams", "MethodNotFound", "RequestError", "to_json"]),
+    (".codec", &["roundtrip"]),
+];
+
+#[derive(Template)]
+#[template(path = "python/pyproject.toml", escape = "none")]
+struct PyprojectView {
+    distribution: String,
+    package: String,
+}
+
+/// `__init__.py`: every public name of the package, importable from its root.
+#[derive(Template)]
+#[template(path = "python/__init__.py", escape = "none")]
+struct InitView {
+    /// `(module, names)`, in import order.
+    imports: Vec<(String, Vec<String>)>,
+    /// `__all__`, sorted.
+    all: Vec<String>,
+}
+
+/// Emits the python package for `ir`.
+pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
+    let package = names.python_package.clone();
+    let distribution = python_distribution(&package).ok_or_else(|| CodegenError {
+        kind: ErrorKind::Malformed,
+        file: "python bindings".to_owned(),
+        pointer: String::new(),
+        message: format!("the Python package name `{package}` is not a Python identifier"),
+    })?;
+    let models = types::models_view(ir)?;
+    let methods = methods::methods_view(ir);
+    let protocols = protocols::protocols_view(ir)?;
+    let mut imports: Vec<(String, Vec<String>)> =
+        FIXED_EXPORTS.iter().map(|(module, names)| ((*module).to_owned(), names.iter().map(|name| (*name).to_owned()).collect())).collect();
+    imports.push((".methods".to_owned(), methods::exports(&methods)));
+    imports.push((".models".to_owned(), types::exports(&models)));
+    imports.push((".protocols".to_owned(), protocols::exports(&protocols)));
+    for (_, names) in &mut imports {
+        names.sort_by_cached_key(|name| import_order(name));
+    }
+    let init = InitView { all: root_names(&imports)?, imports };
+    let root = PathBuf::from(&package);
+    Ok(vec![
+        (
+            PathBuf::from("pyproject.toml"),
+            render(&PyprojectView { distribution, package: package.clone() }, "pyproject.toml")?,
+        ),
+        (root.join("__init__.py"), render(&init, "__init__.py")?),
+        (root.join("py.typed"), String::new()),
+        (root.join("_runtime.py"), RUNTIME.to_owned()),
+        (root.join("codec.py"), CODEC.to_owned()),
+        (root.join("models.py"), render(&models, "models.py")?),
+        (root.join("methods.py"), render(&methods, "methods.py")?),
+        (root.join("protocols.py"), render(&protocols, "protocols.py")?),
+    ])
+}
+
+/// The order isort (and ruff) keeps the names of one import in: constants,
+/// classes, then the rest, each by name without case, digit runs by value.
+fn import_order(name: &str) -> (u8, Vec<(String, u64)>) {
+    let kind = if name.len() > 1 && name.chars().all(|c| !c.is_lowercase()) {
+        0
+    } else if name.starts_with(|c: char| c.is_uppercase()) {
+        1
+    } else {
+        2
+    };
+    let mut parts = Vec::new();
+    let mut text = String::new();
+    let mut digits = String::new();
+    for character in name.to_lowercase().chars() {
+        if character.is_ascii_digit() {
+            digits.push(character);
+        } else {
+            if !digits.is_empty() {
+                parts.push((std::mem::take(&mut text), digits.parse().unwrap_or(u64::MAX)));
+                digits.clear();
+            }
+            text.push(character);
+        }
+    }
+    parts.push((text, digits.parse().unwrap_or(0)));
+    (kind, parts)
+}
+
+/// Every name the root imports, sorted; an error when two modules define one name.
+fn root_names(imports: &[(String, Vec<String>)]) -> Result<Vec<String>, CodegenError> {
+    let mut all = BTreeSet::new();
+    for (module, names) in imports {
+        for name in names {
+            if !all.insert(name.clone()) {
+                return Err(CodegenError {
+                    kind: ErrorKind::NameCollision,
+                    file: "python bindings".to_owned(),
+                    pointer: String::new(),
+                    message: format!("`{name}` from `{module}` is already a name of the package root"),
+                });
+            }
+        }
+    }
+    Ok(all.into_iter().collect())
+}
+
+fn render(template: &impl Template, file: &str) -> Result<String, CodegenError> {
+    template.render().map_err(|error| CodegenError {
+        kind: ErrorKind::Unsupported,
+        file: format!("templates/python/{file}"),
+        pointer: String::new(),
+        message: error.to_string(),
+    })
+}
+
+/// `text` as a Python docstring whose opening quotes sit `indent` spaces in:
+/// one line stays on one line; otherwise its lines after the first are
+/// indented as far as the quotes, which close on a line of their own (PEP
+/// 257). Backslashes, and quotes that would end it early, are escaped.
+fn docstring(text: &str, indent: usize) -> String {
+    let text = text.trim();
+    let last = text.chars().count().saturating_sub(1);
+    let mut escaped = String::new();
+    let mut quotes = 0;
+    for (index, character) in text.chars().enumerate() {
+        quotes = match character {
+            '\\' => {
+                escaped.push_str("\\\\");
+                0
+            }
+            '"' if quotes == 2 || index == last => {
+                escaped.push_str("\\\"");
+                0
+            }
+            '"' => {
+                escaped.push('"');
+                quotes + 1
+            }
+            _ => {
+                escaped.push(character);
+                0
+            }
+        };
+    }
+    let margin = " ".repeat(indent);
+    let mut lines = escaped.lines();
+    let first = lines.next().unwrap_or_default();
+    let rest: Vec<String> =
+        lines.map(|line| line.trim_end()).map(|line| if line.is_empty() { String::new() } else { format!("{margin}{line}") }).collect();
+    if rest.is_empty() { format!("\"\"\"{first}\"\"\"") } else { format!("\"\"\"{first}\n{}\n{margin}\"\"\"", rest.join("\n")) }
+}
+
+fn describe(description: Option<&str>, fallback: &str, indent: usize) -> String {
+    match description.map(str::trim).filter(|text| !text.is_empty()) {
+        Some(text) => docstring(text, indent),
+        None => docstring(fallback, indent),
+    }
+}
+
+/// A JSON value as a Python literal.
+fn literal(value: &Value) -> String {
+    match value {
+        Value::Null => "None".to_owned(),
+        Value::Bool(true) => "True".to_owned(),
+        Value::Bool(false) => "False".to_owned(),
+        Value::Number(number) => number.to_string(),
+        Value::String(text) => Value::String(text.clone()).to_string(),
+        Value::Array(items) => format!("[{}]", items.iter().map(literal).collect::<Vec<_>>().join(", ")),
+        Value::Object(members) => format!(
+            "{{{}}}",
+            members.iter().map(|(key, item)| format!("{}: {}", literal(&Value::String(key.clone())), literal(item))).collect::<Vec<_>>().join(", ")
+        ),
+    }
+}
+
+fn string_literal(text: &str) -> String {
+    literal(&Value::String(text.to_owned()))
+}
+
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::ir::{Method, NotificationMethod, RequestMethod, Side};
+    use crate::test_support::{file, ir_of};
+
+    fn sample() -> Ir {
+        ir_of(json!({
+            "Status": {"description": "Ends \"\"\" early \\", "anyOf": [
+                {"type": "string", "const": "live"}, {"type": "string", "const": "not_found"}, {"title": "other", "type": "string"}]},
+            "Kind": {"oneOf": [{"type": "string", "const": "read"}, {"type": "string", "const": "edit"}]},
+            "Update": {"oneOf": [
+                {"type": "object", "properties": {"kind": {"type": "string", "const": "chunk"}, "text": {"type": "string"}}, "required": ["kind", "text"]},
+                {"type": "object", "properties": {"kind": {"type": "string", "const": "done"}}, "required": ["kind"]}],
+                "discriminator": {"propertyName": "kind"}},
+            "UpdateDone": {"type": "object", "properties": {}},
+            "Item": {"type": "object", "properties": {
+                "label": {"type": ["string", "null"]},
+                "count": {"type": "integer", "format": "uint8", "minimum": 1, "default": 3},
+                "status": {"$ref": "#/$defs/Status"},
+                "itemId": {"type": "string", "description": "Names the item.\n\nNever reused."}}, "required": ["status", "itemId"]}
+        }))
+    }
+
+    fn with_methods(mut ir: Ir) -> Ir {
+        let request = |side| Some(RequestMethod { side, params: "Item".into(), result: "Item".into() });
+        let notification = |side| Some(NotificationMethod { side, params: "Item".into() });
+        for (name, request, notification) in [
+            ("session/prompt", request(Side::Agent), None),
+            ("session/fork", request(Side::Agent), None),
+            ("fs/read_text_file", request(Side::Client), notification(Side::Agent)),
+            ("$/cancel_request", None, notification(Side::Protocol)),
+            ("proxy/connect", request(Side::Proxy), None),
+        ] {
+            ir.methods.insert(name.into(), Method { name: name.into(), request, notification, gate: None, unstable: name == "session/fork" });
+        }
+        ir
+    }
+
+    #[test]
+    fn package_files() {
+        let names = PackageNames { python_package: "my_acp".into(), ..PackageNames::default() };
+        let files = emit(&sample(), &names).unwrap();
+        let paths: Vec<String> = files.iter().map(|(path, _)| path.display().to_string()).collect();
+        assert_eq!(
+            paths,
+            ["pyproject.toml", "my_acp/__init__.py", "my_acp/py.typed", "my_acp/_runtime.py", "my_acp/codec.py", "my_acp/models.py", "my_acp/methods.py", "my_acp/protocols.py"]
+        );
+        let pyproject = file(&files, "pyproject.toml");
+        for expected in ["name = \"my-acp\"", "requires-python = \">=3.10\"", "\"pydantic>=2.11,<3\"", "packages = [\"my_acp\"]", "plugins = [\"pydantic.mypy\"]"] {
+            assert!(pyproject.contains(expected), "{expected} in\n{pyproject}");
+        }
+        let init = file(&files, "my_acp/__init__.py");
+        for expected in ["from .codec import (\n    roundtrip,\n)", "from .models import (\n    Item,\n", "    \"Item\",\n", "    \"decode_agent_request\",\n"] {
+            assert!(init.contains(expected), "{expected} in\n{init}");
+        }
+        assert_eq!(files, emit(&sample(), &names).unwrap(), "the output is the same on every run");
+    }
+
+    #[test]
+    fn a_package_name_that_is_no_identifier_is_an_error() {
+        let names = PackageNames { python_package: "my-acp".into(), ..PackageNames::default() };
+        let error = emit(&sample(), &names).unwrap_err();
+        assert_eq!(error.kind, ErrorKind::Malformed);
+        assert!(error.message.contains("`my-acp`"), "{}", error.message);
+    }
+
+    #[test]
+    fn descriptions_cannot_end_the_docstring() {
+        assert_eq!(docstring("a \"\"\" b \\", 0), r#""""a ""\" b \\""""#);
+        assert_eq!(docstring("say \"hi\"", 0), r#""""say "hi\"""""#);
+        assert_eq!(docstring("\\\"", 0), r#""""\\\"""""#, "a quote after an escaped backslash is still escaped at the end");
+        let models = file(&emit(&sample(), &PackageNames::default()).unwrap(), "acp_bindings/models.py").to_owned();
+        assert!(models.contains(r#""""Ends ""\" early \\""""#), "{models}");
+    }
+
+    #[test]
+    fn models_keep_wire_names_nullability_and_constraints() {
+        let models = file(&emit(&sample(), &PackageNames::default()).unwrap(), "acp_bindings/models.py").to_owned();
+        for expected in [
+            "class Status(_rt.OpenStrEnum):",
+            "    NOT_FOUND = \"not_found\"",
+            "class Kind(str, _enum.Enum):",
+            "    label: _p.StrictStr | None = None\n",
+            "    count: _t.Annotated[int, _p.Strict(), _p.Field(ge=1, le=255)] | None = None\n",
+            "    item_id: _t.Annotated[_p.StrictStr, _p.Field(alias=\"itemId\")]\n    \"\"\"Names the item.\n\n    Never reused.\n    \"\"\"\n",
+            "        def __init__(self, *, label: _p.StrictStr | None = None, count: _t.Annotated[int, _p.Strict(), _p.Field(ge=1, le=255)] | None = None, status: Status, item_id: _p.StrictStr) -> None: ...",
+            "    def count_or_default(self) -> _t.Annotated[int, _p.Strict(), _p.Field(ge=1, le=255)]:",
+            "_rt.Rule(\"count\", \"count\", False, False, False, False, _rt.ABSENT, None)",
+            "    status: Status\n",
+            "    \"Item\": Item,",
+        ] {
+            assert!(models.contains(expected), "{expected} in\n{models}");
+        }
+    }
+
+    #[test]
+    fn tagged_unions_are_discriminated_by_tag_value() {
+        let models = file(&emit(&sample(), &PackageNames::default()).unwrap(), "acp_bindings/models.py").to_owned();
+        assert!(models.contains("class UpdateChunk(_rt.WireModel):"), "{models}");
+        assert!(models.contains("    kind: _t.Literal[\"chunk\"] = \"chunk\"\n"), "a tag defaults to its value:\n{models}");
+        assert!(models.contains("    __acp_variant_tag__ = (\"kind\", \"kind\", \"chunk\")"), "{models}");
+        assert!(models.contains("        def __init__(self, *, kind: _t.Literal[\"chunk\"] = \"chunk\", text: _p.StrictStr) -> None: ..."), "{models}");
+        assert!(models.contains("class UpdateDoneVariant(_rt.WireModel):"), "a variant class never takes a type's name:\n{models}");
+        assert!(models.contains("_rt.tag_of(\"kind\", {\"chunk\": \"UpdateChunk\", \"done\": \"UpdateDoneVariant\"}, None, None)"), "{models}");
+        assert!(models.contains("custom_error_type=\"acp_union_tag:kind\""), "an unknown tag names the tag member:\n{models}");
+    }
+
+    #[test]
+    fn recursive_untagged_unions_decode_lazily() {
+        let ir = ir_of(json!({
+            "Tree": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"$ref": "#/$defs/Tree"}}]}
+        }));
+        let models = file(&emit(&ir, &PackageNames::default()).unwrap(), "acp_bindings/models.py").to_owned();
+        assert!(
+            models.contains("Tree: _t.TypeAlias = _t.Annotated[_p.StrictStr | _t.Any, _p.PlainValidator(_rt.untagged(lambda: (_p.StrictStr, list[Tree],)))"),
+            "{models}"
+        );
+    }
+
+    #[test]
+    fn attributes_that_collide_are_an_error() {
+        let ir = ir_of(json!({"Both": {"type": "object", "properties": {"_meta": {}, "meta": {}}}}));
+        let error = emit(&ir, &PackageNames::default()).unwrap_err();
+        assert_eq!(error.kind, ErrorKind::NameCollision);
+        assert_eq!(error.pointer, "/$defs/Both");
+        assert!(error.message.contains("`meta`"), "{}", error.message);
+    }
+
+    #[test]
+    fn closed_objects_that_flatten_check_their_members_after_decoding() {
+        let ir = ir_of(json!({
+            "Shape": {"type": "object", "additionalProperties": false, "properties": {"name": {"type": "string"}}, "required": ["name"],
+                "oneOf": [{"type": "object", "properties": {"kind": {"const": "circle", "type": "string"}}, "required": ["kind"]}],
+                "discriminator": {"propertyName": "kind"}},
+            "Plain": {"type": "object", "additionalProperties": false, "properties": {"a": {"type": "string"}}}
+        }));
+        let models = file(&emit(&ir, &PackageNames::default()).unwrap(), "acp_bindings/models.py").to_owned();
+        let shape = &models[models.find("class Shape(_rt.FlatModel):").expect("Shape flattens")..];
+        assert!(shape.contains("__acp_flattened__ = (\"kind\",)") && shape.contains("    kind: ShapeKind\n"), "named after what it adds to Shape:\n{shape}");
+        assert!(shape.contains("__acp_closed__ = True") && !shape[..shape.find("\n\n\nclass").unwrap()].contains("extra="), "{shape}");
+        let plain = &models[models.find("class Plain(_rt.WireModel):").expect("Plain")..];
+        assert!(plain.contains("model_config = _p.ConfigDict(extra=\"forbid\")"), "{plain}");
+    }
+
+    #[test]
+    fn protocols_hold_the_methods_of_their_side() {
+        let files = emit(&with_methods(sample()), &PackageNames::default()).unwrap();
+        let protocols = file(&files, "acp_bindings/protocols.py");
+        let (agent, client) = protocols.split_once("class Client(_t.Protocol):").unwrap();
+        assert!(agent.contains("async def session_prompt(self, params: _m.Item) -> _m.Item:"), "{agent}");
+        assert!(agent.contains("async def fs_read_text_file(self, params: _m.Item) -> None:"), "{agent}");
+        assert!(agent.contains("async def cancel_request(self, params: _m.Item) -> None:"), "{agent}");
+        assert!(client.contains("async def fs_read_text_file(self, params: _m.Item) -> _m.Item:"), "{client}");
+        assert!(client.contains("async def cancel_request(self, params: _m.Item) -> None:"), "{client}");
+        assert!(!client.contains("session_prompt") && !protocols.contains("proxy_connect"), "{protocols}");
+        let methods = file(&files, "acp_bindings/methods.py");
+        for expected in [
+            "\"proxy/connect\": RequestMethod(\"proxy/connect\", \"proxy\", _m.Item, _m.Item, False),",
+            "\"session/fork\": RequestMethod(\"session/fork\", \"agent\", _m.Item, _m.Item, True),",
+            "CANCEL_REQUEST: _t.Final = \"$/cancel_request\"",
+            "AgentHandledRequest: _t.TypeAlias = _m.Item | _rt.ExtensionRequest\n",
+            "def decode_agent_request(method: str, params: _t.Any) -> AgentHandledRequest:",
+            "def decode_result(method: _t.Literal[\"session/prompt\"], result: _t.Any) -> _m.Item: ...",
+        ] {
+            assert!(methods.contains(expected), "{expected} in\n{methods}");
+        }
+    }
+
+    #[test]
+    fn optional_handlers_answer_method_not_found_and_dispatchers_route_by_method() {
+        let files = emit(&with_methods(sample()), &PackageNames::default()).unwrap();
+        let protocols = file(&files, "acp_bindings/protocols.py");
+        let handler = |name: &str| {
+            let start = protocols.find(&format!("    async def {name}(")).unwrap_or_else(|| panic!("{name} in\n{protocols}"));
+            protocols[start + 1..].split("\n\n    async").next().unwrap().to_owned()
+        };
+        assert!(handler("session_prompt").ends_with("\"\"\"Handles the `session/prompt` request.\"\"\"\n        ..."), "required:\n{protocols}");
+        assert!(handler("session_fork").contains("Optional (unstable)") && handler("session_fork").ends_with("raise _rt.MethodNotFound(\"session/fork\")"));
+        assert!(handler("cancel_request").contains("Optional (protocol-level)") && handler("cancel_request").ends_with("\n        return"));
+        for expected in [
+            "    if method == \"session/prompt\":\n        return _rt.encode(_m.Item, await handler.session_prompt(_rt.decode_params(method, _m.Item, params)))",
+            "    if method == \"fs/read_text_file\":\n        return await handler.fs_read_text_file(_rt.decode_params(method, _m.Item, params))",
+            "async def dispatch_client_request(handler: Client, method: str, params: _t.Any) -> _t.Any:",
+        ] {
+            assert!(protocols.contains(expected), "{expected} in\n{protocols}");
+        }
+    }
+}

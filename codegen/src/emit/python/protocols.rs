@@ -1,0 +1,115 @@
+//! `protocols.py`: one `typing.Protocol` per endpoint side with a handler per
+//! method that side handles (optional ones answer method-not-found, or ignore
+//! a notification, until overridden), and the dispatchers that decode a
+//! request or notification by method name, call the handler and encode its
+//! answer.
+
+use askama::Template;
+
+use super::methods::{handles, optional, SIDES};
+use super::{docstring, string_literal};
+use crate::error::{CodegenError, ErrorKind};
+use crate::ir::Ir;
+use crate::naming::{python_class, python_handler, python_side_function};
+
+/// Handler names of the runtime's extension methods.
+const EXTENSION_HANDLERS: [&str; 2] = ["extension_request", "extension_notification"];
+
+#[derive(Template)]
+#[template(path = "python/protocols.py", escape = "none")]
+pub(super) struct ProtocolsView {
+    imports: Vec<String>,
+    sides: Vec<ProtocolView>,
+}
+
+struct ProtocolView {
+    name: String,
+    /// The side, as in prose: `agent`.
+    label: &'static str,
+    doc: String,
+    handlers: Vec<HandlerView>,
+    /// `dispatch_agent_request`, `dispatch_agent_notification`.
+    dispatch_request: String,
+    dispatch_notification: String,
+}
+
+struct HandlerView {
+    /// The method name as a string literal.
+    method: String,
+    name: String,
+    params: String,
+    /// The result class; `None` for a notification.
+    result: Option<String>,
+    doc: String,
+    /// `...` for a required handler, else the default answer.
+    body: String,
+}
+
+pub(super) fn protocols_view(ir: &Ir) -> Result<ProtocolsView, CodegenError> {
+    let mut sides = Vec::new();
+    for (side, class) in SIDES {
+        let mut handlers = Vec::new();
+        for (name, method) in &ir.methods {
+            let request = method.request.as_ref().filter(|request| handles(request.side, side));
+            if let Some(request) = request {
+                let optional = optional(method, request.side);
+                handlers.push(HandlerView {
+                    method: string_literal(name),
+                    name: python_handler(name, false),
+                    params: python_class(&request.params),
+                    result: Some(python_class(&request.result)),
+                    doc: handler_doc(&format!("Handles the `{name}` request."), optional.as_deref(), "answers method-not-found"),
+                    body: if optional.is_some() { format!("raise _rt.MethodNotFound({})", string_literal(name)) } else { "...".to_owned() },
+                });
+            }
+            if let Some(notification) = method.notification.as_ref().filter(|notification| handles(notification.side, side)) {
+                let optional = optional(method, notification.side);
+                handlers.push(HandlerView {
+                    method: string_literal(name),
+                    name: python_handler(name, request.is_some()),
+                    params: python_class(&notification.params),
+                    result: None,
+                    doc: handler_doc(&format!("Handles the `{name}` notification."), optional.as_deref(), "ignores it"),
+                    body: if optional.is_some() { "return".to_owned() } else { "...".to_owned() },
+                });
+            }
+        }
+        if let Some(handler) = handlers.iter().find(|handler| EXTENSION_HANDLERS.contains(&handler.name.as_str())) {
+            return Err(CodegenError {
+                kind: ErrorKind::NameCollision,
+                file: "python bindings".to_owned(),
+                pointer: String::new(),
+                message: format!("the handler of {} is `{}`, the name of the extension handler", handler.method, handler.name),
+            });
+        }
+        let label = side.as_str();
+        sides.push(ProtocolView {
+            name: class.to_owned(),
+            label,
+            doc: docstring(
+                &format!(
+                    "The methods the {label} handles. Subclass it: an optional method (capability-gated, unstable or \
+                     protocol-level) answers method-not-found, or ignores a notification, until overridden."
+                ),
+                4,
+            ),
+            handlers,
+            dispatch_request: python_side_function("dispatch", label, "request"),
+            dispatch_notification: python_side_function("dispatch", label, "notification"),
+        })
+    }
+    let imports = if ir.methods.is_empty() { Vec::new() } else { vec!["from . import models as _m".to_owned()] };
+    Ok(ProtocolsView { imports, sides })
+}
+
+fn handler_doc(summary: &str, optional: Option<&str>, default: &str) -> String {
+    match optional {
+        Some(reason) => docstring(&format!("{summary}\n\nOptional ({reason}): unless overridden, {default}."), 8),
+        None => docstring(summary, 8),
+    }
+}
+
+/// The names `protocols.py` defines that the package root re-exports.
+pub(super) fn exports(view: &ProtocolsView) -> Vec<String> {
+    view.sides.iter().flat_map(|side| [side.name.clone(), side.dispatch_request.clone(), side.dispatch_notification.clone()]).collect()
+}
