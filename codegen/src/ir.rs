@@ -67,9 +67,9 @@ pub struct StructType {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "policy", content = "values", rename_all = "snake_case")]
 pub enum AdditionalProperties {
-    /// The schema says nothing: unknown members are allowed and not kept.
-    Ignored,
-    /// Unknown members are allowed and kept, each of this type.
+    /// Unknown members are allowed and kept in decode order, each of this
+    /// type, and re-encoded unchanged: `Any` when the schema says nothing,
+    /// so that a peer's newer members survive a decode and re-encode.
     Kept(TypeExpr),
     /// `additionalProperties: false`.
     Denied,
@@ -248,6 +248,10 @@ pub struct UnionType {
     pub variants: Vec<Variant>,
     /// Present for an extensible tagged union: unknown tags keep their payload.
     pub other: Option<CatchAll>,
+    /// Tagged unions: what a variant's object does with members neither the
+    /// tag nor its payload names. Untagged and by-method unions leave that to
+    /// each variant's own type (`Kept(Any)` here, unused).
+    pub additional: AdditionalProperties,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

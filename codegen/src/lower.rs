@@ -414,8 +414,7 @@ impl<'a> Lowerer<'a> {
             flatten.push(union_name);
         }
         let additional = match object.get("additionalProperties").or_else(|| object.get("unevaluatedProperties")) {
-            None => AdditionalProperties::Ignored,
-            Some(Value::Bool(true)) => AdditionalProperties::Kept(TypeExpr::Any),
+            None | Some(Value::Bool(true)) => AdditionalProperties::Kept(TypeExpr::Any),
             Some(Value::Bool(false)) => AdditionalProperties::Denied,
             Some(schema) => AdditionalProperties::Kept(self.lower_expr(schema, &format!("{pointer}/additionalProperties"), &naming::member_type_name(name, "value"), depth + 1)?),
         };
@@ -548,7 +547,33 @@ impl<'a> Lowerer<'a> {
             None if by_method => UnionStyle::ByMethod,
             None => UnionStyle::Untagged,
         };
-        Ok(UnionType { style, exclusive, variants, other })
+        let additional = match tag_property {
+            Some(property) => self.variants_additional(members, property, pointer)?,
+            None => AdditionalProperties::Kept(TypeExpr::Any),
+        };
+        Ok(UnionType { style, exclusive, variants, other, additional })
+    }
+
+    /// What the tagged members of a union say of members they do not name:
+    /// all the same, or an error.
+    fn variants_additional(&self, members: &[Value], property: &str, pointer: &str) -> Result<AdditionalProperties, CodegenError> {
+        let mut found = None;
+        for (index, member) in members.iter().enumerate().filter(|(_, member)| !is_tag_catch_all(member, property)) {
+            let additional = match member.get("additionalProperties") {
+                None | Some(Value::Bool(true)) => AdditionalProperties::Kept(TypeExpr::Any),
+                Some(Value::Bool(false)) => AdditionalProperties::Denied,
+                Some(_) => {
+                    return Err(self.error(ErrorKind::Unsupported, &format!("{pointer}/{index}/additionalProperties"), "a schema for the unnamed members of a union variant"));
+                }
+            };
+            match &found {
+                Some(earlier) if earlier != &additional => {
+                    return Err(self.error(ErrorKind::Unsupported, &format!("{pointer}/{index}"), "the variants of this union disagree on `additionalProperties`"));
+                }
+                _ => found = Some(additional),
+            }
+        }
+        Ok(found.unwrap_or(AdditionalProperties::Kept(TypeExpr::Any)))
     }
 
     /// Names an untagged member: its title, else the type it refers to, else

@@ -2,7 +2,8 @@
 //!
 //! For every named type: `valid` values (minimal, full, one per union
 //! variant and enum constant, an unknown value for every open enum, a custom
-//! variant for every extensible union, explicit `null`s, nested `_meta`),
+//! variant for every extensible union, explicit `null`s, nested `_meta`,
+//! members no schema names wherever an object keeps them),
 //! `invalid` values (each required field missing, a wrong JSON type per
 //! field, both one object down too, an unknown or missing tag on a closed union,
 //! broken constraints), each with the JSON pointer its error must name,
@@ -87,6 +88,8 @@ const ALL_TYPES: [JsonType; 7] =
 const MAX_SAMPLE_DEPTH: usize = 12;
 const UNKNOWN_STRING: &str = "x_unknown_value";
 const CUSTOM_TAG: &str = "x_custom_variant";
+/// The prefix of members no schema names.
+const UNKNOWN_MEMBER: &str = "x_unknown_member";
 
 /// Vectors for every type of `ir`, keyed by type name.
 pub fn generate(ir: &Ir) -> BTreeMap<String, VectorFile> {
@@ -233,6 +236,16 @@ impl Generator<'_> {
             }
             TypeExpr::Nullable { inner } => return self.sample(inner, full, depth),
         })
+    }
+
+    /// Members no schema names, as a newer peer would send them, when the
+    /// object keeps such members: a decoder must re-encode them unchanged.
+    fn unknown_members(&self, additional: &AdditionalProperties) -> Option<Map<String, Value>> {
+        let AdditionalProperties::Kept(values) = additional else { return None };
+        let mut members = Map::new();
+        members.insert(format!("{UNKNOWN_MEMBER}_object"), self.sample(values, true, 1)?);
+        members.insert(format!("{UNKNOWN_MEMBER}_second"), self.sample(values, false, 1)?);
+        Some(members)
     }
 
     // ---- nested failures --------------------------------------------------
@@ -384,6 +397,11 @@ impl Generator<'_> {
         };
         push_unique(&mut file.valid, "minimal", Value::Object(minimal.clone()));
         push_unique(&mut file.valid, "full", Value::Object(full.clone()));
+        if let Some(unknown) = self.unknown_members(&structure.additional) {
+            let mut value = full.clone();
+            value.extend(unknown);
+            push_unique(&mut file.valid, "unknown_members", Value::Object(value));
+        }
         let nullable: Vec<&Field> = structure.fields.iter().filter(|field| field.nullable).collect();
         if !nullable.is_empty() {
             let mut nulls = minimal.clone();
@@ -523,6 +541,14 @@ impl Generator<'_> {
             }
             if let Some(full) = self.sample_variant(union, variant, true, 0) {
                 push_unique(&mut file.valid, format!("variant_{label}_full"), full);
+            }
+        }
+        if let (UnionStyle::Tagged { .. }, Some(unknown)) = (&union.style, self.unknown_members(&union.additional)) {
+            for variant in union.variants.iter().filter(|variant| variant.tag.is_some()) {
+                if let Some(Value::Object(mut value)) = self.sample_variant(union, variant, true, 0) {
+                    value.extend(unknown.clone());
+                    push_unique(&mut file.valid, format!("variant_{}_unknown_members", variant_label(variant)), Value::Object(value));
+                }
             }
         }
         match &union.style {

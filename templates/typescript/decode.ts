@@ -35,7 +35,7 @@ export class DecodeError extends Error {
 type Codec = (value: unknown, path: string) => DecodeResult<unknown>;
 type JsonObject = { readonly [key: string]: unknown };
 type Fallback = { readonly kind: "absent" } | { readonly kind: "value"; readonly json: string } | { readonly kind: "reject" };
-type Additional = { readonly policy: "ignored" } | { readonly policy: "kept"; readonly codec: Codec } | { readonly policy: "denied" };
+type Additional = { readonly policy: "kept"; readonly codec: Codec } | { readonly policy: "denied" };
 
 /** One field: its rules are off and its fallback is `reject` unless given. */
 interface FieldSpec {
@@ -50,7 +50,6 @@ interface FieldSpec {
 
 const absent: Fallback = { kind: "absent" };
 const reject: Fallback = { kind: "reject" };
-const ignored: Additional = { policy: "ignored" };
 const denied: Additional = { policy: "denied" };
 
 function success(value: unknown): DecodeResult<unknown> {
@@ -301,8 +300,8 @@ function decodeField(field: FieldSpec, source: JsonObject, path: string, target:
  * An object: its fields, and the members of the flattened types read from
  * the same object. A field whose wire value a decode rule discarded counts
  * as absent (or as its fallback) for the flattened types too, and the
- * fields' own values win over theirs. Members not `known` are dropped, kept
- * or refused as `additional` says.
+ * fields' own values win over theirs. Members not `known` are kept or
+ * refused as `additional` says.
  */
 function object(fields: readonly FieldSpec[], flatten: readonly string[], known: readonly string[], additional: Additional): Codec {
   return (value, path) => {
@@ -336,19 +335,17 @@ function object(fields: readonly FieldSpec[], flatten: readonly string[], known:
     for (const [key, member] of Object.entries(own)) {
       setMember(result, key, member);
     }
-    if (additional.policy !== "ignored") {
-      for (const [key, member] of Object.entries(value)) {
-        if (known.includes(key)) continue;
-        if (additional.policy === "denied") {
-          issues.push({ path: pointer(path, key), message: `unknown member ${JSON.stringify(key)}` });
-          continue;
-        }
-        const outcome = additional.codec(member, pointer(path, key));
-        if (outcome.ok) {
-          setMember(result, key, outcome.value);
-        } else {
-          issues.push(...outcome.issues);
-        }
+    for (const [key, member] of Object.entries(value)) {
+      if (known.includes(key)) continue;
+      if (additional.policy === "denied") {
+        issues.push({ path: pointer(path, key), message: `unknown member ${JSON.stringify(key)}` });
+        continue;
+      }
+      const outcome = additional.codec(member, pointer(path, key));
+      if (outcome.ok) {
+        setMember(result, key, outcome.value);
+      } else {
+        issues.push(...outcome.issues);
       }
     }
     return issues.length > 0 ? { ok: false, issues } : success(result);

@@ -147,7 +147,6 @@ impl Differ<'_> {
             (_, AdditionalProperties::Denied) => self.push(Rule::ObjectClosed, subject.clone(), "unknown members now rejected"),
             (AdditionalProperties::Denied, _) => self.push(Rule::ObjectOpened, subject.clone(), "unknown members now allowed"),
             (AdditionalProperties::Kept(old), AdditionalProperties::Kept(new)) => self.expression(&subject.with_member("*"), old, new),
-            _ => {}
         }
     }
 

@@ -242,19 +242,7 @@ pub(super) fn models_view(ir: &Ir) -> Result<ModelsView, CodegenError> {
         match &definition.kind {
             TypeKind::Struct(object) => {
                 let (mut settings, fields, accessors) = object_members(ir, name, &object.fields, &object.flatten, None);
-                match &object.additional {
-                    AdditionalProperties::Ignored => {}
-                    AdditionalProperties::Kept(values) => {
-                        settings.push("model_config = _p.ConfigDict(extra=\"allow\")".to_owned());
-                        settings.push(format!("__pydantic_extra__: dict[str, {}] = _p.Field(init=False)", annotation(values)));
-                    }
-                    AdditionalProperties::Denied if object.flatten.is_empty() => settings.push("model_config = _p.ConfigDict(extra=\"forbid\")".to_owned()),
-                    AdditionalProperties::Denied => settings.push("__acp_closed__ = True".to_owned()),
-                }
-                let extra = match &object.additional {
-                    AdditionalProperties::Kept(values) => Some(annotation(values)),
-                    AdditionalProperties::Ignored | AdditionalProperties::Denied => None,
-                };
+                let extra = unnamed_members(&object.additional, !object.flatten.is_empty(), &mut settings);
                 structs.push(ClassView {
                     name: class,
                     base: if object.flatten.is_empty() { "_rt.WireModel" } else { "_rt.FlatModel" }.to_owned(),
@@ -362,7 +350,9 @@ fn variant_class_view(ir: &Ir, union: &UnionType, variant: &Variant, class: &str
         Payload::Struct { base: None, fields } => ("_rt.WireModel".to_owned(), fields.as_slice(), Vec::new()),
         Payload::Unit | Payload::Type { .. } => ("_rt.WireModel".to_owned(), &[][..], Vec::new()),
     };
-    let (settings, views, accessors) = object_members(ir, class, fields, &flatten, tag);
+    let (mut settings, views, accessors) = object_members(ir, class, fields, &flatten, tag);
+    // A variant that inherits a struct's class keeps what that class keeps.
+    let extra = if inherited.is_empty() { unnamed_members(&union.additional, !flatten.is_empty(), &mut settings) } else { None };
     let tag_parameter = tag.map(|(property, value)| Parameter {
         attr: python_attribute(property),
         annotation: tag_annotation(value),
@@ -382,6 +372,27 @@ fn variant_class_view(ir: &Ir, union: &UnionType, variant: &Variant, class: &str
         settings,
         fields: views,
         accessors,
-        signature: Some(signature(all, None)),
+        signature: Some(signature(all, extra)),
+    }
+}
+
+/// The settings of a class for the members its schema does not name: kept
+/// (pydantic's extras), or refused (`flattens`: checked after decoding the
+/// flattened members); the annotation of a kept member's value.
+fn unnamed_members(additional: &AdditionalProperties, flattens: bool, settings: &mut Vec<String>) -> Option<String> {
+    match additional {
+        AdditionalProperties::Kept(values) => {
+            settings.push("model_config = _p.ConfigDict(extra=\"allow\")".to_owned());
+            settings.push(format!("__pydantic_extra__: dict[str, {}] = _p.Field(init=False)", annotation(values)));
+            Some(annotation(values))
+        }
+        AdditionalProperties::Denied if flattens => {
+            settings.push("__acp_closed__ = True".to_owned());
+            None
+        }
+        AdditionalProperties::Denied => {
+            settings.push("model_config = _p.ConfigDict(extra=\"forbid\")".to_owned());
+            None
+        }
     }
 }

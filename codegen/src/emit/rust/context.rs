@@ -106,8 +106,23 @@ impl<'a> RustContext<'a> {
                 TypeKind::Alias { target } => direct_names(target, edges),
                 TypeKind::Enum(_) => {}
                 TypeKind::Union(union) => {
+                    // A unit variant of a union that keeps unknown members
+                    // needs a payload struct to keep them in.
+                    let kept = matches!((&union.style, &union.additional), (UnionStyle::Tagged { .. }, AdditionalProperties::Kept(_)));
                     for variant in &union.variants {
                         match &variant.payload {
+                            Payload::Unit if kept && variant.tag.is_some() => {
+                                let name = naming::member_type_name(&definition.name, &variant.name);
+                                if ir.types.contains_key(&name) {
+                                    return Err(CodegenError {
+                                        kind: ErrorKind::NameCollision,
+                                        file: ir.origin.clone(),
+                                        pointer: definition.pointer.clone(),
+                                        message: format!("the Rust payload struct `{name}` of variant `{}` collides with a schema type", variant.name),
+                                    });
+                                }
+                                variant_structs.insert((definition.name.clone(), variant.name.clone()), name);
+                            }
                             Payload::Unit => {}
                             Payload::Type { ty } => direct_names(ty, edges),
                             Payload::Struct { base, fields } => {

@@ -16,10 +16,9 @@ use crate::naming;
 /// The Rust payload type of a variant.
 fn payload_type(context: &RustContext, union_name: &str, variant: &Variant) -> Option<TokenStream> {
     match &variant.payload {
-        Payload::Unit => None,
         Payload::Type { ty } => Some(context.rust_type(union_name, ty)),
         Payload::Struct { base: Some(base), fields } if fields.is_empty() => Some(context.rust_type(union_name, &TypeExpr::named(base.clone()))),
-        Payload::Struct { .. } => {
+        Payload::Unit | Payload::Struct { .. } => {
             let struct_name = context.variant_structs.get(&(union_name.to_owned(), variant.name.clone()))?;
             let struct_ident = type_ident(struct_name);
             Some(quote!(crate::types::#struct_ident))
@@ -27,15 +26,19 @@ fn payload_type(context: &RustContext, union_name: &str, variant: &Variant) -> O
     }
 }
 
-/// Payload structs for variants with inline fields.
+/// Payload structs for variants with inline fields, and for unit variants
+/// of a union that keeps members it does not name.
 fn variant_structs(context: &RustContext, union_name: &str, union: &UnionType) -> Vec<TokenStream> {
     union
         .variants
         .iter()
         .filter_map(|variant| {
-            let Payload::Struct { base, fields } = &variant.payload else { return None };
             let struct_name = context.variant_structs.get(&(union_name.to_owned(), variant.name.clone()))?;
-            let structure = StructType { fields: fields.clone(), flatten: base.iter().cloned().collect(), additional: AdditionalProperties::Ignored };
+            let structure = match &variant.payload {
+                Payload::Struct { base, fields } => StructType { fields: fields.clone(), flatten: base.iter().cloned().collect(), additional: union.additional.clone() },
+                Payload::Unit => StructType { fields: Vec::new(), flatten: Vec::new(), additional: union.additional.clone() },
+                Payload::Type { .. } => return None,
+            };
             let text = format!(" The payload of [`{}::{}`].", naming::rust_type(union_name), naming::rust_type(&variant.name));
             Some(struct_item(context, struct_name, &structure, &quote!(#[doc = #text])))
         })

@@ -44,7 +44,7 @@ pub fn view(ir: &Ir) -> DecodeFile {
             TypeKind::Union(union) => match &union.style {
                 UnionStyle::Tagged { property } => builder.tagged_union(property, union),
                 UnionStyle::Untagged | UnionStyle::ByMethod => {
-                    let variants = union.variants.iter().map(|variant| builder.payload(&variant.payload));
+                    let variants = union.variants.iter().map(|variant| builder.payload(&variant.payload, &union.additional));
                     file.alternatives.push(CodecView { key: key.clone(), codec: lines(variants) });
                     format!("untaggedUnion({key})")
                 }
@@ -177,18 +177,11 @@ impl Builder<'_> {
 
     fn object(&self, fields: &[Field], flatten: &[String], additional: &AdditionalProperties) -> String {
         let additional_codec = match additional {
-            AdditionalProperties::Ignored => "ignored".to_owned(),
             AdditionalProperties::Kept(values) => format!("{{ policy: \"kept\", codec: {} }}", self.expression(values)),
             AdditionalProperties::Denied => "denied".to_owned(),
         };
-        let known = match additional {
-            AdditionalProperties::Ignored => BTreeSet::new(),
-            AdditionalProperties::Kept(_) | AdditionalProperties::Denied => {
-                let mut known = BTreeSet::new();
-                self.members_of(fields, flatten, &mut known, &mut BTreeSet::new());
-                known
-            }
-        };
+        let mut known = BTreeSet::new();
+        self.members_of(fields, flatten, &mut known, &mut BTreeSet::new());
         format!(
             "object({}, {}, {}, {additional_codec})",
             lines(fields.iter().map(|field| self.field(field))),
@@ -229,10 +222,10 @@ impl Builder<'_> {
         }
     }
 
-    fn payload(&self, payload: &Payload) -> String {
+    fn payload(&self, payload: &Payload, additional: &AdditionalProperties) -> String {
         match payload {
-            Payload::Unit => self.object(&[], &[], &AdditionalProperties::Ignored),
-            Payload::Struct { base, fields } => self.object(fields, base.as_slice(), &AdditionalProperties::Ignored),
+            Payload::Unit => self.object(&[], &[], additional),
+            Payload::Struct { base, fields } => self.object(fields, base.as_slice(), additional),
             Payload::Type { ty } => self.expression(ty),
         }
     }
@@ -241,12 +234,12 @@ impl Builder<'_> {
         let tagged = union
             .variants
             .iter()
-            .filter_map(|variant| variant.tag.as_ref().map(|tag| format!("[{}, {}]", json_string(tag), self.payload(&variant.payload))));
+            .filter_map(|variant| variant.tag.as_ref().map(|tag| format!("[{}, {}]", json_string(tag), self.payload(&variant.payload, &union.additional))));
         let untagged = union
             .variants
             .iter()
             .find(|variant| variant.tag.is_none())
-            .map_or_else(|| "null".to_owned(), |variant| self.payload(&variant.payload));
+            .map_or_else(|| "null".to_owned(), |variant| self.payload(&variant.payload, &union.additional));
         format!("taggedUnion({}, {}, {untagged}, {})", json_string(property), lines(tagged), union.other.is_some())
     }
 }

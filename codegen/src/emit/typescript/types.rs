@@ -152,7 +152,7 @@ fn object_view(doc: Vec<String>, name: String, structure: &StructType) -> Object
             mark: "",
             ty: "unknown".to_owned(),
         }),
-        AdditionalProperties::Ignored | AdditionalProperties::Denied => {}
+        AdditionalProperties::Denied => {}
     }
     let intersections = structure.flatten.iter().map(|base| format!(" & {}", naming::typescript_type(base))).collect();
     ObjectView { doc, name, members, intersections }
