@@ -112,16 +112,7 @@ impl<'a> RustContext<'a> {
                     for variant in &union.variants {
                         match &variant.payload {
                             Payload::Unit if kept && variant.tag.is_some() => {
-                                let name = naming::member_type_name(&definition.name, &variant.name);
-                                if ir.types.contains_key(&name) {
-                                    return Err(CodegenError {
-                                        kind: ErrorKind::NameCollision,
-                                        file: ir.origin.clone(),
-                                        pointer: definition.pointer.clone(),
-                                        message: format!("the Rust payload struct `{name}` of variant `{}` collides with a schema type", variant.name),
-                                    });
-                                }
-                                variant_structs.insert((definition.name.clone(), variant.name.clone()), name);
+                                variant_structs.insert((definition.name.clone(), variant.name.clone()), payload_struct_name(ir, definition, variant)?);
                             }
                             Payload::Unit => {}
                             Payload::Type { ty } => direct_names(ty, edges),
@@ -131,16 +122,7 @@ impl<'a> RustContext<'a> {
                                     direct_names(&field.ty, edges);
                                 }
                                 if !fields.is_empty() {
-                                    let name = naming::member_type_name(&definition.name, &variant.name);
-                                    if ir.types.contains_key(&name) {
-                                        return Err(CodegenError {
-                                            kind: ErrorKind::NameCollision,
-                                            file: ir.origin.clone(),
-                                            pointer: definition.pointer.clone(),
-                                            message: format!("the Rust payload struct `{name}` of variant `{}` collides with a schema type", variant.name),
-                                        });
-                                    }
-                                    variant_structs.insert((definition.name.clone(), variant.name.clone()), name);
+                                    variant_structs.insert((definition.name.clone(), variant.name.clone()), payload_struct_name(ir, definition, variant)?);
                                 }
                             }
                         }
@@ -290,6 +272,21 @@ fn direct_names<'a>(expression: &'a TypeExpr, into: &mut BTreeSet<&'a str>) {
 }
 
 /// The struct with exactly the members of a JSON-RPC error object.
+/// The name of the Rust-only payload struct of a union variant, which must
+/// not be a schema type's.
+fn payload_struct_name(ir: &Ir, union: &TypeDef, variant: &Variant) -> Result<String, CodegenError> {
+    let name = naming::member_type_name(&union.name, &variant.name);
+    if ir.types.contains_key(&name) {
+        return Err(CodegenError {
+            kind: ErrorKind::NameCollision,
+            file: ir.origin.clone(),
+            pointer: union.pointer.clone(),
+            message: format!("the Rust payload struct `{name}` of variant `{}` collides with a schema type", variant.name),
+        });
+    }
+    Ok(name)
+}
+
 fn error_object(ir: &Ir) -> Option<ErrorObject> {
     ir.types.values().find_map(|definition| {
         let TypeKind::Struct(structure) = &definition.kind else { return None };

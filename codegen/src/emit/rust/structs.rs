@@ -216,11 +216,15 @@ pub(crate) fn struct_item(context: &RustContext, name: &str, structure: &StructT
     let additional = match &structure.additional {
         AdditionalProperties::Kept(values) => {
             let values = context.rust_type(name, values);
-            initializers.push(quote!(additional: ::std::collections::BTreeMap::new(),));
+            let map = quote!(::std::collections::BTreeMap<::std::string::String, #values>);
+            initializers.push(quote!(additional: ::std::default::Default::default(),));
+            // The JSON-RPC error object is what `Result`s carry: boxed, its
+            // kept members do not make every `Result<T, Error>` larger.
+            let map = if context.error_object.as_ref().is_some_and(|error| error.name == name) { quote!(::std::boxed::Box<#map>) } else { map };
             quote!(
                 /// Members the schema does not name, kept as they came.
                 #[serde(flatten)]
-                pub additional: ::std::collections::BTreeMap<::std::string::String, #values>,
+                pub additional: #map,
             )
         }
         _ => quote!(),
