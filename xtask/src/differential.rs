@@ -114,8 +114,14 @@ fn member_graph(ir: &Ir) -> Value {
                 if let UnionStyle::Tagged { property } = &union.style {
                     entry.insert("tag".to_owned(), json!(property));
                 }
+                // A tagged variant's object keeps what its union keeps.
+                let kept = match (&union.style, &union.additional) {
+                    (UnionStyle::Tagged { .. }, AdditionalProperties::Kept(ty)) => Some(json!({"other": node(ty)})),
+                    _ => None,
+                };
                 let variants = union.variants.iter().map(|variant| {
                     let (mut members, mut same) = (Map::new(), Vec::new());
+                    same.extend(kept.clone());
                     match &variant.payload {
                         Payload::Unit => {}
                         Payload::Struct { base, fields } => {
