@@ -248,6 +248,10 @@ pub struct UnionType {
     pub variants: Vec<Variant>,
     /// Present for an extensible tagged union: unknown tags keep their payload.
     pub other: Option<CatchAll>,
+    /// The catch-all was added by tolerant reading ([`crate::tolerant`]), a
+    /// deviation from the schema, which closes this union.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tolerant: bool,
     /// Tagged unions: what a variant's object does with members neither the
     /// tag nor its payload names. Untagged and by-method unions leave that to
     /// each variant's own type (`Kept(Any)` here, unused).

@@ -4,7 +4,8 @@
 //! schema; [`naming`] owns every name; [`inspect`] summarizes an IR;
 //! [`vectors`] derives shared test vectors from it and [`validate`] checks
 //! them with an independent JSON Schema validator; [`review`] judges the
-//! changes between two IRs.
+//! changes between two IRs; [`tolerant`] opens closed tagged unions for
+//! bindings that must read a newer peer.
 
 pub mod emit;
 pub mod error;
@@ -13,6 +14,7 @@ pub mod ir;
 pub mod lower;
 pub mod naming;
 pub mod review;
+pub mod tolerant;
 #[cfg(test)]
 mod test_support;
 pub mod validate;

@@ -551,7 +551,7 @@ impl<'a> Lowerer<'a> {
             Some(property) => self.variants_additional(members, property, pointer)?,
             None => AdditionalProperties::Kept(TypeExpr::Any),
         };
-        Ok(UnionType { style, exclusive, variants, other, additional })
+        Ok(UnionType { style, exclusive, variants, other, tolerant: false, additional })
     }
 
     /// What the tagged members of a union say of members they do not name:

@@ -16,8 +16,9 @@ pub type Outputs = Vec<(String, Files)>;
 
 /// Renders the bindings of every language, the extended schema and the vectors.
 /// `languages` picks emitters by folder name (`rust`, `typescript`,
-/// `python`); empty means all.
-pub fn render(source: &SourceOptions, names: &PackageNames, languages: &[String]) -> Result<Outputs> {
+/// `python`); empty means all. `tolerant` opens every closed tagged union
+/// on decode ([`acp_codegen::tolerant`]).
+pub fn render(source: &SourceOptions, names: &PackageNames, languages: &[String], tolerant: bool) -> Result<Outputs> {
     for language in languages {
         if !LANGUAGES.iter().any(|(known, _)| known == language) {
             bail!("unknown language `{language}` (known: rust, typescript, python)");
@@ -25,6 +26,7 @@ pub fn render(source: &SourceOptions, names: &PackageNames, languages: &[String]
     }
     let schema = acp_schema_source::load(source)?;
     let ir = lower(&schema, Unsupported::Fail)?;
+    let ir = if tolerant { acp_codegen::tolerant::tolerant(&ir) } else { ir };
     let mut outputs = Outputs::new();
     for (language, emit) in LANGUAGES.into_iter().filter(|(language, _)| languages.is_empty() || languages.iter().any(|wanted| wanted == language)) {
         outputs.push((language.to_owned(), emit(&ir, names)?.into_iter().collect()));

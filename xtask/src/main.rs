@@ -70,6 +70,10 @@ enum Command {
         /// repeatable); all by default.
         #[arg(long = "lang", value_name = "LANGUAGE")]
         languages: Vec<String>,
+        /// Tolerant reading, a deviation from the schema: every closed tagged
+        /// union keeps an unknown variant whole on decode instead of failing.
+        #[arg(long)]
+        tolerant: bool,
         /// The output directory.
         #[arg(long, default_value = "bindings")]
         out: PathBuf,
@@ -185,8 +189,8 @@ fn run(command: Command) -> Result<()> {
             output::replace_directory(&out, &files)?;
             eprintln!("wrote {} vector files to {}", files.len(), out.display());
         }
-        Command::Generate { source, names, languages, out } => {
-            let outputs = generate::render(&source.options(), &names.names(), &languages)?;
+        Command::Generate { source, names, languages, tolerant, out } => {
+            let outputs = generate::render(&source.options(), &names.names(), &languages, tolerant)?;
             generate::write(&out, &outputs)?;
             eprintln!("wrote {}", out.display());
         }

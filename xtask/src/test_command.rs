@@ -45,10 +45,11 @@ pub fn run_checked(command: &mut Command, what: &str) -> Result<()> {
     Ok(())
 }
 
-/// The schemas whose bindings are tested: the default, and the latest
-/// release's four schemas without RFD overlays.
-fn schemas_under_test(upstream_root: &Path) -> Vec<(String, SourceOptions)> {
-    let mut schemas = vec![("default".to_owned(), SourceOptions::default())];
+/// The schemas whose bindings are tested, with whether they read tolerantly:
+/// the default, the default with tolerant reading, and the latest release's
+/// four schemas without RFD overlays.
+fn schemas_under_test(upstream_root: &Path) -> Vec<(String, SourceOptions, bool)> {
+    let mut schemas = vec![("default".to_owned(), SourceOptions::default(), false), ("default-tolerant".to_owned(), SourceOptions::default(), true)];
     let latest = upstream_root.join(format!("sdk-{}", upstream::SDK_RELEASES[upstream::SDK_RELEASES.len() - 1])).join("package/schema");
     for (label, file) in [
         ("v1-stable", "v1/schema.json"),
@@ -56,7 +57,7 @@ fn schemas_under_test(upstream_root: &Path) -> Vec<(String, SourceOptions)> {
         ("v2-stable", "v2/schema.json"),
         ("v2-unstable", "v2/schema.unstable.json"),
     ] {
-        schemas.push((label.to_owned(), SourceOptions { schema_file: Some(latest.join(file)), rfds: RfdSelection::Nothing }));
+        schemas.push((label.to_owned(), SourceOptions { schema_file: Some(latest.join(file)), rfds: RfdSelection::Nothing }, false));
     }
     schemas
 }
@@ -87,8 +88,8 @@ pub fn run() -> Result<()> {
         "cargo clippy --workspace",
     )?;
     let generated = workspace.join("target").join("bindings");
-    for (label, source) in schemas_under_test(&upstream_root) {
-        let outputs = generate::render(&source, &PackageNames::default(), &[]).with_context(|| format!("generating bindings for {label}"))?;
+    for (label, source, tolerant) in schemas_under_test(&upstream_root) {
+        let outputs = generate::render(&source, &PackageNames::default(), &[], tolerant).with_context(|| format!("generating bindings for {label}"))?;
         let folder = generated.join(&label);
         generate::write(&folder, &outputs)?;
         eprintln!("== bindings for {label} in {}", folder.display());
