@@ -1,0 +1,46 @@
+//! The README's code is code the tests compile and run: every Rust,
+//! TypeScript and Python block in it is an excerpt of a usage program
+//! (`<!-- excerpt: PATH -->` above the block), and each of its lines stands
+//! in that file, in the same order.
+
+use std::path::Path;
+
+/// The fenced blocks of `text` with their info string and the excerpt
+/// marker on the line before them, if any.
+fn blocks(text: &str) -> Vec<(String, Option<String>, Vec<String>)> {
+    let mut blocks = Vec::new();
+    let mut lines = text.lines().peekable();
+    let mut previous = "";
+    while let Some(line) = lines.next() {
+        if let Some(info) = line.strip_prefix("```") {
+            let marker = previous.strip_prefix("<!-- excerpt: ").and_then(|rest| rest.strip_suffix(" -->")).map(str::to_owned);
+            let body: Vec<String> = lines.by_ref().take_while(|line| !line.starts_with("```")).map(str::to_owned).collect();
+            blocks.push((info.trim().to_owned(), marker, body));
+            previous = "";
+            continue;
+        }
+        previous = line;
+    }
+    blocks
+}
+
+#[test]
+fn every_code_block_is_an_excerpt_of_a_tested_program() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let mut excerpts = Vec::new();
+    for (info, marker, body) in blocks(&readme) {
+        if !["rust", "ts", "python"].contains(&info.as_str()) {
+            continue;
+        }
+        let marker = marker.unwrap_or_else(|| panic!("a ```{info} block without an excerpt marker: {body:?}"));
+        let source = std::fs::read_to_string(root.join(&marker)).unwrap_or_else(|error| panic!("{marker}: {error}"));
+        let mut source_lines = source.lines().map(str::trim);
+        for line in body.iter().map(|line| line.trim()).filter(|line| !line.is_empty()) {
+            assert!(source_lines.any(|candidate| candidate == line), "README excerpt of {marker}: `{line}` is not in it (or not in this order)");
+        }
+        excerpts.push(info);
+    }
+    excerpts.sort();
+    assert_eq!(excerpts, ["python", "rust", "ts"], "one excerpt per language");
+}
