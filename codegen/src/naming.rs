@@ -194,9 +194,10 @@ const PYTHON_KEYWORDS: &[&str] = &[
     "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal",
     "not", "or", "pass", "raise", "return", "try", "while", "with", "yield", "match", "case", "type",
 ];
-/// Names a pydantic `BaseModel` attribute cannot take.
+/// Names a pydantic `BaseModel` attribute cannot take, and `self`, which
+/// every generated method and constructor takes first.
 const PYDANTIC_RESERVED: &[&str] =
-    &["copy", "dict", "json", "schema", "schema_json", "construct", "validate", "fields", "parse_obj", "parse_raw", "from_orm"];
+    &["copy", "dict", "json", "schema", "schema_json", "construct", "validate", "fields", "parse_obj", "parse_raw", "from_orm", "self"];
 
 /// A Python attribute or function name: snake_case, with a `_` suffix for
 /// keywords and names pydantic reserves (`model_*` included).

@@ -113,7 +113,13 @@ class WireModel(BaseModel):
     """Base of every generated object: wire names as aliases, rules applied."""
 
     model_config = ConfigDict(
-        validate_by_name=True, validate_by_alias=True, use_attribute_docstrings=True, regex_engine="python-re"
+        validate_by_name=True,
+        validate_by_alias=True,
+        use_attribute_docstrings=True,
+        regex_engine="python-re",
+        # naming.rs suffixes every name pydantic reserves (`model_*` too), so
+        # no attribute shadows pydantic's own.
+        protected_namespaces=(),
     )
 
     __acp_rules__: ClassVar[tuple[Rule, ...]] = ()

@@ -24,8 +24,12 @@ pub fn render(source: &SourceOptions, names: &PackageNames, languages: &[String]
             bail!("unknown language `{language}` (known: rust, typescript, python)");
         }
     }
-    let schema = acp_schema_source::load(source)?;
-    let ir = lower(&schema, Unsupported::Fail)?;
+    render_schema(&acp_schema_source::load(source)?, names, languages, tolerant)
+}
+
+/// [`render`] for a schema already assembled.
+pub fn render_schema(schema: &ExtendedSchema, names: &PackageNames, languages: &[String], tolerant: bool) -> Result<Outputs> {
+    let ir = lower(schema, Unsupported::Fail)?;
     let ir = if tolerant { acp_codegen::tolerant::tolerant(&ir) } else { ir };
     let mut outputs = Outputs::new();
     for (language, emit) in LANGUAGES.into_iter().filter(|(language, _)| languages.is_empty() || languages.iter().any(|wanted| wanted == language)) {
@@ -33,7 +37,7 @@ pub fn render(source: &SourceOptions, names: &PackageNames, languages: &[String]
     }
     let schema_files = [(PathBuf::from("acp.schema.json"), schema.to_pretty_json())].into_iter().collect();
     outputs.push(("schema".to_owned(), schema_files));
-    outputs.push(("vectors".to_owned(), checked_vectors(&schema, &ir)?));
+    outputs.push(("vectors".to_owned(), checked_vectors(schema, &ir)?));
     Ok(outputs)
 }
 

@@ -12,6 +12,7 @@ mod mutation;
 mod generate;
 mod output;
 mod review;
+mod source;
 mod test_command;
 mod test_python;
 mod test_rust;

@@ -13,7 +13,7 @@ use anyhow::{bail, Context, Result};
 use acp_codegen::emit::PackageNames;
 use acp_schema_source::{RfdSelection, SourceOptions};
 
-use crate::{chain, generate, mutation, test_python, test_rust, test_typescript, upstream};
+use crate::{chain, generate, mutation, source, test_python, test_rust, test_typescript, upstream};
 
 /// The workspace root (the parent of this crate's folder).
 pub fn workspace_root() -> PathBuf {
@@ -47,7 +47,7 @@ pub fn run_checked(command: &mut Command, what: &str) -> Result<()> {
 
 /// The schemas whose bindings are tested, with whether they read tolerantly:
 /// the default, the default with tolerant reading, and the latest release's
-/// four schemas without RFD overlays.
+/// four schemas without RFD overlays. (`hostile` is tested beside them.)
 fn schemas_under_test(upstream_root: &Path) -> Vec<(String, SourceOptions, bool)> {
     let mut schemas = vec![("default".to_owned(), SourceOptions::default(), false), ("default-tolerant".to_owned(), SourceOptions::default(), true)];
     let latest = upstream_root.join(format!("sdk-{}", upstream::SDK_RELEASES[upstream::SDK_RELEASES.len() - 1])).join("package/schema");
@@ -60,6 +60,18 @@ fn schemas_under_test(upstream_root: &Path) -> Vec<(String, SourceOptions, bool)
         schemas.push((label.to_owned(), SourceOptions { schema_file: Some(latest.join(file)), rfds: RfdSelection::Nothing }, false));
     }
     schemas
+}
+
+/// The default base with the hostile fixture overlay: keywords and reserved
+/// words as member names, and text that tries to leave a comment, a
+/// docstring or a string, in every language.
+fn hostile(workspace: &Path) -> Result<generate::Outputs> {
+    let overlay = workspace.join("codegen").join("tests").join("fixtures").join("hostile.overlay.json");
+    let assembled = source::assemble(&format!("default+{}", overlay.display()))?;
+    if let Some(conflict) = assembled.conflicts.first() {
+        bail!("the hostile fixture does not apply: {}", conflict.message);
+    }
+    generate::render_schema(&assembled.schema, &PackageNames::default(), &[], false).context("generating bindings for the hostile fixture")
 }
 
 pub fn run() -> Result<()> {
@@ -88,8 +100,13 @@ pub fn run() -> Result<()> {
         "cargo clippy --workspace",
     )?;
     let generated = workspace.join("target").join("bindings");
+    let mut labelled = Vec::new();
     for (label, source, tolerant) in schemas_under_test(&upstream_root) {
         let outputs = generate::render(&source, &PackageNames::default(), &[], tolerant).with_context(|| format!("generating bindings for {label}"))?;
+        labelled.push((label, outputs));
+    }
+    labelled.push(("hostile".to_owned(), hostile(&workspace)?));
+    for (label, outputs) in labelled {
         let folder = generated.join(&label);
         generate::write(&folder, &outputs)?;
         eprintln!("== bindings for {label} in {}", folder.display());

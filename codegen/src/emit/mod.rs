@@ -3,6 +3,7 @@
 //! make no schema decisions (the IR did) and take every name from
 //! [`crate::naming`].
 
+mod prose;
 pub mod python;
 pub mod rust;
 pub mod typescript;

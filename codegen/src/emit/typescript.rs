@@ -160,8 +160,8 @@ fn json_string(text: &str) -> String {
 /// (without indentation), or nothing. `*/` never survives into the text, so
 /// no description can close the comment.
 fn tsdoc(description: Option<&str>, notes: &[String]) -> Vec<String> {
-    let mut paragraphs: Vec<&str> = description.map(str::trim).filter(|text| !text.is_empty()).into_iter().collect();
-    paragraphs.extend(notes.iter().map(String::as_str));
+    let mut paragraphs: Vec<String> = description.map(str::trim).filter(|text| !text.is_empty()).map(super::prose::prose).into_iter().collect();
+    paragraphs.extend(notes.iter().map(|note| super::prose::prose(note)));
     if paragraphs.is_empty() {
         return Vec::new();
     }

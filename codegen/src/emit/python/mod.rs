@@ -149,6 +149,7 @@ fn render(template: &impl Template, file: &str) -> Result<String, CodegenError> 
 /// indented as far as the quotes, which close on a line of their own (PEP
 /// 257). Backslashes, and quotes that would end it early, are escaped.
 fn docstring(text: &str, indent: usize) -> String {
+    let text = crate::emit::prose::prose(text);
     let text = text.trim();
     let last = text.chars().count().saturating_sub(1);
     let mut escaped = String::new();

@@ -23,6 +23,7 @@ pub(crate) fn derives(eq: bool) -> TokenStream {
 pub(crate) fn doc(text: Option<&str>) -> TokenStream {
     match text {
         Some(text) if !text.trim().is_empty() => {
+            let text = crate::emit::prose::prose(text);
             let lines = text.lines().map(|line| format!(" {line}"));
             quote!(#(#[doc = #lines])*)
         }
