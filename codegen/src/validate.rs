@@ -29,17 +29,23 @@ pub struct Report {
     pub findings: Vec<Finding>,
 }
 
-/// The schema a value of `pointer` must satisfy: the document's `$defs`
-/// plus a reference to the node (or, for an `anyOf`/`oneOf` list, a copy of it).
+/// Where the document sits in the validator's registry: every type's schema
+/// refers into it, so it is prepared once, not once per type.
+const DOCUMENT: &str = "urn:acp-codegen:schema";
+
+/// The schema a value of `pointer` must satisfy: a reference to the node in
+/// the registered document (or, for an `anyOf`/`oneOf` list, that keyword
+/// over references to its members).
 fn schema_for(document: &Value, pointer: &str) -> Option<Value> {
-    let definitions = document.get("$defs")?.clone();
     let node = document.pointer(pointer)?;
-    let mut schema = json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": definitions});
-    if node.is_array() {
-        let keyword = pointer.rsplit('/').next()?;
-        schema[keyword] = node.clone();
-    } else {
-        schema["$ref"] = Value::String(format!("#{pointer}"));
+    let reference = |pointer: String| json!({"$ref": format!("{DOCUMENT}#{pointer}")});
+    let mut schema = json!({"$schema": "https://json-schema.org/draft/2020-12/schema"});
+    match node.as_array() {
+        Some(members) => {
+            let keyword = pointer.rsplit('/').next()?;
+            schema[keyword] = (0..members.len()).map(|index| reference(format!("{pointer}/{index}"))).collect();
+        }
+        None => schema["$ref"] = reference(pointer.to_owned())["$ref"].clone(),
     }
     Some(schema)
 }
@@ -65,6 +71,15 @@ fn agrees(error: &jsonschema::ValidationError<'_>, pointer: &str) -> bool {
 /// Checks `vectors` for `ir` against `document`, the schema `ir` came from.
 pub fn check(document: &Value, ir: &Ir, vectors: &BTreeMap<String, VectorFile>) -> Report {
     let mut report = Report::default();
+    let mut registered = document.clone();
+    registered["$schema"] = json!("https://json-schema.org/draft/2020-12/schema");
+    let registry = match jsonschema::Registry::new().add(DOCUMENT, &registered).and_then(jsonschema::RegistryBuilder::prepare) {
+        Ok(registry) => registry,
+        Err(error) => {
+            report.findings.push(Finding { type_name: "*".to_owned(), vector: "*".to_owned(), message: format!("the validator rejects the schema: {error}") });
+            return report;
+        }
+    };
     for (type_name, file) in vectors {
         report.types += 1;
         let mut finding = |vector: &str, message: String| {
@@ -78,7 +93,7 @@ pub fn check(document: &Value, ir: &Ir, vectors: &BTreeMap<String, VectorFile>) 
             finding("*", format!("pointer {} does not resolve", definition.pointer));
             continue;
         };
-        let validator = match jsonschema::validator_for(&schema) {
+        let validator = match jsonschema::options().with_registry(&registry).build(&schema) {
             Ok(validator) => validator,
             Err(error) => {
                 finding("*", format!("the validator rejects the schema: {error}"));
