@@ -271,7 +271,6 @@ fn direct_names<'a>(expression: &'a TypeExpr, into: &mut BTreeSet<&'a str>) {
     }
 }
 
-/// The struct with exactly the members of a JSON-RPC error object.
 /// The name of the Rust-only payload struct of a union variant, which must
 /// not be a schema type's.
 fn payload_struct_name(ir: &Ir, union: &TypeDef, variant: &Variant) -> Result<String, CodegenError> {
@@ -287,6 +286,7 @@ fn payload_struct_name(ir: &Ir, union: &TypeDef, variant: &Variant) -> Result<St
     Ok(name)
 }
 
+/// The struct with exactly the members of a JSON-RPC error object.
 fn error_object(ir: &Ir) -> Option<ErrorObject> {
     ir.types.values().find_map(|definition| {
         let TypeKind::Struct(structure) = &definition.kind else { return None };
