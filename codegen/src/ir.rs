@@ -334,6 +334,32 @@ pub struct Method {
     pub unstable: bool,
 }
 
+/// Why an implementation of a side may leave a method out: the dispatcher
+/// then answers method-not-found (a request) or drops it (a notification).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Optional<'a> {
+    /// The handling side advertises the method in its capabilities.
+    Gated(&'a Gate),
+    /// The schema marks the method unstable.
+    Unstable,
+    /// Every side handles it at the protocol level (`$/cancel_request`).
+    ProtocolLevel,
+}
+
+impl Method {
+    /// Whether, and why, a side that handles this method as `handled_by`
+    /// may leave it out. Every emitter's handler interface follows this.
+    pub fn optional(&self, handled_by: Side) -> Option<Optional<'_>> {
+        if let Some(gate) = &self.gate {
+            return Some(Optional::Gated(gate));
+        }
+        if self.unstable {
+            return Some(Optional::Unstable);
+        }
+        (handled_by == Side::Protocol).then_some(Optional::ProtocolLevel)
+    }
+}
+
 /// A request: `params` from the caller, `result` back from `side`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RequestMethod {

@@ -7,6 +7,7 @@ export * from "./types.js";
 export * from "./decode.js";
 export * from "./methods.js";
 export { RequestError } from "./rpc.js";
+export type { DroppedMessage, Send } from "./connection.js";
 export type {
   Awaitable,
   CallDecodeResult,

@@ -5,8 +5,11 @@
 // side's maps and interface. Proxy methods, when the schema has any, form a
 // `Proxy` side of their own. Each side has typed functions over `rpc.ts`:
 // decode a call or a result by method name, dispatch a call to an
-// implementation of the side's interface, encode a call to send.
+// implementation of the side's interface, encode a call to send; the agent
+// and the client also open their end of a connection (`connection.ts`).
 
+import { Connection } from "./connection.js";
+import type { DroppedMessage, Send } from "./connection.js";
 import type { DecodeResult } from "./decode.js";
 import { decodeCall, decodeResult, dispatchMessage, dispatchNotification, dispatchRequest, encodeNotification, encodeRequest } from "./rpc.js";
 import type {
@@ -166,4 +169,38 @@ export function {{ side.encode_request }}<M extends keyof {{ side.requests_map }
 export function {{ side.encode_notification }}<M extends keyof {{ side.notifications_map }}>(method: M, params: {{ side.notifications_map }}[M]): JsonRpcNotification {
   return encodeNotification(method, params);
 }
-{% endfor -%}
+{%- endfor %}
+{%- for side in sides %}
+{%- if let Some(connection) = side.connection %}
+
+/**
+ * The {{ side.label }}'s end of a JSON-RPC connection: calls what the
+ * {{ connection.peer }} handles, its params typed and encoded by method and
+ * its result decoded, and answers the {{ connection.peer }}'s calls with the
+ * {{ side.label }} implementation.
+ */
+export interface {{ connection.interface }} {
+  /** Sends a request and resolves with its decoded result; rejects with a `RequestError` for an error response, a `DecodeError` for a result that does not decode. */
+  request<M extends keyof {{ connection.peer_requests_map }}>(method: M, params: {{ connection.peer_requests_map }}[M]["params"]): Promise<{{ connection.peer_requests_map }}[M]["result"]>;
+  /** Sends a notification. */
+  notify<M extends keyof {{ connection.peer_notifications_map }}>(method: M, params: {{ connection.peer_notifications_map }}[M]): void;
+  /** Handles one received message (JSON text): answers a request, delivers a notification, settles a response. */
+  receive(text: string): Promise<void>;
+  /** Rejects every request in flight, and every later one, with `reason`. */
+  close(reason?: unknown): void;
+}
+
+/**
+ * Opens the {{ side.label }}'s end of a connection over a transport that
+ * carries JSON text: `send` writes one message, and the caller hands every
+ * received message to `receive`. `implementation` is called once with the
+ * connection, so that its handlers can call the {{ connection.peer }};
+ * `dropped` hears of a received message that was not handled and gets no
+ * answer.
+ */
+export function {{ connection.connect }}(implementation: (connection: {{ connection.interface }}) => {{ side.interface }}, send: Send, dropped?: DroppedMessage): {{ connection.interface }} {
+  return new Connection({{ side.routes }}, {{ connection.peer_routes }}, implementation as (connection: Connection) => object, send, dropped) as unknown as {{ connection.interface }};
+}
+{%- endif %}
+{%- endfor %}
+

@@ -13,15 +13,6 @@ use acp_bindings::methods::{self, agent, client, Agent};
 use acp_bindings::*;
 use serde_json::{json, Value};
 
-/// Runs a future that never waits (every handler here is immediate).
-fn block_on<F: std::future::Future>(future: F) -> F::Output {
-    let mut context = std::task::Context::from_waker(std::task::Waker::noop());
-    match std::future::Future::poll(std::pin::pin!(future), &mut context) {
-        std::task::Poll::Ready(output) => output,
-        std::task::Poll::Pending => unreachable!("the handlers never wait"),
-    }
-}
-
 #[derive(Default)]
 struct Agent1 {
     sent: Mutex<Vec<SessionNotification>>,
@@ -87,7 +78,7 @@ impl Client1 {
 fn an_agent_and_a_client_talk() {
     let (agent, mut client) = (Agent1::default(), Client1::default());
     let prompt = json!({"sessionId": "session-1", "prompt": [{"type": "text", "text": "What does main.rs do?"}]});
-    let result = block_on(agent::dispatch_request(&agent, methods::SESSION_PROMPT, prompt)).unwrap();
+    let result = pollster::block_on(agent::dispatch_request(&agent, methods::SESSION_PROMPT, prompt)).unwrap();
     assert_eq!(result, json!({"stopReason": "end_turn"}));
 
     for notification in agent.sent.lock().unwrap().drain(..) {

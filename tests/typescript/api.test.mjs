@@ -159,3 +159,33 @@ test("the dispatcher delivers notifications and reports the dropped ones", async
   assert.equal(await bindings.dispatchClientNotification(client, "session/update", chunk), null);
   assert.equal((await bindings.dispatchClientNotification(client, "session/update", {})).data.pointer, "/sessionId");
 });
+
+test("a connection pairs requests with their responses, decodes results and reports what it cannot handle", async () => {
+  const toClient = [];
+  const dropped = [];
+  const end = bindings.connectClient(() => ({}), (text) => toClient.push(JSON.parse(text)), (method, error) => dropped.push([method, error.code]));
+
+  const answered = end.request("session/prompt", prompt);
+  const failed = end.request("session/prompt", prompt);
+  const malformed = end.request("session/prompt", prompt);
+  assert.deepEqual(toClient.map((message) => [message.id, message.method]), [[1, "session/prompt"], [2, "session/prompt"], [3, "session/prompt"]]);
+  assert.deepEqual(toClient[0].params, prompt);
+  await end.receive(JSON.stringify({ jsonrpc: "2.0", id: 2, error: { code: -32000, message: "auth required", data: { hint: 1 } } }));
+  await end.receive(JSON.stringify({ jsonrpc: "2.0", id: 1, result: answer }));
+  await end.receive(JSON.stringify({ jsonrpc: "2.0", id: 3, result: { stopReason: 5 } }));
+  assert.deepEqual(await answered, answer);
+  await assert.rejects(failed, (error) => error instanceof bindings.RequestError && error.code === -32000 && error.data.hint === 1);
+  await assert.rejects(malformed, (error) => error instanceof bindings.DecodeError && error.message.includes("/stopReason"));
+
+  await end.receive(JSON.stringify({ jsonrpc: "2.0", id: 9, result: {} }));
+  await end.receive("{not json");
+  await end.receive(JSON.stringify({ jsonrpc: "2.0", id: 4, method: "session/request_permission", params: {} }));
+  assert.deepEqual(dropped, [[null, -32600]]);
+  assert.equal(toClient.at(-2).error.code, -32700);
+  assert.deepEqual([toClient.at(-1).id, toClient.at(-1).error.code], [4, -32601]);
+
+  const pending = end.request("session/prompt", prompt);
+  end.close(new Error("gone"));
+  await assert.rejects(pending, /gone/);
+  await assert.rejects(end.request("session/prompt", prompt), /gone/);
+});

@@ -70,7 +70,7 @@ fn usage_suite(workspace: &Path, bindings: &Path, target: &Path) -> Result<()> {
         format!(
             "[package]\nname = \"acp-bindings-usage\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
              [dependencies]\nacp-bindings = {{ path = \"../rust\" }}\nagent-client-protocol-schema = {{ version = \"={}\", default-features = false }}\n\
-             serde_json = \"1\"\n\n[workspace]\n",
+             pollster = \"1\"\nserde_json = \"1\"\n\n[workspace]\n",
             acp_schema_source::upstream::UPSTREAM_VERSION
         ),
     )?;

@@ -8,8 +8,10 @@
 //! `exports` and `types`, Node's test runner runs every shared vector and
 //! the programming-interface tests through the module it resolves from the
 //! consumer, and on the protocol v1 schemas a usage program (an agent and a
-//! client joined through the dispatchers) compiles with and without
-//! `exactOptionalPropertyTypes` and runs (`tests/typescript/`).
+//! client, each one end of a connection) compiles with and without
+//! `exactOptionalPropertyTypes` and runs, its wire checked message by
+//! message (`tests/typescript/`); on the default schema, its twin written
+//! with the official SDK compiles and runs too.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -105,9 +107,13 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
 
 /// Compiles `tests/typescript/usage.ts` in the consumer folder against the
 /// installed package, with and without `exactOptionalPropertyTypes`, and
-/// runs it: it throws unless every exchange went as expected.
+/// runs it through `usage-wire.mjs`, which checks every message it sent;
+/// the program throws unless every exchange went as expected. On the
+/// default schema, its twin written with the official SDK follows.
 fn usage_program(tests: &Path, package: &Path, consumer: &Path, label: &str) -> Result<()> {
-    std::fs::copy(tests.join("usage.ts"), consumer.join("usage.ts")).context("copying the usage program")?;
+    for file in ["usage.ts", "usage-wire.mjs"] {
+        std::fs::copy(tests.join(file), consumer.join(file)).with_context(|| format!("copying {file}"))?;
+    }
     for (file, config) in USAGE_CONFIGS {
         std::fs::write(consumer.join(file), config).with_context(|| format!("writing the usage program's {file}"))?;
         run_checked(
@@ -115,11 +121,29 @@ fn usage_program(tests: &Path, package: &Path, consumer: &Path, label: &str) -> 
             &format!("{label}: tsc -p {file} on the usage program against the installed package"),
         )?;
     }
-    run_checked(Command::new("node").arg(consumer.join("usage").join("usage.js")).current_dir(consumer), &format!("{label}: node on the usage program"))
+    run_checked(
+        Command::new("node").arg("usage-wire.mjs").arg(consumer.join("usage").join("usage.js")).current_dir(consumer),
+        &format!("{label}: node on the usage program"),
+    )?;
+    if label == "default" {
+        official_usage_program(tests, &consumer.with_file_name("ts-official"))?;
+    }
+    Ok(())
 }
 
-/// Packs the built package of `bindings` into its consumer folder (see
-/// [`CONSUMER`]) with the tests' import helper; returns that folder.
+/// Installs the official SDK pinned in `tests/typescript/official/` into
+/// `folder`, compiles the usage program written with it under `tsc --strict`
+/// and runs it.
+fn official_usage_program(tests: &Path, folder: &Path) -> Result<()> {
+    std::fs::create_dir_all(folder).with_context(|| format!("creating {}", folder.display()))?;
+    for file in ["package.json", "package-lock.json", "tsconfig.json", "usage_official.ts"] {
+        std::fs::copy(tests.join("official").join(file), folder.join(file)).with_context(|| format!("copying official/{file}"))?;
+    }
+    run_checked(Command::new("npm").args(["ci", "--no-audit", "--no-fund"]).current_dir(folder), "npm ci for the official SDK's usage program")?;
+    run_checked(Command::new("npm").args(["exec", "--no", "--", "tsc", "-p", "tsconfig.json"]).current_dir(folder), "tsc on the official SDK's usage program")?;
+    run_checked(Command::new("node").arg(folder.join("out").join("usage_official.js")).current_dir(folder), "node on the official SDK's usage program")
+}
+
 fn install_consumer(workspace: &Path, bindings: &Path, label: &str) -> Result<PathBuf> {
     let consumer = bindings.join(CONSUMER);
     install_packed(&bindings.join("typescript"), &consumer, label)?;

@@ -1,7 +1,9 @@
 //! The TypeScript emitter: an ESM package with the schema's types and their
 //! type guards (`src/types.ts`), zero-dependency decoders (`src/decode.ts`),
-//! the JSON-RPC runtime (`src/rpc.ts`), the method tables, side interfaces,
-//! typed decoders and dispatchers (`src/methods.ts`) and the by-name codec
+//! the JSON-RPC runtime (`src/rpc.ts`), one end of a connection over any
+//! text transport (`src/connection.ts`), the method tables, side
+//! interfaces, typed decoders, dispatchers and connections
+//! (`src/methods.ts`) and the by-name codec
 //! (`src/index.ts`), rendered from the askama templates in
 //! `templates/typescript/`.
 //!
@@ -54,6 +56,8 @@ const FIXED_EXPORTS: &[&str] = &[
     "JsonRpcResponse",
     "Outcome",
     "RequestError",
+    "Send",
+    "DroppedMessage",
 ];
 
 #[derive(Template)]
@@ -80,6 +84,10 @@ struct TsConfig;
 struct Index;
 
 #[derive(Template)]
+#[template(path = "typescript/connection.ts", escape = "none")]
+struct ConnectionFile;
+
+#[derive(Template)]
 #[template(path = "typescript/rpc.ts", escape = "none")]
 struct Rpc {
     /// The extension prefix as a string literal, and as text.
@@ -101,6 +109,7 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
         (PathBuf::from("src/types.ts"), render(&types::view(ir), "types.ts")?),
         (PathBuf::from("src/decode.ts"), render(&codecs::view(ir), "decode.ts")?),
         (PathBuf::from("src/rpc.ts"), render(&rpc, "rpc.ts")?),
+        (PathBuf::from("src/connection.ts"), render(&ConnectionFile, "connection.ts")?),
         (PathBuf::from("src/methods.ts"), render(&methods::view(ir)?, "methods.ts")?),
         (PathBuf::from("src/index.ts"), render(&Index, "index.ts")?),
     ])
@@ -215,7 +224,7 @@ mod tests {
         let paths: Vec<String> = files.iter().map(|(path, _)| path.display().to_string()).collect();
         assert_eq!(
             paths,
-            ["package.json", "package-lock.json", "tsconfig.json", "src/types.ts", "src/decode.ts", "src/rpc.ts", "src/methods.ts", "src/index.ts"]
+            ["package.json", "package-lock.json", "tsconfig.json", "src/types.ts", "src/decode.ts", "src/rpc.ts", "src/connection.ts", "src/methods.ts", "src/index.ts"]
         );
         assert_eq!(files, emit(&ir, &PackageNames::default()).unwrap());
     }
@@ -302,7 +311,7 @@ mod tests {
             interface(methods, "Agent"),
             [
                 "  sessionLoad(params: types.Params): Awaitable<types.Result>;",
-                "  cancelRequest(params: types.Params): Awaitable<void>;",
+                "  cancelRequest?(params: types.Params): Awaitable<void>;",
                 extensions[0],
                 extensions[1]
             ]
@@ -310,7 +319,7 @@ mod tests {
         assert_eq!(
             interface(methods, "Client"),
             [
-                "  cancelRequest(params: types.Params): Awaitable<void>;",
+                "  cancelRequest?(params: types.Params): Awaitable<void>;",
                 "  sessionUpdate(params: types.Params): Awaitable<void>;",
                 extensions[0],
                 extensions[1]
@@ -323,6 +332,13 @@ mod tests {
         assert!(methods.contains("  | { readonly method: \"session/load\"; readonly params: types.Params }\n  | ExtensionCall;"), "{methods}");
         assert!(methods.contains("export function dispatchAgentMessage(implementation: Agent, message: unknown"), "{methods}");
         assert!(!methods.contains("export interface Proxy"), "no proxy side without proxy methods:\n{methods}");
+        for (side, peer) in [("Agent", "Client"), ("Client", "Agent")] {
+            let connection = format!("export interface {side}Connection {{\n");
+            assert!(methods.contains(&connection), "{methods}");
+            let calls = format!("  request<M extends keyof {peer}Requests>(method: M, params: {peer}Requests[M][\"params\"]): Promise<{peer}Requests[M][\"result\"]>;");
+            assert!(methods.split(&connection).nth(1).is_some_and(|rest| rest.contains(&calls)), "{side} calls the {peer}:\n{methods}");
+            assert!(methods.contains(&format!("export function connect{side}(implementation: (connection: {side}Connection) => {side}, send: Send")), "{methods}");
+        }
         assert!(methods.contains("  \"session/load\": { request: { side: \"agent\", params: \"Params\", result: \"Result\" } },"), "{methods}");
 
         ir.methods.extend([method("proxy/successor", Some((Side::Proxy, "Params", "Result")), Some((Side::Proxy, "Params")))]);
@@ -331,7 +347,7 @@ mod tests {
             interface(file(&files, "src/methods.ts"), "Proxy"),
             [
                 "  proxySuccessor(params: types.Params): Awaitable<types.Result>;",
-                "  cancelRequest(params: types.Params): Awaitable<void>;",
+                "  cancelRequest?(params: types.Params): Awaitable<void>;",
                 "  proxySuccessorNotification(params: types.Params): Awaitable<void>;",
                 extensions[0],
                 extensions[1]

@@ -10,7 +10,7 @@
 use askama::Template;
 
 use super::string_literal;
-use crate::ir::{Ir, Method, Side};
+use crate::ir::{Ir, Method, Optional, Side};
 use crate::naming::{python_class, python_constant, python_handled_union, python_side_function, python_side_table};
 
 /// The endpoint sides, with the protocol class each gets.
@@ -67,13 +67,11 @@ pub(super) fn handles(side: Side, endpoint: Side) -> bool {
 
 /// Why a method is optional, or `None` when every implementation must handle it.
 pub(super) fn optional(method: &Method, side: Side) -> Option<String> {
-    if let Some(gate) = &method.gate {
-        return Some(format!("gated by the {} capability `{}`", gate.advertised_by.as_str(), gate.path));
-    }
-    if method.unstable {
-        return Some("unstable".to_owned());
-    }
-    matches!(side, Side::Protocol).then(|| "protocol-level".to_owned())
+    method.optional(side).map(|reason| match reason {
+        Optional::Gated(gate) => format!("gated by the {} capability `{}`", gate.advertised_by.as_str(), gate.path),
+        Optional::Unstable => "unstable".to_owned(),
+        Optional::ProtocolLevel => "protocol-level".to_owned(),
+    })
 }
 
 fn flag(on: bool) -> &'static str {

@@ -68,7 +68,7 @@ fn function_names(handled: &[&Handled]) -> Vec<Ident> {
 /// it, the schema marks it unstable, or every side handles it at the
 /// protocol level.
 fn optional(entry: &Handled) -> bool {
-    entry.method.gate.is_some() || entry.method.unstable || entry.side == Side::Protocol
+    entry.method.optional(entry.side).is_some()
 }
 
 fn side_trait(side: Side, trait_name: &str, handled: &[&Handled], functions: &[Ident], error: &TokenStream) -> TokenStream {

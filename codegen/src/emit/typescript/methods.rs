@@ -24,9 +24,9 @@ use crate::naming;
 pub const SIDES: [&str; 3] = ["agent", "client", "proxy"];
 /// The names each side's types are derived from: its interface, its maps and
 /// its decoded-call unions.
-pub const ROLES: [&str; 5] = ["", "requests", "notifications", "incoming request", "incoming notification"];
+pub const ROLES: [&str; 6] = ["", "requests", "notifications", "incoming request", "incoming notification", "connection"];
 /// The (verb, role) names of each side's functions.
-pub const FUNCTIONS: [(&str, &str); 8] = [
+pub const FUNCTIONS: [(&str, &str); 9] = [
     ("decode", "incoming request"),
     ("decode", "incoming notification"),
     ("decode", "result"),
@@ -35,7 +35,10 @@ pub const FUNCTIONS: [(&str, &str); 8] = [
     ("dispatch", "message"),
     ("encode", "request"),
     ("encode", "notification"),
+    ("connect", ""),
 ];
+/// The two sides of a connection: each side's peer, whose methods it calls.
+const PEERS: [(&str, &str); 2] = [("agent", "client"), ("client", "agent")];
 /// The interface members that handle extension requests and notifications.
 const EXTENSION_HANDLERS: [&str; 2] = ["extension request", "extension notification"];
 
@@ -76,6 +79,19 @@ struct SideView {
     extension_notification: String,
     requests: Vec<CallView>,
     notifications: Vec<CallView>,
+    /// The side's end of a connection, for the two sides that have a peer.
+    connection: Option<ConnectionView>,
+}
+
+/// A side's end of a connection: its own names and its peer's, whose
+/// methods it calls and whose results it decodes.
+struct ConnectionView {
+    interface: String,
+    connect: String,
+    peer: &'static str,
+    peer_requests_map: String,
+    peer_notifications_map: String,
+    peer_routes: String,
 }
 
 struct CallView {
@@ -119,19 +135,23 @@ fn gate_note(method: &Method) -> Vec<String> {
         .collect()
 }
 
-/// The notes of an interface member, and its optional mark: gated and
-/// unstable methods may be left out (the dispatcher then answers
-/// method-not-found).
-fn member_notes(method: &Method) -> (Vec<String>, &'static str) {
+/// The notes of an interface member, and its optional mark: what
+/// [`Method::optional`] allows to leave out (the dispatcher then answers
+/// method-not-found, or drops the notification).
+fn member_notes(method: &Method, handled_by: Side) -> (Vec<String>, &'static str) {
     let mut notes = gate_note(method);
-    if method.unstable {
-        notes.push("Unstable: not part of the protocol yet.".to_owned());
+    match method.optional(handled_by) {
+        None => (notes, ""),
+        Some(reason) => {
+            match reason {
+                Optional::Gated(_) => {}
+                Optional::Unstable => notes.push("Unstable: not part of the protocol yet.".to_owned()),
+                Optional::ProtocolLevel => notes.push("Protocol-level: handled by every side.".to_owned()),
+            }
+            notes.push("Optional: without it, the dispatcher answers method-not-found (a request) or drops it (a notification).".to_owned());
+            (notes, "?")
+        }
     }
-    let mark = if notes.is_empty() { "" } else { "?" };
-    if !notes.is_empty() {
-        notes.push("Optional: without it, the dispatcher answers method-not-found.".to_owned());
-    }
-    (notes, mark)
 }
 
 fn route(params: &str, result: Option<&str>, function: &str) -> String {
@@ -195,9 +215,9 @@ fn side_view(ir: &Ir, side: &'static str) -> SideView {
     for method in ir.methods.values() {
         let wire = json_string(&method.name);
         let function = naming::typescript_function(&method.name);
-        let (notes, mark) = member_notes(method);
         let request_here = method.request.as_ref().is_some_and(|request| handles(side, request.side));
         if let Some(request) = method.request.as_ref().filter(|request| handles(side, request.side)) {
+            let (notes, mark) = member_notes(method, request.side);
             requests.push(CallView {
                 doc: tsdoc(Some(&format!("Handles the `{}` request.", method.name)), &notes),
                 wire: wire.clone(),
@@ -212,6 +232,7 @@ fn side_view(ir: &Ir, side: &'static str) -> SideView {
             // A side that also handles the request of that name keeps the
             // two apart.
             let function = if request_here { naming::typescript_function(&format!("{} notification", method.name)) } else { function };
+            let (notes, mark) = member_notes(method, notification.side);
             notifications.push(CallView {
                 doc: tsdoc(Some(&format!("Handles the `{}` notification.", method.name)), &notes),
                 wire,
@@ -223,10 +244,18 @@ fn side_view(ir: &Ir, side: &'static str) -> SideView {
             });
         }
     }
-    let [interface, requests_map, notifications_map, incoming_request, incoming_notification] =
+    let [interface, requests_map, notifications_map, incoming_request, incoming_notification, connection] =
         ROLES.map(|role| naming::typescript_side_type(side, role));
-    let [decode_request, decode_notification, decode_result, dispatch_request, dispatch_notification, dispatch_message, encode_request, encode_notification] =
+    let [decode_request, decode_notification, decode_result, dispatch_request, dispatch_notification, dispatch_message, encode_request, encode_notification, connect] =
         FUNCTIONS.map(|(verb, role)| naming::typescript_side_function(verb, side, role));
+    let connection = PEERS.iter().find(|(this, _)| *this == side).map(|(_, peer)| ConnectionView {
+        interface: connection,
+        connect,
+        peer,
+        peer_requests_map: naming::typescript_side_type(peer, "requests"),
+        peer_notifications_map: naming::typescript_side_type(peer, "notifications"),
+        peer_routes: naming::typescript_function(&format!("{peer} routes")),
+    });
     let [extension_request, extension_notification] = EXTENSION_HANDLERS.map(naming::typescript_function);
     SideView {
         label: side,
@@ -248,5 +277,6 @@ fn side_view(ir: &Ir, side: &'static str) -> SideView {
         extension_notification,
         requests,
         notifications,
+        connection,
     }
 }
