@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-{% for line in imports -%}
-{{ line }}
-{% endfor -%}
 import typing as _t
 
 import pydantic as _p

@@ -331,7 +331,21 @@ def decode_with(annotation: Any, value: Any) -> Any:
 
 
 
-class OpenStrEnum(str, Enum):
+class StrEnum(str, Enum):
+    """A string enum whose members print as their wire value (`str()`, f-strings)."""
+
+    def __str__(self) -> str:
+        return str.__str__(self)
+
+
+class IntEnum(int, Enum):
+    """An integer enum whose members print as their wire value (`str()`, f-strings)."""
+
+    def __str__(self) -> str:
+        return int.__repr__(self)
+
+
+class OpenStrEnum(StrEnum):
     """A string enum that keeps any other string as a member of its own."""
 
     @classmethod
@@ -344,7 +358,7 @@ class OpenStrEnum(str, Enum):
         return member
 
 
-class OpenIntEnum(int, Enum):
+class OpenIntEnum(IntEnum):
     """An integer enum that keeps any other integer in `__acp_range__` as a member of its own."""
 
     __acp_range__: ClassVar[tuple[int, int]] = (-(2**63), 2**63 - 1)

@@ -1,5 +1,6 @@
 """Runs `usage_program.py` (an agent and a client written as a programmer
-would) and checks that every message it put on the wire round-trips. The
+would) and checks that every message it put on the wire round-trips, and
+runs its twin on the official SDK, which must show the same. The
 program is written against the default schema's session updates, which v2
 releases replaced, so it runs where the package has them."""
 
@@ -14,6 +15,16 @@ import pytest
 from conftest import bindings_folder, installed_package
 
 PACKAGE = installed_package(bindings_folder())
+
+#: What the client of either program shows, in order.
+SEEN = [
+    "message Looking at the branch.",
+    "tool git status",
+    "tool update completed",
+    "plan of 1",
+    "extension _zed/cursor",
+    "message Merged.",
+]
 
 
 def type_of(message: dict[str, Any], requests: dict[str, str]) -> str | None:
@@ -34,20 +45,22 @@ def test_the_usage_program_runs_and_its_messages_round_trip() -> None:
         pytest.skip("the usage program is written against the session updates of v1 schemas")
     usage = importlib.import_module("usage_program")
     wire, client = asyncio.run(usage.run())
-    assert client.seen == [
-        "message Looking at the branch.",
-        "tool git status",
-        "tool update ToolCallStatus.COMPLETED",
-        "plan of 1",
-        "extension _zed/cursor",
-        "message Merged.",
-    ]
+    assert client.seen == SEEN
     requests: dict[str, str] = {}
     for message in wire.messages:
         body = message.get("params", message.get("result"))
         type_name = type_of(message, requests)
         if type_name is not None:
             assert PACKAGE.roundtrip(type_name, body) == body, message
-    assert [message.get("method") for message in wire.messages] == [
-        "session/new", None, "session/prompt", *["session/update"] * 4, "_zed/cursor", "elicitation/create", None, "session/update", None,
-    ]
+    assert [message.get("method") for message in wire.messages] == METHODS
+
+
+#: The method of each message on the wire, `None` for a response.
+METHODS = ["session/new", None, "session/prompt", *["session/update"] * 4, "_zed/cursor", "elicitation/create", None, "session/update", None]
+
+
+def test_the_official_sdk_twin_shows_the_same() -> None:
+    """`usage_official.py`, the same program on the official SDK, sends the same methods and shows the same."""
+    wire, client = asyncio.run(importlib.import_module("usage_official").run())
+    assert client.seen == SEEN
+    assert [message.get("method") for message in wire.messages] == METHODS

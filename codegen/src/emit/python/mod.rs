@@ -294,7 +294,7 @@ mod tests {
         for expected in [
             "class Status(_rt.OpenStrEnum):",
             "    NOT_FOUND = \"not_found\"",
-            "class Kind(str, _enum.Enum):",
+            "class Kind(_rt.StrEnum):",
             "    label: _p.StrictStr | None = None\n",
             "    count: _t.Annotated[int, _p.Strict(), _p.Field(ge=1, le=255)] | None = None\n",
             "    item_id: _t.Annotated[_p.StrictStr, _p.Field(alias=\"itemId\")]\n    \"\"\"Names the item.\n\n    Never reused.\n    \"\"\"\n",

@@ -18,8 +18,6 @@ pub(super) type VariantClasses = BTreeMap<(String, String), String>;
 #[template(path = "python/models.py", escape = "none")]
 pub(super) struct ModelsView {
     origin: String,
-    /// `import` lines beyond `typing` and `pydantic`, only those used.
-    imports: Vec<String>,
     enums: Vec<EnumView>,
     classes: Vec<ClassView>,
     aliases: Vec<AliasView>,
@@ -260,9 +258,9 @@ pub(super) fn models_view(ir: &Ir) -> Result<ModelsView, CodegenError> {
             }
             TypeKind::Enum(enumeration) => {
                 let base = match (&enumeration.repr, enumeration.other.is_some()) {
-                    (EnumRepr::String, false) => "str, _enum.Enum",
+                    (EnumRepr::String, false) => "_rt.StrEnum",
                     (EnumRepr::String, true) => "_rt.OpenStrEnum",
-                    (EnumRepr::Integer { .. }, false) => "int, _enum.Enum",
+                    (EnumRepr::Integer { .. }, false) => "_rt.IntEnum",
                     (EnumRepr::Integer { .. }, true) => "_rt.OpenIntEnum",
                 };
                 let settings = match (&enumeration.repr, enumeration.other.is_some()) {
@@ -329,8 +327,7 @@ pub(super) fn models_view(ir: &Ir) -> Result<ModelsView, CodegenError> {
             });
         }
     }
-    let imports = if enums.iter().any(|item| item.base.ends_with("_enum.Enum")) { vec!["import enum as _enum".to_owned()] } else { Vec::new() };
-    Ok(ModelsView { origin: ir.origin.clone(), imports, enums, classes: all, aliases, table })
+    Ok(ModelsView { origin: ir.origin.clone(), enums, classes: all, aliases, table })
 }
 
 fn variant_class_view(ir: &Ir, union: &UnionType, variant: &Variant, class: &str) -> ClassView {
