@@ -10,7 +10,8 @@
 
 import { DecodeError } from "./decode.js";
 import { RequestError, decodeResult, dispatchMessage, encodeNotification, encodeRequest } from "./rpc.js";
-import type { JsonRpcError, JsonRpcId, SideRoutes } from "./rpc.js";
+import type { ExtensionMethod, JsonRpcError, JsonRpcId, SideRoutes } from "./rpc.js";
+import type { JsonValue } from "./types.js";
 
 /** Writes one message, as JSON text, to the transport. */
 export type Send = (text: string) => void;
@@ -56,9 +57,12 @@ export class Connection {
   }
 
   /**
-   * Handles one received message (JSON text): a request is answered through
-   * `send`, a notification delivered, a response settles its request. Text
-   * that is not JSON is answered with a parse error (-32700).
+   * Handles one received message (JSON text). A notification is delivered
+   * and a response settles its request before the promise resolves; a
+   * request is answered through `send` once its handler finishes, without
+   * holding up the promise, so that a read loop awaiting `receive` goes on
+   * reading while a handler waits for the other side. Text that is not JSON
+   * is answered with a parse error (-32700).
    */
   async receive(text: string): Promise<void> {
     let message: unknown;
@@ -72,8 +76,11 @@ export class Connection {
       this.#settle(message);
       return;
     }
-    const response = await dispatchMessage(this.#local, this.#implementation, message, this.#dropped);
-    if (response !== null) this.#write(response);
+    const answered = dispatchMessage(this.#local, this.#implementation, message, this.#dropped).then((response) => {
+      if (response !== null) this.#write(response);
+    });
+    if (!isRecord(message) || "id" in message) return;
+    await answered;
   }
 
   /** Sends a request of `method` and resolves with its decoded result; rejects with a `RequestError` for an error response and a `DecodeError` for a result that does not decode. */
@@ -89,6 +96,16 @@ export class Connection {
   /** Sends a notification of `method`. */
   notify(method: string, params: unknown): void {
     this.#write(encodeNotification(method, params));
+  }
+
+  /** Sends a request of a `_`-prefixed extension method with JSON params and resolves with its JSON result. */
+  requestExtension(method: ExtensionMethod, params?: JsonValue): Promise<JsonValue> {
+    return this.request(method, params) as Promise<JsonValue>;
+  }
+
+  /** Sends a notification of a `_`-prefixed extension method with JSON params. */
+  notifyExtension(method: ExtensionMethod, params?: JsonValue): void {
+    this.notify(method, params);
   }
 
   /** Rejects every request in flight, and every later one, with `reason` (the transport closed). */
@@ -113,6 +130,10 @@ export class Connection {
     if ("error" in response) {
       const error = response["error"];
       pending.reject(isErrorObject(error) ? new RequestError(error.code, error.message, error.data) : new RequestError(-32603, `a malformed error for ${pending.method}`));
+      return;
+    }
+    if (!this.#remote.requests.has(pending.method)) {
+      pending.resolve(response["result"]);
       return;
     }
     const decoded = decodeResult(this.#remote.requests, pending.method, response["result"]);

@@ -184,6 +184,10 @@ export interface {{ connection.interface }} {
   request<M extends keyof {{ connection.peer_requests_map }}>(method: M, params: {{ connection.peer_requests_map }}[M]["params"]): Promise<{{ connection.peer_requests_map }}[M]["result"]>;
   /** Sends a notification. */
   notify<M extends keyof {{ connection.peer_notifications_map }}>(method: M, params: {{ connection.peer_notifications_map }}[M]): void;
+  /** Sends a request of a `_`-prefixed extension method and resolves with its JSON result. */
+  requestExtension(method: ExtensionMethod, params?: JsonValue): Promise<JsonValue>;
+  /** Sends a notification of a `_`-prefixed extension method. */
+  notifyExtension(method: ExtensionMethod, params?: JsonValue): void;
   /** Handles one received message (JSON text): answers a request, delivers a notification, settles a response. */
   receive(text: string): Promise<void>;
   /** Rejects every request in flight, and every later one, with `reason`. */

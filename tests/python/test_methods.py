@@ -90,3 +90,53 @@ def test_the_method_tables_decode_params_and_results() -> None:
     assert isinstance(initialize.decode_result(minimal("InitializeResponse")), PACKAGE.InitializeResponse)
     with pytest.raises(PACKAGE.InvalidParams):
         initialize.decode_params({})
+
+
+def test_a_connection_pairs_requests_with_responses_decodes_results_and_reports_what_it_cannot_handle() -> None:
+    async def scenario() -> None:
+        sent: list[dict[str, Any]] = []
+        dropped: list[tuple[str | None, int]] = []
+
+        async def send(text: str) -> None:
+            sent.append(json.loads(text))
+
+        class Quiet(PACKAGE.Client):  # type: ignore[name-defined,misc]
+            pass
+
+        end = PACKAGE.connect_client(lambda _: Quiet(), send, lambda method, error: dropped.append((method, error.code)))
+        params = minimal("InitializeRequest")
+        answered = asyncio.ensure_future(end.request("initialize", PACKAGE.InitializeRequest.model_validate(params)))
+        failed = asyncio.ensure_future(end.request("initialize", params))
+        malformed = asyncio.ensure_future(end.request("initialize", params))
+        await asyncio.sleep(0)
+        assert [(message["id"], message["method"]) for message in sent] == [(1, "initialize"), (2, "initialize"), (3, "initialize")]
+        assert sent[0]["params"] == params and sent[1]["params"] == params
+        result = minimal("InitializeResponse")
+        await end.receive(json.dumps({"jsonrpc": "2.0", "id": 2, "error": {"code": -32000, "message": "auth required", "data": {"hint": 1}}}))
+        await end.receive(json.dumps({"jsonrpc": "2.0", "id": 1, "result": result}))
+        await end.receive(json.dumps({"jsonrpc": "2.0", "id": 3, "result": {"protocolVersion": "one"}}))
+        assert PACKAGE.to_json(await answered) == result
+        with pytest.raises(PACKAGE.RequestError) as error:
+            await failed
+        assert (error.value.code, error.value.data) == (-32000, {"hint": 1})
+        with pytest.raises(PACKAGE.DecodeError) as undecodable:
+            await malformed
+        assert undecodable.value.path == "/protocolVersion"
+
+        await end.receive(json.dumps({"jsonrpc": "2.0", "id": 9, "result": {}}))
+        await end.receive("{not json")
+        await end.receive(json.dumps({"jsonrpc": "2.0", "id": 4, "method": "no/such_method", "params": {}}))
+        await end.receive(json.dumps({"jsonrpc": "2.0", "method": "no/such_notification", "params": {}}))
+        await asyncio.sleep(0)
+        assert dropped == [(None, -32600), ("no/such_notification", -32601)]
+        assert sent[-2]["error"]["code"] == -32700
+        assert (sent[-1]["id"], sent[-1]["error"]["code"]) == (4, -32601)
+
+        pending = asyncio.ensure_future(end.request("initialize", params))
+        await asyncio.sleep(0)
+        end.close(ConnectionError("gone"))
+        for call in (pending, end.request("initialize", params)):
+            with pytest.raises(ConnectionError, match="gone"):
+                await call
+
+    asyncio.run(scenario())

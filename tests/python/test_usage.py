@@ -47,12 +47,12 @@ def test_the_usage_program_runs_and_its_messages_round_trip() -> None:
     wire, client = asyncio.run(usage.run())
     assert client.seen == SEEN
     requests: dict[str, str] = {}
-    for message in wire.messages:
+    for message in wire:
         body = message.get("params", message.get("result"))
         type_name = type_of(message, requests)
         if type_name is not None:
             assert PACKAGE.roundtrip(type_name, body) == body, message
-    assert [message.get("method") for message in wire.messages] == METHODS
+    assert [message.get("method") for message in wire] == METHODS
 
 
 #: The method of each message on the wire, `None` for a response.

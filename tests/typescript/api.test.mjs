@@ -180,9 +180,16 @@ test("a connection pairs requests with their responses, decodes results and repo
   await end.receive(JSON.stringify({ jsonrpc: "2.0", id: 9, result: {} }));
   await end.receive("{not json");
   await end.receive(JSON.stringify({ jsonrpc: "2.0", id: 4, method: "session/request_permission", params: {} }));
+  await new Promise((resolve) => setImmediate(resolve));
   assert.deepEqual(dropped, [[null, -32600]]);
   assert.equal(toClient.at(-2).error.code, -32700);
   assert.deepEqual([toClient.at(-1).id, toClient.at(-1).error.code], [4, -32601]);
+
+  const extension = end.requestExtension("_zed/ping", { n: 1 });
+  end.notifyExtension("_zed/cursor", { line: 3 });
+  assert.deepEqual(toClient.slice(-2), [{ jsonrpc: "2.0", id: 4, method: "_zed/ping", params: { n: 1 } }, { jsonrpc: "2.0", method: "_zed/cursor", params: { line: 3 } }]);
+  await end.receive(JSON.stringify({ jsonrpc: "2.0", id: 4, result: { pong: [1] } }));
+  assert.deepEqual(await extension, { pong: [1] });
 
   const pending = end.request("session/prompt", prompt);
   end.close(new Error("gone"));

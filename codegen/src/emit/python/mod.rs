@@ -1,16 +1,17 @@
 //! The Python emitter: a pip-installable package of pydantic v2 models, the
-//! method tables, the `Agent` and `Client` protocols with their dispatchers
-//! and the by-name codec, rendered from the askama templates in
+//! method tables, the `Agent` and `Client` protocols with their dispatchers,
+//! their ends of a JSON-RPC connection and the by-name codec, rendered from the askama templates in
 //! `templates/python/`.
 //!
 //! Every decision is resolved into view structs; the templates only loop and
 //! print. `types` builds the models (classes, enums, aliases), `codecs` the
 //! annotations and decode rules they carry, `methods` the method tables and
-//! decoding by method name, `protocols` the side protocols and dispatchers;
-//! this module holds the package files, the root's re-exports and the
+//! decoding by method name, `protocols` the side protocols and dispatchers,
+//! `connection` each side's end of a connection; this module holds the package files, the root's re-exports and the
 //! helpers every part prints with.
 
 mod codecs;
+mod connection;
 mod methods;
 mod protocols;
 mod types;
@@ -64,8 +65,10 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
     let models = types::models_view(ir)?;
     let methods = methods::methods_view(ir);
     let protocols = protocols::protocols_view(ir)?;
+    let connection = connection::connection_view(ir);
     let mut imports: Vec<(String, Vec<String>)> =
         FIXED_EXPORTS.iter().map(|(module, names)| ((*module).to_owned(), names.iter().map(|name| (*name).to_owned()).collect())).collect();
+    imports.push((".connection".to_owned(), connection::exports(&connection)));
     imports.push((".methods".to_owned(), methods::exports(&methods)));
     imports.push((".models".to_owned(), types::exports(&models)));
     imports.push((".protocols".to_owned(), protocols::exports(&protocols)));
@@ -86,6 +89,7 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
         (root.join("models.py"), render(&models, "models.py")?),
         (root.join("methods.py"), render(&methods, "methods.py")?),
         (root.join("protocols.py"), render(&protocols, "protocols.py")?),
+        (root.join("connection.py"), render(&connection, "connection.py")?),
     ])
 }
 
@@ -252,13 +256,38 @@ mod tests {
     }
 
     #[test]
+    fn each_end_of_a_connection_calls_what_the_other_side_handles() {
+        let files = emit(&with_methods(sample()), &PackageNames::default()).unwrap();
+        let connection = file(&files, "acp_bindings/connection.py");
+        let class = |name: &str| {
+            let start = connection.find(&format!("class {name}(Connection):")).unwrap_or_else(|| panic!("{name} in\n{connection}"));
+            connection[start..].split("\n\n\ndef ").next().unwrap().to_owned()
+        };
+        let agent = class("AgentConnection");
+        // One method of a kind: a plain typed method (a single overload is an error).
+        assert!(agent.contains("    async def request(self, method: _t.Literal[\"fs/read_text_file\"], params: _m.Item) -> _m.Item:"), "{agent}");
+        assert!(agent.contains("    async def notify(self, method: _t.Literal[\"$/cancel_request\"], params: _m.Item) -> None:"), "{agent}");
+        assert!(!agent.contains("@_t.overload") && !agent.contains("session/prompt"), "{agent}");
+        let client = class("ClientConnection");
+        for method in ["session/prompt", "session/fork"] {
+            let overload = format!("    @_t.overload\n    async def request(self, method: _t.Literal[\"{method}\"], params: _m.Item) -> _m.Item: ...");
+            assert!(client.contains(&overload), "{overload} in\n{client}");
+        }
+        assert!(client.contains("    async def notify(self, method: _t.Literal[\"fs/read_text_file\"], params: _m.Item) -> None: ..."), "{client}");
+        assert!(connection.contains("def connect_agent(implementation: _t.Callable[[AgentConnection], Agent], send: Send, dropped: Dropped | None = None) -> AgentConnection:"));
+        assert!(connection.contains("    return ClientConnection(implementation, dispatch_client_request, dispatch_client_notification, send, dropped)"));
+        let init = file(&files, "acp_bindings/__init__.py");
+        assert!(init.contains("from .connection import ("), "{init}");
+    }
+
+    #[test]
     fn package_files() {
         let names = PackageNames { python_package: "my_acp".into(), ..PackageNames::default() };
         let files = emit(&sample(), &names).unwrap();
         let paths: Vec<String> = files.iter().map(|(path, _)| path.display().to_string()).collect();
         assert_eq!(
             paths,
-            ["pyproject.toml", "my_acp/__init__.py", "my_acp/py.typed", "my_acp/_runtime.py", "my_acp/codec.py", "my_acp/models.py", "my_acp/methods.py", "my_acp/protocols.py"]
+            ["pyproject.toml", "my_acp/__init__.py", "my_acp/py.typed", "my_acp/_runtime.py", "my_acp/codec.py", "my_acp/models.py", "my_acp/methods.py", "my_acp/protocols.py", "my_acp/connection.py"]
         );
         let pyproject = file(&files, "pyproject.toml");
         for expected in ["name = \"my-acp\"", "requires-python = \">=3.10\"", "\"pydantic>=2.11,<3\"", "packages = [\"my_acp\"]", "plugins = [\"pydantic.mypy\"]"] {

@@ -1,0 +1,216 @@
+"""One end of a JSON-RPC connection over any transport that carries JSON text.
+
+What arrives is routed to the local side's implementation (requests
+answered, notifications delivered), responses settle the requests this end
+sent, and calls to the other side are encoded and their results decoded.
+No I/O of its own: the caller passes an async `send` and hands every
+received text to `receive`. `connect_agent` and `connect_client` open a
+typed end for each side. Generated: do not edit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import typing as _t
+
+import pydantic as _p
+
+from . import _runtime as _rt
+from . import methods as _methods
+{%- if has_methods %}
+from . import models as _m
+{%- endif %}
+from .protocols import (
+{%- for name in protocol_names %}
+    {{ name }},
+{%- endfor %}
+)
+
+Send = _t.Callable[[str], _t.Awaitable[None]]
+"""Writes one message, as JSON text, to the transport."""
+
+Dropped = _t.Callable[[str | None, _rt.RequestError], None]
+"""Told about a received message that gets no answer and was not handled: a
+notification that is unknown, invalid or whose handler raised (with its
+method), or a response to no request in flight (with `None`)."""
+
+_Dispatch = _t.Callable[[_t.Any, str, _t.Any], _t.Awaitable[_t.Any]]
+
+
+class Connection:
+    """One end of a connection; `connect_agent` and `connect_client` make the typed ones."""
+
+    def __init__(self, implementation: _t.Any, dispatch_request: _Dispatch, dispatch_notification: _Dispatch, send: Send, dropped: Dropped | None) -> None:
+        self._dispatch_request = dispatch_request
+        self._dispatch_notification = dispatch_notification
+        self._send = send
+        self._dropped = dropped
+        self._pending: dict[int, tuple[str, asyncio.Future[_t.Any]]] = {}
+        self._answering: set[asyncio.Task[None]] = set()
+        self._next_id = 1
+        self._closed: BaseException | None = None
+        self._implementation = implementation(self)
+
+    async def receive(self, text: str) -> None:
+        """Handles one received message (JSON text). A notification is delivered
+        and a response settles its request before this returns; a request is
+        answered by a task of its own, so that a read loop awaiting `receive`
+        goes on reading while a handler waits for the other side. Text that is
+        not JSON is answered with a parse error (-32700)."""
+        try:
+            message = json.loads(text)
+        except ValueError as error:
+            await self._write({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": f"not JSON: {error}"}})
+            return
+        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+            await self._write({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "not a JSON-RPC 2.0 message"}})
+        elif "method" not in message and ("result" in message or "error" in message):
+            self._settle(message)
+        elif not isinstance(message.get("method"), str):
+            await self._write({"jsonrpc": "2.0", "id": message.get("id"), "error": {"code": -32600, "message": "the method is not a string"}})
+        elif "id" in message:
+            task = asyncio.ensure_future(self._answer(message))
+            self._answering.add(task)
+            task.add_done_callback(self._answering.discard)
+        else:
+            await self._deliver(message["method"], message.get("params"))
+
+    async def _answer(self, message: dict[str, _t.Any]) -> None:
+        try:
+            answer: dict[str, _t.Any] = {"result": await self._dispatch_request(self._implementation, message["method"], message.get("params"))}
+        except _rt.RequestError as error:
+            answer = {"error": error.to_json()}
+        except Exception as error:  # noqa: BLE001 (any other failure of a handler answers -32603)
+            answer = {"error": {"code": -32603, "message": str(error)}}
+        await self._write({"jsonrpc": "2.0", "id": message["id"], **answer})
+
+    async def _deliver(self, method: str, params: _t.Any) -> None:
+        try:
+            await self._dispatch_notification(self._implementation, method, params)
+        except _rt.RequestError as error:
+            self._report(method, error)
+        except Exception as error:  # noqa: BLE001 (a notification gets no answer: its failure is reported)
+            self._report(method, _rt.RequestError(-32603, str(error)))
+
+    def _report(self, method: str | None, error: _rt.RequestError) -> None:
+        if self._dropped is not None:
+            self._dropped(method, error)
+
+    def _settle(self, response: dict[str, _t.Any]) -> None:
+        request_id = response.get("id")
+        pending = self._pending.pop(request_id, None) if isinstance(request_id, int) else None
+        if pending is None:
+            self._report(None, _rt.RequestError(-32600, f"a response to no request in flight: id {request_id!r}"))
+            return
+        method, future = pending
+        if future.done():
+            return
+        error = response.get("error")
+        if "error" in response:
+            if isinstance(error, dict) and isinstance(error.get("code"), int) and isinstance(error.get("message"), str):
+                future.set_exception(_rt.RequestError(error["code"], error["message"], error.get("data")))
+            else:
+                future.set_exception(_rt.RequestError(-32603, f"a malformed error for {method}"))
+            return
+        try:
+            future.set_result(_methods.decode_result(method, response["result"]))
+        except _rt.DecodeError as failure:
+            future.set_exception(failure)
+
+    async def _call(self, method: str, params: _t.Any) -> _t.Any:
+        if self._closed is not None:
+            raise self._closed
+        request_id = self._next_id
+        self._next_id += 1
+        future: asyncio.Future[_t.Any] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = (method, future)
+        await self._write({"jsonrpc": "2.0", "id": request_id, "method": method, "params": _wire(params)})
+        return await future
+
+    async def _tell(self, method: str, params: _t.Any) -> None:
+        await self._write({"jsonrpc": "2.0", "method": method, "params": _wire(params)})
+
+    async def request_extension(self, method: str, params: _t.Any) -> _t.Any:
+        """Sends a request of a `_`-prefixed extension method with JSON params; returns its JSON result."""
+        if not _rt.is_extension(method):
+            raise ValueError(f"{method} is not an extension method (those start with `_`)")
+        return await self._call(method, params)
+
+    async def notify_extension(self, method: str, params: _t.Any) -> None:
+        """Sends a notification of a `_`-prefixed extension method with JSON params."""
+        if not _rt.is_extension(method):
+            raise ValueError(f"{method} is not an extension method (those start with `_`)")
+        await self._tell(method, params)
+
+    def close(self, reason: BaseException | None = None) -> None:
+        """Fails every request in flight, and every later one, with `reason` (the transport closed)."""
+        self._closed = reason if reason is not None else ConnectionError("the connection is closed")
+        for _, future in self._pending.values():
+            if not future.done():
+                future.set_exception(self._closed)
+        self._pending.clear()
+
+    async def _write(self, message: dict[str, _t.Any]) -> None:
+        await self._send(json.dumps(message, ensure_ascii=False, separators=(",", ":")))
+
+
+def _wire(params: _t.Any) -> _t.Any:
+    """The JSON of params given as a model (its wire form) or as JSON already."""
+    return _rt.to_json(params) if isinstance(params, _p.BaseModel) else params
+{% for side in sides %}
+
+
+class {{ side.name }}(Connection):
+    """The {{ side.label }}'s end of a connection: calls what the {{ side.peer }} handles,
+    its params encoded and its result decoded by method, and answers the
+    {{ side.peer }}'s calls with the {{ side.label }} implementation."""
+{%- if side.requests.len() == 1 %}
+{%- for call in side.requests %}
+
+    async def request(self, method: _t.Literal[{{ call.method }}], params: _m.{{ call.params }}) -> _m.{{ call.result }}:
+        """Sends a request and returns its decoded result; raises `RequestError`
+        for an error response and `DecodeError` for a result that does not decode."""
+        return _t.cast(_m.{{ call.result }}, await self._call(method, params))
+{%- endfor %}
+{%- else %}
+{%- for call in side.requests %}
+
+    @_t.overload
+    async def request(self, method: _t.Literal[{{ call.method }}], params: _m.{{ call.params }}) -> _m.{{ call.result }}: ...
+{%- endfor %}
+
+    async def request(self, method: str, params: _t.Any) -> _t.Any:
+        """Sends a request and returns its decoded result; raises `RequestError`
+        for an error response and `DecodeError` for a result that does not decode."""
+        return await self._call(method, params)
+{%- endif %}
+{%- if side.notifications.len() == 1 %}
+{%- for call in side.notifications %}
+
+    async def notify(self, method: _t.Literal[{{ call.method }}], params: _m.{{ call.params }}) -> None:
+        """Sends a notification."""
+        await self._tell(method, params)
+{%- endfor %}
+{%- else %}
+{%- for call in side.notifications %}
+
+    @_t.overload
+    async def notify(self, method: _t.Literal[{{ call.method }}], params: _m.{{ call.params }}) -> None: ...
+{%- endfor %}
+
+    async def notify(self, method: str, params: _t.Any) -> None:
+        """Sends a notification."""
+        await self._tell(method, params)
+{%- endif %}
+
+
+def {{ side.connect }}(implementation: _t.Callable[[{{ side.name }}], {{ side.handler }}], send: Send, dropped: Dropped | None = None) -> {{ side.name }}:
+    """Opens the {{ side.label }}'s end of a connection over a transport that carries
+    JSON text: `send` writes one message, and the caller hands every received
+    message to `receive`. `implementation` is called once with the connection,
+    so that its handlers can call the {{ side.peer }}; `dropped` hears of a received
+    message that was not handled and gets no answer."""
+    return {{ side.name }}(implementation, {{ side.dispatch_request }}, {{ side.dispatch_notification }}, send, dropped)
+{%- endfor %}
+
