@@ -71,7 +71,7 @@ fn hostile(workspace: &Path) -> Result<generate::Outputs> {
     if let Some(conflict) = assembled.conflicts.first() {
         bail!("the hostile fixture does not apply: {}", conflict.message);
     }
-    generate::render_schema(&assembled.schema, &PackageNames::default(), &[], false).context("generating bindings for the hostile fixture")
+    generate::render_schema(&assembled.schema, &PackageNames::default(), &[], false, false).context("generating bindings for the hostile fixture")
 }
 
 pub fn run() -> Result<()> {
@@ -102,7 +102,7 @@ pub fn run() -> Result<()> {
     let generated = workspace.join("target").join("bindings");
     let mut labelled = Vec::new();
     for (label, source, tolerant) in schemas_under_test(&upstream_root) {
-        let outputs = generate::render(&source, &PackageNames::default(), &[], tolerant).with_context(|| format!("generating bindings for {label}"))?;
+        let outputs = generate::render(&source, &PackageNames::default(), &[], tolerant, false).with_context(|| format!("generating bindings for {label}"))?;
         labelled.push((label, outputs));
     }
     labelled.push(("hostile".to_owned(), hostile(&workspace)?));

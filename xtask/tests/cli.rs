@@ -126,6 +126,24 @@ fn malformed_json_is_rejected_with_its_position() {
 }
 
 #[test]
+fn colliding_names_are_numbered_with_a_note_or_refused_with_strict_names() {
+    let folder = scratch("collision");
+    let schema = folder.join("collide.json");
+    std::fs::write(&schema, r##"{"$defs": {"foo": {"type": "string"}, "Foo": {"type": "object", "properties": {"self": {"type": "string"}, "Self": {"type": "string"}}}}}"##).unwrap();
+    let out = folder.join("bindings");
+    let generated = xtask(&["generate", "--no-rfd", "--schema", schema.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(generated.status.success(), "{}", stderr(&generated));
+    let notes: Vec<String> = stderr(&generated).lines().filter(|line| line.starts_with("note: ")).map(str::to_owned).collect();
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert!(notes[0].contains("collide.json#/$defs/foo: `foo` is named `Foo2`"), "{notes:?}");
+    assert!(notes[1].contains("collide.json#/$defs/Foo/properties/self: `self` is named `self_2`"), "{notes:?}");
+    let rust = std::fs::read_to_string(out.join("rust").join("src").join("types.rs")).unwrap();
+    assert!(rust.contains("pub struct Foo {") && rust.contains("pub struct Foo2(") && rust.contains("pub self_2:"), "{rust}");
+    std::fs::remove_dir_all(&out).unwrap();
+    assert_rejected(&folder, &schema, &["--no-rfd", "--strict-names"], &["collide.json#/$defs/foo", "--strict-names"]);
+}
+
+#[test]
 fn an_unknown_reference_is_rejected_with_its_pointer() {
     let folder = scratch("unknown-ref");
     let schema = folder.join("unknown.json");
