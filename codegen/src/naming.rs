@@ -313,14 +313,30 @@ pub fn python_default_accessor(wire_name: &str) -> String {
     python_attribute(&format!("{wire_name}_or_default"))
 }
 
-/// The Python attribute that holds the flattened member `flattened` of the
-/// type `owner`: what its name adds to the owner's (`SessionConfigOption` +
-/// `SessionConfigOptionType` -> `type_`, `CreateElicitationRequest` +
-/// `CreateElicitationRequestMode` -> `mode`), else, or while that is `taken`
-/// by another member, its whole name.
+/// The name in code of the member that holds the flattened type
+/// `flattened` of the type `owner`: what its name adds to the owner's
+/// (`SessionConfigOption` + `SessionConfigOptionType` -> `type`,
+/// `CreateElicitationRequest` + `CreateElicitationRequestMode` -> `mode`),
+/// else its whole name in snake_case.
+pub fn flattened_member(owner: &str, flattened: &str) -> String {
+    let short = flattened.strip_prefix(owner).filter(|rest| rest.starts_with(|first: char| first.is_ascii_uppercase()));
+    snake_case(short.unwrap_or(flattened))
+}
+
+/// The Python attribute that holds the flattened member `flattened` of
+/// `owner` ([`flattened_member`]), or, while that is `taken` by another
+/// member, its whole name.
 pub fn python_flattened_attribute(owner: &str, flattened: &str, taken: impl Fn(&str) -> bool) -> String {
-    let short = flattened.strip_prefix(owner).filter(|rest| rest.starts_with(|first: char| first.is_ascii_uppercase())).map(python_attribute);
-    short.filter(|attr| !taken(attr)).unwrap_or_else(|| python_attribute(flattened))
+    let short = python_attribute(&flattened_member(owner, flattened));
+    if taken(&short) { python_attribute(flattened) } else { short }
+}
+
+/// The Rust field that holds the flattened member `flattened` of `owner`
+/// ([`flattened_member`]), or, while that is `taken` by another field, its
+/// whole name.
+pub fn rust_flattened_field(owner: &str, flattened: &str, taken: impl Fn(&str) -> bool) -> String {
+    let short = rust_field(&flattened_member(owner, flattened));
+    if taken(&short) { rust_field(flattened) } else { short }
 }
 
 /// The Python union of the params a side handles, per role: (`agent`,

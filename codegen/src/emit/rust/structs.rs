@@ -198,8 +198,9 @@ pub(crate) fn struct_item(context: &RustContext, name: &str, structure: &StructT
     let mut parameters: Vec<TokenStream> = members.iter().filter_map(|member| member.parameter.clone()).collect();
     let mut initializers: Vec<TokenStream> = members.iter().map(|member| member.initializer.clone()).collect();
     let mut flattened = Vec::new();
+    let taken: Vec<String> = structure.fields.iter().map(|field| naming::rust_field(&field.name)).collect();
     for base in &structure.flatten {
-        let field_name = ident(&naming::rust_field(base));
+        let field_name = ident(&naming::rust_flattened_field(name, base, |field| taken.iter().any(|known| known == field)));
         let base_type = context.rust_type(name, &TypeExpr::named(base.clone()));
         let text = format!(" The members of `{}`, in the same object.", naming::rust_type(base));
         flattened.push(quote!(#[doc = #text] #[serde(flatten)] pub #field_name: #base_type,));
