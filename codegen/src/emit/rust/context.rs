@@ -369,3 +369,28 @@ fn error_object(ir: &Ir) -> Option<ErrorObject> {
         shape.then(|| ErrorObject { name: definition.name.clone(), codes })
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn components_find_every_cycle_without_direct_indirection() {
+        let edges = [("a", "b"), ("b", "a"), ("b", "c"), ("c", "c"), ("d", "e"), ("e", "f"), ("f", "d"), ("x", "y")];
+        let mut graph: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+        for (from, to) in edges {
+            graph.entry(from).or_default().insert(to);
+        }
+        // A chain long enough to overflow a recursive search's stack.
+        let names: Vec<String> = (0..100_000).map(|index| format!("t{index}")).collect();
+        for pair in names.windows(2) {
+            graph.entry(&pair[0]).or_default().insert(&pair[1]);
+        }
+        graph.entry(&names[names.len() - 1]).or_default().insert(&names[0]);
+        let component = components(&graph);
+        let same = |from: &str, to: &str| component.get(from).is_some_and(|of| component.get(to) == Some(of));
+        assert!(same("a", "b") && same("c", "c") && same("d", "f") && same("e", "d"));
+        assert!(!same("b", "c") && !same("a", "c") && !same("x", "y") && !component.contains_key("x"));
+        assert!(same("t0", "t99999") && same("t5", "t50000"));
+    }
+}
