@@ -6,6 +6,7 @@
 //! leaves no partial output behind. Errors name the file and JSON pointer and
 //! exit non-zero.
 
+mod bench;
 mod chain;
 mod differential;
 mod mutation;
@@ -103,6 +104,22 @@ enum Command {
     },
     /// Run every test of every language, installing what they need.
     Test,
+    /// Measure decode + encode throughput against the official SDKs and the
+    /// plain JSON round trip of each language, and generation time; prints
+    /// a Markdown table. Fails if our bindings re-encode any corpus message
+    /// differently.
+    Bench {
+        /// A small corpus and few runs (a few seconds), without peers.
+        #[arg(long)]
+        quick: bool,
+        /// Also time json-schema-to-typescript, quicktype and
+        /// datamodel-code-generator (installed under target/bench/).
+        #[arg(long, conflicts_with = "quick")]
+        peers: bool,
+        /// Also write the results as JSON to this file.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
 }
 
 /// The source options every schema-reading command shares.
@@ -215,6 +232,7 @@ fn run(command: Command) -> Result<()> {
             }
         }
         Command::Test => test_command::run()?,
+        Command::Bench { quick, peers, out } => bench::run(&bench::Options { quick, peers, out })?,
     }
     Ok(())
 }

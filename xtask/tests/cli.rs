@@ -89,6 +89,32 @@ fn the_full_test_run_refuses_update_snapshots() {
 }
 
 #[test]
+fn bench_refuses_a_directory_as_its_output_before_any_work() {
+    let folder = scratch("bench-out");
+    // Nothing it would start can be found: a refusal that came only after
+    // the work began would fail with another message.
+    let output = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(["bench", "--quick", "--out"])
+        .arg(&folder)
+        .env("PATH", "")
+        .env("CARGO", "/nonexistent/cargo")
+        .output()
+        .expect("xtask runs");
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let message = stderr(&output);
+    assert!(message.starts_with("error: --out ") && message.contains("is a directory"), "{message}");
+    assert_eq!(message.trim_end().lines().count(), 1, "one error line: {message}");
+    assert_eq!(std::fs::read_dir(&folder).unwrap().count(), 0, "nothing written into {}", folder.display());
+}
+
+#[test]
+fn bench_quick_takes_no_peers() {
+    let output = xtask(&["bench", "--quick", "--peers"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(stderr(&output).contains("cannot be used with"), "{}", stderr(&output));
+}
+
+#[test]
 fn schema_output_is_byte_identical_across_runs() {
     let folder = scratch("determinism");
     let (first, second) = (folder.join("first.json"), folder.join("second.json"));
