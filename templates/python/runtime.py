@@ -299,17 +299,21 @@ class CatchAll(RootModel[dict[str, Any]]):
 def tag_of(wire: str, labels: dict[str, str], untagged: str | None, other: str | None) -> Callable[[Any], str | None]:
     """The discriminator of a tagged union: the variant label for a value."""
 
+    # Decoding asks with a dict, encoding with a model (RootModel included).
     def pick(value: Any) -> str | None:
-        if isinstance(value, (BaseModel, RootModel)):
-            return type(value).__name__
-        if not isinstance(value, dict):
-            return None
-        if value.get(wire) is None:
-            return untagged
-        tag = value[wire]
-        if not isinstance(tag, str):
-            return None
-        return labels.get(tag, other if other is not None else tag)
+        if isinstance(value, dict):
+            tag = value.get(wire)
+            if tag is None:
+                return untagged
+            if tag.__class__ is not str and not isinstance(tag, str):
+                return None
+            found = labels.get(tag)
+            if found is not None:
+                return found
+            return other if other is not None else tag
+        if isinstance(value, BaseModel):
+            return value.__class__.__name__
+        return None
 
     return pick
 

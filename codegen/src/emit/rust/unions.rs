@@ -123,16 +123,16 @@ fn tagged_impls(context: &RustContext, name: &str, property: &str, union: &Union
                 mirror_variants.push(quote!(#[serde(rename = #tag)] #variant_name(&'a #payload),));
                 borrows = true;
                 serialize_arms.push(quote!(Self::#variant_name(payload) => ::serde::Serialize::serialize(&Tagged::#variant_name(payload), serializer),));
-                tag_arms.push(quote!(#tag => crate::codec::payload(crate::codec::untag(members, #property)).map(Self::#variant_name),));
+                tag_arms.push(quote!(::std::option::Option::Some(#tag) => crate::codec::payload(crate::codec::untag(members, #property)).map(Self::#variant_name),));
             }
             (Some(tag), None) => {
                 mirror_variants.push(quote!(#[serde(rename = #tag)] #variant_name,));
                 serialize_arms.push(quote!(Self::#variant_name => ::serde::Serialize::serialize(&Tagged::#variant_name, serializer),));
-                tag_arms.push(quote!(#tag => ::std::result::Result::Ok(Self::#variant_name),));
+                tag_arms.push(quote!(::std::option::Option::Some(#tag) => ::std::result::Result::Ok(Self::#variant_name),));
             }
             (None, _) => {
                 serialize_arms.push(quote!(Self::#variant_name(payload) => ::serde::Serialize::serialize(payload, serializer),));
-                untagged_arm = Some(quote!(crate::codec::payload(value.clone()).map(Self::#variant_name)));
+                untagged_arm = Some(quote!(crate::codec::payload(::serde_json::Value::Object(members)).map(Self::#variant_name)));
             }
         }
     }
@@ -155,11 +155,11 @@ fn tagged_impls(context: &RustContext, name: &str, property: &str, union: &Union
         Some(other) => {
             let other_name = type_ident(&other.name);
             serialize_arms.push(quote!(Self::#other_name(members) => ::serde::Serialize::serialize(members, serializer),));
-            quote!(_ => ::std::result::Result::Ok(Self::#other_name(members.clone())),)
+            quote!(::std::option::Option::Some(_) => ::std::result::Result::Ok(Self::#other_name(members)),)
         }
         None => {
             let message = format!("{tag_pointer}: unknown `{property}` {{:?}} of `{name}`");
-            quote!(other => ::std::result::Result::Err(::std::format!(#message, other)),)
+            quote!(::std::option::Option::Some(other) => ::std::result::Result::Err(::std::format!(#message, other)),)
         }
     };
     let missing_tag = untagged_arm.unwrap_or_else(|| {
@@ -179,17 +179,21 @@ fn tagged_impls(context: &RustContext, name: &str, property: &str, union: &Union
         }
         impl<'de> ::serde::Deserialize<'de> for #type_name {
             fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
+                // The object is taken whole, once: a variant's payload is
+                // the same members without the tag, moved, not copied.
                 let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
-                let ::serde_json::Value::Object(members) = &value else {
+                let ::serde_json::Value::Object(members) = value else {
                     return ::std::result::Result::Err(::serde::de::Error::custom(#not_object));
                 };
-                let decoded: ::std::result::Result<Self, ::std::string::String> = match members.get(#property) {
-                    ::std::option::Option::None | ::std::option::Option::Some(::serde_json::Value::Null) => #missing_tag,
-                    ::std::option::Option::Some(::serde_json::Value::String(tag)) => match tag.as_str() {
-                        #(#tag_arms)*
-                        #unknown_tag
-                    },
-                    ::std::option::Option::Some(_) => ::std::result::Result::Err(#not_string.to_owned()),
+                let tag = match members.get(#property) {
+                    ::std::option::Option::None | ::std::option::Option::Some(::serde_json::Value::Null) => ::std::option::Option::None,
+                    ::std::option::Option::Some(::serde_json::Value::String(tag)) => ::std::option::Option::Some(tag.clone()),
+                    ::std::option::Option::Some(_) => return ::std::result::Result::Err(::serde::de::Error::custom(#not_string)),
+                };
+                let decoded: ::std::result::Result<Self, ::std::string::String> = match tag.as_deref() {
+                    ::std::option::Option::None => #missing_tag,
+                    #(#tag_arms)*
+                    #unknown_tag
                 };
                 decoded.map_err(::serde::de::Error::custom)
             }
