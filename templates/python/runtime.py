@@ -121,6 +121,9 @@ class _Reading:
 
     rules: tuple[Rule, ...]
     flattened: tuple[str, ...]
+    # Whether the object is validated as it came unless it fails: no
+    # variant tag to set, no member that refuses `null`, nothing flattened.
+    as_it_came: bool
     # The wire and attribute names of the members whose rules may discard a
     # value that fails to decode (`on_error`, `skip_items`).
     discarding: frozenset[str]
@@ -134,7 +137,10 @@ def _reading(cls: type) -> _Reading:
     if found is None:
         rules: tuple[Rule, ...] = inherited(cls, "__acp_rules__")
         discarding = frozenset(name for rule in rules if rule.on_error or rule.skip_items for name in (rule.wire, rule.attr))
-        found = _readings[cls] = _Reading(rules, inherited(cls, "__acp_flattened__"), discarding)
+        flattened: tuple[str, ...] = inherited(cls, "__acp_flattened__")
+        tagged = getattr(cls, "__acp_variant_tag__", None) is not None
+        as_it_came = not tagged and not flattened and all(rule.nullable for rule in rules)
+        found = _readings[cls] = _Reading(rules, flattened, as_it_came, discarding)
     return found
 
 
@@ -168,7 +174,7 @@ class WireModel(BaseModel):
             return handler(data)
         reading = _reading(cls)
         try:
-            return handler(cls._acp_prepare(data, reading, False))
+            return handler(data if reading.as_it_came else cls._acp_prepare(data, reading, False))
         except ValidationError as error:
             if not reading.discarding or not any(detail["loc"] and detail["loc"][0] in reading.discarding for detail in error.errors()):
                 raise
@@ -299,17 +305,21 @@ class CatchAll(RootModel[dict[str, Any]]):
 def tag_of(wire: str, labels: dict[str, str], untagged: str | None, other: str | None) -> Callable[[Any], str | None]:
     """The discriminator of a tagged union: the variant label for a value."""
 
+    # Decoding asks with a dict, encoding with a model (RootModel included).
     def pick(value: Any) -> str | None:
-        if isinstance(value, (BaseModel, RootModel)):
-            return type(value).__name__
-        if not isinstance(value, dict):
-            return None
-        if value.get(wire) is None:
-            return untagged
-        tag = value[wire]
-        if not isinstance(tag, str):
-            return None
-        return labels.get(tag, other if other is not None else tag)
+        if isinstance(value, dict):
+            tag = value.get(wire)
+            if tag is None:
+                return untagged
+            if tag.__class__ is not str and not isinstance(tag, str):
+                return None
+            found = labels.get(tag)
+            if found is not None:
+                return found
+            return other if other is not None else tag
+        if isinstance(value, BaseModel):
+            return value.__class__.__name__
+        return None
 
     return pick
 

@@ -213,7 +213,17 @@ impl Generator {
         json!({"sessionUpdate": "available_commands_update", "availableCommands": commands})
     }
 
+    /// A notification; one update in twenty has its tag last, as a peer
+    /// that builds objects member by member may send it.
     fn notification(&mut self, update: Value) -> Value {
+        let update = match update {
+            Value::Object(mut members) if self.chance(0.05) => {
+                let tag = members.shift_remove("sessionUpdate").unwrap_or(Value::Null);
+                members.insert("sessionUpdate".to_owned(), tag);
+                Value::Object(members)
+            }
+            other => other,
+        };
         json!({"sessionId": self.session, "update": update})
     }
 

@@ -88,9 +88,13 @@ pub(crate) fn emit(context: &RustContext) -> TokenStream {
             })
         }
 
-        /// Decodes a nested value; the error text carries its pointer.
+        /// Decodes a nested value; the error text carries its pointer. The
+        /// pointer is only tracked (a second pass) when the value fails.
         #[doc(hidden)]
         pub fn payload<T: DeserializeOwned>(value: Value) -> ::std::result::Result<T, ::std::string::String> {
+            if let Ok(decoded) = T::deserialize(&value) {
+                return Ok(decoded);
+            }
             decode(value).map_err(|error| if error.path.is_empty() { error.message } else { error.to_string() })
         }
 
@@ -178,11 +182,11 @@ pub(crate) fn emit(context: &RustContext) -> TokenStream {
             }
         }
 
-        /// The object of a tagged union value without its tag.
+        /// The object of a tagged union value without its tag, the other
+        /// members in their order.
         #[doc(hidden)]
-        pub fn untag(members: &::serde_json::Map<::std::string::String, Value>, property: &str) -> Value {
-            let mut members = members.clone();
-            members.remove(property);
+        pub fn untag(mut members: ::serde_json::Map<::std::string::String, Value>, property: &str) -> Value {
+            members.retain(|key, _| key != property);
             Value::Object(members)
         }
 

@@ -115,6 +115,7 @@ fn tagged_impls(context: &RustContext, name: &str, property: &str, union: &Union
     let mut mirror_variants = Vec::new();
     let mut borrows = false;
     let mut tag_arms = Vec::new();
+    let mut stream_arms = Vec::new();
     let mut untagged_arm = None;
     for variant in &union.variants {
         let variant_name = type_ident(&variant.name);
@@ -123,16 +124,27 @@ fn tagged_impls(context: &RustContext, name: &str, property: &str, union: &Union
                 mirror_variants.push(quote!(#[serde(rename = #tag)] #variant_name(&'a #payload),));
                 borrows = true;
                 serialize_arms.push(quote!(Self::#variant_name(payload) => ::serde::Serialize::serialize(&Tagged::#variant_name(payload), serializer),));
-                tag_arms.push(quote!(#tag => crate::codec::payload(crate::codec::untag(members, #property)).map(Self::#variant_name),));
+                tag_arms.push(quote!(::std::option::Option::Some(#tag) => crate::codec::payload(crate::codec::untag(members, #property)).map(Self::#variant_name),));
+                stream_arms.push(quote! {
+                    if tag == #tag {
+                        return <#payload as ::serde::Deserialize>::deserialize(::serde::de::value::MapAccessDeserializer::new(map)).map(#type_name::#variant_name);
+                    }
+                });
             }
             (Some(tag), None) => {
                 mirror_variants.push(quote!(#[serde(rename = #tag)] #variant_name,));
                 serialize_arms.push(quote!(Self::#variant_name => ::serde::Serialize::serialize(&Tagged::#variant_name, serializer),));
-                tag_arms.push(quote!(#tag => ::std::result::Result::Ok(Self::#variant_name),));
+                tag_arms.push(quote!(::std::option::Option::Some(#tag) => ::std::result::Result::Ok(Self::#variant_name),));
+                stream_arms.push(quote! {
+                    if tag == #tag {
+                        while map.next_entry::<::serde::de::IgnoredAny, ::serde::de::IgnoredAny>()?.is_some() {}
+                        return ::std::result::Result::Ok(#type_name::#variant_name);
+                    }
+                });
             }
             (None, _) => {
                 serialize_arms.push(quote!(Self::#variant_name(payload) => ::serde::Serialize::serialize(payload, serializer),));
-                untagged_arm = Some(quote!(crate::codec::payload(value.clone()).map(Self::#variant_name)));
+                untagged_arm = Some(quote!(crate::codec::payload(::serde_json::Value::Object(members)).map(Self::#variant_name)));
             }
         }
     }
@@ -155,18 +167,25 @@ fn tagged_impls(context: &RustContext, name: &str, property: &str, union: &Union
         Some(other) => {
             let other_name = type_ident(&other.name);
             serialize_arms.push(quote!(Self::#other_name(members) => ::serde::Serialize::serialize(members, serializer),));
-            quote!(_ => ::std::result::Result::Ok(Self::#other_name(members.clone())),)
+            quote!(::std::option::Option::Some(_) => ::std::result::Result::Ok(Self::#other_name(members)),)
         }
         None => {
             let message = format!("{tag_pointer}: unknown `{property}` {{:?}} of `{name}`");
-            quote!(other => ::std::result::Result::Err(::std::format!(#message, other)),)
+            quote!(::std::option::Option::Some(other) => ::std::result::Result::Err(::std::format!(#message, other)),)
         }
     };
     let missing_tag = untagged_arm.unwrap_or_else(|| {
         let message = format!("{tag_pointer}: missing field `{property}`");
         quote!(::std::result::Result::Err(#message.to_owned()))
     });
-    let not_object = format!("expected an object for `{name}`");
+    let not_object = format!("an object for `{name}`");
+    let stream = (!stream_arms.is_empty()).then(|| {
+        quote! {
+            if let (#property, ::serde_json::Value::String(tag)) = (key.as_str(), &value) {
+                #(#stream_arms)*
+            }
+        }
+    });
     let not_string = format!("{tag_pointer}: `{property}` must be a string");
     quote! {
         impl ::serde::Serialize for #type_name {
@@ -177,21 +196,46 @@ fn tagged_impls(context: &RustContext, name: &str, property: &str, union: &Union
                 }
             }
         }
+        impl #type_name {
+            /// Decodes the union from the members of its object.
+            fn decode_members(members: ::serde_json::Map<::std::string::String, ::serde_json::Value>) -> ::std::result::Result<Self, ::std::string::String> {
+                let tag = match members.get(#property) {
+                    ::std::option::Option::None | ::std::option::Option::Some(::serde_json::Value::Null) => ::std::option::Option::None,
+                    ::std::option::Option::Some(::serde_json::Value::String(tag)) => ::std::option::Option::Some(tag.clone()),
+                    ::std::option::Option::Some(_) => return ::std::result::Result::Err(#not_string.to_owned()),
+                };
+                match tag.as_deref() {
+                    ::std::option::Option::None => #missing_tag,
+                    #(#tag_arms)*
+                    #unknown_tag
+                }
+            }
+        }
         impl<'de> ::serde::Deserialize<'de> for #type_name {
             fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
-                let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
-                let ::serde_json::Value::Object(members) = &value else {
-                    return ::std::result::Result::Err(::serde::de::Error::custom(#not_object));
-                };
-                let decoded: ::std::result::Result<Self, ::std::string::String> = match members.get(#property) {
-                    ::std::option::Option::None | ::std::option::Option::Some(::serde_json::Value::Null) => #missing_tag,
-                    ::std::option::Option::Some(::serde_json::Value::String(tag)) => match tag.as_str() {
-                        #(#tag_arms)*
-                        #unknown_tag
-                    },
-                    ::std::option::Option::Some(_) => ::std::result::Result::Err(#not_string.to_owned()),
-                };
-                decoded.map_err(::serde::de::Error::custom)
+                struct Members;
+                impl<'de> ::serde::de::Visitor<'de> for Members {
+                    type Value = #type_name;
+                    fn expecting(&self, formatter: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        formatter.write_str(#not_object)
+                    }
+                    // A known tag first (as peers write it): the rest of the
+                    // object is the variant's payload, read as it streams.
+                    // Otherwise the object is gathered and told apart whole.
+                    fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> ::std::result::Result<#type_name, A::Error> {
+                        let mut members = ::serde_json::Map::new();
+                        if let ::std::option::Option::Some(key) = map.next_key::<::std::string::String>()? {
+                            let value: ::serde_json::Value = map.next_value()?;
+                            #stream
+                            members.insert(key, value);
+                        }
+                        while let ::std::option::Option::Some((key, value)) = map.next_entry::<::std::string::String, ::serde_json::Value>()? {
+                            members.insert(key, value);
+                        }
+                        #type_name::decode_members(members).map_err(::serde::de::Error::custom)
+                    }
+                }
+                deserializer.deserialize_map(Members)
             }
         }
     }
