@@ -57,16 +57,31 @@ class Connection:
         and a response settles its request before this returns; a request is
         answered by a task of its own, so that a read loop awaiting `receive`
         goes on reading while a handler waits for the other side. Text that is
-        not JSON is answered with a parse error (-32700)."""
+        not JSON, or nested too deeply for the json module, is answered with a
+        parse error (-32700); JSON that no binding takes back (nested deeper
+        than `MAX_DEPTH`, a number that is not finite, a lone surrogate) or a
+        malformed id with an invalid request (-32600)."""
         try:
             message = json.loads(text)
         except ValueError as error:
             await self._write({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": f"not JSON: {error}"}})
             return
+        except RecursionError:
+            # The json module parses recursively: text nested about a thousand
+            # levels deep exhausts Python's recursion limit before it is read.
+            await self._write({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "not JSON this end can read: nested too deeply"}})
+            return
+        try:
+            _rt.check_wire(message)
+        except _rt.DecodeError as error:
+            await self._refuse(message, _rt.RequestError(-32600, f"not a message this end takes: {error}", {"pointer": error.path}))
+            return
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
             await self._write({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "not a JSON-RPC 2.0 message"}})
         elif "method" not in message and ("result" in message or "error" in message):
             self._settle(message)
+        elif "id" in message and not _is_id(message["id"]):
+            await self._write({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "the id is not a string, a number or null"}})
         elif not isinstance(message.get("method"), str):
             await self._write({"jsonrpc": "2.0", "id": message.get("id"), "error": {"code": -32600, "message": "the method is not a string"}})
         elif "id" in message:
@@ -75,6 +90,19 @@ class Connection:
             task.add_done_callback(self._answering.discard)
         else:
             await self._deliver(message["method"], message.get("params"))
+
+    async def _refuse(self, message: _t.Any, error: _rt.RequestError) -> None:
+        """Answers a message that `check_wire` refused: a request with its id
+        (when the id itself is fine), anything else with a null id; a
+        notification gets no answer, and `dropped` hears of it."""
+        pointer = _t.cast(dict[str, str], error.data)["pointer"]
+        fields = message if isinstance(message, dict) else {}
+        method = fields.get("method")
+        if isinstance(method, str) and "id" not in fields:
+            self._report(method, error)
+            return
+        bad_id = pointer == "/id" or pointer.startswith("/id/") or not _is_id(fields.get("id"))
+        await self._write({"jsonrpc": "2.0", "id": None if bad_id else fields.get("id"), "error": error.to_json()})
 
     async def _answer(self, message: dict[str, _t.Any]) -> None:
         try:
@@ -153,6 +181,11 @@ class Connection:
 
     async def _write(self, message: dict[str, _t.Any]) -> None:
         await self._send(json.dumps(message, ensure_ascii=False, separators=(",", ":")))
+
+
+def _is_id(value: _t.Any) -> bool:
+    """Whether `value` is a JSON-RPC id: a string, a number or null."""
+    return value is None or isinstance(value, (str, int, float)) and not isinstance(value, bool)
 
 
 def _wire(params: _t.Any) -> _t.Any:
