@@ -329,6 +329,11 @@ documents (`codegen/DECODING.md`)."""
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+def _has_surrogate(text: str) -> bool:
+    # `isascii` reads a flag CPython keeps: most strings skip the search.
+    return not text.isascii() and _SURROGATE.search(text) is not None
+
+
 def _escape(key: Any) -> str:
     return str(key).replace("~", "~0").replace("/", "~1")
 
@@ -347,12 +352,12 @@ def check_wire(value: Any) -> None:
                 raise DecodeError(_pointer(trail), f"nested more than {MAX_DEPTH} arrays and objects deep")
             members = list(current.items()) if isinstance(current, dict) else list(enumerate(current))
             for key, member in reversed(members):
-                if isinstance(key, str) and _SURROGATE.search(key):
+                if isinstance(key, str) and _has_surrogate(key):
                     raise DecodeError(_pointer((trail, key)), "the member name holds a lone surrogate")
                 pending.append((member, depth + 1, (trail, key)))
         elif isinstance(current, float) and not math.isfinite(current):
             raise DecodeError(_pointer(trail), f"{current} is not a finite number")
-        elif isinstance(current, str) and _SURROGATE.search(current):
+        elif isinstance(current, str) and _has_surrogate(current):
             raise DecodeError(_pointer(trail), "the string holds a lone surrogate")
 
 

@@ -25,7 +25,7 @@ fn wire(case: &Value) -> Vec<u8> {
         bytes.extend(unit.repeat(fill["times"].as_u64().expect("times") as usize).into_bytes());
         bytes.push(b'"');
     } else if let Some(text) = fill["text"].as_str() {
-        bytes.extend(text.as_bytes());
+        bytes.extend(text.repeat(fill["times"].as_u64().unwrap_or(1) as usize).into_bytes());
     } else if let Some(hex) = fill["bytes"].as_str() {
         bytes.extend((0..hex.len()).step_by(2).map(|at| u8::from_str_radix(&hex[at..at + 2], 16).expect("hex")));
     }
@@ -159,6 +159,10 @@ fn check(case: &Value) {
                 None => value.clone(),
             };
             assert!(encoded == wanted, "{name}: from_slice re-encoded to something else");
+            if case["wire"]["exact"] == true {
+                let text = case["wire"]["fill"]["text"].as_str().expect("an exact case fills in text");
+                assert!(serde_json::to_string(&encoded).expect("encodes").contains(text), "{name}: {text} was not written back as it came");
+            }
             check_value(case, expected, value);
         }
         Some("method-not-found" | "extension") => check_value(case, expected, serde_json::from_slice(&bytes).expect("the params parse")),

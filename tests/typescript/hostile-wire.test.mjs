@@ -28,7 +28,7 @@ function wire(caseEntry) {
   if (fill === null) return template;
   if (fill.nest !== undefined) return `${before}${"[".repeat(fill.nest)}1${"]".repeat(fill.nest)}${after}`;
   if (fill.string !== undefined) return `${before}"${fill.string.repeat(fill.times)}"${after}`;
-  if (fill.text !== undefined) return `${before}${fill.text}${after}`;
+  if (fill.text !== undefined) return `${before}${fill.text.repeat(fill.times ?? 1)}${after}`;
   return null;
 }
 
@@ -121,6 +121,7 @@ async function check(caseEntry) {
     case "accepted": {
       assert.ok(decoded.ok, `${name}: ${JSON.stringify(decoded.issues)}`);
       assert.ok(jsonEqual(bindings.encode(decoded.value), wanted(expected, input)), `${name}: re-encoded to something else`);
+      if (caseEntry.wire.exact === true) assert.ok(JSON.stringify(bindings.encode(decoded.value)).includes(caseEntry.wire.fill.text), `${name}: not written back as it came`);
       assert.ok(call.ok, `${name}: by method, ${JSON.stringify(call.error)}`);
       assert.ok(jsonEqual(bindings.encode(call.value.params), wanted(expected, input)), `${name}: by method, another value`);
       break;
