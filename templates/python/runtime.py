@@ -38,6 +38,7 @@ class DecodeError(ValueError):
     def __init__(self, path: str, message: str) -> None:
         super().__init__(f"{path or '/'}: {message}")
         self.path = path
+        self.message = message
 
 
 class FieldError(ValueError):
@@ -338,13 +339,14 @@ def _escape(key: Any) -> str:
     return str(key).replace("~", "~0").replace("/", "~1")
 
 
-def check_wire(value: Any) -> None:
+def check_wire(value: Any, depth: int = 1) -> None:
     """Raises a `DecodeError` at the first array or object nested deeper than
     `MAX_DEPTH`, number that is not finite (`1e400` parses as infinity, which
     JSON cannot write back) or string or member name holding a lone surrogate
-    (`"\\ud800"`, which UTF-8 cannot write back), in document order. It walks
-    with a stack of its own: no depth of input exhausts Python's."""
-    pending: list[tuple[Any, int, tuple[Any, ...]]] = [(value, 1, ())]
+    (`"\\ud800"`, which UTF-8 cannot write back), in document order; `value`
+    itself is `depth` deep. It walks with a stack of its own: no depth of
+    input exhausts Python's."""
+    pending: list[tuple[Any, int, tuple[Any, ...]]] = [(value, depth, ())]
     while pending:
         current, depth, trail = pending.pop()
         if isinstance(current, (dict, list)):

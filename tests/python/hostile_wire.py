@@ -199,3 +199,33 @@ def test_the_depth_limit_is_the_tables() -> None:
     with pytest.raises(PACKAGE.DecodeError) as failure:
         PACKAGE.roundtrip("ExtRequest", [at_limit])
     assert failure.value.path == "/0" * TABLE["maxDepth"]
+
+
+def test_a_connection_answers_only_with_ids_it_can_write_back() -> None:
+    """Ids that JSON cannot carry back (`1e400` reads as infinity, a lone
+    surrogate) are refused with a null id, and `true` settles no request."""
+
+    async def exchange() -> tuple[list[Any], list[Any], Any]:
+        sent: list[Any] = []
+        dropped: list[Any] = []
+
+        async def send(message: str) -> None:
+            message.encode("utf-8")
+            sent.append(json.loads(message))
+
+        end = PACKAGE.connect_client(lambda _: ClientRecorder([]), send, lambda method, error: dropped.append((method, error.to_json())))
+        for text in ['{"jsonrpc":"2.0","id":1e400,"method":"x"}', '{"jsonrpc":"2.0","id":"\\ud800","method":"x"}', '{"jsonrpc":"2.0","id":1,"method":"\\ud800"}']:
+            await end.receive(text)
+        answer = asyncio.ensure_future(end.request("session/prompt", PACKAGE.PromptRequest(session_id="s", prompt=[])))
+        await asyncio.sleep(0)
+        await end.receive('{"jsonrpc":"2.0","id":true,"result":{"stopReason":"end_turn"}}')
+        await end.receive('{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn","_meta":{"n":1e400}}}')
+        with pytest.raises(PACKAGE.DecodeError) as failure:
+            await answer
+        return sent, dropped, failure.value
+
+    sent, dropped, failure = asyncio.run(exchange())
+    errors = [message for message in sent if "error" in message]
+    assert [(message["id"], message["error"]["code"]) for message in errors] == [(None, -32600), (None, -32600), (None, -32600)], errors
+    assert dropped == [(None, dropped[0][1])] and dropped[0][1]["code"] == -32600, "`true` is no request's id"
+    assert failure.path == "/_meta/n"
