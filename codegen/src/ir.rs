@@ -24,6 +24,20 @@ pub struct Ir {
     pub methods: BTreeMap<String, Method>,
     /// Gated union variants, keyed `Union/tag`.
     pub gated_variants: BTreeMap<String, Gate>,
+    /// The names the collision rule ([`crate::naming::distinct`]) gave
+    /// instead of the ones their wire names map to, in schema order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub renamed: Vec<Renamed>,
+}
+
+/// A name the collision rule changed: the schema node, its wire name, the
+/// name it maps to and the name it got.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Renamed {
+    pub pointer: String,
+    pub wire: String,
+    pub base: String,
+    pub name: String,
 }
 
 /// A named type.
@@ -80,6 +94,9 @@ pub enum AdditionalProperties {
 pub struct Field {
     /// The member name on the wire.
     pub wire_name: String,
+    /// Its name in code (snake_case), distinct among the object's members in
+    /// every language; emitters derive their identifiers from it.
+    pub name: String,
     pub description: Option<String>,
     /// The value type, without the outer `null` (see [`Field::nullable`]).
     pub ty: TypeExpr,

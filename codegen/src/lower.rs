@@ -71,6 +71,7 @@ pub fn lower(schema: &ExtendedSchema, mode: Unsupported) -> Result<Ir, CodegenEr
         types: lowerer.types,
         methods,
         gated_variants,
+        renamed: lowerer.renamed,
     })
 }
 
@@ -93,6 +94,8 @@ struct Lowerer<'a> {
     names: BTreeMap<String, String>,
     types: BTreeMap<String, TypeDef>,
     mode: Unsupported,
+    /// What the collision rule renamed, in the order it was met.
+    renamed: Vec<Renamed>,
 }
 
 fn pointer_token(token: &str) -> String {
@@ -171,21 +174,18 @@ impl<'a> Lowerer<'a> {
             pointer: "/$defs".to_owned(),
             message: "the schema has no `$defs` object".to_owned(),
         })?;
+        let keys: Vec<&str> = definitions.keys().map(String::as_str).collect();
+        let given = naming::distinct(&keys, &[], naming::definition_name, naming::numbered_type, &naming::TYPE_FORMS);
         let mut names = BTreeMap::new();
-        let mut taken: BTreeMap<String, String> = BTreeMap::new();
-        for key in definitions.keys() {
-            let name = naming::definition_name(key);
-            if let Some(other) = taken.insert(name.clone(), key.clone()) {
-                return Err(CodegenError {
-                    kind: ErrorKind::NameCollision,
-                    file: file.to_owned(),
-                    pointer: format!("/$defs/{}", pointer_token(key)),
-                    message: format!("`{key}` and `{other}` both map to the type name `{name}`"),
-                });
+        let mut renamed = Vec::new();
+        for (key, (name, changed)) in keys.iter().zip(given) {
+            if changed {
+                let pointer = format!("/$defs/{}", pointer_token(key));
+                renamed.push(Renamed { pointer, wire: (*key).to_owned(), base: naming::definition_name(key), name: name.clone() });
             }
-            names.insert(key.clone(), name);
+            names.insert((*key).to_owned(), name);
         }
-        Ok(Lowerer { file, root, definitions, names, types: BTreeMap::new(), mode })
+        Ok(Lowerer { file, root, definitions, names, types: BTreeMap::new(), mode, renamed })
     }
 
     fn error(&self, kind: ErrorKind, pointer: &str, message: impl Into<String>) -> CodegenError {
@@ -288,7 +288,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Recognises closed and open enums of string or integer constants.
-    fn lower_enum(&self, object: &Map<String, Value>, pointer: &str) -> Result<Option<EnumType>, CodegenError> {
+    fn lower_enum(&mut self, object: &Map<String, Value>, pointer: &str) -> Result<Option<EnumType>, CodegenError> {
         let mut values = Vec::new();
         let mut other = None;
         let mut repr = None;
@@ -347,16 +347,29 @@ impl<'a> Lowerer<'a> {
             return Ok(None);
         }
         let Some(repr) = repr else { return Ok(None) };
+        // Each constant's name, keyed by the constant as JSON text (its wire name).
+        let bases: BTreeMap<String, String> = values
+            .iter()
+            .map(|(value, value_title, _)| {
+                let name = match (value, value_title) {
+                    (Value::String(text), _) => naming::pascal_case(text),
+                    (_, Some(value_title)) => naming::pascal_case(value_title),
+                    (number, None) => naming::integer_constant_name(number.as_i64().unwrap_or_default()),
+                };
+                (value.to_string(), name)
+            })
+            .collect();
+        let wires: Vec<String> = values.iter().map(|(value, _, _)| value.to_string()).collect();
+        if let Some(twice) = wires.iter().enumerate().find_map(|(index, wire)| wires[..index].contains(wire).then_some(wire)) {
+            return Err(self.error(ErrorKind::Malformed, pointer, format!("the enum constant {twice} appears twice")));
+        }
+        let wire_refs: Vec<&str> = wires.iter().map(String::as_str).collect();
+        let given = naming::distinct(&wire_refs, &[], |wire| bases[wire].clone(), naming::numbered_type, &naming::CONSTANT_FORMS);
         let mut names: Vec<String> = Vec::new();
         let mut lowered = Vec::new();
-        for (value, value_title, value_description) in values {
-            let name = match (&value, &value_title) {
-                (Value::String(text), _) => naming::pascal_case(text),
-                (_, Some(value_title)) => naming::pascal_case(value_title),
-                (number, None) => naming::integer_constant_name(number.as_i64().unwrap_or_default()),
-            };
-            if names.contains(&name) {
-                return Err(self.error(ErrorKind::NameCollision, pointer, format!("two enum constants map to the name `{name}`")));
+        for ((value, _, value_description), (name, changed)) in values.into_iter().zip(given) {
+            if changed {
+                self.renamed.push(Renamed { pointer: pointer.to_owned(), wire: value.to_string(), base: bases[&value.to_string()].clone(), name: name.clone() });
             }
             names.push(name.clone());
             lowered.push(EnumValue { name, value, description: value_description });
@@ -413,12 +426,27 @@ impl<'a> Lowerer<'a> {
             self.types.insert(union_name.clone(), TypeDef { name: union_name.clone(), pointer: union_pointer, definition: None, description: None, kind: TypeKind::Union(union) });
             flatten.push(union_name);
         }
+        self.name_members(&mut fields, &[], pointer);
         let additional = match object.get("additionalProperties").or_else(|| object.get("unevaluatedProperties")) {
             None | Some(Value::Bool(true)) => AdditionalProperties::Kept(TypeExpr::Any),
             Some(Value::Bool(false)) => AdditionalProperties::Denied,
             Some(schema) => AdditionalProperties::Kept(self.lower_expr(schema, &format!("{pointer}/additionalProperties"), &naming::member_type_name(name, "value"), depth + 1)?),
         };
         Ok(StructType { fields, flatten, additional })
+    }
+
+    /// Gives the members of one object their names by the collision rule;
+    /// `reserved` wire names (a tag) sit beside them under their own names.
+    fn name_members(&mut self, fields: &mut [Field], reserved: &[&str], pointer: &str) {
+        let wires: Vec<&str> = fields.iter().map(|field| field.wire_name.as_str()).collect();
+        let given = naming::distinct(&wires, reserved, naming::member_name, naming::numbered_member, &naming::MEMBER_FORMS);
+        for (field, (name, changed)) in fields.iter_mut().zip(given) {
+            if changed {
+                let member = format!("{pointer}/properties/{}", pointer_token(&field.wire_name));
+                self.renamed.push(Renamed { pointer: member, wire: field.wire_name.clone(), base: field.name.clone(), name: name.clone() });
+            }
+            field.name = name;
+        }
     }
 
     fn required<'o>(&self, object: &'o Map<String, Value>, pointer: &str) -> Result<BTreeSet<&'o str>, CodegenError> {
@@ -465,7 +493,8 @@ impl<'a> Lowerer<'a> {
                 _ => Fallback::Reject,
             }
         };
-        Ok(Field { wire_name: wire_name.to_owned(), description: description(object), ty, required, nullable, default, decode, fallback })
+        let name = naming::member_name(wire_name);
+        Ok(Field { wire_name: wire_name.to_owned(), name, description: description(object), ty, required, nullable, default, decode, fallback })
     }
 
     fn lower_union(&mut self, name: &str, members: &[Value], exclusive: bool, discriminator: Option<&str>, pointer: &str, depth: usize) -> Result<UnionType, CodegenError> {
@@ -626,6 +655,7 @@ impl<'a> Lowerer<'a> {
                 fields.push(self.lower_field(owner, wire_name, property, required.contains(wire_name.as_str()), &field_pointer, depth)?);
             }
         }
+        self.name_members(&mut fields, tag_property.as_slice(), pointer);
         Ok(if base.is_none() && fields.is_empty() { Payload::Unit } else { Payload::Struct { base, fields } })
     }
 

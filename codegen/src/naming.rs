@@ -108,6 +108,78 @@ pub fn catch_all_name(title: Option<&str>, taken: &[String]) -> String {
     name
 }
 
+// ---- the collision rule ------------------------------------------------------
+
+/// The one collision rule, for definition names, member names and enum
+/// constants in every language: when several wire names map to one name
+/// (`foo` and `Foo`, `fooBar` and `foo_bar`, `self` and `Self`), they are
+/// taken in the byte order of their wire names; the first keeps the name
+/// and each later one gets the first numbered form (`Foo2`, `foo_bar_2`)
+/// that no other wire name maps to. A name is taken when any of `forms`
+/// (each language's identifier for it) is, so the result is distinct in
+/// every language. `reserved` names (a tag member, say) keep their base
+/// names and are never renamed. The result does not depend on the order
+/// of `wires`; each entry is the name and whether it differs from the base.
+pub fn distinct(wires: &[&str], reserved: &[&str], base: impl Fn(&str) -> String, numbered: fn(&str, usize) -> String, forms: &[fn(&str) -> String]) -> Vec<(String, bool)> {
+    let mut taken: Vec<std::collections::BTreeSet<String>> = forms.iter().map(|_| std::collections::BTreeSet::new()).collect();
+    let bases: Vec<std::collections::BTreeSet<String>> =
+        forms.iter().map(|form| wires.iter().chain(reserved).map(|wire| form(&base(wire))).collect()).collect();
+    let free = |taken: &[std::collections::BTreeSet<String>], name: &str, own: bool| {
+        forms.iter().enumerate().all(|(index, form)| {
+            let identifier = form(name);
+            !taken[index].contains(&identifier) && (own || !bases[index].contains(&identifier))
+        })
+    };
+    let claim = |taken: &mut [std::collections::BTreeSet<String>], name: &str| {
+        for (index, form) in forms.iter().enumerate() {
+            taken[index].insert(form(name));
+        }
+    };
+    for wire in reserved {
+        claim(&mut taken, &base(wire));
+    }
+    let mut order: Vec<usize> = (0..wires.len()).collect();
+    order.sort_by(|left, right| wires[*left].cmp(wires[*right]));
+    let mut names = vec![(String::new(), false); wires.len()];
+    for index in order {
+        let own = base(wires[index]);
+        let mut name = own.clone();
+        let mut number = 1;
+        while !free(&taken, &name, name == own) {
+            number += 1;
+            name = numbered(&own, number);
+        }
+        claim(&mut taken, &name);
+        names[index] = (name.clone(), name != own);
+    }
+    names
+}
+
+/// A member's name in code (snake_case), numbered `_2`, `_3`... by [`distinct`].
+pub fn member_name(wire_name: &str) -> String {
+    snake_case(wire_name)
+}
+
+/// The numbered form of a member name: `foo_bar` -> `foo_bar_2`.
+pub fn numbered_member(base: &str, number: usize) -> String {
+    format!("{base}_{number}")
+}
+
+/// The numbered form of a type or constant name: `Foo` -> `Foo2`.
+pub fn numbered_type(base: &str, number: usize) -> String {
+    format!("{base}{number}")
+}
+
+/// The identifiers a member name takes in the languages that name members:
+/// Rust fields and Python attributes (TypeScript keeps the wire name).
+pub const MEMBER_FORMS: [fn(&str) -> String; 2] = [rust_field, python_attribute];
+
+/// The identifiers a type name takes in each language.
+pub const TYPE_FORMS: [fn(&str) -> String; 3] = [rust_type, typescript_type, python_class];
+
+/// The identifiers an enum constant takes: Rust variants and Python members.
+pub const CONSTANT_FORMS: [fn(&str) -> String; 2] = [rust_type, python_constant];
+
 // ---- per-language identifiers -------------------------------------------
 
 const RUST_KEYWORDS: &[&str] = &[
@@ -241,14 +313,30 @@ pub fn python_default_accessor(wire_name: &str) -> String {
     python_attribute(&format!("{wire_name}_or_default"))
 }
 
-/// The Python attribute that holds the flattened member `flattened` of the
-/// type `owner`: what its name adds to the owner's (`SessionConfigOption` +
-/// `SessionConfigOptionType` -> `type_`, `CreateElicitationRequest` +
-/// `CreateElicitationRequestMode` -> `mode`), else, or while that is `taken`
-/// by another member, its whole name.
+/// The name in code of the member that holds the flattened type
+/// `flattened` of the type `owner`: what its name adds to the owner's
+/// (`SessionConfigOption` + `SessionConfigOptionType` -> `type`,
+/// `CreateElicitationRequest` + `CreateElicitationRequestMode` -> `mode`),
+/// else its whole name in snake_case.
+pub fn flattened_member(owner: &str, flattened: &str) -> String {
+    let short = flattened.strip_prefix(owner).filter(|rest| rest.starts_with(|first: char| first.is_ascii_uppercase()));
+    snake_case(short.unwrap_or(flattened))
+}
+
+/// The Python attribute that holds the flattened member `flattened` of
+/// `owner` ([`flattened_member`]), or, while that is `taken` by another
+/// member, its whole name.
 pub fn python_flattened_attribute(owner: &str, flattened: &str, taken: impl Fn(&str) -> bool) -> String {
-    let short = flattened.strip_prefix(owner).filter(|rest| rest.starts_with(|first: char| first.is_ascii_uppercase())).map(python_attribute);
-    short.filter(|attr| !taken(attr)).unwrap_or_else(|| python_attribute(flattened))
+    let short = python_attribute(&flattened_member(owner, flattened));
+    if taken(&short) { python_attribute(flattened) } else { short }
+}
+
+/// The Rust field that holds the flattened member `flattened` of `owner`
+/// ([`flattened_member`]), or, while that is `taken` by another field, its
+/// whole name.
+pub fn rust_flattened_field(owner: &str, flattened: &str, taken: impl Fn(&str) -> bool) -> String {
+    let short = rust_field(&flattened_member(owner, flattened));
+    if taken(&short) { rust_field(flattened) } else { short }
 }
 
 /// The Python union of the params a side handles, per role: (`agent`,

@@ -30,7 +30,7 @@ pub struct Report {
 }
 
 /// Where the document sits in the validator's registry: every type's schema
-/// refers into it, so it is prepared once, not once per type.
+/// refers into it.
 const DOCUMENT: &str = "urn:acp-codegen:schema";
 
 /// The schema a value of `pointer` must satisfy: a reference to the node in
@@ -39,22 +39,20 @@ const DOCUMENT: &str = "urn:acp-codegen:schema";
 fn schema_for(document: &Value, pointer: &str) -> Option<Value> {
     let node = document.pointer(pointer)?;
     let reference = |pointer: String| json!({"$ref": format!("{DOCUMENT}#{pointer}")});
-    let mut schema = json!({"$schema": "https://json-schema.org/draft/2020-12/schema"});
-    match node.as_array() {
+    Some(match node.as_array() {
         Some(members) => {
             let keyword = pointer.rsplit('/').next()?;
-            schema[keyword] = (0..members.len()).map(|index| reference(format!("{pointer}/{index}"))).collect();
+            json!({keyword: (0..members.len()).map(|index| reference(format!("{pointer}/{index}"))).collect::<Vec<_>>()})
         }
-        None => schema["$ref"] = reference(pointer.to_owned())["$ref"].clone(),
-    }
-    Some(schema)
+        None => reference(pointer.to_owned()),
+    })
 }
 
 /// Whether a validator error is about `pointer`: at the same location, or at
 /// the object that holds it when that object lacks the member (`required`
 /// naming it) or is a union that picks no variant (`oneOf`/`anyOf`, for a tag).
-fn agrees(error: &jsonschema::ValidationError<'_>, pointer: &str) -> bool {
-    let path = error.instance_path().to_string();
+/// `path` is the error's location in the value.
+fn agrees(error: &jsonschema::ValidationError<'_>, path: &str, pointer: &str) -> bool {
     if path == pointer {
         return true;
     }
@@ -68,13 +66,69 @@ fn agrees(error: &jsonschema::ValidationError<'_>, pointer: &str) -> bool {
         }
 }
 
+/// One validator for every type: an object whose member named after a type
+/// must satisfy that type's schema. Compiled once, so each definition is
+/// compiled once however many types reach it (a validator per type walks
+/// every definition it reaches again, quadratic in a chain of references).
+struct Oracle {
+    validator: jsonschema::Validator,
+}
+
+impl Oracle {
+    fn new(document: &Value, ir: &Ir, names: &[&String]) -> Result<(Oracle, BTreeMap<String, String>), String> {
+        let mut registered = document.clone();
+        registered["$schema"] = json!("https://json-schema.org/draft/2020-12/schema");
+        let registry = jsonschema::Registry::new().add(DOCUMENT, &registered).and_then(jsonschema::RegistryBuilder::prepare).map_err(|error| error.to_string())?;
+        let mut properties = serde_json::Map::new();
+        let mut unresolved = BTreeMap::new();
+        for name in names {
+            match ir.get(name) {
+                None => {
+                    unresolved.insert((*name).clone(), "no such type in the IR".to_owned());
+                }
+                Some(definition) => match schema_for(document, &definition.pointer) {
+                    Some(schema) => {
+                        properties.insert((*name).clone(), schema);
+                    }
+                    None => {
+                        unresolved.insert((*name).clone(), format!("pointer {} does not resolve", definition.pointer));
+                    }
+                },
+            }
+        }
+        let root = json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "properties": properties});
+        let validator = jsonschema::options().with_registry(&registry).build(&root).map_err(|error| error.to_string())?;
+        Ok((Oracle { validator }, unresolved))
+    }
+
+    /// The errors of `value` as a `type_name`, each with its location in `value`.
+    fn errors(&self, type_name: &str, value: &Value) -> Vec<(String, jsonschema::ValidationError<'static>)> {
+        let wrapped = json!({type_name: value});
+        let prefix = format!("/{}", type_name.replace('~', "~0").replace('/', "~1"));
+        self.validator
+            .iter_errors(&wrapped)
+            .map(|error| {
+                let path = error.instance_path().to_string();
+                (path.strip_prefix(&prefix).unwrap_or(&path).to_owned(), error.to_owned())
+            })
+            .collect()
+    }
+
+    fn is_valid(&self, type_name: &str, value: &Value) -> bool {
+        self.validator.is_valid(&json!({type_name: value}))
+    }
+
+    fn explain(&self, type_name: &str, value: &Value) -> String {
+        self.errors(type_name, value).iter().map(|(path, error)| format!("{error} at {path}")).collect::<Vec<_>>().join("; ")
+    }
+}
+
 /// Checks `vectors` for `ir` against `document`, the schema `ir` came from.
 pub fn check(document: &Value, ir: &Ir, vectors: &BTreeMap<String, VectorFile>) -> Report {
     let mut report = Report::default();
-    let mut registered = document.clone();
-    registered["$schema"] = json!("https://json-schema.org/draft/2020-12/schema");
-    let registry = match jsonschema::Registry::new().add(DOCUMENT, &registered).and_then(jsonschema::RegistryBuilder::prepare) {
-        Ok(registry) => registry,
+    let names: Vec<&String> = vectors.keys().collect();
+    let (oracle, unresolved) = match Oracle::new(document, ir, &names) {
+        Ok(built) => built,
         Err(error) => {
             report.findings.push(Finding { type_name: "*".to_owned(), vector: "*".to_owned(), message: format!("the validator rejects the schema: {error}") });
             return report;
@@ -85,55 +139,42 @@ pub fn check(document: &Value, ir: &Ir, vectors: &BTreeMap<String, VectorFile>) 
         let mut finding = |vector: &str, message: String| {
             report.findings.push(Finding { type_name: type_name.clone(), vector: vector.to_owned(), message });
         };
-        let Some(definition) = ir.get(type_name) else {
-            finding("*", "no such type in the IR".to_owned());
+        if let Some(reason) = unresolved.get(type_name) {
+            finding("*", reason.clone());
             continue;
-        };
-        let Some(schema) = schema_for(document, &definition.pointer) else {
-            finding("*", format!("pointer {} does not resolve", definition.pointer));
-            continue;
-        };
-        let validator = match jsonschema::options().with_registry(&registry).build(&schema) {
-            Ok(validator) => validator,
-            Err(error) => {
-                finding("*", format!("the validator rejects the schema: {error}"));
-                continue;
-            }
-        };
+        }
+        let Some(definition) = ir.get(type_name) else { continue };
         if file.valid.is_empty() {
             finding("*", "no valid vector".to_owned());
         }
-        let explain = |value: &Value| {
-            validator.iter_errors(value).map(|error| format!("{} at {}", error, error.instance_path())).collect::<Vec<_>>().join("; ")
-        };
         // Tolerant reading accepts an unknown tag the schema refuses.
         let tolerant = matches!(&definition.kind, TypeKind::Union(union) if union.tolerant);
         for vector in &file.valid {
             report.checked += 1;
             let deviation = tolerant && vector.name == "custom_variant";
-            match (validator.is_valid(&vector.value), deviation) {
-                (false, false) => finding(&vector.name, format!("valid vector fails the schema: {}", explain(&vector.value))),
+            match (oracle.is_valid(type_name, &vector.value), deviation) {
+                (false, false) => finding(&vector.name, format!("valid vector fails the schema: {}", oracle.explain(type_name, &vector.value))),
                 (true, true) => finding(&vector.name, "tolerant reading's unknown variant passes the schema: the union is not closed".to_owned()),
                 _ => {}
             }
         }
         for vector in &file.invalid {
             report.checked += 1;
-            let errors: Vec<jsonschema::ValidationError<'_>> = validator.iter_errors(&vector.value).collect();
+            let errors = oracle.errors(type_name, &vector.value);
             if errors.is_empty() {
                 finding(&vector.name, "invalid vector passes the schema".to_owned());
-            } else if !errors.iter().any(|error| agrees(error, &vector.pointer)) {
-                let located: Vec<String> = errors.iter().map(|error| format!("{} at {:?}", error, error.instance_path().to_string())).collect();
+            } else if !errors.iter().any(|(path, error)| agrees(error, path, &vector.pointer)) {
+                let located: Vec<String> = errors.iter().map(|(path, error)| format!("{error} at {path:?}")).collect();
                 finding(&vector.name, format!("the vector says it fails at {:?}, the validator: {}", vector.pointer, located.join("; ")));
             }
         }
         for vector in &file.lenient {
             report.checked += 2;
-            if validator.is_valid(&vector.value) {
+            if oracle.is_valid(type_name, &vector.value) {
                 finding(&vector.name, "lenient input passes the schema (it should need the rule)".to_owned());
             }
-            if !validator.is_valid(&vector.expected) {
-                finding(&vector.name, format!("lenient expected value fails the schema: {}", explain(&vector.expected)));
+            if !oracle.is_valid(type_name, &vector.expected) {
+                finding(&vector.name, format!("lenient expected value fails the schema: {}", oracle.explain(type_name, &vector.expected)));
             }
         }
     }

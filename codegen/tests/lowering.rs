@@ -279,14 +279,41 @@ fn an_unknown_decoding_rule_is_not_ignored() {
 
 #[test]
 fn colliding_names_are_reported() {
-    let error = lowering_error(json!({"$defs": {"tool_kind": {"type": "string"}, "ToolKind": {"type": "string"}}}));
-    assert_eq!(error.kind, ErrorKind::NameCollision);
+    // Union variants name their payload types, so two that map to one name stay an error.
     let error = lowering_error(json!({"$defs": {"U": {"oneOf": [
         {"type": "object", "properties": {"t": {"type": "string", "const": "a_b"}}, "required": ["t"]},
         {"type": "object", "properties": {"t": {"type": "string", "const": "aB"}}, "required": ["t"]}
     ]}}}));
     assert_eq!(error.kind, ErrorKind::NameCollision);
     assert_eq!(error.pointer, "/$defs/U/oneOf/1");
+}
+
+fn renamed(ir: &acp_codegen::ir::Ir) -> Vec<(String, String, String)> {
+    ir.renamed.iter().map(|rename| (rename.pointer.clone(), rename.wire.clone(), rename.name.clone())).collect()
+}
+
+#[test]
+fn names_that_collide_are_numbered_by_one_rule() {
+    let lowered = |document: Value| lower(&from_value(document), Unsupported::Fail).unwrap();
+    // Definitions: the first wire name in byte order keeps the name; a later one gets the first numbered name no other takes.
+    let ir = lowered(json!({"$defs": {"tool_kind": {"type": "string"}, "ToolKind": {"type": "string"}, "ToolKind2": {"type": "string"}}}));
+    assert_eq!(ir.types.keys().collect::<Vec<_>>(), ["ToolKind", "ToolKind2", "ToolKind3"]);
+    assert_eq!(ir.types["ToolKind3"].definition.as_deref(), Some("tool_kind"));
+    assert_eq!(renamed(&ir), [("/$defs/tool_kind".to_owned(), "tool_kind".to_owned(), "ToolKind3".to_owned())]);
+    // Members, distinct in every language: `self` and `Self` are both `self_` in Rust and Python.
+    let ir = lowered(json!({"$defs": {"Me": {"type": "object", "properties": {"self": {"type": "string"}, "Self": {"type": "string"}, "fooBar": {}, "foo_bar": {}}}}}));
+    let TypeKind::Struct(structure) = &ir.types["Me"].kind else { panic!("{:?}", ir.types["Me"]) };
+    let names: Vec<(&str, &str)> = structure.fields.iter().map(|field| (field.wire_name.as_str(), field.name.as_str())).collect();
+    assert_eq!(names, [("self", "self_2"), ("Self", "self"), ("fooBar", "foo_bar"), ("foo_bar", "foo_bar_2")]);
+    assert_eq!(renamed(&ir).len(), 2);
+    // Enum constants.
+    let ir = lowered(json!({"$defs": {"E": {"type": "string", "enum": ["a_b", "aB"]}}}));
+    let TypeKind::Enum(enumeration) = &ir.types["E"].kind else { panic!("{:?}", ir.types["E"]) };
+    assert_eq!(enumeration.values.iter().map(|value| value.name.as_str()).collect::<Vec<_>>(), ["AB2", "AB"]);
+    // The same schema gives the same names whatever the order of its members.
+    let forward = lowered(json!({"$defs": {"Me": {"type": "object", "properties": {"b": {}, "B": {}}}}}));
+    let backward = lowered(json!({"$defs": {"Me": {"type": "object", "properties": {"B": {}, "b": {}}}}}));
+    assert_eq!(renamed(&forward), renamed(&backward));
 }
 
 #[test]

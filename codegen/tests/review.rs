@@ -228,6 +228,7 @@ fn catch_all() -> Option<CatchAll> {
 fn optional(wire_name: &str, required: bool) -> Field {
     Field {
         wire_name: wire_name.to_owned(),
+        name: acp_codegen::naming::member_name(wire_name),
         description: None,
         ty: TypeExpr::Boolean,
         required,

@@ -204,7 +204,7 @@ def _is_id(value: _t.Any) -> bool:
 def _wire(params: _t.Any) -> _t.Any:
     """The JSON of params given as a model (its wire form) or as JSON already."""
     return _rt.to_json(params) if isinstance(params, _p.BaseModel) else params
-{% for side in sides %}
+{%- for side in sides %}
 
 
 class {{ side.name }}(Connection):

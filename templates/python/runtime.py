@@ -102,14 +102,43 @@ def _item_type(annotation: Any) -> Any:
     return Any
 
 
+_inherited: dict[tuple[type, str], tuple[Any, ...]] = {}
+
+
 def inherited(cls: type, name: str) -> tuple[Any, ...]:
-    """The entries of the tuple `name` that `cls` and its bases declare, bases first."""
-    entries: list[Any] = []
-    for klass in reversed(cls.__mro__):
-        for entry in vars(klass).get(name, ()):
-            if entry not in entries:
-                entries.append(entry)
-    return tuple(entries)
+    """The entries of the tuple `name` that `cls` and its bases declare, bases first (cached per class)."""
+    found = _inherited.get((cls, name))
+    if found is None:
+        entries: list[Any] = []
+        for klass in reversed(cls.__mro__):
+            for entry in vars(klass).get(name, ()):
+                if entry not in entries:
+                    entries.append(entry)
+        found = _inherited[(cls, name)] = tuple(entries)
+    return found
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """What reading an object of one class involves, worked out once per class."""
+
+    rules: tuple[Rule, ...]
+    flattened: tuple[str, ...]
+    # The wire and attribute names of the members whose rules may discard a
+    # value that fails to decode (`on_error`, `skip_items`).
+    discarding: frozenset[str]
+
+
+_readings: dict[type, _Reading] = {}
+
+
+def _reading(cls: type) -> _Reading:
+    found = _readings.get(cls)
+    if found is None:
+        rules: tuple[Rule, ...] = inherited(cls, "__acp_rules__")
+        discarding = frozenset(name for rule in rules if rule.on_error or rule.skip_items for name in (rule.wire, rule.attr))
+        found = _readings[cls] = _Reading(rules, inherited(cls, "__acp_flattened__"), discarding)
+    return found
 
 
 class WireModel(BaseModel):
@@ -130,40 +159,67 @@ class WireModel(BaseModel):
     __acp_variant_tag__: ClassVar[tuple[str, str, str] | None] = None
     """A tagged variant's tag: its wire name, attribute and value."""
 
-    @model_validator(mode="before")
+    @model_validator(mode="wrap")
     @classmethod
-    def acp_read(cls, data: Any) -> Any:
+    def acp_read(cls, data: Any, handler: ModelWrapValidatorHandler[Any]) -> Any:
+        """Reads an object: first as it came (with only the changes no
+        decoding decides: the variant tag, `null` on members that refuse it,
+        the flattened members); only when that fails at a member whose rule
+        discards what does not decode, again with those rules applied. A
+        valid object is thus validated once, by pydantic-core alone."""
         if not isinstance(data, dict):
-            return data
-        data = dict(data)
+            return handler(data)
+        reading = _reading(cls)
+        try:
+            return handler(cls._acp_prepare(data, reading, False))
+        except ValidationError as error:
+            if not reading.discarding or not any(detail["loc"] and detail["loc"][0] in reading.discarding for detail in error.errors()):
+                raise
+        return handler(cls._acp_prepare(data, reading, True))
+
+    @classmethod
+    def _acp_prepare(cls, data: dict[str, Any], reading: _Reading, discard: bool) -> dict[str, Any]:
+        """The object to validate: `data` with the variant tag set, the
+        `null` rules applied and, with `discard`, the values that do not
+        decode discarded as their rules say; a copy when anything changed."""
+        prepared: dict[str, Any] | None = None
         if cls.__acp_variant_tag__ is not None:
             wire, attr, tag = cls.__acp_variant_tag__
             if wire not in data and attr not in data:
                 # Set, so that it is written out like any member given.
-                data[wire] = tag
-        for rule in inherited(cls, "__acp_rules__"):
-            key = rule.wire if rule.wire in data else rule.attr
-            if key not in data:
+                prepared = dict(data)
+                prepared[wire] = tag
+        for rule in reading.rules:
+            source = data if prepared is None else prepared
+            key = rule.wire if rule.wire in source else rule.attr
+            if key not in source:
                 continue
-            value = data[key]
+            value = source[key]
             if value is None and not rule.nullable:
                 if rule.on_null or rule.on_error:
-                    _fall_back(data, key, rule)
+                    prepared = dict(source)
+                    _fall_back(prepared, key, rule)
                     continue
                 raise FieldError(rule.wire, "null is not allowed")
+            if not discard:
+                continue
             if rule.skip_items and isinstance(value, list):
                 item = _item_type(cls.model_fields[rule.attr].annotation)
                 value = [entry for entry in value if _decodes(item, entry)]
-                data[key] = value
+                prepared = dict(source)
+                prepared[key] = value
             if rule.on_error and not _decodes(cls.model_fields[rule.attr].annotation, value):
-                _fall_back(data, key, rule)
-        members = dict(data)
-        for attr in inherited(cls, "__acp_flattened__"):
-            # A value built in Python arrives as a model under its attribute;
-            # on the wire, the flattened members sit in the object itself.
-            if not isinstance(data.get(attr), BaseModel):
-                data[attr] = members
-        return data
+                prepared = dict(data if prepared is None else prepared)
+                _fall_back(prepared, key, rule)
+        if reading.flattened:
+            prepared = dict(data if prepared is None else prepared)
+            members = dict(prepared)
+            for attr in reading.flattened:
+                # A value built in Python arrives as a model under its attribute;
+                # on the wire, the flattened members sit in the object itself.
+                if not isinstance(prepared.get(attr), BaseModel):
+                    prepared[attr] = members
+        return data if prepared is None else prepared
 
 
 class FlatModel(WireModel):

@@ -61,7 +61,12 @@ function failure(path: string, message: string): DecodeResult<unknown> {
 }
 
 function pointer(path: string, key: string | number): string {
-  return `${path}/${String(key).replace(/~/g, "~0").replace(/\//g, "~1")}`;
+  return `${path}/${typeof key === "number" ? key : escape(key)}`;
+}
+
+/** A member name as a JSON pointer segment. */
+function escape(key: string): string {
+  return key.includes("~") || key.includes("/") ? key.replace(/~/g, "~0").replace(/\//g, "~1") : key;
 }
 
 function isObject(value: unknown): value is JsonObject {
@@ -74,7 +79,11 @@ function hasMember(object: JsonObject, key: string): boolean {
 
 /** Sets an own member, even one called `__proto__`. */
 function setMember(target: { [key: string]: unknown }, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === "__proto__") {
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  } else {
+    target[key] = value;
+  }
 }
 
 function describe(value: unknown): string {
@@ -163,7 +172,8 @@ export function encode(value: unknown): JsonValue {
   if (Array.isArray(value)) return value.map((item: unknown) => encode(item));
   if (isObject(value)) {
     const copy: { [key: string]: JsonValue } = {};
-    for (const [key, member] of Object.entries(value)) {
+    for (const key of Object.keys(value)) {
+      const member = value[key];
       if (member !== undefined) setMember(copy, key, encode(member));
     }
     return copy;
@@ -189,31 +199,34 @@ const onlyNull: Codec = (value, path) => (value === null ? success(null) : failu
 
 const bool: Codec = (value, path) => (typeof value === "boolean" ? success(value) : failure(path, `expected a boolean, got ${describe(value)}`));
 
-/**
- * How many code points `value` has, counting no further than `stop`: a
- * length check costs no more than its bound, however long the string.
- */
-function codePoints(value: string, stop: number): number {
-  let count = 0;
-  for (let index = 0; index < value.length && count < stop; index += 1) {
+/** The length of a string in code points (surrogate pairs count once). */
+function codePoints(value: string): number {
+  let length = value.length;
+  for (let index = 0; index < value.length; index += 1) {
     const unit = value.charCodeAt(index);
-    if (unit >= 0xd800 && unit < 0xdc00 && index + 1 < value.length) {
+    if (unit >= 0xd800 && unit <= 0xdbff && index + 1 < value.length) {
       const next = value.charCodeAt(index + 1);
-      if (next >= 0xdc00 && next < 0xe000) index += 1;
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        length -= 1;
+        index += 1;
+      }
     }
-    count += 1;
   }
-  return count;
+  return length;
 }
 
+/** Any string, unchecked: the codec of every string without constraints. */
+const anyString: Codec = (value, path) => (typeof value === "string" ? { ok: true, value } : failure(path, `expected a string, got ${describe(value)}`));
+
 function text(minLength: number | null, maxLength: number | null, pattern: string | null): Codec {
+  if (minLength === null && maxLength === null && pattern === null) return anyString;
   let compiled: RegExp | null | undefined;
   return (value, path) => {
     if (typeof value !== "string") return failure(path, `expected a string, got ${describe(value)}`);
     if (minLength !== null || maxLength !== null) {
-      const length = codePoints(value, Math.max(minLength ?? 0, maxLength === null ? 0 : maxLength + 1));
+      const length = codePoints(value);
       if (minLength !== null && length < minLength) return failure(path, `expected at least ${minLength} characters, got ${length}`);
-      if (maxLength !== null && length > maxLength) return failure(path, `expected at most ${maxLength} characters, got more`);
+      if (maxLength !== null && length > maxLength) return failure(path, `expected at most ${maxLength} characters, got ${length}`);
     }
     if (pattern !== null) {
       if (compiled === undefined) {
@@ -264,14 +277,14 @@ function array(item: Codec, minItems: number | null, maxItems: number | null, sk
     if (!Array.isArray(value)) return failure(path, `expected an array, got ${describe(value)}`);
     const items: unknown[] = [];
     const issues: DecodeIssue[] = [];
-    value.forEach((entry: unknown, index: number) => {
-      const outcome = item(entry, pointer(path, index));
+    for (let index = 0; index < value.length; index += 1) {
+      const outcome = item(value[index], `${path}/${index}`);
       if (outcome.ok) {
         items.push(outcome.value);
       } else if (!skipInvalid) {
         issues.push(...outcome.issues);
       }
-    });
+    }
     if (issues.length > 0) return { ok: false, issues };
     if (minItems !== null && items.length < minItems) return failure(path, `expected at least ${minItems} items, got ${items.length}`);
     if (maxItems !== null && items.length > maxItems) return failure(path, `expected at most ${maxItems} items, got ${items.length}`);
@@ -302,16 +315,18 @@ function orNull(inner: Codec): Codec {
 
 /** The codec of a named type, looked up when first used (types refer to each other). */
 function named(typeName: string): Codec {
+  let codec: Codec | undefined;
   return (value, path) => {
-    const codec = codecs.get(typeName);
+    codec ??= codecs.get(typeName);
     return codec === undefined ? failure(path, `unknown type ${JSON.stringify(typeName)}`) : codec(value, path);
   };
 }
 
 function enumOfStrings(values: readonly string[], open: boolean): Codec {
+  const known = new Set(values);
   return (value, path) => {
     if (typeof value !== "string") return failure(path, `expected a string, got ${describe(value)}`);
-    if (open || values.includes(value)) return success(value);
+    if (open || known.has(value)) return success(value);
     return failure(path, `unknown value ${JSON.stringify(value)}, expected one of ${values.map((known) => JSON.stringify(known)).join(", ")}`);
   };
 }
@@ -344,11 +359,12 @@ function fallBack(field: FieldSpec, failed: readonly DecodeIssue[], target: { [k
  * rule discarded the wire value (the field then holds its fallback, if any).
  */
 function decodeField(field: FieldSpec, source: JsonObject, path: string, target: { [key: string]: unknown }, issues: DecodeIssue[]): boolean {
-  const at = pointer(path, field.name);
   if (!hasMember(source, field.name)) {
+    const at = pointer(path, field.name);
     if (field.required === true) issues.push({ path: at, message: `missing required member ${JSON.stringify(field.name)}` });
     return false;
   }
+  const at = pointer(path, field.name);
   const wire = source[field.name];
   if (wire === null && field.nullable === true) {
     setMember(target, field.name, null);
@@ -379,11 +395,15 @@ function decodeField(field: FieldSpec, source: JsonObject, path: string, target:
  * refused as `additional` says.
  */
 function object(fields: readonly FieldSpec[], flatten: readonly string[], known: readonly string[], additional: Additional): Codec {
+  const knownSet = new Set(known);
   return (value, path) => {
     if (!isObject(value)) return failure(path, `expected an object, got ${describe(value)}`);
     const own: { [key: string]: unknown } = {};
     const issues: DecodeIssue[] = [];
-    const discarded = fields.filter((field) => decodeField(field, value, path, own, issues));
+    const discarded: FieldSpec[] = [];
+    for (const field of fields) {
+      if (decodeField(field, value, path, own, issues)) discarded.push(field);
+    }
     let view: JsonObject = value;
     if (discarded.length > 0 && flatten.length > 0) {
       const copy: { [key: string]: unknown } = {};
@@ -395,6 +415,23 @@ function object(fields: readonly FieldSpec[], flatten: readonly string[], known:
         if (hasMember(own, field.name)) setMember(copy, field.name, own[field.name]);
       }
       view = copy;
+    }
+    if (flatten.length === 0 && issues.length === 0) {
+      // No flattened type: the fields' values are the result, in their order, then the rest.
+      for (const key of Object.keys(value)) {
+        if (knownSet.has(key)) continue;
+        if (additional.policy === "denied") {
+          issues.push({ path: pointer(path, key), message: `unknown member ${JSON.stringify(key)}` });
+          continue;
+        }
+        const outcome = additional.codec(value[key], pointer(path, key));
+        if (outcome.ok) {
+          setMember(own, key, outcome.value);
+        } else {
+          issues.push(...outcome.issues);
+        }
+      }
+      return issues.length > 0 ? { ok: false, issues } : success(own);
     }
     const result: { [key: string]: unknown } = {};
     for (const base of flatten) {
@@ -411,7 +448,7 @@ function object(fields: readonly FieldSpec[], flatten: readonly string[], known:
       setMember(result, key, member);
     }
     for (const [key, member] of Object.entries(value)) {
-      if (known.includes(key)) continue;
+      if (knownSet.has(key)) continue;
       if (additional.policy === "denied") {
         issues.push({ path: pointer(path, key), message: `unknown member ${JSON.stringify(key)}` });
         continue;
@@ -448,7 +485,7 @@ function taggedUnion(property: string, variants: ReadonlyArray<readonly [string,
       return failure(at, `unknown tag ${JSON.stringify(tag)}, expected one of ${[...table.keys()].map((known) => JSON.stringify(known)).join(", ")}`);
     }
     const outcome = variant(value, path);
-    if (!outcome.ok || !isObject(outcome.value)) return outcome;
+    if (!outcome.ok || !isObject(outcome.value) || outcome.value[property] === tag) return outcome;
     const result: { [key: string]: unknown } = {};
     for (const [key, member] of Object.entries(outcome.value)) {
       setMember(result, key, member);

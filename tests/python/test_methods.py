@@ -114,7 +114,7 @@ def test_a_connection_pairs_requests_with_responses_decodes_results_and_reports_
         result = minimal("InitializeResponse")
         await end.receive(json.dumps({"jsonrpc": "2.0", "id": 2, "error": {"code": -32000, "message": "auth required", "data": {"hint": 1}}}))
         await end.receive(json.dumps({"jsonrpc": "2.0", "id": 1, "result": result}))
-        await end.receive(json.dumps({"jsonrpc": "2.0", "id": 3, "result": {"protocolVersion": "one"}}))
+        await end.receive(json.dumps({"jsonrpc": "2.0", "id": 3, "result": {**result, "protocolVersion": "one"}}))
         assert PACKAGE.to_json(await answered) == result
         with pytest.raises(PACKAGE.RequestError) as error:
             await failed

@@ -172,10 +172,10 @@ test("a connection pairs requests with their responses, decodes results and repo
   assert.deepEqual(toClient[0].params, prompt);
   await end.receive(JSON.stringify({ jsonrpc: "2.0", id: 2, error: { code: -32000, message: "auth required", data: { hint: 1 } } }));
   await end.receive(JSON.stringify({ jsonrpc: "2.0", id: 1, result: answer }));
-  await end.receive(JSON.stringify({ jsonrpc: "2.0", id: 3, result: { stopReason: 5 } }));
+  await end.receive(JSON.stringify({ jsonrpc: "2.0", id: 3, result: { stopReason: 5, messageId: 5 } }));
   assert.deepEqual(await answered, answer);
   await assert.rejects(failed, (error) => error instanceof bindings.RequestError && error.code === -32000 && error.data.hint === 1);
-  await assert.rejects(malformed, (error) => error instanceof bindings.DecodeError && error.message.includes("/stopReason"));
+  await assert.rejects(malformed, (error) => error instanceof bindings.DecodeError && error.message.startsWith("cannot decode PromptResponse"));
 
   await end.receive(JSON.stringify({ jsonrpc: "2.0", id: 9, result: {} }));
   await end.receive("{not json");

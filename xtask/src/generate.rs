@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 
 use acp_codegen::emit::{PackageNames, LANGUAGES};
-use acp_codegen::lower::{lower, Unsupported};
+use acp_codegen::lower::Unsupported;
 use acp_schema_source::{ExtendedSchema, SourceOptions};
 
 use crate::output::{self, Files};
@@ -17,19 +17,20 @@ pub type Outputs = Vec<(String, Files)>;
 /// Renders the bindings of every language, the extended schema and the vectors.
 /// `languages` picks emitters by folder name (`rust`, `typescript`,
 /// `python`); empty means all. `tolerant` opens every closed tagged union
-/// on decode ([`acp_codegen::tolerant`]).
-pub fn render(source: &SourceOptions, names: &PackageNames, languages: &[String], tolerant: bool) -> Result<Outputs> {
+/// on decode ([`acp_codegen::tolerant`]); `strict_names` refuses a name the
+/// collision rule would change ([`crate::lowering`]).
+pub fn render(source: &SourceOptions, names: &PackageNames, languages: &[String], tolerant: bool, strict_names: bool) -> Result<Outputs> {
     for language in languages {
         if !LANGUAGES.iter().any(|(known, _)| known == language) {
             bail!("unknown language `{language}` (known: rust, typescript, python)");
         }
     }
-    render_schema(&acp_schema_source::load(source)?, names, languages, tolerant)
+    render_schema(&acp_schema_source::load(source)?, names, languages, tolerant, strict_names)
 }
 
 /// [`render`] for a schema already assembled.
-pub fn render_schema(schema: &ExtendedSchema, names: &PackageNames, languages: &[String], tolerant: bool) -> Result<Outputs> {
-    let ir = lower(schema, Unsupported::Fail)?;
+pub fn render_schema(schema: &ExtendedSchema, names: &PackageNames, languages: &[String], tolerant: bool, strict_names: bool) -> Result<Outputs> {
+    let ir = crate::lowering::lower_told(schema, Unsupported::Fail, strict_names)?;
     let ir = if tolerant { acp_codegen::tolerant::tolerant(&ir) } else { ir };
     let mut outputs = Outputs::new();
     for (language, emit) in LANGUAGES.into_iter().filter(|(language, _)| languages.is_empty() || languages.iter().any(|wanted| wanted == language)) {

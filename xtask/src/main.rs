@@ -6,10 +6,12 @@
 //! leaves no partial output behind. Errors name the file and JSON pointer and
 //! exit non-zero.
 
+mod bench;
 mod chain;
 mod differential;
 mod mutation;
 mod generate;
+mod lowering;
 mod output;
 mod review;
 mod source;
@@ -24,7 +26,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
 
-use acp_codegen::lower::{lower, Unsupported};
+use acp_codegen::lower::Unsupported;
 use acp_schema_source::{RfdSelection, SourceOptions};
 
 #[derive(Debug, Parser)]
@@ -102,6 +104,22 @@ enum Command {
     },
     /// Run every test of every language, installing what they need.
     Test,
+    /// Measure decode + encode throughput against the official SDKs and the
+    /// plain JSON round trip of each language, and generation time; prints
+    /// a Markdown table. Fails if our bindings re-encode any corpus message
+    /// differently.
+    Bench {
+        /// A small corpus and few runs (a few seconds), without peers.
+        #[arg(long)]
+        quick: bool,
+        /// Also time json-schema-to-typescript, quicktype and
+        /// datamodel-code-generator (installed under target/bench/).
+        #[arg(long, conflicts_with = "quick")]
+        peers: bool,
+        /// Also write the results as JSON to this file.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
 }
 
 /// The source options every schema-reading command shares.
@@ -116,6 +134,10 @@ struct SourceArgs {
     /// Apply no RFD overlay.
     #[arg(long)]
     no_rfd: bool,
+    /// Fail when two wire names map to one name, instead of numbering the
+    /// later one (the collision rule) and telling it on stderr.
+    #[arg(long)]
+    strict_names: bool,
 }
 
 /// What the generated packages are called.
@@ -168,13 +190,13 @@ fn run(command: Command) -> Result<()> {
         Command::Schema { source, out } => {
             let schema = acp_schema_source::load(&source.options())?;
             // Only a schema the IR can represent is written out.
-            lower(&schema, Unsupported::Fail)?;
+            lowering::lower_told(&schema, Unsupported::Fail, source.strict_names)?;
             output::write_file(&out, schema.to_pretty_json().as_bytes())?;
             eprintln!("wrote {}", out.display());
         }
         Command::Inspect { source, json } => {
             let schema = acp_schema_source::load(&source.options())?;
-            let ir = lower(&schema, Unsupported::FallBack)?;
+            let ir = lowering::lower_told(&schema, Unsupported::FallBack, source.strict_names)?;
             let summary = acp_codegen::inspect::summarize(&ir);
             if json {
                 println!("{}", serde_json::to_string_pretty(&summary)?);
@@ -191,7 +213,7 @@ fn run(command: Command) -> Result<()> {
             eprintln!("wrote {} vector files to {}", files.len(), out.display());
         }
         Command::Generate { source, names, languages, tolerant, out } => {
-            let outputs = generate::render(&source.options(), &names.names(), &languages, tolerant)?;
+            let outputs = generate::render(&source.options(), &names.names(), &languages, tolerant, source.strict_names)?;
             generate::write(&out, &outputs)?;
             eprintln!("wrote {}", out.display());
         }
@@ -210,6 +232,7 @@ fn run(command: Command) -> Result<()> {
             }
         }
         Command::Test => test_command::run()?,
+        Command::Bench { quick, peers, out } => bench::run(&bench::Options { quick, peers, out })?,
     }
     Ok(())
 }
@@ -217,6 +240,6 @@ fn run(command: Command) -> Result<()> {
 /// Lowers the schema and renders its vectors, checking them with the validator.
 fn vector_files(source: &SourceArgs) -> Result<output::Files> {
     let schema = acp_schema_source::load(&source.options())?;
-    let ir = lower(&schema, Unsupported::Fail)?;
+    let ir = lowering::lower_told(&schema, Unsupported::Fail, source.strict_names)?;
     generate::checked_vectors(&schema, &ir)
 }

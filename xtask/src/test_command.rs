@@ -1,7 +1,10 @@
 //! `cargo xtask test`: every test of every language. It fetches what the
 //! tests need into ignored folders, runs the workspace tests, then generates
 //! bindings from the default schema and from each upstream release schema and
-//! runs each language's suite on them. The first failure fails the command.
+//! runs each language's suite on them. Last, the quick benchmark
+//! (`cargo xtask bench --quick`) runs, so that it cannot rot: it fails when
+//! our bindings do not re-encode its corpus exactly. The first failure fails
+//! the command.
 //! It refuses to run while `UPDATE_SNAPSHOTS` is set: a run that re-approves
 //! snapshots checks none.
 
@@ -13,7 +16,7 @@ use anyhow::{bail, Context, Result};
 use acp_codegen::emit::PackageNames;
 use acp_schema_source::{RfdSelection, SourceOptions};
 
-use crate::{chain, generate, mutation, source, test_python, test_rust, test_typescript, upstream};
+use crate::{bench, chain, generate, mutation, source, test_python, test_rust, test_typescript, upstream};
 
 /// The workspace root (the parent of this crate's folder).
 pub fn workspace_root() -> PathBuf {
@@ -71,7 +74,7 @@ fn hostile(workspace: &Path) -> Result<generate::Outputs> {
     if let Some(conflict) = assembled.conflicts.first() {
         bail!("the hostile fixture does not apply: {}", conflict.message);
     }
-    generate::render_schema(&assembled.schema, &PackageNames::default(), &[], false).context("generating bindings for the hostile fixture")
+    generate::render_schema(&assembled.schema, &PackageNames::default(), &[], false, false).context("generating bindings for the hostile fixture")
 }
 
 pub fn run() -> Result<()> {
@@ -102,7 +105,7 @@ pub fn run() -> Result<()> {
     let generated = workspace.join("target").join("bindings");
     let mut labelled = Vec::new();
     for (label, source, tolerant) in schemas_under_test(&upstream_root) {
-        let outputs = generate::render(&source, &PackageNames::default(), &[], tolerant).with_context(|| format!("generating bindings for {label}"))?;
+        let outputs = generate::render(&source, &PackageNames::default(), &[], tolerant, false).with_context(|| format!("generating bindings for {label}"))?;
         labelled.push((label, outputs));
     }
     labelled.push(("hostile".to_owned(), hostile(&workspace)?));
@@ -118,5 +121,7 @@ pub fn run() -> Result<()> {
             mutation::run(&workspace, &folder)?;
         }
     }
-    Ok(())
+    eprintln!("== the quick benchmark");
+    bench::run(&bench::Options { quick: true, peers: false, out: None })
+
 }

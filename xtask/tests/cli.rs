@@ -89,6 +89,32 @@ fn the_full_test_run_refuses_update_snapshots() {
 }
 
 #[test]
+fn bench_refuses_a_directory_as_its_output_before_any_work() {
+    let folder = scratch("bench-out");
+    // Nothing it would start can be found: a refusal that came only after
+    // the work began would fail with another message.
+    let output = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(["bench", "--quick", "--out"])
+        .arg(&folder)
+        .env("PATH", "")
+        .env("CARGO", "/nonexistent/cargo")
+        .output()
+        .expect("xtask runs");
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let message = stderr(&output);
+    assert!(message.starts_with("error: --out ") && message.contains("is a directory"), "{message}");
+    assert_eq!(message.trim_end().lines().count(), 1, "one error line: {message}");
+    assert_eq!(std::fs::read_dir(&folder).unwrap().count(), 0, "nothing written into {}", folder.display());
+}
+
+#[test]
+fn bench_quick_takes_no_peers() {
+    let output = xtask(&["bench", "--quick", "--peers"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(stderr(&output).contains("cannot be used with"), "{}", stderr(&output));
+}
+
+#[test]
 fn schema_output_is_byte_identical_across_runs() {
     let folder = scratch("determinism");
     let (first, second) = (folder.join("first.json"), folder.join("second.json"));
@@ -123,6 +149,24 @@ fn malformed_json_is_rejected_with_its_position() {
     let schema = folder.join("broken.json");
     std::fs::write(&schema, "{\n  \"$defs\": {\n    \"A\": {\"type\": \"string\",}\n  }\n}\n").unwrap();
     assert_rejected(&folder, &schema, &["--no-rfd"], &["broken.json", "not valid JSON (line 3"]);
+}
+
+#[test]
+fn colliding_names_are_numbered_with_a_note_or_refused_with_strict_names() {
+    let folder = scratch("collision");
+    let schema = folder.join("collide.json");
+    std::fs::write(&schema, r##"{"$defs": {"foo": {"type": "string"}, "Foo": {"type": "object", "properties": {"self": {"type": "string"}, "Self": {"type": "string"}}}}}"##).unwrap();
+    let out = folder.join("bindings");
+    let generated = xtask(&["generate", "--no-rfd", "--schema", schema.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(generated.status.success(), "{}", stderr(&generated));
+    let notes: Vec<String> = stderr(&generated).lines().filter(|line| line.starts_with("note: ")).map(str::to_owned).collect();
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert!(notes[0].contains("collide.json#/$defs/foo: `foo` is named `Foo2`"), "{notes:?}");
+    assert!(notes[1].contains("collide.json#/$defs/Foo/properties/self: `self` is named `self_2`"), "{notes:?}");
+    let rust = std::fs::read_to_string(out.join("rust").join("src").join("types.rs")).unwrap();
+    assert!(rust.contains("pub struct Foo {") && rust.contains("pub struct Foo2(") && rust.contains("pub self_2:"), "{rust}");
+    std::fs::remove_dir_all(&out).unwrap();
+    assert_rejected(&folder, &schema, &["--no-rfd", "--strict-names"], &["collide.json#/$defs/foo", "--strict-names"]);
 }
 
 #[test]

@@ -155,7 +155,7 @@ pub(super) fn rule(ir: &Ir, field: &Field) -> Option<String> {
     Some(format!(
         "_rt.Rule({}, {}, {}, {}, {}, {}, {fallback}, {value})",
         string_literal(&field.wire_name),
-        string_literal(&python_attribute(&field.wire_name)),
+        string_literal(&python_attribute(&field.name)),
         flag(nullable),
         flag(field.decode.default_on_error),
         flag(field.decode.default_on_null),

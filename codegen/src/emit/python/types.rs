@@ -92,7 +92,7 @@ fn declared(attr: &str, annotation: &str, wire: &str) -> String {
 fn parameter(field: &Field) -> Parameter {
     let inner = annotation(&field.ty);
     let annotation = if field.required && !field.nullable { inner } else { or_none(inner) };
-    Parameter { attr: python_attribute(&field.wire_name), annotation, default: (!field.required).then(|| "None".to_owned()) }
+    Parameter { attr: python_attribute(&field.name), annotation, default: (!field.required).then(|| "None".to_owned()) }
 }
 
 fn field_view(field: &Field) -> FieldView {
@@ -108,7 +108,7 @@ fn field_view(field: &Field) -> FieldView {
 /// The attribute and class of each flattened named type in `flatten` of
 /// the object `owner`, away from the attributes of its `fields` and `tag`.
 fn flattened(owner: &str, fields: &[Field], flatten: &[String], tag: Option<&str>) -> Vec<(String, String)> {
-    let taken: Vec<String> = fields.iter().map(|field| python_attribute(&field.wire_name)).chain(tag.map(python_attribute)).collect();
+    let taken: Vec<String> = fields.iter().map(|field| python_attribute(&field.name)).chain(tag.map(python_attribute)).collect();
     flatten
         .iter()
         .map(|name| (python_flattened_attribute(owner, name, |attr| taken.iter().any(|known| known == attr)), python_class(name)))
@@ -176,9 +176,9 @@ fn object_members(ir: &Ir, owner: &str, fields: &[Field], flatten: &[String], ta
             let default = field.default.as_ref()?;
             let inner = annotation(&field.ty);
             Some(AccessorView {
-                name: python_default_accessor(&field.wire_name),
+                name: python_default_accessor(&field.name),
                 annotation: if field.nullable { or_none(inner) } else { inner },
-                attr: string_literal(&python_attribute(&field.wire_name)),
+                attr: string_literal(&python_attribute(&field.name)),
                 default: literal(default),
                 doc: docstring(&format!("`{}`, or the schema default `{default}` when it is absent.", field.wire_name), 8),
             })

@@ -85,16 +85,22 @@ pub(crate) fn not_eq_types<'a>(ir: &'a Ir, variant_structs: &'a BTreeMap<(String
         }
         holds.insert(&definition.name, own);
     }
-    let mut not_eq: BTreeSet<&str> = holds.iter().filter(|(_, held)| held.float).map(|(name, _)| *name).collect();
-    loop {
-        let more: Vec<&str> = holds
-            .iter()
-            .filter(|(name, held)| !not_eq.contains(*name) && held.names.iter().any(|used| not_eq.contains(used)))
-            .map(|(name, _)| *name)
-            .collect();
-        if more.is_empty() {
-            return not_eq;
+    // Whatever holds a type that is not `Eq` is not `Eq` either: spread it
+    // backwards along what-holds-what once, from the types that hold an `f64`.
+    let mut held_by: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (name, held) in &holds {
+        for used in &held.names {
+            held_by.entry(used).or_default().push(name);
         }
-        not_eq.extend(more);
     }
+    let mut not_eq: BTreeSet<&str> = holds.iter().filter(|(_, held)| held.float).map(|(name, _)| *name).collect();
+    let mut pending: Vec<&str> = not_eq.iter().copied().collect();
+    while let Some(name) = pending.pop() {
+        for holder in held_by.get(name).into_iter().flatten() {
+            if not_eq.insert(holder) {
+                pending.push(holder);
+            }
+        }
+    }
+    not_eq
 }

@@ -84,7 +84,7 @@ fn decoder(context: &RustContext, owner: &str, field: &Field, function: &Ident) 
 /// One member of a struct: the field with its serde attributes, and what
 /// it adds to the decoders, accessors, `new` and setters.
 fn member(context: &RustContext, owner: &str, field: &Field) -> Member {
-    let rust_name = naming::rust_field(&field.wire_name);
+    let rust_name = naming::rust_field(&field.name);
     let name = ident(&rust_name);
     let field_type = context.field_type(owner, field);
     let presence = Presence::of(field);
@@ -98,7 +98,7 @@ fn member(context: &RustContext, owner: &str, field: &Field) -> Member {
         Presence::Optional => attributes.push(quote!(default, skip_serializing_if = "::std::option::Option::is_none")),
         Presence::OptionalNullable => attributes.push(quote!(default, skip_serializing_if = "crate::nullable::Nullable::is_absent")),
     }
-    let function = format_ident!("decode_{}_{}", naming::snake_case(owner), naming::snake_case(&field.wire_name));
+    let function = format_ident!("decode_{}_{}", naming::snake_case(owner), naming::snake_case(&field.name));
     let decoder = decoder(context, owner, field, &function);
     if decoder.is_some() {
         let function_name = function.to_string();
@@ -198,8 +198,9 @@ pub(crate) fn struct_item(context: &RustContext, name: &str, structure: &StructT
     let mut parameters: Vec<TokenStream> = members.iter().filter_map(|member| member.parameter.clone()).collect();
     let mut initializers: Vec<TokenStream> = members.iter().map(|member| member.initializer.clone()).collect();
     let mut flattened = Vec::new();
+    let taken: Vec<String> = structure.fields.iter().map(|field| naming::rust_field(&field.name)).collect();
     for base in &structure.flatten {
-        let field_name = ident(&naming::rust_field(base));
+        let field_name = ident(&naming::rust_flattened_field(name, base, |field| taken.iter().any(|known| known == field)));
         let base_type = context.rust_type(name, &TypeExpr::named(base.clone()));
         let text = format!(" The members of `{}`, in the same object.", naming::rust_type(base));
         flattened.push(quote!(#[doc = #text] #[serde(flatten)] pub #field_name: #base_type,));

@@ -1,0 +1,77 @@
+//! The Python measurements: a virtual environment in `target/bench/venv/`
+//! with the pinned pydantic the tests use and the official SDK
+//! (`agent-client-protocol`, whose models are `acp.schema`); ours is the
+//! generated package, imported from the bindings folder. The floor is
+//! `json.loads` + `json.dumps`. Each runs `programs/decode_encode.py` in its
+//! own process.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result};
+
+use acp_codegen::emit::PackageNames;
+
+use super::{run_program, write_if_changed, Measurement, Setup};
+use crate::test_command::run_checked;
+
+const PROGRAM: &str = include_str!("programs/decode_encode.py");
+
+/// The official SDK.
+pub const SDK_VERSION: &str = "0.12.1";
+
+/// The pydantic of `tests/python/requirements.txt`, so ours runs as tested.
+fn pydantic(workspace: &Path) -> Result<String> {
+    let path = workspace.join("tests").join("python").join("requirements.txt");
+    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    text.lines().find(|line| line.starts_with("pydantic==")).map(str::to_owned).with_context(|| format!("{} pins no pydantic", path.display()))
+}
+
+/// Makes the environment (once per requirements); returns its interpreter.
+pub fn environment(folder: &Path, requirements: &str) -> Result<PathBuf> {
+    let python = folder.join("bin").join("python");
+    if !python.is_file() {
+        run_checked(Command::new("python3").args(["-m", "venv"]).arg(folder), "python3 -m venv for the benchmark")?;
+    }
+    let stamp = folder.join("bench-requirements.txt");
+    if std::fs::read_to_string(&stamp).ok().as_deref() != Some(requirements) {
+        eprintln!("bench: installing {}", requirements.trim().replace('\n', ", "));
+        std::fs::write(folder.join("requirements.txt"), requirements)?;
+        run_checked(
+            Command::new(&python).args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r"]).arg(folder.join("requirements.txt")),
+            "pip install for the benchmark",
+        )?;
+        std::fs::write(&stamp, requirements)?;
+    }
+    Ok(python)
+}
+
+pub fn measure(setup: &Setup, corpus: &Path) -> Result<Vec<Measurement>> {
+    let pydantic = pydantic(&setup.workspace)?;
+    let requirements = format!("{pydantic}\nagent-client-protocol=={SDK_VERSION}\n");
+    let python = environment(&setup.folder.join("venv"), &requirements)?;
+    let program = setup.folder.join("programs").join("decode_encode.py");
+    write_if_changed(&program, PROGRAM)?;
+    let package = PackageNames::default().python_package;
+    let mut measurements = Vec::new();
+    for (role, module, label) in [
+        ("ours", package.as_str(), format!("generated package (model_validate_json + model_dump_json), {pydantic}")),
+        ("official", "acp.schema", format!("agent-client-protocol {SDK_VERSION} (acp.schema), {pydantic}")),
+        ("floor", "-", "json.loads + json.dumps".to_owned()),
+    ] {
+        eprintln!("bench: Python {role}");
+        let report = run_program(
+            Command::new(&python)
+                .arg(&program)
+                .arg(role)
+                .arg(module)
+                .arg(corpus)
+                .arg(setup.runs().to_string())
+                .env("PYTHONPATH", setup.bindings.join("python"))
+                .env("PYTHONDONTWRITEBYTECODE", "1"),
+            &format!("the Python bench program ({role})"),
+        )?;
+        measurements.push(Measurement::from_report("Python", role, label, &report)?);
+    }
+    Ok(measurements)
+}

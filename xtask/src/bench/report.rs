@@ -1,0 +1,192 @@
+//! The benchmark's results as a Markdown table (printed) and as JSON
+//! (`--out`): per language, each implementation's throughput (medians),
+//! peak memory and exactness, the ratios of ours to the official SDK and to
+//! the floor; then generation times against the schema parse and the peers.
+
+use std::fmt::Write;
+
+use serde_json::{json, Value};
+
+use super::generation::Timing;
+use super::Measurement;
+
+pub struct Results {
+    pub quick: bool,
+    pub seed: u64,
+    pub corpus_messages: usize,
+    pub corpus_bytes: usize,
+    pub measurements: Vec<Measurement>,
+    pub generation: Vec<Timing>,
+}
+
+/// At most `limit` characters of `text`, on one line.
+pub fn shorten(text: &str, limit: usize) -> String {
+    let line = text.replace('\n', "\\n");
+    match line.char_indices().nth(limit) {
+        Some((end, _)) => format!("{}…", &line[..end]),
+        None => line,
+    }
+}
+
+fn mebibytes(kib: Option<u64>) -> String {
+    kib.map_or_else(|| "-".to_owned(), |kib| format!("{:.0}", kib as f64 / 1024.0))
+}
+
+fn correctness(measurement: &Measurement) -> String {
+    if measurement.exact() {
+        format!("all {} equal", measurement.messages)
+    } else {
+        let mut parts = Vec::new();
+        if measurement.differ > 0 {
+            parts.push(format!("{} differ", measurement.differ));
+        }
+        if measurement.failures > 0 {
+            parts.push(format!("{} fail to decode", measurement.failures));
+        }
+        parts.join(", ")
+    }
+}
+
+/// Ours, the official implementation and the floor of `language`.
+fn roles<'a>(results: &'a Results, language: &str) -> [Option<&'a Measurement>; 3] {
+    ["ours", "official", "floor"].map(|role| results.measurements.iter().find(|measurement| measurement.language == language && measurement.role == role))
+}
+
+fn languages(results: &Results) -> Vec<&'static str> {
+    let mut languages: Vec<&'static str> = Vec::new();
+    for measurement in &results.measurements {
+        if !languages.contains(&measurement.language) {
+            languages.push(measurement.language);
+        }
+    }
+    languages
+}
+
+fn ratio(numerator: Option<f64>, denominator: Option<f64>) -> Option<f64> {
+    Some(numerator? / denominator?)
+}
+
+pub fn markdown(results: &Results) -> String {
+    let mut text = String::new();
+    let mode = if results.quick { "quick run" } else { "full run" };
+    let _ = writeln!(
+        text,
+        "\nDecode + encode (parse text, decode to the typed value, encode, print), {mode}: corpus of {} messages, {:.1} MB (seed {:#x}); medians of {} runs.\n",
+        results.corpus_messages,
+        results.corpus_bytes as f64 / 1e6,
+        results.seed,
+        results.measurements.first().map_or(0, |measurement| measurement.seconds.len())
+    );
+    text.push_str("| language | ours MB/s | official MB/s | ours / official | floor MB/s | ours / floor |\n| --- | ---: | ---: | ---: | ---: | ---: |\n");
+    for language in languages(results) {
+        let [ours, official, floor] = roles(results, language).map(|measurement| measurement.map(Measurement::megabytes_per_second));
+        let show = |value: Option<f64>, digits: usize| value.map_or_else(|| "-".to_owned(), |value| format!("{value:.digits$}"));
+        let _ = writeln!(
+            text,
+            "| {language} | {} | {} | {} | {} | {} |",
+            show(ours, 1),
+            show(official, 1),
+            show(ratio(ours, official), 2),
+            show(floor, 1),
+            show(ratio(ours, floor), 2)
+        );
+    }
+    text.push_str("\n| language | implementation | messages/s | MB/s | peak memory MiB | decoded and re-encoded |\n| --- | --- | ---: | ---: | ---: | --- |\n");
+    for measurement in &results.measurements {
+        let _ = writeln!(
+            text,
+            "| {} | {}: {} | {:.0} | {:.1} | {} | {} |",
+            measurement.language,
+            measurement.role,
+            measurement.label,
+            measurement.messages_per_second(),
+            measurement.megabytes_per_second(),
+            mebibytes(measurement.peak_kib),
+            correctness(measurement)
+        );
+    }
+    for measurement in results.measurements.iter().filter(|measurement| !measurement.exact()) {
+        let _ = writeln!(
+            text,
+            "\n{} {} first difference: {}",
+            measurement.language,
+            measurement.role,
+            shorten(measurement.first_difference.as_deref().unwrap_or("?"), 400)
+        );
+    }
+    let ours = results.generation.first().filter(|timing| timing.failure.is_none()).map(Timing::median);
+    let _ = writeln!(text, "\nGeneration (whole process, medians of {} runs):\n", results.generation.first().map_or(0, |timing| timing.seconds.len()));
+    text.push_str("| generator | output | seconds | peak memory MiB | its time / ours |\n| --- | --- | ---: | ---: | ---: |\n");
+    for timing in &results.generation {
+        match &timing.failure {
+            None => {
+                let _ = writeln!(
+                    text,
+                    "| {} | {} | {:.3} | {} | {} |",
+                    timing.tool,
+                    timing.output,
+                    timing.median(),
+                    mebibytes(timing.peak_kib),
+                    ours.map_or_else(|| "-".to_owned(), |ours| format!("{:.2}", timing.median() / ours))
+                );
+            }
+            Some(failure) => {
+                let _ = writeln!(text, "| {} | {} | failed: {} | - | - |", timing.tool, timing.output, shorten(failure, 120));
+            }
+        }
+    }
+    text
+}
+
+pub fn json(results: &Results) -> String {
+    let measurements: Vec<Value> = results
+        .measurements
+        .iter()
+        .map(|measurement| {
+            json!({
+                "language": measurement.language,
+                "role": measurement.role,
+                "implementation": measurement.label,
+                "messages": measurement.messages,
+                "bytes": measurement.bytes,
+                "seconds": measurement.seconds,
+                "median_seconds": measurement.median(),
+                "messages_per_second": measurement.messages_per_second(),
+                "megabytes_per_second": measurement.megabytes_per_second(),
+                "peak_kib": measurement.peak_kib,
+                "failures": measurement.failures,
+                "differ": measurement.differ,
+                "first_difference": measurement.first_difference.as_deref().map(|text| shorten(text, 2000)),
+            })
+        })
+        .collect();
+    let ratios: Vec<Value> = languages(results)
+        .into_iter()
+        .map(|language| {
+            let [ours, official, floor] = roles(results, language).map(|measurement| measurement.map(Measurement::megabytes_per_second));
+            json!({"language": language, "ours_per_official": ratio(ours, official), "ours_per_floor": ratio(ours, floor)})
+        })
+        .collect();
+    let generation: Vec<Value> = results
+        .generation
+        .iter()
+        .map(|timing| {
+            json!({
+                "tool": timing.tool,
+                "output": timing.output,
+                "seconds": timing.seconds,
+                "median_seconds": if timing.failure.is_none() { Some(timing.median()) } else { None },
+                "peak_kib": timing.peak_kib,
+                "failure": timing.failure,
+            })
+        })
+        .collect();
+    let document = json!({
+        "quick": results.quick,
+        "corpus": {"seed": results.seed, "messages": results.corpus_messages, "bytes": results.corpus_bytes},
+        "decode_encode": measurements,
+        "ratios": ratios,
+        "generation": generation,
+    });
+    format!("{}\n", serde_json::to_string_pretty(&document).unwrap_or_default())
+}

@@ -1,0 +1,68 @@
+//! The TypeScript measurements (Node): ours is the generated package, built
+//! with its own locked compiler; the official one is the zod schemas of
+//! `@agentclientprotocol/sdk` (pinned, with the zod it names as a peer,
+//! installed into `target/bench/node/`); the floor is `JSON.parse` +
+//! `JSON.stringify`. Each runs `programs/decode_encode.mjs` in its own
+//! process.
+
+use std::path::Path;
+use std::process::Command;
+
+use anyhow::Result;
+
+use super::{run_program, write_if_changed, Measurement, Setup};
+use crate::test_command::run_checked;
+
+const PROGRAM: &str = include_str!("programs/decode_encode.mjs");
+
+/// The official SDK and the zod it is measured with.
+pub const SDK_VERSION: &str = "2.4.0";
+const ZOD_VERSION: &str = "4.6.7";
+
+/// Installs the official SDK once per manifest; returns the file of its v1 zod schemas.
+fn official(setup: &Setup) -> Result<std::path::PathBuf> {
+    let folder = setup.folder.join("node");
+    let manifest = format!(
+        "{{\n  \"private\": true,\n  \"type\": \"module\",\n  \"dependencies\": {{\n    \"@agentclientprotocol/sdk\": \"{SDK_VERSION}\",\n    \"zod\": \"{ZOD_VERSION}\"\n  }}\n}}\n"
+    );
+    let changed = write_if_changed(&folder.join("package.json"), &manifest)?;
+    let sdk = folder.join("node_modules").join("@agentclientprotocol").join("sdk");
+    if changed || !sdk.is_dir() {
+        eprintln!("bench: installing @agentclientprotocol/sdk@{SDK_VERSION}");
+        run_checked(Command::new("npm").args(["install", "--no-audit", "--no-fund", "--silent"]).current_dir(&folder), "npm install of the official SDK")?;
+    }
+    Ok(sdk.join("dist").join("v1").join("schema").join("zod.gen.js"))
+}
+
+/// Builds the generated package when it changed; returns its entry point.
+fn ours(setup: &Setup) -> Result<std::path::PathBuf> {
+    let package = setup.bindings.join("typescript");
+    let entry = package.join("dist").join("index.js");
+    if setup.bindings_changed || !entry.is_file() {
+        eprintln!("bench: building the TypeScript bindings");
+        run_checked(Command::new("npm").args(["ci", "--no-audit", "--no-fund", "--silent"]).current_dir(&package), "npm ci in the TypeScript bindings")?;
+        run_checked(Command::new("npm").args(["run", "--silent", "build"]).current_dir(&package), "building the TypeScript bindings")?;
+    }
+    Ok(entry)
+}
+
+pub fn measure(setup: &Setup, corpus: &Path) -> Result<Vec<Measurement>> {
+    let program = setup.folder.join("programs").join("decode_encode.mjs");
+    write_if_changed(&program, PROGRAM)?;
+    let ours = ours(setup)?;
+    let official = official(setup)?;
+    let mut measurements = Vec::new();
+    for (role, module, label) in [
+        ("ours", ours.as_path(), "generated package (JSON.parse, decodeX, encode, JSON.stringify)".to_owned()),
+        ("official", official.as_path(), format!("@agentclientprotocol/sdk {SDK_VERSION} zod schemas (zod {ZOD_VERSION})")),
+        ("floor", Path::new("-"), "JSON.parse + JSON.stringify".to_owned()),
+    ] {
+        eprintln!("bench: TypeScript {role}");
+        let report = run_program(
+            Command::new("node").arg(&program).arg(role).arg(module).arg(corpus).arg(setup.runs().to_string()),
+            &format!("the TypeScript bench program ({role})"),
+        )?;
+        measurements.push(Measurement::from_report("TypeScript", role, label, &report)?);
+    }
+    Ok(measurements)
+}
