@@ -160,7 +160,7 @@ pub fn write_if_changed(path: &Path, contents: &str) -> Result<bool> {
 /// Writes the default schema's bindings to `target/bench/bindings/` unless
 /// the same bindings are there already; returns whether they changed.
 fn bindings(folder: &Path) -> Result<bool> {
-    let outputs = generate::render(&SourceOptions::default(), &PackageNames::default(), &[], false)?;
+    let outputs = generate::render(&SourceOptions::default(), &PackageNames::default(), &[], false, false)?;
     let mut hasher = DefaultHasher::new();
     outputs.hash(&mut hasher);
     let stamp = format!("{:016x}\n", hasher.finish());
