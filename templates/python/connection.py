@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import typing as _t
 
 import pydantic as _p
@@ -57,24 +58,59 @@ class Connection:
         and a response settles its request before this returns; a request is
         answered by a task of its own, so that a read loop awaiting `receive`
         goes on reading while a handler waits for the other side. Text that is
-        not JSON is answered with a parse error (-32700)."""
+        not JSON, or nested too deeply for the json module, is answered with a
+        parse error (-32700), a malformed id with an invalid request (-32600),
+        and a call holding JSON that no binding takes back (nested deeper than
+        `MAX_DEPTH`, a number that is not finite, a lone surrogate) as
+        `_checked` says."""
         try:
             message = json.loads(text)
         except ValueError as error:
             await self._write({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": f"not JSON: {error}"}})
             return
+        except RecursionError:
+            # The json module parses recursively: text nested about a thousand
+            # levels deep exhausts Python's recursion limit before it is read.
+            await self._write({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "not JSON this end can read: nested too deeply"}})
+            return
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
             await self._write({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "not a JSON-RPC 2.0 message"}})
         elif "method" not in message and ("result" in message or "error" in message):
             self._settle(message)
+        elif "id" in message and not _is_id(message["id"]):
+            await self._write({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "the id is not a string, a number or null"}})
         elif not isinstance(message.get("method"), str):
             await self._write({"jsonrpc": "2.0", "id": message.get("id"), "error": {"code": -32600, "message": "the method is not a string"}})
+        elif not await self._checked(message):
+            return
         elif "id" in message:
             task = asyncio.ensure_future(self._answer(message))
             self._answering.add(task)
             task.add_done_callback(self._answering.discard)
         else:
             await self._deliver(message["method"], message.get("params"))
+
+    async def _checked(self, message: dict[str, _t.Any]) -> bool:
+        """Whether a request or notification passes `check_wire`, its params
+        counted from depth 1 as when they are decoded. One that does not is
+        answered (a request) or reported to `dropped` (a notification): a
+        failure in its params as invalid params (-32602, the pointer relative
+        to the params), anywhere else as an invalid request (-32600)."""
+        try:
+            _rt.check_wire(message, depth=0)
+        except _rt.DecodeError as failure:
+            method = message["method"]
+            inner = failure.path[len("/params") :]
+            if failure.path == "/params" or failure.path.startswith("/params/"):
+                error: _rt.RequestError = _rt.InvalidParams(method, _rt.DecodeError(inner, failure.message))
+            else:
+                error = _rt.RequestError(-32600, f"not a message this end takes: {failure}", {"pointer": failure.path})
+            if "id" in message:
+                await self._write({"jsonrpc": "2.0", "id": message["id"] if isinstance(error, _rt.InvalidParams) else None, "error": error.to_json()})
+            else:
+                self._report(method, error)
+            return False
+        return True
 
     async def _answer(self, message: dict[str, _t.Any]) -> None:
         try:
@@ -99,7 +135,7 @@ class Connection:
 
     def _settle(self, response: dict[str, _t.Any]) -> None:
         request_id = response.get("id")
-        pending = self._pending.pop(request_id, None) if isinstance(request_id, int) else None
+        pending = self._pending.pop(request_id, None) if isinstance(request_id, int) and not isinstance(request_id, bool) else None
         if pending is None:
             self._report(None, _rt.RequestError(-32600, f"a response to no request in flight: id {request_id!r}"))
             return
@@ -153,6 +189,16 @@ class Connection:
 
     async def _write(self, message: dict[str, _t.Any]) -> None:
         await self._send(json.dumps(message, ensure_ascii=False, separators=(",", ":")))
+
+
+def _is_id(value: _t.Any) -> bool:
+    """Whether `value` is a JSON-RPC id this end can write back: a string
+    (without a lone surrogate), a finite number or null."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, str):
+        return value.isascii() or not any("\ud800" <= character <= "\udfff" for character in value)
+    return value is None or isinstance(value, int) and not isinstance(value, bool)
 
 
 def _wire(params: _t.Any) -> _t.Any:

@@ -4,6 +4,8 @@ method name for the method tables and protocols."""
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
@@ -36,6 +38,7 @@ class DecodeError(ValueError):
     def __init__(self, path: str, message: str) -> None:
         super().__init__(f"{path or '/'}: {message}")
         self.path = path
+        self.message = message
 
 
 class FieldError(ValueError):
@@ -385,8 +388,58 @@ def pointer(value: Any, error: ValidationError) -> str:
     return path
 
 
+MAX_DEPTH = 127
+"""The most arrays and objects a decoded value may nest, itself included: the
+limit of Rust's `serde_json` parser, so that every binding takes the same
+documents (`codegen/DECODING.md`)."""
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _has_surrogate(text: str) -> bool:
+    # `isascii` reads a flag CPython keeps: most strings skip the search.
+    return not text.isascii() and _SURROGATE.search(text) is not None
+
+
+def _escape(key: Any) -> str:
+    return str(key).replace("~", "~0").replace("/", "~1")
+
+
+def check_wire(value: Any, depth: int = 1) -> None:
+    """Raises a `DecodeError` at the first array or object nested deeper than
+    `MAX_DEPTH`, number that is not finite (`1e400` parses as infinity, which
+    JSON cannot write back) or string or member name holding a lone surrogate
+    (`"\\ud800"`, which UTF-8 cannot write back), in document order; `value`
+    itself is `depth` deep. It walks with a stack of its own: no depth of
+    input exhausts Python's."""
+    pending: list[tuple[Any, int, tuple[Any, ...]]] = [(value, depth, ())]
+    while pending:
+        current, depth, trail = pending.pop()
+        if isinstance(current, (dict, list)):
+            if depth > MAX_DEPTH:
+                raise DecodeError(_pointer(trail), f"nested more than {MAX_DEPTH} arrays and objects deep")
+            members = list(current.items()) if isinstance(current, dict) else list(enumerate(current))
+            for key, member in reversed(members):
+                if isinstance(key, str) and _has_surrogate(key):
+                    raise DecodeError(_pointer((trail, key)), "the member name holds a lone surrogate")
+                pending.append((member, depth + 1, (trail, key)))
+        elif isinstance(current, float) and not math.isfinite(current):
+            raise DecodeError(_pointer(trail), f"{current} is not a finite number")
+        elif isinstance(current, str) and _has_surrogate(current):
+            raise DecodeError(_pointer(trail), "the string holds a lone surrogate")
+
+
+def _pointer(trail: tuple[Any, ...]) -> str:
+    keys: list[str] = []
+    while trail:
+        trail, key = trail
+        keys.append("/" + _escape(key))
+    return "".join(reversed(keys))
+
+
 def decode_with(annotation: Any, value: Any) -> Any:
     """Decodes `value` as `annotation`, raising a `DecodeError` with the path."""
+    check_wire(value)
     try:
         return adapter(annotation).validate_python(value)
     except ValidationError as error:
@@ -514,6 +567,10 @@ def decode_by_method(table: dict[str, Any], method: str, params: Any, extension:
     if annotation is not None:
         return decode_params(method, annotation, params)
     if is_extension(method):
+        try:
+            check_wire(params)
+        except DecodeError as error:
+            raise InvalidParams(method, error) from error
         return extension(method, params)
     raise MethodNotFound(method)
 

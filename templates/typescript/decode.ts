@@ -94,15 +94,59 @@ function describe(value: unknown): string {
   return `${typeof value} ${String(value)}`;
 }
 
-function isJson(value: unknown): boolean {
-  if (value === null || typeof value === "boolean" || typeof value === "string") return true;
-  if (typeof value === "number") return Number.isFinite(value);
-  if (Array.isArray(value)) return value.every(isJson);
-  if (isObject(value)) {
-    const prototype: unknown = Object.getPrototypeOf(value);
-    return (prototype === Object.prototype || prototype === null) && Object.values(value).every(isJson);
+/**
+ * The most arrays and objects a decoded value may nest, itself included: the
+ * limit of Rust's `serde_json` parser, so that every binding takes the same
+ * documents (`codegen/DECODING.md`).
+ */
+const MAX_DEPTH = 127;
+
+function isPlain(value: object): boolean {
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+/** A member on the way down from the value `jsonIssue` checks: its key and the member holding it. */
+type Trail = { readonly parent: Trail; readonly key: string | number } | null;
+
+function trailPointer(path: string, trail: Trail): string {
+  const keys: Array<string | number> = [];
+  for (let step = trail; step !== null; step = step.parent) keys.push(step.key);
+  return keys.reverse().reduce<string>((at, key) => pointer(at, key), path);
+}
+
+/**
+ * The first failure of `value` (found at `path`) as JSON, in document order:
+ * a number that is not finite (`1e400` parses as `Infinity`), an array or
+ * object nested more than `MAX_DEPTH` deep, counted from the root of the
+ * decoded value (one level per segment of `path`), and unless `wireOnly`
+ * anything else JSON does not have (`undefined`, a function, a class
+ * instance). It walks with a stack of its own: no depth of input exhausts
+ * the call stack.
+ */
+function jsonIssue(value: unknown, path: string, wireOnly = false): DecodeIssue | null {
+  const pending: Array<readonly [unknown, Trail, number]> = [[value, null, path.split("/").length]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [current, trail, depth] = next;
+    if (current === null || typeof current === "boolean" || typeof current === "string") continue;
+    if (typeof current === "number" && Number.isFinite(current)) continue;
+    let members: Array<readonly [string | number, unknown]>;
+    if (Array.isArray(current)) {
+      members = current.map((item: unknown, index: number) => [index, item] as const);
+    } else if (isObject(current) && isPlain(current)) {
+      members = Object.entries(current);
+    } else if (wireOnly && typeof current !== "number") {
+      continue;
+    } else {
+      return { path: trailPointer(path, trail), message: `expected a JSON value, got ${describe(current)}` };
+    }
+    if (depth > MAX_DEPTH) return { path: trailPointer(path, trail), message: `nested more than ${MAX_DEPTH} arrays and objects deep` };
+    for (let index = members.length - 1; index >= 0; index -= 1) {
+      const [key, member] = members[index] ?? [index, undefined];
+      pending.push([member, { parent: trail, key }, depth + 1]);
+    }
   }
-  return false;
+  return null;
 }
 
 /** JSON equality, object member order aside. */
@@ -137,7 +181,19 @@ export function encode(value: unknown): JsonValue {
   throw new TypeError(`cannot encode ${describe(value)} as JSON`);
 }
 
-const anyJson: Codec = (value, path) => (isJson(value) ? success(value) : failure(path, `expected a JSON value, got ${describe(value)}`));
+const anyJson: Codec = (value, path) => {
+  const issue = jsonIssue(value, path);
+  return issue === null ? success(value) : { ok: false, issues: [issue] };
+};
+
+/**
+ * Any JSON value, under the limits every decoder applies (finite numbers,
+ * plain objects, at most 127 arrays and objects deep): what extension
+ * methods' params are checked with.
+ */
+export function decodeJson(json: unknown): DecodeResult<JsonValue> {
+  return anyJson(json, "") as DecodeResult<JsonValue>;
+}
 
 const onlyNull: Codec = (value, path) => (value === null ? success(null) : failure(path, `expected null, got ${describe(value)}`));
 
@@ -498,6 +554,10 @@ const codecs = new Map<string, Codec>([
 export function decodeByName(typeName: string, json: unknown): DecodeResult<unknown> {
   const codec = codecs.get(typeName);
   if (codec === undefined) return failure("", `unknown type ${JSON.stringify(typeName)}`);
+  // Checked before the schema's rules, which would otherwise drop a bad
+  // `_meta` as invalid: the text is not JSON that every binding reads.
+  const issue = jsonIssue(json, "", true);
+  if (issue !== null) return { ok: false, issues: [issue] };
   try {
     return codec(json, "");
   } catch (error) {

@@ -6,7 +6,7 @@
 // implementation object and encoding the answer. `methods.ts` gives each
 // side typed tables and functions over these.
 
-import { DecodeError, decodeByName, encode } from "./decode.js";
+import { DecodeError, decodeByName, decodeJson, encode } from "./decode.js";
 import type { DecodeIssue, DecodeResult } from "./decode.js";
 import type { JsonValue } from "./types.js";
 
@@ -117,11 +117,9 @@ export function decodeCall(routes: ReadonlyMap<string, Route>, method: string, p
     return decoded.ok ? { ok: true, value: { method, params: decoded.value } } : { ok: false, error: invalidParams(method, route.params, decoded.issues) };
   }
   if (!isExtension(method)) return { ok: false, error: methodNotFound(method) };
-  try {
-    return { ok: true, value: { method, params: params === undefined ? undefined : encode(params) } };
-  } catch (error) {
-    return { ok: false, error: invalidParams(method, "JSON", [{ path: "", message: String(error) }]) };
-  }
+  if (params === undefined) return { ok: true, value: { method, params: undefined } };
+  const checked = decodeJson(params);
+  return checked.ok ? { ok: true, value: { method, params: encode(checked.value) } } : { ok: false, error: invalidParams(method, "JSON", checked.issues) };
 }
 
 /** Decodes the result of a request of `method` by the `routes` of the side that answered it. */

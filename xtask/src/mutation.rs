@@ -28,8 +28,8 @@ const MUTANTS: &[Mutant] = &[
         language: "rust",
         name: "roundtrip returns its input",
         file: "rust/src/codec.rs",
-        find: "    let decoded: T = decode(json.clone())?;\n",
-        replace: "    return Ok(json.clone());\n    let decoded: T = decode(json.clone())?;\n",
+        find: "    let decoded: T = decode_nested(json.clone())?;\n",
+        replace: "    return Ok(json.clone());\n    let decoded: T = decode_nested(json.clone())?;\n",
     },
     Mutant {
         language: "rust",

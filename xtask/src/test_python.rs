@@ -6,7 +6,8 @@
 //! the sources, `mypy --strict` (with the pydantic plugin, from the package's
 //! `pyproject.toml`) on the installed package, then pytest on every shared
 //! vector (`tests/python/`), warnings counted as errors. On the default
-//! schema, the usage program (`tests/python/usage_program.py`) is first
+//! schema, the hostile wire cases (`tests/python/hostile_wire.py`) run too,
+//! and the usage program (`tests/python/usage_program.py`) is first
 //! type-checked as a programmer's code would be: `mypy --strict` with and
 //! without the pydantic plugin, and pyright in strict mode. The tests import the
 //! package by name from site-packages, never from the sources, and fail unless
@@ -52,11 +53,21 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
     if label == "default" {
         check_usage_program(&python, &tests.join("usage_program.py"), &package.join("pyproject.toml"), &tools, &work)?;
     }
-    let outcome = pytest(&python, workspace, bindings)?;
+    let outcome = pytest(&python, workspace, bindings, &tests)?;
     print!("{}", outcome.output);
     ensure!(outcome.passed, "{label}: pytest {} failed (exit 5 means no test ran)", tests.display());
+    if label == "default" {
+        let hostile = tests.join(HOSTILE_TESTS);
+        let outcome = pytest(&python, workspace, bindings, &hostile)?;
+        print!("{}", outcome.output);
+        ensure!(outcome.passed, "{label}: pytest {} failed (exit 5 means no test ran)", hostile.display());
+    }
     Ok(())
 }
+
+/// The hostile wire cases (`tests/hostile-wire.json`), in `tests/python/`:
+/// not named `test_*`, so that only the default schema's run collects them.
+const HOSTILE_TESTS: &str = "hostile_wire.py";
 
 /// Type-checks `program` against the installed package: `mypy --strict` with
 /// the package's configuration (the pydantic plugin) and with none (from
@@ -93,12 +104,13 @@ fn install(python: &Path, bindings: &Path, workspace: &Path, label: &str) -> Res
     Ok(work)
 }
 
-/// Runs pytest on `tests/python` against the installed package of `bindings`.
-fn pytest(python: &Path, workspace: &Path, bindings: &Path) -> Result<SuiteOutcome> {
+/// Runs pytest on `tests` (a folder or file of `tests/python`) against the
+/// installed package of `bindings`.
+fn pytest(python: &Path, workspace: &Path, bindings: &Path, tests: &Path) -> Result<SuiteOutcome> {
     SuiteOutcome::of(
         Command::new(python)
             .args(["-m", "pytest", "-q", "-W", "error", "-p", "no:cacheprovider"])
-            .arg(workspace.join("tests").join("python"))
+            .arg(tests)
             .env("ACP_BINDINGS", bindings)
             .env("ACP_PYTHON_PACKAGE", PackageNames::default().python_package)
             .env("PYTHONDONTWRITEBYTECODE", "1")
@@ -112,7 +124,7 @@ pub fn vector_suite(workspace: &Path, bindings: &Path, label: &str) -> Result<Su
     let tests = workspace.join("tests").join("python");
     let python = virtual_environment(&workspace.join(".tools"), &tests.join("requirements.txt"))?;
     install(&python, bindings, workspace, label)?;
-    pytest(&python, workspace, bindings)
+    pytest(&python, workspace, bindings, &tests)
 }
 
 /// Builds a wheel of the package in `package` with pip's PEP 517 build (the

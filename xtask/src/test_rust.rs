@@ -3,9 +3,11 @@
 //! `clippy -D warnings` and `cargo doc` without warnings, and a harness crate
 //! (the committed `tests/rust/vectors.rs` with a manifest written here) runs
 //! every vector through it; for the default schema, the usage programs
-//! (`tests/rust/usage.rs`, its twin written with the official crate, and the
-//! API checks of `tests/rust/api.rs`) build under `clippy -D warnings` and
-//! run, then the differential test against the official crate follows
+//! (`tests/rust/usage.rs`, its twin written with the official crate, the
+//! API checks of `tests/rust/api.rs`, the hostile wire cases of
+//! `tests/rust/hostile_wire.rs` and the decoder fuzzing of
+//! `tests/rust/fuzz_decoders.rs`) build under `clippy -D warnings` and run,
+//! then the differential test against the official crate follows
 //! ([`crate::differential`]).
 
 use std::path::{Path, PathBuf};
@@ -56,8 +58,14 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
 }
 
 /// The programs written against the default schema's bindings, in
-/// `tests/rust/`: each becomes a test of the usage harness crate.
-const USAGE_PROGRAMS: [&str; 3] = ["usage.rs", "usage_official.rs", "api.rs"];
+/// `tests/rust/`: each becomes a test of the usage harness crate. The
+/// hostile wire cases read `tests/hostile-wire.json`, copied to the
+/// harness's root; the fuzz tests read the vectors (`ACP_VECTORS`) and run
+/// [`FUZZ_CASES`] cases per property.
+const USAGE_PROGRAMS: [&str; 5] = ["usage.rs", "usage_official.rs", "api.rs", "hostile_wire.rs", "fuzz_decoders.rs"];
+
+/// The fuzz tests' short budget: cases per property (`ACP_FUZZ_CASES`).
+const FUZZ_CASES: &str = "256";
 
 /// Writes the usage harness (`rust-usage/` beside `rust/`), which depends on
 /// the bindings and on the official crate, checks it with clippy and runs it.
@@ -70,7 +78,7 @@ fn usage_suite(workspace: &Path, bindings: &Path, target: &Path) -> Result<()> {
         format!(
             "[package]\nname = \"acp-bindings-usage\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
              [dependencies]\nacp-bindings = {{ path = \"../rust\" }}\nagent-client-protocol-schema = {{ version = \"={}\", default-features = false }}\n\
-             pollster = \"1\"\nserde_json = \"1\"\n\n[workspace]\n",
+             pollster = \"1\"\nserde = \"1\"\nserde_json = \"1\"\n\n[dev-dependencies]\nproptest = \"1\"\n\n[workspace]\n",
             acp_schema_source::upstream::UPSTREAM_VERSION
         ),
     )?;
@@ -78,11 +86,20 @@ fn usage_suite(workspace: &Path, bindings: &Path, target: &Path) -> Result<()> {
     for program in USAGE_PROGRAMS {
         std::fs::copy(workspace.join("tests").join("rust").join(program), harness.join("tests").join(program)).with_context(|| format!("copying {program}"))?;
     }
+    std::fs::copy(workspace.join("tests").join("hostile-wire.json"), harness.join("hostile-wire.json")).context("copying tests/hostile-wire.json")?;
     run_checked(
         cargo().args(["clippy", "--quiet", "--all-targets", "--", "-D", "warnings"]).env("CARGO_TARGET_DIR", target).current_dir(&harness),
         "clippy on the Rust usage programs",
     )?;
-    run_checked(cargo().args(["test", "--quiet"]).env("CARGO_TARGET_DIR", target).current_dir(&harness), "the Rust usage programs")
+    run_checked(
+        cargo()
+            .args(["test", "--quiet"])
+            .env("CARGO_TARGET_DIR", target)
+            .env("ACP_VECTORS", bindings.join("vectors"))
+            .env("ACP_FUZZ_CASES", FUZZ_CASES)
+            .current_dir(&harness),
+        "the Rust usage programs",
+    )
 }
 
 /// Writes the harness crate (`rust-vectors/` beside `rust/`) and returns its folder.

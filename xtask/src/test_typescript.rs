@@ -11,7 +11,8 @@
 //! client, each one end of a connection) compiles with and without
 //! `exactOptionalPropertyTypes` and runs, its wire checked message by
 //! message (`tests/typescript/`); on the default schema, its twin written
-//! with the official SDK compiles and runs too.
+//! with the official SDK compiles and runs too, and the hostile wire cases
+//! of `tests/hostile-wire.json` run (`hostile-wire.test.mjs`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -74,6 +75,10 @@ const USAGE_SCHEMAS: [&str; 3] = ["default", "v1-stable", "v1-unstable"];
 /// The Node test files, run against the installed package.
 const NODE_TESTS: [&str; 2] = ["vectors.test.mjs", "api.test.mjs"];
 
+/// The Node test file of the hostile wire cases (`tests/hostile-wire.json`),
+/// run on the default schema's bindings only.
+const HOSTILE_TESTS: [&str; 1] = ["hostile-wire.test.mjs"];
+
 /// Runs the typescript suite on the bindings in `bindings` (a folder written by
 /// `generate`, holding `typescript/` and `vectors/`); `label` names the schema.
 pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
@@ -99,9 +104,14 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
     if USAGE_SCHEMAS.contains(&label) {
         usage_program(&tests, &package, &consumer, label)?;
     }
-    let outcome = node_tests(workspace, bindings)?;
+    let outcome = node_tests(workspace, bindings, &NODE_TESTS)?;
     print!("{}", outcome.output);
     ensure!(outcome.passed, "{label}: node --test on {} failed", NODE_TESTS.join(", "));
+    if label == "default" {
+        let outcome = node_tests(workspace, bindings, &HOSTILE_TESTS)?;
+        print!("{}", outcome.output);
+        ensure!(outcome.passed, "{label}: node --test on {} failed", HOSTILE_TESTS.join(", "));
+    }
     Ok(())
 }
 
@@ -152,16 +162,16 @@ fn install_consumer(workspace: &Path, bindings: &Path, label: &str) -> Result<Pa
     Ok(consumer)
 }
 
-/// Runs Node's test runner on the [`NODE_TESTS`] in `tests/typescript/`
-/// against the installed package of `bindings`. A skipped or to-do test
-/// fails the run: no test may pass by not running.
-fn node_tests(workspace: &Path, bindings: &Path) -> Result<SuiteOutcome> {
+/// Runs Node's test runner on the `files` in `tests/typescript/` against
+/// the installed package of `bindings`. A skipped or to-do test fails the
+/// run: no test may pass by not running.
+fn node_tests(workspace: &Path, bindings: &Path, files: &[&str]) -> Result<SuiteOutcome> {
     let tests = workspace.join("tests").join("typescript");
     let mut outcome = SuiteOutcome::of(
         Command::new("node")
             .arg("--test")
             .arg("--test-reporter=tap")
-            .args(NODE_TESTS.map(|file| tests.join(file)))
+            .args(files.iter().map(|file| tests.join(file)))
             .env("ACP_BINDINGS", bindings)
             .current_dir(workspace),
         "node --test",
@@ -180,7 +190,7 @@ fn node_tests(workspace: &Path, bindings: &Path) -> Result<SuiteOutcome> {
 /// (`typescript/dist`), packed and installed as in [`run`].
 pub fn vector_suite(workspace: &Path, bindings: &Path, label: &str) -> Result<SuiteOutcome> {
     install_consumer(workspace, bindings, label)?;
-    node_tests(workspace, bindings)
+    node_tests(workspace, bindings, &NODE_TESTS)
 }
 
 /// Packs the built package in `package` and installs the tarball into

@@ -78,7 +78,9 @@ license = "Apache-2.0"
 
 [dependencies]
 serde = {{ version = "1", features = ["derive"] }}
-serde_json = "1"
+# Numbers read back exactly as written: without `float_roundtrip`, a float
+# can come back one bit off after an encode and a decode.
+serde_json = {{ version = "1", features = ["float_roundtrip"] }}
 serde_path_to_error = "0.1"
 regex = "1"
 

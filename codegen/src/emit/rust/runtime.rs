@@ -80,8 +80,71 @@ pub(crate) fn emit(context: &RustContext) -> TokenStream {
             DecodeError { path, message }
         }
 
-        /// Decodes `value` as `T`, naming the JSON pointer of a failure.
+        /// The most arrays and objects a decoded value may nest, itself
+        /// included. `serde_json::from_str` and `from_slice` stop at this
+        /// depth; [`decode`] applies it to a [`Value`] built any other way, so
+        /// that no input exhausts the stack.
+        pub const MAX_DEPTH: usize = 127;
+
+        /// One step down from an array or object.
+        enum Step<'a> {
+            Index(usize),
+            Name(&'a str),
+        }
+
+        /// The JSON pointer of the first array or object nested deeper than
+        /// [`MAX_DEPTH`] in `value`, in document order. It walks with a
+        /// stack of its own.
+        fn too_deep(value: &Value) -> ::std::option::Option<::std::string::String> {
+            // Each step names its parent's position in `steps` (`usize::MAX` for the root).
+            let mut steps: ::std::vec::Vec<(usize, Step<'_>)> = ::std::vec::Vec::new();
+            let mut pending: ::std::vec::Vec<(&Value, usize, usize)> = ::std::vec![(value, 1, usize::MAX)];
+            while let Some((current, depth, trail)) = pending.pop() {
+                let children: ::std::vec::Vec<(Step<'_>, &Value)> = match current {
+                    Value::Array(items) => items.iter().enumerate().map(|(index, item)| (Step::Index(index), item)).collect(),
+                    Value::Object(members) => members.iter().map(|(key, member)| (Step::Name(key.as_str()), member)).collect(),
+                    _ => continue,
+                };
+                if depth > MAX_DEPTH {
+                    let mut keys = ::std::vec::Vec::new();
+                    let mut at = trail;
+                    while let Some((parent, step)) = steps.get(at) {
+                        keys.push(match step {
+                            Step::Index(index) => index.to_string(),
+                            Step::Name(name) => name.replace('~', "~0").replace('/', "~1"),
+                        });
+                        at = *parent;
+                    }
+                    return Some(keys.iter().rev().map(|key| ::std::format!("/{key}")).collect());
+                }
+                for (step, child) in children.into_iter().rev() {
+                    if child.is_array() || child.is_object() {
+                        steps.push((trail, step));
+                        pending.push((child, depth + 1, steps.len() - 1));
+                    }
+                }
+            }
+            None
+        }
+
+        /// Decodes `value` as `T`, naming the JSON pointer of a failure. A
+        /// value nested deeper than [`MAX_DEPTH`] is an error at the first
+        /// array or object too deep.
         pub fn decode<T: DeserializeOwned>(value: Value) -> ::std::result::Result<T, DecodeError> {
+            check_depth(&value)?;
+            decode_nested(value)
+        }
+
+        /// An error at the first array or object of `value` nested deeper than [`MAX_DEPTH`].
+        fn check_depth(value: &Value) -> ::std::result::Result<(), DecodeError> {
+            match too_deep(value) {
+                Some(path) => Err(DecodeError { path, message: ::std::format!("nested more than {MAX_DEPTH} arrays and objects deep") }),
+                None => Ok(()),
+            }
+        }
+
+        /// [`decode`] without the depth check: for values inside one already checked.
+        fn decode_nested<T: DeserializeOwned>(value: Value) -> ::std::result::Result<T, DecodeError> {
             ::serde_path_to_error::deserialize(value).map_err(|error| {
                 let path = pointer(error.path());
                 located(path, error.into_inner().to_string())
@@ -95,7 +158,7 @@ pub(crate) fn emit(context: &RustContext) -> TokenStream {
             if let Ok(decoded) = T::deserialize(&value) {
                 return Ok(decoded);
             }
-            decode(value).map_err(|error| if error.path.is_empty() { error.message } else { error.to_string() })
+            decode_nested(value).map_err(|error| if error.path.is_empty() { error.message } else { error.to_string() })
         }
 
         /// Decodes a present field's value under its rules: `Ok(None)` when a
@@ -237,7 +300,9 @@ pub(crate) fn emit(context: &RustContext) -> TokenStream {
         }
 
         fn roundtrip_as<T: DeserializeOwned + Serialize>(json: &Value) -> ::std::result::Result<Value, DecodeError> {
-            let decoded: T = decode(json.clone())?;
+            // Checked before the copy: cloning a `Value` recurses as deep as it nests.
+            check_depth(json)?;
+            let decoded: T = decode_nested(json.clone())?;
             ::serde_json::to_value(&decoded).map_err(|error| DecodeError { path: ::std::string::String::new(), message: error.to_string() })
         }
 
