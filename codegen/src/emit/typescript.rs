@@ -342,7 +342,7 @@ mod tests {
     #[test]
     fn gated_and_unstable_methods_are_optional_members() {
         let mut ir = ir_of(json!({"Params": {"type": "object"}, "Result": {"type": "object"}}));
-        let gate = Gate { advertised_by: Side::Agent, root: "AgentCapabilities".to_owned(), path: "/loadSession".to_owned() };
+        let gate = Gate::capability(Side::Agent, "AgentCapabilities", "/loadSession");
         ir.methods = [
             method("session/load", Some((Side::Agent, "Params", "Result")), None),
             method("session/fork", Some((Side::Agent, "Params", "Result")), None),
