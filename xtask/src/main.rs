@@ -9,6 +9,7 @@
 mod chain;
 mod differential;
 mod mutation;
+mod negotiate;
 mod generate;
 mod output;
 mod review;
@@ -99,6 +100,16 @@ enum Command {
         /// Exit 2 when a change reaches this level: `breaking` or `warning`.
         #[arg(long, value_name = "LEVEL", value_parser = ["breaking", "warning"])]
         fail_on: Option<String>,
+    },
+    /// Print the negotiated view of two captured initialize messages (the
+    /// JSON every binding's `negotiate` serializes to).
+    Negotiate {
+        #[command(flatten)]
+        source: SourceArgs,
+        /// The client's `initialize` params (an InitializeRequest).
+        request: PathBuf,
+        /// The agent's `initialize` result (an InitializeResponse).
+        response: PathBuf,
     },
     /// Run every test of every language, installing what they need.
     Test,
@@ -209,6 +220,7 @@ fn run(command: Command) -> Result<()> {
                 std::process::exit(2);
             }
         }
+        Command::Negotiate { source, request, response } => print!("{}", negotiate::run(&source.options(), &request, &response)?),
         Command::Test => test_command::run()?,
     }
     Ok(())
