@@ -76,6 +76,9 @@ pub struct Check {
 pub struct Negotiation {
     /// The protocol version the bindings implement.
     pub protocol_version: u16,
+    /// The canonical names of the `initialize` params and result types.
+    pub request_type: String,
+    pub response_type: String,
     pub rules: Vec<Rule>,
     pub agent_methods: Vec<Entry>,
     pub client_methods: Vec<Entry>,
@@ -122,10 +125,11 @@ enum Target {
     Variant(&'static str),
 }
 
-/// The model for `ir`; `None` when the schema has no known capability
-/// layout (then there is nothing to negotiate).
+/// The model for `ir`; `None` when the schema has no `initialize` method or
+/// no known capability layout (then there is nothing to negotiate).
 pub fn model(ir: &Ir) -> Option<Negotiation> {
     let layout = ir.capability_layout.as_ref()?;
+    let initialize = ir.methods.get("initialize")?.request.as_ref()?;
     let mut rules: Vec<Rule> = Vec::new();
     let mut rule_of = |gate: &Gate| -> usize {
         let rule = Rule { side: gate.advertised_by, pointer: gate.initialize_pointer.clone(), offered: gate.kind == GateKind::Offered };
@@ -196,7 +200,11 @@ pub fn model(ir: &Ir) -> Option<Negotiation> {
             Entry { name: (*name).to_owned(), needs }
         })
         .collect();
-    Some(Negotiation { protocol_version: layout.protocol_version, rules, agent_methods, client_methods, sections, features, checks })
+    Some(Negotiation {
+        protocol_version: layout.protocol_version,
+        request_type: initialize.params.clone(),
+        response_type: initialize.result.clone(),
+        rules, agent_methods, client_methods, sections, features, checks })
 }
 
 impl Negotiation {

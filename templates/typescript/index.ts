@@ -7,6 +7,10 @@ export * from "./types.js";
 export * from "./decode.js";
 export * from "./methods.js";
 export { RequestError } from "./rpc.js";
+{%- if negotiation %}
+export { CapabilityError, Negotiated, NegotiationError, PROTOCOL_VERSION, negotiate } from "./negotiation.js";
+export type { NegotiatedJson } from "./negotiation.js";
+{%- endif %}
 export type {
   Awaitable,
   CallDecodeResult,

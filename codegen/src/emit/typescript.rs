@@ -1,7 +1,8 @@
 //! The TypeScript emitter: an ESM package with the schema's types and their
 //! type guards (`src/types.ts`), zero-dependency decoders (`src/decode.ts`),
 //! the JSON-RPC runtime (`src/rpc.ts`), the method tables, side interfaces,
-//! typed decoders and dispatchers (`src/methods.ts`) and the by-name codec
+//! typed decoders and dispatchers (`src/methods.ts`), capability
+//! negotiation (`src/negotiation.ts`) and the by-name codec
 //! (`src/index.ts`), rendered from the askama templates in
 //! `templates/typescript/`.
 //!
@@ -12,6 +13,7 @@
 mod codecs;
 mod guards;
 mod methods;
+mod negotiation;
 mod types;
 
 use std::collections::BTreeSet;
@@ -77,7 +79,10 @@ struct TsConfig;
 
 #[derive(Template)]
 #[template(path = "typescript/index.ts", escape = "none")]
-struct Index;
+struct Index {
+    /// The schema has something to negotiate (`src/negotiation.ts` exists).
+    negotiation: bool,
+}
 
 #[derive(Template)]
 #[template(path = "typescript/rpc.ts", escape = "none")]
@@ -94,7 +99,8 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
     let package = PackageJson { name: name.clone(), typescript: TYPESCRIPT_VERSION };
     let lock = PackageLock { name, typescript: TYPESCRIPT_VERSION };
     let rpc = Rpc { extension_prefix: json_string(naming::EXTENSION_PREFIX), extension_prefix_text: naming::EXTENSION_PREFIX };
-    Ok(vec![
+    let model = crate::negotiation::model(ir);
+    let mut files = vec![
         (PathBuf::from("package.json"), render(&package, "package.json")?),
         (PathBuf::from("package-lock.json"), render(&lock, "package-lock.json")?),
         (PathBuf::from("tsconfig.json"), render(&TsConfig, "tsconfig.json")?),
@@ -102,15 +108,19 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
         (PathBuf::from("src/decode.ts"), render(&codecs::view(ir), "decode.ts")?),
         (PathBuf::from("src/rpc.ts"), render(&rpc, "rpc.ts")?),
         (PathBuf::from("src/methods.ts"), render(&methods::view(ir)?, "methods.ts")?),
-        (PathBuf::from("src/index.ts"), render(&Index, "index.ts")?),
-    ])
+        (PathBuf::from("src/index.ts"), render(&Index { negotiation: model.is_some() }, "index.ts")?),
+    ];
+    if let Some(model) = &model {
+        files.push((PathBuf::from("src/negotiation.ts"), render(&negotiation::view(model), "negotiation.ts")?));
+    }
+    Ok(files)
 }
 
 /// Every name the entry point exports must be unique: a schema type may not
 /// take a name the package itself defines, nor may the names made for two
 /// types (`decodeX`, `XDefaults`, guards) meet.
 fn check_exports(ir: &Ir) -> Result<(), CodegenError> {
-    let mut taken: BTreeSet<String> = FIXED_EXPORTS.iter().map(|name| (*name).to_owned()).collect();
+    let mut taken: BTreeSet<String> = FIXED_EXPORTS.iter().chain(&negotiation::EXPORTS).map(|name| (*name).to_owned()).collect();
     for side in methods::SIDES {
         taken.extend(methods::ROLES.iter().map(|role| naming::typescript_side_type(side, role)));
         taken.extend(methods::FUNCTIONS.iter().map(|(verb, role)| naming::typescript_side_function(verb, side, role)));
