@@ -10,6 +10,7 @@ mod chain;
 mod differential;
 mod mutation;
 mod negotiate;
+mod negotiation_suite;
 mod generate;
 mod output;
 mod review;

@@ -70,7 +70,7 @@ const USAGE_CONFIGS: [(&str, &str); 2] = [
 const USAGE_SCHEMAS: [&str; 3] = ["default", "v1-stable", "v1-unstable"];
 
 /// The Node test files, run against the installed package.
-const NODE_TESTS: [&str; 2] = ["vectors.test.mjs", "api.test.mjs"];
+const NODE_TESTS: [&str; 3] = ["vectors.test.mjs", "api.test.mjs", "negotiation.test.mjs"];
 
 /// Runs the typescript suite on the bindings in `bindings` (a folder written by
 /// `generate`, holding `typescript/` and `vectors/`); `label` names the schema.
