@@ -1,0 +1,102 @@
+//! The negotiation stage and its three emitter modules: the model of a small
+//! fixture (one gated method per side, one gated content block) and the
+//! files each language prints for it, as reviewed snapshots (re-approve with
+//! `UPDATE_SNAPSHOTS=1`); the model's reference evaluator on that fixture;
+//! and the gate counts of the default schema. `cargo xtask test` runs the
+//! generated modules of the real schemas on `tests/negotiation.json`.
+
+#[path = "support/snapshots.rs"]
+mod snapshots;
+
+use std::path::{Path, PathBuf};
+
+use acp_codegen::emit::{python, rust, typescript, PackageNames};
+use acp_codegen::lower::{lower, Unsupported};
+use acp_codegen::negotiation::{self, NegotiationError, Refusal, Requirement};
+use acp_codegen::Ir;
+use acp_schema_source::capabilities::prose;
+use serde_json::json;
+
+fn here() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests")
+}
+
+fn fixture() -> Ir {
+    let document = acp_schema_source::read_schema_file(&here().join("fixtures").join("negotiation.json")).unwrap();
+    let schema = acp_schema_source::extend("fixtures/negotiation.json".into(), document, &[], false).unwrap();
+    lower(&schema, Unsupported::Fail).unwrap()
+}
+
+fn file(files: &[(PathBuf, String)], path: &str) -> String {
+    files.iter().find(|(found, _)| found == Path::new(path)).unwrap_or_else(|| panic!("no {path}")).1.clone()
+}
+
+#[test]
+fn the_fixture_states_every_gate_it_has() {
+    let document = acp_schema_source::read_schema_file(&here().join("fixtures").join("negotiation.json")).unwrap();
+    let annotations = acp_schema_source::CapabilityAnnotations::builtin().unwrap();
+    assert_eq!(prose::scan(&document).len(), 3);
+    assert!(annotations.unannotated(&document).is_empty());
+}
+
+#[test]
+fn the_model_of_the_fixture() {
+    let model = negotiation::model(&fixture()).expect("the fixture has a v1 layout");
+    let text = serde_json::to_string_pretty(&model).unwrap();
+    snapshots::assert_snapshot(&here().join("snapshots").join("negotiation.model.json"), &format!("{text}\n"));
+    let load = model.agent_methods.iter().find(|entry| entry.name == "session/load").unwrap();
+    assert!(matches!(load.needs, Requirement::Rule(_)));
+    assert!(model.features.iter().all(|feature| feature.needs == Requirement::Never), "the fixture has no RFD");
+}
+
+#[test]
+fn the_reference_evaluator_on_the_fixture() {
+    let model = negotiation::model(&fixture()).unwrap();
+    let request = json!({"protocolVersion": 1, "clientCapabilities": {"fs": {"readTextFile": true}}});
+    let response = json!({"protocolVersion": 1, "agentCapabilities": {"loadSession": false, "promptCapabilities": {"image": null}}});
+    let view = model.view(&request, &response).unwrap();
+    assert_eq!(view["agentHandles"], json!({"initialize": true, "session/load": false, "session/prompt": true}));
+    assert_eq!(view["clientHandles"], json!({"fs/read_text_file": true}));
+    assert_eq!(view["prompt"], json!({"image": false}));
+    let prompt = json!({"prompt": [{"type": "text", "text": "a"}, {"type": "image", "data": ""}]});
+    let refusal = model.check_outgoing(&request, &response, "session/prompt", &prompt).unwrap();
+    assert_eq!(refusal, Refusal { method: "session/prompt".into(), pointer: "/prompt/1".into(), side: acp_codegen::ir::Side::Agent, capability: "/agentCapabilities/promptCapabilities/image".into() });
+    assert!(model.check_outgoing(&request, &response, "fs/read_text_file", &json!({"path": "/a"})).is_none());
+    let above = model.view(&request, &json!({"protocolVersion": 2})).unwrap_err();
+    assert_eq!(above, NegotiationError::VersionAboveRequested { requested: 1, answered: 2 });
+}
+
+#[test]
+fn each_language_prints_the_fixture_tables() {
+    let ir = fixture();
+    let names = PackageNames::default();
+    let cases = [
+        (rust::emit(&ir, &names).unwrap(), "src/negotiation.rs", "negotiation.rs.txt"),
+        (typescript::emit(&ir, &names).unwrap(), "src/negotiation.ts", "negotiation.ts.txt"),
+        (python::emit(&ir, &names).unwrap(), "acp_bindings/negotiation.py", "negotiation.py.txt"),
+    ];
+    for (files, path, snapshot) in cases {
+        snapshots::assert_snapshot(&here().join("snapshots").join(snapshot), &file(&files, path));
+    }
+}
+
+#[test]
+fn a_schema_without_initialize_has_no_negotiation_module() {
+    let document = acp_schema_source::read_schema_file(&here().join("fixtures").join("fields.json")).unwrap();
+    let schema = acp_schema_source::extend("fixtures/fields.json".into(), document, &[], false).unwrap();
+    let ir = lower(&schema, Unsupported::Fail).unwrap();
+    assert!(negotiation::model(&ir).is_none());
+    let files = typescript::emit(&ir, &PackageNames::default()).unwrap();
+    assert!(files.iter().all(|(path, _)| path != Path::new("src/negotiation.ts")));
+    assert!(!file(&files, "src/index.ts").contains("negotiation"));
+}
+
+#[test]
+fn the_default_schema_gates() {
+    let ir = lower(&acp_schema_source::load(&Default::default()).unwrap(), Unsupported::Fail).unwrap();
+    let gated_methods = ir.methods.values().filter(|method| method.gate.is_some()).count();
+    // 17 methods (2 of them RFD), 17 variants (3 prompt blocks, 2 MCP
+    // transports, 8 client-advertised updates, turn_complete, 2 elicitation
+    // modes, the override mode) and 3 systemPrompt members.
+    assert_eq!((gated_methods, ir.gated_variants.len(), ir.gated_fields.len()), (17, 17, 3));
+}
