@@ -89,3 +89,22 @@ def test_outgoing_messages_pass_when_advertised_and_are_refused_when_not() -> No
 def test_parts_of_allowed_methods_are_refused_when_not_advertised() -> None:
     assert CASES["partial"]["outgoing"]
     refusals(CASES["partial"]["pair"], CASES["partial"]["outgoing"])
+
+
+def test_the_readme_example_a_client_checks_before_it_sends() -> None:
+    request = {"protocolVersion": 1, "clientCapabilities": {"fs": {"readTextFile": True}}}
+    response = {"protocolVersion": 1, "agentCapabilities": {"promptCapabilities": {"image": True}}}
+    if PACKAGE.PROTOCOL_VERSION != 1:
+        with pytest.raises(PACKAGE.DecodeError):  # v1 messages do not negotiate with v2 bindings
+            PACKAGE.negotiate(request, response)
+        return
+    negotiated = PACKAGE.negotiate(request, response)
+    assert negotiated.client_handles("fs/read_text_file")
+    assert not negotiated.agent_handles("session/load")
+    prompt = {"sessionId": "s1", "prompt": [{"type": "audio", "data": "", "mimeType": "audio/wav"}]}
+    refused = negotiated.check_outgoing("session/prompt", prompt)
+    assert refused is not None
+    assert refused.pointer == "/prompt/0"
+    assert refused.capability == "/agentCapabilities/promptCapabilities/audio"
+    view = json.dumps(negotiated.to_json(), indent=2)
+    assert '"image": true' in view

@@ -131,3 +131,23 @@ fn parts_of_allowed_methods_are_refused_when_not_advertised() {
     let cases = cases();
     refusals(&cases["partial"]["pair"], &cases["partial"]["outgoing"]);
 }
+
+/// The README's example: a client negotiates, asks, and checks a prompt before sending it.
+#[test]
+fn example_a_client_checks_before_it_sends() {
+    let request = serde_json::json!({"protocolVersion": 1, "clientCapabilities": {"fs": {"readTextFile": true}}});
+    let response = serde_json::json!({"protocolVersion": 1, "agentCapabilities": {"promptCapabilities": {"image": true}}});
+    if acp_bindings::PROTOCOL_VERSION != 1 {
+        assert!(negotiate(&request, &response).is_err(), "v1 messages do not negotiate with v2 bindings");
+        return;
+    }
+    let negotiated = negotiate(&request, &response).expect("both decode and agree on version 1");
+    assert!(negotiated.client_handles("fs/read_text_file"));
+    assert!(!negotiated.agent_handles("session/load"));
+    let prompt = serde_json::json!({"sessionId": "s1", "prompt": [{"type": "audio", "data": "", "mimeType": "audio/wav"}]});
+    let refused = negotiated.check_outgoing("session/prompt", &prompt).unwrap_err();
+    assert_eq!(refused.pointer, "/prompt/0");
+    assert_eq!(refused.capability, "/agentCapabilities/promptCapabilities/audio");
+    let view = serde_json::to_string_pretty(&negotiated).unwrap();
+    assert!(view.contains("\"image\": true"));
+}

@@ -98,3 +98,21 @@ function refusals(pair, messages) {
 test("outgoing messages pass when advertised and are refused when not", () => refusals(cases.pairs.none, cases.outgoing));
 
 test("parts of allowed methods are refused when not advertised", () => refusals(cases.partial.pair, cases.partial.outgoing));
+
+test("the README's example: a client negotiates, asks, and checks a prompt before sending it", () => {
+  const request = { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true } } };
+  const response = { protocolVersion: 1, agentCapabilities: { promptCapabilities: { image: true } } };
+  if (bindings.PROTOCOL_VERSION !== 1) {
+    assert.throws(() => bindings.negotiate(request, response), "v1 messages do not negotiate with v2 bindings");
+    return;
+  }
+  const negotiated = bindings.negotiate(request, response);
+  assert.ok(negotiated.clientHandles("fs/read_text_file"));
+  assert.ok(!negotiated.agentHandles("session/load"));
+  const prompt = { sessionId: "s1", prompt: [{ type: "audio", data: "", mimeType: "audio/wav" }] };
+  const refused = negotiated.checkOutgoing("session/prompt", prompt);
+  assert.equal(refused?.pointer, "/prompt/0");
+  assert.equal(refused?.capability, "/agentCapabilities/promptCapabilities/audio");
+  const view = JSON.stringify(negotiated, null, 2);
+  assert.ok(view.includes('"image": true'));
+});
