@@ -195,6 +195,9 @@ fn run(command: Command) -> Result<()> {
                 for skipped in &schema.gates.skipped {
                     println!("capability annotation not applied: {skipped}");
                 }
+                for unresolved in &schema.gates.unresolved {
+                    println!("capability annotation unresolved: {unresolved}");
+                }
             }
         }
         Command::Vectors { source, out } => {
