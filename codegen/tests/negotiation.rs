@@ -100,3 +100,70 @@ fn the_default_schema_gates() {
     // modes, the override mode) and 3 systemPrompt members.
     assert_eq!((gated_methods, ir.gated_variants.len(), ir.gated_fields.len()), (17, 17, 3));
 }
+
+/// The reference evaluator on `tests/negotiation.json` for one schema, and
+/// proof that the table covers every gate of it: each rule flips between the
+/// `none` and `all` views, or some outgoing case is refused for it.
+fn table_covers(label: &str, ir: &Ir) {
+    let table: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(here().parent().unwrap().parent().unwrap().join("tests/negotiation.json")).unwrap()).unwrap();
+    let cases = &table["schemas"][label];
+    let model = negotiation::model(ir).unwrap();
+    let view_of = |pair: &str| model.view(&cases["pairs"][pair]["request"], &cases["pairs"][pair]["response"]).unwrap();
+    let mut covered = std::collections::BTreeSet::new();
+    for view in cases["views"].as_array().unwrap() {
+        let document = view_of(view["pair"].as_str().unwrap());
+        let listed = |key: &str| view[key].as_array().unwrap().iter().map(|path| path.as_str().unwrap().to_owned()).collect::<Vec<_>>();
+        let (on, off) = (listed("true"), listed("false"));
+        for (key, value) in document.as_object().unwrap() {
+            let flags: Vec<(String, bool)> = match value {
+                serde_json::Value::Object(members) => members.iter().map(|(name, flag)| (format!("{key}/{name}"), flag.as_bool().unwrap())).collect(),
+                serde_json::Value::Bool(flag) => vec![(key.clone(), *flag)],
+                _ => Vec::new(),
+            };
+            for (path, flag) in flags {
+                let expected = if on.contains(&path) { true } else if off.contains(&path) { false } else { view["others"].as_bool().unwrap() };
+                assert_eq!(flag, expected, "{label} {}: {path}", view["pair"]);
+            }
+        }
+    }
+    let (none, all) = (view_of("none"), view_of("all"));
+    let entries = model.agent_methods.iter().map(|entry| ("agentHandles", entry)).chain(model.client_methods.iter().map(|entry| ("clientHandles", entry)));
+    let sections = model.sections.iter().flat_map(|section| section.entries.iter().map(move |entry| (section.name, entry)));
+    for (member, entry) in entries.chain(sections) {
+        if let Requirement::Rule(rule) = entry.needs {
+            if none[member][&entry.name] == false && all[member][&entry.name] == true {
+                covered.insert(rule);
+            }
+        }
+    }
+    let partials = cases["partial"].as_array().unwrap().iter().map(|partial| (&partial["pair"], &partial["outgoing"]));
+    let outgoing: Vec<(&serde_json::Value, &serde_json::Value)> = std::iter::once((&cases["pairs"]["none"], &cases["outgoing"])).chain(partials).collect();
+    let all_pair = &cases["pairs"]["all"];
+    for (pair, messages) in outgoing {
+        for message in messages.as_array().unwrap() {
+            let method = message["method"].as_str().unwrap();
+            assert_eq!(model.check_outgoing(&all_pair["request"], &all_pair["response"], method, &message["params"]), None, "{label}: {method}");
+            let refusal = model.check_outgoing(&pair["request"], &pair["response"], method, &message["params"]).unwrap_or_else(|| panic!("{label}: {method} passes"));
+            assert_eq!((refusal.pointer.as_str(), refusal.capability.as_str()), (message["pointer"].as_str().unwrap(), message["capability"].as_str().unwrap()), "{label}: {method}");
+            covered.extend(model.rules.iter().position(|rule| rule.pointer == refusal.capability));
+        }
+    }
+    let uncovered: Vec<&str> = (0..model.rules.len()).filter(|rule| !covered.contains(rule)).map(|rule| model.rules[rule].pointer.as_str()).collect();
+    assert!(uncovered.is_empty(), "{label}: no case of tests/negotiation.json exercises the gates {uncovered:?}");
+}
+
+#[test]
+fn the_table_covers_every_gate_of_the_default_schema() {
+    table_covers("default", &lower(&acp_schema_source::load(&Default::default()).unwrap(), Unsupported::Fail).unwrap());
+}
+
+#[test]
+#[ignore = "needs ACP_UPSTREAM_SCHEMAS; `cargo xtask test` fetches the release schemas and runs it"]
+fn the_table_covers_every_gate_of_the_latest_release_schemas() {
+    let root = PathBuf::from(std::env::var_os("ACP_UPSTREAM_SCHEMAS").expect("ACP_UPSTREAM_SCHEMAS is not set: run `cargo xtask test`"));
+    for (label, file) in [("v1-stable", "v1/schema.json"), ("v1-unstable", "v1/schema.unstable.json"), ("v2-stable", "v2/schema.json"), ("v2-unstable", "v2/schema.unstable.json")] {
+        let path = root.join("sdk-2.4.0/package/schema").join(file);
+        let options = acp_schema_source::SourceOptions { schema_file: Some(path), rfds: acp_schema_source::RfdSelection::Nothing };
+        table_covers(label, &lower(&acp_schema_source::load(&options).unwrap(), Unsupported::Fail).unwrap());
+    }
+}
