@@ -20,7 +20,10 @@ fn entries(entries: &[Entry]) -> TokenStream {
         let needs = match entry.needs {
             Requirement::Always => quote! { Needs::Always },
             Requirement::Never => quote! { Needs::Never },
-            Requirement::Rule(rule) => quote! { Needs::Rule(#rule) },
+            Requirement::Rule(rule) => {
+                let rule = proc_macro2::Literal::usize_unsuffixed(rule);
+                quote! { Needs::Rule(#rule) }
+            }
         };
         quote! { (#name, #needs) }
     });
@@ -55,10 +58,10 @@ fn tables(model: &Negotiation) -> TokenStream {
         let pointer = tokens(&check.pointer);
         let tag_property = option(check.tag_property.as_deref());
         let tag_value = option(check.tag_value.as_deref());
-        let rule = check.rule;
+        let rule = proc_macro2::Literal::usize_unsuffixed(check.rule);
         quote! { Check { method: #method, pointer: &[#(#pointer),*], tag_property: #tag_property, tag_value: #tag_value, rule: #rule } }
     });
-    let version = model.protocol_version;
+    let version = proc_macro2::Literal::u16_unsuffixed(model.protocol_version);
     quote! {
         /// The protocol version these bindings implement.
         pub const PROTOCOL_VERSION: u16 = #version;
