@@ -155,6 +155,8 @@ fn table_covers(label: &str, ir: &Ir) {
 #[test]
 fn the_table_covers_every_gate_of_the_default_schema() {
     table_covers("default", &lower(&acp_schema_source::load(&Default::default()).unwrap(), Unsupported::Fail).unwrap());
+    let options = acp_schema_source::SourceOptions { schema_file: None, rfds: acp_schema_source::RfdSelection::Nothing };
+    table_covers("default-no-rfd", &lower(&acp_schema_source::load(&options).unwrap(), Unsupported::Fail).unwrap());
 }
 
 #[test]

@@ -12,11 +12,13 @@ use serde_json::Value;
 /// The languages whose negotiation tests write `negotiation-<language>.txt`.
 const LANGUAGES: [&str; 3] = ["rust", "typescript", "python"];
 
-/// The table entry a label's bindings are tested with: the tolerant and
-/// hostile bindings negotiate as the default's do.
+/// The table entry a label's bindings are tested with: the tolerant
+/// bindings negotiate as the default's do, the hostile fixture (the default
+/// base without the RFD overlays) as that base does.
 fn entry(label: &str) -> &str {
     match label {
-        "default-tolerant" | "hostile" => "default",
+        "default-tolerant" => "default",
+        "hostile" => "default-no-rfd",
         other => other,
     }
 }
