@@ -28,6 +28,13 @@ pub struct Ir {
     /// instead of the ones their wire names map to, in schema order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub renamed: Vec<Renamed>,
+    /// Gated request members, keyed `Type/member`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub gated_fields: BTreeMap<String, Gate>,
+    /// Where each side's capabilities sit in the initialize messages, when
+    /// the schema has a known layout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capability_layout: Option<CapabilityLayout>,
 }
 
 /// A name the collision rule changed: the schema node, its wire name, the
@@ -38,6 +45,19 @@ pub struct Renamed {
     pub wire: String,
     pub base: String,
     pub name: String,
+}
+
+/// Where the capabilities sit in the initialize messages, and the protocol
+/// version schemas of that layout speak.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CapabilityLayout {
+    /// `v1` or `v2`.
+    pub name: String,
+    pub protocol_version: u16,
+    /// The `InitializeResponse` member holding the agent's capabilities.
+    pub agent: String,
+    /// The `InitializeRequest` member holding the client's capabilities.
+    pub client: String,
 }
 
 /// A named type.
@@ -393,13 +413,72 @@ pub struct NotificationMethod {
     pub params: String,
 }
 
-/// A capability gate: the side whose capabilities carry it, the `$defs` name
-/// of that capabilities object, and a JSON pointer inside it.
+/// A capability gate: the side whose initialize message carries it, the
+/// `$defs` name of the object its path starts at and a JSON pointer inside
+/// it, what that path means, and where in params it applies.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Gate {
     pub advertised_by: Side,
     pub root: String,
     pub path: String,
+    #[serde(default, skip_serializing_if = "GateKind::is_capability")]
+    pub kind: GateKind,
+    /// The full JSON pointer inside the advertising side's initialize
+    /// message (the agent's `InitializeResponse`, the client's
+    /// `InitializeRequest`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub initialize_pointer: String,
+    /// Where a variant or member gate applies inside params; empty for a
+    /// method gate (it applies to the whole method).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sites: Vec<GateSite>,
+}
+
+/// What a gate's pointer designates.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GateKind {
+    /// A capability the side advertises: omitted, `null` and `false` mean
+    /// unsupported, `true` and any object supported.
+    #[default]
+    Capability,
+    /// Offered by the side's initialize message itself: a non-empty array
+    /// (`authMethods`) offers the method; not a capability.
+    Offered,
+}
+
+impl Gate {
+    /// A capability gate on a whole method, with no initialize pointer
+    /// (for hand-built IRs in tests).
+    pub fn capability(advertised_by: Side, root: &str, path: &str) -> Gate {
+        Gate { advertised_by, root: root.to_owned(), path: path.to_owned(), kind: GateKind::Capability, initialize_pointer: String::new(), sites: Vec::new() }
+    }
+}
+
+impl GateKind {
+    pub fn is_capability(&self) -> bool {
+        *self == GateKind::Capability
+    }
+}
+
+/// One place a gate applies: a method and a JSON pointer into its params
+/// (`*` is every array item), and for a variant gate how the variant is
+/// recognised there.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GateSite {
+    pub method: String,
+    pub pointer: String,
+    /// The tag member (`None`: the value itself is the constant) and value
+    /// of the gated variant; `None` for a member gate (its presence).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<VariantTag>,
+}
+
+/// How a gated variant is recognised.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VariantTag {
+    pub property: Option<String>,
+    pub value: String,
 }
 
 impl Ir {

@@ -5,7 +5,8 @@
 //! [`vectors`] derives shared test vectors from it and [`validate`] checks
 //! them with an independent JSON Schema validator; [`review`] judges the
 //! changes between two IRs; [`tolerant`] opens closed tagged unions for
-//! bindings that must read a newer peer.
+//! bindings that must read a newer peer; [`negotiation`] turns the IR's
+//! capability gates into the model every binding's `negotiate` prints.
 
 pub mod emit;
 pub mod error;
@@ -13,6 +14,7 @@ pub mod inspect;
 pub mod ir;
 pub mod lower;
 pub mod naming;
+pub mod negotiation;
 pub mod review;
 pub mod tolerant;
 #[cfg(test)]

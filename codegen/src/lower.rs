@@ -59,12 +59,14 @@ pub fn lower(schema: &ExtendedSchema, mode: Unsupported) -> Result<Ir, CodegenEr
     lowerer.lower_definitions()?;
     lowerer.check_reference_cycles()?;
     let methods = lowerer.methods(schema)?;
-    let gated_variants = schema
-        .gates
-        .variants
-        .iter()
-        .map(|(name, resolved)| (name.clone(), gate(resolved)))
-        .collect();
+    let gated_variants = schema.gates.variants.iter().map(|(name, resolved)| (name.clone(), gate(resolved))).collect();
+    let gated_fields = schema.gates.fields.iter().map(|(name, resolved)| (name.clone(), gate(resolved))).collect();
+    let capability_layout = schema.gates.layout.as_ref().map(|layout| CapabilityLayout {
+        name: layout.name.clone(),
+        protocol_version: layout.protocol_version,
+        agent: layout.agent.clone(),
+        client: layout.client.clone(),
+    });
     Ok(Ir {
         origin: schema.origin.clone(),
         overlays: schema.overlays.iter().map(|overlay| overlay.id.clone()).collect(),
@@ -72,6 +74,8 @@ pub fn lower(schema: &ExtendedSchema, mode: Unsupported) -> Result<Ir, CodegenEr
         methods,
         gated_variants,
         renamed: lowerer.renamed,
+        gated_fields,
+        capability_layout,
     })
 }
 
@@ -82,7 +86,21 @@ fn gate(resolved: &acp_schema_source::capabilities::ResolvedGate) -> Gate {
             acp_schema_source::capabilities::Side::Client => Side::Client,
         },
         root: resolved.root.clone(),
-        path: resolved.gate.path.clone(),
+        path: resolved.path.clone(),
+        kind: match resolved.gate.kind {
+            acp_schema_source::capabilities::GateKind::Capability => GateKind::Capability,
+            acp_schema_source::capabilities::GateKind::Offered => GateKind::Offered,
+        },
+        initialize_pointer: resolved.initialize_pointer.clone(),
+        sites: resolved
+            .sites
+            .iter()
+            .map(|site| GateSite {
+                method: site.method.clone(),
+                pointer: site.pointer.clone(),
+                variant: site.tag.as_ref().map(|tag| VariantTag { property: tag.property.clone(), value: tag.value.clone() }),
+            })
+            .collect(),
     }
 }
 

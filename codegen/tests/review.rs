@@ -154,7 +154,7 @@ fn a_variant_added_to_a_closed_union_breaks_unless_gated() {
     assert_finding(&reviewed, Rule::VariantAddedClosed, Level::Breaking, &[Direction::AgentToClient]);
     let reviewed = changed(|ir| {
         chunk(ir);
-        let gate = Gate { advertised_by: Side::Client, root: "ClientCapabilities".to_owned(), path: "/plan".to_owned() };
+        let gate = Gate::capability(Side::Client, "ClientCapabilities", "/plan");
         ir.gated_variants.insert("Update/plan".to_owned(), gate);
     });
     assert_finding(&reviewed, Rule::VariantAddedGated, Level::Safe, &[Direction::AgentToClient]);
@@ -218,7 +218,7 @@ fn every_rule_has_a_unique_id() {
 }
 
 fn gate(path: &str) -> Gate {
-    Gate { advertised_by: Side::Agent, root: "AgentCapabilities".to_owned(), path: path.to_owned() }
+    Gate::capability(Side::Agent, "AgentCapabilities", path)
 }
 
 fn catch_all() -> Option<CatchAll> {

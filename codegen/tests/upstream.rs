@@ -4,7 +4,9 @@
 //! valid vector, invalid vectors fail below the top level too (nested JSON
 //! pointers), and the validator agrees with every vector. The RFD
 //! overlays apply to v1-shaped stable bases, and report a conflict against
-//! bases that define their own `session/status`.
+//! bases that define their own `session/status`. Every gate a schema's
+//! prose states is annotated, and every annotated gate whose target the
+//! schema has resolves in its capability layout (v1 or v2).
 
 use std::path::{Path, PathBuf};
 
@@ -12,7 +14,7 @@ use acp_codegen::inspect::summarize;
 use acp_codegen::lower::{lower, Unsupported};
 use acp_codegen::review::{self, rules::Level};
 use acp_codegen::{validate, vectors};
-use acp_schema_source::{load, read_schema_file, RfdSelection, SourceOptions};
+use acp_schema_source::{load, read_schema_file, CapabilityAnnotations, RfdSelection, SourceOptions};
 
 fn schema_files(folder: &Path, found: &mut Vec<PathBuf>) {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(folder).unwrap().map(|entry| entry.unwrap().path()).collect();
@@ -32,6 +34,16 @@ fn schema_files(folder: &Path, found: &mut Vec<PathBuf>) {
 /// Lowers, generates and validates one schema; returns a one-line summary.
 fn check(file: &Path, rfds: RfdSelection) -> Result<String, String> {
     let schema = load(&SourceOptions { schema_file: Some(file.to_path_buf()), rfds }).map_err(|error| error.to_string())?;
+    let unannotated = CapabilityAnnotations::builtin().map_err(|error| error.to_string())?.unannotated(&schema.document);
+    if let Some(gate) = unannotated.first() {
+        return Err(format!("{} gates stated in prose are not annotated, first {:?} at {}: {}", unannotated.len(), gate.subject, gate.pointer, gate.sentence));
+    }
+    if schema.gates.layout.is_none() {
+        return Err("the initialize messages match no capability layout".to_owned());
+    }
+    if !schema.gates.unresolved.is_empty() {
+        return Err(format!("unresolved capability gates: {:?}", schema.gates.unresolved));
+    }
     let ir = lower(&schema, Unsupported::Fail).map_err(|error| error.to_string())?;
     let summary = summarize(&ir);
     if !summary.untyped.is_empty() {
@@ -50,10 +62,12 @@ fn check(file: &Path, rfds: RfdSelection) -> Result<String, String> {
         return Err(format!("{} findings, first {} / {}: {}", report.findings.len(), finding.type_name, finding.vector, finding.message));
     }
     Ok(format!(
-        "{} types, {} methods, {} gated, {} vector checks, {nested} nested pointers",
+        "{} types, {} methods, {} gated, {} gates in all ({} layout), {} vector checks, {nested} nested pointers",
         summary.types,
         ir.methods.len(),
         summary.gated_methods,
+        ir.methods.values().filter(|method| method.gate.is_some()).count() + ir.gated_variants.len() + ir.gated_fields.len(),
+        schema.gates.layout.as_ref().map_or("no", |layout| layout.name.as_str()),
         report.checked
     ))
 }

@@ -1,7 +1,15 @@
 //! Capability annotations: the machine-readable map, kept in
-//! `schema/capabilities.json`, from every capability-gated method (and gated
-//! union variant) to its gate, and the check that each gate resolves in a
-//! given schema.
+//! `schema/capabilities.json`, from every capability-gated method, union
+//! variant and request member to its gate, and the check that each gate
+//! resolves in a given schema.
+//!
+//! A schema's *layout* says where each side's capabilities sit in the
+//! initialize messages (v1: `agentCapabilities` / `clientCapabilities`; v2:
+//! `capabilities` on both); it is read off the schema's `InitializeRequest`
+//! and `InitializeResponse`, and picks which of a gate's paths applies. The
+//! prose scan that keeps these annotations complete lives in [`prose`].
+
+pub mod prose;
 
 use std::collections::BTreeMap;
 
@@ -14,7 +22,7 @@ use crate::error::{escape_pointer_token, SourceError};
 pub const FILE: &str = "schema/capabilities.json";
 const TEXT: &str = include_str!("../capabilities.json");
 
-/// Which side's capabilities object carries a gate.
+/// Which side's initialize message carries a gate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Side {
@@ -30,8 +38,30 @@ pub enum Stability {
     Stable,
     /// Must resolve whenever its overlay (`source`) is applied.
     Rfd,
-    /// Resolves only in schemas that have the method.
+    /// Resolves only in schemas that have the gated target.
     Unstable,
+}
+
+/// What a gate's path points at.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GateKind {
+    /// A capability inside the side's capabilities object: omitted, `null`
+    /// and `false` mean unsupported; `true` and any object mean supported.
+    #[default]
+    Capability,
+    /// A member of the initialize message itself that offers the target
+    /// when it is a non-empty array (`authMethods`).
+    Offered,
+}
+
+/// Where a variant gate applies: a method and a JSON pointer into its
+/// params, `*` standing for every item of an array.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Site {
+    pub method: String,
+    pub pointer: String,
 }
 
 /// One gate as written in the annotations file.
@@ -39,12 +69,32 @@ pub enum Stability {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Gate {
     pub advertised_by: Side,
-    /// JSON pointer into the side's capabilities object, e.g. `/sessionCapabilities/list`.
-    pub path: String,
+    #[serde(default)]
+    pub kind: GateKind,
+    /// Layout name -> JSON pointer (into the capabilities object, or into
+    /// the initialize message for offered gates). No entry: the gate does
+    /// not exist in that layout.
+    pub paths: BTreeMap<String, String>,
     pub stability: Stability,
     /// The overlay id for RFD gates.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// Where a variant gate applies (variants only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sites: Vec<Site>,
+}
+
+/// Where each side's capabilities sit in the initialize messages.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Layout {
+    pub name: String,
+    /// The ACP protocol version of schemas with this layout.
+    pub protocol_version: u16,
+    /// The `InitializeResponse` member holding the agent's capabilities.
+    pub agent: String,
+    /// The `InitializeRequest` member holding the client's capabilities.
+    pub client: String,
 }
 
 /// The annotations file.
@@ -54,28 +104,75 @@ pub struct CapabilityAnnotations {
     pub description: String,
     /// The `$defs` name of each side's capabilities object.
     pub capability_roots: BTreeMap<Side, String>,
+    /// The known layouts, tried in order.
+    pub layouts: Vec<Layout>,
     /// Method name -> gate.
     pub methods: BTreeMap<String, Gate>,
-    /// `Union/tag` -> gate, for gated variants such as `SessionUpdate/turn_complete`.
+    /// `Union/tag` -> gate, for gated variants such as `ContentBlock/image`.
     pub variants: BTreeMap<String, Gate>,
+    /// `Type/member` -> gate, for request members only some peers accept.
+    pub fields: BTreeMap<String, Gate>,
+    /// Method, `Union/tag`, `Type/member` or type name -> why the schema's
+    /// gate is not decided at initialize (and so has no annotation).
+    pub not_negotiated: BTreeMap<String, String>,
 }
 
-/// A gate that resolved in a schema: its capability path ends at a boolean or
-/// an object whose presence means "supported".
+/// How a site recognises the gated variant: by the value of its tag
+/// member, or (`property: None`) by the value itself (a string constant).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Tag {
+    pub property: Option<String>,
+    pub value: String,
+}
+
+/// A site that resolved in a schema.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ResolvedSite {
+    pub method: String,
+    /// JSON pointer into the params, `*` for every array item.
+    pub pointer: String,
+    /// For variant gates: how the gated variant is recognised there.
+    pub tag: Option<Tag>,
+}
+
+/// A gate that resolved in a schema.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ResolvedGate {
     pub gate: Gate,
-    /// The `$defs` name the path starts at.
+    /// The `$defs` name the path starts at (the initialize message's, for
+    /// offered gates).
     pub root: String,
+    /// The path that applies in this schema's layout.
+    pub path: String,
+    /// The full JSON pointer inside the advertising side's initialize
+    /// message (`InitializeResponse` for the agent, `InitializeRequest` for
+    /// the client).
+    pub initialize_pointer: String,
+    /// Where the gate applies inside params (variants and members).
+    pub sites: Vec<ResolvedSite>,
 }
 
 /// Gates that resolved in one schema, and those that did not apply to it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ResolvedAnnotations {
+    /// The schema's layout; `None` when its initialize messages match none.
+    pub layout: Option<Layout>,
     pub methods: BTreeMap<String, ResolvedGate>,
     pub variants: BTreeMap<String, ResolvedGate>,
-    /// Annotations skipped because the schema lacks the method or the path.
+    pub fields: BTreeMap<String, ResolvedGate>,
+    /// Annotations that do not apply: the target is not in the schema, or
+    /// the gate has no path in its layout.
     pub skipped: Vec<String>,
+    /// Annotations whose target exists but whose gate did not resolve (only
+    /// where that is not an error).
+    pub unresolved: Vec<String>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Target {
+    Method,
+    Variant,
+    Field,
 }
 
 impl CapabilityAnnotations {
@@ -89,9 +186,25 @@ impl CapabilityAnnotations {
         })
     }
 
+    /// The layout of `schema`: the first whose capability members both
+    /// initialize messages have.
+    pub fn layout_of(&self, schema: &Value) -> Option<&Layout> {
+        let has = |definition: &str, member: &str| {
+            let Some(node) = definitions(schema).and_then(|defs| defs.get(definition)) else { return false };
+            dereference(schema, node)
+                .ok()
+                .and_then(|node| node.get("properties"))
+                .is_some_and(|properties| properties.get(member.trim_start_matches('/')).is_some())
+        };
+        self.layouts
+            .iter()
+            .find(|layout| has("InitializeResponse", &layout.agent) && has("InitializeRequest", &layout.client))
+    }
+
     /// Resolves every gate in `schema`. `strict` (used for the embedded
     /// default schema) makes an unresolved stable gate an error; RFD gates of
-    /// applied overlays are always strict. Other misses are listed in `skipped`.
+    /// applied overlays are always strict. Other misses are listed in
+    /// `skipped` (not applicable) or `unresolved`.
     pub fn resolve(
         &self,
         schema: &Value,
@@ -99,15 +212,16 @@ impl CapabilityAnnotations {
         strict: bool,
     ) -> Result<ResolvedAnnotations, SourceError> {
         let methods_in_schema = methods_in(schema);
-        let mut resolved = ResolvedAnnotations::default();
+        let layout = self.layout_of(schema).cloned();
+        let mut resolved = ResolvedAnnotations { layout: layout.clone(), ..ResolvedAnnotations::default() };
         let entries = self
             .methods
             .iter()
-            .map(|(name, gate)| (format!("/methods/{}", escape_pointer_token(name)), name, gate, true))
-            .chain(self.variants.iter().map(|(name, gate)| {
-                (format!("/variants/{}", escape_pointer_token(name)), name, gate, false)
-            }));
-        for (annotation_pointer, name, gate, is_method) in entries {
+            .map(|(name, gate)| ("methods", name, gate, Target::Method))
+            .chain(self.variants.iter().map(|(name, gate)| ("variants", name, gate, Target::Variant)))
+            .chain(self.fields.iter().map(|(name, gate)| ("fields", name, gate, Target::Field)));
+        for (group, name, gate, target) in entries {
+            let annotation_pointer = format!("/{group}/{}", escape_pointer_token(name));
             let must_resolve = match gate.stability {
                 Stability::Stable => strict,
                 Stability::Rfd => gate.source.as_ref().is_some_and(|id| applied_rfds.contains(id)),
@@ -118,10 +232,21 @@ impl CapabilityAnnotations {
                 pointer: annotation_pointer.clone(),
                 message,
             };
-            let target_exists = if is_method {
-                methods_in_schema.contains(name.as_str())
-            } else {
-                variant_exists(schema, name)
+            let Some(layout) = &layout else {
+                if must_resolve {
+                    return Err(fail("the schema's initialize messages match no capability layout".to_owned()));
+                }
+                resolved.skipped.push(format!("{name}: no capability layout"));
+                continue;
+            };
+            let Some(path) = gate.paths.get(&layout.name) else {
+                resolved.skipped.push(format!("{name}: no {} path", layout.name));
+                continue;
+            };
+            let target_exists = match target {
+                Target::Method => methods_in_schema.contains(name.as_str()),
+                Target::Variant => variant_tag(schema, name).is_some(),
+                Target::Field => field_exists(schema, name),
             };
             if !target_exists {
                 if must_resolve {
@@ -130,26 +255,79 @@ impl CapabilityAnnotations {
                 resolved.skipped.push(format!("{name}: not in this schema"));
                 continue;
             }
-            let root = self
-                .capability_roots
-                .get(&gate.advertised_by)
-                .ok_or_else(|| fail("no capability root for this side".to_owned()))?;
-            match resolve_capability_path(schema, root, &gate.path) {
-                Ok(()) => {
-                    let entry = ResolvedGate { gate: gate.clone(), root: root.clone() };
-                    if is_method {
-                        resolved.methods.insert(name.clone(), entry);
-                    } else {
-                        resolved.variants.insert(name.clone(), entry);
-                    }
+            let outcome = self.resolve_one(schema, layout, name, gate, path, target, &methods_in_schema);
+            match outcome {
+                Ok(entry) => {
+                    let map = match target {
+                        Target::Method => &mut resolved.methods,
+                        Target::Variant => &mut resolved.variants,
+                        Target::Field => &mut resolved.fields,
+                    };
+                    map.insert(name.clone(), entry);
                 }
-                Err(message) if must_resolve || gate.stability != Stability::Unstable && strict => {
-                    return Err(fail(message))
-                }
-                Err(message) => resolved.skipped.push(format!("{name}: {message}")),
+                Err(message) if must_resolve || gate.stability != Stability::Unstable && strict => return Err(fail(message)),
+                Err(message) => resolved.unresolved.push(format!("{name}: {message}")),
             }
         }
         Ok(resolved)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn resolve_one(
+        &self,
+        schema: &Value,
+        layout: &Layout,
+        name: &str,
+        gate: &Gate,
+        path: &str,
+        target: Target,
+        methods_in_schema: &std::collections::BTreeSet<&str>,
+    ) -> Result<ResolvedGate, String> {
+        let (message, member) = match gate.advertised_by {
+            Side::Agent => ("InitializeResponse", &layout.agent),
+            Side::Client => ("InitializeRequest", &layout.client),
+        };
+        let (root, initialize_pointer) = match gate.kind {
+            GateKind::Capability => {
+                let root = self.capability_roots.get(&gate.advertised_by).ok_or("no capability root for this side")?;
+                resolve_capability_path(schema, root, path)?;
+                (root.clone(), format!("{member}{path}"))
+            }
+            GateKind::Offered => {
+                resolve_offered_path(schema, message, path)?;
+                (message.to_owned(), path.to_owned())
+            }
+        };
+        let sites = match target {
+            Target::Method => Vec::new(),
+            Target::Variant => {
+                let (union, _) = name.split_once('/').ok_or("a variant is named `Union/tag`")?;
+                let tag = variant_tag(schema, name).ok_or("the variant has no tag")?;
+                let mut sites = Vec::new();
+                for site in &gate.sites {
+                    if !methods_in_schema.contains(site.method.as_str()) {
+                        continue;
+                    }
+                    let node = params_node(schema, &site.method, &site.pointer)?;
+                    if !reaches(schema, node, union) {
+                        return Err(format!("{} params {} is not a `{union}`", site.method, site.pointer));
+                    }
+                    sites.push(ResolvedSite { method: site.method.clone(), pointer: site.pointer.clone(), tag: Some(tag.clone()) });
+                }
+                if sites.is_empty() {
+                    return Err("none of its sites is in the schema".to_owned());
+                }
+                sites
+            }
+            Target::Field => {
+                let (owner, member) = name.split_once('/').ok_or("a member is named `Type/member`")?;
+                methods_with_params(schema, owner)
+                    .into_iter()
+                    .map(|method| ResolvedSite { method, pointer: format!("/{}", escape_pointer_token(member)), tag: None })
+                    .collect()
+            }
+        };
+        Ok(ResolvedGate { gate: gate.clone(), root, path: path.to_owned(), initialize_pointer, sites })
     }
 }
 
@@ -162,56 +340,166 @@ pub fn methods_in(schema: &Value) -> std::collections::BTreeSet<&str> {
         .collect()
 }
 
-fn definitions(schema: &Value) -> Option<&serde_json::Map<String, Value>> {
+pub(crate) fn definitions(schema: &Value) -> Option<&serde_json::Map<String, Value>> {
     schema.get("$defs").and_then(Value::as_object)
 }
 
-fn variant_exists(schema: &Value, name: &str) -> bool {
-    let Some((union, tag)) = name.split_once('/') else { return false };
-    let Some(definition) = definitions(schema).and_then(|defs| defs.get(union)) else { return false };
+/// The members of a union definition.
+pub(crate) fn union_members(definition: &Value) -> impl Iterator<Item = &Value> {
     ["oneOf", "anyOf"]
-        .iter()
-        .filter_map(|keyword| definition.get(*keyword).and_then(Value::as_array))
+        .into_iter()
+        .filter_map(|keyword| definition.get(keyword).and_then(Value::as_array))
         .flatten()
-        .any(|member| {
-            member
-                .get("properties")
-                .and_then(Value::as_object)
-                .is_some_and(|properties| {
-                    properties.values().any(|property| property.get("const").and_then(Value::as_str) == Some(tag))
-                })
-        })
+}
+
+/// The tag a union member carries: a member whose value is a constant,
+/// or the constant of one of its properties.
+pub(crate) fn member_tag(member: &Value) -> Option<Tag> {
+    if let Some(value) = member.get("const").and_then(Value::as_str) {
+        return Some(Tag { property: None, value: value.to_owned() });
+    }
+    member.get("properties").and_then(Value::as_object)?.iter().find_map(|(property, schema)| {
+        schema.get("const").and_then(Value::as_str).map(|value| Tag { property: Some(property.clone()), value: value.to_owned() })
+    })
+}
+
+fn variant_tag(schema: &Value, name: &str) -> Option<Tag> {
+    let (union, tag) = name.split_once('/')?;
+    let definition = definitions(schema)?.get(union)?;
+    union_members(definition).filter_map(member_tag).find(|found| found.value == tag)
+}
+
+fn field_exists(schema: &Value, name: &str) -> bool {
+    let Some((owner, member)) = name.split_once('/') else { return false };
+    definitions(schema)
+        .and_then(|defs| defs.get(owner))
+        .and_then(|node| dereference(schema, node).ok())
+        .and_then(|node| node.get("properties"))
+        .is_some_and(|properties| properties.get(member).is_some())
+}
+
+/// The `$defs` key of a method's params: the definition with that
+/// `x-method` that is not its response.
+fn params_key<'a>(schema: &'a Value, method: &str) -> Option<&'a str> {
+    definitions(schema)?.iter().find_map(|(key, definition)| {
+        (definition.get("x-method").and_then(Value::as_str) == Some(method) && !key.ends_with("Response")).then_some(key.as_str())
+    })
+}
+
+fn methods_with_params(schema: &Value, owner: &str) -> Vec<String> {
+    let mut methods: Vec<String> = methods_in(schema)
+        .into_iter()
+        .filter(|method| params_key(schema, method) == Some(owner))
+        .map(str::to_owned)
+        .collect();
+    methods.sort();
+    methods
+}
+
+/// The schema node at `pointer` (`*` = array items) inside a method's params.
+fn params_node<'a>(schema: &'a Value, method: &str, pointer: &str) -> Result<&'a Value, String> {
+    let key = params_key(schema, method).ok_or_else(|| format!("`{method}` has no params definition"))?;
+    let mut node = &definitions(schema).expect("params_key found $defs")[key];
+    if pointer.is_empty() {
+        return Ok(node);
+    }
+    let tokens = pointer.strip_prefix('/').ok_or_else(|| format!("site pointer `{pointer}` is not a JSON pointer"))?;
+    for token in tokens.split('/') {
+        node = dereference(schema, node)?;
+        node = if token == "*" {
+            node.get("items").ok_or_else(|| format!("{method} params {pointer}: not an array at `*`"))?
+        } else {
+            let token = token.replace("~1", "/").replace("~0", "~");
+            node.get("properties")
+                .and_then(|properties| properties.get(&token))
+                .ok_or_else(|| format!("{method} params {pointer}: no `{token}`"))?
+        };
+    }
+    Ok(node)
+}
+
+/// Whether `node` is, through `$ref`, `allOf` and nullable wrappers, the
+/// `$defs` entry `name`.
+fn reaches<'a>(schema: &'a Value, mut node: &'a Value, name: &str) -> bool {
+    let target = format!("#/$defs/{name}");
+    let definition = definitions(schema).and_then(|defs| defs.get(name));
+    for _ in 0..32 {
+        if definition.is_some_and(|definition| std::ptr::eq(definition, node)) {
+            return true;
+        }
+        if let Some(reference) = node.get("$ref").and_then(Value::as_str) {
+            if reference == target {
+                return true;
+            }
+        }
+        match dereference_step(schema, node) {
+            Some(next) => node = next,
+            None => return false,
+        }
+    }
+    false
+}
+
+/// One step of [`dereference`], or `None` at a node it does not unwrap.
+fn dereference_step<'a>(schema: &'a Value, node: &'a Value) -> Option<&'a Value> {
+    if let Some(reference) = node.get("$ref").and_then(Value::as_str) {
+        return definitions(schema)?.get(reference.strip_prefix("#/$defs/")?);
+    }
+    if let Some([single]) = node.get("allOf").and_then(Value::as_array).map(Vec::as_slice) {
+        return Some(single);
+    }
+    let members = node.get("anyOf").and_then(Value::as_array)?;
+    let non_null: Vec<&Value> = members.iter().filter(|member| member.get("type") != Some(&Value::from("null"))).collect();
+    match non_null.as_slice() {
+        [single] => Some(single),
+        _ => None,
+    }
 }
 
 /// Follows `$ref`, single-`allOf` wrappers and `anyOf [X, null]` to the object
 /// or boolean a capability path step lands on.
-fn dereference<'a>(schema: &'a Value, mut node: &'a Value) -> Result<&'a Value, String> {
+pub(crate) fn dereference<'a>(schema: &'a Value, mut node: &'a Value) -> Result<&'a Value, String> {
     for _ in 0..32 {
         if let Some(reference) = node.get("$ref").and_then(Value::as_str) {
             let name = reference.strip_prefix("#/$defs/").ok_or_else(|| format!("unsupported $ref {reference}"))?;
-            node = definitions(schema)
-                .and_then(|defs| defs.get(name))
-                .ok_or_else(|| format!("$ref {reference} does not resolve"))?;
-        } else if let Some([single]) = node.get("allOf").and_then(Value::as_array).map(Vec::as_slice) {
-            node = single;
-        } else if let Some(members) = node.get("anyOf").and_then(Value::as_array) {
-            let non_null: Vec<&Value> =
-                members.iter().filter(|member| member.get("type") != Some(&Value::from("null"))).collect();
-            match non_null.as_slice() {
-                [single] => node = single,
-                _ => return Ok(node),
+            if definitions(schema).and_then(|defs| defs.get(name)).is_none() {
+                return Err(format!("$ref {reference} does not resolve"));
             }
-        } else {
-            return Ok(node);
+        }
+        match dereference_step(schema, node) {
+            Some(next) => node = next,
+            None => return Ok(node),
         }
     }
     Err("reference chain too deep".to_owned())
 }
 
 fn resolve_capability_path(schema: &Value, root: &str, path: &str) -> Result<(), String> {
-    let mut node = definitions(schema)
+    let node = definitions(schema)
         .and_then(|defs| defs.get(root))
         .ok_or_else(|| format!("capability root `{root}` is not in $defs"))?;
+    let leaf = walk(schema, node, root, path)?;
+    let leaf_type = leaf.get("type");
+    if leaf_type == Some(&Value::from("boolean")) || leaf_type == Some(&Value::from("object")) {
+        Ok(())
+    } else {
+        Err(format!("capability path {path} ends at neither a boolean nor an object"))
+    }
+}
+
+fn resolve_offered_path(schema: &Value, message: &str, path: &str) -> Result<(), String> {
+    let node = definitions(schema)
+        .and_then(|defs| defs.get(message))
+        .ok_or_else(|| format!("`{message}` is not in $defs"))?;
+    let leaf = walk(schema, node, message, path)?;
+    if leaf.get("type") == Some(&Value::from("array")) {
+        Ok(())
+    } else {
+        Err(format!("offering member {path} of `{message}` is not an array"))
+    }
+}
+
+fn walk<'a>(schema: &'a Value, mut node: &'a Value, root: &str, path: &str) -> Result<&'a Value, String> {
     let tokens = path.strip_prefix('/').ok_or_else(|| format!("path `{path}` is not a JSON pointer"))?;
     for token in tokens.split('/') {
         let token = token.replace("~1", "/").replace("~0", "~");
@@ -221,11 +509,5 @@ fn resolve_capability_path(schema: &Value, root: &str, path: &str) -> Result<(),
             .and_then(|properties| properties.get(&token))
             .ok_or_else(|| format!("capability path {path} does not resolve in `{root}` (no `{token}`)"))?;
     }
-    let leaf = dereference(schema, node)?;
-    let leaf_type = leaf.get("type");
-    if leaf_type == Some(&Value::from("boolean")) || leaf_type == Some(&Value::from("object")) {
-        Ok(())
-    } else {
-        Err(format!("capability path {path} ends at neither a boolean nor an object"))
-    }
+    dereference(schema, node)
 }

@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use acp_schema_source::capabilities::prose::{self, Subject};
 use acp_schema_source::capabilities::{CapabilityAnnotations, Stability};
 use acp_schema_source::{extend, load, upstream, Overlay, RfdSelection, SourceError, SourceOptions};
 use serde_json::{json, Value};
@@ -215,8 +216,13 @@ fn every_stable_and_rfd_gate_resolves_in_the_default_schema() {
     let schema = load(&SourceOptions::default()).unwrap();
     let annotations = CapabilityAnnotations::builtin().unwrap();
     for (method, gate) in &annotations.methods {
-        if gate.stability != Stability::Unstable {
+        if gate.stability != Stability::Unstable && gate.paths.contains_key("v1") {
             assert!(schema.gates.methods.contains_key(method), "gate of {method} did not resolve");
+        }
+    }
+    for (variant, gate) in &annotations.variants {
+        if gate.stability != Stability::Unstable && gate.paths.contains_key("v1") {
+            assert!(schema.gates.variants.contains_key(variant), "gate of {variant} did not resolve");
         }
     }
     for method in ["session/ready", "session/status", "session/load", "fs/read_text_file", "terminal/create"] {
@@ -228,7 +234,7 @@ fn every_stable_and_rfd_gate_resolves_in_the_default_schema() {
 #[test]
 fn a_gate_whose_path_does_not_resolve_is_an_error_in_strict_mode() {
     let mut annotations = CapabilityAnnotations::builtin().unwrap();
-    annotations.methods.get_mut("session/list").unwrap().path = "/sessionCapabilities/listing".into();
+    annotations.methods.get_mut("session/list").unwrap().paths.insert("v1".into(), "/sessionCapabilities/listing".into());
     let error = annotations.resolve(&upstream::default_schema(), &[], true).unwrap_err().to_string();
     assert!(error.contains("schema/capabilities.json#/methods/session~1list"), "{error}");
     assert!(error.contains("listing"), "{error}");
@@ -243,50 +249,72 @@ fn a_gate_for_a_method_that_does_not_exist_is_an_error_in_strict_mode() {
     assert!(error.contains("session/teleport") && error.contains("does not exist"), "{error}");
 }
 
-/// Methods whose own description, or their entry in a method union, says
-/// they are "only available if" a capability is advertised.
-fn methods_said_to_be_gated(schema: &Value) -> Vec<String> {
-    let definitions = schema["$defs"].as_object().unwrap();
-    let mut gated = Vec::new();
-    let mut says_gated = |key: &str, text: &str| {
-        if text.to_lowercase().contains("only available if") {
-            if let Some(method) = definitions.get(key).and_then(|definition| definition["x-method"].as_str()) {
-                gated.push(method.to_owned());
-            }
-        }
-    };
-    for (key, definition) in definitions {
-        says_gated(key, definition["description"].as_str().unwrap_or_default());
-    }
-    for envelope in ["ClientRequest", "AgentRequest", "ClientNotification", "AgentNotification"] {
-        let Some(params) = definitions.get(envelope).and_then(|e| e.pointer("/properties/params/anyOf/0/anyOf")) else { continue };
-        for member in params.as_array().unwrap() {
-            let reference = member.get("$ref").or_else(|| member.pointer("/allOf/0/$ref")).and_then(Value::as_str).unwrap_or_default();
-            says_gated(reference.trim_start_matches("#/$defs/"), member["description"].as_str().unwrap_or_default());
-        }
-    }
-    gated.sort();
-    gated.dedup();
-    gated
-}
-
 #[test]
-fn every_method_said_to_be_gated_has_an_annotation() {
+fn every_gate_the_prose_states_has_an_annotation() {
     let schema = extended();
     let annotations = CapabilityAnnotations::builtin().unwrap();
-    let said = methods_said_to_be_gated(&schema);
-    assert!(said.contains(&"session/load".to_owned()), "the scan finds the upstream prose: {said:?}");
-    let missing: Vec<&String> = said.iter().filter(|method| !annotations.methods.contains_key(*method)).collect();
-    assert!(missing.is_empty(), "gated by prose but not annotated: {missing:?}");
+    let stated = prose::scan(&schema);
+    for expected in [
+        Subject::Method("session/load".into()),
+        Subject::Variant("SessionUpdate/plan_update".into()),
+        Subject::Variant("ContentBlock/image".into()),
+        Subject::Variant("McpServer/http".into()),
+        Subject::Field("NewSessionRequest/systemPrompt".into()),
+    ] {
+        assert!(stated.iter().any(|gate| gate.subject == expected), "the scan finds the prose of {expected:?}");
+    }
+    let missing = annotations.unannotated(&schema);
+    assert!(missing.is_empty(), "gated by prose but not annotated: {missing:#?}");
 }
 
 #[test]
-fn the_prose_scan_fails_for_an_unannotated_gated_method() {
+fn the_prose_scan_knows_every_phrasing() {
+    for sentence in [
+        "Only available if the agent advertises `modes`",
+        "Only available when the Agent capabilities include `session.mcp.http`",
+        "Agents MUST NOT send this update unless the Client advertised `plan`",
+        "Agents MUST only send this update when the Client advertised the `x` Client capability",
+        "Requires the `image` prompt capability when included in prompts",
+        "Only sent by agents that advertise the `auth.status` capability",
+        "Clients MUST only send this when the Agent advertises `session.systemPrompt`",
+    ] {
+        assert!(prose::states_gate(sentence), "{sentence}");
+    }
+    assert!(!prose::states_gate("Agents MUST support this method for any session"));
+}
+
+#[test]
+fn the_prose_scan_fails_for_each_kind_of_unannotated_gate() {
+    let annotations = CapabilityAnnotations::builtin().unwrap();
     let mut schema = extended();
     schema["$defs"]["SetSessionModeRequest"]["description"] = json!("Only available if the agent advertises `modes`.");
-    let annotations = CapabilityAnnotations::builtin().unwrap();
-    let said = methods_said_to_be_gated(&schema);
-    assert!(said.iter().any(|method| !annotations.methods.contains_key(method)), "the check can fail");
+    schema["$defs"]["PromptRequest"]["properties"]["prompt"]["description"] = json!("Clients MUST only send this when the Agent advertises `x`.");
+    let index = schema["$defs"]["SessionUpdate"]["oneOf"].as_array().unwrap().iter().position(|m| m["properties"]["sessionUpdate"]["const"] == "usage_update").unwrap();
+    schema["$defs"]["SessionUpdate"]["oneOf"][index]["description"] = json!("Agents MUST NOT send this update unless the Client advertised `usage`.");
+    let missing: Vec<Subject> = annotations.unannotated(&schema).into_iter().map(|gate| gate.subject).collect();
+    assert!(missing.contains(&Subject::Method("session/set_mode".into())), "{missing:?}");
+    assert!(missing.contains(&Subject::Field("PromptRequest/prompt".into())), "{missing:?}");
+    assert!(missing.contains(&Subject::Variant("SessionUpdate/usage_update".into())), "{missing:?}");
+}
+
+#[test]
+fn gates_carry_their_sites_and_initialize_pointers() {
+    let schema = load(&SourceOptions::default()).unwrap();
+    assert_eq!(schema.gates.layout.as_ref().unwrap().name, "v1");
+    let image = &schema.gates.variants["ContentBlock/image"];
+    assert_eq!(image.initialize_pointer, "/agentCapabilities/promptCapabilities/image");
+    assert_eq!(image.sites[0].method, "session/prompt");
+    assert_eq!(image.sites[0].pointer, "/prompt/*");
+    assert_eq!(image.sites[0].tag.as_ref().unwrap().property.as_deref(), Some("type"));
+    let http = &schema.gates.variants["McpServer/http"];
+    let methods: Vec<&str> = http.sites.iter().map(|site| site.method.as_str()).collect();
+    assert_eq!(methods, ["session/new", "session/load", "session/resume"]);
+    let plan = &schema.gates.variants["SessionUpdate/plan_update"];
+    assert_eq!(plan.initialize_pointer, "/clientCapabilities/plan");
+    let system_prompt = &schema.gates.fields["NewSessionRequest/systemPrompt"];
+    assert_eq!(system_prompt.sites[0].method, "session/new");
+    assert_eq!(schema.gates.methods["authenticate"].initialize_pointer, "/authMethods");
+    assert!(schema.gates.unresolved.is_empty(), "{:?}", schema.gates.unresolved);
 }
 
 #[test]

@@ -8,6 +8,10 @@ export * from "./decode.js";
 export * from "./methods.js";
 export { RequestError } from "./rpc.js";
 export type { DroppedMessage, Send } from "./connection.js";
+{%- if negotiation %}
+export { CapabilityError, Negotiated, NegotiationError, PROTOCOL_VERSION, negotiate } from "./negotiation.js";
+export type { NegotiatedJson } from "./negotiation.js";
+{%- endif %}
 export type {
   Awaitable,
   CallDecodeResult,

@@ -90,8 +90,10 @@ export const mismatched = encodeAgentRequest(1, "session/prompt", { protocolVers
 // @ts-expect-error the agent handles no `session/update` request
 export const wrongSide = encodeAgentRequest(1, "session/update", {});
 
-// Only gated and unstable methods may be left out of an implementation.
-export type Prompt = Agent["sessionPrompt"];
-// @ts-expect-error `session/prompt` is not optional
-export const promptOptional: Prompt = undefined;
+// Only gated and unstable methods may be left out of an implementation
+// (v2 gates `session/prompt` by the agent's `session` capability; no
+// schema gates `initialize`).
+export type Initialize = Agent["initialize"];
+// @ts-expect-error `initialize` is not optional
+export const initializeOptional: Initialize = undefined;
 export const elicitationOptional: Client["elicitationCreate"] = undefined;

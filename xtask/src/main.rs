@@ -10,6 +10,8 @@ mod bench;
 mod chain;
 mod differential;
 mod mutation;
+mod negotiate;
+mod negotiation_suite;
 mod generate;
 mod lowering;
 mod output;
@@ -101,6 +103,16 @@ enum Command {
         /// Exit 2 when a change reaches this level: `breaking` or `warning`.
         #[arg(long, value_name = "LEVEL", value_parser = ["breaking", "warning"])]
         fail_on: Option<String>,
+    },
+    /// Print the negotiated view of two captured initialize messages (the
+    /// JSON every binding's `negotiate` serializes to).
+    Negotiate {
+        #[command(flatten)]
+        source: SourceArgs,
+        /// The client's `initialize` params (an InitializeRequest).
+        request: PathBuf,
+        /// The agent's `initialize` result (an InitializeResponse).
+        response: PathBuf,
     },
     /// Run every test of every language, installing what they need.
     Test,
@@ -205,6 +217,9 @@ fn run(command: Command) -> Result<()> {
                 for skipped in &schema.gates.skipped {
                     println!("capability annotation not applied: {skipped}");
                 }
+                for unresolved in &schema.gates.unresolved {
+                    println!("capability annotation unresolved: {unresolved}");
+                }
             }
         }
         Command::Vectors { source, out } => {
@@ -231,6 +246,7 @@ fn run(command: Command) -> Result<()> {
                 std::process::exit(2);
             }
         }
+        Command::Negotiate { source, request, response } => print!("{}", negotiate::run(&source.options(), &request, &response)?),
         Command::Test => test_command::run()?,
         Command::Bench { quick, peers, out } => bench::run(&bench::Options { quick, peers, out })?,
     }

@@ -78,6 +78,7 @@ pub fn run(workspace: &Path, bindings: &Path) -> Result<()> {
         }
         copy_tree(&bindings.join(mutant.language), &folder.join(mutant.language))?;
         copy_tree(&bindings.join("vectors"), &folder.join("vectors"))?;
+        std::fs::copy(bindings.join("negotiation.json"), folder.join("negotiation.json")).context("copying the negotiation cases")?;
         let label = format!("mutant {index}");
         let path = folder.join(mutant.file);
         let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;

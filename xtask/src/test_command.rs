@@ -1,10 +1,11 @@
 //! `cargo xtask test`: every test of every language. It fetches what the
 //! tests need into ignored folders, runs the workspace tests, then generates
 //! bindings from the default schema and from each upstream release schema and
-//! runs each language's suite on them. Last, the quick benchmark
-//! (`cargo xtask bench --quick`) runs, so that it cannot rot: it fails when
-//! our bindings do not re-encode its corpus exactly. The first failure fails
-//! the command.
+//! runs each language's suite on them (with the negotiation cases of
+//! `tests/negotiation.json`, whose views must come out byte-identical in
+//! every language). Last, the quick benchmark (`cargo xtask bench --quick`)
+//! runs, so that it cannot rot: it fails when our bindings do not re-encode
+//! its corpus exactly. The first failure fails the command.
 //! It refuses to run while `UPDATE_SNAPSHOTS` is set: a run that re-approves
 //! snapshots checks none.
 
@@ -16,7 +17,7 @@ use anyhow::{bail, Context, Result};
 use acp_codegen::emit::PackageNames;
 use acp_schema_source::{RfdSelection, SourceOptions};
 
-use crate::{bench, chain, generate, mutation, source, test_python, test_rust, test_typescript, upstream};
+use crate::{bench, chain, generate, mutation, negotiation_suite, source, test_python, test_rust, test_typescript, upstream};
 
 /// The workspace root (the parent of this crate's folder).
 pub fn workspace_root() -> PathBuf {
@@ -113,9 +114,11 @@ pub fn run() -> Result<()> {
         let folder = generated.join(&label);
         generate::write(&folder, &outputs)?;
         eprintln!("== bindings for {label} in {}", folder.display());
+        negotiation_suite::prepare(&workspace, &folder, &label)?;
         test_rust::run(&workspace, &folder, &label)?;
         test_typescript::run(&workspace, &folder, &label)?;
         test_python::run(&workspace, &folder, &label)?;
+        negotiation_suite::compare(&folder, &label)?;
         chain::run(&workspace, &folder, &label)?;
         if label == "default" {
             mutation::run(&workspace, &folder)?;

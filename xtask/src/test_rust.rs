@@ -1,8 +1,9 @@
 //! The Rust bindings' test suite, run by `cargo xtask test` on bindings
 //! generated from each schema under test: the generated crate must pass
 //! `clippy -D warnings` and `cargo doc` without warnings, and a harness crate
-//! (the committed `tests/rust/vectors.rs` with a manifest written here) runs
-//! every vector through it; for the default schema, the usage programs
+//! (the committed `tests/rust/vectors.rs` and `tests/rust/negotiation.rs`
+//! with a manifest written here) runs every vector and negotiation case
+//! through it; for the default schema, the usage programs
 //! (`tests/rust/usage.rs`, its twin written with the official crate, the
 //! API checks of `tests/rust/api.rs`, the hostile wire cases of
 //! `tests/rust/hostile_wire.rs` and the decoder fuzzing of
@@ -115,6 +116,7 @@ fn write_harness(workspace: &Path, bindings: &Path) -> Result<PathBuf> {
     std::fs::create_dir_all(harness.join("src"))?;
     std::fs::copy(workspace.join("tests").join("rust").join("roundtrip_batch.rs"), harness.join("src").join("main.rs"))?;
     std::fs::copy(workspace.join("tests").join("rust").join("vectors.rs"), harness.join("tests").join("vectors.rs"))?;
+    std::fs::copy(workspace.join("tests").join("rust").join("negotiation.rs"), harness.join("tests").join("negotiation.rs"))?;
     Ok(harness)
 }
 

@@ -73,7 +73,7 @@ const USAGE_CONFIGS: [(&str, &str); 2] = [
 const USAGE_SCHEMAS: [&str; 3] = ["default", "v1-stable", "v1-unstable"];
 
 /// The Node test files, run against the installed package.
-const NODE_TESTS: [&str; 2] = ["vectors.test.mjs", "api.test.mjs"];
+const NODE_TESTS: [&str; 3] = ["vectors.test.mjs", "api.test.mjs", "negotiation.test.mjs"];
 
 /// The Node test file of the hostile wire cases (`tests/hostile-wire.json`),
 /// run on the default schema's bindings only.

@@ -339,3 +339,95 @@ fn review_names_an_overlay_that_conflicts_with_its_base() {
     assert!(printed.contains("**Conflict**: overlay `again`") && printed.contains("/$defs/PromptRequest"), "{printed}");
     assert!(printed.contains("`OVERLAY_CONFLICT`"), "{printed}");
 }
+
+// ---- negotiate ------------------------------------------------------------
+
+fn write_pair(folder: &Path, request: &str, response: &str) -> (PathBuf, PathBuf) {
+    let (request_file, response_file) = (folder.join("request.json"), folder.join("response.json"));
+    std::fs::write(&request_file, request).unwrap();
+    std::fs::write(&response_file, response).unwrap();
+    (request_file, response_file)
+}
+
+fn negotiate(extra: &[&str], request: &Path, response: &Path) -> Output {
+    xtask(&[&["negotiate"], extra, &[request.to_str().unwrap(), response.to_str().unwrap()]].concat())
+}
+
+#[test]
+fn negotiate_prints_the_view_of_a_v1_pair() {
+    let folder = scratch("negotiate-v1");
+    let (request, response) = write_pair(
+        &folder,
+        r#"{"protocolVersion": 1, "clientCapabilities": {"fs": {"readTextFile": true}, "plan": {}}}"#,
+        r#"{"protocolVersion": 1, "agentCapabilities": {"promptCapabilities": {"image": true, "audio": null}, "sessionCapabilities": {"ready": {}}}}"#,
+    );
+    let output = negotiate(&[], &request, &response);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.starts_with("{\n  \"protocolVersion\": 1,\n  \"agentHandles\": {"), "pretty JSON in the shared order: {text}");
+    let view: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(view["prompt"], serde_json::json!({"audio": false, "embeddedContext": false, "image": true}));
+    assert_eq!((view["clientHandles"]["fs/read_text_file"].as_bool(), view["clientHandles"]["fs/write_text_file"].as_bool()), (Some(true), Some(false)));
+    assert_eq!((view["updates"]["plan_update"].as_bool(), view["updates"]["notice"].as_bool()), (Some(true), Some(false)));
+    assert_eq!((view["sessionReady"].as_bool(), view["turnComplete"].as_bool(), view["sessionStatus"].as_bool()), (Some(true), Some(false), Some(false)));
+    let without_rfds = negotiate(&["--no-rfd"], &request, &response);
+    let view: serde_json::Value = serde_json::from_slice(&without_rfds.stdout).unwrap();
+    assert_eq!(view["sessionReady"], false, "without the overlay there is no session/ready");
+    assert!(view["agentHandles"].get("session/ready").is_none());
+}
+
+#[test]
+fn negotiate_reads_a_v2_schema() {
+    let folder = scratch("negotiate-v2");
+    let schema = folder.join("v2.json");
+    std::fs::write(
+        &schema,
+        r##"{"$defs": {
+          "InitializeRequest": {"type": "object", "x-method": "initialize", "x-side": "agent", "required": ["protocolVersion"],
+            "properties": {"protocolVersion": {"type": "integer"}, "capabilities": {"$ref": "#/$defs/ClientCapabilities"}}},
+          "InitializeResponse": {"type": "object", "x-method": "initialize", "x-side": "agent", "required": ["protocolVersion"],
+            "properties": {"protocolVersion": {"type": "integer"}, "capabilities": {"$ref": "#/$defs/AgentCapabilities"}}},
+          "AgentCapabilities": {"type": "object", "properties": {"session": {"anyOf": [{"$ref": "#/$defs/SessionCapabilities"}, {"type": "null"}]}}},
+          "SessionCapabilities": {"type": "object", "properties": {"delete": {"type": "object"}}},
+          "ClientCapabilities": {"type": "object", "properties": {}},
+          "NewSessionRequest": {"type": "object", "x-method": "session/new", "x-side": "agent", "properties": {}},
+          "NewSessionResponse": {"type": "object", "x-method": "session/new", "x-side": "agent", "properties": {}},
+          "DeleteSessionRequest": {"type": "object", "x-method": "session/delete", "x-side": "agent", "properties": {}},
+          "DeleteSessionResponse": {"type": "object", "x-method": "session/delete", "x-side": "agent", "properties": {}}
+        }}"##,
+    )
+    .unwrap();
+    let (request, response) = write_pair(&folder, r#"{"protocolVersion": 2, "capabilities": {}}"#, r#"{"protocolVersion": 2, "capabilities": {"session": {}}}"#);
+    let output = negotiate(&["--schema", schema.to_str().unwrap(), "--no-rfd"], &request, &response);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let view: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(view["protocolVersion"], 2);
+    assert_eq!(view["agentHandles"], serde_json::json!({"initialize": true, "session/delete": false, "session/new": true}));
+}
+
+/// `negotiate` fails with one error line naming `expected`, and prints nothing.
+fn assert_negotiation_rejected(folder: &Path, request: &str, response: &str, expected: &[&str]) {
+    let (request, response) = write_pair(folder, request, response);
+    let output = negotiate(&[], &request, &response);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(output.stdout.is_empty(), "no partial output");
+    let message = stderr(&output);
+    assert!(message.starts_with("error: ") && message.trim_end().lines().count() == 1, "one error line: {message}");
+    for part in expected {
+        assert!(message.contains(part), "{part:?} not in {message}");
+    }
+}
+
+#[test]
+fn negotiate_rejects_bad_input_naming_file_and_pointer() {
+    let folder = scratch("negotiate-bad");
+    let good = r#"{"protocolVersion": 1}"#;
+    assert_negotiation_rejected(&folder, "{\n  \"protocolVersion\": 1,,\n}", good, &["request.json: not valid JSON (line 2"]);
+    assert_negotiation_rejected(&folder, good, "[1]", &["response.json#(root)", "must be a JSON object"]);
+    assert_negotiation_rejected(&folder, r#"{"protocolVersion": "one"}"#, good, &["request.json#/protocolVersion", "no integer protocolVersion"]);
+    assert_negotiation_rejected(&folder, good, r#"{"protocolVersion": 2}"#, &["response.json#/protocolVersion", "above the 1 the client asked for"]);
+    assert_negotiation_rejected(&folder, r#"{"protocolVersion": 3}"#, r#"{"protocolVersion": 2}"#, &["response.json#/protocolVersion", "these bindings implement 1"]);
+    let missing = negotiate(&[], &folder.join("absent.json"), &folder.join("response.json"));
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(stderr(&missing).contains("absent.json: cannot read"), "{}", stderr(&missing));
+}

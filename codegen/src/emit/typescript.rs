@@ -3,7 +3,8 @@
 //! the JSON-RPC runtime (`src/rpc.ts`), one end of a connection over any
 //! text transport (`src/connection.ts`), the method tables, side
 //! interfaces, typed decoders, dispatchers and connections
-//! (`src/methods.ts`) and the by-name codec
+//! (`src/methods.ts`), capability negotiation (`src/negotiation.ts`) and
+//! the by-name codec
 //! (`src/index.ts`), rendered from the askama templates in
 //! `templates/typescript/`.
 //!
@@ -14,6 +15,7 @@
 mod codecs;
 mod guards;
 mod methods;
+mod negotiation;
 mod types;
 
 use std::collections::BTreeSet;
@@ -81,7 +83,10 @@ struct TsConfig;
 
 #[derive(Template)]
 #[template(path = "typescript/index.ts", escape = "none")]
-struct Index;
+struct Index {
+    /// The schema has something to negotiate (`src/negotiation.ts` exists).
+    negotiation: bool,
+}
 
 #[derive(Template)]
 #[template(path = "typescript/connection.ts", escape = "none")]
@@ -102,7 +107,8 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
     let package = PackageJson { name: name.clone(), typescript: TYPESCRIPT_VERSION };
     let lock = PackageLock { name, typescript: TYPESCRIPT_VERSION };
     let rpc = Rpc { extension_prefix: json_string(naming::EXTENSION_PREFIX), extension_prefix_text: naming::EXTENSION_PREFIX };
-    Ok(vec![
+    let model = crate::negotiation::model(ir);
+    let mut files = vec![
         (PathBuf::from("package.json"), render(&package, "package.json")?),
         (PathBuf::from("package-lock.json"), render(&lock, "package-lock.json")?),
         (PathBuf::from("tsconfig.json"), render(&TsConfig, "tsconfig.json")?),
@@ -111,15 +117,19 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
         (PathBuf::from("src/rpc.ts"), render(&rpc, "rpc.ts")?),
         (PathBuf::from("src/connection.ts"), render(&ConnectionFile, "connection.ts")?),
         (PathBuf::from("src/methods.ts"), render(&methods::view(ir)?, "methods.ts")?),
-        (PathBuf::from("src/index.ts"), render(&Index, "index.ts")?),
-    ])
+        (PathBuf::from("src/index.ts"), render(&Index { negotiation: model.is_some() }, "index.ts")?),
+    ];
+    if let Some(model) = &model {
+        files.push((PathBuf::from("src/negotiation.ts"), render(&negotiation::view(model), "negotiation.ts")?));
+    }
+    Ok(files)
 }
 
 /// Every name the entry point exports must be unique: a schema type may not
 /// take a name the package itself defines, nor may the names made for two
 /// types (`decodeX`, `XDefaults`, guards) meet.
 fn check_exports(ir: &Ir) -> Result<(), CodegenError> {
-    let mut taken: BTreeSet<String> = FIXED_EXPORTS.iter().map(|name| (*name).to_owned()).collect();
+    let mut taken: BTreeSet<String> = FIXED_EXPORTS.iter().chain(&negotiation::EXPORTS).map(|name| (*name).to_owned()).collect();
     for side in methods::SIDES {
         taken.extend(methods::ROLES.iter().map(|role| naming::typescript_side_type(side, role)));
         taken.extend(methods::FUNCTIONS.iter().map(|(verb, role)| naming::typescript_side_function(verb, side, role)));
@@ -358,7 +368,7 @@ mod tests {
     #[test]
     fn gated_and_unstable_methods_are_optional_members() {
         let mut ir = ir_of(json!({"Params": {"type": "object"}, "Result": {"type": "object"}}));
-        let gate = Gate { advertised_by: Side::Agent, root: "AgentCapabilities".to_owned(), path: "/loadSession".to_owned() };
+        let gate = Gate::capability(Side::Agent, "AgentCapabilities", "/loadSession");
         ir.methods = [
             method("session/load", Some((Side::Agent, "Params", "Result")), None),
             method("session/fork", Some((Side::Agent, "Params", "Result")), None),

@@ -1,18 +1,21 @@
 //! The Python emitter: a pip-installable package of pydantic v2 models, the
 //! method tables, the `Agent` and `Client` protocols with their dispatchers,
-//! their ends of a JSON-RPC connection and the by-name codec, rendered from the askama templates in
+//! their ends of a JSON-RPC connection, capability negotiation and the
+//! by-name codec, rendered from the askama templates in
 //! `templates/python/`.
 //!
 //! Every decision is resolved into view structs; the templates only loop and
 //! print. `types` builds the models (classes, enums, aliases), `codecs` the
 //! annotations and decode rules they carry, `methods` the method tables and
 //! decoding by method name, `protocols` the side protocols and dispatchers,
-//! `connection` each side's end of a connection; this module holds the package files, the root's re-exports and the
+//! `connection` each side's end of a connection, `negotiation` capability
+//! negotiation (`negotiation.py`); this module holds the package files, the root's re-exports and the
 //! helpers every part prints with.
 
 mod codecs;
 mod connection;
 mod methods;
+mod negotiation;
 mod protocols;
 mod types;
 
@@ -72,12 +75,17 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
     imports.push((".methods".to_owned(), methods::exports(&methods)));
     imports.push((".models".to_owned(), types::exports(&models)));
     imports.push((".protocols".to_owned(), protocols::exports(&protocols)));
+    let model = crate::negotiation::model(ir);
+    if model.is_some() {
+        imports.push((".negotiation".to_owned(), negotiation::EXPORTS.iter().map(|name| (*name).to_owned()).collect()));
+    }
+    imports.sort_by(|a, b| a.0.cmp(&b.0));
     for (_, names) in &mut imports {
         names.sort_by_cached_key(|name| import_order(name));
     }
     let init = InitView { all: root_names(&imports)?, imports };
     let root = PathBuf::from(&package);
-    Ok(vec![
+    let mut files = vec![
         (
             PathBuf::from("pyproject.toml"),
             render(&PyprojectView { distribution, package: package.clone() }, "pyproject.toml")?,
@@ -90,7 +98,11 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
         (root.join("methods.py"), render(&methods, "methods.py")?),
         (root.join("protocols.py"), render(&protocols, "protocols.py")?),
         (root.join("connection.py"), render(&connection, "connection.py")?),
-    ])
+    ];
+    if let Some(model) = &model {
+        files.push((root.join("negotiation.py"), render(&negotiation::view(model), "negotiation.py")?));
+    }
+    Ok(files)
 }
 
 /// The order isort (and ruff) keeps the names of one import in: constants,
@@ -136,7 +148,10 @@ fn root_names(imports: &[(String, Vec<String>)]) -> Result<Vec<String>, CodegenE
             }
         }
     }
-    Ok(all.into_iter().collect())
+    // `__all__` as ruff sorts it: constants, classes, the rest, each by name.
+    let mut all: Vec<String> = all.into_iter().collect();
+    all.sort_by_cached_key(|name| (import_order(name).0, name.clone()));
+    Ok(all)
 }
 
 fn render(template: &impl Template, file: &str) -> Result<String, CodegenError> {

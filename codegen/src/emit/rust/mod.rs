@@ -5,7 +5,8 @@
 //! constructors and setters), `nullable` (`Nullable<T>`, absent versus
 //! `null`), `methods` (method constants, per-side request/response/
 //! notification enums, the `Agent` and `Client` traits and their dispatch
-//! functions), `codec` (the decoding rules of `codegen/DECODING.md` and the
+//! functions), `negotiation` (capability negotiation, when the schema has
+//! an `initialize` with a known capability layout), `codec` (the decoding rules of `codegen/DECODING.md` and the
 //! by-name `roundtrip`). Generated code uses fully qualified paths so no
 //! schema name can shadow a std or serde item.
 
@@ -14,6 +15,7 @@ mod enums;
 mod eq;
 mod error;
 mod methods;
+mod negotiation;
 mod newtypes;
 mod nullable;
 mod runtime;
@@ -39,6 +41,11 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
     let types = types::emit(&context)?;
     let methods = methods::emit(&context)?;
     let codec = runtime::emit(&context);
+    let model = crate::negotiation::model(ir);
+    let negotiation_module = model.as_ref().map(|_| quote! {
+        pub mod negotiation;
+        pub use negotiation::{negotiate, CapabilityError, Negotiated, NegotiationError, PROTOCOL_VERSION};
+    });
     let lib = quote! {
         // Variant and error sizes follow the schema (an error object that keeps
         // unknown members outgrows clippy's `Result` limit on some schemas);
@@ -46,6 +53,7 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
         #![allow(clippy::large_enum_variant, clippy::result_large_err, rustdoc::bare_urls, rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
         pub mod codec;
         pub mod methods;
+        #negotiation_module
         pub mod nullable;
         pub mod types;
         pub use codec::{roundtrip, type_names, DecodeError};
@@ -64,6 +72,10 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
     files.push((PathBuf::from("src/methods.rs"), format!("//! Method names, per-side method enums, the `Agent` and `Client` traits and their dispatch functions.\n\n{}", format_file(methods)?)));
     files.push((PathBuf::from("src/nullable.rs"), format!("//! `Nullable<T>`: a member that may be absent, `null`, or a value.\n\n{}", format_file(nullable::emit())?)));
     files.push((PathBuf::from("src/types.rs"), format!("//! One type per schema type.\n\n{}", format_file(types)?)));
+    if let Some(model) = &model {
+        let text = format_file(negotiation::emit(model))?;
+        files.push((PathBuf::from("src/negotiation.rs"), format!("//! Capability negotiation: what one `initialize` exchange allows, from the schema's capability gates.\n\n{text}")));
+    }
     Ok(files)
 }
 

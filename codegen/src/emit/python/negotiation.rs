@@ -1,0 +1,77 @@
+//! The Python negotiation module (`negotiation.py`): the
+//! [`crate::negotiation`] model's tables printed as typed tuples beside the
+//! evaluator in `templates/python/negotiation.py` (`negotiate`,
+//! `Negotiated`, `NegotiationError`, `CapabilityError`).
+
+use askama::Template;
+use serde_json::{json, Value};
+
+use crate::ir::Side;
+use crate::naming;
+use crate::negotiation::{Entry, Negotiation, Requirement};
+
+/// Names the module adds to the package root.
+pub const EXPORTS: [&str; 5] = ["PROTOCOL_VERSION", "CapabilityError", "Negotiated", "NegotiationError", "negotiate"];
+
+#[derive(Template)]
+#[template(path = "python/negotiation.py", escape = "none")]
+pub struct NegotiationPy {
+    protocol_version: u16,
+    request_type: String,
+    response_type: String,
+    rules: String,
+    agent_methods: String,
+    client_methods: String,
+    sections: String,
+    features: String,
+    checks: String,
+}
+
+/// The template's view of `model`.
+pub fn view(model: &Negotiation) -> NegotiationPy {
+    let needs = |entry: &Entry| match entry.needs {
+        Requirement::Always => json!(true),
+        Requirement::Never => json!(false),
+        Requirement::Rule(rule) => json!(rule),
+    };
+    let entries = |entries: &[Entry]| Value::Array(entries.iter().map(|entry| json!([entry.name, needs(entry)])).collect());
+    let tokens = |pointer: &str| Value::Array(pointer.split('/').skip(1).map(|token| Value::from(token.replace("~1", "/").replace("~0", "~"))).collect());
+    let rules = Value::Array(model.rules.iter().map(|rule| json!([rule.side == Side::Agent, tokens(&rule.pointer), rule.offered])).collect());
+    let sections = Value::Array(model.sections.iter().map(|section| json!([section.name, entries(&section.entries)])).collect());
+    let checks = Value::Array(model.checks.iter().map(|check| json!([check.method, tokens(&check.pointer), check.tag_property, check.tag_value, check.rule])).collect());
+    NegotiationPy {
+        protocol_version: model.protocol_version,
+        request_type: naming::python_class(&model.request_type),
+        response_type: naming::python_class(&model.response_type),
+        rules: top_level(&rules),
+        agent_methods: top_level(&entries(&model.agent_methods)),
+        client_methods: top_level(&entries(&model.client_methods)),
+        sections: top_level(&sections),
+        features: top_level(&entries(&model.features)),
+        checks: top_level(&checks),
+    }
+}
+
+/// A JSON array as a Python tuple, one item per line.
+fn top_level(value: &Value) -> String {
+    match value.as_array() {
+        Some(items) if !items.is_empty() => {
+            let lines: Vec<String> = items.iter().map(|item| format!("    {},", tuple(item))).collect();
+            format!("(\n{}\n)", lines.join("\n"))
+        }
+        _ => "()".to_owned(),
+    }
+}
+
+/// A JSON value as a Python literal, arrays as tuples. JSON string escapes
+/// are valid Python string escapes.
+fn tuple(value: &Value) -> String {
+    match value {
+        Value::Null => "None".to_owned(),
+        Value::Bool(true) => "True".to_owned(),
+        Value::Bool(false) => "False".to_owned(),
+        Value::Array(items) if items.len() == 1 => format!("({},)", tuple(&items[0])),
+        Value::Array(items) => format!("({})", items.iter().map(tuple).collect::<Vec<_>>().join(", ")),
+        other => other.to_string(),
+    }
+}

@@ -1,0 +1,388 @@
+//! The generated crate's `negotiation` module: the [`crate::negotiation`]
+//! model's tables as constants, and `negotiate`, `Negotiated` (serializes
+//! to the shared view), `NegotiationError` and `CapabilityError` reading
+//! them.
+
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::quote;
+
+use crate::ir::Side;
+use crate::naming;
+use crate::negotiation::{Entry, Negotiation, Requirement};
+
+fn tokens(pointer: &str) -> Vec<String> {
+    pointer.split('/').skip(1).map(|token| token.replace("~1", "/").replace("~0", "~")).collect()
+}
+
+fn entries(entries: &[Entry]) -> TokenStream {
+    let items = entries.iter().map(|entry| {
+        let name = &entry.name;
+        let needs = match entry.needs {
+            Requirement::Always => quote! { Needs::Always },
+            Requirement::Never => quote! { Needs::Never },
+            Requirement::Rule(rule) => {
+                let rule = proc_macro2::Literal::usize_unsuffixed(rule);
+                quote! { Needs::Rule(#rule) }
+            }
+        };
+        quote! { (#name, #needs) }
+    });
+    quote! { &[#(#items),*] }
+}
+
+fn option(value: Option<&str>) -> TokenStream {
+    match value {
+        Some(value) => quote! { ::std::option::Option::Some(#value) },
+        None => quote! { ::std::option::Option::None },
+    }
+}
+
+/// The tables of `model`.
+fn tables(model: &Negotiation) -> TokenStream {
+    let rules = model.rules.iter().map(|rule| {
+        let agent = rule.side == Side::Agent;
+        let pointer = tokens(&rule.pointer);
+        let offered = rule.offered;
+        quote! { Rule { agent: #agent, pointer: &[#(#pointer),*], offered: #offered } }
+    });
+    let agent_methods = entries(&model.agent_methods);
+    let client_methods = entries(&model.client_methods);
+    let sections = model.sections.iter().map(|section| {
+        let name = section.name;
+        let entries = entries(&section.entries);
+        quote! { (#name, #entries) }
+    });
+    let features = entries(&model.features);
+    let checks = model.checks.iter().map(|check| {
+        let method = &check.method;
+        let pointer = tokens(&check.pointer);
+        let tag_property = option(check.tag_property.as_deref());
+        let tag_value = option(check.tag_value.as_deref());
+        let rule = proc_macro2::Literal::usize_unsuffixed(check.rule);
+        quote! { Check { method: #method, pointer: &[#(#pointer),*], tag_property: #tag_property, tag_value: #tag_value, rule: #rule } }
+    });
+    let version = proc_macro2::Literal::u16_unsuffixed(model.protocol_version);
+    quote! {
+        /// The protocol version these bindings implement.
+        pub const PROTOCOL_VERSION: u16 = #version;
+        const RULES: &[Rule] = &[#(#rules),*];
+        const AGENT_METHODS: &[(&str, Needs)] = #agent_methods;
+        const CLIENT_METHODS: &[(&str, Needs)] = #client_methods;
+        const SECTIONS: &[(&str, &[(&str, Needs)])] = &[#(#sections),*];
+        const FEATURES: &[(&str, Needs)] = #features;
+        const CHECKS: &[Check] = &[#(#checks),*];
+    }
+}
+
+pub(crate) fn emit(model: &Negotiation) -> TokenStream {
+    let request = Ident::new(&naming::rust_type(&model.request_type), Span::call_site());
+    let response = Ident::new(&naming::rust_type(&model.response_type), Span::call_site());
+    let request_name = &model.request_type;
+    let response_name = &model.response_type;
+    let tables = tables(model);
+    let runtime = runtime();
+    quote! {
+        /// What an entry needs: baseline, absent from the schema, or a rule.
+        /// (`Never` is only used by schemas that lack an RFD feature.)
+        #[derive(::std::clone::Clone, ::std::marker::Copy)]
+        #[allow(dead_code)]
+        enum Needs {
+            Always,
+            Never,
+            Rule(usize),
+        }
+
+        /// A gate: the side whose initialize message carries it, where, and
+        /// whether it is an offer (a non-empty list) rather than a capability.
+        struct Rule {
+            agent: bool,
+            pointer: &'static [&'static str],
+            offered: bool,
+        }
+
+        /// Where a variant (`tag_value`) or member (no tag) gate applies.
+        struct Check {
+            method: &'static str,
+            pointer: &'static [&'static str],
+            tag_property: ::std::option::Option<&'static str>,
+            tag_value: ::std::option::Option<&'static str>,
+            rule: usize,
+        }
+
+        #tables
+
+        /// An initialize message, decoded or as raw JSON (decoded by `negotiate`).
+        pub enum Message<'a, T> {
+            Decoded(&'a T),
+            Json(&'a ::serde_json::Value),
+        }
+
+        impl<'a> ::std::convert::From<&'a crate::types::#request> for Message<'a, crate::types::#request> {
+            fn from(message: &'a crate::types::#request) -> Self {
+                Message::Decoded(message)
+            }
+        }
+
+        impl<'a> ::std::convert::From<&'a crate::types::#response> for Message<'a, crate::types::#response> {
+            fn from(message: &'a crate::types::#response) -> Self {
+                Message::Decoded(message)
+            }
+        }
+
+        impl<'a, T> ::std::convert::From<&'a ::serde_json::Value> for Message<'a, T> {
+            fn from(message: &'a ::serde_json::Value) -> Self {
+                Message::Json(message)
+            }
+        }
+
+        /// Negotiates from the client's `initialize` params and the agent's
+        /// result, each decoded or raw JSON (decoded here).
+        ///
+        /// # Errors
+        ///
+        /// [`NegotiationError::Decode`] when a message does not decode;
+        /// [`NegotiationError::VersionAboveRequested`] or
+        /// [`NegotiationError::UnsupportedVersion`] when the agent's version is
+        /// above the client's or not the one these bindings implement.
+        pub fn negotiate<'a>(
+            request: impl ::std::convert::Into<Message<'a, crate::types::#request>>,
+            response: impl ::std::convert::Into<Message<'a, crate::types::#response>>,
+        ) -> ::std::result::Result<Negotiated, NegotiationError> {
+            let request = wire(request.into(), #request_name)?;
+            let response = wire(response.into(), #response_name)?;
+            let requested = version(&request);
+            let answered = version(&response);
+            if answered > requested {
+                return ::std::result::Result::Err(NegotiationError::VersionAboveRequested { requested, answered });
+            }
+            if answered != i64::from(PROTOCOL_VERSION) {
+                return ::std::result::Result::Err(NegotiationError::UnsupportedVersion { requested, answered });
+            }
+            ::std::result::Result::Ok(Negotiated { protocol_version: answered, request, response })
+        }
+
+        #runtime
+    }
+}
+
+/// The evaluator: the same for every schema.
+fn runtime() -> TokenStream {
+    quote! {
+        fn wire<T: ::serde::Serialize + ::serde::de::DeserializeOwned>(
+            message: Message<'_, T>,
+            type_name: &'static str,
+        ) -> ::std::result::Result<::serde_json::Value, NegotiationError> {
+            let failed = |error: crate::codec::DecodeError| NegotiationError::Decode { type_name, error };
+            let encode = |decoded: &T| {
+                ::serde_json::to_value(decoded).map_err(|error| failed(crate::codec::DecodeError { path: ::std::string::String::new(), message: error.to_string() }))
+            };
+            match message {
+                Message::Decoded(decoded) => encode(decoded),
+                Message::Json(json) => encode(&crate::codec::decode::<T>(json.clone()).map_err(failed)?),
+            }
+        }
+
+        fn version(message: &::serde_json::Value) -> i64 {
+            message.get("protocolVersion").and_then(::serde_json::Value::as_i64).unwrap_or(-1)
+        }
+
+        fn escape(token: &str) -> ::std::string::String {
+            token.replace('~', "~0").replace('/', "~1")
+        }
+
+        /// Why an initialize exchange does not negotiate.
+        #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq, ::std::cmp::Eq)]
+        pub enum NegotiationError {
+            /// A message does not decode as its type.
+            Decode { type_name: &'static str, error: crate::codec::DecodeError },
+            /// The agent answered a version above the one the client asked for.
+            VersionAboveRequested { requested: i64, answered: i64 },
+            /// The agent answered a version these bindings do not implement.
+            UnsupportedVersion { requested: i64, answered: i64 },
+        }
+
+        impl ::std::fmt::Display for NegotiationError {
+            fn fmt(&self, formatter: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                match self {
+                    NegotiationError::Decode { type_name, error } => write!(formatter, "cannot decode {type_name}: {error}"),
+                    NegotiationError::VersionAboveRequested { requested, answered } => {
+                        write!(formatter, "the agent answered protocol version {answered}, above the {requested} the client asked for")
+                    }
+                    NegotiationError::UnsupportedVersion { answered, .. } => {
+                        write!(formatter, "the agent answered protocol version {answered}; these bindings implement {PROTOCOL_VERSION}")
+                    }
+                }
+            }
+        }
+
+        impl ::std::error::Error for NegotiationError {}
+
+        /// An outgoing message the negotiated capabilities do not allow.
+        #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq, ::std::cmp::Eq)]
+        pub struct CapabilityError {
+            pub method: ::std::string::String,
+            /// JSON pointer of the offending part of the params (empty for the method itself).
+            pub pointer: ::std::string::String,
+            /// The side that did not advertise the capability: `agent` or `client`.
+            pub side: &'static str,
+            /// JSON pointer of the capability in that side's initialize message.
+            pub capability: ::std::string::String,
+        }
+
+        impl ::std::fmt::Display for CapabilityError {
+            fn fmt(&self, formatter: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                let part = if self.pointer.is_empty() { "the method" } else { self.pointer.as_str() };
+                write!(formatter, "{}: {} needs the {} to advertise {}", self.method, part, self.side, self.capability)
+            }
+        }
+
+        impl ::std::error::Error for CapabilityError {}
+
+        /// What one initialize exchange allows; serializes to the view every
+        /// language's bindings print.
+        #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+        pub struct Negotiated {
+            protocol_version: i64,
+            request: ::serde_json::Value,
+            response: ::serde_json::Value,
+        }
+
+        impl Negotiated {
+            /// The agreed protocol version.
+            pub fn protocol_version(&self) -> i64 {
+                self.protocol_version
+            }
+
+            fn holds(&self, rule: usize) -> bool {
+                let ::std::option::Option::Some(gate) = RULES.get(rule) else { return false };
+                let mut value = ::std::option::Option::Some(if gate.agent { &self.response } else { &self.request });
+                for token in gate.pointer {
+                    value = value.and_then(|value| value.get(*token));
+                }
+                match value {
+                    ::std::option::Option::Some(::serde_json::Value::Array(items)) => gate.offered && !items.is_empty(),
+                    ::std::option::Option::Some(::serde_json::Value::Bool(supported)) => !gate.offered && *supported,
+                    ::std::option::Option::Some(::serde_json::Value::Object(_)) => !gate.offered,
+                    _ => false,
+                }
+            }
+
+            fn needs(&self, needs: Needs) -> bool {
+                match needs {
+                    Needs::Always => true,
+                    Needs::Never => false,
+                    Needs::Rule(rule) => self.holds(rule),
+                }
+            }
+
+            fn lookup(&self, entries: &[(&str, Needs)], name: &str) -> bool {
+                entries.iter().any(|(known, needs)| *known == name && self.needs(*needs))
+            }
+
+            /// Whether the agent may be called with `method` (every agent-side method; unknown ones are false).
+            pub fn agent_handles(&self, method: &str) -> bool {
+                self.lookup(AGENT_METHODS, method)
+            }
+
+            /// Whether the client may be called with `method` (every client-side method; unknown ones are false).
+            pub fn client_handles(&self, method: &str) -> bool {
+                self.lookup(CLIENT_METHODS, method)
+            }
+
+            /// One entry of a section: `prompt` (image, audio, embeddedContext), `mcp`, `updates`, `elicitation`.
+            pub fn allows(&self, section: &str, name: &str) -> bool {
+                SECTIONS.iter().any(|(known, entries)| *known == section && self.lookup(entries, name))
+            }
+
+            /// The agent requires `session/ready` after each session is set up (RFD session-ready).
+            pub fn session_ready(&self) -> bool {
+                self.lookup(FEATURES, "sessionReady")
+            }
+
+            /// The agent ends every prompt turn with a `turn_complete` update (RFD turn-complete).
+            pub fn turn_complete(&self) -> bool {
+                self.lookup(FEATURES, "turnComplete")
+            }
+
+            /// The agent answers `session/status` (RFD session-status).
+            pub fn session_status(&self) -> bool {
+                self.lookup(FEATURES, "sessionStatus")
+            }
+
+            /// Checks an outgoing `method` call with `params` (any value that
+            /// serializes to the params, or their JSON).
+            ///
+            /// # Errors
+            ///
+            /// The first part the negotiated capabilities do not allow.
+            pub fn check_outgoing<P: ::serde::Serialize>(&self, method: &str, params: &P) -> ::std::result::Result<(), CapabilityError> {
+                let refuse = |rule: usize, pointer: ::std::string::String| {
+                    let gate = &RULES[rule];
+                    CapabilityError {
+                        method: method.to_owned(),
+                        pointer,
+                        side: if gate.agent { "agent" } else { "client" },
+                        capability: gate.pointer.iter().map(|token| ::std::format!("/{}", escape(token))).collect(),
+                    }
+                };
+                let entry = AGENT_METHODS.iter().chain(CLIENT_METHODS).find(|(known, _)| *known == method);
+                if let ::std::option::Option::Some((_, Needs::Rule(rule))) = entry {
+                    if !self.holds(*rule) {
+                        return ::std::result::Result::Err(refuse(*rule, ::std::string::String::new()));
+                    }
+                }
+                let params = ::serde_json::to_value(params).unwrap_or(::serde_json::Value::Null);
+                for check in CHECKS.iter().filter(|check| check.method == method && !self.holds(check.rule)) {
+                    let mut found = ::std::vec![(::std::string::String::new(), &params)];
+                    for token in check.pointer {
+                        let mut next = ::std::vec::Vec::new();
+                        for (pointer, value) in found {
+                            if *token == "*" {
+                                for (index, item) in value.as_array().into_iter().flatten().enumerate() {
+                                    next.push((::std::format!("{pointer}/{index}"), item));
+                                }
+                            } else if let ::std::option::Option::Some(member) = value.get(*token) {
+                                next.push((::std::format!("{pointer}/{}", escape(token)), member));
+                            }
+                        }
+                        found = next;
+                    }
+                    for (pointer, value) in found {
+                        let gated = match (check.tag_value, check.tag_property) {
+                            (::std::option::Option::None, _) => !value.is_null(),
+                            (::std::option::Option::Some(tag), ::std::option::Option::None) => value.as_str() == ::std::option::Option::Some(tag),
+                            (::std::option::Option::Some(tag), ::std::option::Option::Some(property)) => {
+                                value.get(property).and_then(::serde_json::Value::as_str) == ::std::option::Option::Some(tag)
+                            }
+                        };
+                        if gated {
+                            return ::std::result::Result::Err(refuse(check.rule, pointer));
+                        }
+                    }
+                }
+                ::std::result::Result::Ok(())
+            }
+
+            fn entries(&self, entries: &[(&str, Needs)]) -> ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+                entries.iter().map(|(name, needs)| ((*name).to_owned(), ::serde_json::Value::Bool(self.needs(*needs)))).collect()
+            }
+        }
+
+        impl ::serde::Serialize for Negotiated {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
+                use ::serde::ser::SerializeMap;
+                let mut map = serializer.serialize_map(::std::option::Option::None)?;
+                map.serialize_entry("protocolVersion", &self.protocol_version)?;
+                map.serialize_entry("agentHandles", &self.entries(AGENT_METHODS))?;
+                map.serialize_entry("clientHandles", &self.entries(CLIENT_METHODS))?;
+                for (name, entries) in SECTIONS {
+                    map.serialize_entry(name, &self.entries(entries))?;
+                }
+                for (name, needs) in FEATURES {
+                    map.serialize_entry(name, &self.needs(*needs))?;
+                }
+                map.end()
+            }
+        }
+    }
+}

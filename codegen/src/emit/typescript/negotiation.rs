@@ -1,0 +1,94 @@
+//! The TypeScript negotiation module (`src/negotiation.ts`): the
+//! [`crate::negotiation`] model's tables printed as typed constants beside
+//! the evaluator in `templates/typescript/negotiation.ts` (`negotiate`,
+//! `Negotiated`, `NegotiationError`, `CapabilityError`).
+
+use askama::Template;
+use serde_json::{json, Value};
+
+use crate::ir::Side;
+use crate::naming;
+use crate::negotiation::{Entry, Negotiation, Requirement};
+
+/// Names the module adds to the package's exports.
+pub const EXPORTS: [&str; 6] = ["PROTOCOL_VERSION", "NegotiationError", "CapabilityError", "Negotiated", "NegotiatedJson", "negotiate"];
+
+#[derive(Template)]
+#[template(path = "typescript/negotiation.ts", escape = "none")]
+pub struct NegotiationTs {
+    protocol_version: u16,
+    request_type: String,
+    response_type: String,
+    request_decoder: String,
+    response_decoder: String,
+    request_name: String,
+    response_name: String,
+    rules: String,
+    agent_methods: String,
+    client_methods: String,
+    sections: String,
+    features: String,
+    checks: String,
+}
+
+/// The model's tables as JSON values, shared by the TypeScript and Python
+/// emitters (both print JSON-shaped literals).
+pub(crate) fn tables(model: &Negotiation) -> [(&'static str, Value); 6] {
+    let needs = |entry: &Entry| match entry.needs {
+        Requirement::Always => json!(true),
+        Requirement::Never => json!(false),
+        Requirement::Rule(rule) => json!(rule),
+    };
+    let entries = |entries: &[Entry]| Value::Array(entries.iter().map(|entry| json!([entry.name, needs(entry)])).collect());
+    let tokens = |pointer: &str| Value::Array(pointer.split('/').skip(1).map(|token| Value::from(token.replace("~1", "/").replace("~0", "~"))).collect());
+    [
+        ("rules", Value::Array(model.rules.iter().map(|rule| json!({"agent": rule.side == Side::Agent, "pointer": tokens(&rule.pointer), "offered": rule.offered})).collect())),
+        ("agent_methods", entries(&model.agent_methods)),
+        ("client_methods", entries(&model.client_methods)),
+        ("sections", Value::Array(model.sections.iter().map(|section| json!([section.name, entries(&section.entries)])).collect())),
+        ("features", entries(&model.features)),
+        (
+            "checks",
+            Value::Array(
+                model
+                    .checks
+                    .iter()
+                    .map(|check| json!({"method": check.method, "pointer": tokens(&check.pointer), "tagProperty": check.tag_property, "tagValue": check.tag_value, "rule": check.rule}))
+                    .collect(),
+            ),
+        ),
+    ]
+}
+
+/// The template's view of `model`.
+pub fn view(model: &Negotiation) -> NegotiationTs {
+    let [rules, agent_methods, client_methods, sections, features, checks] = tables(model).map(|(_, value)| literal(&value));
+    let request_type = naming::typescript_type(&model.request_type);
+    let response_type = naming::typescript_type(&model.response_type);
+    NegotiationTs {
+        protocol_version: model.protocol_version,
+        request_decoder: naming::typescript_decoder(&request_type),
+        response_decoder: naming::typescript_decoder(&response_type),
+        request_name: super::json_string(&model.request_type),
+        response_name: super::json_string(&model.response_type),
+        request_type,
+        response_type,
+        rules,
+        agent_methods,
+        client_methods,
+        sections,
+        features,
+        checks,
+    }
+}
+
+/// A JSON value as a TypeScript literal, one array item per line at the top.
+fn literal(value: &Value) -> String {
+    match value {
+        Value::Array(items) if !items.is_empty() => {
+            let lines: Vec<String> = items.iter().map(|item| format!("  {item},")).collect();
+            format!("[\n{}\n]", lines.join("\n"))
+        }
+        other => other.to_string(),
+    }
+}
