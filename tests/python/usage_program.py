@@ -18,8 +18,6 @@ from typing import Any
 from acp_bindings import (
     Agent,
     AgentConnection,
-    AuthenticateRequest,
-    AuthenticateResponse,
     CancelNotification,
     Client,
     CompleteElicitationNotification,
@@ -101,9 +99,6 @@ class DemoAgent(Agent):
 
     async def initialize(self, params: InitializeRequest) -> InitializeResponse:
         return InitializeResponse(protocol_version=params.protocol_version)
-
-    async def authenticate(self, params: AuthenticateRequest) -> AuthenticateResponse:
-        return AuthenticateResponse()
 
     async def session_set_mode(self, params: SetSessionModeRequest) -> SetSessionModeResponse:
         return SetSessionModeResponse()

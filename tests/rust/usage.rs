@@ -22,9 +22,6 @@ impl Agent for Agent1 {
     async fn initialize(&self, params: InitializeRequest) -> Result<InitializeResponse, Error> {
         Ok(InitializeResponse::new(params.protocol_version))
     }
-    async fn authenticate(&self, _: AuthenticateRequest) -> Result<AuthenticateResponse, Error> {
-        Ok(AuthenticateResponse::new())
-    }
     async fn session_new(&self, _: NewSessionRequest) -> Result<NewSessionResponse, Error> {
         Ok(NewSessionResponse::new("session-1"))
     }

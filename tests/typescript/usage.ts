@@ -17,7 +17,6 @@ const log: string[] = [];
 
 const agentEnd = connectAgent((client): Agent => ({
   initialize: () => ({ protocolVersion: 1 }),
-  authenticate: () => ({}),
   sessionNew: () => ({ sessionId: "session-1" }),
   sessionSetMode: () => ({}),
   sessionSetConfigOption: () => ({ configOptions: [] }),

@@ -4,6 +4,8 @@
 //! with inline members. Tagged unions dispatch on their tag and encode it
 //! first; untagged ones pick the alternative that re-encodes to the input.
 
+use std::collections::BTreeSet;
+
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -187,6 +189,8 @@ fn tagged_impls(context: &RustContext, name: &str, property: &str, union: &Union
         }
     });
     let not_string = format!("{tag_pointer}: `{property}` must be a string");
+    let mut members = BTreeSet::new();
+    wire_names(context.ir, name, &mut BTreeSet::new(), &mut members);
     quote! {
         impl ::serde::Serialize for #type_name {
             fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
@@ -235,9 +239,49 @@ fn tagged_impls(context: &RustContext, name: &str, property: &str, union: &Union
                         #type_name::decode_members(members).map_err(::serde::de::Error::custom)
                     }
                 }
-                deserializer.deserialize_map(Members)
+                // As a struct with these members: where the union sits
+                // flattened in an object, it takes only its own members and
+                // leaves the rest to the object (its kept members).
+                const MEMBERS: &[&str] = &[#(#members),*];
+                deserializer.deserialize_struct(#name, MEMBERS, Members)
             }
         }
+    }
+}
+
+/// Every member name an object of the type `name` can have, through
+/// flattened bases, variant payloads and nested unions (a catch-all's
+/// unknown members aside).
+fn wire_names(ir: &Ir, name: &str, seen: &mut BTreeSet<String>, into: &mut BTreeSet<String>) {
+    if !seen.insert(name.to_owned()) {
+        return;
+    }
+    match ir.get(name).map(|definition| &definition.kind) {
+        Some(TypeKind::Struct(structure)) => {
+            into.extend(structure.fields.iter().map(|field| field.wire_name.clone()));
+            for base in &structure.flatten {
+                wire_names(ir, base, seen, into);
+            }
+        }
+        Some(TypeKind::Union(union)) => {
+            if let UnionStyle::Tagged { property } = &union.style {
+                into.insert(property.clone());
+            }
+            for variant in &union.variants {
+                match &variant.payload {
+                    Payload::Struct { base, fields } => {
+                        into.extend(fields.iter().map(|field| field.wire_name.clone()));
+                        if let Some(base) = base {
+                            wire_names(ir, base, seen, into);
+                        }
+                    }
+                    Payload::Type { ty: TypeExpr::Named { name } } => wire_names(ir, name, seen, into),
+                    _ => {}
+                }
+            }
+        }
+        Some(TypeKind::Alias { target: TypeExpr::Named { name } }) => wire_names(ir, name, seen, into),
+        _ => {}
     }
 }
 
