@@ -4,7 +4,8 @@
 //! plain parse of the schema (and, with `--peers`, other generators).
 //! Prints a Markdown table, writes JSON with `--out`, and fails when one of
 //! our bindings does not re-encode every corpus message exactly. A program,
-//! not a test: nothing here asserts a speed.
+//! not a test: nothing here asserts a speed. The implementations of a
+//! language take turns, run by run, so that a busy machine slows them alike.
 //!
 //! Everything it installs or builds lives under `target/bench/` (ignored):
 //! the corpus ([`corpus`]), the default bindings, the release-built Rust
@@ -66,6 +67,42 @@ impl Setup {
             5
         }
     }
+}
+
+/// One implementation to measure: its role, what it is, and the command
+/// that runs its decode-encode program for a number of timed runs.
+pub struct Contender {
+    pub role: &'static str,
+    pub label: String,
+    pub command: Box<dyn Fn(usize) -> Command>,
+}
+
+/// Measures `contenders` in rounds: each round runs every one of them once,
+/// in a fresh process, for one timed run, so that on a busy machine each
+/// of them meets the same load and their ratios hold. The median is over
+/// the rounds; peak memory is the largest any of its processes reached.
+pub fn measure_interleaved(language: &'static str, setup: &Setup, contenders: &[Contender]) -> Result<Vec<Measurement>> {
+    let mut measurements: Vec<Option<Measurement>> = contenders.iter().map(|_| None).collect();
+    for round in 0..setup.runs() {
+        for (contender, slot) in contenders.iter().zip(measurements.iter_mut()) {
+            eprintln!("bench: {language} {} (round {} of {})", contender.role, round + 1, setup.runs());
+            let what = format!("the {language} bench program ({})", contender.role);
+            let report = run_program(&mut (contender.command)(1), &what)?;
+            let measured = Measurement::from_report(language, contender.role, contender.label.clone(), &report)?;
+            match slot {
+                None => *slot = Some(measured),
+                Some(earlier) => {
+                    earlier.seconds.extend(measured.seconds);
+                    earlier.peak_kib = earlier.peak_kib.max(measured.peak_kib);
+                    ensure!(
+                        (earlier.failures, earlier.differ) == (measured.failures, measured.differ),
+                        "{what} counted different failures from one run to the next"
+                    );
+                }
+            }
+        }
+    }
+    Ok(measurements.into_iter().flatten().collect())
 }
 
 /// One decode + encode measurement: an implementation on the whole corpus.

@@ -12,7 +12,7 @@ use anyhow::{Context, Result};
 
 use acp_codegen::emit::PackageNames;
 
-use super::{run_program, write_if_changed, Measurement, Setup};
+use super::{measure_interleaved, write_if_changed, Contender, Measurement, Setup};
 use crate::test_command::run_checked;
 
 const PROGRAM: &str = include_str!("programs/decode_encode.py");
@@ -53,25 +53,23 @@ pub fn measure(setup: &Setup, corpus: &Path) -> Result<Vec<Measurement>> {
     let program = setup.folder.join("programs").join("decode_encode.py");
     write_if_changed(&program, PROGRAM)?;
     let package = PackageNames::default().python_package;
-    let mut measurements = Vec::new();
-    for (role, module, label) in [
-        ("ours", package.as_str(), format!("generated package (model_validate_json + model_dump_json), {pydantic}")),
-        ("official", "acp.schema", format!("agent-client-protocol {SDK_VERSION} (acp.schema), {pydantic}")),
-        ("floor", "-", "json.loads + json.dumps".to_owned()),
-    ] {
-        eprintln!("bench: Python {role}");
-        let report = run_program(
-            Command::new(&python)
-                .arg(&program)
-                .arg(role)
-                .arg(module)
-                .arg(corpus)
-                .arg(setup.runs().to_string())
-                .env("PYTHONPATH", setup.bindings.join("python"))
-                .env("PYTHONDONTWRITEBYTECODE", "1"),
-            &format!("the Python bench program ({role})"),
-        )?;
-        measurements.push(Measurement::from_report("Python", role, label, &report)?);
-    }
-    Ok(measurements)
+    let contenders = [
+        ("ours", package, format!("generated package (model_validate_json + model_dump_json), {pydantic}")),
+        ("official", "acp.schema".to_owned(), format!("agent-client-protocol {SDK_VERSION} (acp.schema), {pydantic}")),
+        ("floor", "-".to_owned(), "json.loads + json.dumps".to_owned()),
+    ]
+    .map(|(role, module, label)| {
+        let (python, program, corpus, path) = (python.clone(), program.clone(), corpus.to_path_buf(), setup.bindings.join("python"));
+        Contender {
+            role,
+            label,
+            command: Box::new(move |runs| {
+                let mut command = Command::new(&python);
+                command.arg(&program).arg(role).arg(&module).arg(&corpus).arg(runs.to_string());
+                command.env("PYTHONPATH", &path).env("PYTHONDONTWRITEBYTECODE", "1");
+                command
+            }),
+        }
+    });
+    measure_interleaved("Python", setup, &contenders)
 }

@@ -71,7 +71,7 @@ pub fn markdown(results: &Results) -> String {
     let mode = if results.quick { "quick run" } else { "full run" };
     let _ = writeln!(
         text,
-        "\nDecode + encode (parse text, decode to the typed value, encode, print), {mode}: corpus of {} messages, {:.1} MB (seed {:#x}); medians of {} runs.\n",
+        "\nDecode + encode (parse text, decode to the typed value, encode, print), {mode}: corpus of {} messages, {:.1} MB (seed {:#x}); medians of {} runs, each a fresh process, the implementations taking turns.\n",
         results.corpus_messages,
         results.corpus_bytes as f64 / 1e6,
         results.seed,

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use super::{run_program, write_if_changed, Measurement, Setup};
+use super::{measure_interleaved, write_if_changed, Contender, Measurement, Setup};
 use crate::test_rust::cargo;
 
 const PROGRAM: &str = include_str!("programs/decode_encode.rs");
@@ -38,18 +38,22 @@ pub fn measure(setup: &Setup, corpus: &Path) -> Result<Vec<Measurement>> {
     )?;
     let program = target.join("release").join("decode-encode");
     let version = acp_schema_source::upstream::UPSTREAM_VERSION;
-    let mut measurements = Vec::new();
-    for (role, implementation, label) in [
+    let contenders = [
         ("ours", "ours", "generated crate (serde_json::from_str + to_string)".to_owned()),
         ("official", "official", format!("agent-client-protocol-schema {version}")),
         ("floor", "value", "serde_json::Value round trip".to_owned()),
-    ] {
-        eprintln!("bench: Rust {role}");
-        let report = run_program(
-            std::process::Command::new(&program).arg(implementation).arg(corpus).arg(setup.runs().to_string()),
-            &format!("the Rust bench program ({implementation})"),
-        )?;
-        measurements.push(Measurement::from_report("Rust", role, label, &report)?);
-    }
-    Ok(measurements)
+    ]
+    .map(|(role, implementation, label)| {
+        let (program, corpus) = (program.clone(), corpus.to_path_buf());
+        Contender {
+            role,
+            label,
+            command: Box::new(move |runs| {
+                let mut command = std::process::Command::new(&program);
+                command.arg(implementation).arg(&corpus).arg(runs.to_string());
+                command
+            }),
+        }
+    });
+    measure_interleaved("Rust", setup, &contenders)
 }

@@ -10,7 +10,7 @@ use std::process::Command;
 
 use anyhow::Result;
 
-use super::{run_program, write_if_changed, Measurement, Setup};
+use super::{measure_interleaved, write_if_changed, Contender, Measurement, Setup};
 use crate::test_command::run_checked;
 
 const PROGRAM: &str = include_str!("programs/decode_encode.mjs");
@@ -51,18 +51,22 @@ pub fn measure(setup: &Setup, corpus: &Path) -> Result<Vec<Measurement>> {
     write_if_changed(&program, PROGRAM)?;
     let ours = ours(setup)?;
     let official = official(setup)?;
-    let mut measurements = Vec::new();
-    for (role, module, label) in [
-        ("ours", ours.as_path(), "generated package (JSON.parse, decodeX, encode, JSON.stringify)".to_owned()),
-        ("official", official.as_path(), format!("@agentclientprotocol/sdk {SDK_VERSION} zod schemas (zod {ZOD_VERSION})")),
-        ("floor", Path::new("-"), "JSON.parse + JSON.stringify".to_owned()),
-    ] {
-        eprintln!("bench: TypeScript {role}");
-        let report = run_program(
-            Command::new("node").arg(&program).arg(role).arg(module).arg(corpus).arg(setup.runs().to_string()),
-            &format!("the TypeScript bench program ({role})"),
-        )?;
-        measurements.push(Measurement::from_report("TypeScript", role, label, &report)?);
-    }
-    Ok(measurements)
+    let contenders = [
+        ("ours", ours, "generated package (JSON.parse, decodeX, encode, JSON.stringify)".to_owned()),
+        ("official", official, format!("@agentclientprotocol/sdk {SDK_VERSION} zod schemas (zod {ZOD_VERSION})")),
+        ("floor", std::path::PathBuf::from("-"), "JSON.parse + JSON.stringify".to_owned()),
+    ]
+    .map(|(role, module, label)| {
+        let (program, corpus) = (program.clone(), corpus.to_path_buf());
+        Contender {
+            role,
+            label,
+            command: Box::new(move |runs| {
+                let mut command = Command::new("node");
+                command.arg(&program).arg(role).arg(&module).arg(&corpus).arg(runs.to_string());
+                command
+            }),
+        }
+    });
+    measure_interleaved("TypeScript", setup, &contenders)
 }
