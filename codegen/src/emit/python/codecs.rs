@@ -86,6 +86,22 @@ pub(super) fn annotation(expr: &TypeExpr) -> String {
     }
 }
 
+/// The type of a decoded value as a type checker sees it: [`annotation`]
+/// without the validation metadata (`int`, not `Annotated[int, Field(...)]`),
+/// which a `cast` or a return type cannot carry.
+pub(super) fn value_annotation(expr: &TypeExpr) -> String {
+    match expr {
+        TypeExpr::Boolean => "bool".to_owned(),
+        TypeExpr::String(_) => "str".to_owned(),
+        TypeExpr::Integer(_) => "int".to_owned(),
+        TypeExpr::Number(_) => "int | float".to_owned(),
+        TypeExpr::Array(array) => format!("list[{}]", value_annotation(&array.items)),
+        TypeExpr::Map { values } => format!("dict[str, {}]", value_annotation(values)),
+        TypeExpr::Nullable { inner } => or_none(value_annotation(inner)),
+        other => annotation(other),
+    }
+}
+
 /// `inner` or `None`.
 pub(super) fn or_none(inner: String) -> String {
     if inner == "None" { inner } else { format!("{inner} | None") }

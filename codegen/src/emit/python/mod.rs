@@ -343,7 +343,7 @@ mod tests {
             "    count: _t.Annotated[int, _p.Strict(), _p.Field(ge=1, le=255)] | None = None\n",
             "    item_id: _t.Annotated[_p.StrictStr, _p.Field(alias=\"itemId\")]\n    \"\"\"Names the item.\n\n    Never reused.\n    \"\"\"\n",
             "        def __init__(self, *, label: _p.StrictStr | None = None, count: _t.Annotated[int, _p.Strict(), _p.Field(ge=1, le=255)] | None = None, status: Status, item_id: _p.StrictStr, **extra: _t.Any) -> None: ...",
-            "    def count_or_default(self) -> _t.Annotated[int, _p.Strict(), _p.Field(ge=1, le=255)]:",
+            "    def count_or_default(self) -> int:",
             "_rt.Rule(\"count\", \"count\", False, False, False, False, _rt.ABSENT, None)",
             "    status: Status\n",
             "    \"Item\": Item,",

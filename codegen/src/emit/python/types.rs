@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use askama::Template;
 
-use super::codecs::{annotation, integer_range, or_none, order_aliases, references, rule};
+use super::codecs::{annotation, integer_range, or_none, order_aliases, references, rule, value_annotation};
 use super::{describe, docstring, literal, string_literal};
 use crate::error::{CodegenError, ErrorKind};
 use crate::ir::{AdditionalProperties, EnumRepr, Field, Ir, Payload, TypeKind, UnionStyle, UnionType, Variant};
@@ -174,7 +174,7 @@ fn object_members(ir: &Ir, owner: &str, fields: &[Field], flatten: &[String], ta
         .iter()
         .filter_map(|field| {
             let default = field.default.as_ref()?;
-            let inner = annotation(&field.ty);
+            let inner = value_annotation(&field.ty);
             Some(AccessorView {
                 name: python_default_accessor(&field.name),
                 annotation: if field.nullable { or_none(inner) } else { inner },
