@@ -8,7 +8,8 @@
 //! equal value that encodes the same.
 //!
 //! `ACP_FUZZ_CASES` sets the number of cases per property (256 unless set:
-//! the short budget `cargo xtask test` runs); `ACP_FUZZ_SEED` fixes the seed.
+//! the short budget `cargo xtask test` runs); `ACP_FUZZ_SEED` picks the seed
+//! (0 unless set, so that a run is reproducible).
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -315,15 +316,13 @@ fn config() -> Config {
     Config { cases, failure_persistence: None, ..Config::default() }
 }
 
+/// A runner seeded by `ACP_FUZZ_SEED` (0 unless set): the same cases on
+/// every run unless a seed asks for others.
 fn runner() -> TestRunner {
-    match std::env::var("ACP_FUZZ_SEED").ok().and_then(|text| text.parse::<u64>().ok()) {
-        Some(seed) => {
-            let mut bytes = [0u8; 32];
-            bytes[..8].copy_from_slice(&seed.to_le_bytes());
-            TestRunner::new_with_rng(config(), TestRng::from_seed(RngAlgorithm::ChaCha, &bytes))
-        }
-        None => TestRunner::new(config()),
-    }
+    let seed = std::env::var("ACP_FUZZ_SEED").ok().and_then(|text| text.parse::<u64>().ok()).unwrap_or(0);
+    let mut bytes = [0u8; 32];
+    bytes[..8].copy_from_slice(&seed.to_le_bytes());
+    TestRunner::new_with_rng(config(), TestRng::from_seed(RngAlgorithm::ChaCha, &bytes))
 }
 
 /// Runs `bytes` through every target and `value` (if any) through every method.
