@@ -310,6 +310,37 @@ fn untagged_impls(context: &RustContext, name: &str, union: &UnionType) -> Token
         }
     }
     let message = format!("the value matches no alternative of `{name}`");
+    let flattened = context.ir.types.values().any(|definition| matches!(&definition.kind, TypeKind::Struct(structure) if structure.flatten.iter().any(|base| base == name)));
+    let read = if flattened {
+        // Flattened into an object, the union reads as a struct with the
+        // member names its alternatives can have: it takes only those and
+        // leaves the rest to the object's kept members, which would
+        // otherwise repeat them (`ElicitationFormMode` wrote `sessionId`
+        // twice; found by the decoder fuzzing).
+        let mut members = BTreeSet::new();
+        wire_names(context.ir, name, &mut BTreeSet::new(), &mut members);
+        let expecting = format!("an object for `{name}`");
+        quote! {
+            struct Members;
+            impl<'de> ::serde::de::Visitor<'de> for Members {
+                type Value = ::serde_json::Value;
+                fn expecting(&self, formatter: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                    formatter.write_str(#expecting)
+                }
+                fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> ::std::result::Result<::serde_json::Value, A::Error> {
+                    let mut members = ::serde_json::Map::new();
+                    while let ::std::option::Option::Some((key, value)) = map.next_entry::<::std::string::String, ::serde_json::Value>()? {
+                        members.insert(key, value);
+                    }
+                    ::std::result::Result::Ok(::serde_json::Value::Object(members))
+                }
+            }
+            const MEMBERS: &[&str] = &[#(#members),*];
+            let value = deserializer.deserialize_struct(#name, MEMBERS, Members)?;
+        }
+    } else {
+        quote!(let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;)
+    };
     quote! {
         impl ::serde::Serialize for #type_name {
             fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
@@ -320,7 +351,7 @@ fn untagged_impls(context: &RustContext, name: &str, union: &UnionType) -> Token
         }
         impl<'de> ::serde::Deserialize<'de> for #type_name {
             fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
-                let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+                #read
                 let mut first: ::std::option::Option<Self> = ::std::option::Option::None;
                 #(#attempts)*
                 first.ok_or_else(|| ::serde::de::Error::custom(#message))
