@@ -50,6 +50,22 @@ pub struct Entry {
     pub needs: Requirement,
 }
 
+/// `entries` as the JSON the emitters print: one `[name, needs]` pair each,
+/// `needs` being `true` (always), `false` (never) or the index of a rule.
+pub fn entries_json(entries: &[Entry]) -> Value {
+    let needs = |entry: &Entry| match entry.needs {
+        Requirement::Always => Value::Bool(true),
+        Requirement::Never => Value::Bool(false),
+        Requirement::Rule(rule) => Value::from(rule),
+    };
+    Value::Array(entries.iter().map(|entry| Value::Array(vec![Value::from(entry.name.as_str()), needs(entry)])).collect())
+}
+
+/// The reference tokens of a JSON pointer, unescaped, as a JSON array.
+pub fn pointer_tokens(pointer: &str) -> Value {
+    Value::Array(pointer.split('/').skip(1).map(|token| Value::from(token.replace("~1", "/").replace("~0", "~"))).collect())
+}
+
 /// A section of the view: a member name and its entries, in key order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Section {

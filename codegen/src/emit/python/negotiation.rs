@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 use crate::ir::Side;
 use crate::naming;
-use crate::negotiation::{Entry, Negotiation, Requirement};
+use crate::negotiation::{entries_json, pointer_tokens, Negotiation};
 
 /// Names the module adds to the package root.
 pub const EXPORTS: [&str; 5] = ["PROTOCOL_VERSION", "CapabilityError", "Negotiated", "NegotiationError", "negotiate"];
@@ -29,13 +29,8 @@ pub struct NegotiationPy {
 
 /// The template's view of `model`.
 pub fn view(model: &Negotiation) -> NegotiationPy {
-    let needs = |entry: &Entry| match entry.needs {
-        Requirement::Always => json!(true),
-        Requirement::Never => json!(false),
-        Requirement::Rule(rule) => json!(rule),
-    };
-    let entries = |entries: &[Entry]| Value::Array(entries.iter().map(|entry| json!([entry.name, needs(entry)])).collect());
-    let tokens = |pointer: &str| Value::Array(pointer.split('/').skip(1).map(|token| Value::from(token.replace("~1", "/").replace("~0", "~"))).collect());
+    let entries = entries_json;
+    let tokens = pointer_tokens;
     let rules = Value::Array(model.rules.iter().map(|rule| json!([rule.side == Side::Agent, tokens(&rule.pointer), rule.offered])).collect());
     let sections = Value::Array(model.sections.iter().map(|section| json!([section.name, entries(&section.entries)])).collect());
     let checks = Value::Array(model.checks.iter().map(|check| json!([check.method, tokens(&check.pointer), check.tag_property, check.tag_value, check.rule])).collect());

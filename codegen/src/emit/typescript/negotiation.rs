@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 use crate::ir::Side;
 use crate::naming;
-use crate::negotiation::{Entry, Negotiation, Requirement};
+use crate::negotiation::{entries_json, pointer_tokens, Negotiation};
 
 /// Names the module adds to the package's exports.
 pub const EXPORTS: [&str; 6] = ["PROTOCOL_VERSION", "NegotiationError", "CapabilityError", "Negotiated", "NegotiatedJson", "negotiate"];
@@ -34,13 +34,8 @@ pub struct NegotiationTs {
 /// The model's tables as JSON values, shared by the TypeScript and Python
 /// emitters (both print JSON-shaped literals).
 pub(crate) fn tables(model: &Negotiation) -> [(&'static str, Value); 6] {
-    let needs = |entry: &Entry| match entry.needs {
-        Requirement::Always => json!(true),
-        Requirement::Never => json!(false),
-        Requirement::Rule(rule) => json!(rule),
-    };
-    let entries = |entries: &[Entry]| Value::Array(entries.iter().map(|entry| json!([entry.name, needs(entry)])).collect());
-    let tokens = |pointer: &str| Value::Array(pointer.split('/').skip(1).map(|token| Value::from(token.replace("~1", "/").replace("~0", "~"))).collect());
+    let entries = entries_json;
+    let tokens = pointer_tokens;
     [
         ("rules", Value::Array(model.rules.iter().map(|rule| json!({"agent": rule.side == Side::Agent, "pointer": tokens(&rule.pointer), "offered": rule.offered})).collect())),
         ("agent_methods", entries(&model.agent_methods)),
