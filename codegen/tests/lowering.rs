@@ -5,6 +5,7 @@
 #[path = "support/snapshots.rs"]
 mod snapshots;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use acp_codegen::inspect::summarize;
@@ -324,4 +325,21 @@ fn hostile_nesting_is_an_error_not_a_stack_overflow() {
     }
     let error = lowering_error(json!({"$defs": {"Deep": node}}));
     assert_eq!(error.kind, ErrorKind::Malformed);
+}
+
+/// The hostile fixture (`fixtures/hostile.overlay.json`, applied to the
+/// default base): how its names, renames and shapes lower. `cargo xtask
+/// test` builds its bindings in every language and runs their suites.
+#[test]
+fn hostile_fixture() {
+    let text = std::fs::read_to_string(here().join("fixtures").join("hostile.overlay.json")).unwrap();
+    let overlay = acp_schema_source::overlay::Overlay::parse("fixtures/hostile.overlay.json", &text).unwrap();
+    let schema = acp_schema_source::extend("default+hostile".into(), acp_schema_source::upstream::default_schema(), &[overlay], false).unwrap();
+    let ir = lower(&schema, Unsupported::Fail).unwrap();
+    let hostile: BTreeMap<&String, &TypeDef> = ir.types.iter().filter(|(name, _)| name.starts_with("Hostile")).collect();
+    let snapshot = json!({"types": hostile, "renamed": ir.renamed});
+    assert_snapshot("hostile.ir.json", &(serde_json::to_string_pretty(&snapshot).unwrap() + "\n"));
+    let vectors = vectors::generate(&ir);
+    let report = validate::check(&schema.document, &ir, &vectors);
+    assert!(report.findings.is_empty(), "{:#?}", report.findings);
 }
