@@ -48,7 +48,8 @@ class {{ item.name }}({{ item.base }}):
 
     def {{ accessor.name }}(self) -> {{ accessor.annotation }}:
         {{ accessor.doc }}
-        return _t.cast({{ accessor.annotation }}, _rt.value_or_default(self, {{ accessor.attr }}, {{ accessor.default }}))
+        value: {{ accessor.annotation }} = _rt.value_or_default(self, {{ accessor.attr }}, {{ accessor.default }})
+        return value
 {%- endfor %}
 {% endfor %}
 {%- for item in aliases %}
