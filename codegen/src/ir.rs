@@ -6,7 +6,7 @@
 //! The IR is plain data: ordered maps keyed by canonical names, serializable
 //! and comparable, built once by [`crate::lower`] and never mutated after.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -482,6 +482,48 @@ pub struct VariantTag {
 }
 
 impl Ir {
+    /// Every member name an object of the type `name` can have, through
+    /// flattened bases, variant payloads (a tagged union's tag included) and
+    /// nested unions; a catch-all's unknown members aside.
+    pub fn member_names(&self, name: &str) -> BTreeSet<String> {
+        let mut names = BTreeSet::new();
+        self.collect_member_names(name, &mut BTreeSet::new(), &mut names);
+        names
+    }
+
+    fn collect_member_names(&self, name: &str, seen: &mut BTreeSet<String>, into: &mut BTreeSet<String>) {
+        if !seen.insert(name.to_owned()) {
+            return;
+        }
+        match self.get(name).map(|definition| &definition.kind) {
+            Some(TypeKind::Struct(structure)) => {
+                into.extend(structure.fields.iter().map(|field| field.wire_name.clone()));
+                for base in &structure.flatten {
+                    self.collect_member_names(base, seen, into);
+                }
+            }
+            Some(TypeKind::Union(union)) => {
+                if let UnionStyle::Tagged { property } = &union.style {
+                    into.insert(property.clone());
+                }
+                for variant in &union.variants {
+                    match &variant.payload {
+                        Payload::Struct { base, fields } => {
+                            into.extend(fields.iter().map(|field| field.wire_name.clone()));
+                            if let Some(base) = base {
+                                self.collect_member_names(base, seen, into);
+                            }
+                        }
+                        Payload::Type { ty: TypeExpr::Named { name } } => self.collect_member_names(name, seen, into),
+                        _ => {}
+                    }
+                }
+            }
+            Some(TypeKind::Alias { target: TypeExpr::Named { name } }) => self.collect_member_names(name, seen, into),
+            _ => {}
+        }
+    }
+
     /// The type called `name`.
     pub fn get(&self, name: &str) -> Option<&TypeDef> {
         self.types.get(name)

@@ -4,8 +4,6 @@
 //! with inline members. Tagged unions dispatch on their tag and encode it
 //! first; untagged ones pick the alternative that re-encodes to the input.
 
-use std::collections::BTreeSet;
-
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -189,8 +187,7 @@ fn tagged_impls(context: &RustContext, name: &str, property: &str, union: &Union
         }
     });
     let not_string = format!("{tag_pointer}: `{property}` must be a string");
-    let mut members = BTreeSet::new();
-    wire_names(context.ir, name, &mut BTreeSet::new(), &mut members);
+    let members = context.ir.member_names(name);
     quote! {
         impl ::serde::Serialize for #type_name {
             fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
@@ -249,41 +246,6 @@ fn tagged_impls(context: &RustContext, name: &str, property: &str, union: &Union
     }
 }
 
-/// Every member name an object of the type `name` can have, through
-/// flattened bases, variant payloads and nested unions (a catch-all's
-/// unknown members aside).
-fn wire_names(ir: &Ir, name: &str, seen: &mut BTreeSet<String>, into: &mut BTreeSet<String>) {
-    if !seen.insert(name.to_owned()) {
-        return;
-    }
-    match ir.get(name).map(|definition| &definition.kind) {
-        Some(TypeKind::Struct(structure)) => {
-            into.extend(structure.fields.iter().map(|field| field.wire_name.clone()));
-            for base in &structure.flatten {
-                wire_names(ir, base, seen, into);
-            }
-        }
-        Some(TypeKind::Union(union)) => {
-            if let UnionStyle::Tagged { property } = &union.style {
-                into.insert(property.clone());
-            }
-            for variant in &union.variants {
-                match &variant.payload {
-                    Payload::Struct { base, fields } => {
-                        into.extend(fields.iter().map(|field| field.wire_name.clone()));
-                        if let Some(base) = base {
-                            wire_names(ir, base, seen, into);
-                        }
-                    }
-                    Payload::Type { ty: TypeExpr::Named { name } } => wire_names(ir, name, seen, into),
-                    _ => {}
-                }
-            }
-        }
-        Some(TypeKind::Alias { target: TypeExpr::Named { name } }) => wire_names(ir, name, seen, into),
-        _ => {}
-    }
-}
 
 fn untagged_impls(context: &RustContext, name: &str, union: &UnionType) -> TokenStream {
     let type_name = type_ident(name);
@@ -317,8 +279,7 @@ fn untagged_impls(context: &RustContext, name: &str, union: &UnionType) -> Token
         // leaves the rest to the object's kept members, which would
         // otherwise repeat them (`ElicitationFormMode` wrote `sessionId`
         // twice; found by the decoder fuzzing).
-        let mut members = BTreeSet::new();
-        wire_names(context.ir, name, &mut BTreeSet::new(), &mut members);
+        let members = context.ir.member_names(name);
         let expecting = format!("an object for `{name}`");
         quote! {
             struct Members;
