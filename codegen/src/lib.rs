@@ -6,7 +6,9 @@
 //! them with an independent JSON Schema validator; [`review`] judges the
 //! changes between two IRs; [`tolerant`] opens closed tagged unions for
 //! bindings that must read a newer peer; [`negotiation`] turns the IR's
-//! capability gates into the model every binding's `negotiate` prints.
+//! capability gates into the model every binding's `negotiate` prints;
+//! [`helpers`] models prompt turns and session status for the RFD helpers
+//! and holds their state machines.
 
 pub mod emit;
 pub mod error;
@@ -14,6 +16,7 @@ pub mod inspect;
 pub mod ir;
 pub mod lower;
 pub mod naming;
+pub mod helpers;
 pub mod negotiation;
 pub mod review;
 pub mod tolerant;

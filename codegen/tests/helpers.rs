@@ -1,0 +1,130 @@
+//! The RFD helpers stage: its model of the default schema with and without
+//! the RFDs, and the reference state machines ([`helpers::machines`], the
+//! ones the Rust crate copies and `check-trace` runs) on every scenario of
+//! `tests/helpers.json`, fed through the model's JSON reading. The
+//! generated helpers of each language run the same table in `cargo xtask
+//! test`.
+
+use std::path::Path;
+
+use acp_codegen::helpers::machines::{next_step, Observation, SessionReadyGate, TurnTracker};
+use acp_codegen::helpers::{self, Turns};
+use acp_codegen::lower::{lower, Unsupported};
+use acp_codegen::Ir;
+use acp_schema_source::{load, RfdSelection, SourceOptions};
+use serde_json::{json, Value};
+
+fn default_ir(rfds: RfdSelection) -> Ir {
+    lower(&load(&SourceOptions { schema_file: None, rfds }).unwrap(), Unsupported::Fail).unwrap()
+}
+
+fn scenarios() -> Vec<Value> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/helpers.json");
+    let table: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    table["scenarios"].as_array().unwrap().clone()
+}
+
+#[test]
+fn the_model_of_the_default_schema_follows_its_rfds() {
+    let model = helpers::model(&default_ir(RfdSelection::All));
+    let turns = model.turns.expect("the default schema has prompt turns");
+    assert_eq!((turns.notification.as_str(), turns.union.as_str(), turns.tag_property.as_str()), ("SessionNotification", "SessionUpdate", "sessionUpdate"));
+    assert_eq!((turns.session.wire.as_str(), turns.update.wire.as_str()), ("sessionId", "update"));
+    let tags: Vec<&str> = turns.output.iter().map(|variant| variant.tag.as_str()).collect();
+    assert_eq!(tags, helpers::TURN_OUTPUT, "every turn output tag is a variant of the default schema");
+    let complete = turns.complete.expect("turn-complete is applied");
+    assert_eq!((complete.request_type.as_str(), complete.stop_reason_type.as_str()), ("RequestId", "StopReason"));
+    assert_eq!(model.status.expect("session-status is applied").type_name, "SessionStatus");
+
+    let bare = helpers::model(&default_ir(RfdSelection::Nothing));
+    assert!(bare.turns.expect("prompt turns exist without the RFDs").complete.is_none());
+    assert!(bare.status.is_none());
+}
+
+fn observation(observed: Observation<Value>) -> Value {
+    let violations: Vec<Value> = observed
+        .violations
+        .iter()
+        .map(|violation| json!({"rule": violation.kind.rule(), "kind": violation.kind.as_str(), "session": violation.session, "request": violation.request}))
+        .collect();
+    json!({"turn": observed.turn, "drained": observed.drained, "violations": violations})
+}
+
+fn run_gate(setup: &Value, steps: &[Value]) -> Vec<(usize, Value, Value)> {
+    let mut gate = SessionReadyGate::new(setup["sessionReady"].as_bool().unwrap());
+    let mut checked = Vec::new();
+    for (index, step) in steps.iter().enumerate() {
+        let got = if let Some(session) = step["responded"].as_str() {
+            gate.responded(session, step["now"].as_u64().unwrap());
+            continue;
+        } else if let Some(session) = step["send"].as_str() {
+            json!(gate.send(session, step["item"].clone(), step["now"].as_u64().unwrap()))
+        } else if let Some(session) = step["ready"].as_str() {
+            json!(gate.ready(session))
+        } else if let Some(session) = step["closed"].as_str() {
+            json!(gate.closed(session))
+        } else if let Some(now) = step["expire"].as_u64() {
+            let released = gate.expire(now, step["timeout"].as_u64().unwrap());
+            json!(released.into_iter().map(|(session, items)| json!({"session": session, "items": items})).collect::<Vec<_>>())
+        } else {
+            panic!("unknown gate step {step}")
+        };
+        checked.push((index, got, step["expect"].clone()));
+    }
+    checked
+}
+
+fn run_turns(model: &Turns, setup: &Value, steps: &[Value]) -> Vec<(usize, Value, Value)> {
+    let mut tracker = TurnTracker::new(setup["turnComplete"].as_bool().unwrap());
+    let mut checked = Vec::new();
+    for (index, step) in steps.iter().enumerate() {
+        let observed = if let Some(prompt) = step.get("prompt") {
+            tracker.prompt(prompt["session"].as_str().unwrap(), prompt["request"].clone());
+            continue;
+        } else if let Some(update) = step.get("update") {
+            let (session, scope) = model.scope_of(update).expect("the scenario's update has a session and a tag");
+            tracker.update(&session, scope)
+        } else if let Some(response) = step.get("response") {
+            let stop = Some(response["stopReason"].clone()).filter(|stop| !stop.is_null());
+            tracker.response(&response["request"], stop)
+        } else {
+            panic!("unknown turn step {step}")
+        };
+        checked.push((index, observation(observed), step["expect"].clone()));
+    }
+    checked
+}
+
+#[test]
+fn the_reference_machines_decide_every_scenario_as_the_table_says() {
+    let model = helpers::model(&default_ir(RfdSelection::All));
+    let turns = model.turns.expect("the default schema has prompt turns");
+    let scenarios = scenarios();
+    let mut counts = std::collections::BTreeMap::new();
+    for scenario in &scenarios {
+        let name = scenario["name"].as_str().unwrap();
+        let steps = scenario["steps"].as_array().unwrap();
+        let setup = &scenario["setup"];
+        let helper = scenario["helper"].as_str().unwrap();
+        let checked = match helper {
+            "gate" => run_gate(setup, steps),
+            "turns" => run_turns(&turns, setup, steps),
+            "status" => steps
+                .iter()
+                .enumerate()
+                .map(|(index, step)| {
+                    let live = step["status"] == helpers::LIVE;
+                    let got = next_step(setup["sessionStatus"].as_bool().unwrap(), setup["load"].as_bool().unwrap(), live);
+                    (index, json!(got.as_str()), step["expect"].clone())
+                })
+                .collect(),
+            other => panic!("{name}: unknown helper {other}"),
+        };
+        assert!(!checked.is_empty(), "{name}: a scenario checks something");
+        for (index, got, expected) in checked {
+            assert_eq!(got, expected, "{name}, step {index}");
+        }
+        *counts.entry(helper).or_insert(0) += 1;
+    }
+    assert!(counts.values().all(|count| *count >= 3), "every helper has scenarios: {counts:?}");
+}
