@@ -62,9 +62,6 @@ pub struct Complete {
     pub payload: Option<String>,
     pub request: Member,
     pub stop_reason: Member,
-    /// Canonical names of the request id and stop reason types.
-    pub request_type: String,
-    pub stop_reason_type: String,
 }
 
 /// The prompt turn's notification stream.
@@ -81,6 +78,10 @@ pub struct Turns {
     pub output: Vec<UpdateVariant>,
     /// Absent without the turn-complete RFD.
     pub complete: Option<Complete>,
+    /// Canonical names of the JSON-RPC request id type and of the type of
+    /// the `session/prompt` result's `stopReason`.
+    pub request_type: String,
+    pub stop_reason_type: String,
 }
 
 /// `session/status` and its open enum.
@@ -120,8 +121,13 @@ fn named(expression: &TypeExpr) -> Option<&str> {
     }
 }
 
+/// The JSON-RPC request id type of every ACP schema.
+const REQUEST_ID: &str = "RequestId";
+
 fn turns(ir: &Ir) -> Option<Turns> {
-    ir.methods.get("session/prompt")?.request.as_ref()?;
+    let prompt = ir.methods.get("session/prompt")?.request.as_ref()?;
+    let stop_reason_type = struct_fields(ir, &prompt.result).into_iter().find(|field| field.wire_name == "stopReason").and_then(|field| named(&field.ty))?.to_owned();
+    ir.get(REQUEST_ID)?;
     let notification = ir.methods.get("session/update")?.notification.as_ref()?.params.clone();
     let fields = struct_fields(ir, &notification);
     let session = fields.iter().find(|field| field.wire_name == "sessionId" && field.required)?;
@@ -141,18 +147,21 @@ fn turns(ir: &Ir) -> Option<Turns> {
         if let Some(base) = base {
             members.extend(struct_fields(ir, base));
         }
-        let request = members.iter().find(|field| field.wire_name == "promptRequestId" && field.required)?;
-        let stop_reason = members.iter().find(|field| field.wire_name == "stopReason" && field.required)?;
-        Some(Complete {
-            variant: variant(found)?,
-            payload: base.clone(),
-            request: Member::of(request),
-            stop_reason: Member::of(stop_reason),
-            request_type: named(&request.ty)?.to_owned(),
-            stop_reason_type: named(&stop_reason.ty)?.to_owned(),
-        })
+        let request = members.iter().find(|field| field.wire_name == "promptRequestId" && field.required && named(&field.ty) == Some(REQUEST_ID))?;
+        let stop_reason = members.iter().find(|field| field.wire_name == "stopReason" && field.required && named(&field.ty) == Some(stop_reason_type.as_str()))?;
+        Some(Complete { variant: variant(found)?, payload: base.clone(), request: Member::of(request), stop_reason: Member::of(stop_reason) })
     });
-    Some(Turns { notification, session: Member::of(session), update: Member::of(update), union: union_name, tag_property: property.clone(), output, complete })
+    Some(Turns {
+        notification,
+        session: Member::of(session),
+        update: Member::of(update),
+        union: union_name,
+        tag_property: property.clone(),
+        output,
+        complete,
+        request_type: REQUEST_ID.to_owned(),
+        stop_reason_type,
+    })
 }
 
 fn status(ir: &Ir) -> Option<Status> {

@@ -33,7 +33,8 @@ fn the_model_of_the_default_schema_follows_its_rfds() {
     let tags: Vec<&str> = turns.output.iter().map(|variant| variant.tag.as_str()).collect();
     assert_eq!(tags, helpers::TURN_OUTPUT, "every turn output tag is a variant of the default schema");
     let complete = turns.complete.expect("turn-complete is applied");
-    assert_eq!((complete.request_type.as_str(), complete.stop_reason_type.as_str()), ("RequestId", "StopReason"));
+    assert_eq!((complete.request.wire.as_str(), complete.stop_reason.wire.as_str()), ("promptRequestId", "stopReason"));
+    assert_eq!((turns.request_type.as_str(), turns.stop_reason_type.as_str()), ("RequestId", "StopReason"));
     assert_eq!(model.status.expect("session-status is applied").type_name, "SessionStatus");
 
     let bare = helpers::model(&default_ir(RfdSelection::Nothing));

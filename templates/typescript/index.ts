@@ -11,6 +11,8 @@ export type { DroppedMessage, Send } from "./connection.js";
 {%- if negotiation %}
 export { CapabilityError, Negotiated, NegotiationError, PROTOCOL_VERSION, negotiate } from "./negotiation.js";
 export type { NegotiatedJson } from "./negotiation.js";
+export { {{ helper_values.join(", ") }} } from "./helpers.js";
+export type { {{ helper_types.join(", ") }} } from "./helpers.js";
 {%- endif %}
 export type {
   Awaitable,

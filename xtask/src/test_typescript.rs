@@ -75,9 +75,10 @@ const USAGE_SCHEMAS: [&str; 3] = ["default", "v1-stable", "v1-unstable"];
 /// The Node test files, run against the installed package.
 const NODE_TESTS: [&str; 3] = ["vectors.test.mjs", "api.test.mjs", "negotiation.test.mjs"];
 
-/// The Node test file of the hostile wire cases (`tests/hostile-wire.json`),
-/// run on the default schema's bindings only.
-const HOSTILE_TESTS: [&str; 1] = ["hostile-wire.test.mjs"];
+/// The Node test files run on the default schema's bindings only: the
+/// hostile wire cases (`tests/hostile-wire.json`) and the RFD helpers'
+/// scenarios (`tests/helpers.json`).
+const DEFAULT_TESTS: [&str; 2] = ["hostile-wire.test.mjs", "helpers.test.mjs"];
 
 /// Runs the typescript suite on the bindings in `bindings` (a folder written by
 /// `generate`, holding `typescript/` and `vectors/`); `label` names the schema.
@@ -108,9 +109,9 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
     print!("{}", outcome.output);
     ensure!(outcome.passed, "{label}: node --test on {} failed", NODE_TESTS.join(", "));
     if label == "default" {
-        let outcome = node_tests(workspace, bindings, &HOSTILE_TESTS)?;
+        let outcome = node_tests(workspace, bindings, &DEFAULT_TESTS)?;
         print!("{}", outcome.output);
-        ensure!(outcome.passed, "{label}: node --test on {} failed", HOSTILE_TESTS.join(", "));
+        ensure!(outcome.passed, "{label}: node --test on {} failed", DEFAULT_TESTS.join(", "));
     }
     Ok(())
 }

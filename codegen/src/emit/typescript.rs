@@ -3,8 +3,8 @@
 //! the JSON-RPC runtime (`src/rpc.ts`), one end of a connection over any
 //! text transport (`src/connection.ts`), the method tables, side
 //! interfaces, typed decoders, dispatchers and connections
-//! (`src/methods.ts`), capability negotiation (`src/negotiation.ts`) and
-//! the by-name codec
+//! (`src/methods.ts`), capability negotiation (`src/negotiation.ts`), the
+//! RFD helpers (`src/helpers.ts`) and the by-name codec
 //! (`src/index.ts`), rendered from the askama templates in
 //! `templates/typescript/`.
 //!
@@ -14,6 +14,7 @@
 
 mod codecs;
 mod guards;
+mod helpers;
 mod methods;
 mod negotiation;
 mod types;
@@ -86,6 +87,9 @@ struct TsConfig;
 struct Index {
     /// The schema has something to negotiate (`src/negotiation.ts` exists).
     negotiation: bool,
+    /// The values and the types `src/helpers.ts` exports, beside the negotiation.
+    helper_values: Vec<&'static str>,
+    helper_types: Vec<&'static str>,
 }
 
 #[derive(Template)]
@@ -117,10 +121,13 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
         (PathBuf::from("src/rpc.ts"), render(&rpc, "rpc.ts")?),
         (PathBuf::from("src/connection.ts"), render(&ConnectionFile, "connection.ts")?),
         (PathBuf::from("src/methods.ts"), render(&methods::view(ir)?, "methods.ts")?),
-        (PathBuf::from("src/index.ts"), render(&Index { negotiation: model.is_some() }, "index.ts")?),
     ];
-    if let Some(model) = &model {
+    let helpers = model.as_ref().map(|_| helpers::view(&crate::helpers::model(ir)));
+    let (helper_values, helper_types) = helpers.as_ref().map_or_else(Default::default, helpers::HelpersTs::exports);
+    files.push((PathBuf::from("src/index.ts"), render(&Index { negotiation: model.is_some(), helper_values, helper_types }, "index.ts")?));
+    if let (Some(model), Some(helpers)) = (&model, &helpers) {
         files.push((PathBuf::from("src/negotiation.ts"), render(&negotiation::view(model), "negotiation.ts")?));
+        files.push((PathBuf::from("src/helpers.ts"), render(helpers, "helpers.ts")?));
     }
     Ok(files)
 }
@@ -129,7 +136,7 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
 /// take a name the package itself defines, nor may the names made for two
 /// types (`decodeX`, `XDefaults`, guards) meet.
 fn check_exports(ir: &Ir) -> Result<(), CodegenError> {
-    let mut taken: BTreeSet<String> = FIXED_EXPORTS.iter().chain(&negotiation::EXPORTS).map(|name| (*name).to_owned()).collect();
+    let mut taken: BTreeSet<String> = FIXED_EXPORTS.iter().chain(&negotiation::EXPORTS).chain(&helpers::EXPORTS).map(|name| (*name).to_owned()).collect();
     for side in methods::SIDES {
         taken.extend(methods::ROLES.iter().map(|role| naming::typescript_side_type(side, role)));
         taken.extend(methods::FUNCTIONS.iter().map(|(verb, role)| naming::typescript_side_function(verb, side, role)));

@@ -6,7 +6,8 @@
 //! `null`), `methods` (method constants, per-side request/response/
 //! notification enums, the `Agent` and `Client` traits and their dispatch
 //! functions), `negotiation` (capability negotiation, when the schema has
-//! an `initialize` with a known capability layout), `codec` (the decoding rules of `codegen/DECODING.md` and the
+//! an `initialize` with a known capability layout) and beside it `helpers`
+//! (the RFD helpers' state machines and typed wrappers), `codec` (the decoding rules of `codegen/DECODING.md` and the
 //! by-name `roundtrip`). Generated code uses fully qualified paths so no
 //! schema name can shadow a std or serde item.
 
@@ -14,6 +15,7 @@ mod context;
 mod enums;
 mod eq;
 mod error;
+mod helpers;
 mod methods;
 mod negotiation;
 mod newtypes;
@@ -43,6 +45,7 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
     let codec = runtime::emit(&context);
     let model = crate::negotiation::model(ir);
     let negotiation_module = model.as_ref().map(|_| quote! {
+        pub mod helpers;
         pub mod negotiation;
         pub use negotiation::{negotiate, CapabilityError, Negotiated, NegotiationError, PROTOCOL_VERSION};
     });
@@ -75,6 +78,9 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
     if let Some(model) = &model {
         let text = format_file(negotiation::emit(model))?;
         files.push((PathBuf::from("src/negotiation.rs"), format!("//! Capability negotiation: what one `initialize` exchange allows, from the schema's capability gates.\n\n{text}")));
+        let helpers = format_file(helpers::emit(ir, &crate::helpers::model(ir)))?;
+        files.push((PathBuf::from("src/helpers.rs"), format!("//! The RFD helpers: the session-ready gate (R1), the turn tracker (R2, R4) and the session-status advice (R3), as pure state machines over this crate's types.\n\n{helpers}")));
+        files.push((PathBuf::from("src/helpers/machines.rs"), helpers::machines()?));
     }
     Ok(files)
 }

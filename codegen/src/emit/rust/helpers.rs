@@ -1,0 +1,143 @@
+//! The generated crate's `helpers` module: the state machines of
+//! [`crate::helpers::machines`], copied as they are into
+//! `helpers/machines.rs`, and typed wrappers over the crate's own types
+//! that the [`crate::helpers`] model names: the session-ready gate built
+//! from a `Negotiated`, the `TurnTracker` fed decoded `SessionNotification`s,
+//! and `next_step` on a decoded `SessionStatus`.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::error::{CodegenError, ErrorKind};
+use crate::helpers::{Helpers, Status, Turns};
+use crate::ir::{Ir, TypeKind};
+use crate::naming;
+
+use super::context::{ident, type_ident};
+
+/// The machines' source, the same text `acp-codegen` compiles.
+const MACHINES: &str = include_str!("../../helpers/machines.rs");
+
+/// `helpers/machines.rs`, parsed and printed like every generated file.
+pub(crate) fn machines() -> Result<String, CodegenError> {
+    let file = syn::parse_file(MACHINES).map_err(|error| CodegenError {
+        kind: ErrorKind::Unsupported,
+        file: "codegen/src/helpers/machines.rs".to_owned(),
+        pointer: String::new(),
+        message: format!("the helpers' machines do not parse: {error}"),
+    })?;
+    Ok(prettyplease::unparse(&file))
+}
+
+/// `helpers.rs`.
+pub(crate) fn emit(ir: &Ir, model: &Helpers) -> TokenStream {
+    let turns = model.turns.as_ref().and_then(|turns| tracker(ir, turns));
+    let status = model.status.as_ref().map(status);
+    quote! {
+        pub mod machines;
+
+        pub use machines::{NextStep, Scope, SessionReadyGate, ViolationKind};
+
+        impl<T> SessionReadyGate<T> {
+            /// A gate that holds notifications when the agent advertised
+            /// `session/ready` in this exchange.
+            pub fn from_negotiated(negotiated: &crate::negotiation::Negotiated) -> Self {
+                Self::new(negotiated.session_ready())
+            }
+        }
+
+        #turns
+        #status
+    }
+}
+
+fn tracker(ir: &Ir, turns: &Turns) -> Option<TokenStream> {
+    let complete = turns.complete.as_ref();
+    let request_type = type_ident(&turns.request_type);
+    let stop_type = type_ident(&turns.stop_reason_type);
+    let TypeKind::Union(union) = &ir.get(&turns.union)?.kind else { return None };
+    let notification = type_ident(&turns.notification);
+    let union_type = type_ident(&turns.union);
+    let update = ident(&naming::rust_field(&turns.update.name));
+    let session = ident(&naming::rust_field(&turns.session.name));
+    let output = turns.output.iter().map(|variant| {
+        let name = type_ident(&variant.name);
+        quote! { crate::types::#union_type::#name(_) }
+    });
+    let complete_arm = complete.map(|complete| {
+        let name = type_ident(&complete.variant.name);
+        let request = ident(&naming::rust_field(&complete.request.name));
+        let stop = ident(&naming::rust_field(&complete.stop_reason.name));
+        quote! {
+            crate::types::#union_type::#name(update) => machines::Scope::Complete { request: update.#request.clone(), stop_reason: update.#stop.clone() },
+        }
+    });
+    let covered = turns.output.len() + usize::from(complete.is_some());
+    let rest = (union.variants.len() + usize::from(union.other.is_some()) > covered).then(|| quote! { _ => machines::Scope::Session, });
+    let output_arm = (!turns.output.is_empty()).then(|| quote! { #(#output)|* => machines::Scope::Turn, });
+    Some(quote! {
+        /// What the turn tracker made of one message.
+        pub type Observation = machines::Observation<crate::types::#request_type>;
+        /// A rule the agent broke, as the turn tracker saw it.
+        pub type Violation = machines::Violation<crate::types::#request_type>;
+
+        /// Correlates the client's prompt turns with their updates,
+        /// `turn_complete` and response (rules R2 and R4).
+        #[derive(::std::fmt::Debug, ::std::clone::Clone)]
+        pub struct TurnTracker(machines::TurnTracker<crate::types::#request_type, crate::types::#stop_type>);
+
+        impl TurnTracker {
+            /// A tracker; `turn_complete` is whether the agent advertised it.
+            pub fn new(turn_complete: bool) -> Self {
+                TurnTracker(machines::TurnTracker::new(turn_complete))
+            }
+
+            /// A tracker for what this exchange negotiated.
+            pub fn from_negotiated(negotiated: &crate::negotiation::Negotiated) -> Self {
+                Self::new(negotiated.turn_complete())
+            }
+
+            /// The client sent `session/prompt` with id `request` for `session`.
+            pub fn prompt(&mut self, session: &str, request: crate::types::#request_type) {
+                self.0.prompt(session, request)
+            }
+
+            /// A `session/update` arrived.
+            // The stop reason is `Copy` in some schemas and not in others.
+            #[allow(clippy::clone_on_copy)]
+            pub fn update(&mut self, notification: &crate::types::#notification) -> Observation {
+                let scope = match &notification.#update {
+                    #complete_arm
+                    #output_arm
+                    #rest
+                };
+                self.0.update(notification.#session.as_str(), scope)
+            }
+
+            /// The response to the prompt `request` arrived: its stop
+            /// reason, or `None` for an error response.
+            pub fn response(&mut self, request: &crate::types::#request_type, stop_reason: ::std::option::Option<crate::types::#stop_type>) -> Observation {
+                self.0.response(request, stop_reason)
+            }
+
+            /// The prompt request of `session`'s turn that is not drained yet.
+            pub fn pending(&self, session: &str) -> ::std::option::Option<&crate::types::#request_type> {
+                self.0.pending(session)
+            }
+        }
+    })
+}
+
+fn status(status: &Status) -> TokenStream {
+    let type_name = type_ident(&status.type_name);
+    let live = type_ident(&status.live);
+    quote! {
+        /// What to do with a session whose `session/status` is `status`
+        /// (rule R3): prompt it when `live`, else load it (or start anew
+        /// when the agent cannot load); unknown values count as
+        /// `not_found`. Without the negotiated capability, `NotNegotiated`.
+        pub fn next_step(negotiated: &crate::negotiation::Negotiated, status: &crate::types::#type_name) -> NextStep {
+            machines::next_step(negotiated.session_status(), negotiated.agent_handles("session/load"), matches!(status, crate::types::#type_name::#live))
+        }
+    }
+}

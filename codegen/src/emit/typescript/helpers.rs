@@ -1,0 +1,80 @@
+//! The TypeScript helpers module (`src/helpers.ts`): the
+//! [`crate::helpers`] model's names and wire members printed into the
+//! state machines of `templates/typescript/helpers.ts` (`SessionReadyGate`,
+//! `TurnTracker`, `nextStep`).
+
+use askama::Template;
+
+use super::json_string;
+use crate::helpers::Helpers;
+use crate::naming;
+
+/// Names the module adds to the package root, with and without the parts
+/// a schema may lack.
+pub const EXPORTS: [&str; 7] = ["SessionReadyGate", "TurnTracker", "nextStep", "NextStep", "Observation", "Violation", "ViolationKind"];
+
+pub struct TurnsView {
+    pub notification: String,
+    pub request_type: String,
+    pub stop_reason_type: String,
+    /// Member names and tags as string literals, the output tags as an array literal.
+    pub session: String,
+    pub update: String,
+    pub tag_property: String,
+    pub output: String,
+    pub complete: Option<CompleteView>,
+}
+
+pub struct CompleteView {
+    pub tag: String,
+    pub request: String,
+    pub stop_reason: String,
+}
+
+pub struct StatusView {
+    pub type_name: String,
+    pub live: String,
+}
+
+#[derive(Template)]
+#[template(path = "typescript/helpers.ts", escape = "none")]
+pub struct HelpersTs {
+    turns: Option<TurnsView>,
+    status: Option<StatusView>,
+}
+
+impl HelpersTs {
+    /// The values and the types this schema's module exports.
+    pub fn exports(&self) -> (Vec<&'static str>, Vec<&'static str>) {
+        let mut values = vec!["SessionReadyGate"];
+        let mut types = vec!["NextStep"];
+        if self.turns.is_some() {
+            values.push("TurnTracker");
+            types.extend(["Observation", "Violation", "ViolationKind"]);
+        }
+        if self.status.is_some() {
+            values.push("nextStep");
+        }
+        (values, types)
+    }
+}
+
+/// The template's view of `model`.
+pub fn view(model: &Helpers) -> HelpersTs {
+    let turns = model.turns.as_ref().map(|turns| TurnsView {
+        notification: naming::typescript_type(&turns.notification),
+        request_type: naming::typescript_type(&turns.request_type),
+        stop_reason_type: naming::typescript_type(&turns.stop_reason_type),
+        session: json_string(&turns.session.wire),
+        update: json_string(&turns.update.wire),
+        tag_property: json_string(&turns.tag_property),
+        output: serde_json::Value::from(turns.output.iter().map(|variant| variant.tag.as_str()).collect::<Vec<_>>()).to_string(),
+        complete: turns.complete.as_ref().map(|complete| CompleteView {
+            tag: json_string(&complete.variant.tag),
+            request: json_string(&complete.request.wire),
+            stop_reason: json_string(&complete.stop_reason.wire),
+        }),
+    });
+    let status = model.status.as_ref().map(|status| StatusView { type_name: naming::typescript_type(&status.type_name), live: json_string(crate::helpers::LIVE) });
+    HelpersTs { turns, status }
+}

@@ -1,0 +1,90 @@
+// The RFD helpers of the TypeScript package on every scenario of
+// `tests/helpers.json`: the session-ready gate, the turn tracker fed
+// `session/update` params decoded with `decodeSessionNotification`, and
+// `nextStep` on a negotiated view, each deciding as the table says (the
+// Rust and Python helpers run the same table). Also: each helper built from
+// a negotiated initialize pair follows the capability. Run by `cargo xtask
+// test` on the default schema's bindings; the folder comes from
+// `ACP_BINDINGS`.
+
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+
+import { loadBindings } from "./bindings.mjs";
+
+const folder = process.env.ACP_BINDINGS;
+if (!folder) {
+  throw new Error("set ACP_BINDINGS to a folder written by `cargo xtask generate`");
+}
+const bindings = await loadBindings(folder);
+const table = JSON.parse(readFileSync(new URL("../helpers.json", import.meta.url), "utf8"));
+
+/** A negotiated view with the given features, from a v1 initialize pair. */
+function negotiated({ sessionReady = false, turnComplete = false, sessionStatus = false, load = false }) {
+  const sessionCapabilities = {};
+  if (sessionReady) sessionCapabilities.ready = {};
+  if (turnComplete) sessionCapabilities.turnComplete = {};
+  if (sessionStatus) sessionCapabilities.status = {};
+  return bindings.negotiate(
+    { protocolVersion: 1, clientCapabilities: {} },
+    { protocolVersion: 1, agentCapabilities: { loadSession: load, sessionCapabilities } },
+  );
+}
+
+function runGate(setup, steps) {
+  const gate = bindings.SessionReadyGate.fromNegotiated(negotiated(setup));
+  assert.equal(gate.required, setup.sessionReady);
+  const checked = [];
+  for (const [index, step] of steps.entries()) {
+    let got;
+    if ("responded" in step) {
+      gate.responded(step.responded, step.now);
+      continue;
+    } else if ("send" in step) got = gate.send(step.send, step.item, step.now);
+    else if ("ready" in step) got = gate.ready(step.ready);
+    else if ("closed" in step) got = gate.closed(step.closed);
+    else if ("expire" in step) got = gate.expire(step.expire, step.timeout);
+    else throw new Error(`unknown gate step ${JSON.stringify(step)}`);
+    checked.push([index, got, step.expect]);
+  }
+  return checked;
+}
+
+function runTurns(setup, steps) {
+  const tracker = bindings.TurnTracker.fromNegotiated(negotiated(setup));
+  assert.equal(tracker.turnComplete, setup.turnComplete);
+  const checked = [];
+  for (const [index, step] of steps.entries()) {
+    let got;
+    if ("prompt" in step) {
+      tracker.prompt(step.prompt.session, step.prompt.request);
+      assert.deepEqual(tracker.pending(step.prompt.session), step.prompt.request);
+      continue;
+    } else if ("update" in step) {
+      const decoded = bindings.decodeSessionNotification(step.update);
+      assert.ok(decoded.ok, JSON.stringify(decoded));
+      got = tracker.update(decoded.value);
+    } else if ("response" in step) got = tracker.response(step.response.request, step.response.stopReason);
+    else throw new Error(`unknown turn step ${JSON.stringify(step)}`);
+    checked.push([index, got, step.expect]);
+  }
+  return checked;
+}
+
+function runStatus(setup, steps) {
+  const view = negotiated(setup);
+  return steps.map((step, index) => [index, bindings.nextStep(view, step.status), step.expect]);
+}
+
+const RUNNERS = { gate: runGate, turns: runTurns, status: runStatus };
+
+for (const scenario of table.scenarios) {
+  test(`${scenario.helper}: ${scenario.name}`, () => {
+    const checked = RUNNERS[scenario.helper](scenario.setup, scenario.steps);
+    assert.ok(checked.length > 0, "a scenario checks something");
+    for (const [index, got, expected] of checked) {
+      assert.deepEqual(JSON.parse(JSON.stringify(got)), expected, `step ${index}`);
+    }
+  });
+}
