@@ -57,17 +57,21 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
     print!("{}", outcome.output);
     ensure!(outcome.passed, "{label}: pytest {} failed (exit 5 means no test ran)", tests.display());
     if label == "default" {
-        let hostile = tests.join(HOSTILE_TESTS);
-        let outcome = pytest(&python, workspace, bindings, &hostile)?;
-        print!("{}", outcome.output);
-        ensure!(outcome.passed, "{label}: pytest {} failed (exit 5 means no test ran)", hostile.display());
+        for file in DEFAULT_TESTS {
+            let file = tests.join(file);
+            let outcome = pytest(&python, workspace, bindings, &file)?;
+            print!("{}", outcome.output);
+            ensure!(outcome.passed, "{label}: pytest {} failed (exit 5 means no test ran)", file.display());
+        }
     }
     Ok(())
 }
 
-/// The hostile wire cases (`tests/hostile-wire.json`), in `tests/python/`:
-/// not named `test_*`, so that only the default schema's run collects them.
-const HOSTILE_TESTS: &str = "hostile_wire.py";
+/// The files of `tests/python/` run on the default schema's bindings only:
+/// the hostile wire cases (`tests/hostile-wire.json`) and the RFD helpers'
+/// scenarios (`tests/helpers.json`). Not named `test_*`, so that only that
+/// run collects them.
+const DEFAULT_TESTS: [&str; 2] = ["hostile_wire.py", "helpers_scenarios.py"];
 
 /// Type-checks `program` against the installed package: `mypy --strict` with
 /// the package's configuration (the pydantic plugin) and with none (from

@@ -60,10 +60,11 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
 
 /// The programs written against the default schema's bindings, in
 /// `tests/rust/`: each becomes a test of the usage harness crate. The
-/// hostile wire cases read `tests/hostile-wire.json`, copied to the
-/// harness's root; the fuzz tests read the vectors (`ACP_VECTORS`) and run
+/// hostile wire cases read `tests/hostile-wire.json` and the RFD helpers'
+/// scenarios `tests/helpers.json`, both copied to the harness's root; the
+/// fuzz tests read the vectors (`ACP_VECTORS`) and run
 /// [`FUZZ_CASES`] cases per property.
-const USAGE_PROGRAMS: [&str; 5] = ["usage.rs", "usage_official.rs", "api.rs", "hostile_wire.rs", "fuzz_decoders.rs"];
+const USAGE_PROGRAMS: [&str; 6] = ["usage.rs", "usage_official.rs", "api.rs", "hostile_wire.rs", "fuzz_decoders.rs", "helpers.rs"];
 
 /// The fuzz tests' short budget: cases per property (`ACP_FUZZ_CASES`).
 const FUZZ_CASES: &str = "256";
@@ -87,7 +88,9 @@ fn usage_suite(workspace: &Path, bindings: &Path, target: &Path) -> Result<()> {
     for program in USAGE_PROGRAMS {
         std::fs::copy(workspace.join("tests").join("rust").join(program), harness.join("tests").join(program)).with_context(|| format!("copying {program}"))?;
     }
-    std::fs::copy(workspace.join("tests").join("hostile-wire.json"), harness.join("hostile-wire.json")).context("copying tests/hostile-wire.json")?;
+    for table in ["hostile-wire.json", "helpers.json"] {
+        std::fs::copy(workspace.join("tests").join(table), harness.join(table)).with_context(|| format!("copying tests/{table}"))?;
+    }
     run_checked(
         cargo().args(["clippy", "--quiet", "--all-targets", "--", "-D", "warnings"]).env("CARGO_TARGET_DIR", target).current_dir(&harness),
         "clippy on the Rust usage programs",

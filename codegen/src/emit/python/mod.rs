@@ -1,7 +1,7 @@
 //! The Python emitter: a pip-installable package of pydantic v2 models, the
 //! method tables, the `Agent` and `Client` protocols with their dispatchers,
-//! their ends of a JSON-RPC connection, capability negotiation and the
-//! by-name codec, rendered from the askama templates in
+//! their ends of a JSON-RPC connection, capability negotiation, the RFD
+//! helpers and the by-name codec, rendered from the askama templates in
 //! `templates/python/`.
 //!
 //! Every decision is resolved into view structs; the templates only loop and
@@ -9,11 +9,13 @@
 //! annotations and decode rules they carry, `methods` the method tables and
 //! decoding by method name, `protocols` the side protocols and dispatchers,
 //! `connection` each side's end of a connection, `negotiation` capability
-//! negotiation (`negotiation.py`); this module holds the package files, the root's re-exports and the
+//! negotiation (`negotiation.py`), `helpers` the RFD helpers
+//! (`helpers.py`); this module holds the package files, the root's re-exports and the
 //! helpers every part prints with.
 
 mod codecs;
 mod connection;
+mod helpers;
 mod methods;
 mod negotiation;
 mod protocols;
@@ -76,7 +78,9 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
     imports.push((".models".to_owned(), types::exports(&models)));
     imports.push((".protocols".to_owned(), protocols::exports(&protocols)));
     let model = crate::negotiation::model(ir);
-    if model.is_some() {
+    let helpers = model.as_ref().map(|_| helpers::view(&crate::helpers::model(ir), &types::variant_classes(ir)));
+    if let Some(helpers) = &helpers {
+        imports.push((".helpers".to_owned(), helpers.exports()));
         imports.push((".negotiation".to_owned(), negotiation::EXPORTS.iter().map(|name| (*name).to_owned()).collect()));
     }
     imports.sort_by(|a, b| a.0.cmp(&b.0));
@@ -99,15 +103,16 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
         (root.join("protocols.py"), render(&protocols, "protocols.py")?),
         (root.join("connection.py"), render(&connection, "connection.py")?),
     ];
-    if let Some(model) = &model {
+    if let (Some(model), Some(helpers)) = (&model, &helpers) {
         files.push((root.join("negotiation.py"), render(&negotiation::view(model), "negotiation.py")?));
+        files.push((root.join("helpers.py"), render(helpers, "helpers.py")?));
     }
     Ok(files)
 }
 
 /// The order isort (and ruff) keeps the names of one import in: constants,
 /// classes, then the rest, each by name without case, digit runs by value.
-fn import_order(name: &str) -> (u8, Vec<(String, u64)>) {
+pub(super) fn import_order(name: &str) -> (u8, Vec<(String, u64)>) {
     let kind = if name.len() > 1 && name.chars().all(|c| !c.is_lowercase()) {
         0
     } else if name.starts_with(|c: char| c.is_uppercase()) {

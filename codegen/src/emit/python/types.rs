@@ -193,7 +193,7 @@ fn tag_annotation(value: &str) -> String {
 
 /// Names every variant class (struct and unit payloads, and catch-alls of
 /// tagged unions), away from the names of types and of each other.
-fn variant_classes(ir: &Ir) -> VariantClasses {
+pub(super) fn variant_classes(ir: &Ir) -> VariantClasses {
     let mut taken: BTreeSet<String> = ir.types.keys().map(|name| python_class(name)).collect();
     let mut classes = VariantClasses::new();
     for (name, definition) in &ir.types {

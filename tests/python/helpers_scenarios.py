@@ -1,0 +1,101 @@
+"""The RFD helpers of the Python package on every scenario of `tests/helpers.json`.
+
+The session-ready gate, the turn tracker fed `session/update` params decoded
+as `SessionNotification`, and `next_step` on a negotiated view each decide as
+the table says (the Rust and TypeScript helpers run the same table); each
+helper is built from a negotiated initialize pair, so it follows the
+capability.
+
+Not named `test_*`: `cargo xtask test` runs it on the default schema's
+bindings only, naming the file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import bindings_folder, installed_package
+
+PACKAGE = installed_package(bindings_folder())
+TABLE = json.loads((Path(__file__).resolve().parent.parent / "helpers.json").read_text(encoding="utf-8"))
+
+
+def negotiated(setup: dict[str, bool]) -> Any:
+    """A negotiated view with the setup's features, from a v1 initialize pair."""
+    names = {"sessionReady": "ready", "turnComplete": "turnComplete", "sessionStatus": "status"}
+    session = {capability: {} for feature, capability in names.items() if setup.get(feature)}
+    request = {"protocolVersion": 1, "clientCapabilities": {}}
+    response = {"protocolVersion": 1, "agentCapabilities": {"loadSession": setup.get("load", False), "sessionCapabilities": session}}
+    return PACKAGE.negotiate(request, response)
+
+
+def plain(value: Any) -> Any:
+    """A helper's result as JSON: observations and violations as the table writes them."""
+    if isinstance(value, PACKAGE.Observation):
+        return {"turn": value.turn, "drained": value.drained, "violations": [plain(violation) for violation in value.violations]}
+    if isinstance(value, PACKAGE.Violation):
+        return {"rule": value.rule, "kind": value.kind, "session": value.session, "request": value.request}
+    if isinstance(value, (list, tuple)):
+        return [plain(item) for item in value]
+    return value
+
+
+def run_gate(setup: dict[str, bool], steps: list[dict[str, Any]]) -> list[tuple[int, Any, Any]]:
+    gate = PACKAGE.SessionReadyGate.from_negotiated(negotiated(setup))
+    assert gate.required == setup["sessionReady"]
+    checked: list[tuple[int, Any, Any]] = []
+    for index, step in enumerate(steps):
+        if "responded" in step:
+            gate.responded(step["responded"], step["now"])
+            continue
+        if "send" in step:
+            got: Any = gate.send(step["send"], step["item"], step["now"])
+        elif "ready" in step:
+            got = gate.ready(step["ready"])
+        elif "closed" in step:
+            got = gate.closed(step["closed"])
+        elif "expire" in step:
+            got = [{"session": session, "items": items} for session, items in gate.expire(step["expire"], step["timeout"])]
+        else:
+            raise AssertionError(f"unknown gate step {step}")
+        checked.append((index, got, step["expect"]))
+    return checked
+
+
+def run_turns(setup: dict[str, bool], steps: list[dict[str, Any]]) -> list[tuple[int, Any, Any]]:
+    tracker = PACKAGE.TurnTracker.from_negotiated(negotiated(setup))
+    assert tracker.turn_complete == setup["turnComplete"]
+    checked: list[tuple[int, Any, Any]] = []
+    for index, step in enumerate(steps):
+        if "prompt" in step:
+            tracker.prompt(step["prompt"]["session"], step["prompt"]["request"])
+            assert tracker.pending(step["prompt"]["session"]) == step["prompt"]["request"]
+            continue
+        if "update" in step:
+            got = tracker.update(PACKAGE.SessionNotification.model_validate(step["update"]))
+        elif "response" in step:
+            stop = step["response"]["stopReason"]
+            got = tracker.response(step["response"]["request"], None if stop is None else PACKAGE.StopReason(stop))
+        else:
+            raise AssertionError(f"unknown turn step {step}")
+        checked.append((index, plain(got), step["expect"]))
+    return checked
+
+
+def run_status(setup: dict[str, bool], steps: list[dict[str, Any]]) -> list[tuple[int, Any, Any]]:
+    view = negotiated(setup)
+    return [(index, PACKAGE.next_step(view, PACKAGE.SessionStatus(step["status"])), step["expect"]) for index, step in enumerate(steps)]
+
+
+RUNNERS = {"gate": run_gate, "turns": run_turns, "status": run_status}
+
+
+@pytest.mark.parametrize("scenario", TABLE["scenarios"], ids=lambda scenario: f"{scenario['helper']}: {scenario['name']}")
+def test_scenario(scenario: dict[str, Any]) -> None:
+    checked = RUNNERS[scenario["helper"]](scenario["setup"], scenario["steps"])
+    assert checked, "a scenario checks something"
+    for index, got, expected in checked:
+        assert json.loads(json.dumps(plain(got))) == expected, f"step {index}"
