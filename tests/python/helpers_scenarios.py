@@ -99,3 +99,26 @@ def test_scenario(scenario: dict[str, Any]) -> None:
     assert checked, "a scenario checks something"
     for index, got, expected in checked:
         assert json.loads(json.dumps(plain(got))) == expected, f"step {index}"
+
+
+def test_an_agent_and_a_client_use_the_helpers() -> None:
+    """Seed 000's early `available_commands_update` held until `session/ready`, seed 004's late chunk reported."""
+    request = {"protocolVersion": 1, "clientCapabilities": {}}
+    response = {"protocolVersion": 1, "agentCapabilities": {"sessionCapabilities": {"ready": {}, "turnComplete": {}}}}
+    negotiated = PACKAGE.negotiate(request, response)
+
+    gate = PACKAGE.SessionReadyGate.from_negotiated(negotiated)
+    gate.responded("sess_1", 0)
+    assert gate.send("sess_1", "available_commands_update", 1) == []
+    assert gate.ready("sess_1") == ["available_commands_update"]
+
+    turns = PACKAGE.TurnTracker.from_negotiated(negotiated)
+    turns.prompt("sess_1", 2)
+    done = PACKAGE.SessionNotification.model_validate({"sessionId": "sess_1", "update": {"sessionUpdate": "turn_complete", "promptRequestId": 2, "stopReason": "end_turn"}})
+    assert turns.update(done).violations == ()
+    assert turns.response(2, PACKAGE.StopReason.END_TURN).drained == 2
+    late = PACKAGE.SessionNotification.model_validate({"sessionId": "sess_1", "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "Done."}}})
+    (violation,) = turns.update(late).violations
+    assert (violation.rule, violation.kind) == ("R4", "update_after_response")
+
+    assert PACKAGE.next_step(negotiated, PACKAGE.SessionStatus.LIVE) == "not_negotiated"

@@ -6,7 +6,7 @@
 //! deciding as the table says (the TypeScript and Python helpers run the
 //! same table).
 
-use acp_bindings::helpers::{next_step, Observation, SessionReadyGate, TurnTracker};
+use acp_bindings::helpers::{next_step, NextStep, Observation, SessionReadyGate, TurnTracker};
 use acp_bindings::types::{RequestId, SessionNotification, SessionStatus, StopReason};
 use acp_bindings::{negotiate, Negotiated};
 use serde_json::{json, Value};
@@ -109,4 +109,31 @@ fn the_helpers_decide_every_scenario_as_the_table_says() {
             assert_eq!(got, expected, "{name}, step {index}");
         }
     }
+}
+
+/// The helpers as an agent and a client use them: seed 000's early
+/// `available_commands_update` held until `session/ready`, seed 004's late
+/// chunk reported.
+#[test]
+fn an_agent_and_a_client_use_the_helpers() {
+    let request = json!({"protocolVersion": 1, "clientCapabilities": {}});
+    let response = json!({"protocolVersion": 1, "agentCapabilities": {"sessionCapabilities": {"ready": {}, "turnComplete": {}}}});
+    let negotiated = negotiate(&request, &response).unwrap();
+
+    let mut gate = SessionReadyGate::from_negotiated(&negotiated);
+    gate.responded("sess_1", 0);
+    assert!(gate.send("sess_1", "available_commands_update", 1).is_empty());
+    assert_eq!(gate.ready("sess_1"), ["available_commands_update"]);
+
+    let mut turns = TurnTracker::from_negotiated(&negotiated);
+    turns.prompt("sess_1", RequestId::Integer(2));
+    let done: SessionNotification = decoded(&json!({"sessionId": "sess_1", "update": {"sessionUpdate": "turn_complete", "promptRequestId": 2, "stopReason": "end_turn"}}));
+    assert!(turns.update(&done).violations.is_empty());
+    let answered = turns.response(&RequestId::Integer(2), Some(StopReason::EndTurn));
+    assert_eq!(answered.drained, Some(RequestId::Integer(2)));
+    let late: SessionNotification = decoded(&json!({"sessionId": "sess_1", "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "Done."}}}));
+    let violation = &turns.update(&late).violations[0];
+    assert_eq!((violation.kind.rule(), violation.kind.as_str()), ("R4", "update_after_response"));
+
+    assert_eq!(next_step(&negotiated, &SessionStatus::Live), NextStep::NotNegotiated);
 }

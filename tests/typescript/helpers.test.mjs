@@ -88,3 +88,28 @@ for (const scenario of table.scenarios) {
     }
   });
 }
+
+// The helpers as an agent and a client use them: seed 000's early
+// `available_commands_update` held until `session/ready`, seed 004's late
+// chunk reported.
+test("an agent and a client use the helpers", () => {
+  const request = { protocolVersion: 1, clientCapabilities: {} };
+  const response = { protocolVersion: 1, agentCapabilities: { sessionCapabilities: { ready: {}, turnComplete: {} } } };
+  const negotiated = bindings.negotiate(request, response);
+
+  const gate = bindings.SessionReadyGate.fromNegotiated(negotiated);
+  gate.responded("sess_1", Date.now());
+  assert.deepEqual(gate.send("sess_1", "available_commands_update", Date.now()), []);
+  assert.deepEqual(gate.ready("sess_1"), ["available_commands_update"]);
+
+  const turns = bindings.TurnTracker.fromNegotiated(negotiated);
+  turns.prompt("sess_1", 2);
+  const done = { sessionId: "sess_1", update: { sessionUpdate: "turn_complete", promptRequestId: 2, stopReason: "end_turn" } };
+  assert.deepEqual(turns.update(done).violations, []);
+  assert.equal(turns.response(2, "end_turn").drained, 2);
+  const late = { sessionId: "sess_1", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Done." } } };
+  const [violation] = turns.update(late).violations;
+  assert.deepEqual([violation.rule, violation.kind], ["R4", "update_after_response"]);
+
+  assert.equal(bindings.nextStep(negotiated, "live"), "not_negotiated");
+});
