@@ -6,8 +6,9 @@
 //! The model decides, once for every language: which `session/update`
 //! variants are a prompt turn's output ([`TURN_OUTPUT`]), where a
 //! notification's session id, update and the `turn_complete` members sit,
-//! and which `SessionStatus` value means `live`. The session-ready gate
-//! needs nothing from the schema but the negotiated `sessionReady`.
+//! which `SessionStatus` value means `live`, and, for the connections'
+//! handling of `session/ready`, which responses open a session and which
+//! notifications are session-scoped.
 
 pub mod machines;
 
@@ -16,7 +17,7 @@ use serde_json::Value;
 
 use machines::Scope;
 
-use crate::ir::{Field, Ir, Payload, TypeExpr, TypeKind, UnionStyle};
+use crate::ir::{Field, Ir, Payload, Side, TypeExpr, TypeKind, UnionStyle};
 
 /// The `session/update` tags that are a prompt turn's output, as ACP's
 /// prompt-turn section describes the agent reporting it (chunks of the
@@ -93,16 +94,72 @@ pub struct Status {
     pub live: String,
 }
 
+/// A method and the wire name of its session id member.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SessionMember {
+    pub method: String,
+    /// The member is in the result rather than the params.
+    pub in_result: bool,
+    pub member: String,
+}
+
+/// What the connections need for rule R1 (RFD session-ready).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Ready {
+    /// `session/ready`, the client's notification, and its session member.
+    pub notification: SessionMember,
+    /// The requests after whose response the client sends it
+    /// ([`OPENERS`]), with where the response's session id is.
+    pub openers: Vec<SessionMember>,
+    /// The agent's session-scoped notifications: every notification the
+    /// client handles whose params require a session id.
+    pub scoped: Vec<SessionMember>,
+}
+
+/// The requests whose response makes a session the client must confirm
+/// with `session/ready` (RFD session-ready).
+pub const OPENERS: [&str; 2] = ["session/new", "session/load"];
+
+/// The session id member of every session-scoped message.
+const SESSION_ID: &str = "sessionId";
+
 /// What the helpers of one schema can use.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Helpers {
     pub turns: Option<Turns>,
     pub status: Option<Status>,
+    pub ready: Option<Ready>,
 }
 
 /// The model for `ir`.
 pub fn model(ir: &Ir) -> Helpers {
-    Helpers { turns: turns(ir), status: status(ir) }
+    Helpers { turns: turns(ir), status: status(ir), ready: ready(ir) }
+}
+
+fn has_session(ir: &Ir, type_name: &str) -> bool {
+    struct_fields(ir, type_name).iter().any(|field| field.wire_name == SESSION_ID && field.required)
+}
+
+fn ready(ir: &Ir) -> Option<Ready> {
+    let method = ir.methods.get("session/ready")?;
+    method.notification.as_ref().filter(|notification| has_session(ir, &notification.params))?;
+    let openers = OPENERS
+        .iter()
+        .filter_map(|name| {
+            let request = ir.methods.get(*name)?.request.as_ref()?;
+            let in_result = has_session(ir, &request.result);
+            (in_result || has_session(ir, &request.params)).then(|| SessionMember { method: (*name).to_owned(), in_result, member: SESSION_ID.to_owned() })
+        })
+        .collect();
+    let scoped = ir
+        .methods
+        .values()
+        .filter_map(|method| {
+            let notification = method.notification.as_ref().filter(|notification| notification.side == Side::Client)?;
+            has_session(ir, &notification.params).then(|| SessionMember { method: method.name.clone(), in_result: false, member: SESSION_ID.to_owned() })
+        })
+        .collect();
+    Some(Ready { notification: SessionMember { method: method.name.clone(), in_result: false, member: SESSION_ID.to_owned() }, openers, scoped })
 }
 
 fn struct_fields<'a>(ir: &'a Ir, name: &str) -> Vec<&'a Field> {
@@ -130,7 +187,7 @@ fn turns(ir: &Ir) -> Option<Turns> {
     ir.get(REQUEST_ID)?;
     let notification = ir.methods.get("session/update")?.notification.as_ref()?.params.clone();
     let fields = struct_fields(ir, &notification);
-    let session = fields.iter().find(|field| field.wire_name == "sessionId" && field.required)?;
+    let session = fields.iter().find(|field| field.wire_name == SESSION_ID && field.required)?;
     let (update, union_name, union) = fields.iter().filter(|field| field.required).find_map(|field| {
         let name = named(&field.ty)?;
         match &ir.get(name)?.kind {

@@ -36,10 +36,16 @@ fn the_model_of_the_default_schema_follows_its_rfds() {
     assert_eq!((complete.request.wire.as_str(), complete.stop_reason.wire.as_str()), ("promptRequestId", "stopReason"));
     assert_eq!((turns.request_type.as_str(), turns.stop_reason_type.as_str()), ("RequestId", "StopReason"));
     assert_eq!(model.status.expect("session-status is applied").type_name, "SessionStatus");
+    let ready = model.ready.expect("session-ready is applied");
+    let openers: Vec<(&str, bool)> = ready.openers.iter().map(|opener| (opener.method.as_str(), opener.in_result)).collect();
+    assert_eq!(openers, [("session/new", true), ("session/load", false)]);
+    let scoped: Vec<&str> = ready.scoped.iter().map(|scoped| scoped.method.as_str()).collect();
+    assert_eq!(scoped, ["session/update"], "the agent's only session-scoped notification in v1");
 
     let bare = helpers::model(&default_ir(RfdSelection::Nothing));
     assert!(bare.turns.expect("prompt turns exist without the RFDs").complete.is_none());
     assert!(bare.status.is_none());
+    assert!(bare.ready.is_none());
 }
 
 fn observation(observed: Observation<Value>) -> Value {

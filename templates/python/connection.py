@@ -18,6 +18,9 @@ import typing as _t
 import pydantic as _p
 
 from . import _runtime as _rt
+{%- if session_ready %}
+from . import helpers as _helpers
+{%- endif %}
 from . import methods as _methods
 {%- if has_methods %}
 from . import models as _m
@@ -39,15 +42,39 @@ method), or a response to no request in flight (with `None`)."""
 _Dispatch = _t.Callable[[_t.Any, str, _t.Any], _t.Awaitable[_t.Any]]
 
 
+class Lifecycle(_t.Protocol):
+    """What a connection does around the messages it routes: the RFD helpers'
+    `session/ready` handling. Every method sees and returns wire JSON messages."""
+
+    def settled(self, method: str, params: _t.Any, result: _t.Any) -> list[dict[str, _t.Any]]:
+        """A request this end sent got its result; returns messages to send once the caller has it."""
+        ...
+
+    def answered(self, method: str, params: _t.Any, result: _t.Any) -> None:
+        """This end answered the peer's request of `method` with `result`."""
+        ...
+
+    def received(self, method: str, params: _t.Any) -> list[dict[str, _t.Any]]:
+        """A notification from the peer was delivered; returns messages this end held, to send now."""
+        ...
+
+    def outgoing(self, method: str, message: dict[str, _t.Any]) -> list[dict[str, _t.Any]]:
+        """This end sends the notification `message`; returns what to send now."""
+        ...
+
+
 class Connection:
     """One end of a connection; `connect_agent` and `connect_client` make the typed ones."""
 
-    def __init__(self, implementation: _t.Any, dispatch_request: _Dispatch, dispatch_notification: _Dispatch, send: Send, dropped: Dropped | None) -> None:
+    def __init__(
+        self, implementation: _t.Any, dispatch_request: _Dispatch, dispatch_notification: _Dispatch, send: Send, dropped: Dropped | None, lifecycle: Lifecycle | None = None
+    ) -> None:
         self._dispatch_request = dispatch_request
         self._dispatch_notification = dispatch_notification
         self._send = send
         self._dropped = dropped
-        self._pending: dict[int, tuple[str, asyncio.Future[_t.Any]]] = {}
+        self._lifecycle = lifecycle
+        self._pending: dict[int, tuple[str, _t.Any, asyncio.Future[_t.Any]]] = {}
         self._answering: set[asyncio.Task[None]] = set()
         self._next_id = 1
         self._closed: BaseException | None = None
@@ -120,6 +147,8 @@ class Connection:
         except Exception as error:  # noqa: BLE001 (any other failure of a handler answers -32603)
             answer = {"error": {"code": -32603, "message": str(error)}}
         await self._write({"jsonrpc": "2.0", "id": message["id"], **answer})
+        if self._lifecycle is not None and "result" in answer:
+            self._lifecycle.answered(message["method"], message.get("params"), answer["result"])
 
     async def _deliver(self, method: str, params: _t.Any) -> None:
         try:
@@ -128,6 +157,8 @@ class Connection:
             self._report(method, error)
         except Exception as error:  # noqa: BLE001 (a notification gets no answer: its failure is reported)
             self._report(method, _rt.RequestError(-32603, str(error)))
+        for held in self._lifecycle.received(method, params) if self._lifecycle is not None else []:
+            await self._write(held)
 
     def _report(self, method: str | None, error: _rt.RequestError) -> None:
         if self._dropped is not None:
@@ -139,7 +170,7 @@ class Connection:
         if pending is None:
             self._report(None, _rt.RequestError(-32600, f"a response to no request in flight: id {request_id!r}"))
             return
-        method, future = pending
+        method, params, future = pending
         if future.done():
             return
         error = response.get("error")
@@ -153,6 +184,13 @@ class Connection:
             future.set_result(_methods.decode_result(method, response["result"]))
         except _rt.DecodeError as failure:
             future.set_exception(failure)
+            return
+        follow = self._lifecycle.settled(method, params, response["result"]) if self._lifecycle is not None else []
+        if follow:
+            # A task of its own runs after the code awaiting the result has run to its next await.
+            task = asyncio.ensure_future(self._write_all(follow))
+            self._answering.add(task)
+            task.add_done_callback(self._answering.discard)
 
     async def _call(self, method: str, params: _t.Any) -> _t.Any:
         if self._closed is not None:
@@ -160,12 +198,14 @@ class Connection:
         request_id = self._next_id
         self._next_id += 1
         future: asyncio.Future[_t.Any] = asyncio.get_running_loop().create_future()
-        self._pending[request_id] = (method, future)
-        await self._write({"jsonrpc": "2.0", "id": request_id, "method": method, "params": _wire(params)})
+        wire = _wire(params)
+        self._pending[request_id] = (method, wire, future)
+        await self._write({"jsonrpc": "2.0", "id": request_id, "method": method, "params": wire})
         return await future
 
     async def _tell(self, method: str, params: _t.Any) -> None:
-        await self._write({"jsonrpc": "2.0", "method": method, "params": _wire(params)})
+        message = {"jsonrpc": "2.0", "method": method, "params": _wire(params)}
+        await self._write_all(self._lifecycle.outgoing(method, message) if self._lifecycle is not None else [message])
 
     async def request_extension(self, method: str, params: _t.Any) -> _t.Any:
         """Sends a request of a `_`-prefixed extension method with JSON params; returns its JSON result."""
@@ -182,13 +222,17 @@ class Connection:
     def close(self, reason: BaseException | None = None) -> None:
         """Fails every request in flight, and every later one, with `reason` (the transport closed)."""
         self._closed = reason if reason is not None else ConnectionError("the connection is closed")
-        for _, future in self._pending.values():
+        for _, _, future in self._pending.values():
             if not future.done():
                 future.set_exception(self._closed)
         self._pending.clear()
 
     async def _write(self, message: dict[str, _t.Any]) -> None:
         await self._send(json.dumps(message, ensure_ascii=False, separators=(",", ":")))
+
+    async def _write_all(self, messages: list[dict[str, _t.Any]]) -> None:
+        for message in messages:
+            await self._write(message)
 
 
 def _is_id(value: _t.Any) -> bool:
@@ -256,7 +300,13 @@ def {{ side.connect }}(implementation: _t.Callable[[{{ side.name }}], {{ side.ha
     JSON text: `send` writes one message, and the caller hands every received
     message to `receive`. `implementation` is called once with the connection,
     so that its handlers can call the {{ side.peer }}; `dropped` hears of a received
-    message that was not handled and gets no answer."""
-    return {{ side.name }}(implementation, {{ side.dispatch_request }}, {{ side.dispatch_notification }}, send, dropped)
+    message that was not handled and gets no answer.
+{%- if session_ready %}
+
+    When `initialize` negotiates `session/ready` (rule R1), the client's end sends
+    it after each session-opening response, and the agent's end holds its
+    session-scoped notifications for a session until it arrives.
+{%- endif %}"""
+    return {{ side.name }}(implementation, {{ side.dispatch_request }}, {{ side.dispatch_notification }}, send, dropped{% if session_ready %}, _helpers.SessionReadyLifecycle(){% endif %})
 {%- endfor %}
 

@@ -23,8 +23,25 @@ export type Send = (text: string) => void;
  */
 export type DroppedMessage = (method: string | null, error: JsonRpcError) => void;
 
+/**
+ * What a connection does around the messages it routes: the RFD helpers'
+ * `session/ready` handling. Every member sees and returns wire JSON
+ * messages.
+ */
+export interface Lifecycle {
+  /** A request this end sent got its result; returns messages to send once the caller has the result. */
+  settled(method: string, params: unknown, result: unknown): readonly unknown[];
+  /** This end answered the peer's request of `method` with `result`. */
+  answered(method: string, params: unknown, result: unknown): void;
+  /** A notification from the peer was delivered; returns messages this end held, to send now. */
+  received(method: string, params: unknown): readonly unknown[];
+  /** This end sends the notification `message`; returns what to send now. */
+  outgoing(method: string, message: { readonly params?: unknown }): readonly unknown[];
+}
+
 interface Pending {
   readonly method: string;
+  readonly params: unknown;
   readonly resolve: (value: unknown) => void;
   readonly reject: (reason: unknown) => void;
 }
@@ -45,14 +62,16 @@ export class Connection {
   readonly #dropped: DroppedMessage | undefined;
   readonly #pending = new Map<JsonRpcId, Pending>();
   readonly #implementation: object;
+  readonly #lifecycle: Lifecycle | undefined;
   #nextId = 1;
   #closed: unknown = undefined;
 
-  constructor(local: SideRoutes, remote: SideRoutes, implementation: (connection: Connection) => object, send: Send, dropped?: DroppedMessage) {
+  constructor(local: SideRoutes, remote: SideRoutes, implementation: (connection: Connection) => object, send: Send, dropped?: DroppedMessage, lifecycle?: Lifecycle) {
     this.#local = local;
     this.#remote = remote;
     this.#send = send;
     this.#dropped = dropped;
+    this.#lifecycle = lifecycle;
     this.#implementation = implementation(this);
   }
 
@@ -77,25 +96,34 @@ export class Connection {
       return;
     }
     const answered = dispatchMessage(this.#local, this.#implementation, message, this.#dropped).then((response) => {
-      if (response !== null) this.#write(response);
+      if (response === null) return;
+      this.#write(response);
+      if (isRecord(message) && typeof message["method"] === "string" && "result" in response) {
+        this.#lifecycle?.answered(message["method"], message["params"], response.result);
+      }
     });
     if (!isRecord(message) || "id" in message) return;
     await answered;
+    if (typeof message["method"] === "string") {
+      for (const held of this.#lifecycle?.received(message["method"], message["params"]) ?? []) this.#write(held);
+    }
   }
 
   /** Sends a request of `method` and resolves with its decoded result; rejects with a `RequestError` for an error response and a `DecodeError` for a result that does not decode. */
   request(method: string, params: unknown): Promise<unknown> {
     if (this.#closed !== undefined) return Promise.reject(this.#closed);
     const id = this.#nextId++;
+    const message = encodeRequest(id, method, params);
     return new Promise((resolve, reject) => {
-      this.#pending.set(id, { method, resolve, reject });
-      this.#write(encodeRequest(id, method, params));
+      this.#pending.set(id, { method, params: message.params, resolve, reject });
+      this.#write(message);
     });
   }
 
-  /** Sends a notification of `method`. */
+  /** Sends a notification of `method` (held first when the RFD helpers say so: `session/update` before `session/ready`). */
   notify(method: string, params: unknown): void {
-    this.#write(encodeNotification(method, params));
+    const message = encodeNotification(method, params);
+    for (const ready of this.#lifecycle?.outgoing(method, message) ?? [message]) this.#write(ready);
   }
 
   /** Sends a request of a `_`-prefixed extension method with JSON params and resolves with its JSON result. */
@@ -137,7 +165,13 @@ export class Connection {
       return;
     }
     const decoded = decodeResult(this.#remote.requests, pending.method, response["result"]);
-    if (decoded.ok) pending.resolve(decoded.value);
-    else pending.reject(new DecodeError(this.#remote.requests.get(pending.method)?.result ?? pending.method, decoded.issues));
+    if (!decoded.ok) {
+      pending.reject(new DecodeError(this.#remote.requests.get(pending.method)?.result ?? pending.method, decoded.issues));
+      return;
+    }
+    pending.resolve(decoded.value);
+    const follow = this.#lifecycle?.settled(pending.method, pending.params, response["result"]) ?? [];
+    // After the caller's code that awaited the result has run to its next await.
+    if (follow.length > 0) void Promise.resolve().then(() => follow.forEach((message) => this.#write(message)));
   }
 }

@@ -8,6 +8,11 @@
 // `nextStep` turns a `session/status` into what to do (R3). The Rust and
 // Python bindings implement the same machines and decide alike.
 
+{%- if ready.is_some() %}
+import type { Lifecycle } from "./connection.js";
+import { negotiate } from "./negotiation.js";
+import type { JsonValue } from "./types.js";
+{%- endif %}
 import type { Negotiated } from "./negotiation.js";
 {%- if let Some(turns) = turns %}
 import type { {{ turns.notification }}, {{ turns.request_type }}, {{ turns.stop_reason_type }} } from "./types.js";
@@ -219,5 +224,69 @@ export function nextStep(negotiated: Negotiated, status: {{ status.type_name }})
   if (!negotiated.sessionStatus) return "not_negotiated";
   if (status === {{ status.live }}) return "prompt";
   return negotiated.agentHandles("session/load") ? "load" : "new";
+}
+{%- endif %}
+{%- if let Some(ready) = ready %}
+
+/** The requests after whose response a client confirms a session: method, whether the session id is in the result, its member. */
+const OPENERS: ReadonlyArray<readonly [string, boolean, string]> = {{ ready.openers }};
+/** The agent's session-scoped notifications and their session id member. */
+const SCOPED: ReadonlyArray<readonly [string, string]> = {{ ready.scoped }};
+
+function member(value: unknown, name: string): string | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  const found: unknown = (value as { readonly [key: string]: unknown })[name];
+  return typeof found === "string" ? found : undefined;
+}
+
+/**
+ * Rule R1 at both ends of a connection, once `initialize` has negotiated
+ * `session/ready`: the client's end sends {{ ready.method_text }} after each
+ * session-opening response (once the code awaiting it has run), and the
+ * agent's end holds its session-scoped notifications for a session until
+ * that notification arrives. Every connection gets one; without the
+ * capability, or when `initialize` does not negotiate, it does nothing.
+ */
+export class SessionReadyLifecycle implements Lifecycle {
+  #negotiated: Negotiated | undefined;
+  #gate = new SessionReadyGate<unknown>(false);
+
+  /** Wire JSON from the connection, which `negotiate` decodes. */
+  #negotiate(params: unknown, result: unknown): void {
+    try {
+      this.#negotiated = negotiate(params as JsonValue, result as JsonValue);
+    } catch {
+      this.#negotiated = undefined;
+    }
+    this.#gate = new SessionReadyGate<unknown>(this.#negotiated?.sessionReady ?? false);
+  }
+
+  #opened(method: string, params: unknown, result: unknown): string | undefined {
+    const opener = OPENERS.find(([name]) => name === method);
+    return opener === undefined ? undefined : member(opener[1] ? result : params, opener[2]);
+  }
+
+  settled(method: string, params: unknown, result: unknown): readonly unknown[] {
+    if (method === "initialize") this.#negotiate(params, result);
+    const session = this.#negotiated?.sessionReady === true ? this.#opened(method, params, result) : undefined;
+    return session === undefined ? [] : [{ jsonrpc: "2.0", method: {{ ready.method }}, params: { [{{ ready.member }}]: session } }];
+  }
+
+  answered(method: string, params: unknown, result: unknown): void {
+    if (method === "initialize") this.#negotiate(params, result);
+    const session = this.#opened(method, params, result);
+    if (session !== undefined) this.#gate.responded(session, Date.now());
+  }
+
+  received(method: string, params: unknown): readonly unknown[] {
+    const session = method === {{ ready.method }} ? member(params, {{ ready.member }}) : undefined;
+    return session === undefined ? [] : this.#gate.ready(session);
+  }
+
+  outgoing(method: string, message: { readonly params?: unknown }): readonly unknown[] {
+    const scoped = SCOPED.find(([name]) => name === method);
+    const session = scoped === undefined ? undefined : member(message.params, scoped[1]);
+    return session === undefined ? [message] : this.#gate.send(session, message, Date.now());
+  }
 }
 {%- endif %}

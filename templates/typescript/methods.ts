@@ -11,6 +11,9 @@
 import { Connection } from "./connection.js";
 import type { DroppedMessage, Send } from "./connection.js";
 import type { DecodeResult } from "./decode.js";
+{%- if session_ready %}
+import { SessionReadyLifecycle } from "./helpers.js";
+{%- endif %}
 import { decodeCall, decodeResult, dispatchMessage, dispatchNotification, dispatchRequest, encodeNotification, encodeRequest } from "./rpc.js";
 import type {
   Awaitable,
@@ -201,9 +204,14 @@ export interface {{ connection.interface }} {
  * connection, so that its handlers can call the {{ connection.peer }};
  * `dropped` hears of a received message that was not handled and gets no
  * answer.
+{%- if session_ready %}
+ * When `initialize` negotiates `session/ready` (rule R1), the client's end
+ * sends it after each session-opening response, and the agent's end holds
+ * its session-scoped notifications for a session until it arrives.
+{%- endif %}
  */
 export function {{ connection.connect }}(implementation: (connection: {{ connection.interface }}) => {{ side.interface }}, send: Send, dropped?: DroppedMessage): {{ connection.interface }} {
-  return new Connection({{ side.routes }}, {{ connection.peer_routes }}, implementation as (connection: Connection) => object, send, dropped) as unknown as {{ connection.interface }};
+  return new Connection({{ side.routes }}, {{ connection.peer_routes }}, implementation as (connection: Connection) => object, send, dropped{% if session_ready %}, new SessionReadyLifecycle(){% endif %}) as unknown as {{ connection.interface }};
 }
 {%- endif %}
 {%- endfor %}

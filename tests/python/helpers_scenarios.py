@@ -11,6 +11,7 @@ bindings only, naming the file."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -122,3 +123,80 @@ def test_an_agent_and_a_client_use_the_helpers() -> None:
     assert (violation.rule, violation.kind) == ("R4", "update_after_response")
 
     assert PACKAGE.next_step(negotiated, PACKAGE.SessionStatus.LIVE) == "not_negotiated"
+
+
+COMMANDS = {"sessionId": "sess_1", "update": {"sessionUpdate": "available_commands_update", "availableCommands": []}}
+
+
+async def wired_session(agent_capabilities: dict[str, Any]) -> tuple[list[str], list[dict[str, Any]], list[str]]:
+    """An agent's end and a client's end wired to each other, each message
+    delivered in order by a task of its own; the agent's `session/new` handler
+    sends `available_commands_update` before answering. Returns the order of
+    the messages, the messages, and the updates the client saw."""
+    log: list[tuple[str, dict[str, Any]]] = []
+    updates: list[str] = []
+    tasks: list[asyncio.Task[None]] = []
+    ends: dict[str, Any] = {}
+    queue: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+
+    def deliver(direction: str, to: str) -> Any:
+        async def send(text: str) -> None:
+            log.append((direction, json.loads(text)))
+            await queue.put((to, text))
+
+        return send
+
+    async def pump() -> None:
+        while True:
+            to, text = await queue.get()
+            await ends[to].receive(text)
+            queue.task_done()
+
+    class Client:
+        async def session_update(self, params: Any) -> None:
+            updates.append(str(params.update.session_update))
+
+    class Agent:
+        def __init__(self, connection: Any) -> None:
+            self.connection = connection
+
+        async def initialize(self, params: Any) -> Any:
+            return PACKAGE.InitializeResponse.model_validate({"protocolVersion": 1, "agentCapabilities": agent_capabilities})
+
+        async def session_new(self, params: Any) -> Any:
+            await self.connection.notify("session/update", PACKAGE.SessionNotification.model_validate(COMMANDS))
+            return PACKAGE.NewSessionResponse.model_validate({"sessionId": "sess_1"})
+
+    ends["client"] = PACKAGE.connect_client(lambda _: Client(), deliver("client-to-agent", "agent"))
+    ends["agent"] = PACKAGE.connect_agent(Agent, deliver("agent-to-client", "client"))
+    tasks.append(asyncio.ensure_future(pump()))
+    await ends["client"].request("initialize", PACKAGE.InitializeRequest.model_validate({"protocolVersion": 1, "clientCapabilities": {}}))
+    created = await ends["client"].request("session/new", PACKAGE.NewSessionRequest.model_validate({"cwd": "/", "mcpServers": []}))
+    assert created.session_id == "sess_1"
+    for _ in range(20):
+        await queue.join()
+        await asyncio.sleep(0)
+    tasks[0].cancel()
+    order = [f"{direction} {message['method']}" if "method" in message else f"{direction} response {message['id']}" for direction, message in log]
+    return order, [message for _, message in log], updates
+
+
+def test_the_connections_send_session_ready_and_hold_session_update_until_it_arrives() -> None:
+    """Rule R1, negotiated: the client's end confirms the session, the agent's end holds its update until then."""
+    order, messages, updates = asyncio.run(wired_session({"sessionCapabilities": {"ready": {}}}))
+    assert order == [
+        "client-to-agent initialize",
+        "agent-to-client response 1",
+        "client-to-agent session/new",
+        "agent-to-client response 2",
+        "client-to-agent session/ready",
+        "agent-to-client session/update",
+    ]
+    assert messages[4]["params"] == {"sessionId": "sess_1"}
+    assert updates == ["available_commands_update"]
+
+
+def test_without_the_capability_the_connections_neither_confirm_nor_hold() -> None:
+    order, _, updates = asyncio.run(wired_session({}))
+    assert order[2:] == ["client-to-agent session/new", "agent-to-client session/update", "agent-to-client response 2"]
+    assert updates == ["available_commands_update"]

@@ -113,3 +113,64 @@ test("an agent and a client use the helpers", () => {
 
   assert.equal(bindings.nextStep(negotiated, "live"), "not_negotiated");
 });
+
+/**
+ * An agent's end and a client's end wired to each other, each message
+ * delivered in order on a later turn of the event loop; `log` keeps every
+ * message with its direction. `settle` waits until nothing is in flight.
+ */
+function wired(agentCapabilities, onNewSession) {
+  const log = [];
+  let inFlight = 0;
+  const deliver = (direction, end) => (text) => {
+    log.push([direction, JSON.parse(text)]);
+    inFlight += 1;
+    setImmediate(() => end().receive(text).finally(() => (inFlight -= 1)));
+  };
+  const updates = [];
+  const client = bindings.connectClient(() => ({ sessionUpdate: (params) => void updates.push(params.update.sessionUpdate) }), deliver("client-to-agent", () => agent));
+  const agent = bindings.connectAgent(
+    (connection) => ({
+      initialize: () => ({ protocolVersion: 1, agentCapabilities }),
+      sessionNew: () => {
+        onNewSession(connection);
+        return { sessionId: "sess_1" };
+      },
+    }),
+    deliver("agent-to-client", () => client),
+  );
+  const settle = async () => {
+    while (inFlight > 0) await new Promise((resolve) => setImmediate(resolve));
+  };
+  return { client, log, updates, settle };
+}
+
+const commands = { sessionId: "sess_1", update: { sessionUpdate: "available_commands_update", availableCommands: [] } };
+
+test("the connections send session/ready and hold session/update until it arrives when it is negotiated (R1)", async () => {
+  const { client, log, updates, settle } = wired({ sessionCapabilities: { ready: {} } }, (agent) => agent.notify("session/update", commands));
+  await client.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+  const created = await client.request("session/new", { cwd: "/", mcpServers: [] });
+  assert.equal(created.sessionId, "sess_1");
+  await settle();
+  const order = log.map(([direction, message]) => `${direction} ${message.method ?? `response ${message.id}`}`);
+  assert.deepEqual(order, [
+    "client-to-agent initialize",
+    "agent-to-client response 1",
+    "client-to-agent session/new",
+    "agent-to-client response 2",
+    "client-to-agent session/ready",
+    "agent-to-client session/update",
+  ]);
+  assert.deepEqual(log[4][1].params, { sessionId: "sess_1" });
+  assert.deepEqual(updates, ["available_commands_update"]);
+});
+
+test("without the capability the connections neither send session/ready nor hold anything", async () => {
+  const { client, log, settle } = wired({}, (agent) => agent.notify("session/update", commands));
+  await client.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+  await client.request("session/new", { cwd: "/", mcpServers: [] });
+  await settle();
+  const order = log.map(([direction, message]) => `${direction} ${message.method ?? `response ${message.id}`}`);
+  assert.deepEqual(order.slice(2), ["client-to-agent session/new", "agent-to-client session/update", "agent-to-client response 2"]);
+});

@@ -16,6 +16,8 @@ use crate::naming::{python_class, python_side_function};
 #[template(path = "python/connection.py", escape = "none")]
 pub(super) struct ConnectionView {
     has_methods: bool,
+    /// Connections handle `session/ready` (`helpers.SessionReadyLifecycle`).
+    session_ready: bool,
     /// The names imported from `protocols.py`, in isort's order.
     protocol_names: Vec<String>,
     sides: Vec<SideView>,
@@ -84,7 +86,8 @@ pub(super) fn connection_view(ir: &Ir) -> ConnectionView {
     let mut protocol_names: Vec<String> = sides.iter().map(|side| side.handler.to_owned()).collect();
     protocol_names.extend(sides.iter().flat_map(|side| [side.dispatch_notification.clone(), side.dispatch_request.clone()]));
     protocol_names.sort_by_cached_key(|name| super::import_order(name));
-    ConnectionView { has_methods: !ir.methods.is_empty(), protocol_names, sides }
+    let session_ready = crate::negotiation::model(ir).is_some() && crate::helpers::model(ir).ready.is_some();
+    ConnectionView { has_methods: !ir.methods.is_empty(), session_ready, protocol_names, sides }
 }
 
 /// The names `connection.py` defines that the package root re-exports.

@@ -18,15 +18,14 @@ use super::context::{ident, type_ident};
 /// The machines' source, the same text `acp-codegen` compiles.
 const MACHINES: &str = include_str!("../../helpers/machines.rs");
 
-/// `helpers/machines.rs`, parsed and printed like every generated file.
-pub(crate) fn machines() -> Result<String, CodegenError> {
-    let file = syn::parse_file(MACHINES).map_err(|error| CodegenError {
+/// `helpers/machines.rs` as tokens, to be printed like every generated file.
+pub(crate) fn machines() -> Result<TokenStream, CodegenError> {
+    MACHINES.parse().map_err(|error: proc_macro2::LexError| CodegenError {
         kind: ErrorKind::Unsupported,
         file: "codegen/src/helpers/machines.rs".to_owned(),
         pointer: String::new(),
         message: format!("the helpers' machines do not parse: {error}"),
-    })?;
-    Ok(prettyplease::unparse(&file))
+    })
 }
 
 /// `helpers.rs`.

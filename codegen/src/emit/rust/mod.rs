@@ -80,7 +80,7 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
         files.push((PathBuf::from("src/negotiation.rs"), format!("//! Capability negotiation: what one `initialize` exchange allows, from the schema's capability gates.\n\n{text}")));
         let helpers = format_file(helpers::emit(ir, &crate::helpers::model(ir)))?;
         files.push((PathBuf::from("src/helpers.rs"), format!("//! The RFD helpers: the session-ready gate (R1), the turn tracker (R2, R4) and the session-status advice (R3), as pure state machines over this crate's types.\n\n{helpers}")));
-        files.push((PathBuf::from("src/helpers/machines.rs"), helpers::machines()?));
+        files.push((PathBuf::from("src/helpers/machines.rs"), format_file(helpers::machines()?)?));
     }
     Ok(files)
 }

@@ -1,7 +1,7 @@
 //! The TypeScript helpers module (`src/helpers.ts`): the
 //! [`crate::helpers`] model's names and wire members printed into the
 //! state machines of `templates/typescript/helpers.ts` (`SessionReadyGate`,
-//! `TurnTracker`, `nextStep`).
+//! `TurnTracker`, `nextStep`, and the connections' `SessionReadyLifecycle`).
 
 use askama::Template;
 
@@ -11,7 +11,7 @@ use crate::naming;
 
 /// Names the module adds to the package root, with and without the parts
 /// a schema may lack.
-pub const EXPORTS: [&str; 7] = ["SessionReadyGate", "TurnTracker", "nextStep", "NextStep", "Observation", "Violation", "ViolationKind"];
+pub const EXPORTS: [&str; 8] = ["SessionReadyGate", "SessionReadyLifecycle", "TurnTracker", "nextStep", "NextStep", "Observation", "Violation", "ViolationKind"];
 
 pub struct TurnsView {
     pub notification: String,
@@ -31,6 +31,15 @@ pub struct CompleteView {
     pub stop_reason: String,
 }
 
+pub struct ReadyView {
+    /// String literals, and the openers and scoped notifications as array literals.
+    pub method: String,
+    pub method_text: String,
+    pub member: String,
+    pub openers: String,
+    pub scoped: String,
+}
+
 pub struct StatusView {
     pub type_name: String,
     pub live: String,
@@ -41,6 +50,7 @@ pub struct StatusView {
 pub struct HelpersTs {
     turns: Option<TurnsView>,
     status: Option<StatusView>,
+    ready: Option<ReadyView>,
 }
 
 impl HelpersTs {
@@ -54,6 +64,9 @@ impl HelpersTs {
         }
         if self.status.is_some() {
             values.push("nextStep");
+        }
+        if self.ready.is_some() {
+            values.push("SessionReadyLifecycle");
         }
         (values, types)
     }
@@ -76,5 +89,12 @@ pub fn view(model: &Helpers) -> HelpersTs {
         }),
     });
     let status = model.status.as_ref().map(|status| StatusView { type_name: naming::typescript_type(&status.type_name), live: json_string(crate::helpers::LIVE) });
-    HelpersTs { turns, status }
+    let ready = model.ready.as_ref().map(|ready| ReadyView {
+        method: json_string(&ready.notification.method),
+        method_text: format!("`{}`", ready.notification.method),
+        member: json_string(&ready.notification.member),
+        openers: serde_json::Value::from(ready.openers.iter().map(|opener| serde_json::json!([opener.method, opener.in_result, opener.member])).collect::<Vec<_>>()).to_string(),
+        scoped: serde_json::Value::from(ready.scoped.iter().map(|scoped| serde_json::json!([scoped.method, scoped.member])).collect::<Vec<_>>()).to_string(),
+    });
+    HelpersTs { turns, status, ready }
 }

@@ -47,6 +47,8 @@ const EXTENSION_HANDLERS: [&str; 2] = ["extension request", "extension notificat
 pub struct MethodsFile {
     names: Vec<NameView>,
     sides: Vec<SideView>,
+    /// Connections handle `session/ready` (`SessionReadyLifecycle`).
+    session_ready: bool,
 }
 
 struct NameView {
@@ -206,7 +208,8 @@ pub fn view(ir: &Ir) -> Result<MethodsFile, CodegenError> {
         .filter(|side| *side != "proxy" || has_proxy)
         .map(|side| side_view(ir, side))
         .collect();
-    Ok(MethodsFile { names, sides })
+    let session_ready = crate::negotiation::model(ir).is_some() && crate::helpers::model(ir).ready.is_some();
+    Ok(MethodsFile { names, sides, session_ready })
 }
 
 fn side_view(ir: &Ir, side: &'static str) -> SideView {
