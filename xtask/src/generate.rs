@@ -32,14 +32,24 @@ pub fn render(source: &SourceOptions, names: &PackageNames, languages: &[String]
 pub fn render_schema(schema: &ExtendedSchema, names: &PackageNames, languages: &[String], tolerant: bool, strict_names: bool) -> Result<Outputs> {
     let ir = crate::lowering::lower_told(schema, Unsupported::Fail, strict_names)?;
     let ir = if tolerant { acp_codegen::tolerant::tolerant(&ir) } else { ir };
-    let mut outputs = Outputs::new();
-    for (language, emit) in LANGUAGES.into_iter().filter(|(language, _)| languages.is_empty() || languages.iter().any(|wanted| wanted == language)) {
-        outputs.push((language.to_owned(), emit(&ir, names)?.into_iter().collect()));
-    }
-    let schema_files = [(PathBuf::from("acp.schema.json"), schema.to_pretty_json())].into_iter().collect();
-    outputs.push(("schema".to_owned(), schema_files));
-    outputs.push(("vectors".to_owned(), checked_vectors(schema, &ir)?));
-    Ok(outputs)
+    let wanted = LANGUAGES.into_iter().filter(|(language, _)| languages.is_empty() || languages.iter().any(|wanted| wanted == language));
+    // The emitters and the vectors only read the IR: each runs on a thread of
+    // its own, and the outputs keep this fixed order whatever finishes first.
+    std::thread::scope(|scope| {
+        let ir = &ir;
+        let bindings: Vec<_> = wanted
+            .map(|(language, emit)| (language, scope.spawn(move || emit(ir, names).map(|files| files.into_iter().collect::<Files>()))))
+            .collect();
+        let vectors = scope.spawn(|| checked_vectors(schema, ir));
+        let mut outputs = Outputs::new();
+        for (language, emitting) in bindings {
+            outputs.push((language.to_owned(), emitting.join().map_err(|_| anyhow::anyhow!("the {language} emitter panicked"))??));
+        }
+        let schema_files = [(PathBuf::from("acp.schema.json"), schema.to_pretty_json())].into_iter().collect();
+        outputs.push(("schema".to_owned(), schema_files));
+        outputs.push(("vectors".to_owned(), vectors.join().map_err(|_| anyhow::anyhow!("the vector generator panicked"))??));
+        Ok(outputs)
+    })
 }
 
 /// The packages of every language for `ir`, without schema and vectors.
