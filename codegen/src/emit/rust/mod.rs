@@ -26,7 +26,7 @@ mod traits;
 mod types;
 mod unions;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -40,9 +40,27 @@ pub(crate) use context::RustContext;
 /// Emits the Rust crate for `ir`.
 pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
     let context = RustContext::new(ir)?;
-    let types = types::emit(&context)?;
-    let methods = methods::emit(&context)?;
-    let codec = runtime::emit(&context);
+    // `types.rs` is most of the crate: it is built and printed on a thread of
+    // its own while the other files are.
+    std::thread::scope(|scope| {
+        let types = scope.spawn(|| format_file(types::emit(&context)?));
+        let mut files = emit_rest(ir, names, &context)?;
+        let types = types.join().map_err(|_| CodegenError {
+            kind: ErrorKind::Unsupported,
+            file: "<rust emitter>".to_owned(),
+            pointer: String::new(),
+            message: "printing types.rs panicked".to_owned(),
+        })??;
+        let after = files.iter().position(|(path, _)| path == Path::new("src/nullable.rs")).map_or(files.len(), |position| position + 1);
+        files.insert(after, (PathBuf::from("src/types.rs"), format!("//! One type per schema type.\n\n{types}")));
+        Ok(files)
+    })
+}
+
+/// Every file of the crate but `types.rs`.
+fn emit_rest(ir: &Ir, names: &PackageNames, context: &RustContext) -> Result<Files, CodegenError> {
+    let methods = methods::emit(context)?;
+    let codec = runtime::emit(context);
     let model = crate::negotiation::model(ir);
     let negotiation_module = model.as_ref().map(|_| quote! {
         pub mod helpers;
@@ -74,7 +92,6 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
     files.push((PathBuf::from("src/codec.rs"), format!("//! Decoding rules and the by-name codec.\n\n{}", format_file(codec)?)));
     files.push((PathBuf::from("src/methods.rs"), format!("//! Method names, per-side method enums, the `Agent` and `Client` traits and their dispatch functions.\n\n{}", format_file(methods)?)));
     files.push((PathBuf::from("src/nullable.rs"), format!("//! `Nullable<T>`: a member that may be absent, `null`, or a value.\n\n{}", format_file(nullable::emit())?)));
-    files.push((PathBuf::from("src/types.rs"), format!("//! One type per schema type.\n\n{}", format_file(types)?)));
     if let Some(model) = &model {
         let text = format_file(negotiation::emit(model))?;
         files.push((PathBuf::from("src/negotiation.rs"), format!("//! Capability negotiation: what one `initialize` exchange allows, from the schema's capability gates.\n\n{text}")));
