@@ -1,0 +1,155 @@
+//! The ordering rules of the RFDs, judged by the RFD helpers' reference
+//! machines ([`crate::helpers::machines`]) exactly as the generated helpers
+//! run them: the session-ready gate for R1 (a notification the gate would
+//! hold is one sent before `session/ready`) and the turn tracker for R2 and
+//! R4 (its violations are the findings). The only bookkeeping here is which
+//! sessions the gate watches (those the agent answered `session/new` or
+//! `session/load` for, until their `session/ready`) and which answered
+//! turns still wait for their `turn_complete`, reported when the capture
+//! ends.
+
+use std::collections::{BTreeMap, HashSet};
+
+use serde_json::Value;
+
+use super::peers::Features;
+use super::rpc::Pending;
+use super::{Direction, Finding, Found, Place};
+use crate::helpers::machines::{SessionReadyGate, TurnTracker, ViolationKind};
+use crate::helpers::{self, Turns};
+use crate::ir::Ir;
+
+/// A prompt answered before its `turn_complete`.
+struct Awaiting {
+    session: String,
+    request: Value,
+    at: Place,
+}
+
+pub(super) struct Order {
+    turns: Option<Turns>,
+    gate: SessionReadyGate<()>,
+    watched: HashSet<String>,
+    tracker: TurnTracker<Value, Value>,
+    features: Features,
+    /// By the request id's JSON text.
+    awaiting: BTreeMap<String, Awaiting>,
+}
+
+fn explain(kind: ViolationKind, request: Option<&Value>, tag: &str) -> String {
+    let request = request.map_or_else(|| "?".to_owned(), Value::to_string);
+    match kind {
+        ViolationKind::UpdateAfterResponse => format!("`{tag}` of the turn of prompt {request} came after its `session/prompt` response"),
+        ViolationKind::UpdateAfterTurnComplete => format!("`{tag}` of the turn of prompt {request} came after its `turn_complete`"),
+        ViolationKind::DuplicateTurnComplete => format!("a second `turn_complete` for prompt {request}"),
+        ViolationKind::StopReasonMismatch => format!("`turn_complete` and the `session/prompt` response of prompt {request} give different stop reasons"),
+        ViolationKind::UnknownTurn => format!("`turn_complete` names prompt {request}, which has no turn in flight in this session"),
+    }
+}
+
+impl Order {
+    pub(super) fn new(ir: &Ir) -> Order {
+        let features = Features::default();
+        Order {
+            turns: helpers::model(ir).turns,
+            gate: SessionReadyGate::new(features.session_ready),
+            watched: HashSet::new(),
+            tracker: TurnTracker::new(features.turn_complete),
+            features,
+            awaiting: BTreeMap::new(),
+        }
+    }
+
+    /// The `initialize` exchange agreed on `features`.
+    pub(super) fn negotiated(&mut self, features: Features) {
+        self.features = features;
+        self.gate = SessionReadyGate::new(features.session_ready);
+        self.tracker = TurnTracker::new(features.turn_complete);
+    }
+
+    /// A request went `direction`: a client's `session/prompt` starts a turn.
+    pub(super) fn request(&mut self, direction: Direction, id: &Value, method: &str, session: Option<&str>) {
+        if let (Direction::ClientToAgent, "session/prompt", Some(session)) = (direction, method, session) {
+            self.tracker.prompt(session, id.clone());
+        }
+    }
+
+    /// A notification went `direction`.
+    pub(super) fn notification(&mut self, direction: Direction, method: &str, params: Option<&Value>, at: Place) -> Vec<Found> {
+        let Some(session) = super::session_of(params) else { return Vec::new() };
+        let mut found = Vec::new();
+        if direction == Direction::ClientToAgent {
+            if method == "session/ready" && self.watched.remove(session) {
+                self.gate.ready(session);
+                self.gate.closed(session);
+            }
+            return found;
+        }
+        let tag = params.and_then(|params| params.get("update")).and_then(|update| update.get("sessionUpdate")).and_then(Value::as_str);
+        if self.watched.contains(session) && self.gate.send(session, (), at.line).is_empty() {
+            let what = tag.map_or_else(|| format!("`{method}`"), |tag| format!("`{method}` (`{tag}`)"));
+            found.push(Found::new("R1", format!("the agent sent {what} for session {session} before the client's `session/ready`")).session(Some(session)));
+        }
+        if method != "session/update" {
+            return found;
+        }
+        let Some((_, scope)) = self.turns.as_ref().and_then(|turns| params.and_then(|params| turns.scope_of(params))) else { return found };
+        let observation = self.tracker.update(session, scope);
+        for violation in &observation.violations {
+            let message = explain(violation.kind, violation.request.as_ref(), tag.unwrap_or("?"));
+            found.push(Found::new(violation.kind.rule(), message).session(Some(session)).request(violation.request.as_ref()));
+        }
+        if let Some(drained) = observation.drained {
+            self.awaiting.remove(&drained.to_string());
+        }
+        found
+    }
+
+    /// The response that went `direction` to `request` (id `id`) arrived at
+    /// `at`, with `result` (`None`: an error response).
+    pub(super) fn response(&mut self, direction: Direction, id: &Value, request: &Pending, result: Option<&Value>, at: Place) -> Vec<Found> {
+        if direction != Direction::AgentToClient {
+            return Vec::new();
+        }
+        match request.method.as_str() {
+            "session/new" | "session/load" if self.features.session_ready => {
+                let answered = result.and_then(|result| result.get("sessionId")).and_then(Value::as_str).or(request.session.as_deref());
+                if let (Some(_), Some(session)) = (result, answered) {
+                    self.gate.responded(session, at.line);
+                    self.watched.insert(session.to_owned());
+                }
+                Vec::new()
+            }
+            "session/prompt" => {
+                let stop_reason = result.map(|result| result.get("stopReason").cloned().unwrap_or(Value::Null));
+                let answered = stop_reason.is_some();
+                let observation = self.tracker.response(id, stop_reason);
+                let session = request.session.as_deref();
+                let found = observation
+                    .violations
+                    .iter()
+                    .map(|violation| Found::new(violation.kind.rule(), explain(violation.kind, violation.request.as_ref(), "session/prompt response")).session(session).request(Some(id)))
+                    .collect();
+                if let (true, true, Some(_), None, Some(session)) = (answered, self.features.turn_complete, observation.turn, observation.drained, session) {
+                    self.awaiting.insert(id.to_string(), Awaiting { session: session.to_owned(), request: id.clone(), at });
+                }
+                found
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// Every prompt answered without a `turn_complete`, at its response.
+    pub(super) fn finish(self) -> Vec<Finding> {
+        let mut found: Vec<Finding> = self
+            .awaiting
+            .into_values()
+            .map(|awaiting| {
+                let message = format!("prompt {} was answered but no `turn_complete` for it ever came", awaiting.request);
+                Found::new("R2", message).session(Some(&awaiting.session)).request(Some(&awaiting.request)).at(awaiting.at)
+            })
+            .collect();
+        found.sort_by_key(|finding| finding.at);
+        found
+    }
+}
