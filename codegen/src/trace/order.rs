@@ -139,6 +139,12 @@ impl Order {
         }
     }
 
+    /// How many answered turns wait for their `turn_complete`.
+    #[cfg(test)]
+    pub(super) fn awaiting(&self) -> usize {
+        self.awaiting.len()
+    }
+
     /// Every prompt answered without a `turn_complete`, at its response.
     pub(super) fn finish(self) -> Vec<Finding> {
         let mut found: Vec<Finding> = self

@@ -109,4 +109,10 @@ impl Requests {
     pub(super) fn response(&mut self, direction: Direction, id: &Value) -> Option<Pending> {
         self.open.remove(&(direction.reverse(), key(id)))
     }
+
+    /// How many requests are in flight.
+    #[cfg(test)]
+    pub(super) fn in_flight(&self) -> usize {
+        self.open.len()
+    }
 }
