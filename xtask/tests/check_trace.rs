@@ -247,7 +247,7 @@ fn unreadable_input_is_one_error_naming_file_and_line() {
     assert_rejected(&[&write("record.jsonl", "{\"jsonrpc\": \"2.0\", \"method\": \"x\"}\n")], &["record.jsonl:1:", "`direction` and `message`, or `stream` and `frame`"]);
     assert_rejected(&[&write("time.jsonl", "{\"direction\": \"client-to-agent\", \"message\": {}, \"time\": \"yesterday\"}\n")], &["time.jsonl:1:", "not RFC 3339"]);
     assert_rejected(&[&write("array.json", "[\n  {\"stream\": \"s\", \"frame\": null},\n  {\"stream\": \n")], &["array.json:", "not closed"]);
-    assert_rejected(&[&folder.join("absent.jsonl").to_str().unwrap().to_owned()], &["absent.jsonl: cannot read"]);
+    assert_rejected(&[folder.join("absent.jsonl").to_str().unwrap()], &["absent.jsonl: cannot read"]);
     let client = write("client.jsonl", "{\"jsonrpc\": \"2.0\", \"id\": 0, \"method\": \"initialize\", \"params\": {\"protocolVersion\": 1}}\n");
     assert_rejected(&["--client-to-agent", &client, "--agent-to-client", &write("agent.jsonl", "\n\nnot json\n")], &["agent.jsonl:3: not valid JSON"]);
 }

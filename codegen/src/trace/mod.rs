@@ -181,7 +181,8 @@ impl Checker {
                 if let Some(duplicate) = self.rpc.request(direction, &id, &method, session.as_deref(), at) {
                     found.push(finding("DUPLICATE_ID", duplicate));
                 }
-                if !self.peers.initialized() && !(method == "initialize" && direction == Direction::ClientToAgent) {
+                let opens = method == "initialize" && direction == Direction::ClientToAgent;
+                if !self.peers.initialized() && !opens {
                     found.push(finding("BEFORE_INIT", format!("{} request `{method}` before `initialize` completed", direction.sender())));
                 }
                 found.extend(self.schema.request(direction, &method, &mut params).into_iter().map(|(rule, message)| finding(rule, message)));

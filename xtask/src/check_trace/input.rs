@@ -221,7 +221,13 @@ pub struct Reader(Source);
 
 enum Source {
     Records(Units),
-    Tees { units: [Units; 2], heads: [Option<Teed>; 2] },
+    Tees(Box<Tees>),
+}
+
+/// The two tees and the next message of each.
+struct Tees {
+    units: [Units; 2],
+    heads: [Option<Teed>; 2],
 }
 
 impl Reader {
@@ -231,7 +237,7 @@ impl Reader {
             Inputs::Tees(client, agent) => {
                 let mut units = [Units::open(client)?, Units::open(agent)?];
                 let heads = [teed(&mut units[0])?, teed(&mut units[1])?];
-                Source::Tees { units, heads }
+                Source::Tees(Box::new(Tees { units, heads }))
             }
         }))
     }
@@ -243,7 +249,8 @@ impl Reader {
                 let Some((line, text)) = units.next()? else { return Ok(None) };
                 Ok(Some((Place { input: 0, line }, record(units, line, &text)?)))
             }
-            Source::Tees { units, heads } => {
+            Source::Tees(tees) => {
+                let Tees { units, heads } = &mut **tees;
                 let index = match (&heads[0], &heads[1]) {
                     (None, None) => return Ok(None),
                     (Some(_), None) => 0,
