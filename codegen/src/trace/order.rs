@@ -4,9 +4,11 @@
 //! hold is one sent before `session/ready`) and the turn tracker for R2 and
 //! R4 (its violations are the findings). The only bookkeeping here is which
 //! sessions the gate watches (those the agent answered `session/new` or
-//! `session/load` for, until their `session/ready`) and which answered
-//! turns still wait for their `turn_complete`, reported when the capture
-//! ends.
+//! `session/load` for, until their `session/ready`), which sessions are
+//! being loaded (the agent replays their history as updates before it
+//! answers `session/load`: no turn's output, so the tracker does not see
+//! them) and which answered turns still wait for their `turn_complete`,
+//! reported when the capture ends.
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -30,6 +32,7 @@ pub(super) struct Order {
     turns: Option<Turns>,
     gate: SessionReadyGate<()>,
     watched: HashSet<String>,
+    loading: HashSet<String>,
     tracker: TurnTracker<Value, Value>,
     features: Features,
     /// By the request id's JSON text.
@@ -54,6 +57,7 @@ impl Order {
             turns: helpers::model(ir).turns,
             gate: SessionReadyGate::new(features.session_ready),
             watched: HashSet::new(),
+            loading: HashSet::new(),
             tracker: TurnTracker::new(features.turn_complete),
             features,
             awaiting: BTreeMap::new(),
@@ -67,10 +71,15 @@ impl Order {
         self.tracker = TurnTracker::new(features.turn_complete);
     }
 
-    /// A request went `direction`: a client's `session/prompt` starts a turn.
+    /// A request went `direction`: a client's `session/prompt` starts a
+    /// turn, its `session/load` a replay.
     pub(super) fn request(&mut self, direction: Direction, id: &Value, method: &str, session: Option<&str>) {
-        if let (Direction::ClientToAgent, "session/prompt", Some(session)) = (direction, method, session) {
-            self.tracker.prompt(session, id.clone());
+        match (direction, method, session) {
+            (Direction::ClientToAgent, "session/prompt", Some(session)) => self.tracker.prompt(session, id.clone()),
+            (Direction::ClientToAgent, "session/load", Some(session)) => {
+                self.loading.insert(session.to_owned());
+            }
+            _ => {}
         }
     }
 
@@ -90,7 +99,7 @@ impl Order {
             let what = tag.map_or_else(|| format!("`{method}`"), |tag| format!("`{method}` (`{tag}`)"));
             found.push(Found::new("R1", format!("the agent sent {what} for session {session} before the client's `session/ready`")).session(Some(session)));
         }
-        if method != "session/update" {
+        if method != "session/update" || self.loading.contains(session) {
             return found;
         }
         let Some((_, scope)) = self.turns.as_ref().and_then(|turns| params.and_then(|params| turns.scope_of(params))) else { return found };
@@ -110,6 +119,9 @@ impl Order {
     pub(super) fn response(&mut self, direction: Direction, id: &Value, request: &Pending, result: Option<&Value>, at: Place) -> Vec<Found> {
         if direction != Direction::AgentToClient {
             return Vec::new();
+        }
+        if let ("session/load", Some(session)) = (request.method.as_str(), request.session.as_deref()) {
+            self.loading.remove(session);
         }
         match request.method.as_str() {
             "session/new" | "session/load" if self.features.session_ready => {

@@ -73,6 +73,21 @@ fn r1_watches_only_sessions_the_agent_answered_new_or_load_for() {
 }
 
 #[test]
+fn the_history_replayed_by_session_load_is_no_turn_output() {
+    let mut checker = checker();
+    let mut messages = opening(json!({"loadSession": true}));
+    messages.push((C, json!({"jsonrpc": "2.0", "id": 2, "method": "session/prompt", "params": {"sessionId": "s", "prompt": []}})));
+    messages.push((A, json!({"jsonrpc": "2.0", "id": 2, "result": {"stopReason": "end_turn"}})));
+    messages.push((C, json!({"jsonrpc": "2.0", "id": 3, "method": "session/load", "params": {"sessionId": "s", "cwd": "/", "mcpServers": []}})));
+    messages.push(update("s", chunk()));
+    messages.push((A, json!({"jsonrpc": "2.0", "id": 3, "result": {}})));
+    assert_eq!(run(&mut checker, &messages), Vec::new());
+    messages.push(update("s", chunk()));
+    let mut checker = self::checker();
+    assert_eq!(run(&mut checker, &messages), vec![(10, "R4")], "after the load, a chunk is the last turn's again");
+}
+
+#[test]
 fn gated_parts_of_params_and_missing_params_are_found() {
     let mut checker = checker();
     let mut messages = opening(json!({}));
