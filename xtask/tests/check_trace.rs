@@ -286,3 +286,21 @@ fn the_readme_example_is_r1_and_its_table_lists_every_rule() {
         assert!(readme.contains(&format!("`{rule}`")), "the README's rule table lacks {rule}");
     }
 }
+
+#[test]
+fn a_ready_timeout_allows_the_agent_s_fallback_by_record_times() {
+    let folder = scratch("timeout");
+    // seed 000 with times: the agent answers session/new at 10:00:00 and
+    // sends its commands six seconds later, without session/ready.
+    let mut lines: Vec<Value> = records("seed000-commands-before-ready.jsonl");
+    for (index, line) in lines.iter_mut().enumerate() {
+        line["time"] = json!(if index < 4 { "2026-05-11T10:00:00Z" } else { "2026-05-11T12:00:06+02:00" });
+    }
+    let path = folder.join("timed.jsonl");
+    std::fs::write(&path, lines.iter().map(|line| format!("{line}\n")).collect::<String>()).unwrap();
+    let path = path.to_str().unwrap();
+    assert_eq!(findings(&["--ready-timeout", "5000", path]), rules(&[]));
+    assert_eq!(findings(&["--ready-timeout", "10000", path]), rules(&[(5, "R1")]));
+    assert_eq!(findings(&[path]), rules(&[(5, "R1")]));
+    assert_eq!(findings(&["--ready-timeout", "5000", &fixture("seed000-commands-before-ready.jsonl")]), rules(&[(5, "R1")]), "no times, no fallback");
+}

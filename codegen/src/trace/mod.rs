@@ -162,6 +162,18 @@ impl Checker {
         })
     }
 
+    /// R1 allows an agent to stop waiting for `session/ready` after a
+    /// timeout: sessions that waited `timeout` milliseconds (by the times
+    /// given to [`Checker::clock`]) count as ready.
+    pub fn fall_back_after(&mut self, timeout: u64) {
+        self.order.fall_back_after(timeout);
+    }
+
+    /// The time of the next message or frame, in milliseconds.
+    pub fn clock(&mut self, now: u64) {
+        self.order.clock(now);
+    }
+
     /// Checks one message that went `direction`.
     pub fn message(&mut self, at: Place, direction: Direction, message: Value) -> Vec<Finding> {
         let mut found = Vec::new();
@@ -198,7 +210,7 @@ impl Checker {
                 }
                 found.extend(self.schema.notification(direction, &method, &mut params).into_iter().map(|(rule, message)| finding(rule, message)));
                 found.extend(self.peers.advertised(direction, &method, params.as_ref()).map(|message| finding("NOT_ADVERTISED", message)));
-                found.extend(self.order.notification(direction, &method, params.as_ref(), at));
+                found.extend(self.order.notification(direction, &method, params.as_ref()));
             }
             rpc::Envelope::Response { id, outcome } => {
                 let Some(request) = self.rpc.response(direction, &id) else {

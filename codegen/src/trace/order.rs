@@ -8,7 +8,9 @@
 //! being loaded (the agent replays their history as updates before it
 //! answers `session/load`: no turn's output, so the tracker does not see
 //! them) and which answered turns still wait for their `turn_complete`,
-//! reported when the capture ends.
+//! reported when the capture ends. With a fallback timeout and record
+//! times, the gate's `expire` releases sessions that waited that long, as
+//! an agent that falls back after a timeout (the RFD allows it) does.
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -35,6 +37,9 @@ pub(super) struct Order {
     loading: HashSet<String>,
     tracker: TurnTracker<Value, Value>,
     features: Features,
+    /// The fallback timeout and the current time, in milliseconds.
+    timeout: Option<u64>,
+    now: Option<u64>,
     /// By the request id's JSON text.
     awaiting: BTreeMap<String, Awaiting>,
 }
@@ -60,6 +65,8 @@ impl Order {
             loading: HashSet::new(),
             tracker: TurnTracker::new(features.turn_complete),
             features,
+            timeout: None,
+            now: None,
             awaiting: BTreeMap::new(),
         }
     }
@@ -69,6 +76,17 @@ impl Order {
         self.features = features;
         self.gate = SessionReadyGate::new(features.session_ready);
         self.tracker = TurnTracker::new(features.turn_complete);
+    }
+
+    /// Sessions that waited `timeout` milliseconds for `session/ready` are
+    /// treated as ready.
+    pub(super) fn fall_back_after(&mut self, timeout: u64) {
+        self.timeout = Some(timeout);
+    }
+
+    /// The time of the next message, in milliseconds.
+    pub(super) fn clock(&mut self, now: u64) {
+        self.now = Some(now);
     }
 
     /// A request went `direction`: a client's `session/prompt` starts a
@@ -84,7 +102,7 @@ impl Order {
     }
 
     /// A notification went `direction`.
-    pub(super) fn notification(&mut self, direction: Direction, method: &str, params: Option<&Value>, at: Place) -> Vec<Found> {
+    pub(super) fn notification(&mut self, direction: Direction, method: &str, params: Option<&Value>) -> Vec<Found> {
         let Some(session) = super::session_of(params) else { return Vec::new() };
         let mut found = Vec::new();
         if direction == Direction::ClientToAgent {
@@ -94,8 +112,14 @@ impl Order {
             }
             return found;
         }
+        if let (Some(timeout), Some(now)) = (self.timeout, self.now) {
+            for (expired, _) in self.gate.expire(now, timeout) {
+                self.watched.remove(&expired);
+                self.gate.closed(&expired);
+            }
+        }
         let tag = params.and_then(|params| params.get("update")).and_then(|update| update.get("sessionUpdate")).and_then(Value::as_str);
-        if self.watched.contains(session) && self.gate.send(session, (), at.line).is_empty() {
+        if self.watched.contains(session) && self.gate.send(session, (), self.now.unwrap_or_default()).is_empty() {
             let what = tag.map_or_else(|| format!("`{method}`"), |tag| format!("`{method}` (`{tag}`)"));
             found.push(Found::new("R1", format!("the agent sent {what} for session {session} before the client's `session/ready`")).session(Some(session)));
         }
@@ -127,7 +151,7 @@ impl Order {
             "session/new" | "session/load" if self.features.session_ready => {
                 let answered = result.and_then(|result| result.get("sessionId")).and_then(Value::as_str).or(request.session.as_deref());
                 if let (Some(_), Some(session)) = (result, answered) {
-                    self.gate.responded(session, at.line);
+                    self.gate.responded(session, self.now.unwrap_or_default());
                     self.watched.insert(session.to_owned());
                 }
                 Vec::new()

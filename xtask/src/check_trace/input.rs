@@ -19,6 +19,13 @@ use serde_json::Value;
 
 use acp_codegen::trace::{Direction, Place};
 
+/// A record, where it is and its time (milliseconds since the epoch).
+pub struct Entry {
+    pub at: Place,
+    pub time: Option<u64>,
+    pub record: Record,
+}
+
 /// What a record holds.
 pub enum Record {
     Message { direction: Direction, message: Value },
@@ -174,25 +181,30 @@ fn parse(units: &Units, line: u64, text: &str) -> Result<Value> {
     })
 }
 
+/// Milliseconds since the epoch (0 before it).
+fn millis(time: Option<DateTime<FixedOffset>>) -> Option<u64> {
+    time.map(|time| u64::try_from(time.timestamp_millis()).unwrap_or_default())
+}
+
 fn time(units: &Units, line: u64, value: Option<&Value>) -> Result<Option<DateTime<FixedOffset>>> {
     let Some(value) = value else { return Ok(None) };
     let text = value.as_str().ok_or_else(|| units.error(line, "`time` is not a string"))?;
     DateTime::parse_from_rfc3339(text).map(Some).map_err(|error| units.error(line, format!("`time` {text:?} is not RFC 3339: {error}")))
 }
 
-/// One trace record of a records file.
-fn record(units: &Units, line: u64, text: &str) -> Result<Record> {
+/// One trace record of a records file, and its time.
+fn record(units: &Units, line: u64, text: &str) -> Result<(Option<u64>, Record)> {
     let Value::Object(mut members) = parse(units, line, text)? else { return Err(units.error(line, "a trace record is a JSON object")) };
-    time(units, line, members.get("time"))?;
+    let time = millis(time(units, line, members.get("time"))?);
     if let Some(direction) = members.remove("direction") {
         let direction = direction.as_str().and_then(Direction::parse).ok_or_else(|| units.error(line, "`direction` is neither \"client-to-agent\" nor \"agent-to-client\""))?;
         let message = members.remove("message").ok_or_else(|| units.error(line, "a record with `direction` needs `message`"))?;
-        return Ok(Record::Message { direction, message });
+        return Ok((time, Record::Message { direction, message }));
     }
     if let Some(stream) = members.remove("stream") {
         let stream = stream.as_str().ok_or_else(|| units.error(line, "`stream` is not a string"))?.to_owned();
         let frame = members.remove("frame").ok_or_else(|| units.error(line, "a record with `stream` needs `frame` (null: the stream's end)"))?;
-        return Ok(Record::Frame { stream, frame: Some(frame).filter(|frame| !frame.is_null()) });
+        return Ok((time, Record::Frame { stream, frame: Some(frame).filter(|frame| !frame.is_null()) }));
     }
     bail!("{}:{line}: a trace record has `direction` and `message`, or `stream` and `frame`", units.file)
 }
@@ -242,12 +254,13 @@ impl Reader {
         }))
     }
 
-    /// The next record and where it is.
-    pub fn next(&mut self) -> Result<Option<(Place, Record)>> {
+    /// The next record.
+    pub fn next(&mut self) -> Result<Option<Entry>> {
         match &mut self.0 {
             Source::Records(units) => {
                 let Some((line, text)) = units.next()? else { return Ok(None) };
-                Ok(Some((Place { input: 0, line }, record(units, line, &text)?)))
+                let (time, record) = record(units, line, &text)?;
+                Ok(Some(Entry { at: Place { input: 0, line }, time, record }))
             }
             Source::Tees(tees) => {
                 let Tees { units, heads } = &mut **tees;
@@ -263,7 +276,8 @@ impl Reader {
                 let next = teed(&mut units[index])?;
                 let Some(head) = std::mem::replace(&mut heads[index], next) else { return Ok(None) };
                 let direction = if index == 0 { Direction::ClientToAgent } else { Direction::AgentToClient };
-                Ok(Some((Place { input: index, line: head.line }, Record::Message { direction, message: head.message })))
+                let record = Record::Message { direction, message: head.message };
+                Ok(Some(Entry { at: Place { input: index, line: head.line }, time: millis(head.time), record }))
             }
         }
     }

@@ -19,7 +19,7 @@ use acp_codegen::lower::{lower, Unsupported};
 use acp_codegen::trace::Checker;
 use acp_schema_source::SourceOptions;
 
-use input::{Inputs, Reader, Record};
+use input::{Entry, Inputs, Reader, Record};
 use report::{Format, Report};
 
 /// The capture and how to print what is found.
@@ -35,6 +35,10 @@ pub struct CheckArgs {
     /// A tee of what the agent sent, one JSON-RPC message a line.
     #[arg(long, value_name = "FILE", requires = "client_to_agent")]
     agent_to_client: Option<PathBuf>,
+    /// R1's fallback: a session that waited this many milliseconds for
+    /// `session/ready` counts as ready (needs `time` on the records).
+    #[arg(long, value_name = "MS")]
+    ready_timeout: Option<u64>,
     /// What to print: `text` (a line per finding) or `json`.
     #[arg(long, default_value = "text", value_parser = ["text", "json"])]
     format: String,
@@ -51,10 +55,16 @@ pub fn run(source: &SourceOptions, args: &CheckArgs) -> Result<bool> {
     let schema = acp_schema_source::load(source)?;
     let ir = lower(&schema, Unsupported::Fail)?;
     let mut checker = Checker::new(&schema.document, &ir).map_err(|error| anyhow!("{}: {error}", schema.origin))?;
+    if let Some(timeout) = args.ready_timeout {
+        checker.fall_back_after(timeout);
+    }
     let mut reader = Reader::open(&inputs)?;
     let format = if args.format == "json" { Format::Json } else { Format::Text };
     let mut report = Report::new(format, inputs.names())?;
-    while let Some((at, record)) = reader.next()? {
+    while let Some(Entry { at, time, record }) = reader.next()? {
+        if let Some(time) = time {
+            checker.clock(time);
+        }
         let findings = match record {
             Record::Message { direction, message } => {
                 report.messages += 1;
