@@ -182,65 +182,69 @@ impl Checker {
     }
 
     fn check(&mut self, at: Place, direction: Direction, message: Value, found: &mut Vec<Found>) {
-        let envelope = match rpc::Envelope::read(message) {
-            Ok(envelope) => envelope,
-            Err(problem) => return found.push(Found::new("JSONRPC", problem)),
-        };
-        match envelope {
-            rpc::Envelope::Request { id, method, mut params } => {
-                let session = session_of(params.as_ref()).map(str::to_owned);
-                let finding = |rule, message| Found::new(rule, message).session(session.as_deref()).request(Some(&id));
-                if let Some(duplicate) = self.rpc.request(direction, &id, &method, session.as_deref(), at) {
-                    found.push(finding("DUPLICATE_ID", duplicate));
-                }
-                let opens = method == "initialize" && direction == Direction::ClientToAgent;
-                if !self.peers.initialized() && !opens {
-                    found.push(finding("BEFORE_INIT", format!("{} request `{method}` before `initialize` completed", direction.sender())));
-                }
-                found.extend(self.schema.request(direction, &method, &mut params).into_iter().map(|(rule, message)| finding(rule, message)));
-                found.extend(self.peers.advertised(direction, &method, params.as_ref()).map(|message| finding("NOT_ADVERTISED", message)));
-                self.peers.request(direction, &method, params.as_ref());
-                self.order.request(direction, &id, &method, session.as_deref());
-            }
-            rpc::Envelope::Notification { method, mut params } => {
-                let session = session_of(params.as_ref()).map(str::to_owned);
-                let finding = |rule, message| Found::new(rule, message).session(session.as_deref());
-                if !self.peers.initialized() {
-                    found.push(finding("BEFORE_INIT", format!("{} notification `{method}` before `initialize` completed", direction.sender())));
-                }
-                found.extend(self.schema.notification(direction, &method, &mut params).into_iter().map(|(rule, message)| finding(rule, message)));
-                found.extend(self.peers.advertised(direction, &method, params.as_ref()).map(|message| finding("NOT_ADVERTISED", message)));
-                found.extend(self.order.notification(direction, &method, params.as_ref()));
-            }
-            rpc::Envelope::Response { id, outcome } => {
-                let Some(request) = self.rpc.response(direction, &id) else {
-                    if !id.is_null() {
-                        found.push(Found::new("UNKNOWN_ID", format!("{} answered id {id}, which is no {} request in flight", direction.sender(), direction.receiver())).request(Some(&id)));
-                    }
-                    return;
-                };
-                let finding = |rule, message| Found::new(rule, message).session(request.session.as_deref()).request(Some(&id));
-                if !self.peers.initialized() && request.method != "initialize" {
-                    found.push(finding("BEFORE_INIT", format!("{} answered `{}` before `initialize` completed", direction.sender(), request.method)));
-                }
-                let result = match outcome {
-                    rpc::Outcome::Result(mut result) => {
-                        found.extend(self.schema.result(direction, &request.method, &mut result).into_iter().map(|(rule, message)| finding(rule, message)));
-                        Some(result)
-                    }
-                    rpc::Outcome::Error(problem) => {
-                        found.extend(problem.map(|problem| finding("JSONRPC", problem)));
-                        None
-                    }
-                };
-                match self.peers.response(&request.method, result.as_ref()) {
-                    Some(Ok(features)) => self.order.negotiated(features),
-                    Some(Err(problem)) => found.push(finding("NEGOTIATION", problem)),
-                    None => {}
-                }
-                found.extend(self.order.response(direction, &id, &request, result.as_ref(), at));
-            }
+        match rpc::Envelope::read(message) {
+            Err(problem) => found.push(Found::new("JSONRPC", problem)),
+            Ok(rpc::Envelope::Request { id, method, params }) => self.request(at, direction, id, method, params, found),
+            Ok(rpc::Envelope::Notification { method, params }) => self.notification(direction, method, params, found),
+            Ok(rpc::Envelope::Response { id, outcome }) => self.response(at, direction, id, outcome, found),
         }
+    }
+
+    fn request(&mut self, at: Place, direction: Direction, id: Value, method: String, mut params: Option<Value>, found: &mut Vec<Found>) {
+        let session = session_of(params.as_ref()).map(str::to_owned);
+        let finding = |rule, message| Found::new(rule, message).session(session.as_deref()).request(Some(&id));
+        if let Some(duplicate) = self.rpc.request(direction, &id, &method, session.as_deref(), at) {
+            found.push(finding("DUPLICATE_ID", duplicate));
+        }
+        let opens = method == "initialize" && direction == Direction::ClientToAgent;
+        if !self.peers.initialized() && !opens {
+            found.push(finding("BEFORE_INIT", format!("{} request `{method}` before `initialize` completed", direction.sender())));
+        }
+        found.extend(self.schema.request(direction, &method, &mut params).into_iter().map(|(rule, message)| finding(rule, message)));
+        found.extend(self.peers.advertised(direction, &method, params.as_ref()).map(|message| finding("NOT_ADVERTISED", message)));
+        self.peers.request(direction, &method, params.as_ref());
+        self.order.request(direction, &id, &method, session.as_deref());
+    }
+
+    fn notification(&mut self, direction: Direction, method: String, mut params: Option<Value>, found: &mut Vec<Found>) {
+        let session = session_of(params.as_ref()).map(str::to_owned);
+        let finding = |rule, message| Found::new(rule, message).session(session.as_deref());
+        if !self.peers.initialized() {
+            found.push(finding("BEFORE_INIT", format!("{} notification `{method}` before `initialize` completed", direction.sender())));
+        }
+        found.extend(self.schema.notification(direction, &method, &mut params).into_iter().map(|(rule, message)| finding(rule, message)));
+        found.extend(self.peers.advertised(direction, &method, params.as_ref()).map(|message| finding("NOT_ADVERTISED", message)));
+        found.extend(self.order.notification(direction, &method, params.as_ref()));
+    }
+
+    fn response(&mut self, at: Place, direction: Direction, id: Value, outcome: rpc::Outcome, found: &mut Vec<Found>) {
+        let Some(request) = self.rpc.response(direction, &id) else {
+            if !id.is_null() {
+                let message = format!("{} answered id {id}, which is no {} request in flight", direction.sender(), direction.receiver());
+                found.push(Found::new("UNKNOWN_ID", message).request(Some(&id)));
+            }
+            return;
+        };
+        let finding = |rule, message| Found::new(rule, message).session(request.session.as_deref()).request(Some(&id));
+        if !self.peers.initialized() && request.method != "initialize" {
+            found.push(finding("BEFORE_INIT", format!("{} answered `{}` before `initialize` completed", direction.sender(), request.method)));
+        }
+        let result = match outcome {
+            rpc::Outcome::Result(mut result) => {
+                found.extend(self.schema.result(direction, &request.method, &mut result).into_iter().map(|(rule, message)| finding(rule, message)));
+                Some(result)
+            }
+            rpc::Outcome::Error(problem) => {
+                found.extend(problem.map(|problem| finding("JSONRPC", problem)));
+                None
+            }
+        };
+        match self.peers.response(&request.method, result.as_ref()) {
+            Some(Ok(features)) => self.order.negotiated(features),
+            Some(Err(problem)) => found.push(finding("NEGOTIATION", problem)),
+            None => {}
+        }
+        found.extend(self.order.response(direction, &id, &request, result.as_ref(), at));
     }
 
     /// Checks one frame of the reply stream `stream`; `None` is the stream's
