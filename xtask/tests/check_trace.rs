@@ -304,3 +304,25 @@ fn a_ready_timeout_allows_the_agent_s_fallback_by_record_times() {
     assert_eq!(findings(&[path]), rules(&[(5, "R1")]));
     assert_eq!(findings(&["--ready-timeout", "5000", &fixture("seed000-commands-before-ready.jsonl")]), rules(&[(5, "R1")]), "no times, no fallback");
 }
+
+#[test]
+#[ignore = "needs ACP_UPSTREAM_SCHEMAS; `cargo xtask test` fetches the release schemas and runs it"]
+fn upstream_v1_and_v2_schemas_judge_their_own_prompt_lifecycle() {
+    let root = PathBuf::from(std::env::var_os("ACP_UPSTREAM_SCHEMAS").expect("ACP_UPSTREAM_SCHEMAS is not set: run `cargo xtask test`"));
+    let schema = |version: &str| root.join("sdk-2.4.0/package/schema").join(version).join("schema.json").to_str().unwrap().to_owned();
+    let v2 = schema("v2");
+    // In v2 the prompt response only acknowledges the prompt: the turn's
+    // updates follow it, and that is no R4.
+    assert_eq!(findings(&["--schema", &v2, "--no-rfd", &fixture("v2-clean.jsonl")]), rules(&[]));
+    let folder = scratch("upstream-v2");
+    let mut lines = records("v2-clean.jsonl");
+    lines[1]["message"]["result"]["capabilities"] = json!({});
+    let path = folder.join("no-session.jsonl");
+    std::fs::write(&path, lines.iter().map(|line| format!("{line}\n")).collect::<String>()).unwrap();
+    assert_eq!(
+        findings(&["--schema", &v2, "--no-rfd", path.to_str().unwrap()]),
+        rules(&[(3, "NOT_ADVERTISED"), (5, "NOT_ADVERTISED"), (7, "NOT_ADVERTISED"), (8, "NOT_ADVERTISED"), (9, "NOT_ADVERTISED")]),
+        "v2: without the agent's `session` capability, no session method and no session/update"
+    );
+    assert_eq!(findings(&["--schema", &schema("v1"), "--no-rfd", &fixture("seed004-chunk-after-end-turn.jsonl")]), rules(&[(10, "R4")]));
+}

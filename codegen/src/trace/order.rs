@@ -8,7 +8,10 @@
 //! being loaded (the agent replays their history as updates before it
 //! answers `session/load`: no turn's output, so the tracker does not see
 //! them) and which answered turns still wait for their `turn_complete`,
-//! reported when the capture ends. With a fallback timeout and record
+//! reported when the capture ends. R2 and R4 apply where the
+//! `session/prompt` response ends its turn, carrying its `stopReason` (v1);
+//! in v2 the response only acknowledges the prompt and the turn's updates
+//! follow it. With a fallback timeout and record
 //! times, the gate's `expire` releases sessions that waited that long, as
 //! an agent that falls back after a timeout (the RFD allows it) does.
 
@@ -21,7 +24,7 @@ use super::rpc::Pending;
 use super::{Direction, Finding, Found, Place};
 use crate::helpers::machines::{SessionReadyGate, TurnTracker, ViolationKind};
 use crate::helpers::{self, Turns};
-use crate::ir::Ir;
+use crate::ir::{Ir, TypeKind};
 
 /// A prompt answered before its `turn_complete`.
 struct Awaiting {
@@ -55,11 +58,18 @@ fn explain(kind: ViolationKind, request: Option<&Value>, tag: &str) -> String {
     }
 }
 
+/// Whether the schema's `session/prompt` result carries the turn's
+/// `stopReason`, so that the response ends the turn.
+fn response_ends_turn(ir: &Ir) -> bool {
+    let Some(request) = ir.methods.get("session/prompt").and_then(|method| method.request.as_ref()) else { return false };
+    matches!(ir.get(&request.result).map(|definition| &definition.kind), Some(TypeKind::Struct(result)) if result.fields.iter().any(|field| field.wire_name == "stopReason"))
+}
+
 impl Order {
     pub(super) fn new(ir: &Ir) -> Order {
         let features = Features::default();
         Order {
-            turns: helpers::model(ir).turns,
+            turns: helpers::model(ir).turns.filter(|_| response_ends_turn(ir)),
             gate: SessionReadyGate::new(features.session_ready),
             watched: HashSet::new(),
             loading: HashSet::new(),

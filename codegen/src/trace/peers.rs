@@ -86,10 +86,8 @@ impl Peers {
         let params = params.unwrap_or(&Value::Null);
         let receiver = direction.receiver();
         match model.check_outgoing(&agreed.request, &agreed.response, method, params) {
-            Some(refusal) if refusal.pointer.is_empty() => {
-                Some(format!("the {receiver} did not advertise `{method}` (the {}'s `{}`)", refusal.side.as_str(), refusal.capability))
-            }
-            Some(refusal) => Some(format!("`{method}` params at {} need `{}`, which the {} did not advertise", refusal.pointer, refusal.capability, refusal.side.as_str())),
+            Some(refusal) if refusal.pointer.is_empty() => Some(format!("`{method}` is not allowed: the {} did not advertise `{}`", refusal.side.as_str(), refusal.capability)),
+            Some(refusal) => Some(format!("`{method}` params at {} are not allowed: the {} did not advertise `{}`", refusal.pointer, refusal.side.as_str(), refusal.capability)),
             None if !handled => Some(format!("the {receiver} did not advertise `{method}`")),
             None => None,
         }
