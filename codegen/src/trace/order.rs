@@ -2,18 +2,21 @@
 //! machines ([`crate::helpers::machines`]) exactly as the generated helpers
 //! run them: the session-ready gate for R1 (a notification the gate would
 //! hold is one sent before `session/ready`) and the turn tracker for R2 and
-//! R4 (its violations are the findings). The only bookkeeping here is which
-//! sessions the gate watches (those the agent answered `session/new` or
-//! `session/load` for, until their `session/ready`), which sessions are
-//! being loaded (the agent replays their history as updates before it
-//! answers `session/load`: no turn's output, so the tracker does not see
-//! them) and which answered turns still wait for their `turn_complete`,
-//! reported when the capture ends. R2 and R4 apply where the
-//! `session/prompt` response ends its turn, carrying its `stopReason` (v1);
-//! in v2 the response only acknowledges the prompt and the turn's updates
-//! follow it. With a fallback timeout and record
-//! times, the gate's `expire` releases sessions that waited that long, as
-//! an agent that falls back after a timeout (the RFD allows it) does.
+//! R4 (its violations are the findings).
+//!
+//! The only bookkeeping here: which sessions the gate watches (those the
+//! agent answered `session/new` or `session/load` for, until their
+//! `session/ready`); which sessions are being loaded (the agent replays
+//! their history as updates before it answers `session/load`, which is no
+//! turn's output, so the tracker does not see it); and which answered turns
+//! still wait for their `turn_complete`, reported when the capture ends.
+//! With a fallback timeout and record times, the gate's `expire` releases
+//! the sessions that waited that long, as an agent that falls back after a
+//! timeout (the RFD allows it) does.
+//!
+//! R2 and R4 apply where the `session/prompt` response ends its turn,
+//! carrying its `stopReason` (v1); in v2 the response only acknowledges the
+//! prompt and the turn's updates follow it.
 
 use std::collections::{BTreeMap, HashSet};
 
