@@ -98,7 +98,7 @@ pub const RULES: [(&str, &str); 13] = [
     ("NEGOTIATION", "the `initialize` exchange agrees on no protocol version these rules know"),
     ("UNKNOWN_ID", "a response whose id matches no request in flight"),
     ("DUPLICATE_ID", "a request whose id is already in flight the same way"),
-    ("R1", "a session-scoped notification before `session/ready` (when negotiated)"),
+    ("R1", "a session-scoped notification before `session/ready`, or no `session/ready` at all (when negotiated)"),
     ("R2", "not exactly one `turn_complete` per prompt, after every other update, with the response's stop reason"),
     ("R4", "an update of a turn after its `session/prompt` response"),
     ("R5", "a reply stream that does not open with exactly one status/ack, or acks a request that failed to decode"),

@@ -6,7 +6,8 @@
 //!
 //! The only bookkeeping here: which sessions the gate watches (those the
 //! agent answered `session/new` or `session/load` for, until their
-//! `session/ready`); which sessions are being loaded (the agent replays
+//! `session/ready`, which the client must send: a session still watched
+//! when the capture ends is R1 at its response); which sessions are being loaded (the agent replays
 //! their history as updates before it answers `session/load`, which is no
 //! turn's output, so the tracker does not see it); and which answered turns
 //! still wait for their `turn_complete`, reported when the capture ends.
@@ -18,7 +19,7 @@
 //! carrying its `stopReason` (v1); in v2 the response only acknowledges the
 //! prompt and the turn's updates follow it.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::Value;
 
@@ -39,7 +40,8 @@ struct Awaiting {
 pub(super) struct Order {
     turns: Option<Turns>,
     gate: SessionReadyGate<()>,
-    watched: HashSet<String>,
+    /// By session, the place of the response that opened it.
+    watched: HashMap<String, Place>,
     loading: HashSet<String>,
     tracker: TurnTracker<Value, Value>,
     features: Features,
@@ -74,7 +76,7 @@ impl Order {
         Order {
             turns: helpers::model(ir).turns.filter(|_| response_ends_turn(ir)),
             gate: SessionReadyGate::new(features.session_ready),
-            watched: HashSet::new(),
+            watched: HashMap::new(),
             loading: HashSet::new(),
             tracker: TurnTracker::new(features.turn_complete),
             features,
@@ -119,20 +121,17 @@ impl Order {
         let Some(session) = super::session_of(params) else { return Vec::new() };
         let mut found = Vec::new();
         if direction == Direction::ClientToAgent {
-            if method == "session/ready" && self.watched.remove(session) {
+            if method == "session/ready" && self.watched.remove(session).is_some() {
                 self.gate.ready(session);
                 self.gate.closed(session);
             }
             return found;
         }
         if let (Some(timeout), Some(now)) = (self.timeout, self.now) {
-            for (expired, _) in self.gate.expire(now, timeout) {
-                self.watched.remove(&expired);
-                self.gate.closed(&expired);
-            }
+            self.gate.expire(now, timeout);
         }
         let tag = params.and_then(|params| params.get("update")).and_then(|update| update.get("sessionUpdate")).and_then(Value::as_str);
-        if self.watched.contains(session) && self.gate.send(session, (), self.now.unwrap_or_default()).is_empty() {
+        if self.watched.contains_key(session) && self.gate.send(session, (), self.now.unwrap_or_default()).is_empty() {
             let what = tag.map_or_else(|| format!("`{method}`"), |tag| format!("`{method}` (`{tag}`)"));
             found.push(Found::new("R1", format!("the agent sent {what} for session {session} before the client's `session/ready`")).session(Some(session)));
         }
@@ -165,7 +164,7 @@ impl Order {
                 let answered = result.and_then(|result| result.get("sessionId")).and_then(Value::as_str).or(request.session.as_deref());
                 if let (Some(_), Some(session)) = (result, answered) {
                     self.gate.responded(session, self.now.unwrap_or_default());
-                    self.watched.insert(session.to_owned());
+                    self.watched.insert(session.to_owned(), at);
                 }
                 Vec::new()
             }
@@ -194,16 +193,18 @@ impl Order {
         self.awaiting.len()
     }
 
-    /// Every prompt answered without a `turn_complete`, at its response.
+    /// Every session the client never sent `session/ready` for, and every
+    /// prompt answered without a `turn_complete`, at their responses.
     pub(super) fn finish(self) -> Vec<Finding> {
-        let mut found: Vec<Finding> = self
-            .awaiting
-            .into_values()
-            .map(|awaiting| {
-                let message = format!("prompt {} was answered but no `turn_complete` for it ever came", awaiting.request);
-                Found::new("R2", message).session(Some(&awaiting.session)).request(Some(&awaiting.request)).at(awaiting.at)
-            })
-            .collect();
+        let unready = self.watched.into_iter().map(|(session, at)| {
+            let message = format!("the client never sent `session/ready` for session {session}, answered here");
+            Found::new("R1", message).session(Some(&session)).at(at)
+        });
+        let incomplete = self.awaiting.into_values().map(|awaiting| {
+            let message = format!("prompt {} was answered but no `turn_complete` for it ever came", awaiting.request);
+            Found::new("R2", message).session(Some(&awaiting.session)).request(Some(&awaiting.request)).at(awaiting.at)
+        });
+        let mut found: Vec<Finding> = unready.chain(incomplete).collect();
         found.sort_by_key(|finding| finding.at);
         found
     }

@@ -73,6 +73,15 @@ fn r1_watches_only_sessions_the_agent_answered_new_or_load_for() {
 }
 
 #[test]
+fn a_session_never_made_ready_is_r1_at_its_response_when_the_capture_ends() {
+    let mut checker = checker();
+    let messages = opening(json!({"sessionCapabilities": {"ready": {}}}));
+    assert_eq!(run(&mut checker, &messages), Vec::new());
+    let found: Vec<(u64, &str)> = checker.finish().into_iter().map(|finding| (finding.at.line, finding.rule)).collect();
+    assert_eq!(found, vec![(4, "R1")]);
+}
+
+#[test]
 fn the_history_replayed_by_session_load_is_no_turn_output() {
     let mut checker = checker();
     let mut messages = opening(json!({"loadSession": true}));
