@@ -65,6 +65,10 @@ fn seed_003_a_stream_without_a_leading_ack_and_an_ack_before_a_400_are_r5() {
     assert_eq!(findings(&[&fixture("seed003-no-leading-ack.jsonl")]), rules(&[(1, "R5")]));
     assert_eq!(findings(&[&fixture("seed003-ack-before-400.jsonl")]), rules(&[(2, "R5")]));
     assert_eq!(findings(&[&fixture("seed003-clean-streams.jsonl")]), rules(&[]));
+    let folder = scratch("frames");
+    let path = folder.join("frames.jsonl");
+    std::fs::write(&path, "{\"stream\": \"s\", \"frame\": \"ack\"}\n{\"stream\": \"s\", \"frame\": {\"data\": 1}}\n").unwrap();
+    assert_eq!(findings(&[path.to_str().unwrap()]), rules(&[(1, "FRAME"), (2, "FRAME")]));
 }
 
 #[test]

@@ -80,9 +80,12 @@ impl Report {
         self.counts.values().sum()
     }
 
-    /// The counts per rule, in the order of [`RULES`].
+    /// The counts per rule, in the order of [`RULES`] (any other after).
     fn summary(&self) -> Vec<(&'static str, u64)> {
-        RULES.iter().filter_map(|(rule, _)| self.counts.get(rule).map(|count| (*rule, *count))).collect()
+        let position = |rule: &str| RULES.iter().position(|(known, _)| *known == rule).unwrap_or(RULES.len());
+        let mut counts: Vec<(&'static str, u64)> = self.counts.iter().map(|(rule, count)| (*rule, *count)).collect();
+        counts.sort_by_key(|(rule, _)| position(rule));
+        counts
     }
 
     /// Prints everything to `out`.
