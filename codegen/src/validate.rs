@@ -4,7 +4,7 @@
 //! it at the location the vector names (or at the object holding it), and
 //! that every lenient input fails it. An unknown variant that tolerant
 //! reading accepts must fail it: that is the deviation. `cargo xtask
-//! check-trace` validates captured messages with the same [`Oracle`].
+//! check-trace` validates captured messages with the same `Oracle`.
 
 use std::collections::BTreeMap;
 
