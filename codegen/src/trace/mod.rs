@@ -5,14 +5,16 @@
 //! [`Checker`] takes each captured JSON-RPC message with its direction, or
 //! each frame of a NATS reply stream, and returns what it broke. Its parts,
 //! one module each: `rpc` reads the JSON-RPC envelope and keeps the
-//! requests in flight (ids, the `initialize` exchange, hygiene); `schema`
+//! requests in flight (the id rules); `schema`
 //! validates params and results by method and direction with the
 //! `jsonschema` oracle of [`crate::validate`]; `peers` holds the view the
 //! `initialize` exchange negotiated ([`crate::negotiation`]) and what each
 //! side advertised; `order` feeds the RFD helpers' reference machines
 //! ([`crate::helpers::machines`]) for R1, R2 and R4; `stream` checks reply
-//! streams (R5). Finished requests and drained turns are forgotten; what
-//! stays is per session and per stream, not per message.
+//! streams (R5). This module checks the order of the `initialize`
+//! exchange (`BEFORE_INIT`) and ties the parts together. Finished requests,
+//! drained turns and ended streams are forgotten; what stays is per session
+//! and per open stream, not per message.
 
 mod order;
 mod peers;
