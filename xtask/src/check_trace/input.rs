@@ -134,40 +134,71 @@ impl Units {
         self.skip_whitespace()?;
         let start = self.line;
         let mut text = Vec::new();
-        let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
-        loop {
-            let Some(byte) = self.byte()? else { return Err(self.error(self.line, "the JSON array is not closed")) };
-            if in_string {
-                match (escaped, byte) {
-                    (true, _) => escaped = false,
-                    (false, b'\\') => escaped = true,
-                    (false, b'"') => in_string = false,
-                    _ => {}
-                }
-            } else {
-                match byte {
-                    b'"' => in_string = true,
-                    b'{' | b'[' => depth += 1,
-                    b']' if depth == 0 => {
-                        self.done = true;
-                        self.skip_whitespace()?;
-                        if self.peek()?.is_some() {
-                            return Err(self.error(self.line, "text after the JSON array"));
-                        }
-                        break;
-                    }
-                    b'}' | b']' => depth = depth.saturating_sub(1),
-                    b',' if depth == 0 => break,
-                    _ => {}
-                }
+        let mut scan = Scan::default();
+        let closed = loop {
+            let buffer = match self.reader.fill_buf() {
+                Ok(buffer) => buffer,
+                Err(error) => return Err(anyhow!("{}:{}: {error}", self.file, self.line)),
+            };
+            if buffer.is_empty() {
+                return Err(self.error(self.line, "the JSON array is not closed"));
             }
-            text.push(byte);
+            let end = buffer.iter().position(|byte| scan.ends(*byte));
+            let taken = &buffer[..end.unwrap_or(buffer.len())];
+            self.line += taken.iter().filter(|byte| **byte == b'\n').count() as u64;
+            text.extend_from_slice(taken);
+            let consumed = taken.len();
+            let closing = end.map(|end| buffer[end] == b']');
+            self.reader.consume(consumed + usize::from(closing.is_some()));
+            if let Some(closing) = closing {
+                break closing;
+            }
+        };
+        if closed {
+            self.done = true;
+            self.skip_whitespace()?;
+            if self.peek()?.is_some() {
+                return Err(self.error(self.line, "text after the JSON array"));
+            }
         }
         let text = String::from_utf8(text).map_err(|_| self.error(start, "not UTF-8"))?;
         if text.trim().is_empty() {
             return if self.done { Ok(None) } else { Err(self.error(start, "an empty element in the JSON array")) };
         }
         Ok(Some((start, text)))
+    }
+}
+
+/// Where a scan of an array element is: nesting depth, inside a string,
+/// after a backslash there.
+#[derive(Default)]
+struct Scan {
+    depth: usize,
+    in_string: bool,
+    escaped: bool,
+}
+
+impl Scan {
+    /// Takes `byte`; whether it ends the element (a comma or the array's
+    /// closing bracket at depth zero, which is not part of it).
+    fn ends(&mut self, byte: u8) -> bool {
+        if self.in_string {
+            match (self.escaped, byte) {
+                (true, _) => self.escaped = false,
+                (false, b'\\') => self.escaped = true,
+                (false, b'"') => self.in_string = false,
+                _ => {}
+            }
+            return false;
+        }
+        match byte {
+            b'"' => self.in_string = true,
+            b'{' | b'[' => self.depth += 1,
+            b',' | b']' if self.depth == 0 => return true,
+            b'}' | b']' => self.depth = self.depth.saturating_sub(1),
+            _ => {}
+        }
+        false
     }
 }
 
