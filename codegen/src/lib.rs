@@ -8,7 +8,8 @@
 //! bindings that must read a newer peer; [`negotiation`] turns the IR's
 //! capability gates into the model every binding's `negotiate` prints;
 //! [`helpers`] models prompt turns and session status for the RFD helpers
-//! and holds their state machines.
+//! and holds their state machines; [`trace`] checks a captured connection
+//! against the schema, the negotiation and those machines.
 
 pub mod emit;
 pub mod error;
@@ -20,6 +21,7 @@ pub mod helpers;
 pub mod negotiation;
 pub mod review;
 pub mod tolerant;
+pub mod trace;
 #[cfg(test)]
 mod test_support;
 pub mod validate;

@@ -3,7 +3,8 @@
 //! expected value against the source schema, that every invalid vector fails
 //! it at the location the vector names (or at the object holding it), and
 //! that every lenient input fails it. An unknown variant that tolerant
-//! reading accepts must fail it: that is the deviation.
+//! reading accepts must fail it: that is the deviation. `cargo xtask
+//! check-trace` validates captured messages with the same `Oracle`.
 
 use std::collections::BTreeMap;
 
@@ -70,12 +71,14 @@ fn agrees(error: &jsonschema::ValidationError<'_>, path: &str, pointer: &str) ->
 /// must satisfy that type's schema. Compiled once, so each definition is
 /// compiled once however many types reach it (a validator per type walks
 /// every definition it reaches again, quadratic in a chain of references).
-struct Oracle {
+pub(crate) struct Oracle {
     validator: jsonschema::Validator,
 }
 
 impl Oracle {
-    fn new(document: &Value, ir: &Ir, names: &[&String]) -> Result<(Oracle, BTreeMap<String, String>), String> {
+    /// The oracle of the types `names` of `ir`, and those of them it cannot
+    /// check, each with the reason.
+    pub(crate) fn new(document: &Value, ir: &Ir, names: &[&String]) -> Result<(Oracle, BTreeMap<String, String>), String> {
         let mut registered = document.clone();
         registered["$schema"] = json!("https://json-schema.org/draft/2020-12/schema");
         let registry = jsonschema::Registry::new().add(DOCUMENT, &registered).and_then(jsonschema::RegistryBuilder::prepare).map_err(|error| error.to_string())?;
@@ -112,6 +115,31 @@ impl Oracle {
                 (path.strip_prefix(&prefix).unwrap_or(&path).to_owned(), error.to_owned())
             })
             .collect()
+    }
+
+    /// The errors of `value` as a `type_name`, as (location in `value`,
+    /// message), in the validator's order. The value is moved into the
+    /// validator's wrapper and back, not copied.
+    pub(crate) fn errors_in_place(&self, type_name: &str, value: &mut Value) -> Vec<(String, String)> {
+        let mut wrapper = serde_json::Map::new();
+        wrapper.insert(type_name.to_owned(), std::mem::take(value));
+        let wrapped = Value::Object(wrapper);
+        let errors = if self.validator.is_valid(&wrapped) {
+            Vec::new()
+        } else {
+            let prefix = format!("/{}", type_name.replace('~', "~0").replace('/', "~1"));
+            self.validator
+                .iter_errors(&wrapped)
+                .map(|error| {
+                    let path = error.instance_path().to_string();
+                    (path.strip_prefix(&prefix).unwrap_or(&path).to_owned(), error.to_string())
+                })
+                .collect()
+        };
+        if let Value::Object(mut wrapper) = wrapped {
+            *value = wrapper.remove(type_name).unwrap_or_default();
+        }
+        errors
     }
 
     fn is_valid(&self, type_name: &str, value: &Value) -> bool {

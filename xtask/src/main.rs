@@ -8,6 +8,7 @@
 
 mod bench;
 mod chain;
+mod check_trace;
 mod differential;
 mod mutation;
 mod negotiate;
@@ -118,6 +119,19 @@ enum Command {
         request: PathBuf,
         /// The agent's `initialize` result (an InitializeResponse).
         response: PathBuf,
+    },
+    /// Check a capture of one ACP connection against the schema, the
+    /// negotiated capabilities and the RFD ordering rules; exit 2 on findings.
+    CheckTrace {
+        #[command(flatten)]
+        source: SourceArgs,
+        #[command(flatten)]
+        trace: check_trace::CheckArgs,
+    },
+    /// Write a large, clean, seeded capture for measuring `check-trace`.
+    GenTrace {
+        #[command(flatten)]
+        args: check_trace::generate::GenerateArgs,
     },
     /// Run every test of every language, installing what they need.
     Test,
@@ -252,6 +266,12 @@ fn run(command: Command) -> Result<()> {
             }
         }
         Command::Negotiate { source, request, response } => print!("{}", negotiate::run(&source.options(), &request, &response)?),
+        Command::CheckTrace { source, trace } => {
+            if check_trace::run(&source.options(), &trace)? {
+                std::process::exit(2);
+            }
+        }
+        Command::GenTrace { args } => check_trace::generate::run(&args)?,
         Command::Test => test_command::run()?,
         Command::Bench { quick, peers, out } => bench::run(&bench::Options { quick, peers, out })?,
     }

@@ -13,7 +13,7 @@
 //! ([`typescript`]) and Python ([`python`]), the generator peers
 //! ([`generation`]); [`report`] prints and writes the results.
 
-mod corpus;
+pub(crate) mod corpus;
 mod generation;
 mod python;
 mod report;
