@@ -204,7 +204,7 @@ impl Scan {
 
 /// Parses a unit that starts at `line`; an error names the line it is on.
 fn parse(units: &Units, line: u64, text: &str) -> Result<Value> {
-    serde_json::from_str(text).map_err(|error| {
+    serde_json::from_str(text.trim_end_matches(['\n', '\r'])).map_err(|error| {
         let message = error.to_string();
         let message = message.rsplit_once(" at line ").map_or(message.as_str(), |(message, _)| message);
         let line = line + (error.line() as u64).saturating_sub(1);
