@@ -14,7 +14,9 @@ use crate::output::{self, Files};
 /// Output folder name -> its files.
 pub type Outputs = Vec<(String, Files)>;
 
-/// Renders the bindings of every language, the extended schema and the vectors.
+/// Renders the bindings of every language (each package with its README and
+/// the extended schema, [`acp_codegen::emit::package`]), the extended schema
+/// and the vectors.
 /// `languages` picks emitters by folder name (`rust`, `typescript`,
 /// `python`); empty means all. `tolerant` opens every closed tagged union
 /// on decode ([`acp_codegen::tolerant`]); `strict_names` refuses a name the
@@ -33,10 +35,13 @@ pub fn render_schema(schema: &ExtendedSchema, names: &PackageNames, languages: &
     let ir = crate::lowering::lower_told(schema, Unsupported::Fail, strict_names)?;
     let ir = if tolerant { acp_codegen::tolerant::tolerant(&ir) } else { ir };
     let mut outputs = Outputs::new();
+    let schema_text = schema.to_pretty_json();
     for (language, emit) in LANGUAGES.into_iter().filter(|(language, _)| languages.is_empty() || languages.iter().any(|wanted| wanted == language)) {
-        outputs.push((language.to_owned(), emit(&ir, names)?.into_iter().collect()));
+        let mut files: Files = emit(&ir, names)?.into_iter().collect();
+        files.extend(acp_codegen::emit::package::extras(&ir, names, language, &schema_text)?);
+        outputs.push((language.to_owned(), files));
     }
-    let schema_files = [(PathBuf::from("acp.schema.json"), schema.to_pretty_json())].into_iter().collect();
+    let schema_files = [(PathBuf::from("acp.schema.json"), schema_text)].into_iter().collect();
     outputs.push(("schema".to_owned(), schema_files));
     outputs.push(("vectors".to_owned(), checked_vectors(schema, &ir)?));
     Ok(outputs)

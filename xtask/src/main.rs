@@ -15,6 +15,7 @@ mod negotiation_suite;
 mod generate;
 mod lowering;
 mod output;
+mod package;
 mod review;
 mod source;
 mod test_command;
@@ -81,6 +82,21 @@ enum Command {
         tolerant: bool,
         /// The output directory.
         #[arg(long, default_value = "bindings")]
+        out: PathBuf,
+    },
+    /// Build what a maintainer uploads, with each ecosystem's own tools: the
+    /// Rust crate (`.crate`), the npm tarball, the Python sdist and wheel.
+    Package {
+        #[command(flatten)]
+        source: SourceArgs,
+        #[command(flatten)]
+        names: PackageArgs,
+        /// The base version, MAJOR.MINOR.PATCH: the upstream schema release by
+        /// default (needed with --schema). The RFD set is added as `-dev.N`.
+        #[arg(long = "version", value_name = "V")]
+        base_version: Option<String>,
+        /// The folder the artifacts are moved into once all are built.
+        #[arg(long)]
         out: PathBuf,
     },
     /// Review a schema change: a semantic diff of two sources with a
@@ -172,6 +188,7 @@ impl PackageArgs {
             rust_crate: self.rust_crate.clone(),
             npm_package: self.npm_package.clone(),
             python_package: self.python_package.clone(),
+            ..acp_codegen::emit::PackageNames::default()
         }
     }
 }
@@ -231,6 +248,13 @@ fn run(command: Command) -> Result<()> {
             let outputs = generate::render(&source.options(), &names.names(), &languages, tolerant, source.strict_names)?;
             generate::write(&out, &outputs)?;
             eprintln!("wrote {}", out.display());
+        }
+        Command::Package { source, names, base_version, out } => {
+            let options = package::Options { source: source.options(), names: names.names(), version: base_version, strict_names: source.strict_names, out };
+            let packaged = package::run(&options)?;
+            for artifact in &packaged.artifacts {
+                eprintln!("wrote {}", artifact.display());
+            }
         }
         Command::Review { base, head, format, out, fail_on } => {
             let threshold = fail_on.as_deref().map(review::fail_level).transpose()?;

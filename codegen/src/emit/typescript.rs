@@ -67,6 +67,8 @@ const FIXED_EXPORTS: &[&str] = &[
 struct PackageJson {
     /// The package name as a JSON string.
     name: String,
+    /// The version as a JSON string.
+    version: String,
     typescript: &'static str,
 }
 
@@ -74,6 +76,7 @@ struct PackageJson {
 #[template(path = "typescript/package-lock.json", escape = "none")]
 struct PackageLock {
     name: String,
+    version: String,
     typescript: &'static str,
 }
 
@@ -104,8 +107,9 @@ struct Rpc {
 pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
     check_exports(ir)?;
     let name = json_string(&names.npm_package);
-    let package = PackageJson { name: name.clone(), typescript: TYPESCRIPT_VERSION };
-    let lock = PackageLock { name, typescript: TYPESCRIPT_VERSION };
+    let version = json_string(&names.version);
+    let package = PackageJson { name: name.clone(), version: version.clone(), typescript: TYPESCRIPT_VERSION };
+    let lock = PackageLock { name, version, typescript: TYPESCRIPT_VERSION };
     let rpc = Rpc { extension_prefix: json_string(naming::EXTENSION_PREFIX), extension_prefix_text: naming::EXTENSION_PREFIX };
     let model = crate::negotiation::model(ir);
     let mut files = vec![

@@ -1,0 +1,1 @@
+//! Checks of the packaged artifacts, run by `cargo xtask test`.
