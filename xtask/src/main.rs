@@ -99,6 +99,10 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
+    /// The checks of `cargo xtask test` on the packages alone: pack twice,
+    /// compare, install each artifact in a clean place and use it there.
+    #[command(hide = true)]
+    CheckPackages,
     /// Review a schema change: a semantic diff of two sources with a
     /// compatibility verdict per change and direction, and the binding impact.
     /// A source is `default` or a schema file, then `+`-joined RFD overlays,
@@ -256,6 +260,7 @@ fn run(command: Command) -> Result<()> {
                 eprintln!("wrote {}", artifact.display());
             }
         }
+        Command::CheckPackages => package::check::run()?,
         Command::Review { base, head, format, out, fail_on } => {
             let threshold = fail_on.as_deref().map(review::fail_level).transpose()?;
             let outcome = review::run(&base, &head, out.is_some())?;

@@ -29,7 +29,7 @@ use crate::ir::{Ir, TypeKind};
 use crate::naming;
 
 /// The TypeScript compiler the package is built with (exact, as locked).
-const TYPESCRIPT_VERSION: &str = "5.9.3";
+pub const TYPESCRIPT_VERSION: &str = "5.9.3";
 
 /// Names the package exports besides those made for the schema's types and
 /// methods.

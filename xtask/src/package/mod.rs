@@ -53,14 +53,16 @@ pub fn run(options: &Options) -> Result<Packaged> {
     if options.out.exists() && !options.out.is_dir() {
         bail!("--out {}: a file is there, not a folder", options.out.display());
     }
-    let schema = acp_schema_source::load(&options.source)?;
     let base = match (&options.version, &options.source.schema_file) {
         (Some(base), _) => base.clone(),
         (None, None) => acp_schema_source::upstream::UPSTREAM_VERSION.to_owned(),
         (None, Some(file)) => bail!("--schema {}: give --version MAJOR.MINOR.PATCH too (a schema file does not say which release it is)", file.display()),
     };
+    let version_of = |overlays: &[String]| acp_codegen::emit::package::version(&base, overlays).map_err(|message| anyhow::anyhow!("--version: {message}"));
+    version_of(&[])?;
+    let schema = acp_schema_source::load(&options.source)?;
     let overlays: Vec<String> = schema.overlays.iter().map(|overlay| overlay.id.clone()).collect();
-    let version = acp_codegen::emit::package::version(&base, &overlays)?;
+    let version = version_of(&overlays)?;
     let names = PackageNames { version: version.clone(), ..options.names.clone() };
     let outputs = generate::render_schema(&schema, &names, &[], false, options.strict_names)?;
     let scratch = Scratch::new()?;
