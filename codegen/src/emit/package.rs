@@ -67,8 +67,9 @@ fn version_note(version: &str, overlays: &[String]) -> String {
         let bits: Vec<String> =
             RFD_BITS.iter().filter(|(id, _)| overlays.iter().any(|overlay| overlay == id)).map(|(id, bit)| format!("`{id}` {bit}")).collect();
         format!(
-            "`{base}` is the release of the base schema (or the maintainer's own base version); `{RFD_LABEL}.{code}` records the RFD overlays, one bit each ({}). Python spells the same version `{base}.{RFD_LABEL}{code}`.",
-            bits.join(", ")
+            "`{base}` is the release of the base schema (or the maintainer's own base version); `{RFD_LABEL}.{code}` records the RFD overlays, one bit each ({}). Python spells the same version `{}`.",
+            bits.join(", "),
+            python_version(version)
         )
     } else if overlays.is_empty() {
         "The release of the base schema (or the maintainer's own base version); no RFD overlay.".to_owned()
@@ -114,12 +115,18 @@ struct PythonExample {
 /// The usage example of `language`'s package: a whole program that imports
 /// the package by its name.
 pub fn example(language: &str, names: &PackageNames) -> Result<String, CodegenError> {
-    match language {
+    let text = match language {
         "rust" => render(&RustExample { module: names.rust_crate.replace('-', "_") }, "example.rs"),
         "typescript" => render(&TypeScriptExample { module: serde_json::Value::String(names.npm_package.clone()).to_string() }, "example.ts"),
         "python" => render(&PythonExample { module: names.python_package.clone() }, "example.py"),
         other => Err(CodegenError { kind: ErrorKind::Unsupported, file: "package".to_owned(), pointer: String::new(), message: format!("no package for `{other}`") }),
-    }
+    }?;
+    Ok(format!("{}\n", text.trim_end()))
+}
+
+/// `version` as PEP 440 normalizes it (`1.20.0-dev.7` -> `1.20.0.dev7`).
+pub fn python_version(version: &str) -> String {
+    version.replacen(&format!("-{RFD_LABEL}."), &format!(".{RFD_LABEL}"), 1)
 }
 
 /// The files `language`'s package carries besides its code: `README.md`, the
@@ -132,7 +139,7 @@ pub fn extras(ir: &Ir, names: &PackageNames, language: &str, schema: &str) -> Re
     let (name, display, install, fence) = match language {
         "rust" => (names.rust_crate.clone(), "Rust", format!("cargo add {}@={}", names.rust_crate, names.version), "rust"),
         "typescript" => (names.npm_package.clone(), "TypeScript", format!("npm install {}@{}", names.npm_package, names.version), "ts"),
-        _ => (distribution.clone(), "Python", format!("pip install '{distribution}=={}'", names.version), "python"),
+        _ => (distribution.clone(), "Python", format!("pip install '{distribution}=={}'", python_version(&names.version)), "python"),
     };
     let readme = Readme {
         name,
@@ -146,7 +153,8 @@ pub fn extras(ir: &Ir, names: &PackageNames, language: &str, schema: &str) -> Re
         fence,
         example: example.clone(),
     };
-    let mut files = vec![(PathBuf::from("README.md"), render(&readme, "README.md")?), (schema_path, schema.to_owned())];
+    let readme = format!("{}\n", render(&readme, "README.md")?.trim_end());
+    let mut files = vec![(PathBuf::from("README.md"), readme), (schema_path, schema.to_owned())];
     if language == "rust" {
         files.push((PathBuf::from("examples").join("usage.rs"), example));
     }
@@ -179,6 +187,12 @@ mod tests {
     }
 
     #[test]
+    fn python_spells_the_development_release_its_own_way() {
+        assert_eq!(python_version("1.20.0-dev.7"), "1.20.0.dev7");
+        assert_eq!(python_version("1.20.0"), "1.20.0");
+    }
+
+    #[test]
     fn every_rfd_set_has_its_own_code() {
         let mut codes: Vec<u32> = (0..1u32 << RFD_BITS.len())
             .map(|set| RFD_BITS.iter().enumerate().filter(|(index, _)| set & (1 << index) != 0).map(|(_, (_, bit))| bit).sum())
@@ -204,7 +218,7 @@ mod tests {
         for language in ["rust", "typescript", "python"] {
             let files = extras(&ir, &names, language, "{}\n").unwrap();
             let readme = &files[0].1;
-            assert!(readme.contains(&example(language, &names).unwrap()), "{language}");
+            assert!(readme.contains(&format!("{}```\n", example(language, &names).unwrap())), "{language}");
             assert!(readme.contains("`1.20.0-dev.3`") && readme.contains("1.20.0.dev3"), "{readme}");
             assert!(files.iter().any(|(path, text)| path == &schema_path(language, &names) && text == "{}\n"), "{language}");
         }
