@@ -20,7 +20,7 @@
 //! `cargo publish` reads); the `.crate` is built offline.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use anyhow::{bail, ensure, Context, Result};
@@ -254,7 +254,7 @@ fn python(artifact: &Path, names: &PackageNames, folder: &Path) -> Result<String
 }
 
 /// The installed distribution's METADATA, and a check that it has `py.typed`.
-fn installed_metadata(interpreter: &PathBuf, names: &PackageNames) -> Result<String> {
+fn installed_metadata(interpreter: &Path, names: &PackageNames) -> Result<String> {
     let script = format!(
         "import importlib.metadata as m, importlib.resources as r\nassert r.files('{0}').joinpath('py.typed').is_file()\nassert r.files('{0}').joinpath('acp.schema.json').is_file()\nprint(m.distribution('{1}').read_text('METADATA'))",
         names.python_package,
