@@ -257,7 +257,7 @@ fn run(command: Command) -> Result<()> {
             let options = package::Options { source: source.options(), names: names.names(), version: base_version, strict_names: source.strict_names, out };
             let packaged = package::run(&options)?;
             for artifact in &packaged.artifacts {
-                eprintln!("wrote {}", artifact.display());
+                eprintln!("wrote {} ({} bytes)", artifact.display(), std::fs::metadata(artifact)?.len());
             }
         }
         Command::CheckPackages => package::check::run()?,
