@@ -15,8 +15,10 @@
 //! by the Python registry and its post-releases sort above `BASE` where
 //! SemVer's pre-releases sort below it, so neither can carry the set.
 //!
-//! The usage examples are programs: `cargo xtask package` runs each, as
-//! written here, against its installed package.
+//! The usage examples are programs written against protocol v1: the tests
+//! of `cargo xtask package` run each, as its README shows it, against its
+//! installed package; a schema they do not fit ([`example_applies`]) gets a
+//! README that says so instead.
 
 use std::path::PathBuf;
 
@@ -33,6 +35,29 @@ pub const RFD_BITS: [(&str, u32); 3] = [("session-ready", 1), ("turn-complete", 
 
 /// The pre-release label that carries the RFD code (`BASE-dev.CODE`).
 const RFD_LABEL: &str = "dev";
+
+/// The protocol version, types and methods the usage examples are written
+/// against.
+const EXAMPLE_PROTOCOL_VERSION: u16 = 1;
+const EXAMPLE_TYPES: [&str; 2] = ["ContentBlock", "SessionNotification"];
+const EXAMPLE_METHODS: [&str; 4] = ["session/update", "session/prompt", "session/load", "fs/read_text_file"];
+
+/// Whether the usage example holds for `ir`, or why not: it is written
+/// against protocol v1 and the names it uses.
+pub fn example_applies(ir: &Ir) -> Result<(), String> {
+    match crate::negotiation::model(ir).map(|model| model.protocol_version) {
+        Some(EXAMPLE_PROTOCOL_VERSION) => {}
+        Some(version) => return Err(format!("this schema is protocol version {version}")),
+        None => return Err("this schema has no capability negotiation".to_owned()),
+    }
+    if let Some(missing) = EXAMPLE_TYPES.iter().find(|name| !ir.types.contains_key(**name)) {
+        return Err(format!("this schema has no type `{missing}`"));
+    }
+    if let Some(missing) = EXAMPLE_METHODS.iter().find(|name| !ir.methods.contains_key(**name)) {
+        return Err(format!("this schema has no method `{missing}`"));
+    }
+    Ok(())
+}
 
 /// Where each language's package keeps the extended schema.
 pub fn schema_path(language: &str, names: &PackageNames) -> PathBuf {
@@ -90,7 +115,8 @@ struct Readme {
     version_note: String,
     install: String,
     fence: &'static str,
-    example: String,
+    /// The usage example, or why this schema has none.
+    example: Result<String, String>,
 }
 
 #[derive(Template)]
@@ -131,9 +157,10 @@ pub fn python_version(version: &str) -> String {
 
 /// The files `language`'s package carries besides its code: `README.md`, the
 /// extended schema (`schema`, its text) and, for Rust, the example as
-/// `examples/usage.rs`.
+/// `examples/usage.rs` (where [`example_applies`]).
 pub fn extras(ir: &Ir, names: &PackageNames, language: &str, schema: &str) -> Result<Files, CodegenError> {
     let example = example(language, names)?;
+    let example = example_applies(ir).map(|()| example);
     let schema_path = schema_path(language, names);
     let distribution = names.python_package.replace('_', "-");
     let (name, display, install, fence) = match language {
@@ -155,7 +182,7 @@ pub fn extras(ir: &Ir, names: &PackageNames, language: &str, schema: &str) -> Re
     };
     let readme = format!("{}\n", render(&readme, "README.md")?.trim_end());
     let mut files = vec![(PathBuf::from("README.md"), readme), (schema_path, schema.to_owned())];
-    if language == "rust" {
+    if let (Ok(example), "rust") = (example, language) {
         files.push((PathBuf::from("examples").join("usage.rs"), example));
     }
     Ok(files)
@@ -212,15 +239,18 @@ mod tests {
     }
 
     #[test]
-    fn the_readme_holds_the_example_and_names_the_schema() {
+    fn a_schema_the_example_does_not_fit_gets_a_readme_without_it() {
         let ir = crate::test_support::ir_of(serde_json::json!({"Item": {"type": "string"}}));
+        assert_eq!(example_applies(&ir).unwrap_err(), "this schema has no capability negotiation");
         let names = PackageNames { version: "1.20.0-dev.3".to_owned(), ..PackageNames::default() };
         for language in ["rust", "typescript", "python"] {
             let files = extras(&ir, &names, language, "{}\n").unwrap();
             let readme = &files[0].1;
-            assert!(readme.contains(&format!("{}```\n", example(language, &names).unwrap())), "{language}");
+            assert!(!readme.contains(&example(language, &names).unwrap()), "{language}");
+            assert!(readme.contains("this schema has no capability negotiation, so it is left out"), "{readme}");
             assert!(readme.contains("`1.20.0-dev.3`") && readme.contains("1.20.0.dev3"), "{readme}");
             assert!(files.iter().any(|(path, text)| path == &schema_path(language, &names) && text == "{}\n"), "{language}");
+            assert!(!files.iter().any(|(path, _)| path.starts_with("examples")), "{language}");
         }
     }
 }

@@ -79,6 +79,14 @@ pub fn run() -> Result<()> {
     Ok(())
 }
 
+/// The package's README (for Python, the METADATA that carries it) shows
+/// the very program the check runs.
+fn readme_holds_example(readme: &str, language: &str, names: &PackageNames) -> Result<()> {
+    let example = acp_codegen::emit::package::example(language, names)?;
+    ensure!(readme.contains(&example), "{language}: the package's README does not show the usage example the check runs");
+    Ok(())
+}
+
 /// The two runs made the same files with the same bytes.
 fn identical(first: &Packaged, second: &Packaged) -> Result<()> {
     let read = |packaged: &Packaged| -> Result<BTreeMap<String, Vec<u8>>> {
@@ -131,6 +139,7 @@ fn rust(artifact: &Path, names: &PackageNames, version: &str, work: &Path) -> Re
     for file in ["README.md", "schema/acp.schema.json", "src/lib.rs", "Cargo.lock"] {
         ensure!(crate_folder.join(file).is_file(), "the crate lacks {file}");
     }
+    readme_holds_example(&std::fs::read_to_string(crate_folder.join("README.md"))?, "rust", names)?;
     let consumer = work.join("rust-consumer");
     let dependency = serde_json::to_string(&crate_folder.display().to_string())?;
     write(
@@ -207,6 +216,7 @@ fn typescript(artifact: &Path, names: &PackageNames, version: &str, work: &Path)
         let file = file.context("package.json names its `types` and `exports`")?;
         ensure!(installed.join(file).is_file(), "the installed package lacks {file}");
     }
+    readme_holds_example(&std::fs::read_to_string(installed.join("README.md"))?, "typescript", names)?;
     quiet(Command::new("npm").args(["exec", "--no", "--", "tsc", "-p", "tsconfig.json", "--strict"]).current_dir(&consumer), "tsc --strict on the usage example")?;
     let output = quiet(Command::new("node").arg(consumer.join("out").join("usage.js")).current_dir(&consumer), "node on the usage example")?;
     let mut publish = Command::new("npm");
@@ -236,6 +246,7 @@ fn python(artifact: &Path, names: &PackageNames, folder: &Path) -> Result<String
     }
     let pydantic = format!("Requires-Dist: pydantic<3,>={}", acp_codegen::emit::python::PYDANTIC_TESTED);
     ensure!(metadata.lines().any(|line| line == pydantic), "the installed METADATA lacks `{pydantic}`:\n{metadata}");
+    readme_holds_example(&metadata, "python", names)?;
     let program = folder.join("usage").join("usage.py");
     write(&program, &acp_codegen::emit::package::example("python", names)?)?;
     let tools = tools_python()?;
