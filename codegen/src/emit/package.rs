@@ -13,7 +13,9 @@
 //! `BASE.devCODE`), and it orders the same way in both: below `BASE`, the
 //! release without drafts. PEP 440's local versions (`+...`) are refused
 //! by the Python registry and its post-releases sort above `BASE` where
-//! SemVer's pre-releases sort below it, so neither can carry the set.
+//! SemVer's pre-releases sort below it, so neither can carry the set. The
+//! Python manifest writes the normalized spelling ([`python_version`]), as
+//! the Python tools name the files.
 //!
 //! The usage examples are programs written against protocol v1: the tests
 //! of `cargo xtask package` run each, as its README shows it, against its

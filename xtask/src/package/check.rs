@@ -64,8 +64,8 @@ pub fn run() -> Result<()> {
     let outputs = [
         ("rust", rust(&find(".crate")?, &names, &packaged.version, work)?),
         ("typescript", typescript(&find(".tgz")?, &names, &packaged.version, work)?),
-        ("python wheel", python(&find(".whl")?, &names, &work.join("wheel"))?),
-        ("python sdist", python(&find(".tar.gz")?, &names, &work.join("sdist"))?),
+        ("python wheel", python(&find(".whl")?, &names, &packaged.version, &work.join("wheel"))?),
+        ("python sdist", python(&find(".tar.gz")?, &names, &packaged.version, &work.join("sdist"))?),
     ];
     let expected = expected();
     for (what, output) in outputs {
@@ -232,7 +232,7 @@ fn typescript(artifact: &Path, names: &PackageNames, version: &str, work: &Path)
 /// A new virtual environment in `folder` installs `artifact` (a wheel or an
 /// sdist, which pip builds with its declared backend), `mypy --strict` checks
 /// the example against it, and its interpreter runs the example.
-fn python(artifact: &Path, names: &PackageNames, folder: &Path) -> Result<String> {
+fn python(artifact: &Path, names: &PackageNames, version: &str, folder: &Path) -> Result<String> {
     let venv = folder.join("venv");
     quiet(Command::new("python3").args(["-m", "venv"]).arg(&venv), "python3 -m venv")?;
     let interpreter = venv.join("bin").join("python");
@@ -241,7 +241,8 @@ fn python(artifact: &Path, names: &PackageNames, folder: &Path) -> Result<String
         &format!("pip install {}", artifact.display()),
     )?;
     let metadata = installed_metadata(&interpreter, names)?;
-    for field in ["Requires-Python: >=3.10", "License-Expression: Apache-2.0"] {
+    let spelled = format!("Version: {}", acp_codegen::emit::package::python_version(version));
+    for field in [spelled.as_str(), "Requires-Python: >=3.10", "License-Expression: Apache-2.0"] {
         ensure!(metadata.lines().any(|line| line == field), "the installed METADATA lacks `{field}`");
     }
     let pydantic = format!("Requires-Dist: pydantic<3,>={}", acp_codegen::emit::python::PYDANTIC_TESTED);

@@ -44,6 +44,7 @@ const FIXED_EXPORTS: [(&str, &[&str]); 2] = [
 struct PyprojectView {
     distribution: String,
     package: String,
+    /// The version in PEP 440's own spelling (`1.20.0.dev7`).
     version: String,
     pydantic: &'static str,
 }
@@ -94,7 +95,7 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
     let mut files = vec![
         (
             PathBuf::from("pyproject.toml"),
-            render(&PyprojectView { distribution, package: package.clone(), version: names.version.clone(), pydantic: PYDANTIC_TESTED }, "pyproject.toml")?,
+            render(&PyprojectView { distribution, package: package.clone(), version: super::package::python_version(&names.version), pydantic: PYDANTIC_TESTED }, "pyproject.toml")?,
         ),
         (root.join("__init__.py"), render(&init, "__init__.py")?),
         (root.join("py.typed"), String::new()),
