@@ -14,7 +14,9 @@ use crate::output::{self, Files};
 /// Output folder name -> its files.
 pub type Outputs = Vec<(String, Files)>;
 
-/// Renders the bindings of every language, the extended schema and the vectors.
+/// Renders the bindings of every language (each package with its README and
+/// the extended schema, [`acp_codegen::emit::package`]), the extended schema
+/// and the vectors.
 /// `languages` picks emitters by folder name (`rust`, `typescript`,
 /// `python`); empty means all. `tolerant` opens every closed tagged union
 /// on decode ([`acp_codegen::tolerant`]); `strict_names` refuses a name the
@@ -33,20 +35,27 @@ pub fn render_schema(schema: &ExtendedSchema, names: &PackageNames, languages: &
     let ir = crate::lowering::lower_told(schema, Unsupported::Fail, strict_names)?;
     let ir = if tolerant { acp_codegen::tolerant::tolerant(&ir) } else { ir };
     let wanted = LANGUAGES.into_iter().filter(|(language, _)| languages.is_empty() || languages.iter().any(|wanted| wanted == language));
+    let schema_text = schema.to_pretty_json();
     // The emitters and the vectors only read the IR: each runs on a thread of
     // its own, and the outputs keep this fixed order whatever finishes first.
     std::thread::scope(|scope| {
-        let ir = &ir;
+        let (ir, schema_text) = (&ir, &schema_text);
         let bindings: Vec<_> = wanted
-            .map(|(language, emit)| (language, scope.spawn(move || emit(ir, names).map(|files| files.into_iter().collect::<Files>()))))
+            .map(|(language, emit)| {
+                let emitting = scope.spawn(move || -> Result<Files> {
+                    let mut files: Files = emit(ir, names)?.into_iter().collect();
+                    files.extend(acp_codegen::emit::package::extras(ir, names, language, schema_text)?);
+                    Ok(files)
+                });
+                (language, emitting)
+            })
             .collect();
         let vectors = scope.spawn(|| checked_vectors(schema, ir));
         let mut outputs = Outputs::new();
         for (language, emitting) in bindings {
             outputs.push((language.to_owned(), emitting.join().map_err(|_| anyhow::anyhow!("the {language} emitter panicked"))??));
         }
-        let schema_files = [(PathBuf::from("acp.schema.json"), schema.to_pretty_json())].into_iter().collect();
-        outputs.push(("schema".to_owned(), schema_files));
+        outputs.push(("schema".to_owned(), [(PathBuf::from("acp.schema.json"), schema_text.clone())].into_iter().collect()));
         outputs.push(("vectors".to_owned(), vectors.join().map_err(|_| anyhow::anyhow!("the vector generator panicked"))??));
         Ok(outputs)
     })

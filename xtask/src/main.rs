@@ -16,6 +16,7 @@ mod negotiation_suite;
 mod generate;
 mod lowering;
 mod output;
+mod package;
 mod review;
 mod source;
 mod test_command;
@@ -89,6 +90,25 @@ enum Command {
         #[arg(long, default_value = "bindings")]
         out: PathBuf,
     },
+    /// Build what a maintainer uploads, with each ecosystem's own tools: the
+    /// Rust crate (`.crate`), the npm tarball, the Python sdist and wheel.
+    Package {
+        #[command(flatten)]
+        source: SourceArgs,
+        #[command(flatten)]
+        names: PackageArgs,
+        /// The base version, MAJOR.MINOR.PATCH: the upstream schema release by
+        /// default (needed with --schema). The RFD set is added as `-dev.N`.
+        #[arg(long = "version", value_name = "V")]
+        base_version: Option<String>,
+        /// The folder the artifacts are moved into once all are built.
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// The checks of `cargo xtask test` on the packages alone: pack twice,
+    /// compare, install each artifact in a clean place and use it there.
+    #[command(hide = true)]
+    CheckPackages,
     /// Review a schema change: a semantic diff of two sources with a
     /// compatibility verdict per change and direction, and the binding impact.
     /// A source is `default` or a schema file, then `+`-joined RFD overlays,
@@ -191,6 +211,7 @@ impl PackageArgs {
             rust_crate: self.rust_crate.clone(),
             npm_package: self.npm_package.clone(),
             python_package: self.python_package.clone(),
+            ..acp_codegen::emit::PackageNames::default()
         }
     }
 }
@@ -251,6 +272,14 @@ fn run(command: Command) -> Result<()> {
             generate::write(&out, &outputs)?;
             eprintln!("wrote {}", out.display());
         }
+        Command::Package { source, names, base_version, out } => {
+            let options = package::Options { source: source.options(), names: names.names(), version: base_version, strict_names: source.strict_names, out };
+            let packaged = package::run(&options)?;
+            for artifact in &packaged.artifacts {
+                eprintln!("wrote {} ({} bytes)", artifact.display(), std::fs::metadata(artifact)?.len());
+            }
+        }
+        Command::CheckPackages => package::check::run()?,
         Command::Review { base, head, format, out, fail_on } => {
             let threshold = fail_on.as_deref().map(review::fail_level).transpose()?;
             let outcome = review::run(&base, &head, out.is_some())?;

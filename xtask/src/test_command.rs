@@ -5,7 +5,9 @@
 //! `tests/negotiation.json`, whose views must come out byte-identical in
 //! every language). Last, the quick benchmark (`cargo xtask bench --quick`)
 //! runs, so that it cannot rot: it fails when our bindings do not re-encode
-//! its corpus exactly. The first failure fails the command.
+//! its corpus exactly. Before it, the packages of `cargo xtask package` are
+//! built twice, compared, installed and used ([`crate::package::check`]).
+//! The first failure fails the command.
 //! It refuses to run while `UPDATE_SNAPSHOTS` is set: a run that re-approves
 //! snapshots checks none.
 
@@ -17,7 +19,7 @@ use anyhow::{bail, Context, Result};
 use acp_codegen::emit::PackageNames;
 use acp_schema_source::{RfdSelection, SourceOptions};
 
-use crate::{bench, chain, generate, mutation, negotiation_suite, source, test_python, test_rust, test_typescript, upstream};
+use crate::{bench, chain, generate, mutation, negotiation_suite, package, source, test_python, test_rust, test_typescript, upstream};
 
 /// The workspace root (the parent of this crate's folder).
 pub fn workspace_root() -> PathBuf {
@@ -124,6 +126,8 @@ pub fn run() -> Result<()> {
             mutation::run(&workspace, &folder)?;
         }
     }
+    eprintln!("== the packages (cargo xtask package)");
+    package::check::run()?;
     eprintln!("== the quick benchmark");
     bench::run(&bench::Options { quick: true, peers: false, out: None })
 

@@ -132,7 +132,7 @@ pub fn vector_suite(workspace: &Path, bindings: &Path, label: &str) -> Result<Su
 }
 
 /// Builds a wheel of the package in `package` with pip's PEP 517 build (the
-/// backend from the environment's pinned setuptools, no isolation) into
+/// backend from the environment's pinned hatchling, no isolation) into
 /// `work/wheel/`, from a copy in `work/source/` (the build writes beside the
 /// sources); returns the wheel's path.
 fn build_wheel(python: &Path, package: &Path, work: &Path, label: &str) -> Result<PathBuf> {
@@ -159,7 +159,7 @@ fn build_wheel(python: &Path, package: &Path, work: &Path, label: &str) -> Resul
 
 /// The interpreter of `.tools/venv`, created on first use; the pinned
 /// requirements are installed again whenever the file changes.
-fn virtual_environment(tools: &Path, requirements: &Path) -> Result<PathBuf> {
+pub fn virtual_environment(tools: &Path, requirements: &Path) -> Result<PathBuf> {
     let venv = tools.join("venv");
     let python = venv.join("bin").join("python");
     if !python.is_file() {

@@ -60,7 +60,7 @@ const USAGE_CONFIGS: [(&str, &str); 2] = [
         "tsconfig.usage.json",
         r#"{
   "extends": "../typescript/tsconfig.json",
-  "compilerOptions": { "exactOptionalPropertyTypes": false, "declaration": false, "rootDir": ".", "outDir": "usage" },
+  "compilerOptions": { "exactOptionalPropertyTypes": false, "declaration": false, "declarationMap": false, "rootDir": ".", "outDir": "usage" },
   "include": ["usage.ts"]
 }
 "#,

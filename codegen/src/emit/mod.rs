@@ -1,8 +1,10 @@
 //! Emitters: one per language, each a function from the IR to the files of
 //! one package. Emitters return files and never write them (the xtask does),
 //! make no schema decisions (the IR did) and take every name from
-//! [`crate::naming`].
+//! [`crate::naming`]. [`package`] adds what every language's package
+//! carries besides its code (README, schema) and owns the version scheme.
 
+pub mod package;
 mod prose;
 pub mod python;
 pub mod rust;
@@ -16,8 +18,9 @@ use crate::ir::Ir;
 /// Relative path -> contents, in a fixed order.
 pub type Files = Vec<(PathBuf, String)>;
 
-/// What the generated packages are called; users publishing their own
-/// bindings change these on the command line.
+/// What the generated packages are called and which version they carry;
+/// users publishing their own bindings change these on the command line
+/// (`cargo xtask package` sets the version by its scheme).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PackageNames {
     /// The Rust crate name (`acp-bindings`).
@@ -26,6 +29,9 @@ pub struct PackageNames {
     pub npm_package: String,
     /// The Python import name (`acp_bindings`).
     pub python_package: String,
+    /// The version every package's manifest carries, valid as SemVer and as
+    /// PEP 440 (`0.1.0` unless packaged).
+    pub version: String,
 }
 
 impl Default for PackageNames {
@@ -34,6 +40,7 @@ impl Default for PackageNames {
             rust_crate: "acp-bindings".to_owned(),
             npm_package: "acp-bindings".to_owned(),
             python_package: "acp_bindings".to_owned(),
+            version: "0.1.0".to_owned(),
         }
     }
 }

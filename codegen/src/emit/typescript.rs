@@ -30,7 +30,7 @@ use crate::ir::{Ir, TypeKind};
 use crate::naming;
 
 /// The TypeScript compiler the package is built with (exact, as locked).
-const TYPESCRIPT_VERSION: &str = "5.9.3";
+pub const TYPESCRIPT_VERSION: &str = "5.9.3";
 
 /// Names the package exports besides those made for the schema's types and
 /// methods.
@@ -68,6 +68,8 @@ const FIXED_EXPORTS: &[&str] = &[
 struct PackageJson {
     /// The package name as a JSON string.
     name: String,
+    /// The version as a JSON string.
+    version: String,
     typescript: &'static str,
 }
 
@@ -75,6 +77,7 @@ struct PackageJson {
 #[template(path = "typescript/package-lock.json", escape = "none")]
 struct PackageLock {
     name: String,
+    version: String,
     typescript: &'static str,
 }
 
@@ -108,8 +111,9 @@ struct Rpc {
 pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
     check_exports(ir)?;
     let name = json_string(&names.npm_package);
-    let package = PackageJson { name: name.clone(), typescript: TYPESCRIPT_VERSION };
-    let lock = PackageLock { name, typescript: TYPESCRIPT_VERSION };
+    let version = json_string(&names.version);
+    let package = PackageJson { name: name.clone(), version: version.clone(), typescript: TYPESCRIPT_VERSION };
+    let lock = PackageLock { name, version, typescript: TYPESCRIPT_VERSION };
     let rpc = Rpc { extension_prefix: json_string(naming::EXTENSION_PREFIX), extension_prefix_text: naming::EXTENSION_PREFIX };
     let model = crate::negotiation::model(ir);
     let mut files = vec![

@@ -46,7 +46,14 @@ const FIXED_EXPORTS: [(&str, &[&str]); 2] = [
 struct PyprojectView {
     distribution: String,
     package: String,
+    /// The version in PEP 440's own spelling (`1.20.0.dev7`).
+    version: String,
+    pydantic: &'static str,
 }
+
+/// The pydantic release the package is tested with (`tests/python/requirements.txt`
+/// pins it; a test keeps the two equal): the lowest the package requires.
+pub const PYDANTIC_TESTED: &str = "2.14.3";
 
 /// `__init__.py`: every public name of the package, importable from its root.
 #[derive(Template)]
@@ -92,7 +99,7 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
     let mut files = vec![
         (
             PathBuf::from("pyproject.toml"),
-            render(&PyprojectView { distribution, package: package.clone() }, "pyproject.toml")?,
+            render(&PyprojectView { distribution, package: package.clone(), version: super::package::python_version(&names.version), pydantic: PYDANTIC_TESTED }, "pyproject.toml")?,
         ),
         (root.join("__init__.py"), render(&init, "__init__.py")?),
         (root.join("py.typed"), String::new()),
@@ -310,7 +317,7 @@ mod tests {
             ["pyproject.toml", "my_acp/__init__.py", "my_acp/py.typed", "my_acp/_runtime.py", "my_acp/codec.py", "my_acp/models.py", "my_acp/methods.py", "my_acp/protocols.py", "my_acp/connection.py"]
         );
         let pyproject = file(&files, "pyproject.toml");
-        for expected in ["name = \"my-acp\"", "requires-python = \">=3.10\"", "\"pydantic>=2.11,<3\"", "packages = [\"my_acp\"]", "plugins = [\"pydantic.mypy\"]"] {
+        for expected in ["name = \"my-acp\"", "requires-python = \">=3.10\"", "\"pydantic>=2.14.3,<3\"", "version = \"0.1.0\"", "build-backend = \"hatchling.build\"", "packages = [\"my_acp\"]", "plugins = [\"pydantic.mypy\"]"] {
             assert!(pyproject.contains(expected), "{expected} in\n{pyproject}");
         }
         let init = file(&files, "my_acp/__init__.py");

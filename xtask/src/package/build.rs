@@ -1,0 +1,97 @@
+//! One build per ecosystem, each with that ecosystem's own tool, each
+//! returning the artifacts it put into `into`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use anyhow::{bail, Context, Result};
+use serde_json::Value;
+
+use crate::test_command::workspace_root;
+
+/// Where `cargo package` builds (and verifies) the crate: shared between
+/// runs, so the dependencies are compiled once.
+pub fn cargo_target() -> PathBuf {
+    workspace_root().join("target").join("package-cargo")
+}
+
+/// Runs `command` with its output captured, failing with `what` and the
+/// tool's own last lines when it fails; returns its standard output.
+pub fn quiet(command: &mut Command, what: &str) -> Result<Vec<u8>> {
+    let output = command
+        .env("SOURCE_DATE_EPOCH", super::source_date_epoch())
+        .stdin(Stdio::null())
+        .output()
+        .with_context(|| format!("starting {what}"))?;
+    if !output.status.success() {
+        let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
+        text.push_str(&String::from_utf8_lossy(&output.stderr));
+        let tail: Vec<&str> = text.lines().rev().take(15).collect::<Vec<_>>().into_iter().rev().collect();
+        eprintln!("{}", tail.join("\n"));
+        bail!("{what} failed ({})", output.status);
+    }
+    Ok(output.stdout)
+}
+
+/// `cargo package` on the crate `name` at `version` in `source` (which
+/// verifies that the packed crate builds on its own); the `.crate` is
+/// copied into `into`.
+pub fn rust(source: &Path, name: &str, version: &str, into: &Path) -> Result<PathBuf> {
+    let target = cargo_target();
+    quiet(
+        Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
+            .args(["package", "--quiet", "--target-dir"])
+            .arg(&target)
+            .current_dir(source),
+        "cargo package",
+    )?;
+    let file = format!("{name}-{version}.crate");
+    let artifact = into.join(&file);
+    std::fs::copy(target.join("package").join(&file), &artifact).with_context(|| format!("copying {file}"))?;
+    Ok(artifact)
+}
+
+/// `npm ci` (the locked compiler), `tsc` through the package's `build`
+/// script, then `npm pack` into `into`.
+pub fn typescript(source: &Path, into: &Path) -> Result<PathBuf> {
+    quiet(Command::new("npm").args(["ci", "--no-audit", "--no-fund"]).current_dir(source), "npm ci")?;
+    quiet(Command::new("npm").args(["run", "build"]).current_dir(source), "npm run build (tsc)")?;
+    let report = quiet(Command::new("npm").args(["pack", "--json", "--pack-destination"]).arg(into).current_dir(source), "npm pack")?;
+    let report: Value = serde_json::from_slice(&report).context("reading npm pack's report")?;
+    let Some(file) = report[0]["filename"].as_str() else {
+        bail!("npm pack named no tarball");
+    };
+    Ok(into.join(file))
+}
+
+/// `python -m build` (sdist, then the wheel built from it) with the
+/// hatchling of the tools environment, without isolation, into `into`.
+pub fn python(source: &Path, into: &Path) -> Result<Vec<PathBuf>> {
+    let python = tools_python()?;
+    let folder = source.with_file_name("python-dist");
+    quiet(Command::new(&python).args(["-m", "build", "--no-isolation", "--outdir"]).arg(&folder).arg(source), "python -m build")?;
+    let mut built: Vec<PathBuf> = std::fs::read_dir(&folder)
+        .with_context(|| format!("reading {}", folder.display()))?
+        .map(|entry| entry.map(|entry| entry.path()))
+        .collect::<Result<_, _>>()?;
+    built.sort();
+    let is = |path: &PathBuf, suffix: &str| path.to_string_lossy().ends_with(suffix);
+    if built.len() != 2 || !built.iter().any(|path| is(path, ".whl")) || !built.iter().any(|path| is(path, ".tar.gz")) {
+        bail!("python -m build made {} files in {}, not one sdist and one wheel", built.len(), folder.display());
+    }
+    built
+        .into_iter()
+        .map(|path| {
+            let artifact = into.join(path.file_name().context("a built file has a name")?);
+            std::fs::rename(&path, &artifact).with_context(|| format!("moving {}", path.display()))?;
+            Ok(artifact)
+        })
+        .collect()
+}
+
+/// The interpreter of the tools environment (`.tools/venv`, with the pinned
+/// `build`, `hatchling` and `twine` of `tests/python/requirements.txt`).
+pub fn tools_python() -> Result<PathBuf> {
+    let workspace = workspace_root();
+    crate::test_python::virtual_environment(&workspace.join(".tools"), &workspace.join("tests").join("python").join("requirements.txt"))
+}

@@ -1,0 +1,144 @@
+//! `cargo xtask package`: what a maintainer uploads, built by each
+//! ecosystem's own tools from the packages `generate` renders: the Rust
+//! crate as a `.crate` (`cargo package`), the npm package as a tarball
+//! (`npm pack`, after `tsc`), the Python package as an sdist and a wheel
+//! (`python -m build`, the hatchling backend pinned in the tools
+//! environment). Each carries the version of
+//! [`acp_codegen::emit::package::version`], a README with a usage example
+//! and the extended schema.
+//!
+//! Everything is built in a scratch folder; only when every artifact is
+//! there are they moved into `--out`, so bad input or a failed build leaves
+//! nothing behind. Builds are reproducible: every tool gets the same
+//! `SOURCE_DATE_EPOCH`, `cargo package` and `npm pack` write fixed
+//! timestamps and sorted entries of their own, and hatchling honours the
+//! variable for both the sdist and the wheel ([`check`] packs twice and
+//! compares the bytes).
+
+mod build;
+pub mod check;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+
+use acp_codegen::emit::PackageNames;
+use acp_schema_source::SourceOptions;
+
+use crate::generate;
+
+/// The timestamp every build tool writes when `SOURCE_DATE_EPOCH` is not
+/// set: 1980-01-01, the earliest a zip file (a wheel) can hold.
+const DEFAULT_SOURCE_DATE_EPOCH: &str = "315532800";
+
+/// What `cargo xtask package` was asked for.
+pub struct Options {
+    pub source: SourceOptions,
+    /// The package names; their version is replaced by the computed one.
+    pub names: PackageNames,
+    /// The base version (`--version`); the upstream release when absent.
+    pub version: Option<String>,
+    pub strict_names: bool,
+    pub out: PathBuf,
+}
+
+/// The artifacts, as moved into the output folder.
+pub struct Packaged {
+    pub version: String,
+    pub artifacts: Vec<PathBuf>,
+}
+
+/// Builds every package and moves the artifacts into `options.out`.
+pub fn run(options: &Options) -> Result<Packaged> {
+    if options.out.exists() && !options.out.is_dir() {
+        bail!("--out {}: a file is there, not a folder", options.out.display());
+    }
+    let base = match (&options.version, &options.source.schema_file) {
+        (Some(base), _) => base.clone(),
+        (None, None) => acp_schema_source::upstream::UPSTREAM_VERSION.to_owned(),
+        (None, Some(file)) => bail!("--schema {}: give --version MAJOR.MINOR.PATCH too (a schema file does not say which release it is)", file.display()),
+    };
+    let version_of = |overlays: &[String]| acp_codegen::emit::package::version(&base, overlays).map_err(|message| anyhow::anyhow!("--version: {message}"));
+    version_of(&[])?;
+    let schema = acp_schema_source::load(&options.source)?;
+    let overlays: Vec<String> = schema.overlays.iter().map(|overlay| overlay.id.clone()).collect();
+    let version = version_of(&overlays)?;
+    let names = PackageNames { version: version.clone(), ..options.names.clone() };
+    let outputs = generate::render_schema(&schema, &names, &[], false, options.strict_names)?;
+    let scratch = Scratch::new()?;
+    let built = scratch.path.join("artifacts");
+    std::fs::create_dir_all(&built).with_context(|| format!("creating {}", built.display()))?;
+    let mut artifacts = Vec::new();
+    for (language, files) in &outputs {
+        let source = scratch.path.join(language);
+        match language.as_str() {
+            "rust" => artifacts.push(build::rust(&write_package(&source, files)?, &names.rust_crate, &version, &built)?),
+            "typescript" => artifacts.push(build::typescript(&write_package(&source, files)?, &built)?),
+            "python" => artifacts.extend(build::python(&write_package(&source, files)?, &built)?),
+            _ => {}
+        }
+    }
+    std::fs::create_dir_all(&options.out).with_context(|| format!("creating {}", options.out.display()))?;
+    let mut moved = Vec::new();
+    for artifact in artifacts {
+        let target = options.out.join(artifact.file_name().context("an artifact has a file name")?);
+        move_file(&artifact, &target)?;
+        moved.push(target);
+    }
+    Ok(Packaged { version, artifacts: moved })
+}
+
+/// The `SOURCE_DATE_EPOCH` every build tool gets: the caller's, or 1980-01-01.
+pub fn source_date_epoch() -> String {
+    std::env::var("SOURCE_DATE_EPOCH").unwrap_or_else(|_| DEFAULT_SOURCE_DATE_EPOCH.to_owned())
+}
+
+/// Writes one package's files into `folder`.
+fn write_package(folder: &Path, files: &crate::output::Files) -> Result<PathBuf> {
+    for (relative, contents) in files {
+        let path = folder.join(relative);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+        }
+        std::fs::write(&path, contents).with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(folder.to_path_buf())
+}
+
+/// Moves `from` to `to`: a rename, or a copy where they are on different
+/// file systems (the scratch folder is in the system's temporary folder).
+fn move_file(from: &Path, to: &Path) -> Result<()> {
+    if std::fs::rename(from, to).is_ok() {
+        return Ok(());
+    }
+    let mut partial = to.as_os_str().to_owned();
+    partial.push(format!(".partial-{}", std::process::id()));
+    let partial = PathBuf::from(partial);
+    std::fs::copy(from, &partial).with_context(|| format!("copying {} to {}", from.display(), partial.display()))?;
+    std::fs::rename(&partial, to).with_context(|| format!("renaming into {}", to.display()))
+}
+
+/// A scratch folder of this process, removed when dropped.
+pub struct Scratch {
+    pub path: PathBuf,
+}
+
+impl Scratch {
+    pub fn new() -> Result<Scratch> {
+        let path = std::env::temp_dir().join(format!("acp-package-{}-{}", std::process::id(), unique()));
+        std::fs::create_dir_all(&path).with_context(|| format!("creating {}", path.display()))?;
+        Ok(Scratch { path })
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// A number no other scratch folder of this process has.
+fn unique() -> usize {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
