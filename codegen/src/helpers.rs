@@ -126,6 +126,9 @@ const SESSION_ID: &str = "sessionId";
 /// What the helpers of one schema can use.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Helpers {
+    /// Absent where a `session/prompt` response does not end its turn with
+    /// a `stopReason` (protocol v2 acknowledges the prompt and the turn's
+    /// updates follow), or there is no `session/update` stream.
     pub turns: Option<Turns>,
     pub status: Option<Status>,
     pub ready: Option<Ready>,

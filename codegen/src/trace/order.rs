@@ -15,9 +15,10 @@
 //! the sessions that waited that long, as an agent that falls back after a
 //! timeout (the RFD allows it) does.
 //!
-//! R2 and R4 apply where the `session/prompt` response ends its turn,
-//! carrying its `stopReason` (v1); in v2 the response only acknowledges the
-//! prompt and the turn's updates follow it.
+//! R2 and R4 apply where the helpers model has prompt turns: where the
+//! `session/prompt` response ends its turn, carrying its `stopReason` (v1);
+//! in v2 the response only acknowledges the prompt and the turn's updates
+//! follow it.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -28,7 +29,7 @@ use super::rpc::Pending;
 use super::{Direction, Finding, Found, Place};
 use crate::helpers::machines::{SessionReadyGate, TurnTracker, ViolationKind};
 use crate::helpers::{self, Turns};
-use crate::ir::{Ir, TypeKind};
+use crate::ir::Ir;
 
 /// A prompt answered before its `turn_complete`.
 struct Awaiting {
@@ -63,18 +64,11 @@ fn explain(kind: ViolationKind, request: Option<&Value>, tag: &str) -> String {
     }
 }
 
-/// Whether the schema's `session/prompt` result carries the turn's
-/// `stopReason`, so that the response ends the turn.
-fn response_ends_turn(ir: &Ir) -> bool {
-    let Some(request) = ir.methods.get("session/prompt").and_then(|method| method.request.as_ref()) else { return false };
-    matches!(ir.get(&request.result).map(|definition| &definition.kind), Some(TypeKind::Struct(result)) if result.fields.iter().any(|field| field.wire_name == "stopReason"))
-}
-
 impl Order {
     pub(super) fn new(ir: &Ir) -> Order {
         let features = Features::default();
         Order {
-            turns: helpers::model(ir).turns.filter(|_| response_ends_turn(ir)),
+            turns: helpers::model(ir).turns,
             gate: SessionReadyGate::new(features.session_ready),
             watched: HashMap::new(),
             loading: HashSet::new(),
