@@ -40,17 +40,24 @@ pub(crate) use context::RustContext;
 /// Emits the Rust crate for `ir`.
 pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
     let context = RustContext::new(ir)?;
-    // `types.rs` is most of the crate: it is built and printed on a thread of
-    // its own while the other files are.
+    // `types.rs` is most of the crate: its two halves are built and printed
+    // on threads of their own while the other files are, and joined.
     std::thread::scope(|scope| {
-        let types = scope.spawn(|| format_file(types::emit(&context)?));
+        let count = ir.types.len();
+        let halves = [0..count / 2, count / 2..count].map(|range| {
+            let context = &context;
+            scope.spawn(move || format_file(types::emit(context, range)?))
+        });
         let mut files = emit_rest(ir, names, &context)?;
-        let types = types.join().map_err(|_| CodegenError {
-            kind: ErrorKind::Unsupported,
-            file: "<rust emitter>".to_owned(),
-            pointer: String::new(),
-            message: "printing types.rs panicked".to_owned(),
-        })??;
+        let mut types = String::new();
+        for half in halves {
+            types.push_str(&half.join().map_err(|_| CodegenError {
+                kind: ErrorKind::Unsupported,
+                file: "<rust emitter>".to_owned(),
+                pointer: String::new(),
+                message: "printing types.rs panicked".to_owned(),
+            })??);
+        }
         let after = files.iter().position(|(path, _)| path == Path::new("src/nullable.rs")).map_or(files.len(), |position| position + 1);
         files.insert(after, (PathBuf::from("src/types.rs"), format!("//! One type per schema type.\n\n{types}")));
         Ok(files)

@@ -31,9 +31,11 @@ pub(crate) fn doc(text: Option<&str>) -> TokenStream {
     }
 }
 
-pub(crate) fn emit(context: &RustContext) -> Result<TokenStream, CodegenError> {
+/// The items of the types in `range` (positions in the IR's type order), so
+/// that consecutive ranges printed apart and joined give the whole module.
+pub(crate) fn emit(context: &RustContext, range: std::ops::Range<usize>) -> Result<TokenStream, CodegenError> {
     let mut items = Vec::new();
-    for definition in context.ir.types.values() {
+    for definition in context.ir.types.values().skip(range.start).take(range.len()) {
         let documentation = match &definition.description {
             Some(description) => doc(Some(description)),
             None => doc(flattened_into(context, &definition.name).as_deref()),
