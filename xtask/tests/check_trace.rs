@@ -186,23 +186,7 @@ fn two_tees_are_merged_by_time_and_findings_name_their_file() {
 fn a_v2_exchange_negotiates_under_a_v2_schema() {
     let folder = scratch("v2");
     let schema = folder.join("v2.json");
-    std::fs::write(
-        &schema,
-        r##"{"$defs": {
-          "InitializeRequest": {"type": "object", "x-method": "initialize", "x-side": "agent", "required": ["protocolVersion"],
-            "properties": {"protocolVersion": {"type": "integer"}, "capabilities": {"$ref": "#/$defs/ClientCapabilities"}}},
-          "InitializeResponse": {"type": "object", "x-method": "initialize", "x-side": "agent", "required": ["protocolVersion"],
-            "properties": {"protocolVersion": {"type": "integer"}, "capabilities": {"$ref": "#/$defs/AgentCapabilities"}}},
-          "AgentCapabilities": {"type": "object", "properties": {"session": {"anyOf": [{"$ref": "#/$defs/SessionCapabilities"}, {"type": "null"}]}}},
-          "SessionCapabilities": {"type": "object", "properties": {"delete": {"type": "object"}}},
-          "ClientCapabilities": {"type": "object", "properties": {}},
-          "NewSessionRequest": {"type": "object", "x-method": "session/new", "x-side": "agent", "properties": {}},
-          "NewSessionResponse": {"type": "object", "x-method": "session/new", "x-side": "agent", "properties": {}},
-          "DeleteSessionRequest": {"type": "object", "x-method": "session/delete", "x-side": "agent", "properties": {}},
-          "DeleteSessionResponse": {"type": "object", "x-method": "session/delete", "x-side": "agent", "properties": {}}
-        }}"##,
-    )
-    .unwrap();
+    std::fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v2-minimal.schema.json"), &schema).unwrap();
     let trace = |session: &str| {
         let lines = [
             json!({"direction": "client-to-agent", "message": {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 2, "capabilities": {}}}}),

@@ -380,23 +380,7 @@ fn negotiate_prints_the_view_of_a_v1_pair() {
 fn negotiate_reads_a_v2_schema() {
     let folder = scratch("negotiate-v2");
     let schema = folder.join("v2.json");
-    std::fs::write(
-        &schema,
-        r##"{"$defs": {
-          "InitializeRequest": {"type": "object", "x-method": "initialize", "x-side": "agent", "required": ["protocolVersion"],
-            "properties": {"protocolVersion": {"type": "integer"}, "capabilities": {"$ref": "#/$defs/ClientCapabilities"}}},
-          "InitializeResponse": {"type": "object", "x-method": "initialize", "x-side": "agent", "required": ["protocolVersion"],
-            "properties": {"protocolVersion": {"type": "integer"}, "capabilities": {"$ref": "#/$defs/AgentCapabilities"}}},
-          "AgentCapabilities": {"type": "object", "properties": {"session": {"anyOf": [{"$ref": "#/$defs/SessionCapabilities"}, {"type": "null"}]}}},
-          "SessionCapabilities": {"type": "object", "properties": {"delete": {"type": "object"}}},
-          "ClientCapabilities": {"type": "object", "properties": {}},
-          "NewSessionRequest": {"type": "object", "x-method": "session/new", "x-side": "agent", "properties": {}},
-          "NewSessionResponse": {"type": "object", "x-method": "session/new", "x-side": "agent", "properties": {}},
-          "DeleteSessionRequest": {"type": "object", "x-method": "session/delete", "x-side": "agent", "properties": {}},
-          "DeleteSessionResponse": {"type": "object", "x-method": "session/delete", "x-side": "agent", "properties": {}}
-        }}"##,
-    )
-    .unwrap();
+    std::fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v2-minimal.schema.json"), &schema).unwrap();
     let (request, response) = write_pair(&folder, r#"{"protocolVersion": 2, "capabilities": {}}"#, r#"{"protocolVersion": 2, "capabilities": {"session": {}}}"#);
     let output = negotiate(&["--schema", schema.to_str().unwrap(), "--no-rfd"], &request, &response);
     assert!(output.status.success(), "{}", stderr(&output));
