@@ -116,6 +116,31 @@ function trailPointer(path: string, trail: Trail): string {
 }
 
 /**
+ * Whether `value`, `depth` levels down, has none of the failures
+ * `jsonIssue` looks for: the common case, walked without building a single
+ * path. It recurses no deeper than `MAX_DEPTH` levels.
+ */
+function jsonClean(value: unknown, depth: number, wireOnly: boolean): boolean {
+  if (value === null || typeof value === "boolean" || typeof value === "string") return true;
+  if (typeof value === "number") return Number.isFinite(value);
+  if (Array.isArray(value)) {
+    if (depth > MAX_DEPTH) return false;
+    for (let index = 0; index < value.length; index += 1) {
+      if (!jsonClean(value[index], depth + 1, wireOnly)) return false;
+    }
+    return true;
+  }
+  if (isObject(value) && isPlain(value)) {
+    if (depth > MAX_DEPTH) return false;
+    for (const key of Object.keys(value)) {
+      if (!jsonClean(value[key], depth + 1, wireOnly)) return false;
+    }
+    return true;
+  }
+  return wireOnly;
+}
+
+/**
  * The first failure of `value` (found at `path`) as JSON, in document order:
  * a number that is not finite (`1e400` parses as `Infinity`), an array or
  * object nested more than `MAX_DEPTH` deep, counted from the root of the
@@ -125,7 +150,9 @@ function trailPointer(path: string, trail: Trail): string {
  * the call stack.
  */
 function jsonIssue(value: unknown, path: string, wireOnly = false): DecodeIssue | null {
-  const pending: Array<readonly [unknown, Trail, number]> = [[value, null, path.split("/").length]];
+  const depth = path.split("/").length;
+  if (jsonClean(value, depth, wireOnly)) return null;
+  const pending: Array<readonly [unknown, Trail, number]> = [[value, null, depth]];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const [current, trail, depth] = next;
     if (current === null || typeof current === "boolean" || typeof current === "string") continue;
