@@ -4,28 +4,16 @@
 //! both output formats, and bad input (one error naming file and line,
 //! exit 1, nothing on standard output).
 
+#[path = "support/cli.rs"]
+mod cli_support;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
+use cli_support::{scratch, stderr, xtask};
 use serde_json::{json, Value};
-
-fn xtask(arguments: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_xtask")).args(arguments).output().expect("xtask runs")
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let folder = std::env::temp_dir().join(format!("acp-check-trace-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&folder);
-    std::fs::create_dir_all(&folder).unwrap();
-    folder
-}
 
 fn fixture(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/traces").join(name).to_str().unwrap().to_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
 /// The JSON report of a run with `arguments` and its exit code.

@@ -4,24 +4,14 @@
 #[path = "../../codegen/tests/support/snapshots.rs"]
 mod snapshots;
 
+#[path = "support/cli.rs"]
+mod cli_support;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn xtask(arguments: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_xtask")).args(arguments).output().expect("xtask runs")
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let folder = std::env::temp_dir().join(format!("acp-xtask-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&folder);
-    std::fs::create_dir_all(&folder).unwrap();
-    folder
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
+use cli_support::{scratch, stderr, xtask};
 
 /// Runs `schema` and `vectors` on `schema` and checks both fail with
 /// `expected` in the message and leave nothing behind.

@@ -2,27 +2,19 @@
 //! artifact (every case fails before anything is built). The packages
 //! themselves are built, installed and used by `cargo xtask test`.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+#[path = "support/cli.rs"]
+mod cli_support;
 
-fn scratch(name: &str) -> PathBuf {
-    let folder = std::env::temp_dir().join(format!("acp-xtask-package-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&folder);
-    std::fs::create_dir_all(&folder).unwrap();
-    folder
-}
+use std::path::Path;
+
+use cli_support::{scratch, stderr, xtask};
 
 /// Runs `package` with `arguments` and `--out out`; checks the one error
 /// line holds each of `expected`.
 fn refused(out: &Path, arguments: &[&str], expected: &[&str]) {
-    let output = Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .arg("package")
-        .args(arguments)
-        .arg("--out")
-        .arg(out)
-        .output()
-        .expect("xtask runs");
-    let message = String::from_utf8_lossy(&output.stderr).into_owned();
+    let out = out.to_str().expect("a UTF-8 path");
+    let output = xtask(&[&["package"], arguments, &["--out", out]].concat());
+    let message = stderr(&output);
     assert_eq!(output.status.code(), Some(1), "{message}");
     assert!(message.starts_with("error: "), "{message}");
     assert_eq!(message.trim_end().lines().count(), 1, "one error line: {message}");
