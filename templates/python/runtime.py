@@ -4,17 +4,31 @@ method name for the method tables and protocols."""
 
 from __future__ import annotations
 
+import copy
+import functools
 import math
+import operator
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from enum import Enum
 from types import UnionType
-from typing import Any, ClassVar, Generic, TypeVar, Union, cast, get_args, get_origin
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    ClassVar,
+    Generic,
+    TypeVar,
+    Union,
+    cast,
+    get_args,
+    get_origin,
+)
 
 from pydantic import (
     BaseModel,
     ConfigDict,
+    GetCoreSchemaHandler,
     ModelWrapValidatorHandler,
     RootModel,
     SerializerFunctionWrapHandler,
@@ -23,6 +37,7 @@ from pydantic import (
     model_serializer,
     model_validator,
 )
+from pydantic_core import CoreSchema, PydanticOmit, core_schema
 
 TAG_ERROR = "acp_union_tag:"
 """The error type of a tag that picks no variant of a tagged union, before the tag's member name."""
@@ -50,17 +65,107 @@ class FieldError(ValueError):
 
 
 @dataclass(frozen=True)
-class Rule:
-    """How one member is read: nullability and its `x-deserialize-*` rules."""
+class Member:
+    """How one member decodes beyond its type: whether `null` is one of its
+    values, and its `x-deserialize-*` rules. Placed in the member's
+    `Annotated`, it shapes the member's pydantic-core schema, so that reading
+    an object never leaves pydantic-core (`codegen/DECODING.md`).
 
-    wire: str
-    attr: str
+    - not `nullable`: the member is optional, so its attribute is `X | None`,
+      but `null` on the wire is refused (checked as `X`);
+    - `on_error`: a value that does not decode takes the `fallback`;
+    - `on_null`: `null` takes the `fallback`;
+    - `skip_items`: the items of the list that do not decode are dropped.
+
+    The fallback `ABSENT` leaves the member out, as if it had not been sent
+    (the attribute then reads as its default); `VALUE` puts `value` there;
+    `REJECT` (no value satisfies the member) keeps the failure."""
+
     nullable: bool
     on_error: bool
     on_null: bool
     skip_items: bool
     fallback: str
     value: Any = None
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        read = handler(source)
+        if not self.nullable:
+            stripped = _without_none(source)
+            if stripped is not source:
+                # Read as the type without `None`; written as declared, so
+                # that an absent member's `None` stays writable.
+                read = {**handler.generate_schema(stripped), "serialization": read}
+        if self.skip_items:
+            read = _skipping(read)
+        if self.fallback == REJECT:
+            pass
+        elif self.on_error:
+            if self.fallback == VALUE:
+                # Only for a value that fails: an absent member stays absent
+                # (pydantic-core would take a default for a missing member).
+                fallback = core_schema.with_default_schema(read, default=self.value, on_error="default", validate_default=True)
+                read = core_schema.json_or_python_schema(json_schema=fallback, python_schema=fallback)
+            else:
+                read = core_schema.with_default_schema(read, on_error="omit")
+        elif self.on_null:
+            read = core_schema.no_info_before_validator_function(self._on_null, read)
+        return read
+
+    def _on_null(self, value: Any) -> Any:
+        if value is not None:
+            return value
+        if self.fallback == VALUE:
+            return copy.deepcopy(self.value)
+        raise PydanticOmit
+
+
+def _without_none(source: Any) -> Any:
+    """`source` without `None` among its options."""
+    if get_origin(source) in (Union, UnionType):
+        options = tuple(option for option in get_args(source) if option is not type(None))
+        return functools.reduce(operator.or_, options)
+    return source
+
+
+def _skipping(schema: CoreSchema) -> CoreSchema:
+    """`schema` with the items of its list that do not decode dropped."""
+    if schema["type"] == "nullable":
+        return {**schema, "schema": _skipping(schema["schema"])}
+    if schema["type"] == "list":
+        return {**schema, "items_schema": core_schema.with_default_schema(schema["items_schema"], on_error="omit")}
+    raise TypeError(f"skipping invalid items needs a list, not {schema['type']}")
+
+
+_TAG_MEMBERS: set[str] = set()
+"""The tag members of the tagged unions pydantic-core tells apart: an error
+inside a variant is located after the variant's tag value."""
+
+
+@dataclass(frozen=True)
+class Tagged:
+    """A tagged union told apart by pydantic-core: the member `wire`
+    (attribute `attr`) holds the tag; `tags` are the variants' tags in the
+    order of the union's options. A tag that is missing, not a string or
+    names no variant is the error `acp_union_tag:<wire>`."""
+
+    wire: str
+    attr: str
+    tags: tuple[str, ...]
+    message: str
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        _TAG_MEMBERS.add(self.wire)
+        union = handler(source)
+        if union["type"] != "union" or len(union["choices"]) != len(self.tags):
+            raise TypeError(f"the tagged union on `{self.wire}` needs one option per tag")
+        choices: dict[Hashable, CoreSchema] = {}
+        for tag, choice in zip(self.tags, union["choices"]):
+            choices[tag] = choice[0] if isinstance(choice, tuple) else choice
+        discriminator: str | list[list[str | int]] = self.wire if self.wire == self.attr else [[self.attr], [self.wire]]
+        return core_schema.tagged_union_schema(
+            choices, discriminator, custom_error_type=TAG_ERROR + self.wire, custom_error_message=self.message, strict=True
+        )
 
 
 _adapters: dict[Any, TypeAdapter[Any]] = {}
@@ -80,28 +185,6 @@ def encode(annotation: Any, value: Any) -> Any:
     return adapter(annotation).dump_python(value, mode="json", by_alias=True, exclude_unset=True)
 
 
-def _decodes(annotation: Any, value: Any) -> bool:
-    try:
-        adapter(annotation).validate_python(value)
-    except (ValidationError, ValueError):
-        return False
-    return True
-
-
-def _item_type(annotation: Any) -> Any:
-    """The item type of the list inside `annotation` (through Optional and Annotated)."""
-    if get_origin(annotation) is list:
-        return get_args(annotation)[0]
-    if hasattr(annotation, "__metadata__"):
-        return _item_type(annotation.__origin__)
-    if get_origin(annotation) in (Union, UnionType):
-        for option in get_args(annotation):
-            found = _item_type(option)
-            if found is not Any:
-                return found
-    return Any
-
-
 _inherited: dict[tuple[type, str], tuple[Any, ...]] = {}
 
 
@@ -118,37 +201,9 @@ def inherited(cls: type, name: str) -> tuple[Any, ...]:
     return found
 
 
-@dataclass(frozen=True)
-class _Reading:
-    """What reading an object of one class involves, worked out once per class."""
-
-    rules: tuple[Rule, ...]
-    flattened: tuple[str, ...]
-    # Whether the object is validated as it came unless it fails: no
-    # variant tag to set, no member that refuses `null`, nothing flattened.
-    as_it_came: bool
-    # The wire and attribute names of the members whose rules may discard a
-    # value that fails to decode (`on_error`, `skip_items`).
-    discarding: frozenset[str]
-
-
-_readings: dict[type, _Reading] = {}
-
-
-def _reading(cls: type) -> _Reading:
-    found = _readings.get(cls)
-    if found is None:
-        rules: tuple[Rule, ...] = inherited(cls, "__acp_rules__")
-        discarding = frozenset(name for rule in rules if rule.on_error or rule.skip_items for name in (rule.wire, rule.attr))
-        flattened: tuple[str, ...] = inherited(cls, "__acp_flattened__")
-        tagged = getattr(cls, "__acp_variant_tag__", None) is not None
-        as_it_came = not tagged and not flattened and all(rule.nullable for rule in rules)
-        found = _readings[cls] = _Reading(rules, flattened, as_it_came, discarding)
-    return found
-
-
 class WireModel(BaseModel):
-    """Base of every generated object: wire names as aliases, rules applied."""
+    """Base of every generated object: wire names as aliases, each member's
+    decode rules in its `Member`; a tagged variant built in Python gets its tag."""
 
     model_config = ConfigDict(
         validate_by_name=True,
@@ -160,72 +215,27 @@ class WireModel(BaseModel):
         protected_namespaces=(),
     )
 
-    __acp_rules__: ClassVar[tuple[Rule, ...]] = ()
-    __acp_flattened__: ClassVar[tuple[str, ...]] = ()
     __acp_variant_tag__: ClassVar[tuple[str, str, str] | None] = None
     """A tagged variant's tag: its wire name, attribute and value."""
 
-    @model_validator(mode="wrap")
-    @classmethod
-    def acp_read(cls, data: Any, handler: ModelWrapValidatorHandler[Any]) -> Any:
-        """Reads an object: first as it came (with only the changes no
-        decoding decides: the variant tag, `null` on members that refuse it,
-        the flattened members); only when that fails at a member whose rule
-        discards what does not decode, again with those rules applied. A
-        valid object is thus validated once, by pydantic-core alone."""
-        if not isinstance(data, dict):
-            return handler(data)
-        reading = _reading(cls)
-        try:
-            return handler(data if reading.as_it_came else cls._acp_prepare(data, reading, False))
-        except ValidationError as error:
-            if not reading.discarding or not any(detail["loc"] and detail["loc"][0] in reading.discarding for detail in error.errors()):
-                raise
-        return handler(cls._acp_prepare(data, reading, True))
+    def __init__(self, /, **data: Any) -> None:
+        tag = self.__acp_variant_tag__
+        if tag is not None and tag[0] not in data and tag[1] not in data:
+            # Set, so that it is written out like any member given.
+            data[tag[1]] = tag[2]
+        super().__init__(**data)
 
-    @classmethod
-    def _acp_prepare(cls, data: dict[str, Any], reading: _Reading, discard: bool) -> dict[str, Any]:
-        """The object to validate: `data` with the variant tag set, the
-        `null` rules applied and, with `discard`, the values that do not
-        decode discarded as their rules say; a copy when anything changed."""
-        prepared: dict[str, Any] | None = None
-        if cls.__acp_variant_tag__ is not None:
-            wire, attr, tag = cls.__acp_variant_tag__
-            if wire not in data and attr not in data:
-                # Set, so that it is written out like any member given.
-                prepared = dict(data)
-                prepared[wire] = tag
-        for rule in reading.rules:
-            source = data if prepared is None else prepared
-            key = rule.wire if rule.wire in source else rule.attr
-            if key not in source:
-                continue
-            value = source[key]
-            if value is None and not rule.nullable:
-                if rule.on_null or rule.on_error:
-                    prepared = dict(source)
-                    _fall_back(prepared, key, rule)
-                    continue
-                raise FieldError(rule.wire, "null is not allowed")
-            if not discard:
-                continue
-            if rule.skip_items and isinstance(value, list):
-                item = _item_type(cls.model_fields[rule.attr].annotation)
-                value = [entry for entry in value if _decodes(item, entry)]
-                prepared = dict(source)
-                prepared[key] = value
-            if rule.on_error and not _decodes(cls.model_fields[rule.attr].annotation, value):
-                prepared = dict(data if prepared is None else prepared)
-                _fall_back(prepared, key, rule)
-        if reading.flattened:
-            prepared = dict(data if prepared is None else prepared)
-            members = dict(prepared)
-            for attr in reading.flattened:
-                # A value built in Python arrives as a model under its attribute;
-                # on the wire, the flattened members sit in the object itself.
-                if not isinstance(prepared.get(attr), BaseModel):
-                    prepared[attr] = members
-        return data if prepared is None else prepared
+    # Only for building in Python: pydantic-core decodes without calling it.
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
+
+    if not TYPE_CHECKING:
+
+        def __getattr__(self, name: str) -> Any:
+            # A member its rules left out of a decoded object reads as its default.
+            field = type(self).__pydantic_fields__.get(name)
+            if field is not None:
+                return field.get_default(call_default_factory=True)
+            return super().__getattr__(name)
 
 
 class FlatModel(WireModel):
@@ -235,15 +245,27 @@ class FlatModel(WireModel):
     declare is an error (`additionalProperties: false`).
     """
 
+    __acp_flattened__: ClassVar[tuple[str, ...]] = ()
     __acp_closed__: ClassVar[bool] = False
 
     @model_validator(mode="wrap")
     @classmethod
-    def acp_check_members(cls, data: Any, handler: ModelWrapValidatorHandler[Any]) -> Any:
-        model = handler(data)
-        if cls.__acp_closed__ and isinstance(data, dict):
+    def acp_read(cls, data: Any, handler: ModelWrapValidatorHandler[Any]) -> Any:
+        if not isinstance(data, dict):
+            return handler(data)
+        # The flattened values get the members this object does not declare itself.
+        own = _own_members(cls)
+        members = {key: value for key, value in data.items() if key not in own}
+        prepared = dict(data)
+        for attr in inherited(cls, "__acp_flattened__"):
+            # A value built in Python arrives as a model under its attribute;
+            # on the wire, the flattened members sit in the object itself.
+            if not isinstance(prepared.get(attr), BaseModel):
+                prepared[attr] = members
+        model = handler(prepared)
+        if cls.__acp_closed__:
             known = _declared(model)
-            unknown = [key for key in data if known is not None and key not in known and key not in cls.model_fields]
+            unknown = [key for key in data if known is not None and key not in known and key not in cls.__pydantic_fields__]
             if unknown:
                 raise FieldError(unknown[0], "is not a member of this object")
         return model
@@ -263,6 +285,19 @@ class FlatModel(WireModel):
         return merged
 
 
+_owned: dict[type, frozenset[str]] = {}
+
+
+def _own_members(cls: type[BaseModel]) -> frozenset[str]:
+    """The wire and attribute names of the members `cls` declares, flattened values aside."""
+    found = _owned.get(cls)
+    if found is None:
+        flattened = inherited(cls, "__acp_flattened__")
+        names = {name for attr, field in cls.__pydantic_fields__.items() if attr not in flattened for name in (attr, field.alias or attr)}
+        found = _owned[cls] = frozenset(names)
+    return found
+
+
 def _declared(model: Any) -> set[str] | None:
     """The wire names `model` declares, flattened values included; `None`
     when a flattened value keeps any member (a catch-all)."""
@@ -270,7 +305,7 @@ def _declared(model: Any) -> set[str] | None:
         return None
     if not isinstance(model, BaseModel):
         return set()
-    names = {field.alias or name for name, field in type(model).model_fields.items()}
+    names = {field.alias or name for name, field in type(model).__pydantic_fields__.items()}
     for attr in inherited(type(model), "__acp_flattened__"):
         inner = _declared(getattr(model, attr))
         if inner is None:
@@ -283,14 +318,7 @@ def value_or_default(model: BaseModel, attr: str, default: Any) -> Any:
     """The value of `attr`, or the schema default decoded as the field's type when absent."""
     if attr in model.model_fields_set:
         return getattr(model, attr)
-    return adapter(type(model).model_fields[attr].annotation).validate_python(default)
-
-
-def _fall_back(data: dict[str, Any], key: str, rule: Rule) -> None:
-    if rule.fallback == ABSENT:
-        del data[key]
-    elif rule.fallback == VALUE:
-        data[key] = rule.value
+    return adapter(type(model).__pydantic_fields__[attr].annotation).validate_python(default)
 
 
 class CatchAll(RootModel[dict[str, Any]]):
@@ -369,17 +397,26 @@ def as_is(value: Any) -> Any:
 def pointer(value: Any, error: ValidationError) -> str:
     """The JSON pointer into `value` of the first error in `error`."""
     details = error.errors()[0]
+    loc = details["loc"]
     path = ""
     current = value
-    for part in details["loc"]:
-        if isinstance(current, dict) and isinstance(part, str) and part in current:
-            current = current[part]
-            path += "/" + part.replace("~", "~0").replace("/", "~1")
+    # Whether the location passed the variant a tagged union picked at `current`.
+    picked = False
+    for index, part in enumerate(loc):
+        if isinstance(current, dict) and isinstance(part, str):
+            if not picked and any(current.get(wire) == part for wire in _TAG_MEMBERS):
+                picked = True
+                continue
+            if part in current:
+                current, picked = current[part], False
+                path += "/" + _escape(part)
+                continue
         elif isinstance(current, list) and isinstance(part, int) and 0 <= part < len(current):
-            current = current[part]
+            current, picked = current[part], False
             path += f"/{part}"
-        elif details["type"] == "missing" and part == details["loc"][-1] and isinstance(part, str):
-            path += "/" + part.replace("~", "~0").replace("/", "~1")
+            continue
+        if details["type"] == "missing" and index == len(loc) - 1 and isinstance(part, str):
+            path += "/" + _escape(part)
     cause = details.get("ctx", {}).get("error")
     if isinstance(cause, FieldError):
         path += "/" + cause.wire.replace("~", "~0").replace("/", "~1")
@@ -450,11 +487,21 @@ def decode_with(annotation: Any, value: Any) -> Any:
 
 
 
+def _written_as(schema: CoreSchema, kind: Any) -> CoreSchema:
+    """An enum's schema that writes a member as the `str` or `int` it is
+    (pydantic-core reads it without calling Python), not through `.value`."""
+    return {**schema, "serialization": core_schema.simple_ser_schema(kind)}
+
+
 class StrEnum(str, Enum):
     """A string enum whose members print as their wire value (`str()`, f-strings)."""
 
     def __str__(self) -> str:
         return str.__str__(self)
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        return _written_as(handler(source), "str")
 
 
 class IntEnum(int, Enum):
@@ -462,6 +509,10 @@ class IntEnum(int, Enum):
 
     def __str__(self) -> str:
         return int.__repr__(self)
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        return _written_as(handler(source), "int")
 
 
 class OpenStrEnum(StrEnum):

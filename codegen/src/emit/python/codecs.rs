@@ -155,9 +155,9 @@ fn accepts_null(ir: &Ir, expr: &TypeExpr, seen: &mut BTreeSet<String>) -> bool {
     }
 }
 
-/// The `Rule` of a field that needs one: decode rules, or an optional field
-/// whose type has no `null` (an explicit `null` is then an error).
-pub(super) fn rule(ir: &Ir, field: &Field) -> Option<String> {
+/// The `Member` of a field that needs one: decode rules, or an optional
+/// field whose type has no `null` (an explicit `null` is then an error).
+pub(super) fn member(ir: &Ir, field: &Field) -> Option<String> {
     let nullable = field.nullable || accepts_null(ir, &field.ty, &mut BTreeSet::new());
     if !field.decode.any() && (field.required || nullable) {
         return None;
@@ -169,16 +169,13 @@ pub(super) fn rule(ir: &Ir, field: &Field) -> Option<String> {
     };
     let flag = |on: bool| if on { "True" } else { "False" };
     Some(format!(
-        "_rt.Rule({}, {}, {}, {}, {}, {}, {fallback}, {value})",
-        string_literal(&field.wire_name),
-        string_literal(&python_attribute(&field.name)),
+        "_rt.Member({}, {}, {}, {}, {fallback}, {value})",
         flag(nullable),
         flag(field.decode.default_on_error),
         flag(field.decode.default_on_null),
         flag(field.decode.skip_invalid_items),
     ))
 }
-
 
 /// The right-hand side of a union's alias. An untagged option that refers
 /// back to a union still being written (`open`) is `Any` in the annotation;
@@ -194,6 +191,20 @@ fn union_value(name: &str, union: &UnionType, classes: &VariantClasses, open: &B
         .collect();
     match &union.style {
         UnionStyle::Tagged { property } => {
+            let message = string_literal(&format!("the tag `{property}` is missing, not a string, or names no variant of `{name}`"));
+            // Every variant a class of its own with a tag: pydantic-core
+            // picks the variant by the tag's value, without calling Python.
+            let by_tag = union.other.is_none() && union.variants.iter().all(|variant| variant.tag.is_some() && !matches!(variant.payload, Payload::Type { .. }));
+            if by_tag && options.len() > 1 {
+                let tags: Vec<String> = union.variants.iter().filter_map(|variant| variant.tag.as_deref()).map(string_literal).collect();
+                return format!(
+                    "_t.Annotated[{}, _rt.Tagged({}, {}, ({},), {message})]",
+                    options.join(" | "),
+                    string_literal(property),
+                    string_literal(&python_attribute(property)),
+                    tags.join(", ")
+                );
+            }
             let mut arms: Vec<String> = options.iter().map(|class| format!("_t.Annotated[{class}, _p.Tag({})]", string_literal(class))).collect();
             let labels: Vec<String> = union
                 .variants
@@ -206,7 +217,6 @@ fn union_value(name: &str, union: &UnionType, classes: &VariantClasses, open: &B
             if let Some(other) = &other {
                 arms.push(format!("_t.Annotated[{other}, _p.Tag({})]", string_literal(other)));
             }
-            let message = string_literal(&format!("the tag `{property}` is missing, not a string, or names no variant of `{name}`"));
             if arms.len() == 1 {
                 return match (union.variants.first(), options.first(), other) {
                     (Some(Variant { tag: Some(tag), .. }), Some(class), _) => format!(

@@ -5,10 +5,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use askama::Template;
 
-use super::codecs::{annotation, integer_range, or_none, order_aliases, references, rule, value_annotation};
+use super::codecs::{annotation, integer_range, member, or_none, order_aliases, references, value_annotation};
 use super::{describe, docstring, literal, string_literal};
 use crate::error::{CodegenError, ErrorKind};
-use crate::ir::{AdditionalProperties, EnumRepr, Field, Ir, Payload, TypeKind, UnionStyle, UnionType, Variant};
+use crate::ir::{AdditionalProperties, EnumRepr, Field, Ir, Payload, TypeExpr, TypeKind, UnionStyle, UnionType, Variant};
 use crate::naming::{python_attribute, python_class, python_constant, python_default_accessor, python_flattened_attribute, python_variant_class};
 
 /// The class of each variant that gets one, keyed by union and variant name.
@@ -83,9 +83,14 @@ pub(super) struct AliasView {
 
 
 /// The declaration of the attribute `attr` of type `annotation`, read from
-/// the wire member `wire`.
-fn declared(attr: &str, annotation: &str, wire: &str) -> String {
-    if attr == wire { annotation.to_owned() } else { format!("_t.Annotated[{annotation}, _p.Field(alias={})]", string_literal(wire)) }
+/// the wire member `wire`, with the `Member` that says how it decodes.
+fn declared(attr: &str, annotation: &str, wire: &str, member: Option<String>) -> String {
+    let mut metadata: Vec<String> = Vec::new();
+    if attr != wire {
+        metadata.push(format!("_p.Field(alias={})", string_literal(wire)));
+    }
+    metadata.extend(member);
+    if metadata.is_empty() { annotation.to_owned() } else { format!("_t.Annotated[{annotation}, {}]", metadata.join(", ")) }
 }
 
 /// The attribute, type and default of a field: optional fields default to `None`.
@@ -95,10 +100,10 @@ fn parameter(field: &Field) -> Parameter {
     Parameter { attr: python_attribute(&field.name), annotation, default: (!field.required).then(|| "None".to_owned()) }
 }
 
-fn field_view(field: &Field) -> FieldView {
+fn field_view(ir: &Ir, field: &Field) -> FieldView {
     let Parameter { attr, annotation, default } = parameter(field);
     FieldView {
-        declared: declared(&attr, &annotation, &field.wire_name),
+        declared: declared(&attr, &annotation, &field.wire_name, member(ir, field)),
         attr,
         default: default.map(|value| format!(" = {value}")).unwrap_or_default(),
         doc: field.description.as_deref().map(str::trim).filter(|text| !text.is_empty()).map(|text| docstring(text, 4)),
@@ -153,17 +158,13 @@ fn object_members(ir: &Ir, owner: &str, fields: &[Field], flatten: &[String], ta
         let attr = python_attribute(property);
         settings.push(format!("__acp_variant_tag__ = ({}, {}, {})", string_literal(property), string_literal(&attr), string_literal(value)));
         views.push(FieldView {
-            declared: declared(&attr, &tag_annotation(value), property),
+            declared: declared(&attr, &tag_annotation(value), property, None),
             attr,
             default: format!(" = {}", string_literal(value)),
             doc: None,
         });
     }
-    views.extend(fields.iter().map(field_view));
-    let rules: Vec<String> = fields.iter().filter_map(|field| rule(ir, field)).collect();
-    if !rules.is_empty() {
-        settings.push(format!("__acp_rules__ = ({},)", rules.join(", ")));
-    }
+    views.extend(fields.iter().map(|field| field_view(ir, field)));
     if !flatten.is_empty() {
         let flattened = flattened(owner, fields, flatten, tag.map(|(property, _)| property));
         let attrs: Vec<String> = flattened.iter().map(|(attr, _)| string_literal(attr)).collect();
@@ -380,7 +381,10 @@ fn unnamed_members(additional: &AdditionalProperties, flattens: bool, settings: 
     match additional {
         AdditionalProperties::Kept(values) => {
             settings.push("model_config = _p.ConfigDict(extra=\"allow\")".to_owned());
-            settings.push(format!("__pydantic_extra__: dict[str, {}] = _p.Field(init=False)", annotation(values)));
+            // Declaring the values' type costs every write; `Any` is pydantic's own.
+            if !matches!(values, TypeExpr::Any | TypeExpr::Untyped { .. }) {
+                settings.push(format!("__pydantic_extra__: dict[str, {}] = _p.Field(init=False)", annotation(values)));
+            }
             Some(annotation(values))
         }
         AdditionalProperties::Denied if flattens => {
