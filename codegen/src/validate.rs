@@ -151,27 +151,38 @@ impl Oracle {
     }
 }
 
-/// Checks `vectors` for `ir` against `document`, the schema `ir` came from.
-pub fn check(document: &Value, ir: &Ir, vectors: &BTreeMap<String, VectorFile>) -> Report {
-    let mut report = Report::default();
-    let names: Vec<&String> = vectors.keys().collect();
-    let (oracle, unresolved) = match Oracle::new(document, ir, &names) {
-        Ok(built) => built,
-        Err(error) => {
-            report.findings.push(Finding { type_name: "*".to_owned(), vector: "*".to_owned(), message: format!("the validator rejects the schema: {error}") });
-            return report;
-        }
-    };
-    for (type_name, file) in vectors {
+/// Checks vector files against the schema one type at a time, with one
+/// validator built for every type of the IR.
+pub struct Checker<'a> {
+    ir: &'a Ir,
+    oracle: Oracle,
+    unresolved: BTreeMap<String, String>,
+}
+
+impl<'a> Checker<'a> {
+    /// The checker of the types `names` of `ir`, defined in `document`; a
+    /// finding when the validator rejects the schema itself.
+    pub fn new(document: &Value, ir: &'a Ir, names: &[&String]) -> Result<Checker<'a>, Finding> {
+        let (oracle, unresolved) = Oracle::new(document, ir, names).map_err(|error| Finding {
+            type_name: "*".to_owned(),
+            vector: "*".to_owned(),
+            message: format!("the validator rejects the schema: {error}"),
+        })?;
+        Ok(Checker { ir, oracle, unresolved })
+    }
+
+    /// Checks the vectors of `type_name` into `report`.
+    pub fn check(&self, type_name: &str, file: &VectorFile, report: &mut Report) {
+        let oracle = &self.oracle;
         report.types += 1;
         let mut finding = |vector: &str, message: String| {
-            report.findings.push(Finding { type_name: type_name.clone(), vector: vector.to_owned(), message });
+            report.findings.push(Finding { type_name: type_name.to_owned(), vector: vector.to_owned(), message });
         };
-        if let Some(reason) = unresolved.get(type_name) {
+        if let Some(reason) = self.unresolved.get(type_name) {
             finding("*", reason.clone());
-            continue;
+            return;
         }
-        let Some(definition) = ir.get(type_name) else { continue };
+        let Some(definition) = self.ir.get(type_name) else { return };
         if file.valid.is_empty() {
             finding("*", "no valid vector".to_owned());
         }
@@ -205,6 +216,20 @@ pub fn check(document: &Value, ir: &Ir, vectors: &BTreeMap<String, VectorFile>) 
                 finding(&vector.name, format!("lenient expected value fails the schema: {}", oracle.explain(type_name, &vector.expected)));
             }
         }
+    }
+}
+
+/// Checks `vectors` for `ir` against `document`, the schema `ir` came from.
+pub fn check(document: &Value, ir: &Ir, vectors: &BTreeMap<String, VectorFile>) -> Report {
+    let mut report = Report::default();
+    let names: Vec<&String> = vectors.keys().collect();
+    match Checker::new(document, ir, &names) {
+        Ok(checker) => {
+            for (type_name, file) in vectors {
+                checker.check(type_name, file, &mut report);
+            }
+        }
+        Err(finding) => report.findings.push(finding),
     }
     report
 }

@@ -93,8 +93,13 @@ const UNKNOWN_MEMBER: &str = "x_unknown_member";
 
 /// Vectors for every type of `ir`, keyed by type name.
 pub fn generate(ir: &Ir) -> BTreeMap<String, VectorFile> {
-    let generator = Generator { ir };
-    ir.types.values().map(|definition| (definition.name.clone(), generator.file(definition))).collect()
+    ir.types.values().map(|definition| (definition.name.clone(), of_type(ir, definition))).collect()
+}
+
+/// The vectors of one type of `ir`: each type's file is made on its own, so
+/// a caller may check and print one before making the next.
+pub fn of_type(ir: &Ir, definition: &TypeDef) -> VectorFile {
+    Generator { ir }.file(definition)
 }
 
 /// Serializes a vector file the way `cargo xtask vectors` writes it.

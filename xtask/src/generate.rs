@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 
 use acp_codegen::emit::{PackageNames, LANGUAGES};
 use acp_codegen::lower::Unsupported;
@@ -75,9 +75,18 @@ pub fn write(out: &Path, outputs: &Outputs) -> Result<()> {
 }
 
 /// The vectors of `ir`, refused if the validator disagrees with any of them.
+/// Each type's vectors are made, checked and printed before the next, so
+/// that only their text stays in memory.
 pub fn checked_vectors(schema: &ExtendedSchema, ir: &acp_codegen::Ir) -> Result<Files> {
-    let vectors = acp_codegen::vectors::generate(ir);
-    let report = acp_codegen::validate::check(&schema.document, ir, &vectors);
+    let names: Vec<&String> = ir.types.keys().collect();
+    let checker = acp_codegen::validate::Checker::new(&schema.document, ir, &names).map_err(|finding| anyhow::anyhow!("{}", finding.message))?;
+    let mut report = acp_codegen::validate::Report::default();
+    let mut files = Files::new();
+    for definition in ir.types.values() {
+        let file = acp_codegen::vectors::of_type(ir, definition);
+        checker.check(&definition.name, &file, &mut report);
+        files.insert(PathBuf::from(format!("{}.json", definition.name)), acp_codegen::vectors::to_pretty_json(&file));
+    }
     if let Some(finding) = report.findings.first() {
         bail!(
             "{} of {} vector checks disagree with the schema; first: {} / {}: {}",
@@ -88,9 +97,5 @@ pub fn checked_vectors(schema: &ExtendedSchema, ir: &acp_codegen::Ir) -> Result<
             finding.message
         );
     }
-    vectors
-        .iter()
-        .map(|(name, file)| Ok((PathBuf::from(format!("{name}.json")), acp_codegen::vectors::to_pretty_json(file))))
-        .collect::<Result<_>>()
-        .context("rendering vectors")
+    Ok(files)
 }

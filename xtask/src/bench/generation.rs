@@ -40,7 +40,7 @@ impl Timing {
 }
 
 /// Times `runs` runs of `command` (built afresh by `make` each time).
-fn time(tool: &str, output: &str, runs: usize, make: &dyn Fn() -> Command) -> Timing {
+pub(super) fn time(tool: &str, output: &str, runs: usize, make: &dyn Fn() -> Command) -> Timing {
     let mut timing = Timing { tool: tool.to_owned(), output: output.to_owned(), seconds: Vec::new(), peak_kib: None, failure: None };
     let wrapper = Path::new("/usr/bin/time");
     for _ in 0..runs {
@@ -81,7 +81,7 @@ fn time(tool: &str, output: &str, runs: usize, make: &dyn Fn() -> Command) -> Ti
 }
 
 /// The xtask executable to time: the release build in a full run.
-fn xtask(setup: &Setup) -> Result<(PathBuf, &'static str)> {
+pub fn xtask(setup: &Setup) -> Result<(PathBuf, &'static str)> {
     if setup.quick {
         return Ok((std::env::current_exe().context("locating the running xtask")?, "running build"));
     }
@@ -107,9 +107,9 @@ fn install_peers(setup: &Setup) -> Result<(PathBuf, PathBuf)> {
     Ok((node.join("node_modules").join(".bin"), venv.join("bin")))
 }
 
-pub fn measure(setup: &Setup, peers: bool) -> Result<Vec<Timing>> {
+/// Times `xtask` (the executable [`xtask`] gave, built as `build`) and, with `peers`, the peers.
+pub fn measure(setup: &Setup, (xtask, build): (&Path, &str), peers: bool) -> Result<Vec<Timing>> {
     let runs = if setup.quick { 1 } else { 5 };
-    let (xtask, build) = xtask(setup)?;
     let work = setup.folder.join("generation");
     std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
     let schema = setup.bindings.join("schema").join("acp.schema.json");
@@ -117,7 +117,7 @@ pub fn measure(setup: &Setup, peers: bool) -> Result<Vec<Timing>> {
     eprintln!("bench: timing generation");
     let mut timings = vec![
         time(&format!("xtask generate ({build})"), "Rust, TypeScript, Python, schema, vectors", runs, &|| {
-            let mut command = Command::new(&xtask);
+            let mut command = Command::new(xtask);
             command.arg("generate").arg("--out").arg(&ours_out).current_dir(&setup.workspace);
             command
         }),

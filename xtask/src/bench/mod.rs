@@ -18,6 +18,7 @@ mod generation;
 mod python;
 mod report;
 mod rust;
+mod scale;
 mod typescript;
 
 use std::collections::hash_map::DefaultHasher;
@@ -236,9 +237,12 @@ pub fn run(options: &Options) -> Result<()> {
     measurements.extend(rust::measure(&setup, &corpus_path)?);
     measurements.extend(typescript::measure(&setup, &corpus_path)?);
     measurements.extend(python::measure(&setup, &corpus_path)?);
-    let generation = generation::measure(&setup, options.peers)?;
+    let (xtask, build) = generation::xtask(&setup)?;
+    let generation = generation::measure(&setup, (&xtask, build), options.peers)?;
+    let scale = scale::measure(&setup, &xtask, if setup.quick { 1 } else { 3 })?;
 
-    let results = report::Results { quick: setup.quick, seed: SEED, corpus_messages: corpus.messages.len(), corpus_bytes: corpus.bytes, measurements, generation };
+    let results =
+        report::Results { quick: setup.quick, seed: SEED, corpus_messages: corpus.messages.len(), corpus_bytes: corpus.bytes, measurements, generation, scale };
     print!("{}", report::markdown(&results));
     if let Some(out) = &options.out {
         crate::output::write_file(out, report::json(&results).as_bytes())?;

@@ -8,6 +8,7 @@ use std::fmt::Write;
 use serde_json::{json, Value};
 
 use super::generation::Timing;
+use super::scale::Point;
 use super::Measurement;
 
 pub struct Results {
@@ -17,6 +18,7 @@ pub struct Results {
     pub corpus_bytes: usize,
     pub measurements: Vec<Measurement>,
     pub generation: Vec<Timing>,
+    pub scale: Vec<Point>,
 }
 
 /// At most `limit` characters of `text`, on one line.
@@ -135,7 +137,34 @@ pub fn markdown(results: &Results) -> String {
             }
         }
     }
+    scale_markdown(results, &mut text);
     text
+}
+
+/// Generation as the schema grows: time and peak memory, whole and per definition.
+fn scale_markdown(results: &Results, text: &mut String) {
+    let Some(first) = results.scale.first() else { return };
+    let _ = writeln!(text, "\nGeneration as the schema grows (synthetic schemas, `--no-rfd`, medians of {} runs):\n", first.timing.seconds.len());
+    text.push_str("| definitions | schema KiB | seconds | ms per definition | peak memory MiB | KiB per definition |\n| ---: | ---: | ---: | ---: | ---: | ---: |\n");
+    for point in &results.scale {
+        let kib = point.schema_bytes as f64 / 1024.0;
+        match &point.timing.failure {
+            None => {
+                let seconds = point.timing.median();
+                let per_definition = point.timing.peak_kib.map_or_else(|| "-".to_owned(), |peak| format!("{:.1}", peak as f64 / point.definitions as f64));
+                let _ = writeln!(
+                    text,
+                    "| {} | {kib:.0} | {seconds:.3} | {:.3} | {} | {per_definition} |",
+                    point.definitions,
+                    seconds * 1000.0 / point.definitions as f64,
+                    mebibytes(point.timing.peak_kib)
+                );
+            }
+            Some(failure) => {
+                let _ = writeln!(text, "| {} | {kib:.0} | failed: {} | - | - | - |", point.definitions, shorten(failure, 120));
+            }
+        }
+    }
 }
 
 pub fn json(results: &Results) -> String {
@@ -181,12 +210,27 @@ pub fn json(results: &Results) -> String {
             })
         })
         .collect();
+    let scale: Vec<Value> = results
+        .scale
+        .iter()
+        .map(|point| {
+            json!({
+                "definitions": point.definitions,
+                "schema_bytes": point.schema_bytes,
+                "seconds": point.timing.seconds,
+                "median_seconds": if point.timing.failure.is_none() { Some(point.timing.median()) } else { None },
+                "peak_kib": point.timing.peak_kib,
+                "failure": point.timing.failure,
+            })
+        })
+        .collect();
     let document = json!({
         "quick": results.quick,
         "corpus": {"seed": results.seed, "messages": results.corpus_messages, "bytes": results.corpus_bytes},
         "decode_encode": measurements,
         "ratios": ratios,
         "generation": generation,
+        "scale": scale,
     });
     format!("{}\n", serde_json::to_string_pretty(&document).unwrap_or_default())
 }
