@@ -37,16 +37,26 @@ use crate::ir::Ir;
 
 pub(crate) use context::RustContext;
 
+/// How many types of `types.rs` are built and printed at a time.
+const TYPES_AT_A_TIME: usize = 64;
+
 /// Emits the Rust crate for `ir`.
 pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
     let context = RustContext::new(ir)?;
     // `types.rs` is most of the crate: its two halves are built and printed
-    // on threads of their own while the other files are, and joined.
+    // on threads of their own while the other files are, and joined. Each
+    // half goes a few types at a time, so that only their tokens are held.
     std::thread::scope(|scope| {
         let count = ir.types.len();
         let halves = [0..count / 2, count / 2..count].map(|range| {
             let context = &context;
-            scope.spawn(move || format_file(types::emit(context, range)?))
+            scope.spawn(move || {
+                let mut text = String::new();
+                for start in range.clone().step_by(TYPES_AT_A_TIME) {
+                    text.push_str(&format_file(types::emit(context, start..(start + TYPES_AT_A_TIME).min(range.end))?)?);
+                }
+                Ok::<_, CodegenError>(text)
+            })
         });
         let mut files = emit_rest(ir, names, &context)?;
         let mut types = String::new();
