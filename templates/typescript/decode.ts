@@ -493,6 +493,7 @@ function fallBack(field: FieldSpec, at: At, mark: number, rejected: string | nul
 function object(fields: readonly FieldSpec[], flatten: readonly string[], known: readonly string[], additional: Additional): Codec {
   const knownSet = new Set(known);
   const bases = flatten.map(named);
+  const keepsAnyJson = additional.policy === "kept" && additional.codec === anyJson;
   return (value, at) => {
     if (!isObject(value)) return fail(at, `expected an object, got ${describe(value)}`);
     const issues = at.run.issues;
@@ -537,15 +538,17 @@ function object(fields: readonly FieldSpec[], flatten: readonly string[], known:
         setMember(changed, name, decoded);
       }
     }
-    // Whether a flattened type changed what it read (or read a discarded field's fallback).
-    let merged = view !== null;
+    // Whether the result must be merged: a flattened type changed what it read (or read a fallback).
+    let remerge = view !== null;
     let decodedBases: unknown[] | null = null;
     if (bases.length > 0) {
       const seen = view ?? value;
       decodedBases = bases.map((base) => base(seen, at));
-      merged ||= decodedBases.some((decoded) => decoded !== seen);
+      remerge ||= decodedBases.some((decoded) => decoded !== seen);
     }
-    for (const key of Object.keys(value)) {
+    // Members kept as any JSON need no look when the input is known to be plain JSON.
+    const rest = keepsAnyJson && at.run.pure ? [] : Object.keys(value);
+    for (const key of rest) {
       if (knownSet.has(key)) continue;
       here.key = key;
       if (additional.policy === "denied") {
@@ -560,7 +563,7 @@ function object(fields: readonly FieldSpec[], flatten: readonly string[], known:
       }
     }
     if (issues.length > mark) return FAILED;
-    if (!merged || decodedBases === null) return changed ?? value;
+    if (!remerge || decodedBases === null) return changed ?? value;
     // A flattened type changed what it read: its members, then the fields', then the rest.
     const own = changed ?? value;
     const result: { [key: string]: unknown } = {};
