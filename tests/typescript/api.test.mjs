@@ -1,5 +1,6 @@
 // The TypeScript package's programming interface at run time, on bindings of
-// any supported schema (only methods and types they all share): encoding
+// any supported schema (only methods and types they all share): a value no
+// decode rule changes decodes and encodes as itself, encoding
 // leaves out `undefined` members, type guards pick the variant the decoder
 // picks, calls decode by method name (an unknown method apart from invalid
 // params), and the dispatchers route calls to an implementation and encode
@@ -32,6 +33,15 @@ test("encode leaves out members set to undefined, at any depth", () => {
   });
   assert.deepEqual(bindings.encodeAgentRequest(7, "session/prompt", { ...prompt, _meta: undefined }), request("session/prompt", prompt, 7));
   assert.throws(() => bindings.encode(undefined), TypeError);
+});
+
+test("a value no decode rule changes decodes and encodes as itself", () => {
+  const wire = JSON.parse(JSON.stringify(prompt));
+  const decoded = bindings.decodePromptRequest(wire);
+  assert.ok(decoded.ok);
+  assert.equal(decoded.value, wire);
+  assert.equal(bindings.encode(decoded.value), wire);
+  assert.deepEqual(wire, prompt);
 });
 
 test("type guards pick the variant the decoder picks", () => {

@@ -1,7 +1,8 @@
 // Runs every shared vector of a bindings folder through the TypeScript
 // package's `roundtrip`: valid values come back equal (member order aside),
 // invalid ones throw a `DecodeError` whose every issue is at exactly the
-// vector's `pointer`, lenient ones come back as their `expected`. The folder comes from the `ACP_BINDINGS` environment
+// vector's `pointer`, lenient ones come back as their `expected`, and no
+// decode changes the value it was given (decoders copy what they change). The folder comes from the `ACP_BINDINGS` environment
 // variable: `ACP_BINDINGS=target/bindings/default node --test tests/typescript/`.
 
 import assert from "node:assert/strict";
@@ -29,7 +30,8 @@ const POINTER = /at "(\/[^"]*)?"/;
 
 function check(kind, vector, run) {
   counts[kind][1] += 1;
-  const problem = run();
+  const before = structuredClone(vector.value);
+  const problem = run() ?? (jsonEqual(vector.value, before) ? null : `the decode changed its input to ${JSON.stringify(vector.value)}`);
   if (problem === null) {
     counts[kind][0] += 1;
     return null;
