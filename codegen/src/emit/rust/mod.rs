@@ -25,6 +25,7 @@ mod structs;
 mod traits;
 mod types;
 mod unions;
+mod visitor;
 
 use std::path::{Path, PathBuf};
 

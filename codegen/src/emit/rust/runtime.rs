@@ -151,6 +151,69 @@ pub(crate) fn emit(context: &RustContext) -> TokenStream {
             })
         }
 
+        /// A member name as a visitor matches it: borrowed from the input
+        /// when it has no escapes.
+        #[doc(hidden)]
+        pub enum Key<'de> {
+            /// A name borrowed from the input.
+            Borrowed(&'de str),
+            /// A name that had to be copied.
+            Owned(::std::string::String),
+        }
+
+        impl<'de> Key<'de> {
+            /// The name.
+            pub fn as_str(&self) -> &str {
+                match self {
+                    Key::Borrowed(name) => name,
+                    Key::Owned(name) => name,
+                }
+            }
+
+            /// The name as an owned string, for a kept member.
+            pub fn into_owned(self) -> ::std::string::String {
+                match self {
+                    Key::Borrowed(name) => name.to_owned(),
+                    Key::Owned(name) => name,
+                }
+            }
+        }
+
+        impl<'de> ::serde::Deserialize<'de> for Key<'de> {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
+                struct Name;
+                impl<'de> ::serde::de::Visitor<'de> for Name {
+                    type Value = Key<'de>;
+                    fn expecting(&self, formatter: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        formatter.write_str("a string")
+                    }
+                    fn visit_borrowed_str<E: ::serde::de::Error>(self, name: &'de str) -> ::std::result::Result<Key<'de>, E> {
+                        Ok(Key::Borrowed(name))
+                    }
+                    fn visit_str<E: ::serde::de::Error>(self, name: &str) -> ::std::result::Result<Key<'de>, E> {
+                        Ok(Key::Owned(name.to_owned()))
+                    }
+                    fn visit_string<E: ::serde::de::Error>(self, name: ::std::string::String) -> ::std::result::Result<Key<'de>, E> {
+                        Ok(Key::Owned(name))
+                    }
+                }
+                deserializer.deserialize_identifier(Name)
+            }
+        }
+
+        /// Reads a member with rules: its decode function applied to its
+        /// value, so that an error names the member.
+        #[doc(hidden)]
+        pub struct Rule<T>(pub fn(Value) -> ::std::result::Result<T, ::std::string::String>);
+
+        impl<'de, T> ::serde::de::DeserializeSeed<'de> for Rule<T> {
+            type Value = T;
+            fn deserialize<D: ::serde::Deserializer<'de>>(self, deserializer: D) -> ::std::result::Result<T, D::Error> {
+                let value = <Value as ::serde::Deserialize>::deserialize(deserializer)?;
+                (self.0)(value).map_err(::serde::de::Error::custom)
+            }
+        }
+
         /// Decodes a nested value; the error text carries its pointer. The
         /// pointer is only tracked (a second pass) when the value fails.
         #[doc(hidden)]
@@ -162,7 +225,8 @@ pub(crate) fn emit(context: &RustContext) -> TokenStream {
         }
 
         /// Decodes a present field's value under its rules: `Ok(None)` when a
-        /// rule discards it.
+        /// rule discards it. Under `on_error` no error text is needed, so the
+        /// value is decoded once, moved rather than copied.
         #[doc(hidden)]
         pub fn field<T: DeserializeOwned>(
             value: Value,
@@ -172,11 +236,10 @@ pub(crate) fn emit(context: &RustContext) -> TokenStream {
             if value.is_null() && rules.on_null {
                 return Ok(None);
             }
-            match payload::<T>(value).and_then(|decoded| check(&decoded).map(|()| decoded)) {
-                Ok(decoded) => Ok(Some(decoded)),
-                Err(_) if rules.on_error => Ok(None),
-                Err(message) => Err(message),
+            if rules.on_error {
+                return Ok(T::deserialize(value).ok().filter(|decoded| check(decoded).is_ok()));
             }
+            payload::<T>(value).and_then(|decoded| check(&decoded).map(|()| Some(decoded)))
         }
 
         /// Decodes an array field whose invalid items are dropped.
@@ -190,7 +253,7 @@ pub(crate) fn emit(context: &RustContext) -> TokenStream {
                 return Ok(None);
             }
             let kept = match value {
-                Value::Array(values) => values.into_iter().filter_map(|item| payload::<T>(item).ok()).collect(),
+                Value::Array(values) => values.into_iter().filter_map(|item| T::deserialize(item).ok()).collect(),
                 _ if rules.on_error => return Ok(None),
                 other => return Err(format!("invalid type: {}, expected an array", kind(&other))),
             };

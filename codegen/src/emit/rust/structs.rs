@@ -9,12 +9,16 @@ use quote::{format_ident, quote};
 
 use super::context::{ident, integer_type, type_ident, Parameter, Presence, RustContext};
 use super::types::{constraint_check, derives, doc};
+use super::visitor::{deserialize_impl, Kept, Slot};
 use crate::ir::*;
 use crate::naming;
 
 /// What one member adds to its struct.
 struct Member {
     definition: TokenStream,
+    /// How the hand-shaped `Deserialize` reads it.
+    slot: Slot,
+    /// The decode function (and for a derived struct its adapter).
     decoder: Option<TokenStream>,
     accessor: Option<TokenStream>,
     /// The constructor parameter (required members) or the value (optional ones).
@@ -23,11 +27,15 @@ struct Member {
     setter: Option<TokenStream>,
 }
 
-/// The decode function of `field`, when the derive cannot decode it.
+/// The decode function of `field`, when the derive cannot decode it: a
+/// `fn(Value) -> Result<T, String>` applying the member's rules and checks.
 fn decoder(context: &RustContext, owner: &str, field: &Field, function: &Ident) -> Option<TokenStream> {
     let check = constraint_check(&field.ty);
     let presence = Presence::of(field);
-    let custom = field.decode.any() || check.is_some() || field.ty == TypeExpr::Null || (field.nullable && presence == Presence::Required);
+    // Any JSON decodes as a `serde_json::Value`: `default_on_error` never applies to one.
+    let any_json = matches!(field.ty, TypeExpr::Any | TypeExpr::Untyped { .. });
+    let rules = field.decode.default_on_null || field.decode.skip_invalid_items || (field.decode.default_on_error && !any_json);
+    let custom = rules || check.is_some() || field.ty == TypeExpr::Null || (field.nullable && presence == Presence::Required);
     if !custom {
         return None;
     }
@@ -65,25 +73,36 @@ fn decoder(context: &RustContext, owner: &str, field: &Field, function: &Ident) 
             };
             quote!(match decoded {
                 ::std::option::Option::Some(decoded) => ::std::result::Result::Ok(decoded),
-                ::std::option::Option::None => crate::codec::fallback::<#value_type>(#literal).map_err(::serde::de::Error::custom),
+                ::std::option::Option::None => crate::codec::fallback::<#value_type>(#literal),
             })
         }
         Presence::Optional => quote!(::std::result::Result::Ok(decoded)),
         Presence::OptionalNullable => quote!(::std::result::Result::Ok(crate::codec::nullable(decoded))),
     };
     Some(quote! {
-        fn #function<'de, D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<#field_type, D::Error> {
-            let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        fn #function(value: ::serde_json::Value) -> ::std::result::Result<#field_type, ::std::string::String> {
             let rules = crate::codec::Rules { on_error: #on_error, on_null: #on_null };
-            let decoded = #decode.map_err(::serde::de::Error::custom)?;
+            let decoded = #decode?;
             #result
         }
     })
 }
 
+/// The `deserialize_with` function of a member of a derived struct: its
+/// decode function as a `Deserialize` seed.
+fn derive_adapter(context: &RustContext, owner: &str, field: &Field, function: &Ident, adapter: &Ident) -> TokenStream {
+    let field_type = context.field_type(owner, field);
+    quote! {
+        fn #adapter<'de, D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<#field_type, D::Error> {
+            ::serde::de::DeserializeSeed::deserialize(crate::codec::Rule(#function), deserializer)
+        }
+    }
+}
+
 /// One member of a struct: the field with its serde attributes, and what
-/// it adds to the decoders, accessors, `new` and setters.
-fn member(context: &RustContext, owner: &str, field: &Field) -> Member {
+/// it adds to the decoders, accessors, `new` and setters. `derived`: the
+/// struct derives `Deserialize` (else [`super::visitor`] shapes it).
+fn member(context: &RustContext, owner: &str, field: &Field, derived: bool) -> Member {
     let rust_name = naming::rust_field(&field.name);
     let name = ident(&rust_name);
     let field_type = context.field_type(owner, field);
@@ -99,16 +118,21 @@ fn member(context: &RustContext, owner: &str, field: &Field) -> Member {
         Presence::OptionalNullable => attributes.push(quote!(default, skip_serializing_if = "crate::nullable::Nullable::is_absent")),
     }
     let function = format_ident!("decode_{}_{}", naming::snake_case(owner), naming::snake_case(&field.name));
-    let decoder = decoder(context, owner, field, &function);
-    if decoder.is_some() {
-        let function_name = function.to_string();
-        attributes.push(quote!(deserialize_with = #function_name));
+    let mut decoder = decoder(context, owner, field, &function);
+    if let (Some(decode), true) = (&decoder, derived) {
+        let adapter = format_ident!("{function}_with");
+        let adapter_name = adapter.to_string();
+        attributes.push(quote!(deserialize_with = #adapter_name));
+        let adapter = derive_adapter(context, owner, field, &function, &adapter);
+        decoder = Some(quote!(#decode #adapter));
     }
     let serde_attribute = if attributes.is_empty() { quote!() } else { quote!(#[serde(#(#attributes),*)]) };
     let documentation = doc(field.description.as_deref());
     let (initializer, parameter, setter) = construction(context, owner, field, &name);
+    let slot = Slot { name: name.clone(), wire: field.wire_name.clone(), required: presence == Presence::Required, rule: decoder.is_some().then_some(function) };
     Member {
         definition: quote!(#documentation #serde_attribute pub #name: #field_type,),
+        slot,
         decoder,
         accessor: default_accessor(field, &name, &rust_name),
         initializer,
@@ -190,7 +214,14 @@ fn default_accessor(field: &Field, name: &Ident, rust_name: &str) -> Option<Toke
 
 pub(crate) fn struct_item(context: &RustContext, name: &str, structure: &StructType, documentation: &TokenStream) -> TokenStream {
     let type_name = type_ident(name);
-    let members: Vec<Member> = structure.fields.iter().map(|field| member(context, name, field)).collect();
+    // A struct that keeps unknown members and flattens nothing reads them
+    // with a visitor of its own; the others derive `Deserialize`.
+    let kept_values = match &structure.additional {
+        AdditionalProperties::Kept(values) if structure.flatten.is_empty() => Some(context.rust_type(name, values)),
+        _ => None,
+    };
+    let derived = kept_values.is_none();
+    let members: Vec<Member> = structure.fields.iter().map(|field| member(context, name, field, derived)).collect();
     let definitions = members.iter().map(|member| &member.definition);
     let decoders = members.iter().filter_map(|member| member.decoder.as_ref());
     let accessors = members.iter().filter_map(|member| member.accessor.as_ref());
@@ -214,6 +245,7 @@ pub(crate) fn struct_item(context: &RustContext, name: &str, structure: &StructT
             initializers.push(quote!(#field_name: ::std::default::Default::default(),));
         }
     }
+    let mut boxed_kept = false;
     let additional = match &structure.additional {
         AdditionalProperties::Kept(values) => {
             let values = context.rust_type(name, values);
@@ -221,7 +253,9 @@ pub(crate) fn struct_item(context: &RustContext, name: &str, structure: &StructT
             initializers.push(quote!(additional: ::std::default::Default::default(),));
             // The JSON-RPC error object is what `Result`s carry: boxed, its
             // kept members do not make every `Result<T, Error>` larger.
-            let map = if context.error_object.as_ref().is_some_and(|error| error.name == name) { quote!(::std::boxed::Box<#map>) } else { map };
+            let boxed = context.error_object.as_ref().is_some_and(|error| error.name == name);
+            boxed_kept = boxed;
+            let map = if boxed { quote!(::std::boxed::Box<#map>) } else { map };
             quote!(
                 /// Members the schema does not name, kept as they came.
                 #[serde(flatten)]
@@ -243,6 +277,14 @@ pub(crate) fn struct_item(context: &RustContext, name: &str, structure: &StructT
         (false, _) => format!(" A new `{rust_name}` from its required members; the optional ones start absent."),
     };
     let many = (parameters.len() > 7).then(|| quote!(#[allow(clippy::too_many_arguments)]));
+    let (derive_deserialize, deserialize) = match kept_values {
+        Some(values) => {
+            let slots: Vec<&Slot> = members.iter().map(|member| &member.slot).collect();
+            let kept = Kept { name: format_ident!("additional"), values, boxed: boxed_kept };
+            (quote!(), Some(deserialize_impl(&type_name, &slots, &kept)))
+        }
+        None => (quote!(, ::serde::Deserialize), None),
+    };
     let default = parameters.is_empty().then(|| {
         quote! {
             impl ::std::default::Default for #type_name {
@@ -255,7 +297,7 @@ pub(crate) fn struct_item(context: &RustContext, name: &str, structure: &StructT
     quote! {
         #documentation
         #derive
-        #[derive(::serde::Serialize, ::serde::Deserialize)]
+        #[derive(::serde::Serialize #derive_deserialize)]
         #deny
         #[non_exhaustive]
         pub struct #type_name {
@@ -273,6 +315,7 @@ pub(crate) fn struct_item(context: &RustContext, name: &str, structure: &StructT
             #(#accessors)*
         }
         #default
+        #deserialize
         #(#decoders)*
     }
 }

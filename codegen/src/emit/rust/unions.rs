@@ -179,13 +179,18 @@ fn tagged_impls(context: &RustContext, name: &str, property: &str, union: &Union
         quote!(::std::result::Result::Err(#message.to_owned()))
     });
     let not_object = format!("an object for `{name}`");
-    let stream = (!stream_arms.is_empty()).then(|| {
-        quote! {
-            if let (#property, ::serde_json::Value::String(tag)) = (key.as_str(), &value) {
+    let first_tag = quote! {
+        match map.next_value::<::std::option::Option<crate::codec::Key<'de>>>()? {
+            ::std::option::Option::Some(tag) => {
+                let tag = tag.as_str();
                 #(#stream_arms)*
+                members.insert(key.into_owned(), ::serde_json::Value::String(tag.to_owned()));
+            }
+            ::std::option::Option::None => {
+                members.insert(key.into_owned(), ::serde_json::Value::Null);
             }
         }
-    });
+    };
     let not_string = format!("{tag_pointer}: `{property}` must be a string");
     let members = context.ir.member_names(name);
     quote! {
@@ -225,10 +230,13 @@ fn tagged_impls(context: &RustContext, name: &str, property: &str, union: &Union
                     // Otherwise the object is gathered and told apart whole.
                     fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> ::std::result::Result<#type_name, A::Error> {
                         let mut members = ::serde_json::Map::new();
-                        if let ::std::option::Option::Some(key) = map.next_key::<::std::string::String>()? {
-                            let value: ::serde_json::Value = map.next_value()?;
-                            #stream
-                            members.insert(key, value);
+                        if let ::std::option::Option::Some(key) = map.next_key::<crate::codec::Key<'de>>()? {
+                            if key.as_str() == #property {
+                                #first_tag
+                            } else {
+                                let value: ::serde_json::Value = map.next_value()?;
+                                members.insert(key.into_owned(), value);
+                            }
                         }
                         while let ::std::option::Option::Some((key, value)) = map.next_entry::<::std::string::String, ::serde_json::Value>()? {
                             members.insert(key, value);
