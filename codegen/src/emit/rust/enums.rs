@@ -18,7 +18,8 @@ pub(crate) fn enum_item(name: &str, enumeration: &EnumType, documentation: &Toke
         EnumRepr::String => (
             quote!(::std::string::String),
             enumeration.values.iter().map(|value| { let text = value.value.as_str().unwrap_or_default(); quote!(#text) }).collect(),
-            quote!(<::std::string::String as ::serde::Deserialize>::deserialize(deserializer)?),
+            // Borrowed from the input where it can be: a known value costs no copy.
+            quote!(<crate::codec::Key<'de> as ::serde::Deserialize>::deserialize(deserializer)?),
             quote!(serializer.serialize_str(self.as_str())),
         ),
         EnumRepr::Integer { format } => {
@@ -59,15 +60,17 @@ pub(crate) fn enum_item(name: &str, enumeration: &EnumType, documentation: &Toke
         }
     };
     let match_subject = if string_repr { quote!(value.as_str()) } else { quote!(value) };
+    let kept = if string_repr { quote!(value.into_owned()) } else { quote!(value) };
+    let shown = if string_repr { quote!(value.as_str()) } else { quote!(value) };
     let fallback_arm = match &other_variant {
-        Some((other_name, _)) => quote!(_ => ::std::result::Result::Ok(Self::#other_name(value)),),
+        Some((other_name, _)) => quote!(_ => ::std::result::Result::Ok(Self::#other_name(#kept)),),
         None => {
             let message = if string_repr {
                 format!("unknown value {{:?}} of the closed enum `{name}`")
             } else {
                 format!("unknown value {{}} of the closed enum `{name}`")
             };
-            quote!(_ => ::std::result::Result::Err(::serde::de::Error::custom(::std::format!(#message, value))),)
+            quote!(_ => ::std::result::Result::Err(::serde::de::Error::custom(::std::format!(#message, #shown))),)
         }
     };
     // Only a catch-all holding a `String` keeps an enum from being `Copy`.

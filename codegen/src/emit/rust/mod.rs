@@ -11,6 +11,7 @@
 //! by-name `roundtrip`). Generated code uses fully qualified paths so no
 //! schema name can shadow a std or serde item.
 
+mod buffer;
 mod context;
 mod enums;
 mod eq;

@@ -1,6 +1,7 @@
 //! The generated crate's `codec` module: `decode` with JSON-pointer errors,
 //! the by-name `roundtrip`, and (hidden from the docs) the decoding rules and
-//! constraint checks the generated types call.
+//! constraint checks the generated types call, with the value buffer of
+//! lenient members from [`super::buffer`].
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -13,6 +14,7 @@ pub(crate) fn emit(context: &RustContext) -> TokenStream {
         let type_name = type_ident(name);
         quote!(#name => roundtrip_as::<crate::types::#type_name>(json),)
     });
+    let buffer = super::buffer::emit();
     quote! {
         use ::serde::de::DeserializeOwned;
         use ::serde::Serialize;
@@ -151,8 +153,8 @@ pub(crate) fn emit(context: &RustContext) -> TokenStream {
             })
         }
 
-        /// A member name as a visitor matches it: borrowed from the input
-        /// when it has no escapes.
+        /// A string a decoder only matches (a member name, a tag, an enum
+        /// value): borrowed from the input when it has no escapes.
         #[doc(hidden)]
         pub enum Key<'de> {
             /// A name borrowed from the input.
@@ -162,7 +164,7 @@ pub(crate) fn emit(context: &RustContext) -> TokenStream {
         }
 
         impl<'de> Key<'de> {
-            /// The name.
+            /// The string.
             pub fn as_str(&self) -> &str {
                 match self {
                     Key::Borrowed(name) => name,
@@ -170,7 +172,7 @@ pub(crate) fn emit(context: &RustContext) -> TokenStream {
                 }
             }
 
-            /// The name as an owned string, for a kept member.
+            /// The string as an owned one, to keep.
             pub fn into_owned(self) -> ::std::string::String {
                 match self {
                     Key::Borrowed(name) => name.to_owned(),
@@ -201,6 +203,65 @@ pub(crate) fn emit(context: &RustContext) -> TokenStream {
             }
         }
 
+        /// A struct read from an object's members by [`Members`].
+        #[doc(hidden)]
+        pub trait FromMembers<'de>: Sized {
+            /// What the struct is, for "expected ..." errors.
+            const EXPECTING: &'static str;
+            /// Reads the struct from the members of its object.
+            fn from_members<A: ::serde::de::MapAccess<'de>>(map: A) -> ::std::result::Result<Self, A::Error>;
+        }
+
+        /// The visitor of an object read as the struct `T`.
+        #[doc(hidden)]
+        pub struct Members<T>(::std::marker::PhantomData<T>);
+
+        impl<T> Members<T> {
+            /// The visitor.
+            pub fn new() -> Self {
+                Members(::std::marker::PhantomData)
+            }
+        }
+
+        impl<T> ::std::default::Default for Members<T> {
+            fn default() -> Self {
+                Self::new()
+            }
+        }
+
+        impl<'de, T: FromMembers<'de>> ::serde::de::Visitor<'de> for Members<T> {
+            type Value = T;
+            fn expecting(&self, formatter: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                formatter.write_str(T::EXPECTING)
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, map: A) -> ::std::result::Result<T, A::Error> {
+                T::from_members(map)
+            }
+        }
+
+        /// Reads the value of a named member into `slot` with `seed`
+        /// (`PhantomData` for a plain `Deserialize`); a member given twice is
+        /// a "duplicate field" error.
+        #[doc(hidden)]
+        pub fn fill<'de, A: ::serde::de::MapAccess<'de>, S: ::serde::de::DeserializeSeed<'de>>(
+            slot: &mut ::std::option::Option<S::Value>,
+            name: &'static str,
+            map: &mut A,
+            seed: S,
+        ) -> ::std::result::Result<(), A::Error> {
+            if slot.is_some() {
+                return Err(<A::Error as ::serde::de::Error>::duplicate_field(name));
+            }
+            *slot = Some(map.next_value_seed(seed)?);
+            Ok(())
+        }
+
+        /// A required member's value, or a "missing field" error.
+        #[doc(hidden)]
+        pub fn required<T, E: ::serde::de::Error>(slot: ::std::option::Option<T>, name: &'static str) -> ::std::result::Result<T, E> {
+            slot.ok_or_else(|| E::missing_field(name))
+        }
+
         /// Reads a member with rules: its decode function applied to its
         /// value, so that an error names the member.
         #[doc(hidden)]
@@ -225,8 +286,8 @@ pub(crate) fn emit(context: &RustContext) -> TokenStream {
         }
 
         /// Decodes a present field's value under its rules: `Ok(None)` when a
-        /// rule discards it. Under `on_error` no error text is needed, so the
-        /// value is decoded once, moved rather than copied.
+        /// rule discards it. (Members whose invalid values fall back read a
+        /// [`Buffer`] instead: [`lenient_field`].)
         #[doc(hidden)]
         pub fn field<T: DeserializeOwned>(
             value: Value,
@@ -236,45 +297,11 @@ pub(crate) fn emit(context: &RustContext) -> TokenStream {
             if value.is_null() && rules.on_null {
                 return Ok(None);
             }
-            if rules.on_error {
-                return Ok(T::deserialize(value).ok().filter(|decoded| check(decoded).is_ok()));
-            }
-            payload::<T>(value).and_then(|decoded| check(&decoded).map(|()| Some(decoded)))
-        }
-
-        /// Decodes an array field whose invalid items are dropped.
-        #[doc(hidden)]
-        pub fn items<T: DeserializeOwned>(
-            value: Value,
-            rules: Rules,
-            check: fn(&::std::vec::Vec<T>) -> ::std::result::Result<(), ::std::string::String>,
-        ) -> ::std::result::Result<::std::option::Option<::std::vec::Vec<T>>, ::std::string::String> {
-            if value.is_null() && rules.on_null {
-                return Ok(None);
-            }
-            let kept = match value {
-                Value::Array(values) => values.into_iter().filter_map(|item| T::deserialize(item).ok()).collect(),
-                _ if rules.on_error => return Ok(None),
-                other => return Err(format!("invalid type: {}, expected an array", kind(&other))),
-            };
-            match check(&kept) {
-                Ok(()) => Ok(Some(kept)),
+            match payload::<T>(value).and_then(|decoded| check(&decoded).map(|()| decoded)) {
+                Ok(decoded) => Ok(Some(decoded)),
                 Err(_) if rules.on_error => Ok(None),
                 Err(message) => Err(message),
             }
-        }
-
-        /// Like [`items`] for a nullable array: `null` stays `null`.
-        #[doc(hidden)]
-        pub fn nullable_items<T: DeserializeOwned>(
-            value: Value,
-            rules: Rules,
-            check: fn(&::std::vec::Vec<T>) -> ::std::result::Result<(), ::std::string::String>,
-        ) -> ::std::result::Result<::std::option::Option<::std::option::Option<::std::vec::Vec<T>>>, ::std::string::String> {
-            if value.is_null() {
-                return Ok(Some(None));
-            }
-            items(value, rules, check).map(|kept| kept.map(Some))
         }
 
         /// A decoded optional nullable member: absent when a rule discarded
@@ -294,17 +321,6 @@ pub(crate) fn emit(context: &RustContext) -> TokenStream {
             match literal {
                 Some(text) => ::serde_json::from_str(text).map_err(|error| error.to_string()),
                 None => Err("invalid value and no fallback satisfies this field".to_owned()),
-            }
-        }
-
-        fn kind(value: &Value) -> &'static str {
-            match value {
-                Value::Null => "null",
-                Value::Bool(_) => "boolean",
-                Value::Number(_) => "number",
-                Value::String(_) => "string",
-                Value::Array(_) => "array",
-                Value::Object(_) => "object",
             }
         }
 
@@ -381,5 +397,7 @@ pub(crate) fn emit(context: &RustContext) -> TokenStream {
         pub fn type_names() -> &'static [&'static str] {
             &[#(#names),*]
         }
+
+        #buffer
     }
 }

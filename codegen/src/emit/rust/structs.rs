@@ -9,7 +9,7 @@ use quote::{format_ident, quote};
 
 use super::context::{ident, integer_type, type_ident, Parameter, Presence, RustContext};
 use super::types::{constraint_check, derives, doc};
-use super::visitor::{deserialize_impl, Kept, Slot};
+use super::visitor::{deserialize_impl, Input, Kept, Rule, Slot};
 use crate::ir::*;
 use crate::naming;
 
@@ -28,8 +28,9 @@ struct Member {
 }
 
 /// The decode function of `field`, when the derive cannot decode it: a
-/// `fn(Value) -> Result<T, String>` applying the member's rules and checks.
-fn decoder(context: &RustContext, owner: &str, field: &Field, function: &Ident) -> Option<TokenStream> {
+/// `fn(Value) -> Result<T, String>` applying the member's rules and checks
+/// (`fn(Buffer)` for a lenient member), and which input it takes.
+fn decoder(context: &RustContext, owner: &str, field: &Field, function: &Ident) -> Option<(TokenStream, Input)> {
     let check = constraint_check(&field.ty);
     let presence = Presence::of(field);
     // Any JSON decodes as a `serde_json::Value`: `default_on_error` never applies to one.
@@ -51,16 +52,19 @@ fn decoder(context: &RustContext, owner: &str, field: &Field, function: &Ident) 
         Some(check) => quote!(|value| #check),
         None => quote!(|_| ::std::result::Result::Ok(())),
     };
-    let decode = match (&field.ty, field.decode.skip_invalid_items, field.nullable) {
+    // A member whose invalid value falls back (or is dropped item by item)
+    // needs no error text: it is read into a `codec::Buffer`, not a `Value`.
+    let (decode, input) = match (&field.ty, field.decode.skip_invalid_items, field.nullable) {
         (TypeExpr::Array(array), true, false) => {
             let item = context.rust_type(owner, &array.items);
-            quote!(crate::codec::items::<#item>(value, rules, #items_check))
+            (quote!(crate::codec::lenient_items::<#item>(value, rules, #items_check)), Input::Buffer)
         }
         (TypeExpr::Array(array), true, true) => {
             let item = context.rust_type(owner, &array.items);
-            quote!(crate::codec::nullable_items::<#item>(value, rules, #items_check))
+            (quote!(crate::codec::lenient_nullable_items::<#item>(value, rules, #items_check)), Input::Buffer)
         }
-        _ => quote!(crate::codec::field::<#value_type>(value, rules, #check_body)),
+        _ if on_error => (quote!(crate::codec::lenient_field::<#value_type>(value, rules, #check_body)), Input::Buffer),
+        _ => (quote!(crate::codec::field::<#value_type>(value, rules, #check_body)), Input::Value),
     };
     let result = match presence {
         Presence::Required => {
@@ -79,22 +83,28 @@ fn decoder(context: &RustContext, owner: &str, field: &Field, function: &Ident) 
         Presence::Optional => quote!(::std::result::Result::Ok(decoded)),
         Presence::OptionalNullable => quote!(::std::result::Result::Ok(crate::codec::nullable(decoded))),
     };
-    Some(quote! {
-        fn #function(value: ::serde_json::Value) -> ::std::result::Result<#field_type, ::std::string::String> {
+    let parameter = match input {
+        Input::Value => quote!(::serde_json::Value),
+        Input::Buffer => quote!(crate::codec::Buffer<'_>),
+    };
+    let code = quote! {
+        fn #function(value: #parameter) -> ::std::result::Result<#field_type, ::std::string::String> {
             let rules = crate::codec::Rules { on_error: #on_error, on_null: #on_null };
             let decoded = #decode?;
             #result
         }
-    })
+    };
+    Some((code, input))
 }
 
 /// The `deserialize_with` function of a member of a derived struct: its
 /// decode function as a `Deserialize` seed.
-fn derive_adapter(context: &RustContext, owner: &str, field: &Field, function: &Ident, adapter: &Ident) -> TokenStream {
+fn derive_adapter(context: &RustContext, owner: &str, field: &Field, rule: &Rule, adapter: &Ident) -> TokenStream {
     let field_type = context.field_type(owner, field);
+    let seed = rule.seed();
     quote! {
         fn #adapter<'de, D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<#field_type, D::Error> {
-            ::serde::de::DeserializeSeed::deserialize(crate::codec::Rule(#function), deserializer)
+            ::serde::de::DeserializeSeed::deserialize(#seed, deserializer)
         }
     }
 }
@@ -118,18 +128,21 @@ fn member(context: &RustContext, owner: &str, field: &Field, derived: bool) -> M
         Presence::OptionalNullable => attributes.push(quote!(default, skip_serializing_if = "crate::nullable::Nullable::is_absent")),
     }
     let function = format_ident!("decode_{}_{}", naming::snake_case(owner), naming::snake_case(&field.name));
-    let mut decoder = decoder(context, owner, field, &function);
-    if let (Some(decode), true) = (&decoder, derived) {
-        let adapter = format_ident!("{function}_with");
+    let (mut decoder, rule) = match decoder(context, owner, field, &function) {
+        Some((code, input)) => (Some(code), Some(Rule { function, input })),
+        None => (None, None),
+    };
+    if let (Some(decode), Some(rule), true) = (&decoder, &rule, derived) {
+        let adapter = format_ident!("{}_with", rule.function);
         let adapter_name = adapter.to_string();
         attributes.push(quote!(deserialize_with = #adapter_name));
-        let adapter = derive_adapter(context, owner, field, &function, &adapter);
+        let adapter = derive_adapter(context, owner, field, rule, &adapter);
         decoder = Some(quote!(#decode #adapter));
     }
     let serde_attribute = if attributes.is_empty() { quote!() } else { quote!(#[serde(#(#attributes),*)]) };
     let documentation = doc(field.description.as_deref());
     let (initializer, parameter, setter) = construction(context, owner, field, &name);
-    let slot = Slot { name: name.clone(), wire: field.wire_name.clone(), required: presence == Presence::Required, rule: decoder.is_some().then_some(function) };
+    let slot = Slot { name: name.clone(), wire: field.wire_name.clone(), required: presence == Presence::Required, rule };
     Member {
         definition: quote!(#documentation #serde_attribute pub #name: #field_type,),
         slot,
@@ -216,11 +229,7 @@ pub(crate) fn struct_item(context: &RustContext, name: &str, structure: &StructT
     let type_name = type_ident(name);
     // A struct that keeps unknown members and flattens nothing reads them
     // with a visitor of its own; the others derive `Deserialize`.
-    let kept_values = match &structure.additional {
-        AdditionalProperties::Kept(values) if structure.flatten.is_empty() => Some(context.rust_type(name, values)),
-        _ => None,
-    };
-    let derived = kept_values.is_none();
+    let derived = !(matches!(structure.additional, AdditionalProperties::Kept(_)) && structure.flatten.is_empty());
     let members: Vec<Member> = structure.fields.iter().map(|field| member(context, name, field, derived)).collect();
     let definitions = members.iter().map(|member| &member.definition);
     let decoders = members.iter().filter_map(|member| member.decoder.as_ref());
@@ -277,13 +286,12 @@ pub(crate) fn struct_item(context: &RustContext, name: &str, structure: &StructT
         (false, _) => format!(" A new `{rust_name}` from its required members; the optional ones start absent."),
     };
     let many = (parameters.len() > 7).then(|| quote!(#[allow(clippy::too_many_arguments)]));
-    let (derive_deserialize, deserialize) = match kept_values {
-        Some(values) => {
-            let slots: Vec<&Slot> = members.iter().map(|member| &member.slot).collect();
-            let kept = Kept { name: format_ident!("additional"), values, boxed: boxed_kept };
-            (quote!(), Some(deserialize_impl(&type_name, &slots, &kept)))
-        }
-        None => (quote!(, ::serde::Deserialize), None),
+    let (derive_deserialize, deserialize) = if derived {
+        (quote!(, ::serde::Deserialize), None)
+    } else {
+        let slots: Vec<&Slot> = members.iter().map(|member| &member.slot).collect();
+        let kept = Kept { name: format_ident!("additional"), boxed: boxed_kept };
+        (quote!(), Some(deserialize_impl(&type_name, &slots, &kept)))
     };
     let default = parameters.is_empty().then(|| {
         quote! {

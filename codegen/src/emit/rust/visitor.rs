@@ -1,7 +1,7 @@
 //! The hand-shaped `Deserialize` of a struct that keeps the members its
 //! schema does not name and flattens no other type: one pass over the
-//! object's members, each named member read as it streams, every other
-//! one put in the kept-members map. (`#[serde(flatten)]` of that map would
+//! object's members (`codec::FromMembers`), each named member read as it
+//! streams, every other one put in the kept-members map. (`#[serde(flatten)]` of that map would
 //! make the derive gather the whole object into a buffer first.) It
 //! behaves as the derive did: the same `deserialize_map`, "missing field",
 //! "duplicate field" and "expected struct X" errors, and rules read through
@@ -24,28 +24,52 @@ pub(crate) struct Slot {
     pub wire: String,
     /// Whether an absent member is an error (otherwise the field's default).
     pub required: bool,
-    /// The `fn(Value) -> Result<T, String>` that decodes the member under
-    /// its rules, when the member has rules or checks.
-    pub rule: Option<Ident>,
+    /// How the member is decoded under its rules, when it has rules or checks.
+    pub rule: Option<Rule>,
+}
+
+/// What a member's decode function takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Input {
+    /// A `serde_json::Value`: errors keep their text and pointer.
+    Value,
+    /// A `codec::Buffer`: for lenient members, whose errors are dropped.
+    Buffer,
+}
+
+/// The decode function of a member with rules or checks.
+pub(crate) struct Rule {
+    /// The function, `fn(Input) -> Result<T, String>`.
+    pub function: Ident,
+    pub input: Input,
+}
+
+impl Rule {
+    /// The `DeserializeSeed` that reads the member's value and applies the function.
+    pub fn seed(&self) -> TokenStream {
+        let function = &self.function;
+        match self.input {
+            Input::Value => quote!(crate::codec::Rule(#function)),
+            Input::Buffer => quote!(crate::codec::Lenient(#function)),
+        }
+    }
 }
 
 /// The kept-members map of the struct.
 pub(crate) struct Kept {
     /// The Rust field holding it.
     pub name: Ident,
-    /// The map's value type.
-    pub values: TokenStream,
     /// Whether the field holds the map boxed.
     pub boxed: bool,
 }
 
 /// `impl Deserialize` for the struct `type_name` with named members `slots`
-/// and the rest in `kept`.
+/// and the rest in `kept`: `codec::Members` visits the object and calls
+/// the struct's `codec::FromMembers`.
 pub(crate) fn deserialize_impl(type_name: &Ident, slots: &[&Slot], kept: &Kept) -> TokenStream {
     let expecting = format!("struct {type_name}");
     let kept_name = &kept.name;
     let kept_local = format_ident!("kept");
-    let values = &kept.values;
     // Each local's type follows from the field it ends in.
     let declarations = slots.iter().map(|slot| {
         let name = local(&slot.name);
@@ -53,22 +77,15 @@ pub(crate) fn deserialize_impl(type_name: &Ident, slots: &[&Slot], kept: &Kept) 
     });
     let arms = slots.iter().map(|slot| {
         let (name, wire) = (local(&slot.name), &slot.wire);
-        let read = match &slot.rule {
-            Some(rule) => quote!(map.next_value_seed(crate::codec::Rule(#rule))?),
-            None => quote!(map.next_value()?),
+        let seed = match &slot.rule {
+            Some(rule) => rule.seed(),
+            None => quote!(::std::marker::PhantomData),
         };
-        quote! {
-            #wire => {
-                if #name.is_some() {
-                    return ::std::result::Result::Err(<A::Error as ::serde::de::Error>::duplicate_field(#wire));
-                }
-                #name = ::std::option::Option::Some(#read);
-            }
-        }
+        quote!(#wire => crate::codec::fill(&mut #name, #wire, &mut map, #seed)?,)
     });
     let read_members = if slots.is_empty() {
         quote! {
-            while let ::std::option::Option::Some((key, value)) = map.next_entry::<::std::string::String, #values>()? {
+            while let ::std::option::Option::Some((key, value)) = map.next_entry()? {
                 #kept_local.insert(key, value);
             }
         }
@@ -78,8 +95,7 @@ pub(crate) fn deserialize_impl(type_name: &Ident, slots: &[&Slot], kept: &Kept) 
                 match key.as_str() {
                     #(#arms)*
                     _ => {
-                        let value: #values = map.next_value()?;
-                        #kept_local.insert(key.into_owned(), value);
+                        #kept_local.insert(key.into_owned(), map.next_value()?);
                     }
                 }
             }
@@ -88,7 +104,7 @@ pub(crate) fn deserialize_impl(type_name: &Ident, slots: &[&Slot], kept: &Kept) 
     let fields = slots.iter().map(|slot| {
         let (name, found, wire) = (&slot.name, local(&slot.name), &slot.wire);
         if slot.required {
-            quote!(#name: #found.ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(#wire))?,)
+            quote!(#name: crate::codec::required(#found, #wire)?,)
         } else {
             quote!(#name: #found.unwrap_or_default(),)
         }
@@ -97,23 +113,19 @@ pub(crate) fn deserialize_impl(type_name: &Ident, slots: &[&Slot], kept: &Kept) 
     quote! {
         impl<'de> ::serde::Deserialize<'de> for #type_name {
             fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
-                struct Members;
-                impl<'de> ::serde::de::Visitor<'de> for Members {
-                    type Value = #type_name;
-                    fn expecting(&self, formatter: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                        formatter.write_str(#expecting)
-                    }
-                    fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> ::std::result::Result<#type_name, A::Error> {
-                        #(#declarations)*
-                        let mut #kept_local: ::std::collections::BTreeMap<::std::string::String, #values> = ::std::collections::BTreeMap::new();
-                        #read_members
-                        ::std::result::Result::Ok(#type_name {
-                            #(#fields)*
-                            #kept_name: #kept_value,
-                        })
-                    }
-                }
-                deserializer.deserialize_map(Members)
+                deserializer.deserialize_map(crate::codec::Members::<Self>::new())
+            }
+        }
+        impl<'de> crate::codec::FromMembers<'de> for #type_name {
+            const EXPECTING: &'static str = #expecting;
+            fn from_members<A: ::serde::de::MapAccess<'de>>(mut map: A) -> ::std::result::Result<Self, A::Error> {
+                #(#declarations)*
+                let mut #kept_local = ::std::collections::BTreeMap::new();
+                #read_members
+                ::std::result::Result::Ok(Self {
+                    #(#fields)*
+                    #kept_name: #kept_value,
+                })
             }
         }
     }
