@@ -243,6 +243,7 @@ pub(crate) fn emit(context: &RustContext) -> TokenStream {
         /// (`PhantomData` for a plain `Deserialize`); a member given twice is
         /// a "duplicate field" error.
         #[doc(hidden)]
+        #[inline(always)]
         pub fn fill<'de, A: ::serde::de::MapAccess<'de>, S: ::serde::de::DeserializeSeed<'de>>(
             slot: &mut ::std::option::Option<S::Value>,
             name: &'static str,
@@ -258,6 +259,7 @@ pub(crate) fn emit(context: &RustContext) -> TokenStream {
 
         /// A required member's value, or a "missing field" error.
         #[doc(hidden)]
+        #[inline(always)]
         pub fn required<T, E: ::serde::de::Error>(slot: ::std::option::Option<T>, name: &'static str) -> ::std::result::Result<T, E> {
             slot.ok_or_else(|| E::missing_field(name))
         }
