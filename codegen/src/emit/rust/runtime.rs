@@ -239,12 +239,11 @@ pub(crate) fn emit(context: &RustContext) -> TokenStream {
             }
         }
 
-        /// Reads the value of a named member into `slot` with `seed`
-        /// (`PhantomData` for a plain `Deserialize`); a member given twice is
-        /// a "duplicate field" error.
+        /// Reads the value of a named member into `slot` with `seed`; a
+        /// member given twice is a "duplicate field" error.
         #[doc(hidden)]
         #[inline(always)]
-        pub fn fill<'de, A: ::serde::de::MapAccess<'de>, S: ::serde::de::DeserializeSeed<'de>>(
+        pub fn fill_with<'de, A: ::serde::de::MapAccess<'de>, S: ::serde::de::DeserializeSeed<'de>>(
             slot: &mut ::std::option::Option<S::Value>,
             name: &'static str,
             map: &mut A,
@@ -255,6 +254,17 @@ pub(crate) fn emit(context: &RustContext) -> TokenStream {
             }
             *slot = Some(map.next_value_seed(seed)?);
             Ok(())
+        }
+
+        /// [`fill_with`] for a member read by its own `Deserialize`.
+        #[doc(hidden)]
+        #[inline(always)]
+        pub fn fill<'de, A: ::serde::de::MapAccess<'de>, T: ::serde::Deserialize<'de>>(
+            slot: &mut ::std::option::Option<T>,
+            name: &'static str,
+            map: &mut A,
+        ) -> ::std::result::Result<(), A::Error> {
+            fill_with(slot, name, map, ::std::marker::PhantomData)
         }
 
         /// A required member's value, or a "missing field" error.

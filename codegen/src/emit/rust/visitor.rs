@@ -77,11 +77,13 @@ pub(crate) fn deserialize_impl(type_name: &Ident, slots: &[&Slot], kept: &Kept) 
     });
     let arms = slots.iter().map(|slot| {
         let (name, wire) = (local(&slot.name), &slot.wire);
-        let seed = match &slot.rule {
-            Some(rule) => rule.seed(),
-            None => quote!(::std::marker::PhantomData),
-        };
-        quote!(#wire => crate::codec::fill(&mut #name, #wire, &mut map, #seed)?,)
+        match &slot.rule {
+            Some(rule) => {
+                let seed = rule.seed();
+                quote!(#wire => crate::codec::fill_with(&mut #name, #wire, &mut map, #seed)?,)
+            }
+            None => quote!(#wire => crate::codec::fill(&mut #name, #wire, &mut map)?,),
+        }
     });
     let read_members = if slots.is_empty() {
         quote! {
