@@ -190,6 +190,18 @@ pub(crate) fn emit() -> TokenStream {
             Ok(T::deserialize(value).ok().filter(|decoded| check(decoded).is_ok()))
         }
 
+        /// An optional member whose invalid value leaves it absent.
+        #[doc(hidden)]
+        pub fn lenient_optional<T: DeserializeOwned>(value: Buffer<'_>) -> ::std::result::Result<::std::option::Option<T>, ::std::string::String> {
+            lenient_field(value, Rules { on_error: true, on_null: false }, |_| Ok(()))
+        }
+
+        /// An optional member that may be `null`, whose invalid value leaves it absent.
+        #[doc(hidden)]
+        pub fn lenient_optional_nullable<T: DeserializeOwned>(value: Buffer<'_>) -> ::std::result::Result<crate::nullable::Nullable<T>, ::std::string::String> {
+            lenient_field::<::std::option::Option<T>>(value, Rules { on_error: true, on_null: false }, |_| Ok(())).map(nullable)
+        }
+
         /// [`items`] from a buffer: an array field whose invalid items are dropped.
         #[doc(hidden)]
         pub fn lenient_items<'de, T: ::serde::Deserialize<'de>>(

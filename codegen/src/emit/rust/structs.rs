@@ -30,7 +30,7 @@ struct Member {
 /// The decode function of `field`, when the derive cannot decode it: a
 /// `fn(Value) -> Result<T, String>` applying the member's rules and checks
 /// (`fn(Buffer)` for a lenient member), and which input it takes.
-fn decoder(context: &RustContext, owner: &str, field: &Field, function: &Ident) -> Option<(TokenStream, Input)> {
+fn decoder(context: &RustContext, owner: &str, field: &Field, function: &Ident) -> Option<Decoder> {
     let check = constraint_check(&field.ty);
     let presence = Presence::of(field);
     // Any JSON decodes as a `serde_json::Value`: `default_on_error` never applies to one.
@@ -43,6 +43,15 @@ fn decoder(context: &RustContext, owner: &str, field: &Field, function: &Ident) 
     let value_type = context.value_type(owner, field);
     let field_type = context.field_type(owner, field);
     let (on_error, on_null) = (field.decode.default_on_error, field.decode.default_on_null);
+    // The commonest shape (every `_meta`): an optional member whose invalid
+    // value leaves it absent, decoded by one generic function of the codec.
+    if on_error && !on_null && check.is_none() && !field.decode.skip_invalid_items {
+        match presence {
+            Presence::Optional => return Some(Decoder::Shared(quote!(crate::codec::lenient_optional))),
+            Presence::OptionalNullable => return Some(Decoder::Shared(quote!(crate::codec::lenient_optional_nullable))),
+            Presence::Required => {}
+        }
+    }
     let check_body = match (&check, field.nullable) {
         (Some(check), false) => quote!(|value| #check),
         (Some(check), true) => quote!(|value| match value { ::std::option::Option::Some(value) => #check, ::std::option::Option::None => ::std::result::Result::Ok(()) }),
@@ -94,7 +103,15 @@ fn decoder(context: &RustContext, owner: &str, field: &Field, function: &Ident) 
             #result
         }
     };
-    Some((code, input))
+    Some(Decoder::Own(code, input))
+}
+
+/// How a member with rules or checks is decoded.
+enum Decoder {
+    /// By a function of its own (its code), taking this input.
+    Own(TokenStream, Input),
+    /// By a generic function of the codec (its path), taking a `codec::Buffer`.
+    Shared(TokenStream),
 }
 
 /// The `deserialize_with` function of a member of a derived struct: its
@@ -129,15 +146,16 @@ fn member(context: &RustContext, owner: &str, field: &Field, derived: bool) -> M
     }
     let function = format_ident!("decode_{}_{}", naming::snake_case(owner), naming::snake_case(&field.name));
     let (mut decoder, rule) = match decoder(context, owner, field, &function) {
-        Some((code, input)) => (Some(code), Some(Rule { function, input })),
+        Some(Decoder::Own(code, input)) => (Some(code), Some(Rule { function: quote!(#function), input })),
+        Some(Decoder::Shared(path)) => (None, Some(Rule { function: path, input: Input::Buffer })),
         None => (None, None),
     };
-    if let (Some(decode), Some(rule), true) = (&decoder, &rule, derived) {
-        let adapter = format_ident!("{}_with", rule.function);
+    if let (Some(rule), true) = (&rule, derived) {
+        let adapter = format_ident!("{function}_with");
         let adapter_name = adapter.to_string();
         attributes.push(quote!(deserialize_with = #adapter_name));
         let adapter = derive_adapter(context, owner, field, rule, &adapter);
-        decoder = Some(quote!(#decode #adapter));
+        decoder = Some(quote!(#decoder #adapter));
     }
     let serde_attribute = if attributes.is_empty() { quote!() } else { quote!(#[serde(#(#attributes),*)]) };
     let documentation = doc(field.description.as_deref());

@@ -39,8 +39,8 @@ pub(crate) enum Input {
 
 /// The decode function of a member with rules or checks.
 pub(crate) struct Rule {
-    /// The function, `fn(Input) -> Result<T, String>`.
-    pub function: Ident,
+    /// The function's path, a `fn(Input) -> Result<T, String>`.
+    pub function: TokenStream,
     pub input: Input,
 }
 
