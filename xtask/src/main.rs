@@ -34,9 +34,7 @@ use acp_codegen::lower::Unsupported;
 use acp_schema_source::{RfdSelection, SourceOptions};
 
 /// Generation allocates and frees many small values (token streams, syntax
-/// trees, JSON): mimalloc does that faster than the system allocator. Built
-/// without transparent huge pages (`no_thp`): with them, the kernel zeroes
-/// 2 MiB for each page mimalloc starts, which doubled the peak memory.
+/// trees, JSON): mimalloc does that faster than the system allocator.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
