@@ -98,9 +98,9 @@ class Member:
                 read = {**handler.generate_schema(stripped), "serialization": read}
         if self.skip_items:
             read = _skipping(read)
-        if self.fallback == REJECT:
-            pass
-        elif self.on_error:
+        # `REJECT`: no value satisfies the member, so no rule applies.
+        applies = self.fallback != REJECT
+        if applies and self.on_error:
             if self.fallback == VALUE:
                 # Only for a value that fails: an absent member stays absent
                 # (pydantic-core would take a default for a missing member).
@@ -108,7 +108,7 @@ class Member:
                 read = core_schema.json_or_python_schema(json_schema=fallback, python_schema=fallback)
             else:
                 read = core_schema.with_default_schema(read, on_error="omit")
-        elif self.on_null:
+        elif applies and self.on_null:
             read = core_schema.no_info_before_validator_function(self._on_null, read)
         return read
 
