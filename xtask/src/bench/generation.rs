@@ -1,6 +1,7 @@
 //! Generation, timed as whole processes: `xtask generate` (all three
 //! languages, the schema and the validated vectors; the release build in a
-//! full run, the running build with `--quick`) against
+//! full run, the running build with `--quick`), regenerating into the
+//! output of the run before and into a new folder, against
 //! `node -e 'JSON.parse(...)'` on the schema file it writes, and with
 //! `--peers` against json-schema-to-typescript, quicktype (per language)
 //! and datamodel-code-generator on that same file, each pinned and
@@ -39,7 +40,8 @@ impl Timing {
     }
 }
 
-/// Times `runs` runs of `command` (built afresh by `make` each time).
+/// Times `runs` runs of `command` (built afresh by `make` each time, before
+/// the clock starts).
 pub(super) fn time(tool: &str, output: &str, runs: usize, make: &dyn Fn() -> Command) -> Timing {
     let mut timing = Timing { tool: tool.to_owned(), output: output.to_owned(), seconds: Vec::new(), peak_kib: None, failure: None };
     let wrapper = Path::new("/usr/bin/time");
@@ -114,11 +116,21 @@ pub fn measure(setup: &Setup, (xtask, build): (&Path, &str), peers: bool) -> Res
     std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
     let schema = setup.bindings.join("schema").join("acp.schema.json");
     let ours_out = work.join("bindings");
+    let fresh_out = work.join("bindings-new");
     eprintln!("bench: timing generation");
     let mut timings = vec![
+        // Regenerating: the output of the run before is there, so only
+        // what changed is written (none of it, the schema being the same).
         time(&format!("xtask generate ({build})"), "Rust, TypeScript, Python, schema, vectors", runs, &|| {
             let mut command = Command::new(xtask);
             command.arg("generate").arg("--out").arg(&ours_out).current_dir(&setup.workspace);
+            command
+        }),
+        // A first run: every file is created.
+        time(&format!("xtask generate ({build}), into a new folder"), "the same, every file written", runs, &|| {
+            let _ = std::fs::remove_dir_all(&fresh_out);
+            let mut command = Command::new(xtask);
+            command.arg("generate").arg("--out").arg(&fresh_out).current_dir(&setup.workspace);
             command
         }),
         time("node -e 'JSON.parse(...)'", "nothing (reads the schema file)", runs, &|| {
