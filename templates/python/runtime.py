@@ -210,6 +210,10 @@ class WireModel(BaseModel):
         validate_by_alias=True,
         use_attribute_docstrings=True,
         regex_engine="python-re",
+        # The parser keeps one copy of each member name it reads; a string
+        # value (a message chunk, an id) seldom comes twice, so caching those
+        # costs more than it saves.
+        cache_strings="keys",
         # naming.rs suffixes every name pydantic reserves (`model_*` too), so
         # no attribute shadows pydantic's own.
         protected_namespaces=(),

@@ -35,7 +35,8 @@ pub fn render_schema(schema: &ExtendedSchema, names: &PackageNames, languages: &
     let ir = crate::lowering::lower_told(schema, Unsupported::Fail, strict_names)?;
     let ir = if tolerant { acp_codegen::tolerant::tolerant(&ir) } else { ir };
     let wanted = LANGUAGES.into_iter().filter(|(language, _)| languages.is_empty() || languages.iter().any(|wanted| wanted == language));
-    let schema_text = schema.to_pretty_json();
+    // Printed by the first emitter that needs it, while the others go on.
+    let schema_text = std::sync::OnceLock::new();
     // The emitters and the vectors only read the IR: each runs on a thread of
     // its own, and the outputs keep this fixed order whatever finishes first.
     std::thread::scope(|scope| {
@@ -44,7 +45,7 @@ pub fn render_schema(schema: &ExtendedSchema, names: &PackageNames, languages: &
             .map(|(language, emit)| {
                 let emitting = scope.spawn(move || -> Result<Files> {
                     let mut files: Files = emit(ir, names)?.into_iter().collect();
-                    files.extend(acp_codegen::emit::package::extras(ir, names, language, schema_text)?);
+                    files.extend(acp_codegen::emit::package::extras(ir, names, language, schema_text.get_or_init(|| schema.to_pretty_json()))?);
                     Ok(files)
                 });
                 (language, emitting)
@@ -55,7 +56,7 @@ pub fn render_schema(schema: &ExtendedSchema, names: &PackageNames, languages: &
         for (language, emitting) in bindings {
             outputs.push((language.to_owned(), emitting.join().map_err(|_| anyhow::anyhow!("the {language} emitter panicked"))??));
         }
-        outputs.push(("schema".to_owned(), [(PathBuf::from("acp.schema.json"), schema_text.clone())].into_iter().collect()));
+        outputs.push(("schema".to_owned(), [(PathBuf::from("acp.schema.json"), schema_text.get_or_init(|| schema.to_pretty_json()).clone())].into_iter().collect()));
         outputs.push(("vectors".to_owned(), vectors.join().map_err(|_| anyhow::anyhow!("the vector generator panicked"))??));
         Ok(outputs)
     })
@@ -66,12 +67,13 @@ pub fn render_bindings(ir: &acp_codegen::Ir, names: &PackageNames) -> Result<Out
     LANGUAGES.into_iter().map(|(language, emit)| Ok((language.to_owned(), emit(ir, names)?.into_iter().collect()))).collect()
 }
 
-/// Writes every rendered folder under `out`.
+/// Writes every rendered folder under `out`, each on a thread of its own
+/// (most of the work, when regenerating, is reading what is there to compare).
 pub fn write(out: &Path, outputs: &Outputs) -> Result<()> {
-    for (folder, files) in outputs {
-        output::replace_directory(&out.join(folder), files)?;
-    }
-    Ok(())
+    std::thread::scope(|scope| {
+        let writing: Vec<_> = outputs.iter().map(|(folder, files)| (folder, scope.spawn(move || output::replace_directory(&out.join(folder), files)))).collect();
+        writing.into_iter().try_for_each(|(folder, written)| written.join().map_err(|_| anyhow::anyhow!("writing {folder} panicked"))?)
+    })
 }
 
 /// The vectors of `ir`, refused if the validator disagrees with any of them.

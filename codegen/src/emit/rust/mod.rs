@@ -40,40 +40,62 @@ use crate::ir::Ir;
 pub(crate) use context::RustContext;
 
 /// How many types of `types.rs` are built and printed at a time.
-const TYPES_AT_A_TIME: usize = 64;
+const TYPES_AT_A_TIME: usize = 32;
 
 /// Emits the Rust crate for `ir`.
 pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
     let context = RustContext::new(ir)?;
-    // `types.rs` is most of the crate: its two halves are built and printed
-    // on threads of their own while the other files are, and joined. Each
-    // half goes a few types at a time, so that only their tokens are held.
-    std::thread::scope(|scope| {
-        let count = ir.types.len();
-        let halves = [0..count / 2, count / 2..count].map(|range| {
-            let context = &context;
-            scope.spawn(move || {
-                let mut text = String::new();
-                for start in range.clone().step_by(TYPES_AT_A_TIME) {
-                    text.push_str(&format_file(types::emit(context, start..(start + TYPES_AT_A_TIME).min(range.end))?)?);
-                }
-                Ok::<_, CodegenError>(text)
-            })
-        });
-        let mut files = emit_rest(ir, names, &context)?;
-        let mut types = String::new();
-        for half in halves {
-            types.push_str(&half.join().map_err(|_| CodegenError {
+    // `types.rs` is most of the crate. It is cut into chunks of a few types,
+    // each built and printed on its own (so only its tokens are held); two
+    // threads take the next chunk in turn while this one prints the other
+    // files and then joins them. The chunks are joined in order.
+    let chunks = Chunks::new(ir.types.len());
+    let mut files = std::thread::scope(|scope| {
+        let (chunks, context) = (&chunks, &context);
+        let workers = [(), ()].map(|()| scope.spawn(move || chunks.print(context)));
+        let files = emit_rest(ir, names, context)?;
+        chunks.print(context)?;
+        for worker in workers {
+            worker.join().map_err(|_| CodegenError {
                 kind: ErrorKind::Unsupported,
                 file: "<rust emitter>".to_owned(),
                 pointer: String::new(),
                 message: "printing types.rs panicked".to_owned(),
-            })??);
+            })??;
         }
-        let after = files.iter().position(|(path, _)| path == Path::new("src/nullable.rs")).map_or(files.len(), |position| position + 1);
-        files.insert(after, (PathBuf::from("src/types.rs"), format!("//! One type per schema type.\n\n{types}")));
-        Ok(files)
-    })
+        Ok::<_, CodegenError>(files)
+    })?;
+    let types = chunks.printed.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner).concat();
+    let after = files.iter().position(|(path, _)| path == Path::new("src/nullable.rs")).map_or(files.len(), |position| position + 1);
+    files.insert(after, (PathBuf::from("src/types.rs"), format!("//! One type per schema type.\n\n{types}")));
+    Ok(files)
+}
+
+/// The chunks of `types.rs`: the next one to take, and each one's text.
+struct Chunks {
+    count: usize,
+    next: std::sync::atomic::AtomicUsize,
+    printed: std::sync::Mutex<Vec<String>>,
+}
+
+impl Chunks {
+    fn new(types: usize) -> Chunks {
+        let count = types.div_ceil(TYPES_AT_A_TIME);
+        Chunks { count, next: std::sync::atomic::AtomicUsize::new(0), printed: std::sync::Mutex::new(vec![String::new(); count]) }
+    }
+
+    /// Takes and prints chunks until none is left.
+    fn print(&self, context: &RustContext) -> Result<(), CodegenError> {
+        loop {
+            let chunk = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if chunk >= self.count {
+                return Ok(());
+            }
+            let start = chunk * TYPES_AT_A_TIME;
+            let text = format_file(types::emit(context, start..(start + TYPES_AT_A_TIME).min(context.ir.types.len()))?)?;
+            self.printed.lock().unwrap_or_else(std::sync::PoisonError::into_inner)[chunk] = text;
+        }
+    }
 }
 
 /// Every file of the crate but `types.rs`.
