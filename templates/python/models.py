@@ -65,6 +65,3 @@ TYPES: dict[str, _t.Any] = {
 {%- endfor %}
 }
 """Every type by its schema name, for the by-name codec."""
-{% for item in classes %}
-{{ item.name }}.model_rebuild()
-{%- endfor %}

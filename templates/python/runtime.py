@@ -214,6 +214,10 @@ class WireModel(BaseModel):
         # value (a message chunk, an id) seldom comes twice, so caching those
         # costs more than it saves.
         cache_strings="keys",
+        # Each model builds its validator and serializer when first used (all
+        # names are defined by then), not at import: a program that uses a
+        # few of the types does not pay for all of them.
+        defer_build=True,
         # naming.rs suffixes every name pydantic reserves (`model_*` too), so
         # no attribute shadows pydantic's own.
         protected_namespaces=(),

@@ -53,6 +53,12 @@ pub(super) fn time(tool: &str, output: &str, runs: usize, make: &dyn Fn() -> Com
             if let Some(folder) = command.get_current_dir() {
                 wrapped.current_dir(folder);
             }
+            for (key, value) in command.get_envs() {
+                match value {
+                    Some(value) => wrapped.env(key, value),
+                    None => wrapped.env_remove(key),
+                };
+            }
             wrapped
         } else {
             command
@@ -69,7 +75,12 @@ pub(super) fn time(tool: &str, output: &str, runs: usize, make: &dyn Fn() -> Com
             }
             Ok(output) => {
                 let stderr = String::from_utf8_lossy(&output.stderr);
-                let reason = stderr.lines().rev().find(|line| !line.trim().is_empty() && !line.starts_with("acp-bench-peak-kib")).unwrap_or("no message");
+                // The last line the program wrote, not the wrapper's own.
+                let reason = stderr
+                    .lines()
+                    .rev()
+                    .find(|line| !line.trim().is_empty() && !line.starts_with("acp-bench-peak-kib") && !line.starts_with("Command exited with non-zero status"))
+                    .unwrap_or("no message");
                 timing.failure = Some(format!("exit {}: {reason:.200}", output.status.code().unwrap_or(-1)));
                 break;
             }

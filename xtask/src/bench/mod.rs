@@ -19,6 +19,7 @@ mod python;
 mod report;
 mod rust;
 mod scale;
+mod startup;
 mod typescript;
 
 use std::collections::hash_map::DefaultHasher;
@@ -237,12 +238,13 @@ pub fn run(options: &Options) -> Result<()> {
     measurements.extend(rust::measure(&setup, &corpus_path)?);
     measurements.extend(typescript::measure(&setup, &corpus_path)?);
     measurements.extend(python::measure(&setup, &corpus_path)?);
+    let startup = startup::measure(&setup)?;
     let (xtask, build) = generation::xtask(&setup)?;
     let generation = generation::measure(&setup, (&xtask, build), options.peers)?;
     let scale = scale::measure(&setup, &xtask, if setup.quick { 1 } else { 3 })?;
 
     let results =
-        report::Results { quick: setup.quick, seed: SEED, corpus_messages: corpus.messages.len(), corpus_bytes: corpus.bytes, measurements, generation, scale };
+        report::Results { quick: setup.quick, seed: SEED, corpus_messages: corpus.messages.len(), corpus_bytes: corpus.bytes, measurements, startup, generation, scale };
     print!("{}", report::markdown(&results));
     if let Some(out) = &options.out {
         crate::output::write_file(out, report::json(&results).as_bytes())?;

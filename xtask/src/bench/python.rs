@@ -46,10 +46,15 @@ pub fn environment(folder: &Path, requirements: &str) -> Result<PathBuf> {
     Ok(python)
 }
 
+/// The benchmark environment's interpreter (made when missing).
+pub fn interpreter(setup: &Setup) -> Result<PathBuf> {
+    let requirements = format!("{}\nagent-client-protocol=={SDK_VERSION}\n", pydantic(&setup.workspace)?);
+    environment(&setup.folder.join("venv"), &requirements)
+}
+
 pub fn measure(setup: &Setup, corpus: &Path) -> Result<Vec<Measurement>> {
     let pydantic = pydantic(&setup.workspace)?;
-    let requirements = format!("{pydantic}\nagent-client-protocol=={SDK_VERSION}\n");
-    let python = environment(&setup.folder.join("venv"), &requirements)?;
+    let python = interpreter(setup)?;
     let program = setup.folder.join("programs").join("decode_encode.py");
     write_if_changed(&program, PROGRAM)?;
     let package = PackageNames::default().python_package;

@@ -1,7 +1,8 @@
 //! The benchmark's results as a Markdown table (printed) and as JSON
 //! (`--out`): per language, each implementation's throughput (medians),
 //! peak memory and exactness, the ratios of ours to the official SDK and to
-//! the floor; then generation times against the schema parse and the peers.
+//! the floor; then how long loading the bindings takes; then generation
+//! times against the schema parse and the peers.
 
 use std::fmt::Write;
 
@@ -9,6 +10,7 @@ use serde_json::{json, Value};
 
 use super::generation::Timing;
 use super::scale::Point;
+use super::startup::Startup;
 use super::Measurement;
 
 pub struct Results {
@@ -17,6 +19,7 @@ pub struct Results {
     pub corpus_messages: usize,
     pub corpus_bytes: usize,
     pub measurements: Vec<Measurement>,
+    pub startup: Vec<Startup>,
     pub generation: Vec<Timing>,
     pub scale: Vec<Point>,
 }
@@ -116,6 +119,7 @@ pub fn markdown(results: &Results) -> String {
             shorten(measurement.first_difference.as_deref().unwrap_or("?"), 400)
         );
     }
+    startup_markdown(results, &mut text);
     let ours = results.generation.first().filter(|timing| timing.failure.is_none()).map(Timing::median);
     let _ = writeln!(text, "\nGeneration (whole process, medians of {} runs):\n", results.generation.first().map_or(0, |timing| timing.seconds.len()));
     text.push_str("| generator | output | seconds | peak memory MiB | its time / ours |\n| --- | --- | ---: | ---: | ---: |\n");
@@ -210,6 +214,22 @@ pub fn json(results: &Results) -> String {
             })
         })
         .collect();
+    let startup: Vec<Value> = results
+        .startup
+        .iter()
+        .flat_map(|startup| {
+            startup.timings.iter().map(|timing| {
+                json!({
+                    "language": startup.language,
+                    "implementation": timing.tool,
+                    "seconds": timing.seconds,
+                    "median_seconds": if timing.failure.is_none() { Some(timing.median()) } else { None },
+                    "peak_kib": timing.peak_kib,
+                    "failure": timing.failure,
+                })
+            })
+        })
+        .collect();
     let scale: Vec<Value> = results
         .scale
         .iter()
@@ -229,8 +249,30 @@ pub fn json(results: &Results) -> String {
         "corpus": {"seed": results.seed, "messages": results.corpus_messages, "bytes": results.corpus_bytes},
         "decode_encode": measurements,
         "ratios": ratios,
+        "startup": startup,
         "generation": generation,
         "scale": scale,
     });
     format!("{}\n", serde_json::to_string_pretty(&document).unwrap_or_default())
+}
+
+/// Loading the bindings: per language, ours, the official SDK and the floor.
+fn startup_markdown(results: &Results, text: &mut String) {
+    let runs = results.startup.first().and_then(|startup| startup.timings.first()).map_or(0, |timing| timing.seconds.len());
+    let _ = writeln!(text, "\nLoading the bindings (a process that imports them and exits, medians of {runs} runs):\n");
+    text.push_str("| language | implementation | seconds | peak memory MiB | its time / ours |\n| --- | --- | ---: | ---: | ---: |\n");
+    for startup in &results.startup {
+        let ours = startup.timings.first().filter(|timing| timing.failure.is_none()).map(Timing::median);
+        for timing in &startup.timings {
+            match &timing.failure {
+                None => {
+                    let ratio = ours.map_or_else(|| "-".to_owned(), |ours| format!("{:.2}", timing.median() / ours));
+                    let _ = writeln!(text, "| {} | {} | {:.3} | {} | {ratio} |", startup.language, timing.tool, timing.median(), mebibytes(timing.peak_kib));
+                }
+                Some(failure) => {
+                    let _ = writeln!(text, "| {} | {} | failed: {} | - | - |", startup.language, timing.tool, shorten(failure, 120));
+                }
+            }
+        }
+    }
 }

@@ -19,8 +19,8 @@ const PROGRAM: &str = include_str!("programs/decode_encode.mjs");
 pub const SDK_VERSION: &str = "2.4.0";
 const ZOD_VERSION: &str = "4.6.7";
 
-/// Installs the official SDK once per manifest; returns the file of its v1 zod schemas.
-fn official(setup: &Setup) -> Result<std::path::PathBuf> {
+/// Installs the official SDK once per manifest; returns its folder.
+pub fn official_sdk(setup: &Setup) -> Result<std::path::PathBuf> {
     let folder = setup.folder.join("node");
     let manifest = format!(
         "{{\n  \"private\": true,\n  \"type\": \"module\",\n  \"dependencies\": {{\n    \"@agentclientprotocol/sdk\": \"{SDK_VERSION}\",\n    \"zod\": \"{ZOD_VERSION}\"\n  }}\n}}\n"
@@ -31,11 +31,11 @@ fn official(setup: &Setup) -> Result<std::path::PathBuf> {
         eprintln!("bench: installing @agentclientprotocol/sdk@{SDK_VERSION}");
         run_checked(Command::new("npm").args(["install", "--no-audit", "--no-fund", "--silent"]).current_dir(&folder), "npm install of the official SDK")?;
     }
-    Ok(sdk.join("dist").join("v1").join("schema").join("zod.gen.js"))
+    Ok(sdk)
 }
 
 /// Builds the generated package when it changed; returns its entry point.
-fn ours(setup: &Setup) -> Result<std::path::PathBuf> {
+pub fn ours(setup: &Setup) -> Result<std::path::PathBuf> {
     let package = setup.bindings.join("typescript");
     let entry = package.join("dist").join("index.js");
     if setup.bindings_changed || !entry.is_file() {
@@ -50,7 +50,8 @@ pub fn measure(setup: &Setup, corpus: &Path) -> Result<Vec<Measurement>> {
     let program = setup.folder.join("programs").join("decode_encode.mjs");
     write_if_changed(&program, PROGRAM)?;
     let ours = ours(setup)?;
-    let official = official(setup)?;
+    // The v1 zod schemas.
+    let official = official_sdk(setup)?.join("dist").join("v1").join("schema").join("zod.gen.js");
     let contenders = [
         ("ours", ours, "generated package (JSON.parse, decodeX, encode, JSON.stringify)".to_owned()),
         ("official", official, format!("@agentclientprotocol/sdk {SDK_VERSION} zod schemas (zod {ZOD_VERSION})")),
