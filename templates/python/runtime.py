@@ -37,6 +37,7 @@ from pydantic import (
     model_serializer,
     model_validator,
 )
+from pydantic.fields import FieldInfo
 from pydantic_core import CoreSchema, PydanticOmit, core_schema
 
 TAG_ERROR = "acp_union_tag:"
@@ -188,6 +189,16 @@ def encode(annotation: Any, value: Any) -> Any:
 _inherited: dict[tuple[type, str], tuple[Any, ...]] = {}
 
 
+def fields_of(cls: type[BaseModel]) -> dict[str, FieldInfo]:
+    """The members of `cls`, complete. A model builds itself when first used
+    on its own (`defer_build`); one that has so far only been read inside
+    another may still hold, for a member whose type is defined further down
+    its module, a placeholder without its alias or type."""
+    if not cls.__pydantic_fields_complete__:
+        cls.model_rebuild()
+    return cls.__pydantic_fields__
+
+
 def inherited(cls: type, name: str) -> tuple[Any, ...]:
     """The entries of the tuple `name` that `cls` and its bases declare, bases first (cached per class)."""
     found = _inherited.get((cls, name))
@@ -240,7 +251,7 @@ class WireModel(BaseModel):
 
         def __getattr__(self, name: str) -> Any:
             # A member its rules left out of a decoded object reads as its default.
-            field = type(self).__pydantic_fields__.get(name)
+            field = fields_of(type(self)).get(name)
             if field is not None:
                 return field.get_default(call_default_factory=True)
             return super().__getattr__(name)
@@ -273,7 +284,7 @@ class FlatModel(WireModel):
         model = handler(prepared)
         if cls.__acp_closed__:
             known = _declared(model)
-            unknown = [key for key in data if known is not None and key not in known and key not in cls.__pydantic_fields__]
+            unknown = [key for key in data if known is not None and key not in known and key not in fields_of(cls)]
             if unknown:
                 raise FieldError(unknown[0], "is not a member of this object")
         return model
@@ -301,7 +312,7 @@ def _own_members(cls: type[BaseModel]) -> frozenset[str]:
     found = _owned.get(cls)
     if found is None:
         flattened = inherited(cls, "__acp_flattened__")
-        names = {name for attr, field in cls.__pydantic_fields__.items() if attr not in flattened for name in (attr, field.alias or attr)}
+        names = {name for attr, field in fields_of(cls).items() if attr not in flattened for name in (attr, field.alias or attr)}
         found = _owned[cls] = frozenset(names)
     return found
 
@@ -313,7 +324,7 @@ def _declared(model: Any) -> set[str] | None:
         return None
     if not isinstance(model, BaseModel):
         return set()
-    names = {field.alias or name for name, field in type(model).__pydantic_fields__.items()}
+    names = {field.alias or name for name, field in fields_of(type(model)).items()}
     for attr in inherited(type(model), "__acp_flattened__"):
         inner = _declared(getattr(model, attr))
         if inner is None:
@@ -326,7 +337,7 @@ def value_or_default(model: BaseModel, attr: str, default: Any) -> Any:
     """The value of `attr`, or the schema default decoded as the field's type when absent."""
     if attr in model.model_fields_set:
         return getattr(model, attr)
-    return adapter(type(model).__pydantic_fields__[attr].annotation).validate_python(default)
+    return adapter(fields_of(type(model))[attr].annotation).validate_python(default)
 
 
 class CatchAll(RootModel[dict[str, Any]]):
