@@ -2,9 +2,9 @@
 //!
 //! Every command that reads a schema takes the same source options
 //! (`--schema FILE`, `--rfd NAME`..., `--no-rfd`). Commands compute all their
-//! output in memory first and only then write it, atomically, so bad input
-//! leaves no partial output behind. Errors name the file and JSON pointer and
-//! exit non-zero.
+//! output first (in memory, or `generate`'s staged beside its folders) and
+//! only then put it in place, so bad input leaves no partial output behind.
+//! Errors name the file and JSON pointer and exit non-zero.
 
 mod bench;
 mod chain;
@@ -268,8 +268,7 @@ fn run(command: Command) -> Result<()> {
             eprintln!("wrote {} vector files to {}", files.len(), out.display());
         }
         Command::Generate { source, names, languages, tolerant, out } => {
-            let outputs = generate::render(&source.options(), &names.names(), &languages, tolerant, source.strict_names)?;
-            generate::write(&out, &outputs)?;
+            generate::generate(&source.options(), &names.names(), &languages, tolerant, source.strict_names, &out)?;
             eprintln!("wrote {}", out.display());
         }
         Command::Package { source, names, base_version, out } => {
