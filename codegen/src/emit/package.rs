@@ -191,12 +191,7 @@ pub fn extras(ir: &Ir, names: &PackageNames, language: &str, schema: &str) -> Re
 }
 
 fn render(template: &impl Template, file: &str) -> Result<String, CodegenError> {
-    template.render().map_err(|error| CodegenError {
-        kind: ErrorKind::Unsupported,
-        file: format!("templates/package/{file}"),
-        pointer: String::new(),
-        message: error.to_string(),
-    })
+    super::render(template, &format!("package/{file}"))
 }
 
 #[cfg(test)]

@@ -173,12 +173,7 @@ fn collision(definition: &crate::ir::TypeDef, name: &str) -> CodegenError {
 }
 
 fn render(template: &impl Template, file: &str) -> Result<String, CodegenError> {
-    template.render().map_err(|error| CodegenError {
-        kind: ErrorKind::Unsupported,
-        file: format!("templates/typescript/{file}"),
-        pointer: String::new(),
-        message: error.to_string(),
-    })
+    super::render(template, &format!("typescript/{file}"))
 }
 
 /// `text` as a JSON (and JavaScript) string literal.

@@ -167,12 +167,7 @@ fn root_names(imports: &[(String, Vec<String>)]) -> Result<Vec<String>, CodegenE
 }
 
 fn render(template: &impl Template, file: &str) -> Result<String, CodegenError> {
-    template.render().map_err(|error| CodegenError {
-        kind: ErrorKind::Unsupported,
-        file: format!("templates/python/{file}"),
-        pointer: String::new(),
-        message: error.to_string(),
-    })
+    super::render(template, &format!("python/{file}"))
 }
 
 /// `text` as a Python docstring whose opening quotes sit `indent` spaces in:
