@@ -181,6 +181,30 @@ mod tests {
 
     use super::*;
 
+    /// An empty folder of its own, removed when dropped.
+    struct Scratch(PathBuf);
+
+    impl Scratch {
+        fn new() -> Scratch {
+            static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+            let number = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let folder = std::env::temp_dir().join(format!("acp-output-test-{}-{number}", std::process::id()));
+            let _ = fs::remove_dir_all(&folder);
+            fs::create_dir_all(&folder).unwrap();
+            Scratch(folder)
+        }
+
+        fn path(&self) -> &Path {
+            &self.0
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = fs::remove_dir_all(&self.0);
+        }
+    }
+
     fn files(entries: &[(&str, &str)]) -> Files {
         entries.iter().map(|(path, contents)| (PathBuf::from(path), (*contents).to_owned())).collect()
     }
@@ -205,7 +229,7 @@ mod tests {
 
     #[test]
     fn an_existing_directory_ends_with_exactly_the_files_and_only_changed_ones_are_rewritten() {
-        let root = tempfile::tempdir().unwrap();
+        let root = Scratch::new();
         let directory = root.path().join("out");
         replace_directory(&directory, &files(&[("same.txt", "same"), ("changed.txt", "old"), ("gone.txt", "x"), ("old/deep/file.txt", "x"), ("kept/a.txt", "a")])).unwrap();
         fs::write(directory.join("stray.txt"), "left by someone").unwrap();
@@ -227,7 +251,7 @@ mod tests {
 
     #[test]
     fn an_update_dropped_uncommitted_changes_nothing() {
-        let root = tempfile::tempdir().unwrap();
+        let root = Scratch::new();
         let directory = root.path().join("out");
         replace_directory(&directory, &files(&[("a.txt", "a"), ("b.txt", "b")])).unwrap();
         let before = read_tree(&directory);
@@ -244,7 +268,7 @@ mod tests {
 
     #[test]
     fn a_directory_this_tool_did_not_make_is_left_alone() {
-        let root = tempfile::tempdir().unwrap();
+        let root = Scratch::new();
         fs::write(root.path().join("mine.txt"), "mine").unwrap();
         let error = replace_directory(root.path(), &files(&[("a.txt", "a")])).unwrap_err();
         assert!(error.to_string().contains("was not written by this tool"), "{error}");

@@ -259,5 +259,13 @@ pub fn run(options: &Options) -> Result<()> {
     if !inexact.is_empty() {
         bail!("our bindings do not re-encode every corpus message exactly: {}", inexact.join("; "));
     }
+    // A peer may fail (it is reported as such); our own runs may not.
+    let ours = results.generation.iter().filter(|timing| timing.tool.starts_with("xtask"));
+    let scaled = results.scale.iter().map(|point| &point.timing);
+    let loaded = results.startup.iter().filter_map(|startup| startup.timings.first());
+    let failed: Vec<String> = ours.chain(scaled).chain(loaded).filter_map(|timing| timing.failure.as_ref().map(|failure| format!("{}: {failure}", timing.tool))).collect();
+    if !failed.is_empty() {
+        bail!("our own timed runs failed: {}", failed.join("; "));
+    }
     Ok(())
 }
