@@ -65,3 +65,6 @@ TYPES: dict[str, _t.Any] = {
 {%- endfor %}
 }
 """Every type by its schema name, for the by-name codec."""
+{% for class in build_order %}
+{{ class }}.model_rebuild()
+{%- endfor %}

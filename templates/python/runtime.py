@@ -37,7 +37,6 @@ from pydantic import (
     model_serializer,
     model_validator,
 )
-from pydantic.fields import FieldInfo
 from pydantic_core import CoreSchema, PydanticOmit, core_schema
 
 TAG_ERROR = "acp_union_tag:"
@@ -189,16 +188,6 @@ def encode(annotation: Any, value: Any) -> Any:
 _inherited: dict[tuple[type, str], tuple[Any, ...]] = {}
 
 
-def fields_of(cls: type[BaseModel]) -> dict[str, FieldInfo]:
-    """The members of `cls`, complete. A model builds itself when first used
-    on its own (`defer_build`); one that has so far only been read inside
-    another may still hold, for a member whose type is defined further down
-    its module, a placeholder without its alias or type."""
-    if not cls.__pydantic_fields_complete__:
-        cls.model_rebuild()
-    return cls.__pydantic_fields__
-
-
 def inherited(cls: type, name: str) -> tuple[Any, ...]:
     """The entries of the tuple `name` that `cls` and its bases declare, bases first (cached per class)."""
     found = _inherited.get((cls, name))
@@ -225,9 +214,8 @@ class WireModel(BaseModel):
         # value (a message chunk, an id) seldom comes twice, so caching those
         # costs more than it saves.
         cache_strings="keys",
-        # Each model builds its validator and serializer when first used (all
-        # names are defined by then), not at import: a program that uses a
-        # few of the types does not pay for all of them.
+        # Built by `models.py` once every class is defined, each after the
+        # classes it refers to, so that it reuses what they have built.
         defer_build=True,
         # naming.rs suffixes every name pydantic reserves (`model_*` too), so
         # no attribute shadows pydantic's own.
@@ -251,7 +239,7 @@ class WireModel(BaseModel):
 
         def __getattr__(self, name: str) -> Any:
             # A member its rules left out of a decoded object reads as its default.
-            field = fields_of(type(self)).get(name)
+            field = type(self).__pydantic_fields__.get(name)
             if field is not None:
                 return field.get_default(call_default_factory=True)
             return super().__getattr__(name)
@@ -284,7 +272,7 @@ class FlatModel(WireModel):
         model = handler(prepared)
         if cls.__acp_closed__:
             known = _declared(model)
-            unknown = [key for key in data if known is not None and key not in known and key not in fields_of(cls)]
+            unknown = [key for key in data if known is not None and key not in known and key not in cls.__pydantic_fields__]
             if unknown:
                 raise FieldError(unknown[0], "is not a member of this object")
         return model
@@ -312,7 +300,7 @@ def _own_members(cls: type[BaseModel]) -> frozenset[str]:
     found = _owned.get(cls)
     if found is None:
         flattened = inherited(cls, "__acp_flattened__")
-        names = {name for attr, field in fields_of(cls).items() if attr not in flattened for name in (attr, field.alias or attr)}
+        names = {name for attr, field in cls.__pydantic_fields__.items() if attr not in flattened for name in (attr, field.alias or attr)}
         found = _owned[cls] = frozenset(names)
     return found
 
@@ -324,7 +312,7 @@ def _declared(model: Any) -> set[str] | None:
         return None
     if not isinstance(model, BaseModel):
         return set()
-    names = {field.alias or name for name, field in fields_of(type(model)).items()}
+    names = {field.alias or name for name, field in type(model).__pydantic_fields__.items()}
     for attr in inherited(type(model), "__acp_flattened__"):
         inner = _declared(getattr(model, attr))
         if inner is None:
@@ -337,7 +325,7 @@ def value_or_default(model: BaseModel, attr: str, default: Any) -> Any:
     """The value of `attr`, or the schema default decoded as the field's type when absent."""
     if attr in model.model_fields_set:
         return getattr(model, attr)
-    return adapter(fields_of(type(model))[attr].annotation).validate_python(default)
+    return adapter(type(model).__pydantic_fields__[attr].annotation).validate_python(default)
 
 
 class CatchAll(RootModel[dict[str, Any]]):

@@ -18,6 +18,7 @@ mod connection;
 mod helpers;
 mod methods;
 mod negotiation;
+mod order;
 mod protocols;
 mod types;
 

@@ -22,6 +22,8 @@ pub(super) struct ModelsView {
     classes: Vec<ClassView>,
     aliases: Vec<AliasView>,
     table: Vec<(String, String)>,
+    /// Every class, in the order they are built at import ([`super::order`]).
+    build_order: Vec<String>,
 }
 
 struct EnumView {
@@ -328,7 +330,8 @@ pub(super) fn models_view(ir: &Ir) -> Result<ModelsView, CodegenError> {
             });
         }
     }
-    Ok(ModelsView { origin: ir.origin.clone(), enums, classes: all, aliases, table })
+    let build_order = super::order::build_order(ir, &classes);
+    Ok(ModelsView { origin: ir.origin.clone(), enums, classes: all, aliases, table, build_order })
 }
 
 fn variant_class_view(ir: &Ir, union: &UnionType, variant: &Variant, class: &str) -> ClassView {
