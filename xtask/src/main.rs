@@ -67,7 +67,7 @@ enum Command {
     Vectors {
         #[command(flatten)]
         source: SourceArgs,
-        /// The directory to write (replaced as a whole).
+        /// The directory to write: it ends holding exactly the vectors (only the files that changed are written).
         #[arg(long)]
         out: PathBuf,
     },
