@@ -39,7 +39,7 @@ Dropped = _t.Callable[[str | None, _rt.RequestError], None]
 notification that is unknown, invalid or whose handler raised (with its
 method), or a response to no request in flight (with `None`)."""
 
-_Dispatch = _t.Callable[[_t.Any, str, _t.Any], _t.Awaitable[_t.Any]]
+_Dispatch = _t.Callable[[_t.Any, str, _t.Any, bool], _t.Awaitable[_t.Any]]
 
 
 class Lifecycle(_t.Protocol):
@@ -71,6 +71,7 @@ class Connection:
     ) -> None:
         self._dispatch_request = dispatch_request
         self._dispatch_notification = dispatch_notification
+        self._reader = _rt.WireReader()
         self._send = send
         self._dropped = dropped
         self._lifecycle = lifecycle
@@ -91,7 +92,7 @@ class Connection:
         `MAX_DEPTH`, a number that is not finite, a lone surrogate) as
         `_checked` says."""
         try:
-            message = json.loads(text)
+            message, walk = self._reader.read(text)
         except ValueError as error:
             await self._write({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": f"not JSON: {error}"}})
             return
@@ -108,7 +109,7 @@ class Connection:
             await self._write({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "the id is not a string, a number or null"}})
         elif not isinstance(message.get("method"), str):
             await self._write({"jsonrpc": "2.0", "id": message.get("id"), "error": {"code": -32600, "message": "the method is not a string"}})
-        elif not await self._checked(message):
+        elif not await self._checked(message, walk):
             return
         elif "id" in message:
             task = asyncio.ensure_future(self._answer(message))
@@ -117,14 +118,16 @@ class Connection:
         else:
             await self._deliver(message["method"], message.get("params"))
 
-    async def _checked(self, message: dict[str, _t.Any]) -> bool:
+    async def _checked(self, message: dict[str, _t.Any], walk: bool) -> bool:
         """Whether a request or notification passes `check_wire`, its params
-        counted from depth 1 as when they are decoded. One that does not is
-        answered (a request) or reported to `dropped` (a notification): a
-        failure in its params as invalid params (-32602, the pointer relative
-        to the params), anywhere else as an invalid request (-32600)."""
+        counted from depth 1 as when they are decoded (walked only when its
+        text could fail, `walk`). One that does not is answered (a request) or
+        reported to `dropped` (a notification): a failure in its params as
+        invalid params (-32602, the pointer relative to the params), anywhere
+        else as an invalid request (-32600)."""
         try:
-            _rt.check_wire(message, depth=0)
+            if walk:
+                _rt.check_wire(message, depth=0)
         except _rt.DecodeError as failure:
             method = message["method"]
             inner = failure.path[len("/params") :]
@@ -141,7 +144,7 @@ class Connection:
 
     async def _answer(self, message: dict[str, _t.Any]) -> None:
         try:
-            answer: dict[str, _t.Any] = {"result": await self._dispatch_request(self._implementation, message["method"], message.get("params"))}
+            answer: dict[str, _t.Any] = {"result": await self._dispatch_request(self._implementation, message["method"], message.get("params"), True)}
         except _rt.RequestError as error:
             answer = {"error": error.to_json()}
         except Exception as error:  # noqa: BLE001 (any other failure of a handler answers -32603)
@@ -152,7 +155,7 @@ class Connection:
 
     async def _deliver(self, method: str, params: _t.Any) -> None:
         try:
-            await self._dispatch_notification(self._implementation, method, params)
+            await self._dispatch_notification(self._implementation, method, params, True)
         except _rt.RequestError as error:
             self._report(method, error)
         except Exception as error:  # noqa: BLE001 (a notification gets no answer: its failure is reported)

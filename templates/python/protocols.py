@@ -34,17 +34,18 @@ class {{ side.name }}(_t.Protocol):
         return
 
 
-async def {{ side.dispatch_request }}(handler: {{ side.name }}, method: str, params: _t.Any) -> _t.Any:
+async def {{ side.dispatch_request }}(handler: {{ side.name }}, method: str, params: _t.Any, checked: bool = False) -> _t.Any:
     """Decodes `params` by `method`, calls the handler and returns its result as JSON.
 
     Raises `MethodNotFound` (-32601) for a method the {{ side.label }} does not handle,
     `InvalidParams` (-32602) for params that do not decode, and whatever `RequestError`
-    the handler raises.
+    the handler raises. `checked`: `params` have passed `_runtime.check_wire`
+    already (a connection checks the whole message first).
     """
 {%- for handler in side.handlers %}
 {%- if let Some(result) = handler.result %}
     if method == {{ handler.method }}:
-        return _rt.encode(_m.{{ result }}, await handler.{{ handler.name }}(_rt.decode_params(method, _m.{{ handler.params }}, params)))
+        return _rt.encode(_m.{{ result }}, await handler.{{ handler.name }}(_rt.decode_params(method, _m.{{ handler.params }}, params, checked)))
 {%- endif %}
 {%- endfor %}
     if _rt.is_extension(method):
@@ -52,12 +53,12 @@ async def {{ side.dispatch_request }}(handler: {{ side.name }}, method: str, par
     raise _rt.MethodNotFound(method)
 
 
-async def {{ side.dispatch_notification }}(handler: {{ side.name }}, method: str, params: _t.Any) -> None:
+async def {{ side.dispatch_notification }}(handler: {{ side.name }}, method: str, params: _t.Any, checked: bool = False) -> None:
     """Decodes `params` by `method` and calls the handler; raises as `{{ side.dispatch_request }}` does."""
 {%- for handler in side.handlers %}
 {%- if handler.result.is_none() %}
     if method == {{ handler.method }}:
-        return await handler.{{ handler.name }}(_rt.decode_params(method, _m.{{ handler.params }}, params))
+        return await handler.{{ handler.name }}(_rt.decode_params(method, _m.{{ handler.params }}, params, checked))
 {%- endif %}
 {%- endfor %}
     if _rt.is_extension(method):

@@ -11,6 +11,7 @@ bindings only, naming the file."""
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 from pathlib import Path
 from typing import Any
@@ -229,3 +230,30 @@ def test_a_connection_answers_only_with_ids_it_can_write_back() -> None:
     assert [(message["id"], message["error"]["code"]) for message in errors] == [(None, -32600), (None, -32600), (None, -32600)], errors
     assert dropped == [(None, dropped[0][1])] and dropped[0][1]["code"] == -32600, "`true` is no request's id"
     assert failure.path == "/_meta/n"
+
+
+def test_a_connection_walks_every_text_whose_value_check_wire_refuses() -> None:
+    """A connection walks a message with `check_wire` only when its
+    `WireReader` says the text could fail: that is every case here whose
+    value `check_wire` refuses, and not a plain message (nor one whose text
+    holds escapes, numbers and brackets well within the limits)."""
+    runtime = importlib.import_module(f"{PACKAGE.__name__}._runtime")
+    refused = []
+    for case in CASES:
+        data = wire(case)
+        try:
+            value = json.loads(data)
+        except (ValueError, RecursionError):
+            continue
+        try:
+            runtime.check_wire(value)
+        except runtime.DecodeError:
+            assert isinstance(data, str)
+            refused.append(case["name"])
+            assert runtime.WireReader().read(data)[1], f"{case['name']}: the text is not walked, so check_wire's refusal is lost"
+    assert {"depth_over_limit", "number_beyond_double_range", "lone_surrogate", "lone_surrogate_member_name"} <= set(refused)
+    plain = json.dumps(
+        {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s", "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": '数据 "quoted"\n\\u 😀', "_meta": {"n": [1.5e300, -2, {"x": [[]]}]}}}}},
+        ensure_ascii=False,
+    )
+    assert runtime.WireReader().read(plain) == (json.loads(plain), False)

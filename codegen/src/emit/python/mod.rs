@@ -446,9 +446,9 @@ mod tests {
         assert!(handler("session_fork").contains("Optional (unstable)") && handler("session_fork").ends_with("raise _rt.MethodNotFound(\"session/fork\")"));
         assert!(handler("cancel_request").contains("Optional (protocol-level)") && handler("cancel_request").ends_with("\n        return"));
         for expected in [
-            "    if method == \"session/prompt\":\n        return _rt.encode(_m.Item, await handler.session_prompt(_rt.decode_params(method, _m.Item, params)))",
-            "    if method == \"fs/read_text_file\":\n        return await handler.fs_read_text_file(_rt.decode_params(method, _m.Item, params))",
-            "async def dispatch_client_request(handler: Client, method: str, params: _t.Any) -> _t.Any:",
+            "    if method == \"session/prompt\":\n        return _rt.encode(_m.Item, await handler.session_prompt(_rt.decode_params(method, _m.Item, params, checked)))",
+            "    if method == \"fs/read_text_file\":\n        return await handler.fs_read_text_file(_rt.decode_params(method, _m.Item, params, checked))",
+            "async def dispatch_client_request(handler: Client, method: str, params: _t.Any, checked: bool = False) -> _t.Any:",
         ] {
             assert!(protocols.contains(expected), "{expected} in\n{protocols}");
         }
