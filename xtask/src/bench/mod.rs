@@ -122,6 +122,9 @@ pub struct Measurement {
     /// Messages whose re-encoding differs from the input.
     pub differ: u64,
     pub first_difference: Option<String>,
+    /// What a message that went through rightly is (`equal`: decoded and
+    /// re-encoded to its input; `handled`: delivered to the handler).
+    pub outcome: String,
     /// Peak resident memory of the measuring process, KiB.
     pub peak_kib: Option<u64>,
 }
@@ -142,6 +145,7 @@ impl Measurement {
             failures: count("failures")?,
             differ: count("differ")?,
             first_difference: report["first_difference"].as_str().map(str::to_owned),
+            outcome: report["outcome"].as_str().unwrap_or("equal").to_owned(),
             peak_kib: report["peak_kib"].as_u64(),
         })
     }
@@ -238,6 +242,7 @@ pub fn run(options: &Options) -> Result<()> {
     measurements.extend(rust::measure(&setup, &corpus_path)?);
     measurements.extend(typescript::measure(&setup, &corpus_path)?);
     measurements.extend(python::measure(&setup, &corpus_path)?);
+    measurements.extend(python::measure_connection(&setup, &corpus_path)?);
     let startup = startup::measure(&setup)?;
     let (xtask, build) = generation::xtask(&setup)?;
     let generation = generation::measure(&setup, (&xtask, build), options.peers)?;

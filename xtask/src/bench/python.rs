@@ -16,6 +16,7 @@ use super::{measure_interleaved, write_if_changed, Contender, Measurement, Setup
 use crate::test_command::run_checked;
 
 const PROGRAM: &str = include_str!("programs/decode_encode.py");
+const RECEIVE: &str = include_str!("programs/receive.py");
 
 /// The official SDK.
 pub const SDK_VERSION: &str = "0.12.1";
@@ -54,16 +55,34 @@ pub fn interpreter(setup: &Setup) -> Result<PathBuf> {
 
 pub fn measure(setup: &Setup, corpus: &Path) -> Result<Vec<Measurement>> {
     let pydantic = pydantic(&setup.workspace)?;
-    let python = interpreter(setup)?;
-    let program = setup.folder.join("programs").join("decode_encode.py");
-    write_if_changed(&program, PROGRAM)?;
     let package = PackageNames::default().python_package;
     let contenders = [
         ("ours", package, format!("generated package (model_validate_json + model_dump_json), {pydantic}")),
         ("official", "acp.schema".to_owned(), format!("agent-client-protocol {SDK_VERSION} (acp.schema), {pydantic}")),
         ("floor", "-".to_owned(), "json.loads + json.dumps".to_owned()),
-    ]
-    .map(|(role, module, label)| {
+    ];
+    run_contenders("Python", setup, corpus, ("decode_encode.py", PROGRAM), contenders)
+}
+
+/// Receiving: the corpus's `session/update` notifications handed, as text,
+/// to a client's end of a connection (`programs/receive.py`).
+pub fn measure_connection(setup: &Setup, corpus: &Path) -> Result<Vec<Measurement>> {
+    let package = PackageNames::default().python_package;
+    let contenders = [
+        ("ours", package, "generated package (connect_client, receive)".to_owned()),
+        ("official", "acp".to_owned(), format!("agent-client-protocol {SDK_VERSION} (ClientSideConnection, json.loads per message)")),
+        ("floor", "-".to_owned(), "json.loads".to_owned()),
+    ];
+    run_contenders("Python connection", setup, corpus, ("receive.py", RECEIVE), contenders)
+}
+
+/// Runs `program` (its file name and text) for each of `contenders` (role,
+/// module, label), in turns.
+fn run_contenders(language: &'static str, setup: &Setup, corpus: &Path, (name, text): (&str, &str), contenders: [(&'static str, String, String); 3]) -> Result<Vec<Measurement>> {
+    let python = interpreter(setup)?;
+    let program = setup.folder.join("programs").join(name);
+    write_if_changed(&program, text)?;
+    let contenders = contenders.map(|(role, module, label)| {
         let (python, program, corpus, path) = (python.clone(), program.clone(), corpus.to_path_buf(), setup.bindings.join("python"));
         Contender {
             role,
@@ -76,5 +95,5 @@ pub fn measure(setup: &Setup, corpus: &Path) -> Result<Vec<Measurement>> {
             }),
         }
     });
-    measure_interleaved("Python", setup, &contenders)
+    measure_interleaved(language, setup, &contenders)
 }

@@ -39,7 +39,7 @@ fn mebibytes(kib: Option<u64>) -> String {
 
 fn correctness(measurement: &Measurement) -> String {
     if measurement.exact() {
-        format!("all {} equal", measurement.messages)
+        format!("all {} {}", measurement.messages, measurement.outcome)
     } else {
         let mut parts = Vec::new();
         if measurement.differ > 0 {
@@ -76,7 +76,7 @@ pub fn markdown(results: &Results) -> String {
     let mode = if results.quick { "quick run" } else { "full run" };
     let _ = writeln!(
         text,
-        "\nDecode + encode (parse text, decode to the typed value, encode, print), {mode}: corpus of {} messages, {:.1} MB (seed {:#x}); medians of {} runs, each a fresh process, the implementations taking turns.\n",
+        "\nDecode + encode (parse text, decode to the typed value, encode, print), {mode}: corpus of {} messages, {:.1} MB (seed {:#x}); medians of {} runs, each a fresh process, the implementations taking turns. The `Python connection` rows instead hand the corpus's `session/update` notifications, as JSON-RPC text, to a client's end of a connection whose handler counts them.\n",
         results.corpus_messages,
         results.corpus_bytes as f64 / 1e6,
         results.seed,
@@ -96,7 +96,7 @@ pub fn markdown(results: &Results) -> String {
             show(ratio(ours, floor), 2)
         );
     }
-    text.push_str("\n| language | implementation | messages/s | MB/s | peak memory MiB | decoded and re-encoded |\n| --- | --- | ---: | ---: | ---: | --- |\n");
+    text.push_str("\n| language | implementation | messages/s | MB/s | peak memory MiB | outcome |\n| --- | --- | ---: | ---: | ---: | --- |\n");
     for measurement in &results.measurements {
         let _ = writeln!(
             text,
