@@ -17,6 +17,8 @@ use crate::test_command::run_checked;
 
 const PROGRAM: &str = include_str!("programs/decode_encode.py");
 const RECEIVE: &str = include_str!("programs/receive.py");
+/// What the two programs share, beside them.
+const PROCESS: &str = include_str!("programs/bench_process.py");
 
 /// The official SDK.
 pub const SDK_VERSION: &str = "0.12.1";
@@ -82,6 +84,7 @@ fn run_contenders(language: &'static str, setup: &Setup, corpus: &Path, (name, t
     let python = interpreter(setup)?;
     let program = setup.folder.join("programs").join(name);
     write_if_changed(&program, text)?;
+    write_if_changed(&setup.folder.join("programs").join("bench_process.py"), PROCESS)?;
     let contenders = contenders.map(|(role, module, label)| {
         let (python, program, corpus, path) = (python.clone(), program.clone(), corpus.to_path_buf(), setup.bindings.join("python"));
         Contender {

@@ -21,6 +21,8 @@ import sys
 import time
 from collections.abc import Callable
 
+from bench_process import arguments, corpus, peak_kib
+
 
 def codecs(implementation: str, module_name: str) -> Callable[[str], Callable[[str], str]]:
     if implementation == "floor":
@@ -36,28 +38,15 @@ def codecs(implementation: str, module_name: str) -> Callable[[str], Callable[[s
     return for_type
 
 
-def peak_kib() -> int | None:
-    with open("/proc/self/status", encoding="utf-8") as status:
-        for line in status:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1])
-    return None
-
-
-def main(arguments: list[str]) -> int:
-    if len(arguments) != 4:
-        print(__doc__, file=sys.stderr)
-        return 2
-    implementation, module_name, corpus, runs_text = arguments
+def main(argv: list[str]) -> int:
+    implementation, module_name, corpus_path, runs = arguments(argv, __doc__ or "")
     for_type = codecs(implementation, module_name)
     by_type: dict[str, Callable[[str], str]] = {}
     messages: list[tuple[str, Callable[[str], str], str]] = []
-    with open(corpus, encoding="utf-8") as lines:
-        for line in lines:
-            type_name, _, text = line.rstrip("\n").partition("\t")
-            if type_name not in by_type:
-                by_type[type_name] = for_type(type_name)
-            messages.append((type_name, by_type[type_name], text))
+    for type_name, text in corpus(corpus_path):
+        if type_name not in by_type:
+            by_type[type_name] = for_type(type_name)
+        messages.append((type_name, by_type[type_name], text))
     size = sum(len(text.encode("utf-8")) for _, _, text in messages)
 
     failures = differ = 0
@@ -76,7 +65,7 @@ def main(arguments: list[str]) -> int:
             first_difference = problem
 
     seconds = []
-    for _ in range(int(runs_text)):
+    for _ in range(runs):
         start = time.perf_counter()
         for _, codec, text in messages:
             try:

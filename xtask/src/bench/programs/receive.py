@@ -21,8 +21,10 @@ import importlib
 import json
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
+
+from bench_process import arguments, corpus, peak_kib
 
 
 class Counter:
@@ -35,7 +37,7 @@ class Counter:
         raise NotImplementedError
 
 
-def ours(module_name: str) -> Callable[[list[str]], Awaitable[int]]:
+def ours(module_name: str) -> Callable[[list[str]], Coroutine[Any, Any, int]]:
     module = importlib.import_module(module_name)
 
     class Client(Counter, module.Client):  # type: ignore[misc, name-defined]
@@ -56,7 +58,7 @@ def ours(module_name: str) -> Callable[[list[str]], Awaitable[int]]:
     return run
 
 
-def official(module_name: str) -> Callable[[list[str]], Awaitable[int]]:
+def official(module_name: str) -> Callable[[list[str]], Coroutine[Any, Any, int]]:
     connection_module = importlib.import_module(f"{module_name}.client.connection")
 
     class Client(Counter):
@@ -93,7 +95,7 @@ def official(module_name: str) -> Callable[[list[str]], Awaitable[int]]:
     return run
 
 
-def floor(_module_name: str) -> Callable[[list[str]], Awaitable[int]]:
+def floor(_module_name: str) -> Callable[[list[str]], Coroutine[Any, Any, int]]:
     async def run(texts: list[str]) -> int:
         for text in texts:
             json.loads(text)
@@ -102,34 +104,18 @@ def floor(_module_name: str) -> Callable[[list[str]], Awaitable[int]]:
     return run
 
 
-def peak_kib() -> int | None:
-    with open("/proc/self/status", encoding="utf-8") as status:
-        for line in status:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1])
-    return None
-
-
-def main(arguments: list[str]) -> int:
-    if len(arguments) != 4:
-        print(__doc__, file=sys.stderr)
-        return 2
-    implementation, module_name, corpus, runs_text = arguments
+def main(argv: list[str]) -> int:
+    implementation, module_name, corpus_path, runs = arguments(argv, __doc__ or "")
     makers = {"ours": ours, "official": official, "floor": floor}
     if implementation not in makers:
         raise SystemExit(f"unknown implementation {implementation!r}")
     run = makers[implementation](module_name)
-    texts = []
-    with open(corpus, encoding="utf-8") as lines:
-        for line in lines:
-            type_name, _, text = line.rstrip("\n").partition("\t")
-            if type_name == "SessionNotification":
-                texts.append('{"jsonrpc":"2.0","method":"session/update","params":' + text + "}")
+    texts = ['{"jsonrpc":"2.0","method":"session/update","params":' + text + "}" for type_name, text in corpus(corpus_path) if type_name == "SessionNotification"]
     size = sum(len(text.encode("utf-8")) for text in texts)
 
     handled = asyncio.run(run(texts))
     seconds = []
-    for _ in range(int(runs_text)):
+    for _ in range(runs):
         start = time.perf_counter()
         asyncio.run(run(texts))
         seconds.append(time.perf_counter() - start)
