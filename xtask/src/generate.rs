@@ -109,13 +109,9 @@ pub fn render_bindings(ir: &acp_codegen::Ir, names: &PackageNames) -> Result<Out
     LANGUAGES.into_iter().map(|(language, emit)| Ok((language.to_owned(), emit(ir, names)?.into_iter().collect()))).collect()
 }
 
-/// Writes every rendered folder under `out`, each on a thread of its own
-/// (most of the work, when regenerating, is reading what is there to compare).
+/// Writes every rendered folder under `out`.
 pub fn write(out: &Path, outputs: &Outputs) -> Result<()> {
-    std::thread::scope(|scope| {
-        let writing: Vec<_> = outputs.iter().map(|(folder, files)| (folder, scope.spawn(move || output::replace_directory(&out.join(folder), files)))).collect();
-        writing.into_iter().try_for_each(|(folder, written)| written.join().map_err(|_| anyhow::anyhow!("writing {folder} panicked"))?)
-    })
+    outputs.iter().try_for_each(|(folder, files)| output::replace_directory(&out.join(folder), files))
 }
 
 /// The vectors of `ir`, refused if the validator disagrees with any of them.

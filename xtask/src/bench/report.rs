@@ -200,50 +200,14 @@ pub fn json(results: &Results) -> String {
             json!({"language": language, "ours_per_official": ratio(ours, official), "ours_per_floor": ratio(ours, floor)})
         })
         .collect();
-    let generation: Vec<Value> = results
-        .generation
-        .iter()
-        .map(|timing| {
-            json!({
-                "tool": timing.tool,
-                "output": timing.output,
-                "seconds": timing.seconds,
-                "median_seconds": if timing.failure.is_none() { Some(timing.median()) } else { None },
-                "peak_kib": timing.peak_kib,
-                "failure": timing.failure,
-            })
-        })
-        .collect();
+    let generation: Vec<Value> = results.generation.iter().map(|timing| timed(json!({"tool": timing.tool, "output": timing.output}), timing)).collect();
     let startup: Vec<Value> = results
         .startup
         .iter()
-        .flat_map(|startup| {
-            startup.timings.iter().map(|timing| {
-                json!({
-                    "language": startup.language,
-                    "implementation": timing.tool,
-                    "seconds": timing.seconds,
-                    "median_seconds": if timing.failure.is_none() { Some(timing.median()) } else { None },
-                    "peak_kib": timing.peak_kib,
-                    "failure": timing.failure,
-                })
-            })
-        })
+        .flat_map(|startup| startup.timings.iter().map(|timing| timed(json!({"language": startup.language, "implementation": timing.tool}), timing)))
         .collect();
-    let scale: Vec<Value> = results
-        .scale
-        .iter()
-        .map(|point| {
-            json!({
-                "definitions": point.definitions,
-                "schema_bytes": point.schema_bytes,
-                "seconds": point.timing.seconds,
-                "median_seconds": if point.timing.failure.is_none() { Some(point.timing.median()) } else { None },
-                "peak_kib": point.timing.peak_kib,
-                "failure": point.timing.failure,
-            })
-        })
-        .collect();
+    let scale: Vec<Value> =
+        results.scale.iter().map(|point| timed(json!({"definitions": point.definitions, "schema_bytes": point.schema_bytes}), &point.timing)).collect();
     let document = json!({
         "quick": results.quick,
         "corpus": {"seed": results.seed, "messages": results.corpus_messages, "bytes": results.corpus_bytes},
@@ -275,4 +239,16 @@ fn startup_markdown(results: &Results, text: &mut String) {
             }
         }
     }
+}
+
+/// `what` (a JSON object) with `timing`'s runs, median, peak memory and failure.
+fn timed(mut what: Value, timing: &Timing) -> Value {
+    let median = if timing.failure.is_none() { Some(timing.median()) } else { None };
+    if let Value::Object(fields) = &mut what {
+        fields.insert("seconds".to_owned(), json!(timing.seconds));
+        fields.insert("median_seconds".to_owned(), json!(median));
+        fields.insert("peak_kib".to_owned(), json!(timing.peak_kib));
+        fields.insert("failure".to_owned(), json!(timing.failure));
+    }
+    what
 }
