@@ -285,6 +285,14 @@ pub struct UnionType {
     pub variants: Vec<Variant>,
     /// Present for an extensible tagged union: unknown tags keep their payload.
     pub other: Option<CatchAll>,
+    /// Tagged unions: the variant without a tag leaves the tag member
+    /// unconstrained (its branch neither names the tag nor denies unknown
+    /// members), so it also takes every object the tagged variants do not: a
+    /// tag no variant or catch-all claims, a tag that is not a string, and a
+    /// claimed tag whose variant's payload does not decode. The tag is then
+    /// one of its unknown members, kept and written back.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub default_open: bool,
     /// The catch-all was added by tolerant reading ([`crate::tolerant`]), a
     /// deviation from the schema, which closes this union.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -365,6 +373,11 @@ pub struct Method {
     pub notification: Option<NotificationMethod>,
     /// The capability that must be advertised before the method may be used.
     pub gate: Option<Gate>,
+    /// Why the method's use is decided after initialize (a per-session
+    /// offer, such as `modes` for `session/set_mode`): a peer may never call
+    /// it, so its handler is optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_negotiated: Option<String>,
     /// The schema marks the method `**UNSTABLE**` (not part of the spec yet),
     /// in the description of its request, response or notification.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -377,6 +390,8 @@ pub struct Method {
 pub enum Optional<'a> {
     /// The handling side advertises the method in its capabilities.
     Gated(&'a Gate),
+    /// The peer learns after initialize whether it may call the method.
+    NotNegotiated(&'a str),
     /// The schema marks the method unstable.
     Unstable,
     /// Every side handles it at the protocol level (`$/cancel_request`).
@@ -389,6 +404,9 @@ impl Method {
     pub fn optional(&self, handled_by: Side) -> Option<Optional<'_>> {
         if let Some(gate) = &self.gate {
             return Some(Optional::Gated(gate));
+        }
+        if let Some(reason) = &self.not_negotiated {
+            return Some(Optional::NotNegotiated(reason));
         }
         if self.unstable {
             return Some(Optional::Unstable);

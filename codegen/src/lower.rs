@@ -598,7 +598,26 @@ impl<'a> Lowerer<'a> {
             Some(property) => self.variants_additional(members, property, pointer)?,
             None => AdditionalProperties::Kept(TypeExpr::Any),
         };
-        Ok(UnionType { style, exclusive, variants, other, tolerant: false, additional })
+        let default_open = match tag_property {
+            Some(property) => matches!(additional, AdditionalProperties::Kept(_)) && self.default_leaves_tag_open(members, property),
+            None => false,
+        };
+        Ok(UnionType { style, exclusive, variants, other, default_open, tolerant: false, additional })
+    }
+
+    /// Whether the union member without a tag (if any) accepts every value of
+    /// the tag property: neither it nor the definition it refers to names
+    /// the property or denies members it does not name.
+    fn default_leaves_tag_open(&self, members: &[Value], property: &str) -> bool {
+        let Some(default) = members.iter().find(|member| member_tag(member).is_none() && !is_tag_catch_all(member, property)).and_then(Value::as_object) else {
+            return false;
+        };
+        let leaves_open = |object: &Map<String, Value>| {
+            object.get("properties").and_then(Value::as_object).is_none_or(|properties| !properties.contains_key(property))
+                && object.get("additionalProperties") != Some(&Value::Bool(false))
+        };
+        let referred = single_reference(default).and_then(|reference| reference.strip_prefix("#/$defs/")).and_then(|key| self.definitions.get(key));
+        leaves_open(default) && referred.and_then(Value::as_object).is_none_or(leaves_open)
     }
 
     /// What the tagged members of a union say of members they do not name:
@@ -882,7 +901,8 @@ impl<'a> Lowerer<'a> {
             let notification = uses.remove(&Role::Notification).map(|(side, params, _)| NotificationMethod { side, params });
             let gate = schema.gates.methods.get(&name).map(gate);
             let unstable = unstable.contains(&name);
-            methods.insert(name.clone(), Method { name, request, notification, gate, unstable });
+            let not_negotiated = schema.gates.not_negotiated.get(&name).cloned();
+            methods.insert(name.clone(), Method { name, request, notification, gate, not_negotiated, unstable });
         }
         Ok(methods)
     }

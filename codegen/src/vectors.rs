@@ -253,6 +253,24 @@ impl Generator<'_> {
         Some(members)
     }
 
+    /// Unknown members spelled like another member's name in code (`meta`
+    /// beside `_meta`, `session_id` beside `sessionId`, `type_` beside
+    /// `type`): a binding must read members by wire name only.
+    fn name_twins(&self, fields: &[Field], additional: &AdditionalProperties) -> Option<Map<String, Value>> {
+        let AdditionalProperties::Kept(values) = additional else { return None };
+        let value = self.sample(values, false, 1)?;
+        let mut twins = Map::new();
+        for field in fields {
+            for twin in [field.name.clone(), crate::naming::python_attribute(&field.name), crate::naming::rust_field(&field.name)] {
+                let twin = twin.trim_start_matches("r#").to_owned();
+                if fields.iter().all(|other| other.wire_name != twin) {
+                    twins.insert(twin, value.clone());
+                }
+            }
+        }
+        (!twins.is_empty()).then_some(twins)
+    }
+
     // ---- nested failures --------------------------------------------------
 
     /// A value of `expression` whose first required member one object down
@@ -407,7 +425,14 @@ impl Generator<'_> {
             value.extend(unknown);
             push_unique(&mut file.valid, "unknown_members", Value::Object(value));
         }
-        let nullable: Vec<&Field> = structure.fields.iter().filter(|field| field.nullable).collect();
+        if let Some(twins) = self.name_twins(&structure.fields, &structure.additional) {
+            let mut value = full.clone();
+            value.extend(twins);
+            push_unique(&mut file.valid, "name_twins", Value::Object(value));
+        }
+        // `null` is a value of any JSON too, unless a rule discards it.
+        let takes_null = |field: &&Field| field.nullable || (matches!(field.ty, TypeExpr::Any | TypeExpr::Untyped { .. }) && !field.decode.default_on_null);
+        let nullable: Vec<&Field> = structure.fields.iter().filter(takes_null).collect();
         if !nullable.is_empty() {
             let mut nulls = minimal.clone();
             for field in &nullable {
@@ -562,11 +587,23 @@ impl Generator<'_> {
                 let Some(template) = tagged.and_then(|variant| self.sample_variant(union, variant, false, 0)) else { return };
                 let mut retagged = template.as_object().cloned().unwrap_or_default();
                 retagged.insert(property.clone(), json!(CUSTOM_TAG));
-                // With a member that carries no tag, an unknown tag is neither
-                // a custom variant nor an error the schema states: no vector.
+                // A member that carries no tag and leaves it open takes a tag
+                // no variant claims, and one that is not a string, kept as
+                // its unknown member; one that constrains the tag makes an
+                // unknown tag neither a variant nor an error the schema
+                // states: no vector.
                 let has_untagged_member = union.variants.iter().any(|variant| variant.tag.is_none());
                 if union.other.is_some() {
                     push_unique(&mut file.valid, "custom_variant", Value::Object(retagged));
+                } else if union.default_open {
+                    let mut untagged = union.variants.iter().filter(|variant| variant.tag.is_none()).filter_map(|variant| self.sample_variant(union, variant, false, 0));
+                    if let Some(Value::Object(default)) = untagged.next() {
+                        for (label, tag) in [("unclaimed_tag", json!(CUSTOM_TAG)), ("non_string_tag", json!(12345))] {
+                            let mut value = default.clone();
+                            value.insert(property.clone(), tag);
+                            push_unique(&mut file.valid, label, Value::Object(value));
+                        }
+                    }
                 } else if !has_untagged_member {
                     file.invalid.push(InvalidValue::member("unknown_tag", Value::Object(retagged), property));
                 }

@@ -95,10 +95,10 @@ fn a_schema_without_initialize_has_no_negotiation_module() {
 fn the_default_schema_gates() {
     let ir = lower(&acp_schema_source::load(&Default::default()).unwrap(), Unsupported::Fail).unwrap();
     let gated_methods = ir.methods.values().filter(|method| method.gate.is_some()).count();
-    // 17 methods (2 of them RFD), 17 variants (3 prompt blocks, 2 MCP
+    // 18 methods (2 of them RFD), 17 variants (3 prompt blocks, 2 MCP
     // transports, 8 client-advertised updates, turn_complete, 2 elicitation
     // modes, the override mode) and 3 systemPrompt members.
-    assert_eq!((gated_methods, ir.gated_variants.len(), ir.gated_fields.len()), (17, 17, 3));
+    assert_eq!((gated_methods, ir.gated_variants.len(), ir.gated_fields.len()), (18, 17, 3));
 }
 
 /// The reference evaluator on `tests/negotiation.json` for one schema, and

@@ -160,6 +160,9 @@ pub struct ResolvedAnnotations {
     pub methods: BTreeMap<String, ResolvedGate>,
     pub variants: BTreeMap<String, ResolvedGate>,
     pub fields: BTreeMap<String, ResolvedGate>,
+    /// Methods of the schema whose gate initialize cannot decide, with why
+    /// (from [`CapabilityAnnotations::not_negotiated`]).
+    pub not_negotiated: BTreeMap<String, String>,
     /// Annotations that do not apply: the target is not in the schema, or
     /// the gate has no path in its layout.
     pub skipped: Vec<String>,
@@ -214,6 +217,8 @@ impl CapabilityAnnotations {
         let methods_in_schema = methods_in(schema);
         let layout = self.layout_of(schema).cloned();
         let mut resolved = ResolvedAnnotations { layout: layout.clone(), ..ResolvedAnnotations::default() };
+        resolved.not_negotiated =
+            self.not_negotiated.iter().filter(|(name, _)| methods_in_schema.contains(name.as_str())).map(|(name, reason)| (name.clone(), reason.clone())).collect();
         let entries = self
             .methods
             .iter()

@@ -287,12 +287,12 @@ fn the_prose_scan_knows_every_phrasing() {
 fn the_prose_scan_fails_for_each_kind_of_unannotated_gate() {
     let annotations = CapabilityAnnotations::builtin().unwrap();
     let mut schema = extended();
-    schema["$defs"]["SetSessionModeRequest"]["description"] = json!("Only available if the agent advertises `modes`.");
+    schema["$defs"]["InitializeRequest"]["description"] = json!("Only available if the agent advertises `modes`.");
     schema["$defs"]["PromptRequest"]["properties"]["prompt"]["description"] = json!("Clients MUST only send this when the Agent advertises `x`.");
     let index = schema["$defs"]["SessionUpdate"]["oneOf"].as_array().unwrap().iter().position(|m| m["properties"]["sessionUpdate"]["const"] == "usage_update").unwrap();
     schema["$defs"]["SessionUpdate"]["oneOf"][index]["description"] = json!("Agents MUST NOT send this update unless the Client advertised `usage`.");
     let missing: Vec<Subject> = annotations.unannotated(&schema).into_iter().map(|gate| gate.subject).collect();
-    assert!(missing.contains(&Subject::Method("session/set_mode".into())), "{missing:?}");
+    assert!(missing.contains(&Subject::Method("initialize".into())), "{missing:?}");
     assert!(missing.contains(&Subject::Field("PromptRequest/prompt".into())), "{missing:?}");
     assert!(missing.contains(&Subject::Variant("SessionUpdate/usage_update".into())), "{missing:?}");
 }

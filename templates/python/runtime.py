@@ -35,6 +35,7 @@ from pydantic import (
     SerializerFunctionWrapHandler,
     TypeAdapter,
     ValidationError,
+    ValidatorFunctionWrapHandler,
     model_serializer,
     model_validator,
 )
@@ -181,6 +182,14 @@ def adapter(annotation: Any) -> TypeAdapter[Any]:
     return found
 
 
+def read(annotation: Any, value: Any) -> Any:
+    """`value`, wire JSON, validated as `annotation`: members are matched by
+    their wire names only, so a member the schema does not name that is
+    spelled like another member's attribute (`meta` beside `_meta`) stays an
+    unknown member. Building a model in Python takes attributes too."""
+    return adapter(annotation).validate_python(value, by_alias=True, by_name=False)
+
+
 def encode(annotation: Any, value: Any) -> Any:
     """The wire JSON of a decoded value."""
     return adapter(annotation).dump_python(value, mode="json", by_alias=True, exclude_unset=True)
@@ -207,7 +216,9 @@ class WireModel(BaseModel):
     decode rules in its `Member`; a tagged variant built in Python gets its tag."""
 
     model_config = ConfigDict(
-        validate_by_name=True,
+        # Wire JSON names members by wire name only (`model_validate` too);
+        # building in Python takes attributes as well (`__init__`).
+        validate_by_name=False,
         validate_by_alias=True,
         use_attribute_docstrings=True,
         regex_engine="python-re",
@@ -231,7 +242,7 @@ class WireModel(BaseModel):
         if tag is not None and tag[0] not in data and tag[1] not in data:
             # Set, so that it is written out like any member given.
             data[tag[1]] = tag[2]
-        super().__init__(**data)
+        self.__pydantic_validator__.validate_python(data, self_instance=self, by_alias=True, by_name=True)
 
     # Only for building in Python: pydantic-core decodes without calling it.
     __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
@@ -326,7 +337,7 @@ def value_or_default(model: BaseModel, attr: str, default: Any) -> Any:
     """The value of `attr`, or the schema default decoded as the field's type when absent."""
     if attr in model.model_fields_set:
         return getattr(model, attr)
-    return adapter(type(model).__pydantic_fields__[attr].annotation).validate_python(default)
+    return read(type(model).__pydantic_fields__[attr].annotation, default)
 
 
 class CatchAll(RootModel[dict[str, Any]]):
@@ -341,8 +352,12 @@ class CatchAll(RootModel[dict[str, Any]]):
         return self
 
 
-def tag_of(wire: str, labels: dict[str, str], untagged: str | None, other: str | None) -> Callable[[Any], str | None]:
-    """The discriminator of a tagged union: the variant label for a value."""
+def tag_of(wire: str, labels: dict[str, str], untagged: str | None, other: str | None, default_open: bool) -> Callable[[Any], str | None]:
+    """The discriminator of a tagged union: the variant label for a value.
+    With `default_open`, the variant without a tag (`untagged`) also takes a
+    tag that is not a string or that no variant or catch-all claims."""
+
+    fallback = untagged if default_open else None
 
     # Decoding asks with a dict, encoding with a model (RootModel included).
     def pick(value: Any) -> str | None:
@@ -351,16 +366,37 @@ def tag_of(wire: str, labels: dict[str, str], untagged: str | None, other: str |
             if tag is None:
                 return untagged
             if tag.__class__ is not str and not isinstance(tag, str):
-                return None
+                return fallback
             found = labels.get(tag)
             if found is not None:
                 return found
-            return other if other is not None else tag
+            if other is not None:
+                return other
+            return fallback if fallback is not None else tag
         if isinstance(value, BaseModel):
             return value.__class__.__name__
         return None
 
     return pick
+
+
+def default_on_failure(default: Callable[[], Any]) -> Callable[[Any, ValidatorFunctionWrapHandler], Any]:
+    """The validator of a tagged union whose variant without a tag leaves the
+    tag open: an object whose tagged variant does not decode is read as that
+    variant (`default()`) when it can be; otherwise the variant's error stands."""
+
+    def fall_back(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        try:
+            return handler(value)
+        except ValidationError as error:
+            if not isinstance(value, dict):
+                raise
+            try:
+                return read(default(), value)
+            except ValidationError:
+                raise error from None
+
+    return fall_back
 
 
 def check_tag(wire: str, tag: str, message: str) -> Callable[[Any], Any]:
@@ -383,7 +419,7 @@ def untagged(options: Callable[[], tuple[Any, ...]]) -> Callable[[Any], Any]:
         found = False
         for annotation in options():
             try:
-                decoded = adapter(annotation).validate_python(value)
+                decoded = read(annotation, value)
             except (ValidationError, ValueError):
                 continue
             if encode(annotation, decoded) == value:
@@ -527,7 +563,7 @@ def decode_with(annotation: Any, value: Any, checked: bool = False) -> Any:
     if not checked:
         check_wire(value)
     try:
-        return adapter(annotation).validate_python(value)
+        return read(annotation, value)
     except ValidationError as error:
         details = error.errors()[0]
         cause = details.get("ctx", {}).get("error")

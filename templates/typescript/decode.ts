@@ -587,9 +587,13 @@ function object(fields: readonly FieldSpec[], flatten: readonly string[], known:
  * A union told apart by the string at `property`. The variant without a tag
  * (if any) is used when the property is absent or `null`; an unknown tag
  * keeps the whole object when the union is `open`, and fails otherwise.
+ * With `defaultOpen`, the variant without a tag also takes what no tagged
+ * variant does (an unknown tag, one that is not a string, a known tag whose
+ * payload does not decode), the tag kept among its unknown members.
  */
-function taggedUnion(property: string, variants: ReadonlyArray<readonly [string, Codec]>, untagged: Codec | null, open: boolean): Codec {
+function taggedUnion(property: string, variants: ReadonlyArray<readonly [string, Codec]>, untagged: Codec | null, open: boolean, defaultOpen: boolean): Codec {
   const table = new Map<string, Codec>(variants);
+  const fallback = defaultOpen ? untagged : null;
   return (value, at) => {
     if (!isObject(value)) return fail(at, `expected an object, got ${describe(value)}`);
     const tag = hasMember(value, property) ? value[property] : null;
@@ -600,6 +604,7 @@ function taggedUnion(property: string, variants: ReadonlyArray<readonly [string,
       return fail(here, `missing tag ${JSON.stringify(property)}`);
     }
     if (typeof tag !== "string") {
+      if (fallback !== null) return fallback(value, at);
       const here = inside(at);
       here.key = property;
       return fail(here, `expected a string tag, got ${describe(tag)}`);
@@ -607,11 +612,22 @@ function taggedUnion(property: string, variants: ReadonlyArray<readonly [string,
     const variant = table.get(tag);
     if (variant === undefined) {
       if (open) return anyJson(value, at);
+      if (fallback !== null) return fallback(value, at);
       const here = inside(at);
       here.key = property;
       return fail(here, `unknown tag ${JSON.stringify(tag)}, expected one of ${[...table.keys()].map((known) => JSON.stringify(known)).join(", ")}`);
     }
+    const issues = at.run.issues;
+    const mark = issues.length;
     const decoded = variant(value, at);
+    if (decoded === FAILED && fallback !== null) {
+      // The variant's issues are the ones told when the default fails too.
+      const told = issues.splice(mark);
+      const taken = fallback(value, at);
+      if (taken !== FAILED) return taken;
+      issues.splice(mark, issues.length - mark, ...told);
+      return FAILED;
+    }
     if (!isObject(decoded) || decoded[property] === tag) return decoded;
     const result = copyOf(decoded);
     setMember(result, property, tag);

@@ -37,6 +37,17 @@ def test_attributes_are_snake_case_and_accept_both_names() -> None:
     assert by_attribute.model_dump(mode="json", by_alias=True, exclude_unset=True) == {"text": "x", "_meta": {"k": 1}}
 
 
+def test_wire_json_is_read_by_wire_names_only() -> None:
+    """An unknown member spelled like another member's attribute stays an
+    unknown member: `meta` is not `_meta` on the wire (a real client's
+    `clientCapabilities` carried one)."""
+    wire = {"clientCapabilities": {"meta": {"k": 1}}, "protocolVersion": 1}
+    for decoded in (MODELS.InitializeRequest.model_validate(wire), RUNTIME.read(MODELS.InitializeRequest, wire)):
+        assert decoded.client_capabilities is not None
+        assert "meta" not in decoded.client_capabilities.model_fields_set
+        assert RUNTIME.encode(MODELS.InitializeRequest, decoded) == wire
+
+
 def test_every_model_is_documented() -> None:
     for name, value in vars(MODELS).items():
         if inspect.isclass(value) and value.__module__ == MODELS.__name__:
@@ -53,20 +64,23 @@ def test_protocols_have_one_method_per_handled_method() -> None:
 
 
 def flattening_vectors() -> list[Any]:
-    """The valid vectors of every model that flattens a union beside its own members."""
+    """The valid vectors of every model that flattens a union beside its own
+    members, but those with unknown members spelled like attributes
+    (`name_twins`): a constructor takes attributes, so it cannot be given them."""
     cases = []
     for path in sorted((bindings_folder() / "vectors").glob("*.json")):
         document = json.loads(path.read_text(encoding="utf-8"))
         model = MODELS.TYPES.get(document["type"])
         if isinstance(model, type) and issubclass(model, RUNTIME.FlatModel):
             for vector in document["valid"]:
-                cases.append(pytest.param(model, vector["value"], id=f"{document['type']}/{vector['name']}"))
+                if vector["name"] != "name_twins":
+                    cases.append(pytest.param(model, vector["value"], id=f"{document['type']}/{vector['name']}"))
     return cases
 
 
 @pytest.mark.parametrize(("model", "value"), flattening_vectors())
 def test_models_that_flatten_are_built_from_their_attributes(model: Any, value: Any) -> None:
-    decoded = model.model_validate(value)
+    decoded = RUNTIME.read(model, value)
     rebuilt = model(**{name: getattr(decoded, name) for name in decoded.model_fields_set})
     assert rebuilt == decoded
     assert RUNTIME.encode(model, rebuilt) == RUNTIME.encode(model, decoded)

@@ -20,7 +20,6 @@ from acp_bindings import (
     AgentConnection,
     CancelNotification,
     Client,
-    CompleteElicitationNotification,
     ContentBlockText,
     CreateElicitationRequest,
     CreateElicitationRequestModeForm,
@@ -72,9 +71,6 @@ class DemoClient(Client):
 
     async def session_request_permission(self, params: RequestPermissionRequest) -> RequestPermissionResponse:
         raise NotImplementedError
-
-    async def elicitation_complete(self, params: CompleteElicitationNotification) -> None:
-        pass
 
     async def extension_notification(self, method: str, params: Any) -> None:
         self.seen.append(f"extension {method}")

@@ -40,7 +40,6 @@ const agentEnd = connectAgent((client): Agent => ({
 
 const demoClient: Client = {
   sessionRequestPermission: () => ({ outcome: { outcome: "cancelled" } }),
-  elicitationComplete: () => {},
   sessionUpdate: ({ update }) => {
     switch (update.sessionUpdate) {
       case "agent_message_chunk":

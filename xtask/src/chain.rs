@@ -7,6 +7,9 @@
 //! repair it (to the vector's `expected`) by itself. The first step is
 //! compared with the vector. Numbers compare exactly: `1` is not `1.0`.
 //! A disagreement names the type, the vector and the two languages.
+//! [`run_cases`] runs the same chain on cases from elsewhere (the
+//! independent values of [`crate::independent`]), whose first step may be
+//! judged by a rule instead of compared with one verdict.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -33,7 +36,7 @@ impl Step {
 
 /// What a language made of one input line.
 #[derive(Debug, Clone, PartialEq)]
-enum Verdict {
+pub enum Verdict {
     Accepted(Value),
     Rejected { pointer: String },
 }
@@ -54,7 +57,7 @@ impl Verdict {
         }
     }
 
-    fn describe(&self) -> String {
+    pub fn describe(&self) -> String {
         match self {
             Verdict::Accepted(value) => format!("accepts it as {value}"),
             Verdict::Rejected { pointer } => format!("rejects it at {pointer:?}"),
@@ -62,13 +65,36 @@ impl Verdict {
     }
 }
 
-/// One vector of the chain: its origin, its input and what it must become.
-struct Case {
-    type_name: String,
-    name: String,
-    kind: &'static str,
-    value: Value,
-    expected: Verdict,
+/// A judge of a verdict: `Err` says why it is wrong.
+pub type Judge = Box<dyn Fn(&Verdict) -> Result<(), String>>;
+
+/// What the first language must make of a case.
+pub enum Expected {
+    /// Exactly this verdict.
+    Verdict(Verdict),
+    /// A verdict this judge accepts.
+    Judged(Judge),
+}
+
+impl Expected {
+    fn judge(&self, verdict: &Verdict) -> Result<(), String> {
+        match self {
+            Expected::Verdict(expected) if verdict.agrees(expected) => Ok(()),
+            Expected::Verdict(expected) => Err(format!("the vector {} but", expected.describe())),
+            Expected::Judged(judge) => judge(verdict),
+        }
+    }
+}
+
+/// One case of the chain: its origin, its input and what it must become.
+/// A `valid` case is passed on as the previous language re-encoded it; any
+/// other is given to every language as written.
+pub struct Case {
+    pub type_name: String,
+    pub name: String,
+    pub kind: &'static str,
+    pub value: Value,
+    pub expected: Expected,
 }
 
 /// The vectors of the chain must cover at least this many of each kind; a
@@ -76,9 +102,28 @@ struct Case {
 const MINIMUM: [(&str, usize); 3] = [("valid", 100), ("invalid", 50), ("lenient", 1)];
 
 pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
-    let folder = bindings.join("chain");
-    std::fs::create_dir_all(&folder)?;
     let cases = load_cases(&bindings.join("vectors"))?;
+    let failures = run_cases(workspace, bindings, "chain", &cases)?;
+    let passed = cases.len() - failures.len();
+    println!("chain {label} (Rust -> TypeScript -> Python -> Rust): {passed} of {} vectors agree", cases.len());
+    for failure in failures.iter().take(40) {
+        println!("  {failure}");
+    }
+    if !failures.is_empty() {
+        bail!("{} of {} vectors changed along the chain for {label}", failures.len(), cases.len());
+    }
+    Ok(())
+}
+
+/// Runs `cases` through Rust, TypeScript, Python and Rust again in the
+/// folder `bindings/<name>`: the first step is judged by each case's
+/// [`Expected`], every later one must agree with the step before it. Gives
+/// one line per case that failed, naming the type, the case and the two
+/// languages.
+pub fn run_cases(workspace: &Path, bindings: &Path, name: &str, cases: &[Case]) -> Result<Vec<String>> {
+    let folder = bindings.join(name);
+    std::fs::create_dir_all(&folder)?;
+    let label = bindings.file_name().map(|label| label.to_string_lossy().into_owned()).unwrap_or_default();
     let rust = || Step { language: "Rust", program: crate::test_rust::batch_program(workspace), arguments: Vec::new() };
     let steps = [
         rust(),
@@ -95,8 +140,8 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
         },
         rust(),
     ];
-    let mut previous: Vec<Verdict> = cases.iter().map(|case| case.expected.clone()).collect();
-    let mut previous_name = "the vector";
+    let mut previous: Vec<Option<Verdict>> = cases.iter().map(|_| None).collect();
+    let mut previous_name = "";
     let mut failures = Vec::new();
     let mut broken = vec![false; cases.len()];
     for (index, step) in steps.iter().enumerate() {
@@ -104,7 +149,7 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
             .iter()
             .zip(&previous)
             .map(|(case, verdict)| match verdict {
-                Verdict::Accepted(value) if case.kind == "valid" => json!({"type": case.type_name, "value": value}),
+                Some(Verdict::Accepted(value)) if case.kind == "valid" => json!({"type": case.type_name, "value": value}),
                 _ => json!({"type": case.type_name, "value": case.value}),
             })
             .collect();
@@ -117,37 +162,29 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
         }
         let verdicts: Vec<Verdict> = results.iter().map(Verdict::of).collect::<Result<_>>().with_context(|| format!("reading {}", output.display()))?;
         for (position, (verdict, before)) in verdicts.iter().zip(&previous).enumerate() {
-            if broken[position] || verdict.agrees(before) {
+            if broken[position] {
                 continue;
             }
             let case = &cases[position];
-            failures.push(format!(
-                "{} / {}: {previous_name} {} but {} {}",
-                case.type_name,
-                case.name,
-                before.describe(),
-                step.language,
-                verdict.describe()
-            ));
-            broken[position] = true;
+            let judged = match before {
+                Some(before) if verdict.agrees(before) => Ok(()),
+                Some(before) => Err(format!("{previous_name} {} but", before.describe())),
+                None => case.expected.judge(verdict),
+            };
+            if let Err(reason) = judged {
+                failures.push(format!("{} / {}: {reason} {} {}", case.type_name, case.name, step.language, verdict.describe()));
+                broken[position] = true;
+            }
         }
-        previous = verdicts;
+        previous = verdicts.into_iter().map(Some).collect();
         previous_name = step.language;
     }
-    let passed = broken.iter().filter(|failed| !**failed).count();
-    println!("chain {label} (Rust -> TypeScript -> Python -> Rust): {passed} of {} vectors agree", cases.len());
-    for failure in failures.iter().take(40) {
-        println!("  {failure}");
-    }
-    if !failures.is_empty() {
-        bail!("{} of {} vectors changed along the chain for {label}", failures.len(), cases.len());
-    }
-    Ok(())
+    Ok(failures)
 }
 
 /// JSON equality, object member order aside. Numbers compare exactly as
 /// parsed: integers as integers (beyond 2^53 too), and `1` differs from `1.0`.
-fn same_json(left: &Value, right: &Value) -> bool {
+pub fn same_json(left: &Value, right: &Value) -> bool {
     match (left, right) {
         (Value::Array(left), Value::Array(right)) => left.len() == right.len() && left.iter().zip(right).all(|(a, b)| same_json(a, b)),
         (Value::Object(left), Value::Object(right)) => {
@@ -175,19 +212,19 @@ fn load_cases(folder: &Path) -> Result<Vec<Case>> {
         if valid.is_empty() {
             bail!("{}: no valid vector", path.display());
         }
-        let mut push = |vector: &Value, kind: &'static str, expected: Verdict| {
+        let mut push = |vector: &Value, kind: &'static str, expected: Expected| {
             let name = vector["name"].as_str().unwrap_or_default().to_owned();
             cases.push(Case { type_name: type_name.clone(), name, kind, value: vector["value"].clone(), expected });
         };
         for vector in &valid {
-            push(vector, "valid", Verdict::Accepted(vector["value"].clone()));
+            push(vector, "valid", Expected::Verdict(Verdict::Accepted(vector["value"].clone())));
         }
         for vector in &list("invalid")? {
             let pointer = vector["pointer"].as_str().with_context(|| format!("{}: an invalid vector without a pointer", path.display()))?;
-            push(vector, "invalid", Verdict::Rejected { pointer: pointer.to_owned() });
+            push(vector, "invalid", Expected::Verdict(Verdict::Rejected { pointer: pointer.to_owned() }));
         }
         for vector in &list("lenient")? {
-            push(vector, "lenient", Verdict::Accepted(vector["expected"].clone()));
+            push(vector, "lenient", Expected::Verdict(Verdict::Accepted(vector["expected"].clone())));
         }
     }
     for (kind, minimum) in MINIMUM {

@@ -93,7 +93,8 @@ fn add_fields(members: &mut Map<String, Value>, fields: &[Field]) {
 /// "same": [node]}`, where `same` lists what else the type's values are
 /// (flattened bases, an alias's target). A union's shape adds `"variants"`,
 /// one shape each, with its `"tag"` value when the union is tagged by the
-/// union's `"tag"` member.
+/// union's `"tag"` member, and `"defaultOpen"` when its variant without a
+/// tag takes the values whose tag no variant claims.
 fn member_graph(ir: &Ir) -> Value {
     let mut graph = Map::new();
     for (name, definition) in &ir.types {
@@ -113,6 +114,9 @@ fn member_graph(ir: &Ir) -> Value {
             TypeKind::Union(union) => {
                 if let UnionStyle::Tagged { property } = &union.style {
                     entry.insert("tag".to_owned(), json!(property));
+                    if union.default_open {
+                        entry.insert("defaultOpen".to_owned(), json!(true));
+                    }
                 }
                 // A tagged variant's object keeps what its union keeps.
                 let kept = match (&union.style, &union.additional) {

@@ -7,6 +7,7 @@
 //! Errors name the file and JSON pointer and exit non-zero.
 
 mod bench;
+mod captures;
 mod chain;
 mod check_trace;
 mod differential;
@@ -14,6 +15,8 @@ mod mutation;
 mod negotiate;
 mod negotiation_suite;
 mod generate;
+mod handlers;
+mod independent;
 mod lowering;
 mod output;
 mod package;
@@ -154,7 +157,14 @@ enum Command {
         args: check_trace::generate::GenerateArgs,
     },
     /// Run every test of every language, installing what they need.
-    Test,
+    Test {
+        /// Only the bindings of these schemas (`default`, `default-tolerant`,
+        /// `v1-stable`, `v1-unstable`, `v2-stable`, `v2-unstable`, `hostile`;
+        /// repeatable), without the workspace tests, the packages and the
+        /// benchmark: for working on one schema. Without it, everything runs.
+        #[arg(long = "only")]
+        only: Vec<String>,
+    },
     /// Measure decode + encode throughput against the official SDKs and the
     /// plain JSON round trip of each language, and generation time; prints
     /// a Markdown table. Fails if our bindings re-encode any corpus message
@@ -300,7 +310,7 @@ fn run(command: Command) -> Result<()> {
             }
         }
         Command::GenTrace { args } => check_trace::generate::run(&args)?,
-        Command::Test => test_command::run()?,
+        Command::Test { only } => test_command::run(&only)?,
         Command::Bench { quick, peers, out } => bench::run(&bench::Options { quick, peers, out })?,
     }
     Ok(())

@@ -1,7 +1,10 @@
 //! The mutation check: proof that each language's vector suite bites. For
 //! every language, a copy of the default schema's bindings is broken on
 //! purpose in one generated file (a `roundtrip` that returns its input, an
-//! error that names no JSON pointer), and that language's vector suite must
+//! error that names no JSON pointer, and the bug classes real agents'
+//! messages showed: `null` in any JSON written back as absent, a tag no
+//! variant claims refused by the default variant that takes it, a member
+//! read by its attribute name), and that language's vector suite must
 //! fail on it. A mutation whose text no longer occurs exactly once in the
 //! generated file is an error, so the check cannot quietly test nothing.
 //! `cargo xtask test` runs it after the suites passed on the real bindings,
@@ -65,6 +68,27 @@ const MUTANTS: &[Mutant] = &[
         file: "python/acp_bindings/_runtime.py",
         find: "        super().__init__(f\"{path or '/'}: {message}\")\n",
         replace: "        path = \"\"\n        super().__init__(f\"{path or '/'}: {message}\")\n",
+    },
+    Mutant {
+        language: "rust",
+        name: "null in any JSON written back as absent",
+        file: "rust/src/codec.rs",
+        find: "    Ok(Some(value))\n",
+        replace: "    Ok(Some(value).filter(|value| !value.is_null()))\n",
+    },
+    Mutant {
+        language: "typescript",
+        name: "the default variant refuses an unclaimed tag",
+        file: "typescript/dist/decode.js",
+        find: "const fallback = defaultOpen ? untagged : null;",
+        replace: "const fallback = null;",
+    },
+    Mutant {
+        language: "python",
+        name: "wire members read by attribute name too",
+        file: "python/acp_bindings/_runtime.py",
+        find: "validate_python(value, by_alias=True, by_name=False)",
+        replace: "validate_python(value, by_alias=True, by_name=True)",
     },
 ];
 

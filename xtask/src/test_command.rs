@@ -8,6 +8,7 @@
 //! its corpus exactly. Before it, the packages of `cargo xtask package` are
 //! built twice, compared, installed and used ([`crate::package::check`]).
 //! The first failure fails the command.
+//! `--only LABEL` runs just the suites of those schemas' bindings.
 //! It refuses to run while `UPDATE_SNAPSHOTS` is set: a run that re-approves
 //! snapshots checks none.
 
@@ -17,9 +18,9 @@ use std::process::Command;
 use anyhow::{bail, Context, Result};
 
 use acp_codegen::emit::PackageNames;
-use acp_schema_source::{RfdSelection, SourceOptions};
+use acp_schema_source::{ExtendedSchema, RfdSelection, SourceOptions};
 
-use crate::{bench, chain, generate, mutation, negotiation_suite, package, source, test_python, test_rust, test_typescript, upstream};
+use crate::{bench, captures, chain, generate, handlers, independent, mutation, negotiation_suite, package, source, test_python, test_rust, test_typescript, upstream};
 
 /// The workspace root (the parent of this crate's folder).
 pub fn workspace_root() -> PathBuf {
@@ -71,16 +72,17 @@ fn schemas_under_test(upstream_root: &Path) -> Vec<(String, SourceOptions, bool)
 /// The default base with the hostile fixture overlay: keywords and reserved
 /// words as member names, and text that tries to leave a comment, a
 /// docstring or a string, in every language.
-fn hostile(workspace: &Path) -> Result<generate::Outputs> {
+fn hostile(workspace: &Path) -> Result<ExtendedSchema> {
     let overlay = workspace.join("codegen").join("tests").join("fixtures").join("hostile.overlay.json");
     let assembled = source::assemble(&format!("default+{}", overlay.display()))?;
     if let Some(conflict) = assembled.conflicts.first() {
         bail!("the hostile fixture does not apply: {}", conflict.message);
     }
-    generate::render_schema(&assembled.schema, &PackageNames::default(), &[], false, false).context("generating bindings for the hostile fixture")
+    Ok(assembled.schema)
 }
 
-pub fn run() -> Result<()> {
+/// Runs everything, or with `only` the suites of those schemas alone.
+pub fn run(only: &[String]) -> Result<()> {
     // The workspace tests would inherit the variable and re-approve every
     // snapshot instead of checking it.
     if let Some(value) = std::env::var_os("UPDATE_SNAPSHOTS") {
@@ -92,6 +94,18 @@ pub fn run() -> Result<()> {
     let workspace = workspace_root();
     let upstream_root = upstream::fetch(&workspace)?;
     eprintln!("upstream release schemas in {}", upstream_root.display());
+    let mut labelled = Vec::new();
+    for (label, source, tolerant) in schemas_under_test(&upstream_root) {
+        labelled.push((label, acp_schema_source::load(&source)?, tolerant));
+    }
+    labelled.push(("hostile".to_owned(), hostile(&workspace)?, false));
+    if let Some(unknown) = only.iter().find(|wanted| labelled.iter().all(|(label, _, _)| label != *wanted)) {
+        bail!("--only {unknown}: no such schema under test");
+    }
+    if !only.is_empty() {
+        labelled.retain(|(label, _, _)| only.contains(label));
+        return test_schemas(&workspace, &upstream_root, labelled);
+    }
     run_checked(
         Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
             .args(["test", "--workspace", "--", "--include-ignored"])
@@ -105,30 +119,39 @@ pub fn run() -> Result<()> {
             .current_dir(&workspace),
         "cargo clippy --workspace",
     )?;
+    test_schemas(&workspace, &upstream_root, labelled)?;
+    eprintln!("== the packages (cargo xtask package)");
+    package::check::run()?;
+    eprintln!("== the quick benchmark");
+    bench::run(&bench::Options { quick: true, peers: false, out: None })
+}
+
+/// Generates the bindings of each schema and runs the handler check against
+/// the official SDK, every language's suite, the chain, the independent
+/// values, the real agents' captures and (on the default) the mutants.
+fn test_schemas(workspace: &Path, upstream_root: &Path, labelled: Vec<(String, ExtendedSchema, bool)>) -> Result<()> {
+    let workspace = workspace.to_path_buf();
     let generated = workspace.join("target").join("bindings");
-    let mut labelled = Vec::new();
-    for (label, source, tolerant) in schemas_under_test(&upstream_root) {
-        let outputs = generate::render(&source, &PackageNames::default(), &[], tolerant, false).with_context(|| format!("generating bindings for {label}"))?;
-        labelled.push((label, outputs));
-    }
-    labelled.push(("hostile".to_owned(), hostile(&workspace)?));
-    for (label, outputs) in labelled {
+    for (label, schema, tolerant) in labelled {
+        let outputs = generate::render_schema(&schema, &PackageNames::default(), &[], tolerant, false).with_context(|| format!("generating bindings for {label}"))?;
         let folder = generated.join(&label);
         generate::write(&folder, &outputs)?;
         eprintln!("== bindings for {label} in {}", folder.display());
+        let ir = acp_codegen::lower::lower(&schema, acp_codegen::lower::Unsupported::Fail).with_context(|| format!("lowering {label}"))?;
+        handlers::check(upstream_root, &label, &ir)?;
         negotiation_suite::prepare(&workspace, &folder, &label)?;
         test_rust::run(&workspace, &folder, &label)?;
         test_typescript::run(&workspace, &folder, &label)?;
         test_python::run(&workspace, &folder, &label)?;
         negotiation_suite::compare(&folder, &label)?;
         chain::run(&workspace, &folder, &label)?;
+        independent::run(&workspace, &folder, &label, &schema, &ir, tolerant)?;
+        if captures::applies(&ir) {
+            captures::run(&workspace, &folder, &label, &schema, &ir)?;
+        }
         if label == "default" {
             mutation::run(&workspace, &folder)?;
         }
     }
-    eprintln!("== the packages (cargo xtask package)");
-    package::check::run()?;
-    eprintln!("== the quick benchmark");
-    bench::run(&bench::Options { quick: true, peers: false, out: None })
-
+    Ok(())
 }

@@ -1,7 +1,9 @@
 //! The README's code is code the tests compile and run: every Rust,
 //! TypeScript and Python block in it is an excerpt of a usage program or test
 //! (`<!-- excerpt: PATH -->` above the block), and each of its lines stands
-//! in that file, in the same order.
+//! in that file, in the same order, one after the other: where the excerpt
+//! leaves lines out, it says so with a line `// ...` (`# ...` in Python),
+//! so that the code shown compiles as it stands or marks what it omits.
 
 use std::path::Path;
 
@@ -35,9 +37,21 @@ fn every_code_block_is_an_excerpt_of_a_tested_program() {
         }
         let marker = marker.unwrap_or_else(|| panic!("a ```{info} block without an excerpt marker: {body:?}"));
         let source = std::fs::read_to_string(root.join(&marker)).unwrap_or_else(|error| panic!("{marker}: {error}"));
-        let mut source_lines = source.lines().map(str::trim);
+        let mut source_lines = source.lines().map(str::trim).filter(|line| !line.is_empty());
+        // The first line may stand anywhere; after it, only an elision skips.
+        let mut skipping = true;
         for line in body.iter().map(|line| line.trim()).filter(|line| !line.is_empty()) {
-            assert!(source_lines.any(|candidate| candidate == line), "README excerpt of {marker}: `{line}` is not in it (or not in this order)");
+            if ["// ...", "# ..."].contains(&line) {
+                skipping = true;
+                continue;
+            }
+            if skipping {
+                assert!(source_lines.any(|candidate| candidate == line), "README excerpt of {marker}: `{line}` is not in it (or not in this order)");
+            } else {
+                let next = source_lines.next();
+                assert_eq!(next, Some(line), "README excerpt of {marker}: `{line}` does not follow the line before it; mark what is left out with `// ...` or `# ...`");
+            }
+            skipping = false;
         }
         excerpts.push(info);
     }

@@ -296,6 +296,7 @@ mod tests {
             request: request.map(|(side, params, result)| RequestMethod { side, params: params.to_owned(), result: result.to_owned() }),
             notification: notification.map(|(side, params)| NotificationMethod { side, params: params.to_owned() }),
             gate: None,
+            not_negotiated: None,
             unstable: false,
         };
         (name.to_owned(), method)

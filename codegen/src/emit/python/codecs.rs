@@ -229,13 +229,22 @@ fn union_value(name: &str, union: &UnionType, classes: &VariantClasses, open: &B
                     (_, None, None) => "_t.Any".to_owned(),
                 };
             }
+            // An open default also takes a tag that is not a string or names
+            // no variant (`tag_of`), and a tagged variant that does not decode.
+            let fallback = union
+                .variants
+                .iter()
+                .zip(&options)
+                .find(|(variant, _)| union.default_open && variant.tag.is_none())
+                .map_or_else(String::new, |(_, class)| format!(", _p.WrapValidator(_rt.default_on_failure(lambda: {class}))"));
             format!(
-                "_t.Annotated[{}, _p.Discriminator(_rt.tag_of({}, {{{}}}, {}, {}), custom_error_type={}, custom_error_message={})]",
+                "_t.Annotated[{}, _p.Discriminator(_rt.tag_of({}, {{{}}}, {}, {}, {}), custom_error_type={}, custom_error_message={}){fallback}]",
                 union_of(&arms),
                 string_literal(property),
                 labels.join(", "),
                 untagged.unwrap_or_else(|| "None".to_owned()),
                 other.map_or("None".to_owned(), |other| string_literal(&other)),
+                if union.default_open { "True" } else { "False" },
                 string_literal(&format!("acp_union_tag:{property}")),
                 message,
             )

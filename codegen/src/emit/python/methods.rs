@@ -69,6 +69,7 @@ pub(super) fn handles(side: Side, endpoint: Side) -> bool {
 pub(super) fn optional(method: &Method, side: Side) -> Option<String> {
     method.optional(side).map(|reason| match reason {
         Optional::Gated(gate) => format!("gated by the {} capability `{}`", gate.advertised_by.as_str(), gate.path),
+        Optional::NotNegotiated(reason) => format!("not negotiated at initialize: {reason}"),
         Optional::Unstable => "unstable".to_owned(),
         Optional::ProtocolLevel => "protocol-level".to_owned(),
     })

@@ -273,7 +273,7 @@ mod tests {
             ("$/cancel_request", None, notification(Side::Protocol)),
             ("proxy/connect", request(Side::Proxy), None),
         ] {
-            ir.methods.insert(name.into(), Method { name: name.into(), request, notification, gate: None, unstable: name == "session/fork" });
+            ir.methods.insert(name.into(), Method { name: name.into(), request, notification, gate: None, not_negotiated: None, unstable: name == "session/fork" });
         }
         ir
     }

@@ -267,6 +267,12 @@ pub(crate) fn emit(context: &RustContext) -> TokenStream {
             fill_with(slot, name, map, ::std::marker::PhantomData)
         }
 
+        /// An optional any-JSON member's value: present whatever it is, `null` included.
+        #[doc(hidden)]
+        pub fn present(value: Value) -> ::std::result::Result<::std::option::Option<Value>, ::std::string::String> {
+            Ok(Some(value))
+        }
+
         /// A required member's value, or a "missing field" error.
         #[doc(hidden)]
         #[inline(always)]

@@ -36,6 +36,10 @@ fn decoder(context: &RustContext, owner: &str, field: &Field, function: &Ident) 
     // Any JSON decodes as a `serde_json::Value`: `default_on_error` never applies to one.
     let any_json = matches!(field.ty, TypeExpr::Any | TypeExpr::Untyped { .. });
     let rules = field.decode.default_on_null || field.decode.skip_invalid_items || (field.decode.default_on_error && !any_json);
+    // Any JSON takes `null` too, which `Option`'s own reading would make absent.
+    if any_json && !rules && presence == Presence::Optional {
+        return Some(Decoder::Shared(quote!(crate::codec::present), Input::Value));
+    }
     let custom = rules || check.is_some() || field.ty == TypeExpr::Null || (field.nullable && presence == Presence::Required);
     if !custom {
         return None;
@@ -47,8 +51,8 @@ fn decoder(context: &RustContext, owner: &str, field: &Field, function: &Ident) 
     // value leaves it absent, decoded by one generic function of the codec.
     if on_error && !on_null && check.is_none() && !field.decode.skip_invalid_items {
         match presence {
-            Presence::Optional => return Some(Decoder::Shared(quote!(crate::codec::lenient_optional))),
-            Presence::OptionalNullable => return Some(Decoder::Shared(quote!(crate::codec::lenient_optional_nullable))),
+            Presence::Optional => return Some(Decoder::Shared(quote!(crate::codec::lenient_optional), Input::Buffer)),
+            Presence::OptionalNullable => return Some(Decoder::Shared(quote!(crate::codec::lenient_optional_nullable), Input::Buffer)),
             Presence::Required => {}
         }
     }
@@ -110,8 +114,8 @@ fn decoder(context: &RustContext, owner: &str, field: &Field, function: &Ident) 
 enum Decoder {
     /// By a function of its own (its code), taking this input.
     Own(TokenStream, Input),
-    /// By a generic function of the codec (its path), taking a `codec::Buffer`.
-    Shared(TokenStream),
+    /// By a generic function of the codec (its path), taking this input.
+    Shared(TokenStream, Input),
 }
 
 /// The `deserialize_with` function of a member of a derived struct: its
@@ -147,7 +151,7 @@ fn member(context: &RustContext, owner: &str, field: &Field, derived: bool) -> M
     let function = format_ident!("decode_{}_{}", naming::snake_case(owner), naming::snake_case(&field.name));
     let (mut decoder, rule) = match decoder(context, owner, field, &function) {
         Some(Decoder::Own(code, input)) => (Some(code), Some(Rule { function: quote!(#function), input })),
-        Some(Decoder::Shared(path)) => (None, Some(Rule { function: path, input: Input::Buffer })),
+        Some(Decoder::Shared(path, input)) => (None, Some(Rule { function: path, input })),
         None => (None, None),
     };
     if let (Some(rule), true) = (&rule, derived) {

@@ -116,7 +116,13 @@ fn tagged_impls(context: &RustContext, name: &str, property: &str, union: &Union
     let mut borrows = false;
     let mut tag_arms = Vec::new();
     let mut stream_arms = Vec::new();
-    let mut untagged_arm = None;
+    // The variant without a tag, read from the whole object; with an open
+    // default it also takes what no tagged variant decodes.
+    let untagged_arm = union.variants.iter().find(|variant| variant.tag.is_none()).map(|variant| {
+        let variant_name = type_ident(&variant.name);
+        quote!(crate::codec::payload(::serde_json::Value::Object(members)).map(Self::#variant_name))
+    });
+    let open_default = untagged_arm.as_ref().filter(|_| union.default_open);
     for variant in &union.variants {
         let variant_name = type_ident(&variant.name);
         match (&variant.tag, payload_type(context, name, variant)) {
@@ -124,7 +130,15 @@ fn tagged_impls(context: &RustContext, name: &str, property: &str, union: &Union
                 mirror_variants.push(quote!(#[serde(rename = #tag)] #variant_name(&'a #payload),));
                 borrows = true;
                 serialize_arms.push(quote!(Self::#variant_name(payload) => ::serde::Serialize::serialize(&Tagged::#variant_name(payload), serializer),));
-                tag_arms.push(quote!(::std::option::Option::Some(#tag) => crate::codec::payload(crate::codec::untag(members, #property)).map(Self::#variant_name),));
+                tag_arms.push(match open_default {
+                    // The variant's error is the one told when neither decodes.
+                    Some(default) => quote! {
+                        ::std::option::Option::Some(#tag) => crate::codec::payload(crate::codec::untag(members.clone(), #property))
+                            .map(Self::#variant_name)
+                            .or_else(|error| #default.map_err(|_| error)),
+                    },
+                    None => quote!(::std::option::Option::Some(#tag) => crate::codec::payload(crate::codec::untag(members, #property)).map(Self::#variant_name),),
+                });
                 stream_arms.push(quote! {
                     if tag == #tag {
                         return <#payload as ::serde::Deserialize>::deserialize(::serde::de::value::MapAccessDeserializer::new(map)).map(#type_name::#variant_name);
@@ -144,7 +158,6 @@ fn tagged_impls(context: &RustContext, name: &str, property: &str, union: &Union
             }
             (None, _) => {
                 serialize_arms.push(quote!(Self::#variant_name(payload) => ::serde::Serialize::serialize(payload, serializer),));
-                untagged_arm = Some(quote!(crate::codec::payload(::serde_json::Value::Object(members)).map(Self::#variant_name)));
             }
         }
     }
@@ -169,29 +182,49 @@ fn tagged_impls(context: &RustContext, name: &str, property: &str, union: &Union
             serialize_arms.push(quote!(Self::#other_name(members) => ::serde::Serialize::serialize(members, serializer),));
             quote!(::std::option::Option::Some(_) => ::std::result::Result::Ok(Self::#other_name(members)),)
         }
-        None => {
-            let message = format!("{tag_pointer}: unknown `{property}` {{:?}} of `{name}`");
-            quote!(::std::option::Option::Some(other) => ::std::result::Result::Err(::std::format!(#message, other)),)
-        }
+        None => match open_default {
+            Some(default) => quote!(::std::option::Option::Some(_) => #default,),
+            None => {
+                let message = format!("{tag_pointer}: unknown `{property}` {{:?}} of `{name}`");
+                quote!(::std::option::Option::Some(other) => ::std::result::Result::Err(::std::format!(#message, other)),)
+            }
+        },
     };
-    let missing_tag = untagged_arm.unwrap_or_else(|| {
+    let not_string = format!("{tag_pointer}: `{property}` must be a string");
+    let not_string = match open_default {
+        Some(default) => quote!(return #default),
+        None => quote!(return ::std::result::Result::Err(#not_string.to_owned())),
+    };
+    let missing_tag = untagged_arm.clone().unwrap_or_else(|| {
         let message = format!("{tag_pointer}: missing field `{property}`");
         quote!(::std::result::Result::Err(#message.to_owned()))
     });
     let not_object = format!("an object for `{name}`");
-    let first_tag = quote! {
-        match map.next_value::<::std::option::Option<crate::codec::Key<'de>>>()? {
-            ::std::option::Option::Some(tag) => {
-                let tag = tag.as_str();
-                #(#stream_arms)*
-                members.insert(key.into_owned(), ::serde_json::Value::String(tag.to_owned()));
-            }
-            ::std::option::Option::None => {
-                members.insert(key.into_owned(), ::serde_json::Value::Null);
+    // A known tag first (as peers write it): the rest of the object is the
+    // variant's payload, read as it streams. An open default takes a tag of
+    // any JSON type, and a variant read as it streams could not fall back to
+    // it: there the object is always gathered whole.
+    let first_tag = (open_default.is_none()).then(|| {
+        quote! {
+            if let ::std::option::Option::Some(key) = map.next_key::<crate::codec::Key<'de>>()? {
+                if key.as_str() == #property {
+                    match map.next_value::<::std::option::Option<crate::codec::Key<'de>>>()? {
+                        ::std::option::Option::Some(tag) => {
+                            let tag = tag.as_str();
+                            #(#stream_arms)*
+                            members.insert(key.into_owned(), ::serde_json::Value::String(tag.to_owned()));
+                        }
+                        ::std::option::Option::None => {
+                            members.insert(key.into_owned(), ::serde_json::Value::Null);
+                        }
+                    }
+                } else {
+                    let value: ::serde_json::Value = map.next_value()?;
+                    members.insert(key.into_owned(), value);
+                }
             }
         }
-    };
-    let not_string = format!("{tag_pointer}: `{property}` must be a string");
+    });
     let members = context.ir.member_names(name);
     quote! {
         impl ::serde::Serialize for #type_name {
@@ -208,7 +241,7 @@ fn tagged_impls(context: &RustContext, name: &str, property: &str, union: &Union
                 let tag = match members.get(#property) {
                     ::std::option::Option::None | ::std::option::Option::Some(::serde_json::Value::Null) => ::std::option::Option::None,
                     ::std::option::Option::Some(::serde_json::Value::String(tag)) => ::std::option::Option::Some(tag.clone()),
-                    ::std::option::Option::Some(_) => return ::std::result::Result::Err(#not_string.to_owned()),
+                    ::std::option::Option::Some(_) => #not_string,
                 };
                 match tag.as_deref() {
                     ::std::option::Option::None => #missing_tag,
@@ -225,19 +258,10 @@ fn tagged_impls(context: &RustContext, name: &str, property: &str, union: &Union
                     fn expecting(&self, formatter: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                         formatter.write_str(#not_object)
                     }
-                    // A known tag first (as peers write it): the rest of the
-                    // object is the variant's payload, read as it streams.
-                    // Otherwise the object is gathered and told apart whole.
+                    // The object is told apart whole unless `first_tag` read a variant.
                     fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> ::std::result::Result<#type_name, A::Error> {
                         let mut members = ::serde_json::Map::new();
-                        if let ::std::option::Option::Some(key) = map.next_key::<crate::codec::Key<'de>>()? {
-                            if key.as_str() == #property {
-                                #first_tag
-                            } else {
-                                let value: ::serde_json::Value = map.next_value()?;
-                                members.insert(key.into_owned(), value);
-                            }
-                        }
+                        #first_tag
                         while let ::std::option::Option::Some((key, value)) = map.next_entry::<::std::string::String, ::serde_json::Value>()? {
                             members.insert(key, value);
                         }

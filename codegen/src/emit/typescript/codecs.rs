@@ -240,6 +240,6 @@ impl Builder<'_> {
             .iter()
             .find(|variant| variant.tag.is_none())
             .map_or_else(|| "null".to_owned(), |variant| self.payload(&variant.payload, &union.additional));
-        format!("taggedUnion({}, {}, {untagged}, {})", json_string(property), lines(tagged), union.other.is_some())
+        format!("taggedUnion({}, {}, {untagged}, {}, {})", json_string(property), lines(tagged), union.other.is_some(), union.default_open)
     }
 }

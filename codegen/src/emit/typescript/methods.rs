@@ -147,6 +147,7 @@ fn member_notes(method: &Method, handled_by: Side) -> (Vec<String>, &'static str
         Some(reason) => {
             match reason {
                 Optional::Gated(_) => {}
+                Optional::NotNegotiated(reason) => notes.push(format!("Not negotiated at initialize: {reason}.")),
                 Optional::Unstable => notes.push("Unstable: not part of the protocol yet.".to_owned()),
                 Optional::ProtocolLevel => notes.push("Protocol-level: handled by every side.".to_owned()),
             }

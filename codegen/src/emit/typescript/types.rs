@@ -259,7 +259,14 @@ fn union_view(doc: Vec<String>, canonical: &str, union: &UnionType) -> UnionView
                     }
                 }
             };
-            AlternativeView { doc: tsdoc(variant.description.as_deref(), &[]), ty }
+            let notes = match (&tag_property, &variant.tag) {
+                (Some(property), None) if union.default_open => vec![format!(
+                    "It also takes an object whose `{property}` no other alternative claims, kept with that `{property}` among \
+                     its unknown members; the member is typed `never` so that a `switch` on it narrows."
+                )],
+                _ => Vec::new(),
+            };
+            AlternativeView { doc: tsdoc(variant.description.as_deref(), &notes), ty }
         })
         .collect();
     if let (Some(other), Some(property)) = (&union.other, &tag_property) {
