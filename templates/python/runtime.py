@@ -164,7 +164,9 @@ class Tagged:
         choices: dict[Hashable, CoreSchema] = {}
         for tag, choice in zip(self.tags, union["choices"]):
             choices[tag] = choice[0] if isinstance(choice, tuple) else choice
-        discriminator: str | list[list[str | int]] = self.wire if self.wire == self.attr else [[self.attr], [self.wire]]
+        # The wire name first: on the wire, a member spelled like the
+        # attribute (`type_` beside `type`) is an unknown member.
+        discriminator: str | list[list[str | int]] = self.wire if self.wire == self.attr else [[self.wire], [self.attr]]
         return core_schema.tagged_union_schema(
             choices, discriminator, custom_error_type=TAG_ERROR + self.wire, custom_error_message=self.message, strict=True
         )
@@ -247,6 +249,22 @@ class WireModel(BaseModel):
     # Only for building in Python: pydantic-core decodes without calling it.
     __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
 
+    @model_validator(mode="wrap")
+    @classmethod
+    def acp_twins(cls, data: Any, handler: ModelWrapValidatorHandler[Any]) -> Any:
+        # pydantic counts an unknown member among the fields set by its name,
+        # so one named like a member's attribute (`meta` beside `_meta`)
+        # would make that member be written out (`"_meta": null`).
+        model = handler(data)
+        extra = model.__pydantic_extra__
+        if extra and isinstance(data, dict):
+            twins = _attribute_twins(cls)
+            for key in extra:
+                alias = twins.get(key)
+                if alias is not None and alias not in data:
+                    model.__pydantic_fields_set__.discard(key)
+        return model
+
     if not TYPE_CHECKING:
 
         def __getattr__(self, name: str) -> Any:
@@ -302,6 +320,17 @@ class FlatModel(WireModel):
                 merged.update(inner)
         merged.update(result)
         return merged
+
+
+_twins: dict[type, dict[str, str]] = {}
+
+
+def _attribute_twins(cls: type[BaseModel]) -> dict[str, str]:
+    """The attributes of `cls` that differ from their wire names, to those wire names."""
+    found = _twins.get(cls)
+    if found is None:
+        found = _twins[cls] = {attr: field.alias for attr, field in cls.__pydantic_fields__.items() if field.alias is not None and field.alias != attr}
+    return found
 
 
 _owned: dict[type, frozenset[str]] = {}

@@ -13,12 +13,13 @@
 // by ajv against `#/$defs/<Type>` (lib/schema.mjs) and annotated
 // (lib/annotate.mjs). A line:
 //   {"type", "name": "<origin>-<n>", "kind": "valid"|"invalid", "detail"?,
-//    "errors"?, "repairable"?, "skipArrays"?, "intFormatIssues"?, "value"}
+//    "errors"? (invalid ones), "repairable", "skipArrays", "intFormatIssues"?,
+//    "doubleLossy"? (a number text a reading as doubles loses), "value"}
 // Same arguments, same bytes.
 
 import fs from "node:fs";
 import { parseArgs } from "node:util";
-import { canonical, toJson } from "./lib/json.mjs";
+import { canonical, doubleLossy, toJson } from "./lib/json.mjs";
 import { SchemaIndex } from "./lib/schema.mjs";
 import { FakerSource } from "./lib/faker.mjs";
 import { minimalValue } from "./lib/fallback.mjs";
@@ -131,11 +132,10 @@ function outputLine(index, type, name, entry) {
     `"kind":${JSON.stringify(entry.valid ? "valid" : "invalid")}`];
   if (entry.detail !== undefined) fields.push(`"detail":${JSON.stringify(entry.detail)}`);
   const { repairable, skipArrays, intFormatIssues } = annotate(index, type, entry.value);
-  if (!entry.valid) {
-    fields.push(`"errors":${JSON.stringify(entry.errors)}`, `"repairable":${JSON.stringify(repairable)}`,
-      `"skipArrays":${JSON.stringify(skipArrays)}`);
-  }
+  if (!entry.valid) fields.push(`"errors":${JSON.stringify(entry.errors)}`);
+  fields.push(`"repairable":${JSON.stringify(repairable)}`, `"skipArrays":${JSON.stringify(skipArrays)}`);
   if (intFormatIssues.length) fields.push(`"intFormatIssues":${JSON.stringify(intFormatIssues)}`);
+  if (doubleLossy(entry.value)) fields.push(`"doubleLossy":true`);
   fields.push(`"value":${toJson(entry.value)}`);
   return `{${fields.join(",")}}\n`;
 }

@@ -17,7 +17,7 @@ use acp_codegen::ir::Ir;
 use acp_codegen::trace::{Checker, Direction, Place};
 use acp_schema_source::ExtendedSchema;
 
-use crate::chain::{self, Case, Expected, Verdict};
+use crate::chain::{self, Case, Compare, Expected, Verdict};
 
 /// The captures, in name order.
 fn captures(workspace: &Path) -> Result<Vec<PathBuf>> {
@@ -113,10 +113,11 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str, schema: &ExtendedSche
         }
         findings.extend(checker.finish().into_iter().map(|finding| format!("{name}: {finding:?}")));
         for (type_name, value, at) in payloads(ir, &name, &records)? {
-            cases.push(Case { type_name, name: at, kind: "valid", value: value.clone(), expected: Expected::Verdict(Verdict::Accepted(value)) });
+            let expected = Expected::Verdict(Verdict::Accepted(value.clone()));
+            cases.push(Case { type_name, name: at, kind: "valid", value, expected, double_lossy: false });
         }
     }
-    let failures = chain::run_cases(workspace, bindings, "captures", &cases)?;
+    let failures = chain::run_cases(workspace, bindings, "captures", &cases, Compare::EXACT)?;
     println!(
         "captures {label}: {} of {} messages of {} real agents come back exactly from Rust, TypeScript and Python; the trace checker finds {}",
         cases.len() - failures.len(),

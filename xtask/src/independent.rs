@@ -2,11 +2,17 @@
 //! them from the raw extended schema with json-schema-faker, adds the
 //! adversarial extras a generator rarely makes, and lets ajv say which are
 //! valid. Every case then goes through the cross-language chain
-//! ([`crate::chain::run_cases`]): a valid value must come back exactly from
-//! every language; an invalid one must be rejected at a pointer on the path
-//! of one of ajv's errors, or repaired as the schema's `x-deserialize-*`
-//! rules allow (the result valid for the `jsonschema` crate and differing
-//! from the input only at the places a rule covers). Tolerant reading
+//! ([`crate::chain::run_cases`], numbers compared by value as JSON Schema
+//! does, integers exactly but where TypeScript reads them as doubles): a
+//! valid value must come back unchanged from every language, or changed
+//! only by a `default-on-null`/`default-on-error` rule of the schema (a
+//! value one branch of a union accepts as it is while the branch its tag
+//! names reads it through a rule; never an item dropped); an invalid one
+//! must be rejected at a pointer on the path of one of ajv's errors, or
+//! repaired as the schema's `x-deserialize-*` rules allow (the result valid
+//! for the `jsonschema` crate and differing from the input only at the
+//! places a rule covers). A number outside its integer `format`'s range
+//! (which ajv does not check) counts as invalid there. Tolerant reading
 //! ([`acp_codegen::tolerant`]) may also keep an invalid value unchanged.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -17,10 +23,10 @@ use std::rc::Rc;
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 
-use acp_codegen::ir::Ir;
+use acp_codegen::ir::{Ir, TypeKind};
 use acp_schema_source::ExtendedSchema;
 
-use crate::chain::{self, same_json, Case, Expected, Verdict};
+use crate::chain::{self, related, same_value, Case, Compare, Expected, Numbers, Verdict};
 use crate::test_command::run_checked;
 
 /// Valid values each schema must yield at least (the issue's bar).
@@ -49,36 +55,33 @@ struct Invalid {
     skip_arrays: BTreeSet<String>,
 }
 
-/// Whether one JSON pointer is the other or lies inside it.
-fn related(left: &str, right: &str) -> bool {
-    let inside = |outer: &str, inner: &str| inner == outer || (inner.starts_with(outer) && inner.as_bytes().get(outer.len()) == Some(&b'/'));
-    inside(left, right) || inside(right, left)
-}
-
 fn child(pointer: &str, key: &str) -> String {
     format!("{pointer}/{}", key.replace('~', "~0").replace('/', "~1"))
 }
 
 impl Invalid {
-    /// Whether `output` differs from `input` only where a rule may change it.
-    fn explains(&self, input: &Value, output: &Value, pointer: &str) -> bool {
-        if self.repairable.contains(pointer) {
+    /// Whether `output` differs from `input` only where a rule may change
+    /// it; with `drops`, items of arrays whose invalid items a rule skips may go.
+    fn explains(&self, input: &Value, output: &Value, pointer: &str, drops: bool) -> bool {
+        // An item of an array whose invalid items a rule skips may only go.
+        let item = pointer.rsplit_once('/').is_some_and(|(array, _)| self.skip_arrays.contains(array));
+        if self.repairable.contains(pointer) && !item {
             return true;
         }
         match (input, output) {
             (Value::Object(before), Value::Object(after)) => before.keys().chain(after.keys()).all(|key| {
                 let at = child(pointer, key);
                 match (before.get(key), after.get(key)) {
-                    (Some(before), Some(after)) => self.explains(before, after, &at),
+                    (Some(before), Some(after)) => self.explains(before, after, &at, drops),
                     _ => self.repairable.contains(&at),
                 }
             }),
-            // Every item of such an array is repairable: items may go.
-            (Value::Array(before), Value::Array(after)) if self.skip_arrays.contains(pointer) => after.len() <= before.len(),
+            (Value::Array(before), Value::Array(after)) if drops && self.skip_arrays.contains(pointer) => after.len() <= before.len(),
             (Value::Array(before), Value::Array(after)) => {
-                before.len() == after.len() && before.iter().zip(after).enumerate().all(|(index, (before, after))| self.explains(before, after, &format!("{pointer}/{index}")))
+                before.len() == after.len()
+                    && before.iter().zip(after).enumerate().all(|(index, (before, after))| self.explains(before, after, &format!("{pointer}/{index}"), drops))
             }
-            _ => same_json(input, output),
+            _ => same_value(input, output, Numbers::ByValue),
         }
     }
 }
@@ -110,14 +113,31 @@ impl Validators {
     }
 }
 
-/// The judge of an invalid value's verdict.
-fn judge_invalid(key: String, invalid: Invalid, value: Value, tolerant: bool, validators: Rc<Validators>) -> Expected {
+/// The judge of a valid value's verdict: back unchanged, or changed only
+/// by a rule that replaces a member (never one that drops an item).
+fn judge_valid(key: String, rules: Invalid, value: Value, validators: Rc<Validators>) -> Expected {
+    Expected::Judged(Box::new(move |verdict| match verdict {
+        Verdict::Accepted(output) if same_value(output, &value, Numbers::ByValue) => Ok(()),
+        Verdict::Accepted(output) if rules.explains(&value, output, "", false) => match validators.valid(&key, output) {
+            Ok(true) => Ok(()),
+            Ok(false) => Err("ajv accepts it, a rule changed it into an invalid value, and".to_owned()),
+            Err(error) => Err(error),
+        },
+        Verdict::Accepted(_) => Err(format!("ajv accepts it as {value}, but")),
+        Verdict::Rejected { .. } => Err("ajv accepts it, but".to_owned()),
+    }))
+}
+
+/// The judge of an invalid value's verdict. `kept_whole`: the value may be
+/// kept as it came, its type being an extensible union (or flattening one)
+/// whose catch-all keeps an unknown variant whole, or read tolerantly.
+fn judge_invalid(key: String, invalid: Invalid, value: Value, kept_whole: bool, validators: Rc<Validators>) -> Expected {
     Expected::Judged(Box::new(move |verdict| match verdict {
         Verdict::Rejected { pointer } if invalid.errors.iter().any(|error| related(error, pointer)) => Ok(()),
         Verdict::Rejected { .. } => Err(format!("ajv rejects it at {:?}, but", invalid.errors)),
-        Verdict::Accepted(output) if tolerant && same_json(output, &value) => Ok(()),
+        Verdict::Accepted(output) if kept_whole && same_value(output, &value, Numbers::ByValue) => Ok(()),
         Verdict::Accepted(output) => {
-            if !invalid.explains(&value, output, "") {
+            if !invalid.explains(&value, output, "", true) {
                 return Err(format!("ajv rejects it at {:?} and no rule covers the change, but", invalid.errors));
             }
             match validators.valid(&key, output) {
@@ -150,6 +170,17 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str, schema: &ExtendedSche
         &format!("{label}: generating independent values"),
     )?;
     let names: BTreeMap<&str, &str> = ir.types.values().filter_map(|definition| Some((definition.definition.as_deref()?, definition.name.as_str()))).collect();
+    // Extensible unions, and objects that flatten one: their catch-all keeps
+    // an unknown variant whole, whatever the schema says inside it.
+    let catch_all = |name: &str| matches!(ir.types.get(name).map(|definition| &definition.kind), Some(TypeKind::Union(union)) if union.other.is_some());
+    let extensible: BTreeSet<&str> = ir
+        .types
+        .values()
+        .filter(|definition| {
+            catch_all(&definition.name) || matches!(&definition.kind, TypeKind::Struct(structure) if structure.flatten.iter().any(|base| catch_all(base)))
+        })
+        .map(|definition| definition.name.as_str())
+        .collect();
     let validators = Rc::new(Validators { document: schema.document.clone(), compiled: Default::default() });
     let text = std::fs::read_to_string(&output).with_context(|| format!("reading {}", output.display()))?;
     let mut cases = Vec::new();
@@ -162,27 +193,28 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str, schema: &ExtendedSche
             continue;
         };
         let value = line["value"].clone();
+        let mut errors = strings(&line, "errors");
+        // The bindings hold integers to their `format`'s range.
+        errors.extend(strings(&line, "intFormatIssues"));
+        let rules = Invalid { errors, repairable: strings(&line, "repairable").into_iter().collect(), skip_arrays: strings(&line, "skipArrays").into_iter().collect() };
         let (kind, expected) = match line["kind"].as_str() {
-            Some("valid") => ("valid", Expected::Verdict(Verdict::Accepted(value.clone()))),
-            Some("invalid") => {
-                let invalid = Invalid {
-                    errors: strings(&line, "errors"),
-                    repairable: strings(&line, "repairable").into_iter().collect(),
-                    skip_arrays: strings(&line, "skipArrays").into_iter().collect(),
-                };
-                ("invalid", judge_invalid(key.clone(), invalid, value.clone(), tolerant, validators.clone()))
+            Some("valid") if rules.errors.is_empty() => ("valid", judge_valid(key.clone(), rules, value.clone(), validators.clone())),
+            Some("valid" | "invalid") => {
+                let kept_whole = tolerant || extensible.contains(*type_name);
+                ("invalid", judge_invalid(key.clone(), rules, value.clone(), kept_whole, validators.clone()))
             }
             other => bail!("a generated value of unknown kind {other:?}"),
         };
         let name = line["name"].as_str().unwrap_or_default().to_owned();
-        cases.push(Case { type_name: (*type_name).to_owned(), name, kind, value, expected });
+        let double_lossy = line["doubleLossy"] == true;
+        cases.push(Case { type_name: (*type_name).to_owned(), name, kind, value, expected, double_lossy });
     }
     let valid = cases.iter().filter(|case| case.kind == "valid").count();
     let invalid = cases.len() - valid;
     if !unbound.is_empty() {
         eprintln!("{label}: {} `$defs` entries have no type of their own in the bindings: {unbound:?}", unbound.len());
     }
-    let failures = chain::run_cases(workspace, bindings, "independent", &cases)?;
+    let failures = chain::run_cases(workspace, bindings, "independent", &cases, Compare { numbers: Numbers::ByValue, related_pointers: true })?;
     for language in ["Rust", "TypeScript", "Python"] {
         println!("independent values {label}: {language} tried {} ({valid} valid, {invalid} invalid)", cases.len());
     }
@@ -204,18 +236,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn pointers_relate_by_whole_segments() {
-        assert!(related("", "/a"));
-        assert!(related("/a/b", "/a"));
-        assert!(!related("/a", "/ab"));
-    }
-
-    #[test]
     fn a_repair_is_explained_only_where_a_rule_applies() {
         let invalid = Invalid { errors: vec!["/items/1".into()], repairable: ["/items/0".into(), "/items/1".into(), "/meta".into()].into(), skip_arrays: ["/items".into()].into() };
         let input = json!({"items": [1, "x"], "meta": 5, "name": "n"});
-        assert!(invalid.explains(&input, &json!({"items": [1], "name": "n"}), ""));
-        assert!(!invalid.explains(&input, &json!({"items": [1], "meta": 5}), ""));
-        assert!(!invalid.explains(&input, &json!({"items": [1, "x", 3], "meta": 5, "name": "n"}), ""));
+        assert!(invalid.explains(&input, &json!({"items": [1], "name": "n"}), "", true));
+        assert!(!invalid.explains(&input, &json!({"items": [1], "name": "n"}), "", false));
+        assert!(!invalid.explains(&input, &json!({"items": [1], "meta": 5}), "", true));
+        assert!(!invalid.explains(&input, &json!({"items": [1, "x", 3], "meta": 5, "name": "n"}), "", true));
     }
 }

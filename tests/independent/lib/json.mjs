@@ -11,6 +11,21 @@ export class RawNumber {
   }
 }
 
+/**
+ * Whether `v` holds, anywhere, a number whose text a reading as doubles
+ * loses: an integer beyond ±2^53, or an integral value written as a
+ * fraction or exponent (`1.0`, `-0.0`), which reads as the integer.
+ */
+export function doubleLossy(v) {
+  if (v instanceof RawNumber) {
+    if (/^-?\d+$/.test(v.text)) return BigInt(v.text) > 2n ** 53n || BigInt(v.text) < -(2n ** 53n);
+    return Number.isInteger(Number(v.text));
+  }
+  if (Array.isArray(v)) return v.some(doubleLossy);
+  if (v !== null && typeof v === "object") return Object.values(v).some(doubleLossy);
+  return false;
+}
+
 export function isObject(v) {
   return v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof RawNumber);
 }

@@ -143,18 +143,19 @@ export class SchemaIndex {
   }
 
   /**
-   * Branches of a union that accept the value; when none does, the branches
-   * whose tag matches the value's, or else all of them.
+   * Branches of a union that accept the value and the branch its tag names
+   * (a decoder reads the value as that branch, through its rules, even when
+   * another branch accepts it as it is); when none of those, all of them.
    */
   plausibleBranches(branches, plain) {
-    const fits = branches.filter((b) => {
+    const tagged = this.tagOf(branches);
+    const named = tagged && isObject(plain) && tagged.claimed.has(plain[tagged.tag]) ? plain[tagged.tag] : undefined;
+    const picked = branches.filter((b, i) => {
+      if (named !== undefined && tagged.branchTags[i] === named) return true;
       const validate = this.validatorFor(b);
       return validate === undefined || validate(plain);
     });
-    if (fits.length > 0) return fits;
-    const tagged = this.tagOf(branches);
-    if (!tagged || !isObject(plain) || !tagged.claimed.has(plain[tagged.tag])) return branches;
-    return branches.filter((_, i) => tagged.branchTags[i] === plain[tagged.tag]);
+    return picked.length > 0 ? picked : branches;
   }
 
   /** Merged shape of the nodes for one (plain) value, through the branches that fit it. */

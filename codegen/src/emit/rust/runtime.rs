@@ -267,6 +267,33 @@ pub(crate) fn emit(context: &RustContext) -> TokenStream {
             fill_with(slot, name, map, ::std::marker::PhantomData)
         }
 
+        /// Reads an optional member that may not be `null` as its type, so
+        /// that `null` is an error, not absence.
+        #[doc(hidden)]
+        pub struct NotNull<T>(::std::marker::PhantomData<T>);
+
+        impl<T> NotNull<T> {
+            #[doc(hidden)]
+            #[inline(always)]
+            pub fn new() -> Self {
+                NotNull(::std::marker::PhantomData)
+            }
+        }
+
+        impl<'de, T: ::serde::Deserialize<'de>> ::serde::de::DeserializeSeed<'de> for NotNull<T> {
+            type Value = ::std::option::Option<T>;
+            #[inline(always)]
+            fn deserialize<D: ::serde::Deserializer<'de>>(self, deserializer: D) -> ::std::result::Result<Self::Value, D::Error> {
+                T::deserialize(deserializer).map(Some)
+            }
+        }
+
+        /// [`NotNull`] as a derived struct's `deserialize_with`.
+        #[doc(hidden)]
+        pub fn not_null<'de, D: ::serde::Deserializer<'de>, T: ::serde::Deserialize<'de>>(deserializer: D) -> ::std::result::Result<::std::option::Option<T>, D::Error> {
+            T::deserialize(deserializer).map(Some)
+        }
+
         /// An optional any-JSON member's value: present whatever it is, `null` included.
         #[doc(hidden)]
         pub fn present(value: Value) -> ::std::result::Result<::std::option::Option<Value>, ::std::string::String> {

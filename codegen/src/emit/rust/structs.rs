@@ -161,10 +161,16 @@ fn member(context: &RustContext, owner: &str, field: &Field, derived: bool) -> M
         let adapter = derive_adapter(context, owner, field, rule, &adapter);
         decoder = Some(quote!(#decoder #adapter));
     }
+    // An optional member the schema does not let be `null`: `Option`'s own
+    // reading would take `null` for absence and drop it.
+    let not_null = (rule.is_none() && presence == Presence::Optional).then(|| context.value_type(owner, field));
+    if not_null.is_some() && derived {
+        attributes.push(quote!(deserialize_with = "crate::codec::not_null"));
+    }
     let serde_attribute = if attributes.is_empty() { quote!() } else { quote!(#[serde(#(#attributes),*)]) };
     let documentation = doc(field.description.as_deref());
     let (initializer, parameter, setter) = construction(context, owner, field, &name);
-    let slot = Slot { name: name.clone(), wire: field.wire_name.clone(), required: presence == Presence::Required, rule };
+    let slot = Slot { name: name.clone(), wire: field.wire_name.clone(), required: presence == Presence::Required, rule, not_null };
     Member {
         definition: quote!(#documentation #serde_attribute pub #name: #field_type,),
         slot,

@@ -26,6 +26,9 @@ pub(crate) struct Slot {
     pub required: bool,
     /// How the member is decoded under its rules, when it has rules or checks.
     pub rule: Option<Rule>,
+    /// For an optional member that may not be `null`, its value type: read
+    /// as that type, so that `null` is an error rather than absence.
+    pub not_null: Option<TokenStream>,
 }
 
 /// What a member's decode function takes.
@@ -82,7 +85,10 @@ pub(crate) fn deserialize_impl(type_name: &Ident, slots: &[&Slot], kept: &Kept) 
                 let seed = rule.seed();
                 quote!(#wire => crate::codec::fill_with(&mut #name, #wire, &mut map, #seed)?,)
             }
-            None => quote!(#wire => crate::codec::fill(&mut #name, #wire, &mut map)?,),
+            None => match &slot.not_null {
+                Some(value_type) => quote!(#wire => crate::codec::fill_with(&mut #name, #wire, &mut map, crate::codec::NotNull::<#value_type>::new())?,),
+                None => quote!(#wire => crate::codec::fill(&mut #name, #wire, &mut map)?,),
+            },
         }
     });
     let read_members = if slots.is_empty() {
