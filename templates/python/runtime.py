@@ -139,6 +139,10 @@ def _skipping(schema: CoreSchema) -> CoreSchema:
     raise TypeError(f"skipping invalid items needs a list, not {schema['type']}")
 
 
+_FLATTENED: set[str] = set()
+"""The attributes of flattened values: an error's location passes through
+one, though on the wire its members sit in the object itself."""
+
 _TAG_MEMBERS: set[str] = set()
 """The tag members of the tagged unions pydantic-core tells apart: an error
 inside a variant is located after the variant's tag value."""
@@ -186,10 +190,10 @@ def adapter(annotation: Any) -> TypeAdapter[Any]:
 
 def read(annotation: Any, value: Any) -> Any:
     """`value`, wire JSON, validated as `annotation`: members are matched by
-    their wire names only, so a member the schema does not name that is
-    spelled like another member's attribute (`meta` beside `_meta`) stays an
-    unknown member. Building a model in Python takes attributes too."""
-    return adapter(annotation).validate_python(value, by_alias=True, by_name=False)
+    their wire names only (`WireModel`'s configuration), so a member the
+    schema does not name that is spelled like another member's attribute
+    (`meta` beside `_meta`) stays an unknown member."""
+    return adapter(annotation).validate_python(value)
 
 
 def encode(annotation: Any, value: Any) -> Any:
@@ -285,6 +289,10 @@ class FlatModel(WireModel):
     __acp_flattened__: ClassVar[tuple[str, ...]] = ()
     __acp_closed__: ClassVar[bool] = False
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        _FLATTENED.update(vars(cls).get("__acp_flattened__", ()))
+
     @model_validator(mode="wrap")
     @classmethod
     def acp_read(cls, data: Any, handler: ModelWrapValidatorHandler[Any]) -> Any:
@@ -305,6 +313,17 @@ class FlatModel(WireModel):
             unknown = [key for key in data if known is not None and key not in known and key not in cls.__pydantic_fields__]
             if unknown:
                 raise FieldError(unknown[0], "is not a member of this object")
+        extra = model.__pydantic_extra__
+        if extra:
+            # A member a flattened value reads is its own, as that value read
+            # it (a rule may have repaired or dropped it), not an unknown one.
+            for attr in inherited(cls, "__acp_flattened__"):
+                inner = getattr(model, attr)
+                declared = _declared(inner)
+                taken = declared if declared is not None else _whole_members(inner)
+                for key in [key for key in extra if key in taken]:
+                    del extra[key]
+                    model.__pydantic_fields_set__.discard(key)
         return model
 
     @model_serializer(mode="wrap")
@@ -344,6 +363,15 @@ def _own_members(cls: type[BaseModel]) -> frozenset[str]:
         names = {name for attr, field in cls.__pydantic_fields__.items() if attr not in flattened for name in (attr, field.alias or attr)}
         found = _owned[cls] = frozenset(names)
     return found
+
+
+def _whole_members(model: Any) -> set[str]:
+    """The members of a value a catch-all kept whole (a model that keeps them all)."""
+    if isinstance(model, RootModel) and isinstance(model.root, dict):
+        return set(model.root)
+    if isinstance(model, BaseModel):
+        return {field.alias or name for name, field in type(model).__pydantic_fields__.items()} | set(model.__pydantic_extra__ or ())
+    return set()
 
 
 def _declared(model: Any) -> set[str] | None:
@@ -479,6 +507,8 @@ def pointer(value: Any, error: ValidationError) -> str:
         if isinstance(current, dict) and isinstance(part, str):
             if not picked and any(current.get(wire) == part for wire in _TAG_MEMBERS):
                 picked = True
+                continue
+            if part in _FLATTENED and index + 1 < len(loc) and not isinstance(current.get(part), (dict, list)):
                 continue
             if part in current:
                 current, picked = current[part], False

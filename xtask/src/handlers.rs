@@ -78,6 +78,38 @@ pub fn check(upstream_root: &Path, label: &str, ir: &Ir) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use acp_codegen::ir::{Method, RequestMethod};
+
+    fn ir_with(method: &str, params: &str, not_negotiated: Option<&str>) -> Ir {
+        let request = RequestMethod { side: Side::Agent, params: params.to_owned(), result: "X".to_owned() };
+        let method = Method { name: method.to_owned(), request: Some(request), notification: None, gate: None, not_negotiated: not_negotiated.map(str::to_owned), unstable: false };
+        Ir {
+            origin: "test".to_owned(),
+            overlays: Vec::new(),
+            types: Default::default(),
+            methods: [(method.name.clone(), method)].into(),
+            gated_variants: Default::default(),
+            renamed: Vec::new(),
+            gated_fields: Default::default(),
+            capability_layout: None,
+        }
+    }
+
+    #[test]
+    fn a_required_handler_the_official_sdk_leaves_optional_fails() {
+        let root = std::env::temp_dir().join(format!("acp-handlers-test-{}", std::process::id()));
+        let dist = root.join(format!("sdk-{OFFICIAL_RELEASE}")).join("package/dist");
+        std::fs::create_dir_all(&dist).unwrap();
+        let mut declarations = String::from("export interface Agent {\n    setSessionMode?(params: schema.SetSessionModeRequest): X;\n");
+        for index in 0..10 {
+            declarations.push_str(&format!("    other{index}(params: schema.Other{index}): X;\n"));
+        }
+        declarations.push_str("}\n");
+        std::fs::write(dist.join("acp.d.ts"), declarations).unwrap();
+        assert!(check(&root, "test", &ir_with("session/set_mode", "SetSessionModeRequest", None)).is_err());
+        assert!(check(&root, "test", &ir_with("session/set_mode", "SetSessionModeRequest", Some("offered per session"))).is_ok());
+        std::fs::remove_dir_all(&root).unwrap();
+    }
 
     #[test]
     fn reads_optional_marks_by_side() {

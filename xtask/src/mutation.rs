@@ -87,8 +87,8 @@ const MUTANTS: &[Mutant] = &[
         language: "python",
         name: "wire members read by attribute name too",
         file: "python/acp_bindings/_runtime.py",
-        find: "validate_python(value, by_alias=True, by_name=False)",
-        replace: "validate_python(value, by_alias=True, by_name=True)",
+        find: "        validate_by_name=False,\n",
+        replace: "        validate_by_name=True,\n",
     },
 ];
 

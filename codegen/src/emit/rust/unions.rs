@@ -203,8 +203,11 @@ fn tagged_impls(context: &RustContext, name: &str, property: &str, union: &Union
     // A known tag first (as peers write it): the rest of the object is the
     // variant's payload, read as it streams. An open default takes a tag of
     // any JSON type, and a variant read as it streams could not fall back to
-    // it: there the object is always gathered whole.
-    let first_tag = (open_default.is_none()).then(|| {
+    // it; a union flattened into an object is read from serde's buffer,
+    // which no error path follows: there the object is always gathered
+    // whole, and an error inside it keeps its whole pointer.
+    let flattened = context.ir.types.values().any(|definition| matches!(&definition.kind, TypeKind::Struct(structure) if structure.flatten.iter().any(|base| base == name)));
+    let first_tag = (open_default.is_none() && !flattened).then(|| {
         quote! {
             if let ::std::option::Option::Some(key) = map.next_key::<crate::codec::Key<'de>>()? {
                 if key.as_str() == #property {
