@@ -109,6 +109,12 @@ fn conversions(context: &RustContext, name: &str, union: &UnionType) -> Vec<Toke
         .collect()
 }
 
+/// Whether the union `name` sits flattened in some object: serde then reads
+/// it from its buffer, as a struct of the members its alternatives can have.
+fn flattened_somewhere(context: &RustContext, name: &str) -> bool {
+    context.ir.types.values().any(|definition| matches!(&definition.kind, TypeKind::Struct(structure) if structure.flatten.iter().any(|base| base == name)))
+}
+
 fn tagged_impls(context: &RustContext, name: &str, property: &str, union: &UnionType) -> TokenStream {
     let type_name = type_ident(name);
     let mut serialize_arms = Vec::new();
@@ -206,7 +212,7 @@ fn tagged_impls(context: &RustContext, name: &str, property: &str, union: &Union
     // it; a union flattened into an object is read from serde's buffer,
     // which no error path follows: there the object is always gathered
     // whole, and an error inside it keeps its whole pointer.
-    let flattened = context.ir.types.values().any(|definition| matches!(&definition.kind, TypeKind::Struct(structure) if structure.flatten.iter().any(|base| base == name)));
+    let flattened = flattened_somewhere(context, name);
     let first_tag = (open_default.is_none() && !flattened).then(|| {
         quote! {
             if let ::std::option::Option::Some(key) = map.next_key::<crate::codec::Key<'de>>()? {
@@ -307,7 +313,7 @@ fn untagged_impls(context: &RustContext, name: &str, union: &UnionType) -> Token
         }
     }
     let message = format!("the value matches no alternative of `{name}`");
-    let flattened = context.ir.types.values().any(|definition| matches!(&definition.kind, TypeKind::Struct(structure) if structure.flatten.iter().any(|base| base == name)));
+    let flattened = flattened_somewhere(context, name);
     let read = if flattened {
         // Flattened into an object, the union reads as a struct with the
         // member names its alternatives can have: it takes only those and
