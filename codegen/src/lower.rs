@@ -851,8 +851,10 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Methods from `x-method` / `x-side`; request, response or notification
-    /// from the JSON-RPC envelopes the schema root lists.
-    fn methods(&self, schema: &ExtendedSchema) -> Result<BTreeMap<String, Method>, CodegenError> {
+    /// from the JSON-RPC envelopes the schema root lists. A request whose
+    /// response has no `x-method` takes it from the routing union of the
+    /// handling side's responses ([`Lowerer::routed_response`]).
+    fn methods(&mut self, schema: &ExtendedSchema) -> Result<BTreeMap<String, Method>, CodegenError> {
         let roles = self.envelope_roles();
         // method -> role -> (side, type name, pointer)
         let mut parts: BTreeMap<String, BTreeMap<Role, (Side, String, String)>> = BTreeMap::new();
@@ -886,7 +888,11 @@ impl<'a> Lowerer<'a> {
         }
         let mut methods = BTreeMap::new();
         for (name, mut uses) in parts {
-            let request = match (uses.remove(&Role::Request), uses.remove(&Role::Response)) {
+            let mut response = uses.remove(&Role::Response);
+            if let (Some((side, _, pointer)), None) = (uses.get(&Role::Request), &response) {
+                response = self.routed_response(pointer, *side).map(|result| (*side, result, pointer.clone()));
+            }
+            let request = match (uses.remove(&Role::Request), response) {
                 (Some((side, params, _)), Some((result_side, result, pointer))) => {
                     if side != result_side {
                         return Err(self.error(ErrorKind::Malformed, &format!("{pointer}/x-side"), format!("the request and response of `{name}` name different sides")));
@@ -905,6 +911,33 @@ impl<'a> Lowerer<'a> {
             methods.insert(name.clone(), Method { name, request, notification, gate, not_negotiated, unstable });
         }
         Ok(methods)
+    }
+
+    /// The response of the request at `request_pointer` (`/$defs/XRequest`),
+    /// as early releases wrote it: only a branch titled `XResponse` of the
+    /// handling side's routing union (`AgentResponse`, `ClientResponse`),
+    /// either a `$ref` or an inline `null`, which becomes a type of its own.
+    fn routed_response(&mut self, request_pointer: &str, side: Side) -> Option<String> {
+        let title = format!("{}Response", request_pointer.strip_prefix("/$defs/")?.strip_suffix("Request")?);
+        let union = match side {
+            Side::Agent => "AgentResponse",
+            Side::Client => "ClientResponse",
+            _ => return None,
+        };
+        let definition = self.definitions.get(union)?;
+        let keyword = ["anyOf", "oneOf"].into_iter().find(|keyword| definition.get(keyword).is_some())?;
+        let branches = definition.get(keyword)?.as_array()?;
+        let (index, branch) = branches.iter().enumerate().find(|(_, branch)| branch.get("title").and_then(Value::as_str) == Some(title.as_str()))?;
+        if let Some(target) = branch.get("$ref").and_then(Value::as_str).and_then(|reference| reference.strip_prefix("#/$defs/")) {
+            return self.names.get(target).cloned();
+        }
+        if branch.get("type").and_then(Value::as_str) != Some("null") || self.types.contains_key(&title) {
+            return None;
+        }
+        let pointer = format!("/$defs/{}/{keyword}/{index}", pointer_token(union));
+        let description = branch.get("description").and_then(Value::as_str).map(str::to_owned);
+        self.types.insert(title.clone(), TypeDef { name: title.clone(), pointer, definition: None, description, kind: TypeKind::Alias { target: TypeExpr::Null } });
+        Some(title)
     }
 
     /// `$defs` key -> role, read from the envelopes the root lists under the

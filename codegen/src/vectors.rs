@@ -102,6 +102,17 @@ pub fn of_type(ir: &Ir, definition: &TypeDef) -> VectorFile {
     Generator { ir }.file(definition)
 }
 
+/// A value of `expression`: required members only, or, with `full`, every
+/// member near the top (the samples the vectors are made of).
+pub fn sample(ir: &Ir, expression: &TypeExpr, full: bool) -> Option<Value> {
+    Generator { ir }.sample(expression, full, 0)
+}
+
+/// A value of one variant of `union`, minimal or `full`.
+pub fn sample_variant(ir: &Ir, union: &UnionType, variant: &Variant, full: bool) -> Option<Value> {
+    Generator { ir }.sample_variant(union, variant, full, 0)
+}
+
 /// Serializes a vector file the way `cargo xtask vectors` writes it.
 pub fn to_pretty_json(file: &VectorFile) -> String {
     let mut text = serde_json::to_string_pretty(file).expect("vectors are plain JSON");

@@ -1,7 +1,8 @@
 //! The review stage: golden reports of each RFD against the default base
 //! (re-approve with `UPDATE_SNAPSHOTS=1`), and synthetic changes with known
-//! verdicts, made on the IR of a small fixture with methods in both
-//! directions.
+//! verdicts, made on the schema of a small fixture with methods in both
+//! directions (methods and gates on its IR), each breaking verdict with the
+//! witness message that proves it.
 
 #[path = "support/snapshots.rs"]
 mod snapshots;
@@ -10,20 +11,23 @@ use std::path::Path;
 
 use acp_codegen::ir::*;
 use acp_codegen::lower::{lower, Unsupported};
+use acp_codegen::review::witness::{Reader, Schema};
 use acp_codegen::review::{report, review, roles::Direction, rules::Level, rules::Rule, Finding, Review};
-use acp_schema_source::{load, RfdSelection, SourceOptions};
-use serde_json::json;
+use acp_schema_source::{load, ExtendedSchema, RfdSelection, SourceOptions};
+use serde_json::{json, Value};
 
-fn default_ir(rfds: RfdSelection) -> Ir {
-    lower(&load(&SourceOptions { schema_file: None, rfds }).unwrap(), Unsupported::Fail).unwrap()
+fn default_schema(rfds: RfdSelection) -> (ExtendedSchema, Ir) {
+    let schema = load(&SourceOptions { schema_file: None, rfds }).unwrap();
+    let ir = lower(&schema, Unsupported::Fail).unwrap();
+    (schema, ir)
 }
 
 #[test]
 fn each_rfd_against_the_default_base() {
-    let base = default_ir(RfdSelection::Nothing);
+    let (base_schema, base) = default_schema(RfdSelection::Nothing);
     for rfd in ["session-ready", "turn-complete", "session-status"] {
-        let head = default_ir(RfdSelection::Only(vec![rfd.to_owned()]));
-        let reviewed = review("default", &base, &format!("default+{rfd}"), &head, Vec::new());
+        let (head_schema, head) = default_schema(RfdSelection::Only(vec![rfd.to_owned()]));
+        let reviewed = review("default", Schema { document: &base_schema.document, ir: &base }, &format!("default+{rfd}"), Schema { document: &head_schema.document, ir: &head }, Vec::new()).unwrap();
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("snapshots").join(format!("review-{rfd}.md"));
         snapshots::assert_snapshot(&path, &report::markdown(&reviewed));
         // Every RFD only adds, behind its capability: nothing breaks.
@@ -35,8 +39,8 @@ fn each_rfd_against_the_default_base() {
 
 /// A base with a request handled by the agent and a notification handled
 /// by the client, carrying closed and open enums and unions.
-fn fixture() -> Ir {
-    let document = json!({"$defs": {
+fn fixture() -> Value {
+    json!({"$defs": {
         "PromptRequest": {"type": "object", "x-method": "session/prompt", "x-side": "agent", "properties": {
             "sessionId": {"type": "string"},
             "mode": {"$ref": "#/$defs/Mode"},
@@ -53,6 +57,7 @@ fn fixture() -> Ir {
             "title": {"type": ["string", "null"]}
         }, "required": ["update"]},
         "Spare": {"type": "object", "properties": {"a": {"type": "string"}}},
+        "Stop": {"type": "object", "properties": {"stopReason": {"type": "integer"}}, "required": ["stopReason"]},
         "Settings": {"type": "object", "additionalProperties": false, "properties": {"a": {"type": "string"}}},
         "State": {"anyOf": [
             {"type": "object", "properties": {"state": {"type": "string", "const": "running"}}, "required": ["state"]},
@@ -68,21 +73,47 @@ fn fixture() -> Ir {
             {"type": "object", "properties": {"kind": {"type": "string", "const": "chunk"}}, "required": ["kind"], "allOf": [{"$ref": "#/$defs/Text"}]},
             {"type": "object", "properties": {"kind": {"type": "string", "const": "done"}}, "required": ["kind"]}
         ], "discriminator": {"propertyName": "kind"}}
-    }});
-    lower(&acp_schema_source::extend("inline.json".into(), document, &[], false).unwrap(), Unsupported::Fail).unwrap()
+    }})
 }
 
-fn changed(edit: impl FnOnce(&mut Ir)) -> Review {
-    changed_from(|_| {}, edit)
+fn lowered(document: &Value) -> Ir {
+    lower(&acp_schema_source::extend("inline.json".into(), document.clone(), &[], false).unwrap(), Unsupported::Fail).unwrap()
+}
+
+/// A change of the fixture: of its document (the messages change), then of
+/// its IR (methods and gates, which witnesses read from the method table).
+struct Edit {
+    document: Box<dyn Fn(&mut Value)>,
+    ir: Box<dyn Fn(&mut Ir)>,
+}
+
+fn document(edit: impl Fn(&mut Value) + 'static) -> Edit {
+    Edit { document: Box::new(edit), ir: Box::new(|_| {}) }
+}
+
+fn model(edit: impl Fn(&mut Ir) + 'static) -> Edit {
+    Edit { document: Box::new(|_| {}), ir: Box::new(edit) }
+}
+
+fn none() -> Edit {
+    model(|_| {})
+}
+
+fn changed(edit: Edit) -> Review {
+    changed_from(none(), edit)
 }
 
 /// Reviews the fixture changed by `before` against it changed by `after` too.
-fn changed_from(before: impl FnOnce(&mut Ir), after: impl FnOnce(&mut Ir)) -> Review {
-    let mut base = fixture();
-    before(&mut base);
-    let mut head = base.clone();
-    after(&mut head);
-    review("base", &base, "head", &head, Vec::new())
+fn changed_from(before: Edit, after: Edit) -> Review {
+    let mut base_document = fixture();
+    (before.document)(&mut base_document);
+    let mut head_document = base_document.clone();
+    (after.document)(&mut head_document);
+    let (mut base, mut head) = (lowered(&base_document), lowered(&head_document));
+    (before.ir)(&mut base);
+    (before.ir)(&mut head);
+    (after.ir)(&mut head);
+    review("base", Schema { document: &base_document, ir: &base }, "head", Schema { document: &head_document, ir: &head }, Vec::new()).unwrap()
 }
 
 fn only(review: &Review) -> &Finding {
@@ -94,118 +125,165 @@ fn directions(finding: &Finding) -> Vec<Direction> {
     finding.directions.keys().copied().collect()
 }
 
-fn structure<'a>(ir: &'a mut Ir, name: &str) -> &'a mut StructType {
-    match &mut ir.types.get_mut(name).unwrap().kind {
-        TypeKind::Struct(structure) => structure,
-        _ => panic!("{name} is not a struct"),
-    }
+fn definition<'a>(document: &'a mut Value, name: &str) -> &'a mut Value {
+    &mut document["$defs"][name]
 }
 
-fn field<'a>(ir: &'a mut Ir, name: &str, member: &str) -> &'a mut Field {
-    structure(ir, name).fields.iter_mut().find(|field| field.wire_name == member).unwrap()
+fn property<'a>(document: &'a mut Value, name: &str, member: &str) -> &'a mut Value {
+    &mut document["$defs"][name]["properties"][member]
 }
 
-fn enumeration<'a>(ir: &'a mut Ir, name: &str) -> &'a mut EnumType {
-    match &mut ir.types.get_mut(name).unwrap().kind {
-        TypeKind::Enum(enumeration) => enumeration,
-        _ => panic!("{name} is not an enum"),
-    }
+fn require(document: &mut Value, name: &str, member: &str) {
+    let required = document["$defs"][name].as_object_mut().unwrap().entry("required").or_insert(json!([]));
+    required.as_array_mut().unwrap().push(json!(member));
 }
 
-fn union<'a>(ir: &'a mut Ir, name: &str) -> &'a mut UnionType {
-    match &mut ir.types.get_mut(name).unwrap().kind {
-        TypeKind::Union(union) => union,
-        _ => panic!("{name} is not a union"),
-    }
+fn unrequire(document: &mut Value, name: &str, member: &str) {
+    document["$defs"][name]["required"].as_array_mut().unwrap().retain(|required| required != member);
 }
 
+fn branches<'a>(document: &'a mut Value, name: &str, keyword: &str) -> &'a mut Vec<Value> {
+    document["$defs"][name][keyword].as_array_mut().unwrap()
+}
+
+/// The finding is the only one, of `rule` at `level`, travelling `towards`,
+/// and every reader it breaks has a witness the reader's schema rejects.
 fn assert_finding(review: &Review, rule: Rule, level: Level, towards: &[Direction]) {
     let finding = only(review);
     assert_eq!((finding.rule, finding.level), (rule.id(), level), "{}", report::markdown(review));
     assert_eq!(directions(finding), towards, "{}", report::markdown(review));
+    assert_witnessed(finding, review);
+}
+
+fn assert_witnessed(finding: &Finding, review: &Review) {
+    let breaking: Vec<Reader> = [(Reader::Old, finding.old_reader), (Reader::New, finding.new_reader)].into_iter().filter(|(_, level)| *level == Level::Breaking).map(|(reader, _)| reader).collect();
+    let witnessed: Vec<Reader> = finding.witnesses.iter().map(|witness| witness.reader).collect();
+    assert_eq!(witnessed, breaking, "{}", report::markdown(review));
 }
 
 #[test]
 fn removing_an_optional_member_is_a_warning_where_it_travels() {
-    let reviewed = changed(|ir| structure(ir, "PromptRequest").fields.retain(|field| field.wire_name != "note"));
+    let reviewed = changed(document(|document| {
+        definition(document, "PromptRequest")["properties"].as_object_mut().unwrap().remove("note");
+    }));
     assert_finding(&reviewed, Rule::FieldOptionalRemoved, Level::Warning, &[Direction::ClientToAgent]);
 }
 
 #[test]
 fn making_a_member_required_breaks_old_senders_in_either_direction() {
-    let reviewed = changed(|ir| field(ir, "PromptRequest", "note").required = true);
+    let reviewed = changed(document(|document| require(document, "PromptRequest", "note")));
     assert_finding(&reviewed, Rule::FieldNowRequired, Level::Breaking, &[Direction::ClientToAgent]);
-    assert_eq!(only(&reviewed).new_reader, Level::Breaking);
-    assert_eq!(only(&reviewed).old_reader, Level::Safe);
-    let reviewed = changed(|ir| field(ir, "PromptResponse", "stopReason").required = true);
+    assert_eq!((only(&reviewed).old_reader, only(&reviewed).new_reader), (Level::Safe, Level::Breaking));
+    let witness = &only(&reviewed).witnesses[0];
+    assert_eq!((witness.carried_by.as_str(), witness.pointer.as_str()), ("session/prompt params", "/params"));
+    assert!(witness.message["params"].get("note").is_none(), "{:?}", witness.message);
+    let reviewed = changed(document(|document| require(document, "PromptResponse", "stopReason")));
     assert_finding(&reviewed, Rule::FieldNowRequired, Level::Breaking, &[Direction::AgentToClient]);
 }
 
 #[test]
 fn a_variant_added_to_a_closed_union_breaks_unless_gated() {
-    let chunk = |ir: &mut Ir| {
-        let update = union(ir, "Update");
-        let mut variant = update.variants[1].clone();
-        variant.tag = Some("plan".to_owned());
-        variant.name = "Plan".to_owned();
-        update.variants.push(variant);
+    let plan = |document: &mut Value| {
+        branches(document, "Update", "oneOf").push(json!({"type": "object", "properties": {"kind": {"type": "string", "const": "plan"}}, "required": ["kind"]}));
     };
-    let reviewed = changed(chunk);
+    let reviewed = changed(document(plan));
     assert_finding(&reviewed, Rule::VariantAddedClosed, Level::Breaking, &[Direction::AgentToClient]);
-    let reviewed = changed(|ir| {
-        chunk(ir);
-        let gate = Gate::capability(Side::Client, "ClientCapabilities", "/plan");
-        ir.gated_variants.insert("Update/plan".to_owned(), gate);
+    assert_eq!(only(&reviewed).witnesses[0].message["params"]["update"], json!({"kind": "plan"}));
+    let reviewed = changed(Edit {
+        document: Box::new(plan),
+        ir: Box::new(|ir| {
+            ir.gated_variants.insert("Update/plan".to_owned(), Gate::capability(Side::Client, "ClientCapabilities", "/plan"));
+        }),
     });
     assert_finding(&reviewed, Rule::VariantAddedGated, Level::Safe, &[Direction::AgentToClient]);
 }
 
 #[test]
 fn a_value_added_to_an_open_enum_is_safe_and_to_a_closed_one_breaking() {
-    let value = |name: &str| EnumValue { name: name.to_owned(), value: json!(name.to_lowercase()), description: None };
-    let reviewed = changed(|ir| enumeration(ir, "Status").values.push(value("Paused")));
+    let reviewed = changed(document(|document| branches(document, "Status", "anyOf").insert(0, json!({"type": "string", "const": "paused"}))));
     assert_finding(&reviewed, Rule::EnumValueAddedOpen, Level::Safe, &[Direction::ClientToAgent]);
-    let reviewed = changed(|ir| enumeration(ir, "Mode").values.push(value("Plan")));
+    let reviewed = changed(document(|document| branches(document, "Mode", "oneOf").push(json!({"type": "string", "const": "plan"}))));
     assert_finding(&reviewed, Rule::EnumValueAddedClosed, Level::Breaking, &[Direction::ClientToAgent]);
+    assert_eq!(only(&reviewed).witnesses[0].pointer, "/params/mode");
 }
 
 #[test]
 fn closing_an_open_enum_breaks_new_readers() {
-    let reviewed = changed(|ir| enumeration(ir, "Status").other = None);
+    let reviewed = changed(document(|document| branches(document, "Status", "anyOf").truncate(1)));
     assert_finding(&reviewed, Rule::EnumClosed, Level::Breaking, &[Direction::ClientToAgent]);
     assert_eq!(only(&reviewed).new_reader, Level::Breaking);
 }
 
 #[test]
 fn a_changed_type_breaks_and_a_changed_default_warns() {
-    let reviewed = changed(|ir| field(ir, "PromptRequest", "note").ty = TypeExpr::Boolean);
-    assert_finding(&reviewed, Rule::FieldTypeChanged, Level::Breaking, &[Direction::ClientToAgent]);
-    let reviewed = changed(|ir| field(ir, "PromptRequest", "note").default = Some(json!("all")));
+    let reviewed = changed(document(|document| *property(document, "PromptRequest", "note") = json!({"type": "boolean", "default": true})));
+    let finding = reviewed.findings.iter().find(|finding| finding.rule == Rule::FieldTypeChanged.id()).unwrap();
+    assert_eq!(finding.level, Level::Breaking);
+    assert_witnessed(finding, &reviewed);
+    let reviewed = changed(document(|document| property(document, "PromptRequest", "note")["default"] = json!("all")));
     assert_finding(&reviewed, Rule::FieldDefaultChanged, Level::Warning, &[Direction::ClientToAgent]);
+}
+
+/// The same values written another way: an alias of `string` for `string`,
+/// an inline object for a `$ref` to one with the same members, a title
+/// added to a union member, a required member moved into every branch,
+/// an open union whose catch-all is the old type. No message tells the two
+/// apart, so nothing breaks (the bindings may still change: a warning).
+#[test]
+fn a_change_of_form_alone_is_equivalent() {
+    let forms: Vec<(&str, Edit)> = vec![
+        ("alias", document(|document| {
+            definition(document, "SessionId")["type"] = json!("string");
+            *property(document, "PromptRequest", "sessionId") = json!({"$ref": "#/$defs/SessionId"});
+        })),
+        ("inline to $ref", document(|document| {
+            let text = definition(document, "Text").clone();
+            branches(document, "Update", "oneOf")[0] = json!({"type": "object", "properties": {"kind": {"type": "string", "const": "chunk"}, "text": text["properties"]["text"]}, "required": ["kind", "text"]});
+        })),
+        ("title", document(|document| branches(document, "Mode", "oneOf")[0]["title"] = json!("Ask"))),
+        ("required in every branch", document(|document| {
+            unrequire(document, "PromptRequest", "sessionId");
+            definition(document, "PromptRequest")["properties"].as_object_mut().unwrap().remove("sessionId");
+            definition(document, "PromptRequest")["anyOf"] = json!([
+                {"type": "object", "properties": {"type": {"type": "string", "const": "ask"}, "sessionId": {"type": "string"}}, "required": ["type", "sessionId"]},
+                {"type": "object", "title": "plain", "properties": {"sessionId": {"type": "string"}}, "required": ["sessionId"]}
+            ]);
+        })),
+        ("union opened by its old type", document(|document| {
+            *property(document, "PromptResponse", "stopReason") = json!({"anyOf": [{"type": "string", "const": "end_turn"}, {"title": "other", "type": "string"}]});
+        })),
+    ];
+    for (form, edit) in forms {
+        let reviewed = changed(edit);
+        assert!(reviewed.worst() < Level::Breaking, "{form}:\n{}", report::markdown(&reviewed));
+        assert!(reviewed.findings.iter().all(|finding| finding.witnesses.is_empty()), "{form}");
+    }
 }
 
 #[test]
 fn renaming_or_removing_a_method_breaks_it() {
-    let reviewed = changed(|ir| {
+    let reviewed = changed(model(|ir| {
         let mut method = ir.methods.remove("session/prompt").unwrap();
         method.name = "session/ask".to_owned();
         ir.methods.insert(method.name.clone(), method);
-    });
+    }));
     assert_finding(&reviewed, Rule::MethodRenamed, Level::Breaking, &[Direction::ClientToAgent, Direction::AgentToClient]);
-    let reviewed = changed(|ir| {
+    let witnesses = &only(&reviewed).witnesses;
+    assert_eq!((witnesses[0].message["method"].as_str(), witnesses[1].message["method"].as_str()), (Some("session/ask"), Some("session/prompt")));
+    let reviewed = changed(model(|ir| {
         ir.methods.remove("session/update");
-    });
+    }));
     assert_finding(&reviewed, Rule::MethodRemoved, Level::Breaking, &[Direction::AgentToClient]);
+    assert_eq!(only(&reviewed).witnesses[0].pointer, "/method");
 }
 
 #[test]
 fn a_renamed_type_changes_no_member_that_refers_to_it() {
-    let reviewed = changed(|ir| {
-        let mut text = ir.types.remove("Mode").unwrap();
-        text.name = "SessionMode".to_owned();
-        ir.types.insert(text.name.clone(), text);
-        field(ir, "PromptRequest", "mode").ty = TypeExpr::named("SessionMode");
-    });
+    let reviewed = changed(document(|document| {
+        let mode = document["$defs"].as_object_mut().unwrap().remove("Mode").unwrap();
+        document["$defs"]["SessionMode"] = mode;
+        *property(document, "PromptRequest", "mode") = json!({"$ref": "#/$defs/SessionMode"});
+    }));
     assert_finding(&reviewed, Rule::TypeRenamed, Level::Safe, &[Direction::ClientToAgent]);
 }
 
@@ -221,103 +299,94 @@ fn gate(path: &str) -> Gate {
     Gate::capability(Side::Agent, "AgentCapabilities", path)
 }
 
-fn catch_all() -> Option<CatchAll> {
-    Some(CatchAll { name: "Other".to_owned(), description: None })
-}
-
-fn optional(wire_name: &str, required: bool) -> Field {
-    Field {
-        wire_name: wire_name.to_owned(),
-        name: acp_codegen::naming::member_name(wire_name),
-        description: None,
-        ty: TypeExpr::Boolean,
-        required,
-        nullable: false,
-        default: None,
-        decode: DecodeRules::default(),
-        fallback: Fallback::Absent,
+fn state_variants(document: &mut Value, tags: &[&str]) {
+    let other = branches(document, "State", "anyOf").pop().unwrap();
+    let variants = branches(document, "State", "anyOf");
+    variants.clear();
+    for tag in tags {
+        variants.push(json!({"type": "object", "properties": {"state": {"type": "string", "const": tag}}, "required": ["state"]}));
     }
+    let mut other = other;
+    other["not"]["anyOf"][0]["properties"]["state"]["enum"] = json!(tags);
+    variants.push(other);
 }
-
-type Edit = Box<dyn Fn(&mut Ir)>;
 
 /// One edit per rule not proven above, each with the only finding it must give.
 fn edits() -> Vec<(Rule, Edit, Edit)> {
-    let none = || -> Edit { Box::new(|_: &mut Ir| {}) };
-    let variant = |ir: &mut Ir, union_name: &str, tag: &str| {
-        let target = union(ir, union_name);
-        let mut added = target.variants[0].clone();
-        added.tag = Some(tag.to_owned());
-        added.name = naming_of(tag);
-        target.variants.push(added);
+    let add_method = |ir: &mut Ir, gated: bool| {
+        let mut method = ir.methods["session/prompt"].clone();
+        method.name = "session/ask".to_owned();
+        method.gate = gated.then(|| gate("/ask"));
+        ir.methods.insert(method.name.clone(), method);
     };
     vec![
-        (Rule::TypeAdded, none(), Box::new(|ir| {
-            let mut spare = ir.types["Spare"].clone();
-            spare.name = "Extra".to_owned();
-            ir.types.insert("Extra".to_owned(), spare);
-            structure(ir, "Extra").fields.clear();
+        (Rule::TypeAdded, none(), document(|document| document["$defs"]["Extra"] = json!({"type": "object", "properties": {}}))),
+        (Rule::TypeRemoved, none(), document(|document| {
+            document["$defs"].as_object_mut().unwrap().remove("Spare");
         })),
-        (Rule::TypeRemoved, none(), Box::new(|ir| {
-            ir.types.remove("Spare");
+        (Rule::TypeKindChanged, none(), document(|document| *definition(document, "Settings") = json!({"type": "boolean"}))),
+        (Rule::FieldOptionalAdded, none(), document(|document| *property(document, "PromptRequest", "extra") = json!({"type": "boolean"}))),
+        (Rule::FieldRequiredAdded, none(), document(|document| {
+            *property(document, "PromptRequest", "extra") = json!({"type": "boolean"});
+            require(document, "PromptRequest", "extra");
         })),
-        (Rule::TypeKindChanged, none(), Box::new(|ir| ir.types.get_mut("Spare").unwrap().kind = TypeKind::Alias { target: TypeExpr::Boolean })),
-        (Rule::FieldOptionalAdded, none(), Box::new(|ir| structure(ir, "PromptRequest").fields.push(optional("extra", false)))),
-        (Rule::FieldRequiredAdded, none(), Box::new(|ir| structure(ir, "PromptRequest").fields.push(optional("extra", true)))),
-        (Rule::FieldRequiredRemoved, none(), Box::new(|ir| structure(ir, "PromptRequest").fields.retain(|field| field.wire_name != "sessionId"))),
-        (Rule::FieldNowOptional, none(), Box::new(|ir| field(ir, "PromptRequest", "sessionId").required = false)),
-        (Rule::FieldNowNullable, none(), Box::new(|ir| field(ir, "PromptRequest", "note").nullable = true)),
-        (Rule::FieldNoLongerNullable, none(), Box::new(|ir| field(ir, "UpdateNotification", "title").nullable = false)),
-        (Rule::FieldDecodeRuleChanged, none(), Box::new(|ir| field(ir, "PromptRequest", "note").decode.default_on_null = true)),
-        (Rule::FieldConstraintChanged, none(), Box::new(|ir| field(ir, "PromptRequest", "sessionId").ty = TypeExpr::String(StringType { max_length: Some(10), ..StringType::default() }))),
-        (Rule::ObjectClosed, none(), Box::new(|ir| structure(ir, "PromptRequest").additional = AdditionalProperties::Denied)),
-        (Rule::ObjectOpened, none(), Box::new(|ir| structure(ir, "Settings").additional = AdditionalProperties::Kept(TypeExpr::Any))),
-        (Rule::EnumValueRemovedOpen, none(), Box::new(|ir| enumeration(ir, "Status").values.clear())),
-        (Rule::EnumValueRemovedClosed, none(), Box::new(|ir| enumeration(ir, "Mode").values.truncate(1))),
-        (Rule::EnumOpened, none(), Box::new(|ir| enumeration(ir, "Mode").other = catch_all())),
-        (Rule::VariantAddedExtensible, none(), Box::new(move |ir| variant(ir, "State", "paused"))),
-        (Rule::VariantRemovedExtensible, none(), Box::new(|ir| union(ir, "State").variants.truncate(1))),
-        (Rule::VariantRemovedClosed, none(), Box::new(|ir| union(ir, "Update").variants.truncate(1))),
-        (Rule::UnionClosed, none(), Box::new(|ir| union(ir, "State").other = None)),
-        (Rule::UnionOpened, none(), Box::new(|ir| union(ir, "Update").other = catch_all())),
-        (Rule::VariantGateAdded, none(), Box::new(|ir| {
+        (Rule::FieldRequiredRemoved, none(), document(|document| {
+            definition(document, "PromptRequest")["properties"].as_object_mut().unwrap().remove("sessionId");
+            unrequire(document, "PromptRequest", "sessionId");
+        })),
+        (Rule::FieldNowOptional, none(), document(|document| unrequire(document, "PromptRequest", "sessionId"))),
+        (Rule::FieldNowNullable, none(), document(|document| property(document, "PromptRequest", "note")["type"] = json!(["string", "null"]))),
+        (Rule::FieldNoLongerNullable, none(), document(|document| property(document, "UpdateNotification", "title")["type"] = json!("string"))),
+        (Rule::FieldDecodeRuleChanged, none(), document(|document| property(document, "PromptRequest", "note")["x-deserialize-default-on-null"] = json!(true))),
+        (Rule::FieldConstraintChanged, none(), document(|document| property(document, "PromptRequest", "sessionId")["maxLength"] = json!(10))),
+        (Rule::ObjectClosed, none(), document(|document| definition(document, "PromptRequest")["additionalProperties"] = json!(false))),
+        (Rule::ObjectOpened, none(), document(|document| {
+            definition(document, "Settings").as_object_mut().unwrap().remove("additionalProperties");
+        })),
+        (Rule::EnumValueRemovedOpen, document(|document| branches(document, "Status", "anyOf").insert(0, json!({"type": "string", "const": "paused"}))), document(|document| {
+            branches(document, "Status", "anyOf").remove(0);
+        })),
+        (Rule::EnumValueRemovedClosed, none(), document(|document| branches(document, "Mode", "oneOf").truncate(1))),
+        (Rule::EnumOpened, none(), document(|document| branches(document, "Mode", "oneOf").push(json!({"title": "other", "type": "string"})))),
+        (Rule::VariantAddedExtensible, none(), document(|document| state_variants(document, &["running", "idle", "paused"]))),
+        (Rule::VariantRemovedExtensible, none(), document(|document| state_variants(document, &["running"]))),
+        (Rule::VariantRemovedClosed, none(), document(|document| branches(document, "Update", "oneOf").truncate(1))),
+        (Rule::UnionClosed, none(), document(|document| {
+            branches(document, "State", "anyOf").pop();
+        })),
+        (Rule::UnionOpened, none(), document(|document| {
+            let other = json!({"title": "other", "type": "object", "properties": {"kind": {"type": "string"}}, "required": ["kind"],
+                "not": {"anyOf": [{"type": "object", "properties": {"kind": {"type": "string", "enum": ["chunk", "done"]}}, "required": ["kind"]}]}});
+            let update = definition(document, "Update");
+            let mut members = update["oneOf"].as_array().unwrap().clone();
+            members.push(other);
+            update.as_object_mut().unwrap().remove("oneOf");
+            update.as_object_mut().unwrap().remove("discriminator");
+            update["anyOf"] = json!(members);
+        })),
+        (Rule::VariantGateAdded, none(), model(|ir| {
             ir.gated_variants.insert("Update/done".to_owned(), gate("/done"));
         })),
-        (Rule::VariantGateRemoved, Box::new(|ir| {
+        (Rule::VariantGateRemoved, model(|ir| {
             ir.gated_variants.insert("Update/done".to_owned(), gate("/done"));
-        }), Box::new(|ir| {
-            ir.gated_variants.clear();
-        })),
-        (Rule::MethodAdded, none(), Box::new(|ir| {
-            let mut method = ir.methods["session/prompt"].clone();
-            method.name = "session/ask".to_owned();
-            ir.methods.insert(method.name.clone(), method);
-        })),
-        (Rule::MethodAddedGated, none(), Box::new(|ir| {
-            let mut method = ir.methods["session/prompt"].clone();
-            method.name = "session/ask".to_owned();
-            method.gate = Some(gate("/ask"));
-            ir.methods.insert(method.name.clone(), method);
-        })),
-        (Rule::MethodSideChanged, none(), Box::new(|ir| ir.methods.get_mut("session/prompt").unwrap().request.as_mut().unwrap().side = Side::Client)),
-        (Rule::MethodKindChanged, none(), Box::new(|ir| {
+        }), model(|ir| ir.gated_variants.clear())),
+        (Rule::MethodAdded, none(), model(move |ir| add_method(ir, false))),
+        (Rule::MethodAddedGated, none(), model(move |ir| add_method(ir, true))),
+        (Rule::MethodSideChanged, none(), model(|ir| ir.methods.get_mut("session/prompt").unwrap().request.as_mut().unwrap().side = Side::Client)),
+        (Rule::MethodKindChanged, none(), model(|ir| {
             let method = ir.methods.get_mut("session/update").unwrap();
             let params = method.notification.take().unwrap().params;
             method.request = Some(RequestMethod { side: Side::Client, params, result: "Spare".to_owned() });
         })),
-        (Rule::MethodPayloadChanged, none(), Box::new(|ir| ir.methods.get_mut("session/prompt").unwrap().request.as_mut().unwrap().result = "Spare".to_owned())),
-        (Rule::MethodGateAdded, none(), Box::new(|ir| ir.methods.get_mut("session/prompt").unwrap().gate = Some(gate("/prompt")))),
-        (Rule::MethodGateRemoved, Box::new(|ir| ir.methods.get_mut("session/prompt").unwrap().gate = Some(gate("/prompt"))), Box::new(|ir| {
+        (Rule::MethodPayloadChanged, none(), model(|ir| ir.methods.get_mut("session/prompt").unwrap().request.as_mut().unwrap().result = "Stop".to_owned())),
+        (Rule::MethodGateAdded, none(), model(|ir| ir.methods.get_mut("session/prompt").unwrap().gate = Some(gate("/prompt")))),
+        (Rule::MethodGateRemoved, model(|ir| ir.methods.get_mut("session/prompt").unwrap().gate = Some(gate("/prompt"))), model(|ir| {
             ir.methods.get_mut("session/prompt").unwrap().gate = None;
         })),
-        (Rule::GateChanged, Box::new(|ir| ir.methods.get_mut("session/prompt").unwrap().gate = Some(gate("/prompt"))), Box::new(|ir| {
+        (Rule::GateChanged, model(|ir| ir.methods.get_mut("session/prompt").unwrap().gate = Some(gate("/prompt"))), model(|ir| {
             ir.methods.get_mut("session/prompt").unwrap().gate = Some(gate("/ask"));
         })),
     ]
-}
-
-fn naming_of(tag: &str) -> String {
-    acp_codegen::naming::pascal_case(tag)
 }
 
 #[test]
@@ -340,11 +409,15 @@ fn every_rule_is_proven_by_a_change() {
         let reviewed = changed_from(before, after);
         let finding = only(&reviewed);
         assert_eq!(finding.rule, rule.id(), "{}", report::markdown(&reviewed));
-        assert_eq!((finding.old_reader, finding.new_reader), (rule.old_reader(), rule.new_reader()));
+        // Every breaking verdict of a rule is shown by a message here.
+        assert_eq!((finding.old_reader, finding.new_reader), (rule.old_reader(), rule.new_reader()), "{}", report::markdown(&reviewed));
+        assert_witnessed(finding, &reviewed);
         proven.push(rule);
     }
     let conflict = acp_codegen::review::Conflict { overlay: "x".to_owned(), message: "conflicts".to_owned() };
-    let reviewed = review("base", &fixture(), "head", &fixture(), vec![conflict]);
+    let (base, head) = (fixture(), fixture());
+    let (base_ir, head_ir) = (lowered(&base), lowered(&head));
+    let reviewed = review("base", Schema { document: &base, ir: &base_ir }, "head", Schema { document: &head, ir: &head_ir }, vec![conflict]).unwrap();
     assert_eq!((only(&reviewed).rule, reviewed.worst()), (Rule::OverlayConflict.id(), Level::Breaking));
     proven.push(Rule::OverlayConflict);
     let missing: Vec<&str> = Rule::ALL.iter().filter(|rule| !proven.contains(rule)).map(|rule| rule.id()).collect();

@@ -115,11 +115,11 @@ fn every_upstream_release_schema() {
 #[ignore = "needs ACP_UPSTREAM_SCHEMAS; `cargo xtask test` fetches the release schemas and runs it"]
 fn review_of_two_upstream_releases() {
     let root = PathBuf::from(std::env::var_os("ACP_UPSTREAM_SCHEMAS").expect("ACP_UPSTREAM_SCHEMAS is not set: run `cargo xtask test`"));
-    let ir = |release: &str| {
-        let file = root.join(format!("sdk-{release}")).join("package/schema/v1/schema.json");
-        lower(&load(&SourceOptions { schema_file: Some(file), rfds: RfdSelection::Nothing }).unwrap(), Unsupported::Fail).unwrap()
-    };
-    let reviewed = review::review("2.0.0 v1", &ir("2.0.0"), "2.4.0 v1", &ir("2.4.0"), Vec::new());
+    let schema = |release: &str| load(&SourceOptions { schema_file: Some(root.join(format!("sdk-{release}")).join("package/schema/v1/schema.json")), rfds: RfdSelection::Nothing }).unwrap();
+    let (base, head) = (schema("2.0.0"), schema("2.4.0"));
+    let (base_ir, head_ir) = (lower(&base, Unsupported::Fail).unwrap(), lower(&head, Unsupported::Fail).unwrap());
+    let (base, head) = (review::witness::Schema { document: &base.document, ir: &base_ir }, review::witness::Schema { document: &head.document, ir: &head_ir });
+    let reviewed = review::review("2.0.0 v1", base, "2.4.0 v1", head, Vec::new()).unwrap();
     let counts = (reviewed.count(Level::Breaking), reviewed.count(Level::Warning), reviewed.count(Level::Safe));
     // 2.4.0 adds `x-deserialize-default-on-null` to 14 list and map members.
     assert_eq!(counts, (0, 14, 0), "{}", review::report::markdown(&reviewed));

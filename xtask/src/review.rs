@@ -11,7 +11,7 @@ use anyhow::{bail, Context, Result};
 
 use acp_codegen::emit::PackageNames;
 use acp_codegen::lower::{lower, Unsupported};
-use acp_codegen::review::{self, report, rules::Level, Review};
+use acp_codegen::review::{self, report, rules::Level, witness::Schema, Review};
 
 use crate::output::{self, Files};
 use crate::source::assemble;
@@ -31,7 +31,8 @@ pub fn run(base: &str, head: &str, with_bindings: bool) -> Result<Outcome> {
     let head_ir = lower(&head.schema, Unsupported::Fail).with_context(|| format!("lowering the head `{}`", head.label))?;
     let mut conflicts = base.conflicts;
     conflicts.extend(head.conflicts);
-    let review = review::review(&base.label, &base_ir, &head.label, &head_ir, conflicts);
+    let (base_schema, head_schema) = (Schema { document: &base.schema.document, ir: &base_ir }, Schema { document: &head.schema.document, ir: &head_ir });
+    let review = review::review(&base.label, base_schema, &head.label, head_schema, conflicts).map_err(|error| anyhow::anyhow!("the validator cannot confirm witnesses: {error}"))?;
     let mut files = Files::new();
     files.insert(PathBuf::from("review.md"), report::markdown(&review));
     files.insert(PathBuf::from("review.json"), report::json(&review));

@@ -184,7 +184,8 @@ impl Differ<'_> {
         if old.default != new.default {
             self.push(Rule::FieldDefaultChanged, member.clone(), format!("default {} -> {}", json_or_none(&old.default), json_or_none(&new.default)));
         }
-        if old.decode != new.decode || old.fallback != new.fallback {
+        // The fallback only matters where a rule discards a value.
+        if old.decode != new.decode || (old.decode != DecodeRules::default() && old.fallback != new.fallback) {
             self.push(Rule::FieldDecodeRuleChanged, member, format!("{} -> {}", rules_text(old), rules_text(new)));
         }
     }

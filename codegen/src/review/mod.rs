@@ -1,22 +1,26 @@
 //! The review stage: a semantic diff of two IRs ([`diff`]), each change
 //! judged by the [`rules`] for old and new readers in every direction the
-//! messages carrying it travel ([`roles`]), with the public names it touches
-//! in each language's bindings, rendered by [`report`].
+//! messages carrying it travel ([`roles`]), a breaking verdict kept only
+//! with a message that proves it ([`witness`], framed by [`slots`]), with
+//! the public names it touches in each language's bindings, rendered by
+//! [`report`].
 
 pub mod diff;
 pub mod report;
 pub mod roles;
 pub mod rules;
+pub mod slots;
+pub mod witness;
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use crate::ir::Ir;
 use crate::naming;
 use diff::Subject;
 use roles::Direction;
 use rules::{Level, Rule};
+use witness::{Reader, Schema, Searcher, Witness};
 
 /// One judged change.
 #[derive(Debug, Clone, Serialize)]
@@ -36,6 +40,9 @@ pub struct Finding {
     pub messages: Vec<String>,
     /// The public names it touches, per language.
     pub api: Api,
+    /// For each reader the change breaks, the message that shows it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub witnesses: Vec<Witness>,
 }
 
 /// Public names of the bindings, per language.
@@ -76,8 +83,13 @@ impl Review {
 }
 
 /// Reviews the change from `base` to `head`; `conflicts` are overlays the
-/// head's source named but could not apply.
-pub fn review(base_label: &str, base: &Ir, head_label: &str, head: &Ir, conflicts: Vec<Conflict>) -> Review {
+/// head's source named but could not apply. A rule's breaking verdict for a
+/// reader stands only with a witness; without one the change is equivalent
+/// for that reader ([`Level::Info`]). An error when the validator cannot
+/// compile a schema, so no witness can be confirmed.
+pub fn review(base_label: &str, base_schema: Schema, head_label: &str, head_schema: Schema, conflicts: Vec<Conflict>) -> Result<Review, String> {
+    let (base, head) = (base_schema.ir, head_schema.ir);
+    let searcher = Searcher::new(base_schema, head_schema)?;
     let base_flows = roles::flows(base);
     let head_flows = roles::flows(head);
     let mut findings: Vec<Finding> = conflicts
@@ -92,6 +104,7 @@ pub fn review(base_label: &str, base: &Ir, head_label: &str, head: &Ir, conflict
             directions: BTreeMap::new(),
             messages: Vec::new(),
             api: Api::default(),
+            witnesses: Vec::new(),
         })
         .collect();
     for change in diff::diff(base, head) {
@@ -106,20 +119,39 @@ pub fn review(base_label: &str, base: &Ir, head_label: &str, head: &Ir, conflict
                 (directions, vec![name.clone()])
             }
         };
-        let level = change.rule.level();
+        let (mut old_reader, mut new_reader) = (change.rule.old_reader(), change.rule.new_reader());
+        let mut witnesses = Vec::new();
+        let mut equivalent = Vec::new();
+        for (reader, level) in [(Reader::Old, &mut old_reader), (Reader::New, &mut new_reader)] {
+            if *level == Level::Breaking {
+                match searcher.search(&change, reader) {
+                    Some(witness) => witnesses.push(witness),
+                    None => {
+                        *level = Level::Info;
+                        equivalent.push(reader.as_str());
+                    }
+                }
+            }
+        }
+        let mut detail = change.detail.clone();
+        if !equivalent.is_empty() {
+            detail.push_str(&format!(" (no message breaks {} readers)", equivalent.join(" or ")));
+        }
+        let level = old_reader.max(new_reader);
         findings.push(Finding {
             rule: change.rule.id(),
             level,
-            old_reader: change.rule.old_reader(),
-            new_reader: change.rule.new_reader(),
+            old_reader,
+            new_reader,
             subject: change.subject.describe(),
-            detail: change.detail,
+            detail,
             directions: directions.into_iter().map(|direction| (direction, level)).collect(),
             messages,
             api: api(&change.subject),
+            witnesses,
         });
     }
-    Review { base: base_label.to_owned(), head: head_label.to_owned(), conflicts, findings }
+    Ok(Review { base: base_label.to_owned(), head: head_label.to_owned(), conflicts, findings })
 }
 
 /// The public names a change touches in each language.

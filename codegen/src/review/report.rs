@@ -7,7 +7,10 @@ use super::roles::Direction;
 use super::rules::Level;
 use super::{Finding, Review};
 
-const LEVELS: [Level; 3] = [Level::Breaking, Level::Warning, Level::Safe];
+const LEVELS: [Level; 4] = [Level::Breaking, Level::Warning, Level::Safe, Level::Info];
+
+/// How much of a witness message Markdown shows.
+const WITNESS_CHARACTERS: usize = 160;
 
 /// The review as pretty JSON, with a final newline.
 pub fn json(review: &Review) -> String {
@@ -69,6 +72,9 @@ pub fn markdown(review: &Review) -> String {
             ]
         });
         table(&mut out, &["rule", "change", "detail", "old readers", "new readers", "directions", "carried by"], rows);
+        if level == Level::Breaking {
+            witnesses(&mut out, &of_level);
+        }
     }
     let touched: Vec<&Finding> = review.findings.iter().filter(|finding| !finding.api.rust.is_empty()).collect();
     if !touched.is_empty() {
@@ -80,6 +86,32 @@ pub fn markdown(review: &Review) -> String {
         table(&mut out, &["change", "Rust", "TypeScript", "Python"], rows);
     }
     out
+}
+
+/// The message behind each breaking verdict, shortened (the JSON report has
+/// it whole).
+fn witnesses(out: &mut String, findings: &[&Finding]) {
+    let _ = writeln!(out, "\nWitnesses: a message one side sends that the other side's schema rejects.\n");
+    for finding in findings {
+        for witness in &finding.witnesses {
+            let mut message = serde_json::to_string(&witness.message).expect("a message serializes");
+            if message.chars().count() > WITNESS_CHARACTERS {
+                message = message.chars().take(WITNESS_CHARACTERS).collect::<String>() + "…";
+            }
+            let _ = writeln!(
+                out,
+                "- `{}` breaks {} readers: `{}` ({}) sent {}: `{}` is rejected at `{}`: {}",
+                finding.subject,
+                witness.reader.as_str(),
+                witness.carried_by,
+                witness.found_by,
+                witness.direction.as_str(),
+                message.replace('`', "'"),
+                witness.pointer,
+                cell(&witness.error)
+            );
+        }
+    }
 }
 
 /// The first few messages that carry a finding.

@@ -9,6 +9,8 @@ use serde::Serialize;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
+    /// No message tells the two schemas apart here: a change of form only.
+    Info,
     Safe,
     Warning,
     Breaking,
@@ -17,6 +19,7 @@ pub enum Level {
 impl Level {
     pub fn as_str(self) -> &'static str {
         match self {
+            Level::Info => "info",
             Level::Safe => "safe",
             Level::Warning => "warning",
             Level::Breaking => "breaking",
@@ -103,7 +106,7 @@ rules! {
     UnionClosed => "UNION_CLOSED", Safe, Breaking, "new readers reject unknown variants, which old senders may send";
     UnionOpened => "UNION_OPENED", Breaking, Safe, "new senders may send variants old readers reject";
     VariantGateAdded => "VARIANT_GATE_ADDED", Safe, Warning, "old senders send the variant without checking the capability";
-    VariantGateRemoved => "VARIANT_GATE_REMOVED", Breaking, Safe, "new senders send the variant to old readers that never advertised it";
+    VariantGateRemoved => "VARIANT_GATE_REMOVED", Warning, Safe, "new senders send the variant to old readers that never advertised it (their schema accepts it: no message breaks them)";
     MethodAddedGated => "METHOD_ADDED_GATED", Safe, Safe, "callers only call it once the handler advertised the capability";
     MethodAdded => "METHOD_ADDED", Warning, Safe, "old handlers answer method-not-found to new callers";
     MethodRemoved => "METHOD_REMOVED", Safe, Breaking, "old callers call a method new handlers do not have";
