@@ -75,6 +75,11 @@ pub struct Gate {
     /// the initialize message for offered gates). No entry: the gate does
     /// not exist in that layout.
     pub paths: BTreeMap<String, String>,
+    /// Layout name -> the paths earlier releases of that layout gave the
+    /// same capability (`planCapabilities` before `plan`), tried in order
+    /// when the path does not resolve.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub former_paths: BTreeMap<String, Vec<String>>,
     pub stability: Stability,
     /// The overlay id for RFD gates.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -260,7 +265,10 @@ impl CapabilityAnnotations {
                 resolved.skipped.push(format!("{name}: not in this schema"));
                 continue;
             }
-            let outcome = self.resolve_one(schema, layout, name, gate, path, target, &methods_in_schema);
+            let former = gate.former_paths.get(&layout.name).into_iter().flatten();
+            let outcome = former.fold(self.resolve_one(schema, layout, name, gate, path, target, &methods_in_schema), |outcome, former| {
+                outcome.or_else(|error| self.resolve_one(schema, layout, name, gate, former, target, &methods_in_schema).map_err(|_| error))
+            });
             match outcome {
                 Ok(entry) => {
                     let map = match target {

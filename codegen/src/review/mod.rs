@@ -40,6 +40,10 @@ pub struct Finding {
     pub messages: Vec<String>,
     /// The public names it touches, per language.
     pub api: Api,
+    /// Other places the same change was made (the same rule, member and
+    /// detail in other types): one change, one finding.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<String>,
     /// For each reader the change breaks, the message that shows it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub witnesses: Vec<Witness>,
@@ -104,9 +108,12 @@ pub fn review(base_label: &str, base_schema: Schema, head_label: &str, head_sche
             directions: BTreeMap::new(),
             messages: Vec::new(),
             api: Api::default(),
+            also: Vec::new(),
             witnesses: Vec::new(),
         })
         .collect();
+    // (rule, member, detail, readers' levels) -> the finding that holds it.
+    let mut same_change: BTreeMap<(Rule, String, String, Level, Level), usize> = BTreeMap::new();
     for change in diff::diff(base, head) {
         let (directions, messages): (BTreeSet<Direction>, Vec<String>) = match &change.subject {
             Subject::Type { name, .. } => {
@@ -138,6 +145,19 @@ pub fn review(base_label: &str, base_schema: Schema, head_label: &str, head_sche
             detail.push_str(&format!(" (no message breaks {} readers)", equivalent.join(" or ")));
         }
         let level = old_reader.max(new_reader);
+        if let Subject::Type { member: Some(member), .. } = &change.subject {
+            let key = (change.rule, member.clone(), detail.clone(), old_reader, new_reader);
+            if let Some(&index) = same_change.get(&key) {
+                let first = &mut findings[index];
+                first.also.push(change.subject.describe());
+                first.directions.extend(directions.into_iter().map(|direction| (direction, level)));
+                first.messages.extend(messages);
+                first.messages.sort();
+                first.messages.dedup();
+                continue;
+            }
+            same_change.insert(key, findings.len());
+        }
         findings.push(Finding {
             rule: change.rule.id(),
             level,
@@ -148,6 +168,7 @@ pub fn review(base_label: &str, base_schema: Schema, head_label: &str, head_sche
             directions: directions.into_iter().map(|direction| (direction, level)).collect(),
             messages,
             api: api(&change.subject),
+            also: Vec::new(),
             witnesses,
         });
     }

@@ -63,7 +63,7 @@ pub fn markdown(review: &Review) -> String {
         let rows = of_level.iter().map(|finding| {
             vec![
                 format!("`{}`", finding.rule),
-                format!("`{}`", finding.subject),
+                subject(finding),
                 finding.detail.clone(),
                 finding.old_reader.as_str().to_owned(),
                 finding.new_reader.as_str().to_owned(),
@@ -110,6 +110,21 @@ fn witnesses(out: &mut String, findings: &[&Finding]) {
                 witness.pointer,
                 cell(&witness.error)
             );
+        }
+    }
+}
+
+/// `Type.member`, and how many other places the same change was made.
+fn subject(finding: &Finding) -> String {
+    match finding.also.len() {
+        0 => format!("`{}`", finding.subject),
+        more => {
+            const SHOWN: usize = 5;
+            let mut listed = finding.also.iter().take(SHOWN).map(|also| format!("`{also}`")).collect::<Vec<_>>().join(", ");
+            if more > SHOWN {
+                listed.push_str(", …");
+            }
+            format!("`{}` and {more} more like it ({listed})", finding.subject)
         }
     }
 }
