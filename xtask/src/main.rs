@@ -16,6 +16,7 @@ mod negotiate;
 mod negotiation_suite;
 mod generate;
 mod handlers;
+mod history;
 mod independent;
 mod lowering;
 mod output;
@@ -160,6 +161,7 @@ enum Command {
     Test {
         /// Only the bindings of these schemas (`default`, `default-tolerant`,
         /// `v1-stable`, `v1-unstable`, `v2-stable`, `v2-unstable`, `hostile`;
+        /// or `history`, the review on the published releases;
         /// repeatable), without the workspace tests, the packages and the
         /// benchmark: for working on one schema. Without it, everything runs.
         #[arg(long = "only")]

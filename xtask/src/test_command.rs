@@ -81,7 +81,8 @@ fn hostile(workspace: &Path) -> Result<ExtendedSchema> {
     Ok(assembled.schema)
 }
 
-/// Runs everything, or with `only` the suites of those schemas alone.
+/// Runs everything, or with `only` the suites of those schemas alone
+/// (`history`: the review on the published history, [`crate::history`]).
 pub fn run(only: &[String]) -> Result<()> {
     // The workspace tests would inherit the variable and re-approve every
     // snapshot instead of checking it.
@@ -92,6 +93,15 @@ pub fn run(only: &[String]) -> Result<()> {
         );
     }
     let workspace = workspace_root();
+    let history_only = only.iter().any(|label| label == "history");
+    let only: Vec<String> = only.iter().filter(|label| *label != "history").cloned().collect();
+    if history_only {
+        eprintln!("== the review on the published history");
+        crate::history::run(&workspace)?;
+        if only.is_empty() {
+            return Ok(());
+        }
+    }
     let upstream_root = upstream::fetch(&workspace)?;
     eprintln!("upstream release schemas in {}", upstream_root.display());
     let mut labelled = Vec::new();
@@ -119,6 +129,8 @@ pub fn run(only: &[String]) -> Result<()> {
             .current_dir(&workspace),
         "cargo clippy --workspace",
     )?;
+    eprintln!("== the review on the published history");
+    crate::history::run(&workspace)?;
     test_schemas(&workspace, &upstream_root, labelled)?;
     eprintln!("== the packages (cargo xtask package)");
     package::check::run()?;

@@ -1,0 +1,181 @@
+//! The review on the protocol's published history: every schema file the
+//! npm packages `@zed-industries/agent-client-protocol` and
+//! `@agentclientprotocol/sdk` shipped, pinned by version and SHA-256 in
+//! `tests/history/releases.json` (consecutive identical files left out), in
+//! four lines (v1 and v2, stable and unstable). Each consecutive pair is
+//! reviewed as `cargo xtask review` would, and its breaking findings must be
+//! exactly those `tests/history/verdicts.json` expects, each there with the
+//! changelog's words that justify it; a pair it does not list must have
+//! none. Every breaking finding carries its witness by construction (the
+//! review drops a verdict it cannot show). Packages are fetched with
+//! `npm pack` into `target/upstream-schemas/history/` (never committed).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{bail, Context, Result};
+use serde::Deserialize;
+use sha2::{Digest, Sha256};
+
+use acp_codegen::review::rules::Level;
+
+#[derive(Deserialize)]
+struct Releases {
+    lines: BTreeMap<String, Vec<Release>>,
+}
+
+#[derive(Deserialize)]
+struct Release {
+    package: String,
+    version: String,
+    file: String,
+    sha256: String,
+}
+
+impl Release {
+    /// `sdk@0.7.0`, `zed@0.3.1`.
+    fn short(&self) -> String {
+        let name = if self.package.starts_with("@zed-industries/") { "zed" } else { "sdk" };
+        format!("{name}@{}", self.version)
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Verdicts {
+    #[serde(rename = "description")]
+    _description: String,
+    pairs: BTreeMap<String, Expected>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Expected {
+    /// The changelog's words for the release, with its version.
+    #[serde(rename = "changelog")]
+    _changelog: String,
+    #[serde(default)]
+    breaking: Vec<Verdict>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Verdict {
+    rule: String,
+    subject: String,
+    /// Why the break is real, or why it disagrees with the changelog.
+    #[serde(rename = "why")]
+    _why: String,
+}
+
+/// One reviewed pair, for the table.
+struct Row {
+    pair: String,
+    counts: BTreeMap<Level, usize>,
+}
+
+/// Fetches the pinned releases, reviews every consecutive pair and checks
+/// the breaking findings against the expected verdicts.
+pub fn run(workspace: &Path) -> Result<()> {
+    let folder = workspace.join("tests").join("history");
+    let releases: Releases = read(&folder.join("releases.json"))?;
+    let verdicts: Verdicts = read(&folder.join("verdicts.json"))?;
+    let root = workspace.join("target").join("upstream-schemas").join("history");
+    let mut failures = Vec::new();
+    let mut rows = Vec::new();
+    let mut seen = BTreeSet::new();
+    for (line, files) in &releases.lines {
+        for release in files {
+            fetch(&root, release)?;
+        }
+        for pair in files.windows(2) {
+            let (base, head) = (&pair[0], &pair[1]);
+            let key = format!("{line} {} -> {}", base.short(), head.short());
+            seen.insert(key.clone());
+            let outcome = crate::review::run(&path_of(&root, base)?.display().to_string(), &path_of(&root, head)?.display().to_string(), false).with_context(|| format!("reviewing {key}"))?;
+            let review = outcome.review;
+            let found: BTreeSet<(String, String)> =
+                review.findings.iter().filter(|finding| finding.level == Level::Breaking).map(|finding| (finding.rule.to_owned(), finding.subject.clone())).collect();
+            let expected: BTreeSet<(String, String)> =
+                verdicts.pairs.get(&key).map(|pair| pair.breaking.iter().map(|verdict| (verdict.rule.clone(), verdict.subject.clone())).collect()).unwrap_or_default();
+            for (rule, subject) in found.difference(&expected) {
+                let witness = review.findings.iter().find(|finding| finding.rule == rule && &finding.subject == subject).and_then(|finding| finding.witnesses.first());
+                let shown = witness.map(|witness| format!("{} at {}: {}", witness.message, witness.pointer, witness.error)).unwrap_or_default();
+                failures.push(format!("{key}: unexpected breaking {rule} {subject}: {shown}"));
+            }
+            for (rule, subject) in expected.difference(&found) {
+                failures.push(format!("{key}: expected breaking {rule} {subject} is not reported as breaking"));
+            }
+            let mut counts = BTreeMap::new();
+            for finding in &review.findings {
+                *counts.entry(finding.level).or_insert(0) += 1;
+            }
+            rows.push(Row { pair: key, counts });
+        }
+    }
+    for stale in verdicts.pairs.keys().filter(|key| !seen.contains(*key)) {
+        failures.push(format!("verdicts.json names `{stale}`, which is not a consecutive pair of releases.json"));
+    }
+    print_table(&rows);
+    if !failures.is_empty() {
+        bail!("the review disagrees with tests/history/verdicts.json:\n{}", failures.join("\n"));
+    }
+    Ok(())
+}
+
+fn read<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("{} is not valid", path.display()))
+}
+
+fn package_folder(root: &Path, release: &Release) -> PathBuf {
+    root.join(release.short())
+}
+
+/// The release's schema file, checked against its pinned SHA-256.
+fn path_of(root: &Path, release: &Release) -> Result<PathBuf> {
+    let path = package_folder(root, release).join("package").join(&release.file);
+    let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+    let digest: String = Sha256::digest(&bytes).iter().map(|byte| format!("{byte:02x}")).collect();
+    if digest != release.sha256 {
+        bail!("{} {}@{}: SHA-256 {digest}, pinned {}", release.file, release.package, release.version, release.sha256);
+    }
+    Ok(path)
+}
+
+/// `npm pack`s a release once and keeps its `schema/` folder.
+fn fetch(root: &Path, release: &Release) -> Result<()> {
+    let folder = package_folder(root, release);
+    if folder.join("package").join("schema").is_dir() {
+        return Ok(());
+    }
+    std::fs::create_dir_all(&folder).with_context(|| format!("creating {}", folder.display()))?;
+    let spec = format!("{}@{}", release.package, release.version);
+    let packed = Command::new("npm").args(["pack", "--silent", &spec]).current_dir(&folder).output().context("running npm pack (is Node.js installed?)")?;
+    if !packed.status.success() {
+        bail!("npm pack {spec} failed: {}", String::from_utf8_lossy(&packed.stderr));
+    }
+    let tarball = String::from_utf8_lossy(&packed.stdout).trim().lines().last().unwrap_or_default().to_owned();
+    let status = Command::new("tar").args(["xzf", &tarball, "package/schema"]).current_dir(&folder).status().context("running tar")?;
+    std::fs::remove_file(folder.join(&tarball)).ok();
+    if !status.success() || !folder.join("package").join("schema").is_dir() {
+        bail!("{spec} has no schema/ folder");
+    }
+    Ok(())
+}
+
+fn print_table(rows: &[Row]) {
+    let levels = [Level::Breaking, Level::Warning, Level::Safe, Level::Info];
+    eprintln!("| pair | breaking | warning | safe | info |\n| --- | ---: | ---: | ---: | ---: |");
+    let mut totals: BTreeMap<Level, usize> = BTreeMap::new();
+    for row in rows {
+        let cells: Vec<String> = levels.iter().map(|level| row.counts.get(level).copied().unwrap_or(0).to_string()).collect();
+        eprintln!("| {} | {} |", row.pair, cells.join(" | "));
+        for (level, count) in &row.counts {
+            *totals.entry(*level).or_insert(0) += count;
+        }
+    }
+    let cells: Vec<String> = levels.iter().map(|level| totals.get(level).copied().unwrap_or(0).to_string()).collect();
+    eprintln!("| {} pairs | {} |", rows.len(), cells.join(" | "));
+}
