@@ -226,6 +226,11 @@ impl Differ<'_> {
 
     fn union(&mut self, name: &str, old: &UnionType, new: &UnionType) {
         let subject = Subject::of_type(name);
+        // Routing unions list method payloads: their changes are the
+        // methods' own, one finding each.
+        if routes_methods(self.base, old) && routes_methods(self.head, new) {
+            return;
+        }
         if old.style != new.style {
             self.push(Rule::TypeKindChanged, subject, format!("union style {:?} -> {:?}", old.style, new.style));
             return;
@@ -355,6 +360,23 @@ impl Differ<'_> {
 
 fn has_variant(ir: &Ir, union: &str, label: &str) -> bool {
     matches!(ir.get(union).map(|definition| &definition.kind), Some(TypeKind::Union(union)) if union.variants.iter().any(|variant| variant_label(variant) == label))
+}
+
+/// A union whose alternatives are all method payloads (or an early
+/// release's inline `null` result, or an extension method's any JSON): the
+/// routing unions `AgentRequest`,
+/// `ClientResponse` and the like, whatever style a release wrote them in.
+fn routes_methods(ir: &Ir, union: &UnionType) -> bool {
+    let payloads: Vec<String> = ir.methods.values().flat_map(method_payloads).collect();
+    let mut named = 0;
+    for variant in &union.variants {
+        match &variant.payload {
+            Payload::Type { ty: TypeExpr::Named { name } } if payloads.contains(name) => named += 1,
+            Payload::Type { ty: TypeExpr::Null | TypeExpr::Any | TypeExpr::Untyped { .. } } => {}
+            _ => return false,
+        }
+    }
+    named > 0
 }
 
 fn method_payloads(method: &Method) -> Vec<String> {
