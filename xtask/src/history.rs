@@ -7,7 +7,9 @@
 //! exactly those `tests/history/verdicts.json` expects, each there with the
 //! changelog's words that justify it; a pair it does not list must have
 //! none. Every breaking finding carries its witness by construction (the
-//! review drops a verdict it cannot show). Packages are fetched with
+//! review drops a verdict it cannot show), and a second validator, ajv
+//! (`tests/history/confirm.mjs`), checks each one again: the writer's schema
+//! accepts it and the reader's rejects it. Packages are fetched with
 //! `npm pack` into `target/upstream-schemas/history/` (never committed).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -19,6 +21,8 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
 use acp_codegen::review::rules::Level;
+use acp_codegen::review::witness::Reader;
+use serde_json::json;
 
 #[derive(Deserialize)]
 struct Releases {
@@ -85,6 +89,7 @@ pub fn run(workspace: &Path) -> Result<()> {
     let mut failures = Vec::new();
     let mut rows = Vec::new();
     let mut seen = BTreeSet::new();
+    let mut cases = Vec::new();
     for (line, files) in &releases.lines {
         for release in files {
             fetch(&root, release)?;
@@ -95,6 +100,22 @@ pub fn run(workspace: &Path) -> Result<()> {
             seen.insert(key.clone());
             let outcome = crate::review::run(&path_of(&root, base)?.display().to_string(), &path_of(&root, head)?.display().to_string(), false).with_context(|| format!("reviewing {key}"))?;
             let review = outcome.review;
+            for finding in review.findings.iter().filter(|finding| finding.level == Level::Breaking) {
+                for witness in &finding.witnesses {
+                    let (writer, reader) = match witness.reader {
+                        Reader::Old => (head, base),
+                        Reader::New => (base, head),
+                    };
+                    let node = |release: &Release, pointer: &str| json!({"file": path_of(&root, release).map(|path| path.display().to_string()).unwrap_or_default(), "pointer": pointer});
+                    let payload = witness.message.get("params").or_else(|| witness.message.get("result")).cloned().unwrap_or_default();
+                    cases.push(json!({
+                        "label": format!("{key}: {} {} ({} readers)", finding.rule, finding.subject, witness.reader.as_str()),
+                        "writer": node(writer, &witness.writer_schema),
+                        "reader": witness.reader_schema.as_deref().map(|pointer| node(reader, pointer)),
+                        "payload": payload,
+                    }));
+                }
+            }
             let found: BTreeSet<(String, String)> =
                 review.findings.iter().filter(|finding| finding.level == Level::Breaking).map(|finding| (finding.rule.to_owned(), finding.subject.clone())).collect();
             let expected: BTreeSet<(String, String)> =
@@ -118,8 +139,26 @@ pub fn run(workspace: &Path) -> Result<()> {
         failures.push(format!("verdicts.json names `{stale}`, which is not a consecutive pair of releases.json"));
     }
     print_table(&rows);
+    confirm(workspace, &root, &cases, &mut failures)?;
     if !failures.is_empty() {
         bail!("the review disagrees with tests/history/verdicts.json:\n{}", failures.join("\n"));
+    }
+    Ok(())
+}
+
+/// Has ajv (`tests/history/confirm.mjs`) check every witness: the writer's
+/// schema accepts it, the reader's rejects it.
+fn confirm(workspace: &Path, root: &Path, cases: &[serde_json::Value], failures: &mut Vec<String>) -> Result<()> {
+    crate::independent::generator(workspace)?;
+    let file = root.join("witnesses.json");
+    std::fs::write(&file, serde_json::to_string(cases)?).with_context(|| format!("writing {}", file.display()))?;
+    let script = workspace.join("tests").join("history").join("confirm.mjs");
+    let output = Command::new("node").arg(&script).arg(&file).output().context("running node (is Node.js installed?)")?;
+    let summary: serde_json::Value = serde_json::from_slice(&output.stdout)
+        .with_context(|| format!("{} printed no summary: {}", script.display(), String::from_utf8_lossy(&output.stderr)))?;
+    eprintln!("ajv on the witnesses: {summary}");
+    for disagreement in summary["disagreements"].as_array().into_iter().flatten() {
+        failures.push(format!("ajv: {}", disagreement.as_str().unwrap_or_default()));
     }
     Ok(())
 }

@@ -42,7 +42,7 @@ const TARGET_VALID: usize = 12_000;
 const SEED: u32 = 1;
 
 /// The generator's folder, with its pinned packages installed.
-fn generator(workspace: &Path) -> Result<std::path::PathBuf> {
+pub fn generator(workspace: &Path) -> Result<std::path::PathBuf> {
     let folder = workspace.join("tests").join("independent");
     if !folder.join("node_modules").join("json-schema-faker").is_dir() {
         run_checked(Command::new("npm").args(["ci", "--silent", "--no-audit", "--no-fund"]).current_dir(&folder), "npm ci in tests/independent")?;

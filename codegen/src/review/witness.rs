@@ -69,6 +69,12 @@ pub struct Witness {
     pub error: String,
     /// Which candidate found it (`vector variant_text`, `member removed`).
     pub found_by: String,
+    /// The schema node the writer's payload is checked against (a pointer
+    /// into the writer's document).
+    pub writer_schema: String,
+    /// The reader's node, or none when its method table refuses the
+    /// message first.
+    pub reader_schema: Option<String>,
 }
 
 /// How many places, controls and values one search tries at most.
@@ -196,12 +202,36 @@ impl<'a> Searcher<'a> {
     }
 }
 
+/// Where the writer's and the reader's schemas define a payload.
+struct Nodes {
+    writer: String,
+    reader: Option<String>,
+}
+
+impl Nodes {
+    fn of(writer: &Party, reader: &Party, carrier: &Carrier, read_as: Option<&str>) -> Nodes {
+        let pointer = |ir: &Ir, name: &str| ir.get(name).map(|definition| definition.pointer.clone());
+        Nodes { writer: pointer(writer.ir, &carrier.payload).unwrap_or_default(), reader: read_as.and_then(|name| pointer(reader.ir, name)) }
+    }
+}
+
 /// The message a reader sees: the writer's payload in its envelope, with
-/// `pointer` inside the payload (or, `in_envelope`, inside the message).
-fn witness(carrier: &Carrier, payload: Value, (pointer, error): (String, String), found_by: String, in_envelope: bool) -> Witness {
+/// `pointer` inside the payload (or, without a reader's node, inside the
+/// message: its method table refused it).
+fn witness(carrier: &Carrier, payload: Value, (pointer, error): (String, String), found_by: String, nodes: Nodes) -> Witness {
     let (message, at) = carrier.envelope(payload);
-    let pointer = if in_envelope { pointer } else { format!("{at}{pointer}") };
-    Witness { reader: Reader::Old, direction: carrier.direction, carried_by: carrier.describe(), message, pointer, error, found_by }
+    let pointer = if nodes.reader.is_none() { pointer } else { format!("{at}{pointer}") };
+    Witness {
+        reader: Reader::Old,
+        direction: carrier.direction,
+        carried_by: carrier.describe(),
+        message,
+        pointer,
+        error,
+        found_by,
+        writer_schema: nodes.writer,
+        reader_schema: nodes.reader,
+    }
 }
 
 fn method_witness(writer: &Party, reader: &Party, name: &str) -> Option<Witness> {
@@ -212,11 +242,11 @@ fn method_witness(writer: &Party, reader: &Party, name: &str) -> Option<Witness>
                 continue;
             }
             if let Some(rejection) = method_rejection(reader.ir, &carrier) {
-                return Some(witness(&carrier, payload, rejection, found_by, true));
+                return Some(witness(&carrier, payload, rejection, found_by, Nodes::of(writer, reader, &carrier, None)));
             }
             let Some(read_as) = carrier.payload_in(reader.ir) else { continue };
             if let Some(rejection) = reader.errors(&read_as, &payload).into_iter().next() {
-                return Some(witness(&carrier, payload, rejection, found_by, false));
+                return Some(witness(&carrier, payload, rejection, found_by, Nodes::of(writer, reader, &carrier, Some(&read_as))));
             }
         }
     }
@@ -280,7 +310,7 @@ fn type_witness(writer: &Party, reader: &Party, name: &str, variant: Option<&str
                 }
                 if let Some(rejection) = reader.errors(&read_as, &payload).into_iter().next() {
                     let found_by = format!("{found_by} at {}", if at.is_empty() { "the payload" } else { &at });
-                    return Some(witness(&slot.carrier, payload, rejection, found_by, false));
+                    return Some(witness(&slot.carrier, payload, rejection, found_by, Nodes::of(writer, reader, &slot.carrier, Some(&read_as))));
                 }
             }
         }
