@@ -94,10 +94,7 @@ fn witnesses(out: &mut String, findings: &[&Finding]) {
     let _ = writeln!(out, "\nWitnesses: a message one side sends that the other side's schema rejects.\n");
     for finding in findings {
         for witness in &finding.witnesses {
-            let mut message = serde_json::to_string(&witness.message).expect("a message serializes");
-            if message.chars().count() > WITNESS_CHARACTERS {
-                message = message.chars().take(WITNESS_CHARACTERS).collect::<String>() + "…";
-            }
+            let message = shortened(&serde_json::to_string(&witness.message).expect("a message serializes"));
             let _ = writeln!(
                 out,
                 "- `{}` breaks {} readers: `{}` ({}) sent {}: `{}` is rejected at `{}`: {}",
@@ -108,7 +105,7 @@ fn witnesses(out: &mut String, findings: &[&Finding]) {
                 witness.direction.as_str(),
                 message.replace('`', "'"),
                 witness.pointer,
-                cell(&witness.error)
+                cell(&shortened(&witness.error))
             );
         }
     }
@@ -126,6 +123,15 @@ fn subject(finding: &Finding) -> String {
             }
             format!("`{}` and {more} more like it ({listed})", finding.subject)
         }
+    }
+}
+
+/// `text` cut to [`WITNESS_CHARACTERS`], marked when cut.
+fn shortened(text: &str) -> String {
+    if text.chars().count() > WITNESS_CHARACTERS {
+        text.chars().take(WITNESS_CHARACTERS).collect::<String>() + "…"
+    } else {
+        text.to_owned()
     }
 }
 
