@@ -67,6 +67,47 @@ fn agrees(error: &jsonschema::ValidationError<'_>, path: &str, pointer: &str) ->
         }
 }
 
+/// An error's deepest cause: inside `anyOf`/`oneOf`, the one branch without
+/// a `const` mismatch (its tag matched), else the branch whose own deepest
+/// cause is furthest down, else the error itself.
+fn deepest(error: &jsonschema::ValidationError<'_>) -> (String, String) {
+    let here = || (error.instance_path().to_string(), error.to_string());
+    let branches = match error.kind() {
+        ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => context,
+        _ => return here(),
+    };
+    let mismatched = |branch: &Vec<jsonschema::ValidationError<'static>>| branch.iter().any(|error| matches!(error.kind(), ValidationErrorKind::Constant { .. }));
+    let causes: Vec<(bool, usize, (String, String))> = branches
+        .iter()
+        .filter(|branch| !branch.is_empty())
+        .map(|branch| {
+            let cause = branch.iter().map(deepest).max_by_key(|(path, _)| path.matches('/').count()).unwrap_or_default();
+            (!mismatched(branch), cause.0.matches('/').count(), cause)
+        })
+        .collect();
+    let matched: Vec<&(bool, usize, (String, String))> = causes.iter().filter(|(matched, _, _)| *matched).collect();
+    if let [(_, _, cause)] = matched.as_slice() {
+        return cause.clone();
+    }
+    // Every branch refused the tag at the same place: say so there.
+    let tags: Vec<(String, String)> = branches
+        .iter()
+        .flatten()
+        .filter_map(|error| match error.kind() {
+            ValidationErrorKind::Constant { expected_value } => Some((error.instance_path().to_string(), expected_value.to_string())),
+            _ => None,
+        })
+        .collect();
+    if matched.is_empty() && tags.len() == branches.len() && tags.iter().all(|(path, _)| *path == tags[0].0) {
+        let expected: Vec<&str> = tags.iter().map(|(_, value)| value.as_str()).collect();
+        return (tags[0].0.clone(), format!("a value none of the branches takes (they take {})", expected.join(", ")));
+    }
+    match causes.iter().max_by_key(|(matched, depth, _)| (*matched, *depth)) {
+        Some((_, depth, cause)) if *depth > error.instance_path().to_string().matches('/').count() => cause.clone(),
+        _ => here(),
+    }
+}
+
 /// One validator for every type: an object whose member named after a type
 /// must satisfy that type's schema. Compiled once, so each definition is
 /// compiled once however many types reach it (a validator per type walks
@@ -142,7 +183,19 @@ impl Oracle {
         errors
     }
 
-    fn is_valid(&self, type_name: &str, value: &Value) -> bool {
+    /// Why `value` is not a `type_name`, as (location in `value`, message),
+    /// told at the deepest place: inside a union that picks no branch, the
+    /// branch whose tag matched (no `const` error) and that got furthest.
+    /// `None` when the value is valid.
+    pub(crate) fn rejection(&self, type_name: &str, value: &Value) -> Option<(String, String)> {
+        let wrapped = json!({type_name: value});
+        let prefix = format!("/{}", type_name.replace('~', "~0").replace('/', "~1"));
+        let error = self.validator.iter_errors(&wrapped).next()?;
+        let (path, message) = deepest(&error);
+        Some((path.strip_prefix(&prefix).unwrap_or(&path).to_owned(), message))
+    }
+
+    pub(crate) fn is_valid(&self, type_name: &str, value: &Value) -> bool {
         self.validator.is_valid(&json!({type_name: value}))
     }
 

@@ -103,14 +103,14 @@ impl<'a> Party<'a> {
         Ok(Party { ir: schema.ir, oracle, slots: slots::slots(schema.ir, SLOTS), vectors: RefCell::new(BTreeMap::new()) })
     }
 
-    /// The reader's errors for `payload` as a `type_name`, or none.
-    fn errors(&self, type_name: &str, payload: &Value) -> Vec<(String, String)> {
-        let mut value = payload.clone();
-        self.oracle.errors_in_place(type_name, &mut value)
+    /// Why this schema refuses `payload` as a `type_name`, told at the
+    /// deepest place; `None` when it accepts it.
+    fn rejection(&self, type_name: &str, payload: &Value) -> Option<(String, String)> {
+        self.oracle.rejection(type_name, payload)
     }
 
     fn accepts(&self, type_name: &str, payload: &Value) -> bool {
-        self.errors(type_name, payload).is_empty()
+        self.oracle.is_valid(type_name, payload)
     }
 
     /// The valid vectors of a type, made once.
@@ -245,7 +245,7 @@ fn method_witness(writer: &Party, reader: &Party, name: &str) -> Option<Witness>
                 return Some(witness(&carrier, payload, rejection, found_by, Nodes::of(writer, reader, &carrier, None)));
             }
             let Some(read_as) = carrier.payload_in(reader.ir) else { continue };
-            if let Some(rejection) = reader.errors(&read_as, &payload).into_iter().next() {
+            if let Some(rejection) = reader.rejection(&read_as, &payload) {
                 return Some(witness(&carrier, payload, rejection, found_by, Nodes::of(writer, reader, &carrier, Some(&read_as))));
             }
         }
@@ -308,7 +308,7 @@ fn type_witness(writer: &Party, reader: &Party, name: &str, variant: Option<&str
                 if !writer.accepts(&slot.carrier.payload, &payload) {
                     continue;
                 }
-                if let Some(rejection) = reader.errors(&read_as, &payload).into_iter().next() {
+                if let Some(rejection) = reader.rejection(&read_as, &payload) {
                     let found_by = format!("{found_by} at {}", if at.is_empty() { "the payload" } else { &at });
                     return Some(witness(&slot.carrier, payload, rejection, found_by, Nodes::of(writer, reader, &slot.carrier, Some(&read_as))));
                 }
