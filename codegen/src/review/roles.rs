@@ -36,7 +36,7 @@ pub struct Flow {
 }
 
 /// The directions towards a side that handles a message.
-fn towards(side: Side) -> Vec<Direction> {
+pub(crate) fn towards(side: Side) -> Vec<Direction> {
     match side {
         Side::Agent => vec![Direction::ClientToAgent],
         Side::Client => vec![Direction::AgentToClient],

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use serde_json::{json, Map, Value};
 
-use super::roles::Direction;
+use super::roles::{towards, Direction};
 use crate::ir::*;
 use crate::vectors;
 
@@ -109,14 +109,6 @@ pub fn carriers(ir: &Ir) -> Vec<Carrier> {
         }
     }
     carriers
-}
-
-fn towards(side: Side) -> Vec<Direction> {
-    match side {
-        Side::Agent => vec![Direction::ClientToAgent],
-        Side::Client => vec![Direction::AgentToClient],
-        Side::Proxy | Side::Protocol | Side::Both => Direction::BOTH.to_vec(),
-    }
 }
 
 /// The shortest paths to every type of `ir` from each payload, at most
