@@ -58,6 +58,7 @@ fn fixture() -> Value {
         }, "required": ["update"]},
         "Spare": {"type": "object", "properties": {"a": {"type": "string"}}},
         "Stop": {"type": "object", "properties": {"stopReason": {"type": "integer"}}, "required": ["stopReason"]},
+        "ClientRequest": {"anyOf": [{"$ref": "#/$defs/PromptRequest", "title": "PromptRequest"}, {"title": "ExtMethodRequest"}]},
         "Settings": {"type": "object", "additionalProperties": false, "properties": {"a": {"type": "string"}}},
         "State": {"anyOf": [
             {"type": "object", "properties": {"state": {"type": "string", "const": "running"}}, "required": ["state"]},
@@ -275,6 +276,19 @@ fn renaming_or_removing_a_method_breaks_it() {
     }));
     assert_finding(&reviewed, Rule::MethodRemoved, Level::Breaking, &[Direction::AgentToClient]);
     assert_eq!(only(&reviewed).witnesses[0].pointer, "/method");
+}
+
+/// A routing union (every alternative a method payload) changes with its
+/// methods: a method added is one finding, not one more per union.
+#[test]
+fn a_method_added_is_one_finding() {
+    let reviewed = changed(document(|document| {
+        document["$defs"]["AskRequest"] = json!({"type": "object", "x-method": "session/ask", "x-side": "agent", "properties": {}});
+        document["$defs"]["AskResponse"] = json!({"type": "object", "x-method": "session/ask", "x-side": "agent", "properties": {}});
+        branches(document, "ClientRequest", "anyOf").insert(1, json!({"$ref": "#/$defs/AskRequest", "title": "AskRequest"}));
+    }));
+    let rules: Vec<(&str, &str)> = reviewed.findings.iter().map(|finding| (finding.rule, finding.subject.as_str())).collect();
+    assert_eq!(rules, [("TYPE_ADDED", "AskRequest"), ("TYPE_ADDED", "AskResponse"), ("METHOD_ADDED", "method session/ask")], "{}", report::markdown(&reviewed));
 }
 
 #[test]
