@@ -10,7 +10,7 @@
 //! review drops a verdict it cannot show), and a second validator, ajv
 //! (`tests/history/confirm.mjs`), checks each one again: the writer's schema
 //! accepts it and the reader's rejects it. Packages are fetched with
-//! `npm pack` into `target/upstream-schemas/history/` (never committed).
+//! `npm pack` into `target/history-schemas/` (never committed).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -85,7 +85,7 @@ pub fn run(workspace: &Path) -> Result<()> {
     let folder = workspace.join("tests").join("history");
     let releases: Releases = read(&folder.join("releases.json"))?;
     let verdicts: Verdicts = read(&folder.join("verdicts.json"))?;
-    let root = workspace.join("target").join("upstream-schemas").join("history");
+    let root = workspace.join("target").join("history-schemas");
     let mut failures = Vec::new();
     let mut rows = Vec::new();
     let mut seen = BTreeSet::new();
