@@ -98,7 +98,7 @@ pub fn run(workspace: &Path) -> Result<()> {
             let (base, head) = (&pair[0], &pair[1]);
             let key = format!("{line} {} -> {}", base.short(), head.short());
             seen.insert(key.clone());
-            let outcome = crate::review::run(&path_of(&root, base)?.display().to_string(), &path_of(&root, head)?.display().to_string(), false).with_context(|| format!("reviewing {key}"))?;
+            let outcome = crate::review::run(&path_of(&root, base)?.display().to_string(), &path_of(&root, head)?.display().to_string(), false, false).with_context(|| format!("reviewing {key}"))?;
             let review = outcome.review;
             for finding in review.findings.iter().filter(|finding| finding.level == Level::Breaking) {
                 for witness in &finding.witnesses {

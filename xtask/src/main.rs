@@ -133,6 +133,10 @@ enum Command {
         /// Exit 2 when a change reaches this level: `breaking` or `warning`.
         #[arg(long, value_name = "LEVEL", value_parser = ["breaking", "warning"])]
         fail_on: Option<String>,
+        /// Fail when two wire names map to one name, instead of numbering the
+        /// later one (the collision rule) and telling it on stderr.
+        #[arg(long)]
+        strict_names: bool,
     },
     /// Print the negotiated view of two captured initialize messages (the
     /// JSON every binding's `negotiate` serializes to).
@@ -291,9 +295,9 @@ fn run(command: Command) -> Result<()> {
             }
         }
         Command::CheckPackages => package::check::run()?,
-        Command::Review { base, head, format, out, fail_on } => {
+        Command::Review { base, head, format, out, fail_on, strict_names } => {
             let threshold = fail_on.as_deref().map(review::fail_level).transpose()?;
-            let outcome = review::run(&base, &head, out.is_some())?;
+            let outcome = review::run(&base, &head, out.is_some(), strict_names)?;
             if let Some(out) = &out {
                 review::write(out, &outcome.files)?;
                 eprintln!("wrote {}", out.display());
@@ -305,9 +309,9 @@ fn run(command: Command) -> Result<()> {
                 std::process::exit(2);
             }
         }
-        Command::Negotiate { source, request, response } => print!("{}", negotiate::run(&source.options(), &request, &response)?),
+        Command::Negotiate { source, request, response } => print!("{}", negotiate::run(&source.options(), source.strict_names, &request, &response)?),
         Command::CheckTrace { source, trace } => {
-            if check_trace::run(&source.options(), &trace)? {
+            if check_trace::run(&source.options(), source.strict_names, &trace)? {
                 std::process::exit(2);
             }
         }

@@ -7,7 +7,7 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
 
-use acp_codegen::lower::{lower, Unsupported};
+use acp_codegen::lower::Unsupported;
 use acp_codegen::negotiation::{self, NegotiationError};
 use acp_schema_source::SourceOptions;
 
@@ -24,10 +24,11 @@ fn read_message(path: &Path) -> Result<Value> {
 }
 
 /// The view of `request` and `response` under the schema `source` selects,
-/// as pretty JSON with a final newline.
-pub fn run(source: &SourceOptions, request: &Path, response: &Path) -> Result<String> {
+/// as pretty JSON with a final newline; `strict_names` refuses a name the
+/// collision rule changed.
+pub fn run(source: &SourceOptions, strict_names: bool, request: &Path, response: &Path) -> Result<String> {
     let schema = acp_schema_source::load(source)?;
-    let ir = lower(&schema, Unsupported::Fail)?;
+    let ir = crate::lowering::lower_told(&schema, Unsupported::Fail, strict_names)?;
     let Some(model) = negotiation::model(&ir) else {
         bail!("{}: the schema's initialize messages match no capability layout", schema.origin);
     };

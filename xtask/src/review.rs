@@ -10,9 +10,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 
 use acp_codegen::emit::PackageNames;
-use acp_codegen::lower::{lower, Unsupported};
+use acp_codegen::lower::Unsupported;
 use acp_codegen::review::{self, report, rules::Level, witness::Schema, Review};
 
+use crate::lowering::lower_told;
 use crate::output::{self, Files};
 use crate::source::assemble;
 
@@ -23,12 +24,13 @@ pub struct Outcome {
 }
 
 /// Reviews `head` against `base`; `with_bindings` also renders the diff of
-/// the generated packages.
-pub fn run(base: &str, head: &str, with_bindings: bool) -> Result<Outcome> {
+/// the generated packages; `strict_names` refuses a name the collision rule
+/// changed.
+pub fn run(base: &str, head: &str, with_bindings: bool, strict_names: bool) -> Result<Outcome> {
     let base = assemble(base).with_context(|| format!("the base `{base}`"))?;
     let head = assemble(head).with_context(|| format!("the head `{head}`"))?;
-    let base_ir = lower(&base.schema, Unsupported::Fail).with_context(|| format!("lowering the base `{}`", base.label))?;
-    let head_ir = lower(&head.schema, Unsupported::Fail).with_context(|| format!("lowering the head `{}`", head.label))?;
+    let base_ir = lower_told(&base.schema, Unsupported::Fail, strict_names).with_context(|| format!("lowering the base `{}`", base.label))?;
+    let head_ir = lower_told(&head.schema, Unsupported::Fail, strict_names).with_context(|| format!("lowering the head `{}`", head.label))?;
     let mut conflicts = base.conflicts;
     conflicts.extend(head.conflicts);
     let (base_schema, head_schema) = (Schema { document: &base.schema.document, ir: &base_ir }, Schema { document: &head.schema.document, ir: &head_ir });

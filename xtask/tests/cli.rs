@@ -157,6 +157,20 @@ fn colliding_names_are_numbered_with_a_note_or_refused_with_strict_names() {
     assert!(rust.contains("pub struct Foo {") && rust.contains("pub struct Foo2(") && rust.contains("pub self_2:"), "{rust}");
     std::fs::remove_dir_all(&out).unwrap();
     assert_rejected(&folder, &schema, &["--no-rfd", "--strict-names"], &["collide.json#/$defs/foo", "--strict-names"]);
+    // Every command that lowers honours it.
+    let path = schema.to_str().unwrap();
+    let unused = folder.join("unused.json");
+    let unused = unused.to_str().unwrap();
+    assert!(xtask(&["review", "--base", path, "--head", path]).status.success());
+    for command in [
+        vec!["review", "--base", path, "--head", path, "--strict-names"],
+        vec!["negotiate", "--schema", path, "--no-rfd", "--strict-names", unused, unused],
+        vec!["check-trace", "--schema", path, "--no-rfd", "--strict-names", unused],
+    ] {
+        let output = xtask(&command);
+        assert_eq!(output.status.code(), Some(1), "{command:?}: {}", stderr(&output));
+        assert!(stderr(&output).contains("--strict-names"), "{command:?}: {}", stderr(&output));
+    }
 }
 
 #[test]

@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use anyhow::{anyhow, Result};
 use clap::Args;
 
-use acp_codegen::lower::{lower, Unsupported};
+use acp_codegen::lower::Unsupported;
 use acp_codegen::trace::Checker;
 use acp_schema_source::SourceOptions;
 
@@ -46,14 +46,15 @@ pub struct CheckArgs {
 
 /// Checks the capture under the schema `source` selects and prints the
 /// findings to standard output; returns whether there were any.
-pub fn run(source: &SourceOptions, args: &CheckArgs) -> Result<bool> {
+/// `strict_names` refuses a name the collision rule changed.
+pub fn run(source: &SourceOptions, strict_names: bool, args: &CheckArgs) -> Result<bool> {
     let inputs = match (&args.file, &args.client_to_agent, &args.agent_to_client) {
         (Some(file), _, _) => Inputs::Records(file.clone()),
         (None, Some(client), Some(agent)) => Inputs::Tees(client.clone(), agent.clone()),
         _ => return Err(anyhow!("give a capture FILE, or both --client-to-agent and --agent-to-client")),
     };
     let schema = acp_schema_source::load(source)?;
-    let ir = lower(&schema, Unsupported::Fail)?;
+    let ir = crate::lowering::lower_told(&schema, Unsupported::Fail, strict_names)?;
     let mut checker = Checker::new(&schema.document, &ir).map_err(|error| anyhow!("{}: {error}", schema.origin))?;
     if let Some(timeout) = args.ready_timeout {
         checker.fall_back_after(timeout);
