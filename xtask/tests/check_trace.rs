@@ -250,16 +250,16 @@ fn a_generated_trace_is_clean_and_the_same_for_the_same_seed() {
 }
 
 #[test]
-fn the_readme_example_is_r1_and_its_table_lists_every_rule() {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md")).unwrap();
-    let example = readme.split("```jsonl\n").nth(1).and_then(|rest| rest.split("```").next()).expect("a jsonl example in the README");
+fn the_documented_example_is_r1_and_its_table_lists_every_rule() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/trace-checker.md")).unwrap();
+    let example = readme.split("```jsonl\n").nth(1).and_then(|rest| rest.split("```").next()).expect("a jsonl example in docs/trace-checker.md");
     assert_eq!(example.lines().count(), 5);
     let folder = scratch("readme");
     let path = folder.join("example.jsonl");
     std::fs::write(&path, example).unwrap();
     assert_eq!(findings(&[path.to_str().unwrap()]), rules(&[(5, "R1"), (4, "R1")]));
     for (rule, _) in acp_codegen::trace::RULES {
-        assert!(readme.contains(&format!("`{rule}`")), "the README's rule table lacks {rule}");
+        assert!(readme.contains(&format!("`{rule}`")), "docs/trace-checker.md's rule table lacks {rule}");
     }
 }
 

@@ -1,5 +1,5 @@
-//! The README's code is code the tests compile and run: every Rust,
-//! TypeScript and Python block in it is an excerpt of a usage program or test
+//! The README's and `docs/`'s code is code the tests compile and run: every
+//! Rust, TypeScript and Python block in them is an excerpt of a usage program or test
 //! (`<!-- excerpt: PATH -->` above the block), and each of its lines stands
 //! in that file, in the same order, one after the other: where the excerpt
 //! leaves lines out, it says so with a line `// ...` (`# ...` in Python),
@@ -29,9 +29,12 @@ fn blocks(text: &str) -> Vec<(String, Option<String>, Vec<String>)> {
 #[test]
 fn every_code_block_is_an_excerpt_of_a_tested_program() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let mut pages = vec![root.join("README.md")];
+    let mut docs: Vec<_> = std::fs::read_dir(root.join("docs")).unwrap().map(|entry| entry.unwrap().path()).filter(|path| path.extension().is_some_and(|extension| extension == "md")).collect();
+    docs.sort();
+    pages.extend(docs);
     let mut excerpts = Vec::new();
-    for (info, marker, body) in blocks(&readme) {
+    for (info, marker, body) in pages.iter().flat_map(|page| blocks(&std::fs::read_to_string(page).unwrap())) {
         if !["rust", "ts", "python"].contains(&info.as_str()) {
             continue;
         }
@@ -58,4 +61,18 @@ fn every_code_block_is_an_excerpt_of_a_tested_program() {
     excerpts.sort();
     excerpts.dedup();
     assert_eq!(excerpts, ["python", "rust", "ts"], "excerpts in every language");
+}
+
+/// The README says what the project is, the two commands and the pipeline,
+/// and links the rest: at most 150 lines, every page of `docs/` linked.
+#[test]
+fn the_readme_is_short_and_links_every_page() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    assert!(readme.lines().count() <= 150, "the README has {} lines", readme.lines().count());
+    for entry in std::fs::read_dir(root.join("docs")).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        assert!(readme.contains(&format!("](docs/{name})")), "the README does not link docs/{name}");
+    }
+    assert!(readme.lines().take(6).any(|line| line.starts_with("cargo xtask generate")) && readme.lines().take(6).any(|line| line.starts_with("cargo xtask test")));
 }
