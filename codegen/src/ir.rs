@@ -326,6 +326,13 @@ pub struct Variant {
     pub payload: Payload,
 }
 
+impl Variant {
+    /// What tells the variant apart across schemas: its tag, else its name.
+    pub fn label(&self) -> &str {
+        self.tag.as_deref().unwrap_or(&self.name)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "payload", rename_all = "snake_case")]
 pub enum Payload {

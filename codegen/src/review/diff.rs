@@ -242,7 +242,7 @@ impl Differ<'_> {
         }
         for variant in &new.variants {
             if find_variant(old, variant).is_none() {
-                let label = variant_label(variant);
+                let label = variant.label().to_owned();
                 let gate = self.head.gated_variants.get(&format!("{name}/{label}"));
                 let (rule, detail) = match (gate, &old.other) {
                     (Some(gate), _) => (Rule::VariantAddedGated, format!("added, gated by {}", gate_text(gate))),
@@ -253,7 +253,7 @@ impl Differ<'_> {
             }
         }
         for variant in &old.variants {
-            let label = variant_label(variant);
+            let label = variant.label().to_owned();
             match find_variant(new, variant) {
                 None => {
                     let rule = if new.other.is_some() { Rule::VariantRemovedExtensible } else { Rule::VariantRemovedClosed };
@@ -359,7 +359,7 @@ impl Differ<'_> {
 }
 
 fn has_variant(ir: &Ir, union: &str, label: &str) -> bool {
-    matches!(ir.get(union).map(|definition| &definition.kind), Some(TypeKind::Union(union)) if union.variants.iter().any(|variant| variant_label(variant) == label))
+    matches!(ir.get(union).map(|definition| &definition.kind), Some(TypeKind::Union(union)) if union.variants.iter().any(|variant| variant.label() == label))
 }
 
 /// A union whose alternatives are all method payloads (or an early
@@ -391,14 +391,8 @@ fn method_payloads(method: &Method) -> Vec<String> {
     payloads
 }
 
-/// A variant is known by its tag, else by its name.
-fn variant_label(variant: &Variant) -> String {
-    variant.tag.clone().unwrap_or_else(|| variant.name.clone())
-}
-
 fn find_variant<'a>(union: &'a UnionType, variant: &Variant) -> Option<&'a Variant> {
-    let label = variant_label(variant);
-    union.variants.iter().find(|candidate| variant_label(candidate) == label)
+    union.variants.iter().find(|candidate| candidate.label() == variant.label())
 }
 
 fn rename_in(value: &mut Value, renamed: &BTreeMap<String, String>) {

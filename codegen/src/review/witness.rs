@@ -134,7 +134,7 @@ impl<'a> Party<'a> {
         };
         match (variant, union) {
             (Some(label), Some(union)) => {
-                let Some(variant) = union.variants.iter().find(|variant| variant.tag.as_deref().unwrap_or(&variant.name) == label) else { return Vec::new() };
+                let Some(variant) = union.variants.iter().find(|variant| variant.label() == label) else { return Vec::new() };
                 [false, true]
                     .into_iter()
                     .filter_map(|full| vectors::sample_variant(self.ir, union, variant, full).map(|value| (format!("vector variant_{label}{}", if full { "_full" } else { "" }), value)))
@@ -349,7 +349,7 @@ fn find_member(ir: &Ir, name: &str, variant: Option<&str>, member: &str) -> Opti
         (TypeKind::Struct(structure), _) => in_fields(&structure.fields).or_else(|| structure.flatten.iter().find_map(|base| find_member(ir, base, None, member))),
         (TypeKind::Alias { target: TypeExpr::Named { name } }, _) => find_member(ir, name, variant, member),
         (TypeKind::Union(union), Some(label)) => {
-            let variant = union.variants.iter().find(|variant| variant.tag.as_deref().unwrap_or(&variant.name) == label)?;
+            let variant = union.variants.iter().find(|variant| variant.label() == label)?;
             match &variant.payload {
                 Payload::Struct { base, fields } => in_fields(fields).or_else(|| base.as_ref().and_then(|base| find_member(ir, base, None, member))),
                 Payload::Type { ty: TypeExpr::Named { name } } => find_member(ir, name, None, member),
