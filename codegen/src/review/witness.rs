@@ -318,18 +318,35 @@ fn type_witness(writer: &Party, reader: &Party, name: &str, variant: Option<&str
     None
 }
 
-/// The control changed at `member` alone: removed, or set to each value the
-/// writer's member may take and to every kind of JSON value.
+/// The control changed at `member` alone: removed, or, where the writer
+/// declares it, set to each value its type takes and to every kind of JSON
+/// value.
 fn member_candidates(writer: &Party, name: &str, variant: Option<&str>, member: &str, control: &Value) -> Vec<(String, Value)> {
     let Some(object) = control.as_object() else { return Vec::new() };
     let key = if member == "*" { "x_witness_member" } else { member };
     let mut candidates = vec![(format!("`{key}` left out"), with(object, key, None))];
-    let declared = find_member(writer.ir, name, variant, member);
-    let values = declared.map(|field| writer.member_values(&field)).unwrap_or_default();
-    for (found_by, value) in values.into_iter().chain(kinds().into_iter().map(|value| (format!("search: {value}"), value))) {
+    // A member the writer does not declare is only left out: an extension
+    // member of any value would pass an open object, but says nothing.
+    let Some(declared) = find_member(writer.ir, name, variant, member).or_else(|| (member == "*").then(any_member)) else { return candidates };
+    for (found_by, value) in writer.member_values(&declared).into_iter().chain(kinds().into_iter().map(|value| (format!("search: {value}"), value))) {
         candidates.push((format!("`{key}` set by {found_by}"), with(object, key, Some(value))));
     }
     candidates
+}
+
+/// The members an object keeps beyond those it names (`*`): any JSON.
+fn any_member() -> Field {
+    Field {
+        wire_name: "*".to_owned(),
+        name: "other".to_owned(),
+        description: None,
+        ty: TypeExpr::Any,
+        required: false,
+        nullable: false,
+        default: None,
+        decode: DecodeRules::default(),
+        fallback: Fallback::Absent,
+    }
 }
 
 fn with(object: &serde_json::Map<String, Value>, member: &str, value: Option<Value>) -> Value {
