@@ -112,14 +112,14 @@ fn deepest(error: &jsonschema::ValidationError<'_>) -> (String, String) {
 /// must satisfy that type's schema. Compiled once, so each definition is
 /// compiled once however many types reach it (a validator per type walks
 /// every definition it reaches again, quadratic in a chain of references).
-pub(crate) struct Oracle {
+pub struct Oracle {
     validator: jsonschema::Validator,
 }
 
 impl Oracle {
     /// The oracle of the types `names` of `ir`, and those of them it cannot
     /// check, each with the reason.
-    pub(crate) fn new(document: &Value, ir: &Ir, names: &[&String]) -> Result<(Oracle, BTreeMap<String, String>), String> {
+    pub fn new(document: &Value, ir: &Ir, names: &[&String]) -> Result<(Oracle, BTreeMap<String, String>), String> {
         let mut registered = document.clone();
         registered["$schema"] = json!("https://json-schema.org/draft/2020-12/schema");
         let registry = jsonschema::Registry::new().add(DOCUMENT, &registered).and_then(jsonschema::RegistryBuilder::prepare).map_err(|error| error.to_string())?;
@@ -161,7 +161,7 @@ impl Oracle {
     /// The errors of `value` as a `type_name`, as (location in `value`,
     /// message), in the validator's order. The value is moved into the
     /// validator's wrapper and back, not copied.
-    pub(crate) fn errors_in_place(&self, type_name: &str, value: &mut Value) -> Vec<(String, String)> {
+    pub fn errors_in_place(&self, type_name: &str, value: &mut Value) -> Vec<(String, String)> {
         let mut wrapper = serde_json::Map::new();
         wrapper.insert(type_name.to_owned(), std::mem::take(value));
         let wrapped = Value::Object(wrapper);
@@ -187,7 +187,7 @@ impl Oracle {
     /// told at the deepest place: inside a union that picks no branch, the
     /// branch whose tag matched (no `const` error) and that got furthest.
     /// `None` when the value is valid.
-    pub(crate) fn rejection(&self, type_name: &str, value: &Value) -> Option<(String, String)> {
+    pub fn rejection(&self, type_name: &str, value: &Value) -> Option<(String, String)> {
         let wrapped = json!({type_name: value});
         let prefix = format!("/{}", type_name.replace('~', "~0").replace('/', "~1"));
         let error = self.validator.iter_errors(&wrapped).next()?;
@@ -195,7 +195,7 @@ impl Oracle {
         Some((path.strip_prefix(&prefix).unwrap_or(&path).to_owned(), message))
     }
 
-    pub(crate) fn is_valid(&self, type_name: &str, value: &Value) -> bool {
+    pub fn is_valid(&self, type_name: &str, value: &Value) -> bool {
         self.validator.is_valid(&json!({type_name: value}))
     }
 

@@ -15,8 +15,8 @@ use crate::naming;
 
 use super::context::{ident, type_ident};
 
-/// The machines' source, the same text `acp-codegen` compiles.
-const MACHINES: &str = include_str!("../../helpers/machines.rs");
+/// The machines' source, the same text `acp-ir` compiles.
+const MACHINES: &str = crate::helpers::MACHINES_SOURCE;
 
 /// `helpers/machines.rs` as tokens, to be printed like every generated file.
 pub(crate) fn machines() -> Result<TokenStream, CodegenError> {

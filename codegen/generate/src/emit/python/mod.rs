@@ -33,8 +33,8 @@ use crate::error::{CodegenError, ErrorKind};
 use crate::ir::Ir;
 use crate::naming::python_distribution;
 
-const RUNTIME: &str = include_str!("../../../../templates/python/runtime.py");
-const CODEC: &str = include_str!("../../../../templates/python/codec.py");
+const RUNTIME: &str = include_str!("../../../../../templates/python/runtime.py");
+const CODEC: &str = include_str!("../../../../../templates/python/codec.py");
 
 /// What the package root re-exports from the modules that are not generated.
 const FIXED_EXPORTS: [(&str, &[&str]); 2] = [

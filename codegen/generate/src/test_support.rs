@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 use crate::emit::Files;
 use crate::ir::Ir;
-use crate::lower::{lower, Unsupported};
+use acp_ir::lower::{lower, Unsupported};
 
 /// The IR of a schema whose `$defs` are `definitions`.
 pub(crate) fn ir_of(definitions: Value) -> Ir {

@@ -16,7 +16,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use crate::naming;
+use acp_ir::{ir, naming};
+use acp_vectors::{validate, vectors};
 use diff::Subject;
 use roles::Direction;
 use rules::{Level, Rule};

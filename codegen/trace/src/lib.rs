@@ -24,7 +24,11 @@ mod stream;
 
 use serde_json::Value;
 
-use crate::ir::Ir;
+#[cfg(test)]
+use acp_ir::lower;
+use acp_ir::{helpers, ir, negotiation};
+use acp_vectors::validate;
+use ir::Ir;
 
 /// Which way a message went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -12,6 +12,10 @@
 
 pub mod machines;
 
+/// The machines' source, the same text this crate compiles: the Rust
+/// emitter prints it into every generated crate.
+pub const MACHINES_SOURCE: &str = include_str!("helpers/machines.rs");
+
 use serde::Serialize;
 use serde_json::Value;
 
