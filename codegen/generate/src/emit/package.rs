@@ -80,7 +80,7 @@ pub fn version(base: &str, overlays: &[String]) -> Result<String, String> {
     let mut code = 0;
     for overlay in overlays {
         let Some((_, bit)) = RFD_BITS.iter().find(|(id, _)| id == overlay) else {
-            return Err(format!("the RFD overlay `{overlay}` has no bit in the version scheme (codegen/src/emit/package.rs, RFD_BITS)"));
+            return Err(format!("the RFD overlay `{overlay}` has no bit in the version scheme (codegen/generate/src/emit/package.rs, RFD_BITS)"));
         };
         code |= bit;
     }

@@ -22,7 +22,7 @@ const MACHINES: &str = crate::helpers::MACHINES_SOURCE;
 pub(crate) fn machines() -> Result<TokenStream, CodegenError> {
     MACHINES.parse().map_err(|error: proc_macro2::LexError| CodegenError {
         kind: ErrorKind::Unsupported,
-        file: "codegen/src/helpers/machines.rs".to_owned(),
+        file: "codegen/ir/src/helpers/machines.rs".to_owned(),
         pointer: String::new(),
         message: format!("the helpers' machines do not parse: {error}"),
     })
