@@ -370,6 +370,62 @@ impl Side {
     }
 }
 
+/// Which way a message goes on an ACP connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Direction {
+    ClientToAgent,
+    AgentToClient,
+}
+
+impl Direction {
+    pub const BOTH: [Direction; 2] = [Direction::ClientToAgent, Direction::AgentToClient];
+
+    /// `client-to-agent`, `agent-to-client`: the name in reports and traces.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Direction::ClientToAgent => "client-to-agent",
+            Direction::AgentToClient => "agent-to-client",
+        }
+    }
+
+    /// The direction named `name`.
+    pub fn parse(name: &str) -> Option<Direction> {
+        Direction::BOTH.into_iter().find(|direction| direction.as_str() == name)
+    }
+
+    /// The other way.
+    pub fn reverse(self) -> Direction {
+        match self {
+            Direction::ClientToAgent => Direction::AgentToClient,
+            Direction::AgentToClient => Direction::ClientToAgent,
+        }
+    }
+
+    /// The side that receives, and handles, what goes this way.
+    pub fn receiver(self) -> &'static str {
+        match self {
+            Direction::ClientToAgent => "agent",
+            Direction::AgentToClient => "client",
+        }
+    }
+
+    /// The side that sends what goes this way.
+    pub fn sender(self) -> &'static str {
+        self.reverse().receiver()
+    }
+
+    /// The directions towards a side that handles a message (both, for a
+    /// method every side or either side handles).
+    pub fn towards(side: Side) -> Vec<Direction> {
+        match side {
+            Side::Agent => vec![Direction::ClientToAgent],
+            Side::Client => vec![Direction::AgentToClient],
+            Side::Proxy | Side::Protocol | Side::Both => Direction::BOTH.to_vec(),
+        }
+    }
+}
+
 /// A JSON-RPC method name and what it is used for. One name can be both a
 /// request handled by one side and a notification handled by the other
 /// (`mcp/message`), so each use is kept apart.

@@ -8,24 +8,7 @@ use serde::Serialize;
 
 use crate::ir::{Ir, Payload, Side, TypeExpr, TypeKind};
 
-/// The direction of a message on an ACP connection.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Direction {
-    ClientToAgent,
-    AgentToClient,
-}
-
-impl Direction {
-    pub const BOTH: [Direction; 2] = [Direction::ClientToAgent, Direction::AgentToClient];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Direction::ClientToAgent => "client-to-agent",
-            Direction::AgentToClient => "agent-to-client",
-        }
-    }
-}
+pub use crate::ir::Direction;
 
 /// One message that carries a type.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -35,21 +18,8 @@ pub struct Flow {
     pub message: String,
 }
 
-/// The directions towards a side that handles a message.
-pub(crate) fn towards(side: Side) -> Vec<Direction> {
-    match side {
-        Side::Agent => vec![Direction::ClientToAgent],
-        Side::Client => vec![Direction::AgentToClient],
-        Side::Proxy | Side::Protocol | Side::Both => Direction::BOTH.to_vec(),
-    }
-}
-
 fn away_from(side: Side) -> Vec<Direction> {
-    match side {
-        Side::Agent => vec![Direction::AgentToClient],
-        Side::Client => vec![Direction::ClientToAgent],
-        Side::Proxy | Side::Protocol | Side::Both => Direction::BOTH.to_vec(),
-    }
+    Direction::towards(side).into_iter().map(Direction::reverse).collect()
 }
 
 /// The flows of every type of `ir` that some method carries.
@@ -64,11 +34,11 @@ pub fn flows(ir: &Ir) -> BTreeMap<String, BTreeSet<Flow>> {
     };
     for method in ir.methods.values() {
         if let Some(request) = &method.request {
-            carry(&request.params, format!("{} params", method.name), towards(request.side));
+            carry(&request.params, format!("{} params", method.name), Direction::towards(request.side));
             carry(&request.result, format!("{} result", method.name), away_from(request.side));
         }
         if let Some(notification) = &method.notification {
-            carry(&notification.params, method.name.clone(), towards(notification.side));
+            carry(&notification.params, method.name.clone(), Direction::towards(notification.side));
         }
     }
     flows
@@ -80,11 +50,11 @@ pub fn method_directions(ir: &Ir, method: &str) -> BTreeSet<Direction> {
     let mut directions = BTreeSet::new();
     if let Some(method) = ir.methods.get(method) {
         if let Some(request) = &method.request {
-            directions.extend(towards(request.side));
+            directions.extend(Direction::towards(request.side));
             directions.extend(away_from(request.side));
         }
         if let Some(notification) = &method.notification {
-            directions.extend(towards(notification.side));
+            directions.extend(Direction::towards(notification.side));
         }
     }
     directions

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use serde_json::{json, Map, Value};
 
-use super::roles::{towards, Direction};
+use crate::ir::Direction;
 use crate::ir::*;
 use crate::vectors;
 
@@ -96,14 +96,13 @@ pub fn carriers(ir: &Ir) -> Vec<Carrier> {
     let mut carriers = Vec::new();
     for method in ir.methods.values() {
         if let Some(request) = &method.request {
-            for direction in towards(request.side) {
+            for direction in Direction::towards(request.side) {
                 carriers.push(Carrier { method: method.name.clone(), role: Role::Params, payload: request.params.clone(), direction });
-                let back = if direction == Direction::ClientToAgent { Direction::AgentToClient } else { Direction::ClientToAgent };
-                carriers.push(Carrier { method: method.name.clone(), role: Role::Result, payload: request.result.clone(), direction: back });
+                carriers.push(Carrier { method: method.name.clone(), role: Role::Result, payload: request.result.clone(), direction: direction.reverse() });
             }
         }
         if let Some(notification) = &method.notification {
-            for direction in towards(notification.side) {
+            for direction in Direction::towards(notification.side) {
                 carriers.push(Carrier { method: method.name.clone(), role: Role::Notification, payload: notification.params.clone(), direction });
             }
         }

@@ -30,48 +30,7 @@ use acp_ir::{helpers, ir, negotiation};
 use acp_vectors::validate;
 use ir::Ir;
 
-/// Which way a message went.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Direction {
-    ClientToAgent,
-    AgentToClient,
-}
-
-impl Direction {
-    /// The wire name in a trace record.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Direction::ClientToAgent => "client-to-agent",
-            Direction::AgentToClient => "agent-to-client",
-        }
-    }
-
-    /// The direction named `name` in a trace record.
-    pub fn parse(name: &str) -> Option<Direction> {
-        [Direction::ClientToAgent, Direction::AgentToClient].into_iter().find(|direction| direction.as_str() == name)
-    }
-
-    /// The other way.
-    pub fn reverse(self) -> Direction {
-        match self {
-            Direction::ClientToAgent => Direction::AgentToClient,
-            Direction::AgentToClient => Direction::ClientToAgent,
-        }
-    }
-
-    /// The side that receives, and handles, what goes this way.
-    pub fn receiver(self) -> &'static str {
-        match self {
-            Direction::ClientToAgent => "agent",
-            Direction::AgentToClient => "client",
-        }
-    }
-
-    /// The side that sends what goes this way.
-    pub fn sender(self) -> &'static str {
-        self.reverse().receiver()
-    }
-}
+pub use ir::Direction;
 
 /// Where a message is in the capture: the index of its input (the caller's
 /// numbering, for traces split across files) and its 1-based line.
