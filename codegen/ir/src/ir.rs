@@ -358,6 +358,12 @@ pub enum Side {
 }
 
 impl Side {
+    /// Whether a method of this side is handled by the endpoint `endpoint`:
+    /// its own, and every protocol-level or either-side method.
+    pub fn handled_by(self, endpoint: Side) -> bool {
+        self == endpoint || matches!(self, Side::Protocol | Side::Both)
+    }
+
     /// The `x-side` value on the wire.
     pub fn as_str(self) -> &'static str {
         match self {

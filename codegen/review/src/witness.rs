@@ -273,7 +273,8 @@ fn method_rejection(reader: &Ir, carrier: &Carrier) -> Option<(String, String)> 
         (Role::Result, Direction::ClientToAgent) | (Role::Params | Role::Notification, Direction::AgentToClient) => Side::Client,
         _ => Side::Agent,
     };
-    let handled_there = matches!(side, Side::Proxy | Side::Protocol | Side::Both) || side == handler;
+    // A proxy's method travels both ways between agent and client.
+    let handled_there = side.handled_by(handler) || side == Side::Proxy;
     (!handled_there).then(|| ("/method".to_owned(), format!("the reader's schema has the {} handle `{}`, not the {}", side.as_str(), carrier.method, handler.as_str())))
 }
 

@@ -26,7 +26,7 @@ use askama::Template;
 
 use super::{Files, PackageNames};
 use crate::error::{CodegenError, ErrorKind};
-use crate::ir::{Ir, TypeKind};
+use crate::ir::{Ir, Side, TypeKind};
 use crate::naming;
 
 /// The TypeScript compiler the package is built with (exact, as locked).
@@ -141,7 +141,7 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
 /// types (`decodeX`, `XDefaults`, guards) meet.
 fn check_exports(ir: &Ir) -> Result<(), CodegenError> {
     let mut taken: BTreeSet<String> = FIXED_EXPORTS.iter().chain(&negotiation::EXPORTS).chain(&helpers::EXPORTS).map(|name| (*name).to_owned()).collect();
-    for side in methods::SIDES {
+    for side in methods::SIDES.map(Side::as_str) {
         taken.extend(methods::ROLES.iter().map(|role| naming::typescript_side_type(side, role)));
         taken.extend(methods::FUNCTIONS.iter().map(|(verb, role)| naming::typescript_side_function(verb, side, role)));
     }

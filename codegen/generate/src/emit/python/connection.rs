@@ -7,7 +7,7 @@
 
 use askama::Template;
 
-use super::methods::{handles, SIDES};
+use super::methods::SIDES;
 use super::string_literal;
 use crate::ir::{Ir, Side};
 use crate::naming::{python_class, python_side_function};
@@ -62,10 +62,10 @@ pub(super) fn connection_view(ir: &Ir) -> ConnectionView {
             let mut requests = Vec::new();
             let mut notifications = Vec::new();
             for (name, method) in &ir.methods {
-                if let Some(request) = method.request.as_ref().filter(|request| handles(request.side, other)) {
+                if let Some(request) = method.request.as_ref().filter(|request| request.side.handled_by(other)) {
                     requests.push(CallView { method: string_literal(name), params: python_class(&request.params), result: python_class(&request.result) });
                 }
-                if let Some(notification) = method.notification.as_ref().filter(|notification| handles(notification.side, other)) {
+                if let Some(notification) = method.notification.as_ref().filter(|notification| notification.side.handled_by(other)) {
                     notifications.push(CallView { method: string_literal(name), params: python_class(&notification.params), result: String::new() });
                 }
             }

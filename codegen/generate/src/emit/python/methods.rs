@@ -60,11 +60,6 @@ struct SideView {
     extension: &'static str,
 }
 
-/// Whether a method of `side` is handled by the endpoint `endpoint`.
-pub(super) fn handles(side: Side, endpoint: Side) -> bool {
-    side == endpoint || matches!(side, Side::Protocol | Side::Both)
-}
-
 /// Why a method is optional, or `None` when every implementation must handle it.
 pub(super) fn optional(method: &Method, side: Side) -> Option<String> {
     method.optional(side).map(|reason| match reason {
@@ -103,12 +98,12 @@ pub(super) fn methods_view(ir: &Ir) -> MethodsView {
     }
     let mut sides = Vec::new();
     for (side, _) in SIDES {
-        let requests = ir.methods.values().filter_map(|method| Some((&method.name, &method.request.as_ref().filter(|request| handles(request.side, side))?.params)));
+        let requests = ir.methods.values().filter_map(|method| Some((&method.name, &method.request.as_ref().filter(|request| request.side.handled_by(side))?.params)));
         sides.push(side_view(side.as_str(), "request", requests.collect(), "_rt.ExtensionRequest"));
         let notifications = ir
             .methods
             .values()
-            .filter_map(|method| Some((&method.name, &method.notification.as_ref().filter(|notification| handles(notification.side, side))?.params)));
+            .filter_map(|method| Some((&method.name, &method.notification.as_ref().filter(|notification| notification.side.handled_by(side))?.params)));
         sides.push(side_view(side.as_str(), "notification", notifications.collect(), "_rt.ExtensionNotification"));
     }
     let imports = if ir.methods.is_empty() { Vec::new() } else { vec!["from . import models as _m".to_owned()] };

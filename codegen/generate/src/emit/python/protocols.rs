@@ -6,7 +6,7 @@
 
 use askama::Template;
 
-use super::methods::{handles, optional, SIDES};
+use super::methods::{optional, SIDES};
 use super::{docstring, string_literal};
 use crate::error::{CodegenError, ErrorKind};
 use crate::ir::Ir;
@@ -50,7 +50,7 @@ pub(super) fn protocols_view(ir: &Ir) -> Result<ProtocolsView, CodegenError> {
     for (side, class) in SIDES {
         let mut handlers = Vec::new();
         for (name, method) in &ir.methods {
-            let request = method.request.as_ref().filter(|request| handles(request.side, side));
+            let request = method.request.as_ref().filter(|request| request.side.handled_by(side));
             if let Some(request) = request {
                 let optional = optional(method, request.side);
                 handlers.push(HandlerView {
@@ -62,7 +62,7 @@ pub(super) fn protocols_view(ir: &Ir) -> Result<ProtocolsView, CodegenError> {
                     body: if optional.is_some() { format!("raise _rt.MethodNotFound({})", string_literal(name)) } else { "...".to_owned() },
                 });
             }
-            if let Some(notification) = method.notification.as_ref().filter(|notification| handles(notification.side, side)) {
+            if let Some(notification) = method.notification.as_ref().filter(|notification| notification.side.handled_by(side)) {
                 let optional = optional(method, notification.side);
                 handlers.push(HandlerView {
                     method: string_literal(name),

@@ -34,12 +34,13 @@ pub(crate) struct Traits {
 const TRAIT_SIDES: [(Side, &str); 3] = [(Side::Agent, "Agent"), (Side::Client, "Client"), (Side::Proxy, "Proxy")];
 
 pub(crate) fn side_traits(by_side: &BTreeMap<Side, Vec<Handled>>, error: &TokenStream) -> Traits {
-    // Protocol-level and either-side methods belong to every side's trait.
-    let shared: Vec<&Handled> = [Side::Protocol, Side::Both].iter().flat_map(|side| by_side.get(side).into_iter().flatten()).collect();
     let mut traits = Traits { items: Vec::new(), dispatch: BTreeMap::new() };
     for (side, trait_name) in TRAIT_SIDES {
-        let Some(own) = by_side.get(&side) else { continue };
-        let handled: Vec<&Handled> = own.iter().chain(shared.iter().copied()).collect();
+        if !by_side.contains_key(&side) {
+            continue;
+        }
+        // Its own methods, then the protocol-level and either-side ones.
+        let handled: Vec<&Handled> = by_side.iter().filter(|(handler, _)| handler.handled_by(side)).flat_map(|(_, entries)| entries).collect();
         let functions = function_names(&handled);
         traits.items.push(side_trait(side, trait_name, &handled, &functions, error));
         traits.dispatch.insert(side, dispatch_functions(side, trait_name, &handled, &functions, error));

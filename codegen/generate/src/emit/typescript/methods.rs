@@ -21,7 +21,7 @@ use crate::ir::*;
 use crate::naming;
 
 /// The sides that get maps and an interface.
-pub const SIDES: [&str; 3] = ["agent", "client", "proxy"];
+pub const SIDES: [Side; 3] = [Side::Agent, Side::Client, Side::Proxy];
 /// The names each side's types are derived from: its interface, its maps and
 /// its decoded-call unions.
 pub const ROLES: [&str; 6] = ["", "requests", "notifications", "incoming request", "incoming notification", "connection"];
@@ -107,11 +107,6 @@ struct CallView {
     result: String,
     /// The route: payload types by canonical name and the handling member.
     route: String,
-}
-
-/// Whether the maps and interface of `side` list a method `handler` handles.
-fn handles(side: &str, handler: Side) -> bool {
-    matches!(handler, Side::Protocol | Side::Both) || handler.as_str() == side
 }
 
 /// Who handles a method, in a sentence.
@@ -206,21 +201,22 @@ pub fn view(ir: &Ir) -> Result<MethodsFile, CodegenError> {
     });
     let sides = SIDES
         .into_iter()
-        .filter(|side| *side != "proxy" || has_proxy)
+        .filter(|side| *side != Side::Proxy || has_proxy)
         .map(|side| side_view(ir, side))
         .collect();
     let session_ready = crate::negotiation::model(ir).is_some() && crate::helpers::model(ir).ready.is_some();
     Ok(MethodsFile { names, sides, session_ready })
 }
 
-fn side_view(ir: &Ir, side: &'static str) -> SideView {
+fn side_view(ir: &Ir, endpoint: Side) -> SideView {
+    let side = endpoint.as_str();
     let mut requests = Vec::new();
     let mut notifications = Vec::new();
     for method in ir.methods.values() {
         let wire = json_string(&method.name);
         let function = naming::typescript_function(&method.name);
-        let request_here = method.request.as_ref().is_some_and(|request| handles(side, request.side));
-        if let Some(request) = method.request.as_ref().filter(|request| handles(side, request.side)) {
+        let request_here = method.request.as_ref().is_some_and(|request| request.side.handled_by(endpoint));
+        if let Some(request) = method.request.as_ref().filter(|request| request.side.handled_by(endpoint)) {
             let (notes, mark) = member_notes(method, request.side);
             requests.push(CallView {
                 doc: tsdoc(Some(&format!("Handles the `{}` request.", method.name)), &notes),
@@ -232,7 +228,7 @@ fn side_view(ir: &Ir, side: &'static str) -> SideView {
                 route: route(&request.params, Some(&request.result), &function),
             });
         }
-        if let Some(notification) = method.notification.as_ref().filter(|notification| handles(side, notification.side)) {
+        if let Some(notification) = method.notification.as_ref().filter(|notification| notification.side.handled_by(endpoint)) {
             // A side that also handles the request of that name keeps the
             // two apart.
             let function = if request_here { naming::typescript_function(&format!("{} notification", method.name)) } else { function };
