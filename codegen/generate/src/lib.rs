@@ -1,11 +1,15 @@
-//! The generation stage: [`emit`] holds one emitter per language, each a
-//! function from the IR to the files of a package (Rust with `quote` and
-//! `prettyplease`, TypeScript and Python through the askama templates of
-//! the top-level `templates/`), and what every package carries besides its
-//! code.
+//! The generation stage: [`generate`] is its one entry, from an extended
+//! schema and its IR to every output folder ([`pipeline`]); [`emit`] holds
+//! one emitter per language, each a function from the IR to the files of a
+//! package (Rust with `quote` and `prettyplease`, TypeScript and Python
+//! through the askama templates of the top-level `templates/`), and what
+//! every package carries besides its code.
 
 pub mod emit;
+pub mod pipeline;
 #[cfg(test)]
 mod test_support;
 
-use acp_ir::{error, helpers, ir, naming, negotiation};
+pub use pipeline::{generate, generate_into, Error, Folder, Options, Sink};
+
+use acp_ir::{error, helpers, ir, naming, negotiation, tolerant};
