@@ -165,11 +165,21 @@ enum Command {
     Test {
         /// Only the bindings of these schemas (`default`, `default-tolerant`,
         /// `v1-stable`, `v1-unstable`, `v2-stable`, `v2-unstable`, `hostile`;
-        /// or `history`, the review on the published releases;
-        /// repeatable), without the workspace tests, the packages and the
-        /// benchmark: for working on one schema. Without it, everything runs.
-        #[arg(long = "only")]
+        /// repeatable), without the suites that run once (workspace, clippy,
+        /// history, packages, benchmark) unless `--suite` names them.
+        #[arg(long = "only", value_name = "SCHEMA")]
         only: Vec<String>,
+        /// Only these languages' suites (`rust`, `typescript`, `python`;
+        /// repeatable), without the suites that run once and those that
+        /// need every language (negotiation, chain, independent, captures,
+        /// mutation).
+        #[arg(long = "lang", value_name = "LANGUAGE")]
+        languages: Vec<String>,
+        /// Only these suites (repeatable): workspace, clippy, history,
+        /// handlers, bindings, negotiation, chain, independent, captures,
+        /// mutation, packages, bench. Without a filter, everything runs.
+        #[arg(long = "suite", value_name = "SUITE")]
+        suites: Vec<String>,
     },
     /// Measure decode + encode throughput against the official SDKs and the
     /// plain JSON round trip of each language, and generation time; prints
@@ -316,7 +326,7 @@ fn run(command: Command) -> Result<()> {
             }
         }
         Command::GenTrace { args } => check_trace::generate::run(&args)?,
-        Command::Test { only } => test_command::run(&only)?,
+        Command::Test { only, languages, suites } => test_command::run(&test_command::Selection { schemas: only, languages, suites })?,
         Command::Bench { quick, peers, out } => bench::run(&bench::Options { quick, peers, out })?,
     }
     Ok(())

@@ -8,7 +8,8 @@
 //! its corpus exactly. Before it, the packages of `cargo xtask package` are
 //! built twice, compared, installed and used ([`crate::package::check`]).
 //! The first failure fails the command.
-//! `--only LABEL` runs just the suites of those schemas' bindings.
+//! `--only LABEL` narrows the run to those schemas' bindings, `--lang` to
+//! those languages' suites, `--suite` to those suites ([`SUITES`]).
 //! It refuses to run while `UPDATE_SNAPSHOTS` is set: a run that re-approves
 //! snapshots checks none.
 
@@ -81,9 +82,73 @@ fn hostile(workspace: &Path) -> Result<ExtendedSchema> {
     Ok(assembled.schema)
 }
 
-/// Runs everything, or with `only` the suites of those schemas alone
-/// (`history`: the review on the published history, [`crate::history`]).
-pub fn run(only: &[String]) -> Result<()> {
+/// What a run covers; each list empty means all.
+#[derive(Debug, Default)]
+pub struct Selection {
+    /// Schemas by label ([`schemas_under_test`], `hostile`).
+    pub schemas: Vec<String>,
+    /// Languages of the bindings suites: `rust`, `typescript`, `python`.
+    pub languages: Vec<String>,
+    /// Suites by name ([`SUITES`]).
+    pub suites: Vec<String>,
+}
+
+/// Every suite, by the name `--suite` takes, in the order they run.
+pub const SUITES: [(&str, &str); 12] = [
+    ("workspace", "cargo test --workspace, the upstream suite included"),
+    ("clippy", "cargo clippy --workspace -D warnings"),
+    ("history", "the review on the published history"),
+    ("handlers", "no required handler the official SDK leaves optional"),
+    ("bindings", "each language's suite on the bindings of each schema (--lang picks languages)"),
+    ("negotiation", "the negotiation views, byte-identical in every language"),
+    ("chain", "every vector through Rust -> TypeScript -> Python -> Rust"),
+    ("independent", "values made from the raw schema, through the chain"),
+    ("captures", "real agents' traffic through the chain and the trace checker"),
+    ("mutation", "the mutants, on the default schema"),
+    ("packages", "the packages of cargo xtask package, built twice, installed and used"),
+    ("bench", "the quick benchmark"),
+];
+
+/// The suites that run on every language's bindings at once.
+const ACROSS_LANGUAGES: [&str; 5] = ["negotiation", "chain", "independent", "captures", "mutation"];
+/// The suites that run once, not per schema or language.
+const ONCE: [&str; 5] = ["workspace", "clippy", "history", "packages", "bench"];
+const LANGUAGES: [&str; 3] = ["rust", "typescript", "python"];
+
+impl Selection {
+    /// Whether `suite` runs: named, or every suite when none is named. A
+    /// run narrowed to schemas or languages leaves out the suites that run
+    /// once, and one narrowed to languages those that need all three.
+    fn wants(&self, suite: &str) -> bool {
+        if !self.suites.is_empty() {
+            return self.suites.iter().any(|wanted| wanted == suite);
+        }
+        let narrowed = !self.schemas.is_empty() || !self.languages.is_empty();
+        !(narrowed && ONCE.contains(&suite) || !self.languages.is_empty() && ACROSS_LANGUAGES.contains(&suite))
+    }
+
+    fn wants_language(&self, language: &str) -> bool {
+        self.languages.is_empty() || self.languages.iter().any(|wanted| wanted == language)
+    }
+
+    fn check(&self) -> Result<()> {
+        if let Some(unknown) = self.suites.iter().find(|suite| !SUITES.iter().any(|(name, _)| name == *suite)) {
+            bail!("--suite {unknown}: no such suite (known: {})", SUITES.map(|(name, _)| name).join(", "));
+        }
+        if let Some(unknown) = self.languages.iter().find(|language| !LANGUAGES.contains(&language.as_str())) {
+            bail!("--lang {unknown}: no such language (known: rust, typescript, python)");
+        }
+        if !self.languages.is_empty() && self.languages.len() < LANGUAGES.len() {
+            if let Some(across) = self.suites.iter().find(|suite| ACROSS_LANGUAGES.contains(&suite.as_str())) {
+                bail!("--suite {across} runs on every language's bindings at once: drop --lang");
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Runs what `selection` covers (everything by default).
+pub fn run(selection: &Selection) -> Result<()> {
     // The workspace tests would inherit the variable and re-approve every
     // snapshot instead of checking it.
     if let Some(value) = std::env::var_os("UPDATE_SNAPSHOTS") {
@@ -92,16 +157,8 @@ pub fn run(only: &[String]) -> Result<()> {
              and re-approve snapshots with `UPDATE_SNAPSHOTS=1 cargo test --workspace`"
         );
     }
+    selection.check()?;
     let workspace = workspace_root();
-    let history_only = only.iter().any(|label| label == "history");
-    let only: Vec<String> = only.iter().filter(|label| *label != "history").cloned().collect();
-    if history_only {
-        eprintln!("== the review on the published history");
-        crate::history::run(&workspace)?;
-        if only.is_empty() {
-            return Ok(());
-        }
-    }
     let upstream_root = upstream::fetch(&workspace)?;
     eprintln!("upstream release schemas in {}", upstream_root.display());
     let mut labelled = Vec::new();
@@ -109,39 +166,47 @@ pub fn run(only: &[String]) -> Result<()> {
         labelled.push((label, acp_schema_source::load(&source)?, tolerant));
     }
     labelled.push(("hostile".to_owned(), hostile(&workspace)?, false));
-    if let Some(unknown) = only.iter().find(|wanted| labelled.iter().all(|(label, _, _)| label != *wanted)) {
+    if let Some(unknown) = selection.schemas.iter().find(|wanted| labelled.iter().all(|(label, _, _)| label != *wanted)) {
         bail!("--only {unknown}: no such schema under test");
     }
-    if !only.is_empty() {
-        labelled.retain(|(label, _, _)| only.contains(label));
-        return test_schemas(&workspace, &upstream_root, labelled);
+    if !selection.schemas.is_empty() {
+        labelled.retain(|(label, _, _)| selection.schemas.contains(label));
     }
-    run_checked(
-        Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
-            .args(["test", "--workspace", "--", "--include-ignored"])
-            .env("ACP_UPSTREAM_SCHEMAS", &upstream_root)
-            .current_dir(&workspace),
-        "cargo test --workspace",
-    )?;
-    run_checked(
-        Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
-            .args(["clippy", "--quiet", "--workspace", "--all-targets", "--", "-D", "warnings"])
-            .current_dir(&workspace),
-        "cargo clippy --workspace",
-    )?;
-    eprintln!("== the review on the published history");
-    crate::history::run(&workspace)?;
-    test_schemas(&workspace, &upstream_root, labelled)?;
-    eprintln!("== the packages (cargo xtask package)");
-    package::check::run()?;
-    eprintln!("== the quick benchmark");
-    bench::run(&bench::Options { quick: true, peers: false, out: None })
+    let cargo = || Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()));
+    if selection.wants("workspace") {
+        run_checked(cargo().args(["test", "--workspace", "--", "--include-ignored"]).env("ACP_UPSTREAM_SCHEMAS", &upstream_root).current_dir(&workspace), "cargo test --workspace")?;
+    }
+    if selection.wants("clippy") {
+        run_checked(cargo().args(["clippy", "--quiet", "--workspace", "--all-targets", "--", "-D", "warnings"]).current_dir(&workspace), "cargo clippy --workspace")?;
+    }
+    if selection.wants("history") {
+        eprintln!("== the review on the published history");
+        crate::history::run(&workspace)?;
+    }
+    test_schemas(&workspace, &upstream_root, labelled, selection)?;
+    if selection.wants("packages") {
+        eprintln!("== the packages (cargo xtask package)");
+        package::check::run()?;
+    }
+    if selection.wants("bench") {
+        eprintln!("== the quick benchmark");
+        bench::run(&bench::Options { quick: true, peers: false, out: None })?;
+    }
+    Ok(())
 }
 
-/// Generates the bindings of each schema and runs the handler check against
-/// the official SDK, every language's suite, the chain, the independent
-/// values, the real agents' captures and (on the default) the mutants.
-fn test_schemas(workspace: &Path, upstream_root: &Path, labelled: Vec<(String, ExtendedSchema, bool)>) -> Result<()> {
+/// Generates the bindings of each schema and runs, as `selection` wants,
+/// the handler check against the official SDK, every language's suite, the
+/// chain, the independent values, the real agents' captures and (on the
+/// default) the mutants.
+fn test_schemas(workspace: &Path, upstream_root: &Path, labelled: Vec<(String, ExtendedSchema, bool)>, selection: &Selection) -> Result<()> {
+    let per_schema = ["handlers", "bindings", "negotiation", "chain", "independent", "captures", "mutation"];
+    if !per_schema.iter().any(|suite| selection.wants(suite)) {
+        return Ok(());
+    }
+    // The chain and what runs through it use the harnesses the language
+    // suites build.
+    let bindings = ["bindings", "negotiation", "chain", "independent", "captures", "mutation"].iter().any(|suite| selection.wants(suite));
     let workspace = workspace.to_path_buf();
     let generated = workspace.join("target").join("bindings");
     for (label, schema, tolerant) in labelled {
@@ -150,18 +215,34 @@ fn test_schemas(workspace: &Path, upstream_root: &Path, labelled: Vec<(String, E
         generate::write(&folder, &outputs)?;
         eprintln!("== bindings for {label} in {}", folder.display());
         let ir = acp_codegen::lower::lower(&schema, acp_codegen::lower::Unsupported::Fail).with_context(|| format!("lowering {label}"))?;
-        handlers::check(upstream_root, &label, &ir)?;
-        negotiation_suite::prepare(&workspace, &folder, &label)?;
-        test_rust::run(&workspace, &folder, &label)?;
-        test_typescript::run(&workspace, &folder, &label)?;
-        test_python::run(&workspace, &folder, &label)?;
-        negotiation_suite::compare(&folder, &label)?;
-        chain::run(&workspace, &folder, &label)?;
-        independent::run(&workspace, &folder, &label, &schema, &ir, tolerant)?;
-        if captures::applies(&ir) {
+        if selection.wants("handlers") {
+            handlers::check(upstream_root, &label, &ir)?;
+        }
+        if bindings {
+            negotiation_suite::prepare(&workspace, &folder, &label)?;
+            if selection.wants_language("rust") {
+                test_rust::run(&workspace, &folder, &label)?;
+            }
+            if selection.wants_language("typescript") {
+                test_typescript::run(&workspace, &folder, &label)?;
+            }
+            if selection.wants_language("python") {
+                test_python::run(&workspace, &folder, &label)?;
+            }
+        }
+        if selection.wants("negotiation") {
+            negotiation_suite::compare(&folder, &label)?;
+        }
+        if selection.wants("chain") {
+            chain::run(&workspace, &folder, &label)?;
+        }
+        if selection.wants("independent") {
+            independent::run(&workspace, &folder, &label, &schema, &ir, tolerant)?;
+        }
+        if selection.wants("captures") && captures::applies(&ir) {
             captures::run(&workspace, &folder, &label, &schema, &ir)?;
         }
-        if label == "default" {
+        if selection.wants("mutation") && label == "default" {
             mutation::run(&workspace, &folder)?;
         }
     }

@@ -419,3 +419,16 @@ fn negotiate_rejects_bad_input_naming_file_and_pointer() {
     assert_eq!(missing.status.code(), Some(1));
     assert!(stderr(&missing).contains("absent.json: cannot read"), "{}", stderr(&missing));
 }
+
+#[test]
+fn test_filters_are_checked_before_any_work() {
+    for (arguments, expected) in [
+        (vec!["test", "--suite", "nope"], "--suite nope: no such suite"),
+        (vec!["test", "--lang", "cobol"], "--lang cobol: no such language"),
+        (vec!["test", "--lang", "rust", "--suite", "chain"], "--suite chain runs on every language's bindings at once"),
+    ] {
+        let output = xtask(&arguments);
+        assert_eq!(output.status.code(), Some(1), "{arguments:?}: {}", stderr(&output));
+        assert!(stderr(&output).contains(expected), "{arguments:?}: {}", stderr(&output));
+    }
+}
