@@ -1,6 +1,8 @@
 //! The wire-trace checker: the rules a capture of one ACP connection must
 //! keep, checked one message at a time in memory that does not grow with the
-//! trace (`cargo xtask check-trace` reads the files and prints the findings).
+//! trace, and the record formats a capture comes in ([`input`]: JSON Lines,
+//! a JSON array, or one stdio tee per direction), read one record at a time
+//! (`cargo xtask check-trace` opens the files and prints the findings).
 //!
 //! [`Checker`] takes each captured JSON-RPC message with its direction, or
 //! each frame of a NATS reply stream, and returns what it broke. Its parts,
@@ -16,6 +18,7 @@
 //! drained turns and ended streams are forgotten; what stays is per session
 //! and per open stream, not per message.
 
+pub mod input;
 mod order;
 mod peers;
 mod rpc;

@@ -2,11 +2,10 @@
 //! the checker of `acp_codegen::trace` (the schema, the negotiation and the
 //! RFD helpers' machines) and prints one line per finding and a summary;
 //! `cargo xtask gen-trace` writes a large, clean, seeded capture to measure
-//! it on. [`input`] reads the capture's forms, [`report`] prints, and
-//! [`generate`] makes traces.
+//! it on. The checker's own `input` reads the capture's forms, [`report`]
+//! prints, and [`generate`] makes traces.
 
 pub mod generate;
-mod input;
 mod report;
 
 use std::io::Write;
@@ -19,7 +18,7 @@ use acp_codegen::lower::Unsupported;
 use acp_codegen::trace::Checker;
 use acp_schema_source::SourceOptions;
 
-use input::{Entry, Inputs, Reader, Record};
+use acp_codegen::trace::input::{Entry, Inputs, Reader, Record};
 use report::{Format, Report};
 
 /// The capture and how to print what is found.
@@ -62,7 +61,7 @@ pub fn run(source: &SourceOptions, strict_names: bool, args: &CheckArgs) -> Resu
     let mut reader = Reader::open(&inputs)?;
     let format = if args.format == "json" { Format::Json } else { Format::Text };
     let mut report = Report::new(format, inputs.names())?;
-    while let Some(Entry { at, time, record }) = reader.next()? {
+    while let Some(Entry { at, time, record }) = reader.read()? {
         if let Some(time) = time {
             checker.clock(time);
         }

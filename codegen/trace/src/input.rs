@@ -13,11 +13,32 @@ use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, bail, Context, Result};
 use chrono::{DateTime, FixedOffset};
 use serde_json::Value;
 
-use acp_codegen::trace::{Direction, Place};
+use crate::{Direction, Place};
+
+/// A capture that cannot be read: the file, the line when there is one,
+/// and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputError {
+    pub file: String,
+    pub line: Option<u64>,
+    pub message: String,
+}
+
+impl std::fmt::Display for InputError {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            Some(line) => write!(formatter, "{}:{line}: {}", self.file, self.message),
+            None => write!(formatter, "{}: {}", self.file, self.message),
+        }
+    }
+}
+
+impl std::error::Error for InputError {}
+
+type Result<T> = std::result::Result<T, InputError>;
 
 /// A record, where it is and its time (milliseconds since the epoch).
 pub struct Entry {
@@ -63,9 +84,10 @@ struct Units {
 impl Units {
     fn open(path: &Path) -> Result<Units> {
         let file = path.display().to_string();
-        let handle = File::open(path).with_context(|| format!("{file}: cannot read"))?;
+        let unreadable = |error: std::io::Error| InputError { file: file.clone(), line: None, message: format!("cannot read: {error}") };
+        let handle = File::open(path).map_err(unreadable)?;
         let mut reader = BufReader::with_capacity(1 << 20, handle);
-        let first = reader.fill_buf().with_context(|| format!("{file}: cannot read"))?.iter().find(|byte| !byte.is_ascii_whitespace()).copied();
+        let first = reader.fill_buf().map_err(unreadable)?.iter().find(|byte| !byte.is_ascii_whitespace()).copied();
         let array = first == Some(b'[');
         let mut units = Units { reader, file, array, line: 1, done: false };
         if array {
@@ -75,14 +97,14 @@ impl Units {
         Ok(units)
     }
 
-    fn error(&self, line: u64, message: impl std::fmt::Display) -> anyhow::Error {
-        anyhow!("{}:{line}: {message}", self.file)
+    fn error(&self, line: u64, message: impl std::fmt::Display) -> InputError {
+        InputError { file: self.file.clone(), line: Some(line), message: message.to_string() }
     }
 
     fn peek(&mut self) -> Result<Option<u8>> {
         match self.reader.fill_buf() {
             Ok(buffer) => Ok(buffer.first().copied()),
-            Err(error) => Err(anyhow!("{}:{}: {error}", self.file, self.line)),
+            Err(error) => Err(self.error(self.line, error)),
         }
     }
 
@@ -138,7 +160,7 @@ impl Units {
         let closed = loop {
             let buffer = match self.reader.fill_buf() {
                 Ok(buffer) => buffer,
-                Err(error) => return Err(anyhow!("{}:{}: {error}", self.file, self.line)),
+                Err(error) => return Err(self.error(self.line, error)),
             };
             if buffer.is_empty() {
                 return Err(self.error(self.line, "the JSON array is not closed"));
@@ -237,7 +259,7 @@ fn record(units: &Units, line: u64, text: &str) -> Result<(Option<u64>, Record)>
         let frame = members.remove("frame").ok_or_else(|| units.error(line, "a record with `stream` needs `frame` (null: the stream's end)"))?;
         return Ok((time, Record::Frame { stream, frame: Some(frame).filter(|frame| !frame.is_null()) }));
     }
-    bail!("{}:{line}: a trace record has `direction` and `message`, or `stream` and `frame`", units.file)
+    Err(units.error(line, "a trace record has `direction` and `message`, or `stream` and `frame`"))
 }
 
 /// One message of a tee, with its time.
@@ -285,8 +307,8 @@ impl Reader {
         }))
     }
 
-    /// The next record.
-    pub fn next(&mut self) -> Result<Option<Entry>> {
+    /// The next record, or `None` at the end of the capture.
+    pub fn read(&mut self) -> Result<Option<Entry>> {
         match &mut self.0 {
             Source::Records(units) => {
                 let Some((line, text)) = units.next()? else { return Ok(None) };
