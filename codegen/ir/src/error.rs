@@ -14,6 +14,10 @@ pub enum ErrorKind {
     NameCollision,
     /// A keyword with a value of the wrong JSON type or an impossible value.
     Malformed,
+    /// A failure of the generator itself, not of the schema: a template
+    /// that does not render, generated Rust that does not parse, a worker
+    /// that panicked. A bug to report.
+    Internal,
 }
 
 /// An error of the lowering stage.
@@ -24,4 +28,12 @@ pub struct CodegenError {
     pub file: String,
     pub pointer: String,
     pub message: String,
+}
+
+impl CodegenError {
+    /// A failure of the generator itself in `part` (a template, an
+    /// emitter): no schema location, and said to be a bug.
+    pub fn internal(part: impl Into<String>, message: impl std::fmt::Display) -> CodegenError {
+        CodegenError { kind: ErrorKind::Internal, file: part.into(), pointer: String::new(), message: format!("internal error (a bug of the generator, not of the schema): {message}") }
+    }
 }

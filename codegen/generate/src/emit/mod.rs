@@ -12,7 +12,7 @@ pub mod typescript;
 
 use std::path::PathBuf;
 
-use crate::error::{CodegenError, ErrorKind};
+use crate::error::CodegenError;
 use crate::ir::Ir;
 
 /// Relative path -> contents, in a fixed order.
@@ -54,12 +54,7 @@ pub const LANGUAGES: [(&str, Emitter); 3] = [("rust", rust::emit), ("typescript"
 /// Renders the askama template `templates/{file}`; the text ends with one
 /// newline, as a text file does, whatever the template's last line.
 fn render(template: &impl askama::Template, file: &str) -> Result<String, CodegenError> {
-    let mut text = template.render().map_err(|error| CodegenError {
-        kind: ErrorKind::Unsupported,
-        file: format!("templates/{file}"),
-        pointer: String::new(),
-        message: error.to_string(),
-    })?;
+    let mut text = template.render().map_err(|error| CodegenError::internal(format!("templates/{file}"), error))?;
     text.truncate(text.trim_end_matches('\n').len());
     text.push('\n');
     Ok(text)

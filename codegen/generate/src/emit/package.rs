@@ -27,7 +27,7 @@ use std::path::PathBuf;
 use askama::Template;
 
 use super::{Files, PackageNames};
-use crate::error::{CodegenError, ErrorKind};
+use crate::error::CodegenError;
 use crate::ir::Ir;
 
 /// Each built-in RFD overlay's bit in a version's RFD code. A new overlay
@@ -147,7 +147,7 @@ pub fn example(language: &str, names: &PackageNames) -> Result<String, CodegenEr
         "rust" => render(&RustExample { module: names.rust_crate.replace('-', "_") }, "example.rs"),
         "typescript" => render(&TypeScriptExample { module: serde_json::Value::String(names.npm_package.clone()).to_string() }, "example.ts"),
         "python" => render(&PythonExample { module: names.python_package.clone() }, "example.py"),
-        other => Err(CodegenError { kind: ErrorKind::Unsupported, file: "package".to_owned(), pointer: String::new(), message: format!("no package for `{other}`") }),
+        other => Err(CodegenError::internal("package", format!("no package for `{other}`"))),
     }?;
     Ok(format!("{}\n", text.trim_end()))
 }

@@ -8,7 +8,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::error::{CodegenError, ErrorKind};
+use crate::error::CodegenError;
 use crate::helpers::{Helpers, Status, Turns};
 use crate::ir::{Ir, TypeKind};
 use crate::naming;
@@ -20,12 +20,7 @@ const MACHINES: &str = crate::helpers::MACHINES_SOURCE;
 
 /// `helpers/machines.rs` as tokens, to be printed like every generated file.
 pub(crate) fn machines() -> Result<TokenStream, CodegenError> {
-    MACHINES.parse().map_err(|error: proc_macro2::LexError| CodegenError {
-        kind: ErrorKind::Unsupported,
-        file: "codegen/ir/src/helpers/machines.rs".to_owned(),
-        pointer: String::new(),
-        message: format!("the helpers' machines do not parse: {error}"),
-    })
+    MACHINES.parse().map_err(|error: proc_macro2::LexError| CodegenError::internal("codegen/ir/src/helpers/machines.rs", format!("the helpers' machines do not parse: {error}")))
 }
 
 /// `helpers.rs`.

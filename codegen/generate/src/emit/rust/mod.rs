@@ -34,7 +34,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::{Files, PackageNames};
-use crate::error::{CodegenError, ErrorKind};
+use crate::error::CodegenError;
 use crate::ir::Ir;
 
 pub(crate) use context::RustContext;
@@ -56,12 +56,7 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
         let files = emit_rest(ir, names, context)?;
         chunks.print(context)?;
         for worker in workers {
-            worker.join().map_err(|_| CodegenError {
-                kind: ErrorKind::Unsupported,
-                file: "<rust emitter>".to_owned(),
-                pointer: String::new(),
-                message: "printing types.rs panicked".to_owned(),
-            })??;
+            worker.join().map_err(|_| CodegenError::internal("<rust emitter>", "printing types.rs panicked"))??;
         }
         Ok::<_, CodegenError>(files)
     })?;
@@ -171,11 +166,6 @@ regex = "1"
 
 /// Parses and pretty-prints one generated file.
 fn format_file(tokens: TokenStream) -> Result<String, CodegenError> {
-    let file = syn::parse2::<syn::File>(tokens).map_err(|error| CodegenError {
-        kind: ErrorKind::Unsupported,
-        file: "<rust emitter>".to_owned(),
-        pointer: String::new(),
-        message: format!("generated Rust does not parse: {error}"),
-    })?;
+    let file = syn::parse2::<syn::File>(tokens).map_err(|error| CodegenError::internal("<rust emitter>", format!("generated Rust does not parse: {error}")))?;
     Ok(prettyplease::unparse(&file))
 }
