@@ -615,6 +615,41 @@ impl Ir {
     pub fn get(&self, name: &str) -> Option<&TypeDef> {
         self.types.get(name)
     }
+
+    /// The JSON-RPC error object: the struct with exactly a required
+    /// `code` (an integer, or an integer enum of named codes), a required
+    /// string `message` and an optional `data`, when the schema has one.
+    pub fn error_object(&self) -> Option<ErrorObject> {
+        self.types.values().find_map(|definition| {
+            let TypeKind::Struct(structure) = &definition.kind else { return None };
+            let member = |name: &str| structure.fields.iter().find(|field| field.wire_name == name);
+            let (code, message, data) = (member("code")?, member("message")?, member("data"));
+            let shape = structure.fields.len() == 2 + usize::from(data.is_some())
+                && structure.flatten.is_empty()
+                && code.required
+                && message.required
+                && matches!(message.ty, TypeExpr::String(_))
+                && data.is_none_or(|data| !data.required);
+            let codes = match &code.ty {
+                TypeExpr::Integer(_) => None,
+                TypeExpr::Named { name } => match self.get(name).map(|definition| &definition.kind) {
+                    Some(TypeKind::Enum(EnumType { repr: EnumRepr::Integer { .. }, .. })) => Some(name.clone()),
+                    _ => return None,
+                },
+                _ => return None,
+            };
+            shape.then(|| ErrorObject { name: definition.name.clone(), codes })
+        })
+    }
+}
+
+/// The JSON-RPC error object of a schema ([`Ir::error_object`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorObject {
+    /// Its type.
+    pub name: String,
+    /// The integer enum of its `code`, when `code` is one.
+    pub codes: Option<String>,
 }
 
 impl TypeExpr {

@@ -71,15 +71,6 @@ impl Parameter {
     }
 }
 
-/// The struct that is the JSON-RPC error object: required `code` and
-/// `message`, optional `data`, nothing else.
-#[derive(Debug, Clone)]
-pub(crate) struct ErrorObject {
-    pub name: String,
-    /// The integer enum of its `code`, when `code` is one.
-    pub codes: Option<String>,
-}
-
 pub(crate) fn ident(name: &str) -> Ident {
     match name.strip_prefix("r#") {
         Some(raw) => Ident::new_raw(raw, Span::call_site()),
@@ -133,7 +124,7 @@ impl<'a> RustContext<'a> {
             }
         }
         let not_eq = super::eq::not_eq_types(ir, &variant_structs).into_iter().map(str::to_owned).collect();
-        let error_object = error_object(ir);
+        let error_object = ir.error_object();
         Ok(RustContext { ir, component: components(&direct), variant_structs, not_eq, error_object })
     }
 
@@ -344,30 +335,6 @@ fn payload_struct_name(ir: &Ir, union: &TypeDef, variant: &Variant) -> Result<St
         });
     }
     Ok(name)
-}
-
-/// The struct with exactly the members of a JSON-RPC error object.
-fn error_object(ir: &Ir) -> Option<ErrorObject> {
-    ir.types.values().find_map(|definition| {
-        let TypeKind::Struct(structure) = &definition.kind else { return None };
-        let member = |name: &str| structure.fields.iter().find(|field| field.wire_name == name);
-        let (code, message, data) = (member("code")?, member("message")?, member("data"));
-        let shape = structure.fields.len() == 2 + usize::from(data.is_some())
-            && structure.flatten.is_empty()
-            && code.required
-            && message.required
-            && matches!(message.ty, TypeExpr::String(_))
-            && data.is_none_or(|data| !data.required);
-        let codes = match &code.ty {
-            TypeExpr::Integer(_) => None,
-            TypeExpr::Named { name } => match ir.get(name).map(|definition| &definition.kind) {
-                Some(TypeKind::Enum(EnumType { repr: EnumRepr::Integer { .. }, .. })) => Some(name.clone()),
-                _ => return None,
-            },
-            _ => return None,
-        };
-        shape.then(|| ErrorObject { name: definition.name.clone(), codes })
-    })
 }
 
 #[cfg(test)]

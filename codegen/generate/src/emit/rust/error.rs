@@ -1,5 +1,5 @@
 //! The JSON-RPC error object of the generated crate (the schema's `Error`,
-//! found by its members in [`super::context`]): one constructor per named
+//! found by its members in the IR, [`crate::ir::Ir::error_object`]): one constructor per named
 //! error code (`Error::method_not_found()`), `Display`, `std::error::Error`,
 //! and `From<DecodeError>` as invalid params. It is the error every handler
 //! of the `methods` module returns.
@@ -7,7 +7,7 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-use super::context::{type_ident, ErrorObject, Presence, RustContext};
+use super::context::{type_ident, Presence, RustContext};
 use crate::error::{CodegenError, ErrorKind};
 use crate::ir::*;
 use crate::naming;
