@@ -214,6 +214,23 @@ pub enum IntegerFormat {
     Unspecified,
 }
 
+impl IntegerFormat {
+    /// The smallest and largest value of the format (those of a signed
+    /// 64-bit integer when unspecified).
+    pub fn range(self) -> (i128, i128) {
+        match self {
+            IntegerFormat::Int8 => (i8::MIN.into(), i8::MAX.into()),
+            IntegerFormat::Int16 => (i16::MIN.into(), i16::MAX.into()),
+            IntegerFormat::Int32 => (i32::MIN.into(), i32::MAX.into()),
+            IntegerFormat::Int64 | IntegerFormat::Unspecified => (i64::MIN.into(), i64::MAX.into()),
+            IntegerFormat::Uint8 => (0, u8::MAX.into()),
+            IntegerFormat::Uint16 => (0, u16::MAX.into()),
+            IntegerFormat::Uint32 => (0, u32::MAX.into()),
+            IntegerFormat::Uint64 => (0, u64::MAX.into()),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IntegerType {
     pub format: IntegerFormat,

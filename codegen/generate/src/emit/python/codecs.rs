@@ -7,21 +7,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::types::{variant_class, AliasView, VariantClasses};
 use super::{literal, string_literal};
 use crate::error::{CodegenError, ErrorKind};
-use crate::ir::{Fallback, Field, IntegerFormat, Ir, Payload, TypeExpr, TypeKind, UnionStyle, UnionType, Variant};
+use crate::ir::{Fallback, Field, Ir, Payload, TypeExpr, TypeKind, UnionStyle, UnionType, Variant};
 use crate::naming::{python_attribute, python_class};
-
-pub(super) fn integer_range(format: IntegerFormat) -> (i128, i128) {
-    match format {
-        IntegerFormat::Int8 => (i8::MIN.into(), i8::MAX.into()),
-        IntegerFormat::Int16 => (i16::MIN.into(), i16::MAX.into()),
-        IntegerFormat::Int32 => (i32::MIN.into(), i32::MAX.into()),
-        IntegerFormat::Int64 | IntegerFormat::Unspecified => (i64::MIN.into(), i64::MAX.into()),
-        IntegerFormat::Uint8 => (0, u8::MAX.into()),
-        IntegerFormat::Uint16 => (0, u16::MAX.into()),
-        IntegerFormat::Uint32 => (0, u32::MAX.into()),
-        IntegerFormat::Uint64 => (0, u64::MAX.into()),
-    }
-}
 
 fn bound(number: &Option<serde_json::Number>) -> Option<String> {
     number.as_ref().map(serde_json::Number::to_string)
@@ -52,7 +39,7 @@ pub(super) fn annotation(expr: &TypeExpr) -> String {
             }
         }
         TypeExpr::Integer(integer) => {
-            let (low, high) = integer_range(integer.format);
+            let (low, high) = integer.format.range();
             let minimum = integer.minimum.as_ref().and_then(|n| n.as_i64()).map_or(low, |n| i128::from(n).max(low));
             let minimum = integer.minimum.as_ref().and_then(|n| n.as_u64()).map_or(minimum, |n| i128::from(n).max(minimum));
             let maximum = integer.maximum.as_ref().and_then(|n| n.as_i64()).map_or(high, |n| i128::from(n).min(high));

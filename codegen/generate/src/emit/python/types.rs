@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use askama::Template;
 
-use super::codecs::{annotation, integer_range, member, or_none, order_aliases, references, value_annotation};
+use super::codecs::{annotation, member, or_none, order_aliases, references, value_annotation};
 use super::{describe, docstring, literal, string_literal};
 use crate::error::{CodegenError, ErrorKind};
 use crate::ir::{AdditionalProperties, EnumRepr, Field, Ir, Payload, TypeExpr, TypeKind, UnionStyle, UnionType, Variant};
@@ -268,7 +268,7 @@ pub(super) fn models_view(ir: &Ir) -> Result<ModelsView, CodegenError> {
                 };
                 let settings = match (&enumeration.repr, enumeration.other.is_some()) {
                     (EnumRepr::Integer { format }, true) => {
-                        let (low, high) = integer_range(*format);
+                        let (low, high) = format.range();
                         vec![format!("__acp_range__ = ({low}, {high})")]
                     }
                     _ => Vec::new(),

@@ -88,17 +88,14 @@ fn number_or_null(value: Option<u64>) -> String {
 /// Inclusive bounds from an integer format, plus the exclusive upper bound of
 /// the 64-bit formats (whose maxima are not doubles).
 fn format_bounds(format: IntegerFormat) -> (Vec<String>, Vec<String>, String) {
-    let (minimum, maximum): (&str, &str) = match format {
-        IntegerFormat::Int8 => ("-128", "127"),
-        IntegerFormat::Int16 => ("-32768", "32767"),
-        IntegerFormat::Int32 => ("-2147483648", "2147483647"),
-        IntegerFormat::Uint8 => ("0", "255"),
-        IntegerFormat::Uint16 => ("0", "65535"),
-        IntegerFormat::Uint32 => ("0", "4294967295"),
-        IntegerFormat::Uint64 => return (vec!["0".to_owned()], Vec::new(), "2 ** 64".to_owned()),
-        IntegerFormat::Int64 | IntegerFormat::Unspecified => return (vec!["-(2 ** 63)".to_owned()], Vec::new(), "2 ** 63".to_owned()),
-    };
-    (vec![minimum.to_owned()], vec![maximum.to_owned()], "null".to_owned())
+    match format {
+        IntegerFormat::Uint64 => (vec!["0".to_owned()], Vec::new(), "2 ** 64".to_owned()),
+        IntegerFormat::Int64 | IntegerFormat::Unspecified => (vec!["-(2 ** 63)".to_owned()], Vec::new(), "2 ** 63".to_owned()),
+        _ => {
+            let (minimum, maximum) = format.range();
+            (vec![minimum.to_string()], vec![maximum.to_string()], "null".to_owned())
+        }
+    }
 }
 
 fn integer_codec(format: IntegerFormat, minimum: Option<&serde_json::Number>, maximum: Option<&serde_json::Number>) -> String {
