@@ -365,6 +365,29 @@ pub fn python_handler(method: &str, notification_beside_request: bool) -> String
     if notification_beside_request { python_attribute(&format!("{method}_notification")) } else { python_attribute(method) }
 }
 
+/// The Rust trait function of a method: `session/prompt` ->
+/// `session_prompt`; a notification whose name the side also handles as a
+/// request gets a `_notification` suffix (`proxy_successor_notification`).
+pub fn rust_handler(method: &str, notification_beside_request: bool) -> String {
+    let base = rust_field(method);
+    if notification_beside_request {
+        format!("{}_notification", base.trim_start_matches("r#"))
+    } else {
+        base
+    }
+}
+
+/// The TypeScript handler member of a method: `session/prompt` ->
+/// `sessionPrompt`; a notification whose name the side also handles as a
+/// request gets a `Notification` suffix.
+pub fn typescript_handler(method: &str, notification_beside_request: bool) -> String {
+    if notification_beside_request {
+        typescript_function(&format!("{method} notification"))
+    } else {
+        typescript_function(method)
+    }
+}
+
 /// The distribution (pip) name of a Python import name: `acp_bindings` ->
 /// `acp-bindings`; `None` when `package` is not a plain Python identifier.
 pub fn python_distribution(package: &str) -> Option<String> {

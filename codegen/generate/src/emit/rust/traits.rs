@@ -54,14 +54,7 @@ fn function_names(handled: &[&Handled]) -> Vec<Ident> {
     let requests: Vec<&str> = handled.iter().filter(|entry| entry.result.is_some()).map(|entry| entry.method.name.as_str()).collect();
     handled
         .iter()
-        .map(|entry| {
-            let base = naming::rust_field(&entry.method.name);
-            if entry.result.is_none() && requests.contains(&entry.method.name.as_str()) {
-                ident(&format!("{}_notification", base.trim_start_matches("r#")))
-            } else {
-                ident(&base)
-            }
-        })
+        .map(|entry| ident(&naming::rust_handler(&entry.method.name, entry.result.is_none() && requests.contains(&entry.method.name.as_str()))))
         .collect()
 }
 

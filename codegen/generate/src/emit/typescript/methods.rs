@@ -231,7 +231,7 @@ fn side_view(ir: &Ir, endpoint: Side) -> SideView {
         if let Some(notification) = method.notification.as_ref().filter(|notification| notification.side.handled_by(endpoint)) {
             // A side that also handles the request of that name keeps the
             // two apart.
-            let function = if request_here { naming::typescript_function(&format!("{} notification", method.name)) } else { function };
+            let function = naming::typescript_handler(&method.name, request_here);
             let (notes, mark) = member_notes(method, notification.side);
             notifications.push(CallView {
                 doc: tsdoc(Some(&format!("Handles the `{}` notification.", method.name)), &notes),
