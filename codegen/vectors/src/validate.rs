@@ -67,6 +67,13 @@ fn agrees(error: &jsonschema::ValidationError<'_>, path: &str, pointer: &str) ->
         }
 }
 
+/// A location in the validator's wrapper as a location in the value it
+/// wraps as a `type_name`.
+fn within(type_name: &str, path: &str) -> String {
+    let prefix = format!("/{}", type_name.replace('~', "~0").replace('/', "~1"));
+    path.strip_prefix(&prefix).unwrap_or(path).to_owned()
+}
+
 /// An error's deepest cause: inside `anyOf`/`oneOf`, the one branch without
 /// a `const` mismatch (its tag matched), else the branch whose own deepest
 /// cause is furthest down, else the error itself.
@@ -148,14 +155,7 @@ impl Oracle {
     /// The errors of `value` as a `type_name`, each with its location in `value`.
     fn errors(&self, type_name: &str, value: &Value) -> Vec<(String, jsonschema::ValidationError<'static>)> {
         let wrapped = json!({type_name: value});
-        let prefix = format!("/{}", type_name.replace('~', "~0").replace('/', "~1"));
-        self.validator
-            .iter_errors(&wrapped)
-            .map(|error| {
-                let path = error.instance_path().to_string();
-                (path.strip_prefix(&prefix).unwrap_or(&path).to_owned(), error.to_owned())
-            })
-            .collect()
+        self.validator.iter_errors(&wrapped).map(|error| (within(type_name, &error.instance_path().to_string()), error.to_owned())).collect()
     }
 
     /// The errors of `value` as a `type_name`, as (location in `value`,
@@ -168,14 +168,7 @@ impl Oracle {
         let errors = if self.validator.is_valid(&wrapped) {
             Vec::new()
         } else {
-            let prefix = format!("/{}", type_name.replace('~', "~0").replace('/', "~1"));
-            self.validator
-                .iter_errors(&wrapped)
-                .map(|error| {
-                    let path = error.instance_path().to_string();
-                    (path.strip_prefix(&prefix).unwrap_or(&path).to_owned(), error.to_string())
-                })
-                .collect()
+            self.validator.iter_errors(&wrapped).map(|error| (within(type_name, &error.instance_path().to_string()), error.to_string())).collect()
         };
         if let Value::Object(mut wrapper) = wrapped {
             *value = wrapper.remove(type_name).unwrap_or_default();
@@ -189,10 +182,9 @@ impl Oracle {
     /// `None` when the value is valid.
     pub fn rejection(&self, type_name: &str, value: &Value) -> Option<(String, String)> {
         let wrapped = json!({type_name: value});
-        let prefix = format!("/{}", type_name.replace('~', "~0").replace('/', "~1"));
         let error = self.validator.iter_errors(&wrapped).next()?;
         let (path, message) = deepest(&error);
-        Some((path.strip_prefix(&prefix).unwrap_or(&path).to_owned(), message))
+        Some((within(type_name, &path), message))
     }
 
     pub fn is_valid(&self, type_name: &str, value: &Value) -> bool {
