@@ -10,6 +10,13 @@ pub mod pipeline;
 #[cfg(test)]
 mod test_support;
 
+/// The hand-written runtime files the Rust emitter copies into every
+/// generated crate, compiled here (and checked by clippy) as the modules
+/// they become there.
+#[cfg(test)]
+#[path = "../../../templates/rust/nullable.rs"]
+pub mod nullable;
+
 pub use pipeline::{generate, generate_into, Error, Folder, Options, Sink};
 
 use acp_ir::{error, helpers, ir, naming, negotiation, tolerant};

@@ -127,7 +127,7 @@ fn emit_rest(ir: &Ir, names: &PackageNames, context: &RustContext) -> Result<Fil
     files.push((PathBuf::from("src/lib.rs"), format!("{crate_doc}{}", format_file(lib)?)));
     files.push((PathBuf::from("src/codec.rs"), format!("//! Decoding rules and the by-name codec.\n\n{}", format_file(codec)?)));
     files.push((PathBuf::from("src/methods.rs"), format!("//! Method names, per-side method enums, the `Agent` and `Client` traits and their dispatch functions.\n\n{}", format_file(methods)?)));
-    files.push((PathBuf::from("src/nullable.rs"), format!("//! `Nullable<T>`: a member that may be absent, `null`, or a value.\n\n{}", format_file(nullable::emit())?)));
+    files.push((PathBuf::from("src/nullable.rs"), format!("//! `Nullable<T>`: a member that may be absent, `null`, or a value.\n\n{}", format_file(nullable::emit()?)?)));
     if let Some(model) = &model {
         let text = format_file(negotiation::emit(model))?;
         files.push((PathBuf::from("src/negotiation.rs"), format!("//! Capability negotiation: what one `initialize` exchange allows, from the schema's capability gates.\n\n{text}")));
