@@ -12,10 +12,15 @@ mod test_support;
 
 /// The hand-written runtime files the Rust emitter copies into every
 /// generated crate, compiled here (and checked by clippy) as the modules
-/// they become there.
+/// they become there. The codec's items serve the generated types, which
+/// are not here.
 #[cfg(test)]
 #[path = "../../../templates/rust/nullable.rs"]
 pub mod nullable;
+#[cfg(test)]
+#[allow(dead_code)]
+#[path = "../../../templates/rust/codec.rs"]
+pub mod codec;
 
 pub use pipeline::{generate, generate_into, Error, Folder, Options, Sink};
 

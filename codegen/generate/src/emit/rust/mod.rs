@@ -11,7 +11,6 @@
 //! by-name `roundtrip`). Generated code uses fully qualified paths so no
 //! schema name can shadow a std or serde item.
 
-mod buffer;
 mod context;
 mod enums;
 mod eq;
@@ -96,7 +95,7 @@ impl Chunks {
 /// Every file of the crate but `types.rs`.
 fn emit_rest(ir: &Ir, names: &PackageNames, context: &RustContext) -> Result<Files, CodegenError> {
     let methods = methods::emit(context)?;
-    let codec = runtime::emit(context);
+    let codec = runtime::emit(context)?;
     let model = crate::negotiation::model(ir);
     let negotiation_module = model.as_ref().map(|_| quote! {
         pub mod helpers;
