@@ -9,8 +9,9 @@
 import { variantIndex } from "./decode.js";
 {%- endif %}
 
-/** Any JSON value. */
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+import type { JsonValue } from "./runtime.js";
+
+export type { JsonValue };
 {% for object in objects %}
 {% for line in object.doc %}{{ line }}
 {% endfor %}export type {{ object.name }} = {

@@ -1,6 +1,8 @@
 //! The typescript bindings' test suite, run by `cargo xtask test` on bindings
 //! generated from each schema under test: install the locked compiler, build
-//! the package and check it under the strict compiler options with no output.
+//! the package and check it under the strict compiler options with no output,
+//! and check the hand-written decoding runtime (`templates/typescript/runtime.ts`)
+//! alone, as it stands in the repository.
 //! Then the package is packed with `npm pack` and the tarball installed into a
 //! fresh consumer folder, `<bindings>/ts-consumer/`, as any dependant would
 //! install it. Everything after that sees only the installed package, by
@@ -40,6 +42,17 @@ const TYPECHECK_CONFIG: &str = r#"{
   "extends": "../typescript/tsconfig.json",
   "compilerOptions": { "noEmit": true, "rootDir": "." },
   "include": ["typecheck.ts"]
+}
+"#;
+
+/// The hand-written decoding runtime checked alone, as it stands in
+/// `templates/`: the package's settings, and no unused locals or
+/// parameters. `{runtime}` is its absolute path.
+const RUNTIME_CONFIG: &str = r#"{
+  "extends": "./typescript/tsconfig.json",
+  "compilerOptions": { "noEmit": true, "noUnusedLocals": true, "noUnusedParameters": true, "rootDir": "{root}" },
+  "include": [],
+  "files": ["{runtime}"]
 }
 "#;
 
@@ -94,6 +107,14 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
     run_checked(
         Command::new("npm").args(["exec", "--no", "--", "tsc", "-p", "tsconfig.json", "--noEmit", "--strict"]).current_dir(&package),
         &format!("{label}: tsc --noEmit --strict"),
+    )?;
+    let runtime = workspace.join("templates").join("typescript").join("runtime.ts");
+    let runtime_config = bindings.join("tsconfig.runtime.json");
+    let config = RUNTIME_CONFIG.replace("{runtime}", &runtime.display().to_string()).replace("{root}", &runtime.parent().unwrap_or(workspace).display().to_string());
+    std::fs::write(&runtime_config, config).context("writing the runtime's tsconfig.json")?;
+    run_checked(
+        Command::new("npm").args(["exec", "--no", "--", "tsc", "-p"]).arg(&runtime_config).current_dir(&package),
+        &format!("{label}: tsc --strict on templates/typescript/runtime.ts alone"),
     )?;
     let consumer = install_consumer(workspace, bindings, label)?;
     std::fs::copy(tests.join("typecheck.ts"), consumer.join("typecheck.ts")).context("copying the type-level checks")?;

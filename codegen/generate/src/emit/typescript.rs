@@ -1,5 +1,6 @@
 //! The TypeScript emitter: an ESM package with the schema's types and their
-//! type guards (`src/types.ts`), zero-dependency decoders (`src/decode.ts`),
+//! type guards (`src/types.ts`), zero-dependency decoders (`src/decode.ts`,
+//! one codec per type over the hand-written runtime `src/runtime.ts`),
 //! the JSON-RPC runtime (`src/rpc.ts`), one end of a connection over any
 //! text transport (`src/connection.ts`), the method tables, side
 //! interfaces, typed decoders, dispatchers and connections
@@ -107,6 +108,10 @@ struct Rpc {
     extension_prefix_text: &'static str,
 }
 
+/// The decoding runtime, copied as it is (`templates/typescript/runtime.ts`,
+/// type-checked alone by the TypeScript suite).
+const RUNTIME: &str = include_str!("../../../../templates/typescript/runtime.ts");
+
 /// Emits the TypeScript package for `ir`.
 pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
     check_exports(ir)?;
@@ -121,6 +126,7 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
         (PathBuf::from("package-lock.json"), render(&lock, "package-lock.json")?),
         (PathBuf::from("tsconfig.json"), render(&TsConfig, "tsconfig.json")?),
         (PathBuf::from("src/types.ts"), render(&types::view(ir), "types.ts")?),
+        (PathBuf::from("src/runtime.ts"), RUNTIME.to_owned()),
         (PathBuf::from("src/decode.ts"), render(&codecs::view(ir), "decode.ts")?),
         (PathBuf::from("src/rpc.ts"), render(&rpc, "rpc.ts")?),
         (PathBuf::from("src/connection.ts"), render(&ConnectionFile, "connection.ts")?),
@@ -240,7 +246,7 @@ mod tests {
         let paths: Vec<String> = files.iter().map(|(path, _)| path.display().to_string()).collect();
         assert_eq!(
             paths,
-            ["package.json", "package-lock.json", "tsconfig.json", "src/types.ts", "src/decode.ts", "src/rpc.ts", "src/connection.ts", "src/methods.ts", "src/index.ts"]
+            ["package.json", "package-lock.json", "tsconfig.json", "src/types.ts", "src/runtime.ts", "src/decode.ts", "src/rpc.ts", "src/connection.ts", "src/methods.ts", "src/index.ts"]
         );
         assert_eq!(files, emit(&ir, &PackageNames::default()).unwrap());
     }

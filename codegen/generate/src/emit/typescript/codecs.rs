@@ -182,7 +182,7 @@ impl Builder<'_> {
         format!(
             "object({}, {}, {}, {additional_codec})",
             lines(fields.iter().map(|field| self.field(field))),
-            list(flatten.iter().map(|name| json_string(name))),
+            list(flatten.iter().map(|name| format!("named({})", json_string(name)))),
             list(known.iter().map(|name| json_string(name)))
         )
     }
