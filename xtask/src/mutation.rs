@@ -51,7 +51,7 @@ const MUTANTS: &[Mutant] = &[
     Mutant {
         language: "typescript",
         name: "errors name no pointer",
-        file: "typescript/dist/decode.js",
+        file: "typescript/dist/runtime.js",
         find: "    constructor(typeName, issues) {\n",
         replace: "    constructor(typeName, issues) {\n        issues = issues.map((issue) => ({ ...issue, path: \"\" }));\n",
     },
@@ -79,7 +79,7 @@ const MUTANTS: &[Mutant] = &[
     Mutant {
         language: "typescript",
         name: "the default variant refuses an unclaimed tag",
-        file: "typescript/dist/decode.js",
+        file: "typescript/dist/runtime.js",
         find: "const fallback = defaultOpen ? untagged : null;",
         replace: "const fallback = null;",
     },
