@@ -193,7 +193,8 @@ enum Command {
         /// datamodel-code-generator (installed under target/bench/).
         #[arg(long, conflicts_with = "quick")]
         peers: bool,
-        /// Also write the results as JSON to this file.
+        /// Also write the results to this file: the performance page when its
+        /// name ends in `.md` (`docs/performance.md`), else JSON.
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
     },

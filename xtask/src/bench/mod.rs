@@ -2,7 +2,8 @@
 //! realistic ACP traffic next to the official SDKs and the bare JSON
 //! round trip of each language, and how long generation takes next to a
 //! plain parse of the schema (and, with `--peers`, other generators).
-//! Prints a Markdown table, writes JSON with `--out`, and fails when one of
+//! Prints a Markdown table, writes the performance page (`--out
+//! docs/performance.md`, [`page`]) or JSON with `--out`, and fails when one of
 //! our bindings does not re-encode every corpus message exactly. A program,
 //! not a test: nothing here asserts a speed. The implementations of a
 //! language take turns, run by run, so that a busy machine slows them alike.
@@ -15,6 +16,7 @@
 
 pub(crate) mod corpus;
 mod generation;
+mod page;
 mod python;
 mod report;
 mod rust;
@@ -41,7 +43,8 @@ pub struct Options {
     pub quick: bool,
     /// Also time the peer generators.
     pub peers: bool,
-    /// Where to write the results as JSON.
+    /// Where to write the results: the performance page when the name ends
+    /// in `.md`, else JSON.
     pub out: Option<PathBuf>,
 }
 
@@ -252,7 +255,8 @@ pub fn run(options: &Options) -> Result<()> {
         report::Results { quick: setup.quick, seed: SEED, corpus_messages: corpus.messages.len(), corpus_bytes: corpus.bytes, measurements, startup, generation, scale };
     print!("{}", report::markdown(&results));
     if let Some(out) = &options.out {
-        crate::output::write_file(out, report::json(&results).as_bytes())?;
+        let text = if out.extension().is_some_and(|extension| extension == "md") { page::markdown(&results) } else { report::json(&results) };
+        crate::output::write_file(out, text.as_bytes())?;
         eprintln!("wrote {}", out.display());
     }
     let inexact: Vec<String> = results
