@@ -165,15 +165,7 @@ pub fn run(workspace: &Path, bindings: &Path, target: &Path) -> Result<()> {
     let harness = bindings.join("rust-differential");
     std::fs::create_dir_all(harness.join("src"))?;
     std::fs::create_dir_all(harness.join("tests"))?;
-    std::fs::write(
-        harness.join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"acp-bindings-differential\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
-             [dependencies]\nacp-bindings = {{ path = \"../rust\" }}\nagent-client-protocol-schema = {{ version = \"={}\", default-features = false }}\n\
-             serde = \"1\"\nserde_json = \"1\"\n\n[workspace]\n",
-            acp_schema_source::upstream::UPSTREAM_VERSION
-        ),
-    )?;
+    std::fs::write(harness.join("Cargo.toml"), include_str!("../../tests/rust/harness/differential.Cargo.toml").replace("{upstream}", acp_schema_source::upstream::UPSTREAM_VERSION))?;
     std::fs::write(
         harness.join("src").join("lib.rs"),
         format!(

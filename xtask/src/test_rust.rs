@@ -75,15 +75,7 @@ fn usage_suite(workspace: &Path, bindings: &Path, target: &Path) -> Result<()> {
     let harness = bindings.join("rust-usage");
     std::fs::create_dir_all(harness.join("tests")).context("creating the Rust usage harness")?;
     std::fs::create_dir_all(harness.join("src"))?;
-    std::fs::write(
-        harness.join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"acp-bindings-usage\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
-             [dependencies]\nacp-bindings = {{ path = \"../rust\" }}\nagent-client-protocol-schema = {{ version = \"={}\", default-features = false }}\n\
-             pollster = \"1\"\nserde = \"1\"\nserde_json = \"1\"\n\n[dev-dependencies]\nproptest = \"1\"\n\n[workspace]\n",
-            acp_schema_source::upstream::UPSTREAM_VERSION
-        ),
-    )?;
+    std::fs::write(harness.join("Cargo.toml"), include_str!("../../tests/rust/harness/usage.Cargo.toml").replace("{upstream}", acp_schema_source::upstream::UPSTREAM_VERSION))?;
     std::fs::write(harness.join("src").join("lib.rs"), "//! The usage programs are this crate's tests.\n")?;
     for program in USAGE_PROGRAMS {
         std::fs::copy(workspace.join("tests").join("rust").join(program), harness.join("tests").join(program)).with_context(|| format!("copying {program}"))?;
@@ -110,12 +102,7 @@ fn usage_suite(workspace: &Path, bindings: &Path, target: &Path) -> Result<()> {
 fn write_harness(workspace: &Path, bindings: &Path) -> Result<PathBuf> {
     let harness = bindings.join("rust-vectors");
     std::fs::create_dir_all(harness.join("tests")).context("creating the Rust harness")?;
-    std::fs::write(
-        harness.join("Cargo.toml"),
-        "[package]\nname = \"acp-bindings-vectors\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
-         [[bin]]\nname = \"roundtrip-batch\"\npath = \"src/main.rs\"\n\n\
-         [dependencies]\nacp-bindings = { path = \"../rust\" }\nserde_json = \"1\"\n\n[workspace]\n",
-    )?;
+    std::fs::write(harness.join("Cargo.toml"), include_str!("../../tests/rust/harness/vectors.Cargo.toml"))?;
     std::fs::create_dir_all(harness.join("src"))?;
     std::fs::copy(workspace.join("tests").join("rust").join("roundtrip_batch.rs"), harness.join("src").join("main.rs"))?;
     std::fs::copy(workspace.join("tests").join("rust").join("vectors.rs"), harness.join("tests").join("vectors.rs"))?;

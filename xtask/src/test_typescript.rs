@@ -29,55 +29,23 @@ use crate::test_command::{run_checked, SuiteOutcome};
 const CONSUMER: &str = "ts-consumer";
 
 /// The consumer's manifest: an ES module package of its own.
-const CONSUMER_MANIFEST: &str = r#"{
-  "name": "acp-bindings-consumer",
-  "private": true,
-  "type": "module"
-}
-"#;
+const CONSUMER_MANIFEST: &str = include_str!("../../tests/typescript/harness/consumer.package.json");
 
 /// The type-level checks' compiler settings: the package's own, without
 /// output, on the consumer's code only.
-const TYPECHECK_CONFIG: &str = r#"{
-  "extends": "../typescript/tsconfig.json",
-  "compilerOptions": { "noEmit": true, "rootDir": "." },
-  "include": ["typecheck.ts"]
-}
-"#;
+const TYPECHECK_CONFIG: &str = include_str!("../../tests/typescript/harness/tsconfig.typecheck.json");
 
 /// The hand-written decoding runtime checked alone, as it stands in
 /// `templates/`: the package's settings, and no unused locals or
 /// parameters. `{runtime}` is its absolute path.
-const RUNTIME_CONFIG: &str = r#"{
-  "extends": "./typescript/tsconfig.json",
-  "compilerOptions": { "noEmit": true, "noUnusedLocals": true, "noUnusedParameters": true, "rootDir": "{root}" },
-  "include": [],
-  "files": ["{runtime}"]
-}
-"#;
+const RUNTIME_CONFIG: &str = include_str!("../../tests/typescript/harness/tsconfig.runtime.json");
 
 /// The usage program's compiler settings: the package's own, then the same
 /// without `exactOptionalPropertyTypes` (the setting most consumers use),
 /// which also writes the JavaScript that Node runs.
 const USAGE_CONFIGS: [(&str, &str); 2] = [
-    (
-        "tsconfig.usage-exact.json",
-        r#"{
-  "extends": "../typescript/tsconfig.json",
-  "compilerOptions": { "noEmit": true, "rootDir": "." },
-  "include": ["usage.ts"]
-}
-"#,
-    ),
-    (
-        "tsconfig.usage.json",
-        r#"{
-  "extends": "../typescript/tsconfig.json",
-  "compilerOptions": { "exactOptionalPropertyTypes": false, "declaration": false, "declarationMap": false, "rootDir": ".", "outDir": "usage" },
-  "include": ["usage.ts"]
-}
-"#,
-    ),
+    ("tsconfig.usage-exact.json", include_str!("../../tests/typescript/harness/tsconfig.usage-exact.json")),
+    ("tsconfig.usage.json", include_str!("../../tests/typescript/harness/tsconfig.usage.json")),
 ];
 
 /// The schemas (by label) whose bindings the usage program runs on: it is
