@@ -7,6 +7,11 @@
 
 pub mod emit;
 pub mod pipeline;
+
+pub use pipeline::{generate, generate_into, Error, Folder, Options, Sink};
+
+use acp_ir::{error, helpers, ir, naming, negotiation, tolerant};
+
 #[cfg(test)]
 mod test_support;
 
@@ -21,7 +26,23 @@ pub mod nullable;
 #[allow(dead_code)]
 #[path = "../../../templates/rust/codec.rs"]
 pub mod codec;
+/// The fixed part of the `negotiation` module, with stand-ins for what the
+/// emitter writes at its marker (the tables, `Message`).
+#[cfg(test)]
+#[allow(dead_code)]
+pub mod negotiation_runtime {
+    pub const PROTOCOL_VERSION: u16 = 1;
+    const RULES: &[Rule] = &[];
+    const AGENT_METHODS: &[(&str, Needs)] = &[];
+    const CLIENT_METHODS: &[(&str, Needs)] = &[];
+    const SECTIONS: &[(&str, &[(&str, Needs)])] = &[];
+    const FEATURES: &[(&str, Needs)] = &[];
+    const CHECKS: &[Check] = &[];
 
-pub use pipeline::{generate, generate_into, Error, Folder, Options, Sink};
+    pub enum Message<'a, T> {
+        Decoded(&'a T),
+        Json(&'a ::serde_json::Value),
+    }
 
-use acp_ir::{error, helpers, ir, naming, negotiation, tolerant};
+    include!("../../../templates/rust/negotiation.rs");
+}

@@ -1,0 +1,252 @@
+// The fixed part of the generated crate's `negotiation` module, copied into
+// every generated crate: parsed and printed like the rest of it, so `//`
+// lines such as these stay here. The Rust emitter puts the schema's part at
+// the marker line (the gate tables, the message type, `negotiate`) and
+// writes the module's `//!` line. acp-generate compiles this file in its
+// tests with stand-ins for that part.
+
+/// What an entry needs: baseline, absent from the schema, or a rule.
+/// (`Never` is only used by schemas that lack an RFD feature.)
+#[derive(::std::clone::Clone, ::std::marker::Copy)]
+#[allow(dead_code)]
+enum Needs {
+    Always,
+    Never,
+    Rule(usize),
+}
+
+/// A gate: the side whose initialize message carries it, where, and
+/// whether it is an offer (a non-empty list) rather than a capability.
+struct Rule {
+    agent: bool,
+    pointer: &'static [&'static str],
+    offered: bool,
+}
+
+/// Where a variant (`tag_value`) or member (no tag) gate applies.
+struct Check {
+    method: &'static str,
+    pointer: &'static [&'static str],
+    tag_property: ::std::option::Option<&'static str>,
+    tag_value: ::std::option::Option<&'static str>,
+    rule: usize,
+}
+
+// @generated: the tables, `Message` and `negotiate` go here.
+
+fn wire<T: ::serde::Serialize + ::serde::de::DeserializeOwned>(
+    message: Message<'_, T>,
+    type_name: &'static str,
+) -> ::std::result::Result<::serde_json::Value, NegotiationError> {
+    let failed = |error: crate::codec::DecodeError| NegotiationError::Decode { type_name, error };
+    let encode = |decoded: &T| {
+        ::serde_json::to_value(decoded).map_err(|error| failed(crate::codec::DecodeError { path: ::std::string::String::new(), message: error.to_string() }))
+    };
+    match message {
+        Message::Decoded(decoded) => encode(decoded),
+        Message::Json(json) => encode(&crate::codec::decode::<T>(json.clone()).map_err(failed)?),
+    }
+}
+
+fn version(message: &::serde_json::Value) -> i64 {
+    message.get("protocolVersion").and_then(::serde_json::Value::as_i64).unwrap_or(-1)
+}
+
+fn escape(token: &str) -> ::std::string::String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
+/// Why an initialize exchange does not negotiate.
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq, ::std::cmp::Eq)]
+pub enum NegotiationError {
+    /// A message does not decode as its type.
+    Decode { type_name: &'static str, error: crate::codec::DecodeError },
+    /// The agent answered a version above the one the client asked for.
+    VersionAboveRequested { requested: i64, answered: i64 },
+    /// The agent answered a version these bindings do not implement.
+    UnsupportedVersion { requested: i64, answered: i64 },
+}
+
+impl ::std::fmt::Display for NegotiationError {
+    fn fmt(&self, formatter: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match self {
+            NegotiationError::Decode { type_name, error } => write!(formatter, "cannot decode {type_name}: {error}"),
+            NegotiationError::VersionAboveRequested { requested, answered } => {
+                write!(formatter, "the agent answered protocol version {answered}, above the {requested} the client asked for")
+            }
+            NegotiationError::UnsupportedVersion { answered, .. } => {
+                write!(formatter, "the agent answered protocol version {answered}; these bindings implement {PROTOCOL_VERSION}")
+            }
+        }
+    }
+}
+
+impl ::std::error::Error for NegotiationError {}
+
+/// An outgoing message the negotiated capabilities do not allow.
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq, ::std::cmp::Eq)]
+pub struct CapabilityError {
+    pub method: ::std::string::String,
+    /// JSON pointer of the offending part of the params (empty for the method itself).
+    pub pointer: ::std::string::String,
+    /// The side that did not advertise the capability: `agent` or `client`.
+    pub side: &'static str,
+    /// JSON pointer of the capability in that side's initialize message.
+    pub capability: ::std::string::String,
+}
+
+impl ::std::fmt::Display for CapabilityError {
+    fn fmt(&self, formatter: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        let part = if self.pointer.is_empty() { "the method" } else { self.pointer.as_str() };
+        write!(formatter, "{}: {} needs the {} to advertise {}", self.method, part, self.side, self.capability)
+    }
+}
+
+impl ::std::error::Error for CapabilityError {}
+
+/// What one initialize exchange allows; serializes to the view every
+/// language's bindings print.
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+pub struct Negotiated {
+    protocol_version: i64,
+    request: ::serde_json::Value,
+    response: ::serde_json::Value,
+}
+
+impl Negotiated {
+    /// The agreed protocol version.
+    pub fn protocol_version(&self) -> i64 {
+        self.protocol_version
+    }
+
+    fn holds(&self, rule: usize) -> bool {
+        let ::std::option::Option::Some(gate) = RULES.get(rule) else { return false };
+        let mut value = ::std::option::Option::Some(if gate.agent { &self.response } else { &self.request });
+        for token in gate.pointer {
+            value = value.and_then(|value| value.get(*token));
+        }
+        match value {
+            ::std::option::Option::Some(::serde_json::Value::Array(items)) => gate.offered && !items.is_empty(),
+            ::std::option::Option::Some(::serde_json::Value::Bool(supported)) => !gate.offered && *supported,
+            ::std::option::Option::Some(::serde_json::Value::Object(_)) => !gate.offered,
+            _ => false,
+        }
+    }
+
+    fn needs(&self, needs: Needs) -> bool {
+        match needs {
+            Needs::Always => true,
+            Needs::Never => false,
+            Needs::Rule(rule) => self.holds(rule),
+        }
+    }
+
+    fn lookup(&self, entries: &[(&str, Needs)], name: &str) -> bool {
+        entries.iter().any(|(known, needs)| *known == name && self.needs(*needs))
+    }
+
+    /// Whether the agent may be called with `method` (every agent-side method; unknown ones are false).
+    pub fn agent_handles(&self, method: &str) -> bool {
+        self.lookup(AGENT_METHODS, method)
+    }
+
+    /// Whether the client may be called with `method` (every client-side method; unknown ones are false).
+    pub fn client_handles(&self, method: &str) -> bool {
+        self.lookup(CLIENT_METHODS, method)
+    }
+
+    /// One entry of a section: `prompt` (image, audio, embeddedContext), `mcp`, `updates`, `elicitation`.
+    pub fn allows(&self, section: &str, name: &str) -> bool {
+        SECTIONS.iter().any(|(known, entries)| *known == section && self.lookup(entries, name))
+    }
+
+    /// The agent requires `session/ready` after each session is set up (RFD session-ready).
+    pub fn session_ready(&self) -> bool {
+        self.lookup(FEATURES, "sessionReady")
+    }
+
+    /// The agent ends every prompt turn with a `turn_complete` update (RFD turn-complete).
+    pub fn turn_complete(&self) -> bool {
+        self.lookup(FEATURES, "turnComplete")
+    }
+
+    /// The agent answers `session/status` (RFD session-status).
+    pub fn session_status(&self) -> bool {
+        self.lookup(FEATURES, "sessionStatus")
+    }
+
+    /// Checks an outgoing `method` call with `params` (any value that
+    /// serializes to the params, or their JSON).
+    ///
+    /// # Errors
+    ///
+    /// The first part the negotiated capabilities do not allow.
+    pub fn check_outgoing<P: ::serde::Serialize>(&self, method: &str, params: &P) -> ::std::result::Result<(), CapabilityError> {
+        let refuse = |rule: usize, pointer: ::std::string::String| {
+            let gate = &RULES[rule];
+            CapabilityError {
+                method: method.to_owned(),
+                pointer,
+                side: if gate.agent { "agent" } else { "client" },
+                capability: gate.pointer.iter().map(|token| ::std::format!("/{}", escape(token))).collect(),
+            }
+        };
+        let entry = AGENT_METHODS.iter().chain(CLIENT_METHODS).find(|(known, _)| *known == method);
+        if let ::std::option::Option::Some((_, Needs::Rule(rule))) = entry {
+            if !self.holds(*rule) {
+                return ::std::result::Result::Err(refuse(*rule, ::std::string::String::new()));
+            }
+        }
+        let params = ::serde_json::to_value(params).unwrap_or(::serde_json::Value::Null);
+        for check in CHECKS.iter().filter(|check| check.method == method && !self.holds(check.rule)) {
+            let mut found = ::std::vec![(::std::string::String::new(), &params)];
+            for token in check.pointer {
+                let mut next = ::std::vec::Vec::new();
+                for (pointer, value) in found {
+                    if *token == "*" {
+                        for (index, item) in value.as_array().into_iter().flatten().enumerate() {
+                            next.push((::std::format!("{pointer}/{index}"), item));
+                        }
+                    } else if let ::std::option::Option::Some(member) = value.get(*token) {
+                        next.push((::std::format!("{pointer}/{}", escape(token)), member));
+                    }
+                }
+                found = next;
+            }
+            for (pointer, value) in found {
+                let gated = match (check.tag_value, check.tag_property) {
+                    (::std::option::Option::None, _) => !value.is_null(),
+                    (::std::option::Option::Some(tag), ::std::option::Option::None) => value.as_str() == ::std::option::Option::Some(tag),
+                    (::std::option::Option::Some(tag), ::std::option::Option::Some(property)) => {
+                        value.get(property).and_then(::serde_json::Value::as_str) == ::std::option::Option::Some(tag)
+                    }
+                };
+                if gated {
+                    return ::std::result::Result::Err(refuse(check.rule, pointer));
+                }
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+
+    fn entries(&self, entries: &[(&str, Needs)]) -> ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        entries.iter().map(|(name, needs)| ((*name).to_owned(), ::serde_json::Value::Bool(self.needs(*needs)))).collect()
+    }
+}
+
+impl ::serde::Serialize for Negotiated {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(::std::option::Option::None)?;
+        map.serialize_entry("protocolVersion", &self.protocol_version)?;
+        map.serialize_entry("agentHandles", &self.entries(AGENT_METHODS))?;
+        map.serialize_entry("clientHandles", &self.entries(CLIENT_METHODS))?;
+        for (name, entries) in SECTIONS {
+            map.serialize_entry(name, &self.entries(entries))?;
+        }
+        for (name, needs) in FEATURES {
+            map.serialize_entry(name, &self.needs(*needs))?;
+        }
+        map.end()
+    }
+}
