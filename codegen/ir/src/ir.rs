@@ -673,4 +673,83 @@ impl TypeExpr {
     pub fn named(name: impl Into<String>) -> TypeExpr {
         TypeExpr::Named { name: name.into() }
     }
+
+    /// Every named type a value of `self` may contain, each with whether
+    /// the value holds it directly (not inside an array or a map).
+    pub fn references(&self) -> Vec<Reference<'_>> {
+        let mut found = Vec::new();
+        self.collect_references(true, &mut found);
+        found
+    }
+
+    fn collect_references<'a>(&'a self, direct: bool, into: &mut Vec<Reference<'a>>) {
+        match self {
+            TypeExpr::Named { name } => into.push(Reference { name, direct }),
+            TypeExpr::Nullable { inner } => inner.collect_references(direct, into),
+            TypeExpr::Array(array) => array.items.collect_references(false, into),
+            TypeExpr::Map { values } => values.collect_references(false, into),
+            _ => {}
+        }
+    }
+}
+
+/// A reference from one type to a named type ([`TypeExpr::references`],
+/// [`TypeDef::references`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Reference<'a> {
+    pub name: &'a str,
+    /// The referring value holds the named one itself, with no array or
+    /// map in between (a cycle of direct references needs a box in Rust).
+    pub direct: bool,
+}
+
+impl TypeDef {
+    /// Every named type the definition refers to: member types, flattened
+    /// bases, alias targets and variant payloads, in schema order.
+    pub fn references(&self) -> Vec<Reference<'_>> {
+        fn fields<'a>(fields: &'a [Field], found: &mut Vec<Reference<'a>>) {
+            for field in fields {
+                field.ty.collect_references(true, found);
+            }
+        }
+        let mut found = Vec::new();
+        match &self.kind {
+            TypeKind::Struct(structure) => {
+                found.extend(structure.flatten.iter().map(|name| Reference { name, direct: true }));
+                fields(&structure.fields, &mut found);
+            }
+            TypeKind::Alias { target } => target.collect_references(true, &mut found),
+            TypeKind::Enum(_) => {}
+            TypeKind::Union(union) => {
+                for variant in &union.variants {
+                    match &variant.payload {
+                        Payload::Unit => {}
+                        Payload::Type { ty } => ty.collect_references(true, &mut found),
+                        Payload::Struct { base, fields: members } => {
+                            found.extend(base.iter().map(|name| Reference { name, direct: true }));
+                            fields(members, &mut found);
+                        }
+                    }
+                }
+            }
+        }
+        found
+    }
+}
+
+impl Ir {
+    /// `root` and every named type its values may contain.
+    pub fn reachable(&self, root: &str) -> BTreeSet<String> {
+        let mut seen = BTreeSet::new();
+        let mut pending = vec![root.to_owned()];
+        while let Some(name) = pending.pop() {
+            if !seen.insert(name.clone()) {
+                continue;
+            }
+            if let Some(definition) = self.get(&name) {
+                pending.extend(definition.references().into_iter().map(|reference| reference.name.to_owned()));
+            }
+        }
+        seen
+    }
 }

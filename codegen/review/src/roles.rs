@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use crate::ir::{Ir, Payload, Side, TypeExpr, TypeKind};
+use crate::ir::{Ir, Side};
 
 pub use crate::ir::Direction;
 
@@ -26,7 +26,7 @@ fn away_from(side: Side) -> Vec<Direction> {
 pub fn flows(ir: &Ir) -> BTreeMap<String, BTreeSet<Flow>> {
     let mut flows: BTreeMap<String, BTreeSet<Flow>> = BTreeMap::new();
     let mut carry = |root: &str, message: String, directions: Vec<Direction>| {
-        for name in reachable(ir, root) {
+        for name in ir.reachable(root) {
             for direction in &directions {
                 flows.entry(name.clone()).or_default().insert(Flow { direction: *direction, message: message.clone() });
             }
@@ -60,49 +60,3 @@ pub fn method_directions(ir: &Ir, method: &str) -> BTreeSet<Direction> {
     directions
 }
 
-/// `root` and every named type its values may contain.
-fn reachable(ir: &Ir, root: &str) -> BTreeSet<String> {
-    let mut seen = BTreeSet::new();
-    let mut pending = vec![root.to_owned()];
-    while let Some(name) = pending.pop() {
-        if !seen.insert(name.clone()) {
-            continue;
-        }
-        let Some(definition) = ir.get(&name) else { continue };
-        let mut expressions: Vec<&TypeExpr> = Vec::new();
-        match &definition.kind {
-            TypeKind::Struct(structure) => {
-                pending.extend(structure.flatten.iter().cloned());
-                expressions.extend(structure.fields.iter().map(|field| &field.ty));
-            }
-            TypeKind::Alias { target } => expressions.push(target),
-            TypeKind::Enum(_) => {}
-            TypeKind::Union(union) => {
-                for variant in &union.variants {
-                    match &variant.payload {
-                        Payload::Unit => {}
-                        Payload::Struct { base, fields } => {
-                            pending.extend(base.iter().cloned());
-                            expressions.extend(fields.iter().map(|field| &field.ty));
-                        }
-                        Payload::Type { ty } => expressions.push(ty),
-                    }
-                }
-            }
-        }
-        for expression in expressions {
-            named_in(expression, &mut pending);
-        }
-    }
-    seen
-}
-
-fn named_in(expression: &TypeExpr, into: &mut Vec<String>) {
-    match expression {
-        TypeExpr::Named { name } => into.push(name.clone()),
-        TypeExpr::Array(array) => named_in(&array.items, into),
-        TypeExpr::Map { values } => named_in(values, into),
-        TypeExpr::Nullable { inner } => named_in(inner, into),
-        _ => {}
-    }
-}

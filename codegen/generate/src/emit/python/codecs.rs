@@ -4,11 +4,18 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::types::{variant_class, AliasView, VariantClasses};
+use super::classes::{variant_class, VariantClasses};
 use super::{literal, string_literal};
 use crate::error::{CodegenError, ErrorKind};
 use crate::ir::{Fallback, Field, Ir, Payload, TypeExpr, TypeKind, UnionStyle, UnionType, Variant};
 use crate::naming::{python_attribute, python_class};
+
+/// A module-level alias of `models.py`: a named alias or union.
+pub(super) struct AliasView {
+    pub(super) name: String,
+    pub(super) value: String,
+    pub(super) doc: String,
+}
 
 fn bound(number: &Option<serde_json::Number>) -> Option<String> {
     number.as_ref().map(serde_json::Number::to_string)
@@ -108,18 +115,6 @@ fn union_of(options: &[String]) -> String {
     arms.join(" | ")
 }
 
-/// Named types referenced by `expr`.
-pub(super) fn references(expr: &TypeExpr, into: &mut BTreeSet<String>) {
-    match expr {
-        TypeExpr::Named { name } => {
-            into.insert(name.clone());
-        }
-        TypeExpr::Array(array) => references(&array.items, into),
-        TypeExpr::Map { values } => references(values, into),
-        TypeExpr::Nullable { inner } => references(inner, into),
-        _ => {}
-    }
-}
 
 /// Whether `null` is a value of `expr` itself (through aliases and unions).
 fn accepts_null(ir: &Ir, expr: &TypeExpr, seen: &mut BTreeSet<String>) -> bool {
@@ -243,9 +238,7 @@ fn union_value(name: &str, union: &UnionType, classes: &VariantClasses, open: &B
                 .zip(&options)
                 .map(|(variant, option)| match &variant.payload {
                     Payload::Type { ty } => {
-                        let mut refs = BTreeSet::new();
-                        references(ty, &mut refs);
-                        if refs.iter().any(|reference| open.contains(reference)) { "_t.Any".to_owned() } else { option.clone() }
+                        if ty.references().iter().any(|reference| open.contains(reference.name)) { "_t.Any".to_owned() } else { option.clone() }
                     }
                     Payload::Unit | Payload::Struct { .. } => option.clone(),
                 })

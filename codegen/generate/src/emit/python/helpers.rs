@@ -6,7 +6,7 @@
 use askama::Template;
 
 use super::string_literal;
-use super::types::VariantClasses;
+use super::classes::VariantClasses;
 use crate::helpers::Helpers;
 use crate::naming::{python_attribute, python_class, python_constant};
 

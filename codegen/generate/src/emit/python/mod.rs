@@ -13,6 +13,7 @@
 //! (`helpers.py`); this module holds the package files, the root's re-exports and the
 //! helpers every part prints with.
 
+mod classes;
 mod codecs;
 mod connection;
 mod helpers;
@@ -86,7 +87,7 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
     imports.push((".models".to_owned(), types::exports(&models)));
     imports.push((".protocols".to_owned(), protocols::exports(&protocols)));
     let model = crate::negotiation::model(ir);
-    let helpers = model.as_ref().map(|_| helpers::view(&crate::helpers::model(ir), &types::variant_classes(ir)));
+    let helpers = model.as_ref().map(|_| helpers::view(&crate::helpers::model(ir), &classes::variant_classes(ir)));
     if let Some(helpers) = &helpers {
         imports.push((".helpers".to_owned(), helpers.exports()));
         imports.push((".negotiation".to_owned(), negotiation::EXPORTS.iter().map(|name| (*name).to_owned()).collect()));

@@ -7,8 +7,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::codecs::references;
-use super::types::{variant_class, VariantClasses};
+use super::classes::{variant_class, VariantClasses};
 use crate::ir::*;
 use crate::naming::python_class;
 
@@ -72,7 +71,7 @@ fn dependencies(ir: &Ir, classes: &VariantClasses) -> BTreeMap<String, BTreeSet<
 fn members(ir: &Ir, classes: &VariantClasses, fields: &[Field], flatten: &[String]) -> BTreeSet<String> {
     let mut names = BTreeSet::new();
     for field in fields {
-        references(&field.ty, &mut names);
+        names.extend(field.ty.references().into_iter().map(|reference| reference.name.to_owned()));
     }
     names.extend(flatten.iter().cloned());
     let mut found = BTreeSet::new();
@@ -89,10 +88,8 @@ fn classes_of(ir: &Ir, classes: &VariantClasses, name: &str, seen: &mut BTreeSet
         return;
     }
     let refer = |expr: &TypeExpr, seen: &mut BTreeSet<String>, found: &mut BTreeSet<String>| {
-        let mut names = BTreeSet::new();
-        references(expr, &mut names);
-        for reference in names {
-            classes_of(ir, classes, &reference, seen, found);
+        for reference in expr.references() {
+            classes_of(ir, classes, reference.name, seen, found);
         }
     };
     match ir.get(name).map(|definition| &definition.kind) {
@@ -120,7 +117,7 @@ fn classes_of(ir: &Ir, classes: &VariantClasses, name: &str, seen: &mut BTreeSet
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::emit::python::types::variant_classes;
+    use crate::emit::python::classes::variant_classes;
 
     #[test]
     fn every_class_comes_once_and_after_the_classes_it_refers_to() {

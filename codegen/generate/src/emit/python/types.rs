@@ -5,14 +5,13 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use askama::Template;
 
-use super::codecs::{annotation, member, or_none, order_aliases, references, value_annotation};
+use super::classes::{variant_class, variant_classes};
+use super::codecs::{annotation, member, or_none, order_aliases, value_annotation, AliasView};
 use super::{describe, docstring, literal, string_literal};
 use crate::error::{CodegenError, ErrorKind};
 use crate::ir::{AdditionalProperties, EnumRepr, Field, Ir, Payload, TypeExpr, TypeKind, UnionStyle, UnionType, Variant};
-use crate::naming::{python_attribute, python_class, python_constant, python_default_accessor, python_flattened_attribute, python_variant_class};
+use crate::naming::{python_attribute, python_class, python_constant, python_default_accessor, python_flattened_attribute};
 
-/// The class of each variant that gets one, keyed by union and variant name.
-pub(super) type VariantClasses = BTreeMap<(String, String), String>;
 
 #[derive(Template)]
 #[template(path = "python/models.py", escape = "none")]
@@ -77,11 +76,6 @@ struct Parameter {
     default: Option<String>,
 }
 
-pub(super) struct AliasView {
-    pub(super) name: String,
-    pub(super) value: String,
-    pub(super) doc: String,
-}
 
 
 /// The declaration of the attribute `attr` of type `annotation`, read from
@@ -194,26 +188,6 @@ fn tag_annotation(value: &str) -> String {
     format!("_t.Literal[{}]", string_literal(value))
 }
 
-/// Names every variant class (struct and unit payloads, and catch-alls of
-/// tagged unions), away from the names of types and of each other.
-pub(super) fn variant_classes(ir: &Ir) -> VariantClasses {
-    let mut taken: BTreeSet<String> = ir.types.keys().map(|name| python_class(name)).collect();
-    let mut classes = VariantClasses::new();
-    for (name, definition) in &ir.types {
-        let TypeKind::Union(union) = &definition.kind else { continue };
-        let mut members: Vec<&str> =
-            union.variants.iter().filter(|variant| !matches!(variant.payload, Payload::Type { .. })).map(|variant| variant.name.as_str()).collect();
-        if let (Some(other), UnionStyle::Tagged { .. }) = (&union.other, &union.style) {
-            members.push(&other.name);
-        }
-        for member in members {
-            let class = python_variant_class(name, member, |candidate| taken.contains(candidate));
-            taken.insert(class.clone());
-            classes.insert((name.clone(), member.to_owned()), class);
-        }
-    }
-    classes
-}
 
 /// The names `models.py` defines: classes, enums and aliases.
 pub(super) fn exports(view: &ModelsView) -> Vec<String> {
@@ -222,9 +196,6 @@ pub(super) fn exports(view: &ModelsView) -> Vec<String> {
     classes.chain(enums).chain(view.aliases.iter().map(|alias| alias.name.clone())).collect()
 }
 
-pub(super) fn variant_class(classes: &VariantClasses, union: &str, variant: &str) -> String {
-    classes.get(&(union.to_owned(), variant.to_owned())).cloned().unwrap_or_else(|| python_class(variant))
-}
 
 pub(super) fn models_view(ir: &Ir) -> Result<ModelsView, CodegenError> {
     let classes = variant_classes(ir);
@@ -255,8 +226,7 @@ pub(super) fn models_view(ir: &Ir) -> Result<ModelsView, CodegenError> {
                 });
             }
             TypeKind::Alias { target } => {
-                let mut refs = BTreeSet::new();
-                references(target, &mut refs);
+                let refs = target.references().into_iter().map(|reference| reference.name.to_owned()).collect();
                 pending.insert(name.clone(), (refs, describe(definition.description.as_deref(), &fallback_doc, 0)));
             }
             TypeKind::Enum(enumeration) => {
@@ -293,7 +263,7 @@ pub(super) fn models_view(ir: &Ir) -> Result<ModelsView, CodegenError> {
                 let mut refs = BTreeSet::new();
                 for variant in &union.variants {
                     match &variant.payload {
-                        Payload::Type { ty } => references(ty, &mut refs),
+                        Payload::Type { ty } => refs.extend(ty.references().into_iter().map(|reference| reference.name.to_owned())),
                         Payload::Unit | Payload::Struct { .. } => {
                             variants.push(variant_class_view(ir, union, variant, &variant_class(&classes, name, &variant.name)));
                         }

@@ -89,37 +89,19 @@ impl<'a> RustContext<'a> {
         let mut variant_structs = BTreeMap::new();
         for definition in ir.types.values() {
             let edges = direct.entry(definition.name.as_str()).or_default();
-            match &definition.kind {
-                TypeKind::Struct(structure) => {
-                    edges.extend(structure.flatten.iter().map(String::as_str));
-                    for field in &structure.fields {
-                        direct_names(&field.ty, edges);
-                    }
-                }
-                TypeKind::Alias { target } => direct_names(target, edges),
-                TypeKind::Enum(_) => {}
-                TypeKind::Union(union) => {
-                    // A unit variant of a union that keeps unknown members
-                    // needs a payload struct to keep them in.
-                    let kept = matches!((&union.style, &union.additional), (UnionStyle::Tagged { .. }, AdditionalProperties::Kept(_)));
-                    for variant in &union.variants {
-                        match &variant.payload {
-                            Payload::Unit if kept && variant.tag.is_some() => {
-                                variant_structs.insert((definition.name.clone(), variant.name.clone()), payload_struct_name(ir, definition, variant)?);
-                            }
-                            Payload::Unit => {}
-                            Payload::Type { ty } => direct_names(ty, edges),
-                            Payload::Struct { base, fields } => {
-                                edges.extend(base.iter().map(String::as_str));
-                                for field in fields {
-                                    direct_names(&field.ty, edges);
-                                }
-                                if !fields.is_empty() {
-                                    variant_structs.insert((definition.name.clone(), variant.name.clone()), payload_struct_name(ir, definition, variant)?);
-                                }
-                            }
-                        }
-                    }
+            edges.extend(definition.references().into_iter().filter(|reference| reference.direct).map(|reference| reference.name));
+            let TypeKind::Union(union) = &definition.kind else { continue };
+            // A unit variant of a union that keeps unknown members needs a
+            // payload struct to keep them in, as a variant with members does.
+            let kept = matches!((&union.style, &union.additional), (UnionStyle::Tagged { .. }, AdditionalProperties::Kept(_)));
+            for variant in &union.variants {
+                let needs_struct = match &variant.payload {
+                    Payload::Unit => kept && variant.tag.is_some(),
+                    Payload::Struct { fields, .. } => !fields.is_empty(),
+                    Payload::Type { .. } => false,
+                };
+                if needs_struct {
+                    variant_structs.insert((definition.name.clone(), variant.name.clone()), payload_struct_name(ir, definition, variant)?);
                 }
             }
         }
@@ -309,16 +291,6 @@ pub(crate) fn integer_type(format: IntegerFormat) -> TokenStream {
         IntegerFormat::Uint16 => quote!(u16),
         IntegerFormat::Uint32 => quote!(u32),
         IntegerFormat::Uint64 => quote!(u64),
-    }
-}
-
-fn direct_names<'a>(expression: &'a TypeExpr, into: &mut BTreeSet<&'a str>) {
-    match expression {
-        TypeExpr::Named { name } => {
-            into.insert(name);
-        }
-        TypeExpr::Nullable { inner } => direct_names(inner, into),
-        _ => {}
     }
 }
 

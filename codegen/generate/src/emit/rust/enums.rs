@@ -7,7 +7,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::context::{integer_type, type_ident};
-use super::types::doc;
+use super::shared::doc;
 use crate::ir::*;
 
 pub(crate) fn enum_item(name: &str, enumeration: &EnumType, documentation: &TokenStream) -> TokenStream {

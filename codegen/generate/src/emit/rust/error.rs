@@ -82,7 +82,7 @@ pub(crate) fn error_impls(context: &RustContext) -> TokenStream {
     let constructors = codes.iter().map(|code| {
         let (constructor, message) = (&code.constructor, &code.message);
         let variant = type_ident(&code.value.name);
-        let documentation = super::types::doc(code.value.description.as_deref());
+        let documentation = super::shared::doc(code.value.description.as_deref());
         quote! {
             #documentation
             pub fn #constructor() -> Self {

@@ -21,6 +21,7 @@ mod negotiation;
 mod newtypes;
 mod nullable;
 mod runtime;
+mod shared;
 mod structs;
 mod traits;
 mod types;

@@ -8,7 +8,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::context::{type_ident, RustContext};
-use super::types::{constraint_check, derives};
+use super::shared::{constraint_check, derives};
 use crate::ir::*;
 use crate::naming;
 

@@ -8,7 +8,7 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
 use super::context::{ident, integer_type, type_ident, Parameter, Presence, RustContext};
-use super::types::{constraint_check, derives, doc};
+use super::shared::{constraint_check, derives, doc};
 use super::visitor::{deserialize_impl, Input, Kept, Rule, Slot};
 use crate::ir::*;
 use crate::naming;

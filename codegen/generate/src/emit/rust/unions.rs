@@ -9,7 +9,7 @@ use quote::quote;
 
 use super::context::{type_ident, RustContext};
 use super::structs::struct_item;
-use super::types::{derives, doc};
+use super::shared::{derives, doc};
 use crate::ir::*;
 use crate::naming;
 
