@@ -17,7 +17,7 @@ use std::process::Command;
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 
-use crate::test_command::run_checked;
+use crate::tools::run_checked;
 
 /// One language step of the chain: `program arguments... in.jsonl out.jsonl`.
 struct Step {

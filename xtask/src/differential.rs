@@ -15,8 +15,8 @@ use acp_codegen::ir::{AdditionalProperties, Field, Payload, TypeExpr, TypeKind, 
 use acp_codegen::lower::{lower, Unsupported};
 use acp_codegen::Ir;
 
-use crate::test_command::run_checked;
-use crate::test_rust::cargo;
+use crate::tools::run_checked;
+use crate::tools::cargo;
 
 /// The `$defs` names the JSON-RPC envelopes of the schema root use: the
 /// official crate models those as generic wrappers, not as payload types.

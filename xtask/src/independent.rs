@@ -32,7 +32,7 @@ use acp_codegen::ir::{Ir, TypeKind};
 use acp_schema_source::ExtendedSchema;
 
 use crate::chain::{self, related, same_value, Case, Compare, Expected, Numbers, Verdict};
-use crate::test_command::run_checked;
+use crate::tools::run_checked;
 
 /// Valid values each schema must yield at least (the bar).
 const MINIMUM_VALID: usize = 10_000;

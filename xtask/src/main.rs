@@ -27,6 +27,7 @@ mod test_command;
 mod test_python;
 mod test_rust;
 mod test_typescript;
+mod tools;
 mod upstream;
 
 use std::path::PathBuf;

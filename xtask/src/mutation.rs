@@ -14,7 +14,7 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 
-use crate::test_python::copy_tree;
+use crate::tools::copy_tree;
 
 /// One deliberate bug in one generated file.
 struct Mutant {

@@ -13,7 +13,7 @@
 //! It refuses to run while `UPDATE_SNAPSHOTS` is set: a run that re-approves
 //! snapshots checks none.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use anyhow::{bail, Context, Result};
@@ -22,36 +22,11 @@ use acp_codegen::emit::PackageNames;
 use acp_schema_source::{ExtendedSchema, RfdSelection, SourceOptions};
 
 use crate::{bench, captures, chain, generate, handlers, independent, mutation, negotiation_suite, package, source, test_python, test_rust, test_typescript, upstream};
+use crate::tools::{run_checked, workspace_root};
 
-/// The workspace root (the parent of this crate's folder).
-pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask sits in the workspace").to_path_buf()
-}
 
-/// How a test suite ended, and what it printed (stdout, then stderr).
-pub struct SuiteOutcome {
-    pub passed: bool,
-    pub output: String,
-}
 
-impl SuiteOutcome {
-    /// Runs `command` (described as `what`) to the end, capturing its output.
-    pub fn of(command: &mut Command, what: &str) -> Result<SuiteOutcome> {
-        let output = command.output().with_context(|| format!("starting {what}"))?;
-        let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
-        text.push_str(&String::from_utf8_lossy(&output.stderr));
-        Ok(SuiteOutcome { passed: output.status.success(), output: text })
-    }
-}
 
-/// Runs `command`, failing with its description when it fails.
-pub fn run_checked(command: &mut Command, what: &str) -> Result<()> {
-    let status = command.status().with_context(|| format!("starting {what}"))?;
-    if !status.success() {
-        bail!("{what} failed ({status})");
-    }
-    Ok(())
-}
 
 /// The schemas whose bindings are tested, with whether they read tolerantly:
 /// the default, the default with tolerant reading, and the latest release's

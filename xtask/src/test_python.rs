@@ -21,7 +21,7 @@ use anyhow::{bail, ensure, Context, Result};
 
 use acp_codegen::emit::PackageNames;
 
-use crate::test_command::{run_checked, SuiteOutcome};
+use crate::tools::{copy_tree, run_checked, virtual_environment, SuiteOutcome};
 
 /// Runs the python suite on the bindings in `bindings` (a folder written by
 /// `generate`, holding `python/` and `vectors/`); `label` names the schema.
@@ -157,41 +157,4 @@ fn build_wheel(python: &Path, package: &Path, work: &Path, label: &str) -> Resul
     }
 }
 
-/// The interpreter of `.tools/venv`, created on first use; the pinned
-/// requirements are installed again whenever the file changes.
-pub fn virtual_environment(tools: &Path, requirements: &Path) -> Result<PathBuf> {
-    let venv = tools.join("venv");
-    let python = venv.join("bin").join("python");
-    if !python.is_file() {
-        run_checked(Command::new("python3").args(["-m", "venv"]).arg(&venv), "python3 -m venv .tools/venv")?;
-    }
-    let wanted = std::fs::read_to_string(requirements).with_context(|| format!("reading {}", requirements.display()))?;
-    let stamp = venv.join("installed-requirements.txt");
-    if std::fs::read_to_string(&stamp).ok().as_deref() != Some(wanted.as_str()) {
-        run_checked(
-            Command::new(&python).args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r"]).arg(requirements),
-            "pip install -r tests/python/requirements.txt",
-        )?;
-        std::fs::write(&stamp, &wanted).with_context(|| format!("writing {}", stamp.display()))?;
-    }
-    Ok(python)
-}
 
-/// Copies the folder `from` to `to`, recursively, leaving out installed
-/// dependencies (`node_modules`).
-pub fn copy_tree(from: &Path, to: &Path) -> Result<()> {
-    std::fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
-    for entry in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
-        let entry = entry?;
-        let target = to.join(entry.file_name());
-        if entry.file_name() == "node_modules" {
-            continue;
-        }
-        if entry.file_type()?.is_dir() {
-            copy_tree(&entry.path(), &target)?;
-        } else {
-            std::fs::copy(entry.path(), &target).with_context(|| format!("copying {}", entry.path().display()))?;
-        }
-    }
-    Ok(())
-}

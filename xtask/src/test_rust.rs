@@ -12,16 +12,11 @@
 //! ([`crate::differential`]).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use anyhow::{Context, Result};
 
-use crate::test_command::{run_checked, SuiteOutcome};
+use crate::tools::{cargo, run_checked, SuiteOutcome};
 
-/// `cargo`, as the running cargo names itself.
-pub fn cargo() -> Command {
-    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
-}
 
 /// The batch round-trip program `run` builds for the bindings it tested last.
 pub fn batch_program(workspace: &Path) -> std::path::PathBuf {

@@ -22,7 +22,7 @@ use std::process::{Command, Stdio};
 use anyhow::{bail, ensure, Context, Result};
 use serde_json::Value;
 
-use crate::test_command::{run_checked, SuiteOutcome};
+use crate::tools::{run_checked, SuiteOutcome};
 
 /// The name of the consumer folder under a bindings folder; the tests'
 /// `loadBindings` looks for the installed package there.

@@ -15,9 +15,9 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 
-use super::{write_if_changed, Setup};
-use crate::test_command::run_checked;
-use crate::test_rust::cargo;
+use super::measure::{write_if_changed, Setup};
+use crate::tools::run_checked;
+use crate::tools::cargo;
 
 const JSON_SCHEMA_TO_TYPESCRIPT: &str = "16.0.0";
 const QUICKTYPE: &str = "26.0.0";
@@ -36,7 +36,7 @@ pub struct Timing {
 
 impl Timing {
     pub fn median(&self) -> f64 {
-        super::median(&self.seconds)
+        super::measure::median(&self.seconds)
     }
 }
 

@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use super::generation::Timing;
 use super::scale::Point;
 use super::startup::Startup;
-use super::Measurement;
+use super::measure::Measurement;
 
 pub struct Results {
     pub quick: bool,

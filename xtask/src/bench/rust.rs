@@ -9,8 +9,8 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use super::{measure_interleaved, write_if_changed, Contender, Measurement, Setup};
-use crate::test_rust::cargo;
+use super::measure::{measure_interleaved, write_if_changed, Contender, Measurement, Setup};
+use crate::tools::cargo;
 
 const PROGRAM: &str = include_str!("programs/decode_encode.rs");
 
@@ -32,7 +32,7 @@ pub fn measure(setup: &Setup, corpus: &Path) -> Result<Vec<Measurement>> {
     write_if_changed(&crate_folder.join("src").join("main.rs"), PROGRAM)?;
     let target = setup.folder.join("rust-target");
     eprintln!("bench: building the Rust program (release)");
-    crate::test_command::run_checked(
+    crate::tools::run_checked(
         cargo().args(["build", "--quiet", "--release"]).env("CARGO_TARGET_DIR", &target).current_dir(&crate_folder),
         "building the Rust bench program",
     )?;

@@ -11,7 +11,7 @@ use anyhow::{Context, Result};
 use serde_json::{json, Map, Value};
 
 use super::generation::{time, Timing};
-use super::Setup;
+use super::measure::Setup;
 
 /// One schema size and how long generating it took.
 pub struct Point {
@@ -79,7 +79,7 @@ pub fn measure(setup: &Setup, xtask: &Path, runs: usize) -> Result<Vec<Point>> {
     for &definitions in sizes {
         let schema = work.join(format!("synthetic-{definitions}.json"));
         let text = serde_json::to_string_pretty(&synthetic(definitions))?;
-        super::write_if_changed(&schema, &text)?;
+        super::measure::write_if_changed(&schema, &text)?;
         eprintln!("bench: timing generation of {definitions} synthetic definitions");
         let out = work.join(format!("bindings-{definitions}"));
         let timing = time(&format!("xtask generate, {definitions} definitions"), "Rust, TypeScript, Python, schema, vectors", runs, &|| {

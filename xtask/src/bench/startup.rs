@@ -13,7 +13,7 @@ use anyhow::{Context, Result};
 use acp_codegen::emit::PackageNames;
 
 use super::generation::{time, Timing};
-use super::Setup;
+use super::measure::Setup;
 
 /// One language's three loads, in the order ours, official, floor.
 pub struct Startup {
@@ -69,6 +69,6 @@ fn node(setup: &Setup) -> Result<Startup> {
 /// A first, untimed run (it fills the caches, and fails loudly), then the timed ones.
 fn timed(label: &str, setup: &Setup, make: &dyn Fn() -> Command) -> Result<Timing> {
     eprintln!("bench: loading, {label}");
-    crate::test_command::run_checked(&mut make(), label)?;
+    crate::tools::run_checked(&mut make(), label)?;
     Ok(time(label, "", setup.runs(), make))
 }

@@ -10,8 +10,8 @@ use std::process::Command;
 
 use anyhow::Result;
 
-use super::{measure_interleaved, write_if_changed, Contender, Measurement, Setup};
-use crate::test_command::run_checked;
+use super::measure::{measure_interleaved, write_if_changed, Contender, Measurement, Setup};
+use crate::tools::run_checked;
 
 const PROGRAM: &str = include_str!("programs/decode_encode.mjs");
 

@@ -7,7 +7,7 @@ use std::process::{Command, Stdio};
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
 
-use crate::test_command::workspace_root;
+use crate::tools::workspace_root;
 
 /// Where `cargo package` builds (and verifies) the crate: shared between
 /// runs, so the dependencies are compiled once.
@@ -19,7 +19,7 @@ pub fn cargo_target() -> PathBuf {
 /// tool's own last lines when it fails; returns its standard output.
 pub fn quiet(command: &mut Command, what: &str) -> Result<Vec<u8>> {
     let output = command
-        .env("SOURCE_DATE_EPOCH", super::source_date_epoch())
+        .env("SOURCE_DATE_EPOCH", source_date_epoch())
         .stdin(Stdio::null())
         .output()
         .with_context(|| format!("starting {what}"))?;
@@ -93,5 +93,14 @@ pub fn python(source: &Path, into: &Path) -> Result<Vec<PathBuf>> {
 /// `build`, `hatchling` and `twine` of `tests/python/requirements.txt`).
 pub fn tools_python() -> Result<PathBuf> {
     let workspace = workspace_root();
-    crate::test_python::virtual_environment(&workspace.join(".tools"), &workspace.join("tests").join("python").join("requirements.txt"))
+    crate::tools::virtual_environment(&workspace.join(".tools"), &workspace.join("tests").join("python").join("requirements.txt"))
 }
+
+/// The `SOURCE_DATE_EPOCH` every build tool gets: the caller's, or 1980-01-01.
+pub fn source_date_epoch() -> String {
+    std::env::var("SOURCE_DATE_EPOCH").unwrap_or_else(|_| DEFAULT_SOURCE_DATE_EPOCH.to_owned())
+}
+
+/// The timestamp every build tool writes when `SOURCE_DATE_EPOCH` is not
+/// set: 1980-01-01, the earliest a zip file (a wheel) can hold.
+const DEFAULT_SOURCE_DATE_EPOCH: &str = "315532800";

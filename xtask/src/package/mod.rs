@@ -27,9 +27,6 @@ use acp_schema_source::SourceOptions;
 
 use crate::generate;
 
-/// The timestamp every build tool writes when `SOURCE_DATE_EPOCH` is not
-/// set: 1980-01-01, the earliest a zip file (a wheel) can hold.
-const DEFAULT_SOURCE_DATE_EPOCH: &str = "315532800";
 
 /// What `cargo xtask package` was asked for.
 pub struct Options {
@@ -88,10 +85,6 @@ pub fn run(options: &Options) -> Result<Packaged> {
     Ok(Packaged { version, artifacts: moved })
 }
 
-/// The `SOURCE_DATE_EPOCH` every build tool gets: the caller's, or 1980-01-01.
-pub fn source_date_epoch() -> String {
-    std::env::var("SOURCE_DATE_EPOCH").unwrap_or_else(|_| DEFAULT_SOURCE_DATE_EPOCH.to_owned())
-}
 
 /// Writes one package's files into `folder`.
 fn write_package(folder: &Path, files: &crate::output::Files) -> Result<PathBuf> {

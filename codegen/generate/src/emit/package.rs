@@ -26,7 +26,7 @@ use std::path::PathBuf;
 
 use askama::Template;
 
-use super::{Files, PackageNames};
+use super::files::{render as render_template, Files, PackageNames};
 use crate::error::CodegenError;
 use crate::ir::Ir;
 
@@ -191,7 +191,7 @@ pub fn extras(ir: &Ir, names: &PackageNames, language: &str, schema: &str) -> Re
 }
 
 fn render(template: &impl Template, file: &str) -> Result<String, CodegenError> {
-    super::render(template, &format!("package/{file}"))
+    render_template(template, &format!("package/{file}"))
 }
 
 #[cfg(test)]

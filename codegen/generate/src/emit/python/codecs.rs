@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::classes::{variant_class, VariantClasses};
-use super::{literal, string_literal};
+use super::text::{literal, string_literal};
 use crate::error::{CodegenError, ErrorKind};
 use crate::ir::{Fallback, Field, Ir, Payload, TypeExpr, TypeKind, UnionStyle, UnionType, Variant};
 use crate::naming::{python_attribute, python_class};

@@ -8,7 +8,7 @@
 use askama::Template;
 
 use super::methods::SIDES;
-use super::string_literal;
+use super::text::string_literal;
 use crate::ir::{Ir, Side};
 use crate::naming::{python_class, python_side_function};
 
@@ -85,7 +85,7 @@ pub(super) fn connection_view(ir: &Ir) -> ConnectionView {
         .collect();
     let mut protocol_names: Vec<String> = sides.iter().map(|side| side.handler.to_owned()).collect();
     protocol_names.extend(sides.iter().flat_map(|side| [side.dispatch_notification.clone(), side.dispatch_request.clone()]));
-    protocol_names.sort_by_cached_key(|name| super::import_order(name));
+    protocol_names.sort_by_cached_key(|name| super::text::import_order(name));
     let session_ready = crate::negotiation::model(ir).is_some() && crate::helpers::model(ir).ready.is_some();
     ConnectionView { has_methods: !ir.methods.is_empty(), session_ready, protocol_names, sides }
 }

@@ -5,7 +5,7 @@
 
 use askama::Template;
 
-use super::string_literal;
+use super::text::string_literal;
 use super::classes::VariantClasses;
 use crate::helpers::Helpers;
 use crate::naming::{python_attribute, python_class, python_constant};
@@ -96,7 +96,7 @@ pub fn view(model: &Helpers, classes: &VariantClasses) -> HelpersPy {
         imports.extend(turns.complete.iter().map(|complete| complete.class.clone()));
     }
     imports.extend(status.iter().map(|status| status.type_name.clone()));
-    imports.sort_by_cached_key(|name| super::import_order(name));
+    imports.sort_by_cached_key(|name| super::text::import_order(name));
     imports.dedup();
     let ready = model.ready.as_ref().map(|ready| ReadyView {
         method: string_literal(&ready.notification.method),

@@ -9,7 +9,7 @@
 
 use askama::Template;
 
-use super::string_literal;
+use super::text::string_literal;
 use crate::ir::{Ir, Method, Optional, Side};
 use crate::naming::{python_class, python_constant, python_handled_union, python_side_function, python_side_table};
 

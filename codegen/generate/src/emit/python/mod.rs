@@ -21,15 +21,16 @@ mod methods;
 mod negotiation;
 mod order;
 mod protocols;
+mod text;
 mod types;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use askama::Template;
-use serde_json::Value;
 
-use super::{Files, PackageNames};
+use super::files::{Files, PackageNames};
+use self::text::{import_order, render};
 use crate::error::{CodegenError, ErrorKind};
 use crate::ir::Ir;
 use crate::naming::python_distribution;
@@ -119,34 +120,6 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
     Ok(files)
 }
 
-/// The order isort (and ruff) keeps the names of one import in: constants,
-/// classes, then the rest, each by name without case, digit runs by value.
-pub(super) fn import_order(name: &str) -> (u8, Vec<(String, u64)>) {
-    let kind = if name.len() > 1 && name.chars().all(|c| !c.is_lowercase()) {
-        0
-    } else if name.starts_with(|c: char| c.is_uppercase()) {
-        1
-    } else {
-        2
-    };
-    let mut parts = Vec::new();
-    let mut text = String::new();
-    let mut digits = String::new();
-    for character in name.to_lowercase().chars() {
-        if character.is_ascii_digit() {
-            digits.push(character);
-        } else {
-            if !digits.is_empty() {
-                parts.push((std::mem::take(&mut text), digits.parse().unwrap_or(u64::MAX)));
-                digits.clear();
-            }
-            text.push(character);
-        }
-    }
-    parts.push((text, digits.parse().unwrap_or(0)));
-    (kind, parts)
-}
-
 /// Every name the root imports, sorted; an error when two modules define one name.
 fn root_names(imports: &[(String, Vec<String>)]) -> Result<Vec<String>, CodegenError> {
     let mut all = BTreeSet::new();
@@ -167,76 +140,6 @@ fn root_names(imports: &[(String, Vec<String>)]) -> Result<Vec<String>, CodegenE
     all.sort_by_cached_key(|name| (import_order(name).0, name.clone()));
     Ok(all)
 }
-
-fn render(template: &impl Template, file: &str) -> Result<String, CodegenError> {
-    super::render(template, &format!("python/{file}"))
-}
-
-/// `text` as a Python docstring whose opening quotes sit `indent` spaces in:
-/// one line stays on one line; otherwise its lines after the first are
-/// indented as far as the quotes, which close on a line of their own (PEP
-/// 257). Backslashes, and quotes that would end it early, are escaped.
-fn docstring(text: &str, indent: usize) -> String {
-    let text = crate::emit::prose::prose(text);
-    let text = text.trim();
-    let last = text.chars().count().saturating_sub(1);
-    let mut escaped = String::new();
-    let mut quotes = 0;
-    for (index, character) in text.chars().enumerate() {
-        quotes = match character {
-            '\\' => {
-                escaped.push_str("\\\\");
-                0
-            }
-            '"' if quotes == 2 || index == last => {
-                escaped.push_str("\\\"");
-                0
-            }
-            '"' => {
-                escaped.push('"');
-                quotes + 1
-            }
-            _ => {
-                escaped.push(character);
-                0
-            }
-        };
-    }
-    let margin = " ".repeat(indent);
-    let mut lines = escaped.lines();
-    let first = lines.next().unwrap_or_default();
-    let rest: Vec<String> =
-        lines.map(|line| line.trim_end()).map(|line| if line.is_empty() { String::new() } else { format!("{margin}{line}") }).collect();
-    if rest.is_empty() { format!("\"\"\"{first}\"\"\"") } else { format!("\"\"\"{first}\n{}\n{margin}\"\"\"", rest.join("\n")) }
-}
-
-fn describe(description: Option<&str>, fallback: &str, indent: usize) -> String {
-    match description.map(str::trim).filter(|text| !text.is_empty()) {
-        Some(text) => docstring(text, indent),
-        None => docstring(fallback, indent),
-    }
-}
-
-/// A JSON value as a Python literal.
-fn literal(value: &Value) -> String {
-    match value {
-        Value::Null => "None".to_owned(),
-        Value::Bool(true) => "True".to_owned(),
-        Value::Bool(false) => "False".to_owned(),
-        Value::Number(number) => number.to_string(),
-        Value::String(text) => Value::String(text.clone()).to_string(),
-        Value::Array(items) => format!("[{}]", items.iter().map(literal).collect::<Vec<_>>().join(", ")),
-        Value::Object(members) => format!(
-            "{{{}}}",
-            members.iter().map(|(key, item)| format!("{}: {}", literal(&Value::String(key.clone())), literal(item))).collect::<Vec<_>>().join(", ")
-        ),
-    }
-}
-
-fn string_literal(text: &str) -> String {
-    literal(&Value::String(text.to_owned()))
-}
-
 
 #[cfg(test)]
 mod tests {
@@ -332,14 +235,6 @@ mod tests {
         assert!(error.message.contains("`my-acp`"), "{}", error.message);
     }
 
-    #[test]
-    fn descriptions_cannot_end_the_docstring() {
-        assert_eq!(docstring("a \"\"\" b \\", 0), r#""""a ""\" b \\""""#);
-        assert_eq!(docstring("say \"hi\"", 0), r#""""say "hi\"""""#);
-        assert_eq!(docstring("\\\"", 0), r#""""\\\"""""#, "a quote after an escaped backslash is still escaped at the end");
-        let models = file(&emit(&sample(), &PackageNames::default()).unwrap(), "acp_bindings/models.py").to_owned();
-        assert!(models.contains(r#""""Ends ""\" early \\""""#), "{models}");
-    }
 
     #[test]
     fn models_keep_wire_names_nullability_and_constraints() {
@@ -453,5 +348,11 @@ mod tests {
         ] {
             assert!(protocols.contains(expected), "{expected} in\n{protocols}");
         }
+    }
+
+    #[test]
+    fn a_description_cannot_end_its_docstring_in_models() {
+        let models = file(&emit(&sample(), &PackageNames::default()).unwrap(), "acp_bindings/models.py").to_owned();
+        assert!(models.contains(r#""""Ends ""\" early \\""""#), "{models}");
     }
 }

@@ -7,7 +7,7 @@
 use askama::Template;
 
 use super::methods::{optional, SIDES};
-use super::{docstring, string_literal};
+use super::text::{docstring, string_literal};
 use crate::error::{CodegenError, ErrorKind};
 use crate::ir::Ir;
 use crate::naming::{python_class, python_handler, python_side_function};

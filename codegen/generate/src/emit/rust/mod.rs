@@ -33,7 +33,7 @@ use std::path::{Path, PathBuf};
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{Files, PackageNames};
+use super::files::{Files, PackageNames};
 use crate::error::CodegenError;
 use crate::ir::Ir;
 

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use askama::Template;
 
-use super::{json_string, tsdoc};
+use super::text::{json_string, tsdoc};
 use crate::ir::*;
 use crate::naming;
 

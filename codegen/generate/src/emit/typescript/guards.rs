@@ -5,7 +5,7 @@
 //! (`variantIndex`). By-method unions get none: the JSON-RPC method, not the
 //! shape, picks their variant, so the method tables decode them.
 
-use super::{json_string, tsdoc};
+use super::text::{json_string, tsdoc};
 use crate::ir::*;
 use crate::naming;
 

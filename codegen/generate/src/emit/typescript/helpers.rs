@@ -5,7 +5,7 @@
 
 use askama::Template;
 
-use super::json_string;
+use super::text::json_string;
 use crate::helpers::Helpers;
 use crate::naming;
 

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 use askama::Template;
 
-use super::{json_string, tsdoc};
+use super::text::{json_string, tsdoc};
 use crate::error::{CodegenError, ErrorKind};
 use crate::ir::*;
 use crate::naming;

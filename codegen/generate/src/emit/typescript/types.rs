@@ -4,7 +4,7 @@
 use askama::Template;
 
 use super::guards::{guards, GuardView};
-use super::{json_string, tsdoc};
+use super::text::{json_string, tsdoc};
 use crate::ir::*;
 use crate::naming;
 

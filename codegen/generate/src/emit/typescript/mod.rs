@@ -18,6 +18,7 @@ mod guards;
 mod helpers;
 mod methods;
 mod negotiation;
+mod text;
 mod types;
 
 use std::collections::BTreeSet;
@@ -25,7 +26,8 @@ use std::path::PathBuf;
 
 use askama::Template;
 
-use super::{Files, PackageNames};
+use super::files::{Files, PackageNames};
+use self::text::{json_string, render};
 use crate::error::{CodegenError, ErrorKind};
 use crate::ir::{Ir, Side, TypeKind};
 use crate::naming;
@@ -110,7 +112,7 @@ struct Rpc {
 
 /// The decoding runtime, copied as it is (`templates/typescript/runtime.ts`,
 /// type-checked alone by the TypeScript suite).
-const RUNTIME: &str = include_str!("../../../../templates/typescript/runtime.ts");
+const RUNTIME: &str = include_str!("../../../../../templates/typescript/runtime.ts");
 
 /// Emits the TypeScript package for `ir`.
 pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
@@ -178,37 +180,8 @@ fn collision(definition: &crate::ir::TypeDef, name: &str) -> CodegenError {
     }
 }
 
-fn render(template: &impl Template, file: &str) -> Result<String, CodegenError> {
-    super::render(template, &format!("typescript/{file}"))
-}
 
-/// `text` as a JSON (and JavaScript) string literal.
-fn json_string(text: &str) -> String {
-    serde_json::Value::String(text.to_owned()).to_string()
-}
 
-/// A TSDoc block for `description` and `notes`, one output line per entry
-/// (without indentation), or nothing. `*/` never survives into the text, so
-/// no description can close the comment.
-fn tsdoc(description: Option<&str>, notes: &[String]) -> Vec<String> {
-    let mut paragraphs: Vec<String> = description.map(str::trim).filter(|text| !text.is_empty()).map(super::prose::prose).into_iter().collect();
-    paragraphs.extend(notes.iter().map(|note| super::prose::prose(note)));
-    if paragraphs.is_empty() {
-        return Vec::new();
-    }
-    let mut lines = vec!["/**".to_owned()];
-    for (index, paragraph) in paragraphs.iter().enumerate() {
-        if index > 0 {
-            lines.push(" *".to_owned());
-        }
-        for line in paragraph.lines() {
-            let escaped = line.trim_end().replace("*/", "*\\/");
-            lines.push(if escaped.is_empty() { " *".to_owned() } else { format!(" * {escaped}") });
-        }
-    }
-    lines.push(" */".to_owned());
-    lines
-}
 
 #[cfg(test)]
 mod tests {
@@ -423,12 +396,5 @@ mod tests {
         let error = emit(&ir, &PackageNames::default()).unwrap_err();
         assert_eq!(error.kind, ErrorKind::NameCollision);
         assert!(error.message.contains("isUpdateChunkDone"), "{}", error.message);
-    }
-
-    #[test]
-    fn tsdoc_cannot_be_closed_by_a_description() {
-        let lines = tsdoc(Some("ends */ here\n\nsecond"), &["note".to_owned()]);
-        assert_eq!(lines, ["/**", " * ends *\\/ here", " *", " * second", " *", " * note", " */"]);
-        assert!(tsdoc(None, &[]).is_empty());
     }
 }

@@ -1,0 +1,82 @@
+//! What the test and bench commands share: the workspace root, running a
+//! command and capturing how it ended, `cargo` as the running cargo names
+//! itself, the Python tools environment, and copying a folder.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{bail, Context, Result};
+
+/// The workspace root (the parent of this crate's folder).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask sits in the workspace").to_path_buf()
+}
+
+/// How a test suite ended, and what it printed (stdout, then stderr).
+pub struct SuiteOutcome {
+    pub passed: bool,
+    pub output: String,
+}
+
+impl SuiteOutcome {
+    /// Runs `command` (described as `what`) to the end, capturing its output.
+    pub fn of(command: &mut Command, what: &str) -> Result<SuiteOutcome> {
+        let output = command.output().with_context(|| format!("starting {what}"))?;
+        let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
+        text.push_str(&String::from_utf8_lossy(&output.stderr));
+        Ok(SuiteOutcome { passed: output.status.success(), output: text })
+    }
+}
+
+/// Runs `command`, failing with its description when it fails.
+pub fn run_checked(command: &mut Command, what: &str) -> Result<()> {
+    let status = command.status().with_context(|| format!("starting {what}"))?;
+    if !status.success() {
+        bail!("{what} failed ({status})");
+    }
+    Ok(())
+}
+
+/// `cargo`, as the running cargo names itself.
+pub fn cargo() -> Command {
+    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
+}
+
+/// The interpreter of `.tools/venv`, created on first use; the pinned
+/// requirements are installed again whenever the file changes.
+pub fn virtual_environment(tools: &Path, requirements: &Path) -> Result<PathBuf> {
+    let venv = tools.join("venv");
+    let python = venv.join("bin").join("python");
+    if !python.is_file() {
+        run_checked(Command::new("python3").args(["-m", "venv"]).arg(&venv), "python3 -m venv .tools/venv")?;
+    }
+    let wanted = std::fs::read_to_string(requirements).with_context(|| format!("reading {}", requirements.display()))?;
+    let stamp = venv.join("installed-requirements.txt");
+    if std::fs::read_to_string(&stamp).ok().as_deref() != Some(wanted.as_str()) {
+        run_checked(
+            Command::new(&python).args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r"]).arg(requirements),
+            "pip install -r tests/python/requirements.txt",
+        )?;
+        std::fs::write(&stamp, &wanted).with_context(|| format!("writing {}", stamp.display()))?;
+    }
+    Ok(python)
+}
+
+/// Copies the folder `from` to `to`, recursively, leaving out installed
+/// dependencies (`node_modules`).
+pub fn copy_tree(from: &Path, to: &Path) -> Result<()> {
+    std::fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
+    for entry in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_name() == "node_modules" {
+            continue;
+        }
+        if entry.file_type()?.is_dir() {
+            copy_tree(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), &target).with_context(|| format!("copying {}", entry.path().display()))?;
+        }
+    }
+    Ok(())
+}
