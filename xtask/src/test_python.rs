@@ -6,7 +6,7 @@
 //! the sources, `mypy --strict` (with the pydantic plugin, from the package's
 //! `pyproject.toml`) on the installed package, then pytest on every shared
 //! vector (`tests/python/`), warnings counted as errors. On the default
-//! schema, the hostile wire cases (`tests/python/hostile_wire.py`) run too,
+//! schema, the hostile wire cases (`tests/python/test_hostile_wire.py`) run too,
 //! and the usage program (`tests/python/usage_program.py`) is first
 //! type-checked as a programmer's code would be: `mypy --strict` with and
 //! without the pydantic plugin, and pyright in strict mode. The tests import the
@@ -53,25 +53,11 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
     if label == "default" {
         check_usage_program(&python, &tests.join("usage_program.py"), &package.join("pyproject.toml"), &tools, &work)?;
     }
-    let outcome = pytest(&python, workspace, bindings, &tests)?;
+    let outcome = pytest(&python, workspace, bindings, &tests, label == "default")?;
     print!("{}", outcome.output);
     ensure!(outcome.passed, "{label}: pytest {} failed (exit 5 means no test ran)", tests.display());
-    if label == "default" {
-        for file in DEFAULT_TESTS {
-            let file = tests.join(file);
-            let outcome = pytest(&python, workspace, bindings, &file)?;
-            print!("{}", outcome.output);
-            ensure!(outcome.passed, "{label}: pytest {} failed (exit 5 means no test ran)", file.display());
-        }
-    }
     Ok(())
 }
-
-/// The files of `tests/python/` run on the default schema's bindings only:
-/// the hostile wire cases (`tests/hostile-wire.json`) and the RFD helpers'
-/// scenarios (`tests/helpers.json`). Not named `test_*`, so that only that
-/// run collects them.
-const DEFAULT_TESTS: [&str; 2] = ["hostile_wire.py", "helpers_scenarios.py"];
 
 /// Type-checks `program` against the installed package: `mypy --strict` with
 /// the package's configuration (the pydantic plugin) and with none (from
@@ -110,9 +96,15 @@ fn install(python: &Path, bindings: &Path, workspace: &Path, label: &str) -> Res
 
 /// Runs pytest on `tests` (a folder or file of `tests/python`) against the
 /// installed package of `bindings`.
-fn pytest(python: &Path, workspace: &Path, bindings: &Path, tests: &Path) -> Result<SuiteOutcome> {
+/// pytest on `tests`; `default_schema` also collects the suites written for
+/// the default schema only (`conftest.DEFAULT_SCHEMA_ONLY`).
+fn pytest(python: &Path, workspace: &Path, bindings: &Path, tests: &Path, default_schema: bool) -> Result<SuiteOutcome> {
+    let mut command = Command::new(python);
+    if default_schema {
+        command.env("ACP_DEFAULT_SCHEMA", "1");
+    }
     SuiteOutcome::of(
-        Command::new(python)
+        command
             .args(["-m", "pytest", "-q", "-W", "error", "-p", "no:cacheprovider"])
             .arg(tests)
             .env("ACP_BINDINGS", bindings)
@@ -128,7 +120,7 @@ pub fn vector_suite(workspace: &Path, bindings: &Path, label: &str) -> Result<Su
     let tests = workspace.join("tests").join("python");
     let python = virtual_environment(&workspace.join(".tools"), &tests.join("requirements.txt"))?;
     install(&python, bindings, workspace, label)?;
-    pytest(&python, workspace, bindings, &tests)
+    pytest(&python, workspace, bindings, &tests, false)
 }
 
 /// Builds a wheel of the package in `package` with pip's PEP 517 build (the

@@ -375,6 +375,10 @@ pub enum Side {
 }
 
 impl Side {
+    /// The sides an implementation can take, each with its own handlers:
+    /// the agent, the client and a proxy.
+    pub const ENDPOINTS: [Side; 3] = [Side::Agent, Side::Client, Side::Proxy];
+
     /// Whether a method of this side is handled by the endpoint `endpoint`:
     /// its own, and every protocol-level or either-side method.
     pub fn handled_by(self, endpoint: Side) -> bool {
@@ -738,6 +742,16 @@ impl TypeDef {
 }
 
 impl Ir {
+    /// The endpoints this schema has: the agent and the client always, a
+    /// proxy when some method is a proxy's to handle.
+    pub fn endpoints(&self) -> Vec<Side> {
+        let proxy = self.methods.values().any(|method| {
+            method.request.as_ref().is_some_and(|request| request.side == Side::Proxy)
+                || method.notification.as_ref().is_some_and(|notification| notification.side == Side::Proxy)
+        });
+        Side::ENDPOINTS.into_iter().filter(|side| *side != Side::Proxy || proxy).collect()
+    }
+
     /// `root` and every named type its values may contain.
     pub fn reachable(&self, root: &str) -> BTreeSet<String> {
         let mut seen = BTreeSet::new();

@@ -342,6 +342,12 @@ pub fn rust_flattened_field(owner: &str, flattened: &str, taken: impl Fn(&str) -
 /// The Python union of the params a side handles, per role: (`agent`,
 /// `request`) -> `AgentHandledRequest` (the schema has `AgentRequest`, the
 /// envelope of the requests the agent sends).
+/// The name of an endpoint's interface, trait or protocol in every
+/// language: `Agent`, `Client`, `Proxy`.
+pub fn endpoint_type(side: crate::ir::Side) -> String {
+    pascal_case(side.as_str())
+}
+
 pub fn python_handled_union(side: &str, role: &str) -> String {
     python_class(&pascal_case(&format!("{side} handled {role}")))
 }

@@ -7,7 +7,6 @@
 
 use askama::Template;
 
-use super::methods::SIDES;
 use super::text::string_literal;
 use crate::ir::{Ir, Side};
 use crate::naming::{python_class, python_side_function};
@@ -30,7 +29,7 @@ struct SideView {
     label: &'static str,
     peer: &'static str,
     /// The protocol class the implementation provides: `Agent`.
-    handler: &'static str,
+    handler: String,
     /// `connect_agent`.
     connect: String,
     /// The side's dispatchers, from `protocols.py`.
@@ -55,9 +54,11 @@ fn peer(side: Side) -> Side {
 }
 
 pub(super) fn connection_view(ir: &Ir) -> ConnectionView {
-    let sides: Vec<SideView> = SIDES
+    // A connection joins the agent and the client; a proxy is one of each.
+    let sides: Vec<SideView> = [Side::Agent, Side::Client]
         .into_iter()
-        .map(|(side, handler)| {
+        .map(|side| {
+            let handler = crate::naming::endpoint_type(side);
             let other = peer(side);
             let mut requests = Vec::new();
             let mut notifications = Vec::new();
@@ -83,7 +84,7 @@ pub(super) fn connection_view(ir: &Ir) -> ConnectionView {
             }
         })
         .collect();
-    let mut protocol_names: Vec<String> = sides.iter().map(|side| side.handler.to_owned()).collect();
+    let mut protocol_names: Vec<String> = sides.iter().map(|side| side.handler.clone()).collect();
     protocol_names.extend(sides.iter().flat_map(|side| [side.dispatch_notification.clone(), side.dispatch_request.clone()]));
     protocol_names.sort_by_cached_key(|name| super::text::import_order(name));
     let session_ready = crate::negotiation::model(ir).is_some() && crate::helpers::model(ir).ready.is_some();

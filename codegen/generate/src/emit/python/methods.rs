@@ -13,9 +13,6 @@ use super::text::string_literal;
 use crate::ir::{Ir, Method, Optional, Side};
 use crate::naming::{python_class, python_constant, python_handled_union, python_side_function, python_side_table};
 
-/// The endpoint sides, with the protocol class each gets.
-pub(super) const SIDES: [(Side, &str); 2] = [(Side::Agent, "Agent"), (Side::Client, "Client")];
-
 #[derive(Template)]
 #[template(path = "python/methods.py", escape = "none")]
 pub(super) struct MethodsView {
@@ -97,7 +94,7 @@ pub(super) fn methods_view(ir: &Ir) -> MethodsView {
         }
     }
     let mut sides = Vec::new();
-    for (side, _) in SIDES {
+    for side in ir.endpoints() {
         let requests = ir.methods.values().filter_map(|method| Some((&method.name, &method.request.as_ref().filter(|request| request.side.handled_by(side))?.params)));
         sides.push(side_view(side.as_str(), "request", requests.collect(), "_rt.ExtensionRequest"));
         let notifications = ir

@@ -311,12 +311,15 @@ mod tests {
         let files = emit(&with_methods(sample()), &PackageNames::default()).unwrap();
         let protocols = file(&files, "acp_bindings/protocols.py");
         let (agent, client) = protocols.split_once("class Client(_t.Protocol):").unwrap();
+        let (client, proxy) = client.split_once("class Proxy(_t.Protocol):").expect("a proxy protocol when a method is a proxy's");
+        assert!(proxy.contains("async def proxy_connect(self, params: _m.Item) -> _m.Item:"), "{proxy}");
+        assert!(proxy.contains("async def cancel_request(self, params: _m.Item) -> None:") && !proxy.contains("session_prompt"), "{proxy}");
         assert!(agent.contains("async def session_prompt(self, params: _m.Item) -> _m.Item:"), "{agent}");
         assert!(agent.contains("async def fs_read_text_file(self, params: _m.Item) -> None:"), "{agent}");
         assert!(agent.contains("async def cancel_request(self, params: _m.Item) -> None:"), "{agent}");
         assert!(client.contains("async def fs_read_text_file(self, params: _m.Item) -> _m.Item:"), "{client}");
         assert!(client.contains("async def cancel_request(self, params: _m.Item) -> None:"), "{client}");
-        assert!(!client.contains("session_prompt") && !protocols.contains("proxy_connect"), "{protocols}");
+        assert!(!client.contains("session_prompt") && !agent.contains("proxy_connect") && !client.contains("proxy_connect"), "{protocols}");
         let methods = file(&files, "acp_bindings/methods.py");
         for expected in [
             "\"proxy/connect\": RequestMethod(\"proxy/connect\", \"proxy\", _m.Item, _m.Item, False),",
@@ -324,6 +327,7 @@ mod tests {
             "CANCEL_REQUEST: _t.Final = \"$/cancel_request\"",
             "AgentHandledRequest: _t.TypeAlias = _m.Item | _rt.ExtensionRequest\n",
             "def decode_agent_request(method: str, params: _t.Any) -> AgentHandledRequest:",
+            "def decode_proxy_request(method: str, params: _t.Any) -> ProxyHandledRequest:",
             "def decode_result(method: _t.Literal[\"session/prompt\"], result: _t.Any) -> _m.Item: ...",
         ] {
             assert!(methods.contains(expected), "{expected} in\n{methods}");

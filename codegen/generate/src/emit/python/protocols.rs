@@ -6,7 +6,7 @@
 
 use askama::Template;
 
-use super::methods::{optional, SIDES};
+use super::methods::optional;
 use super::text::{docstring, string_literal};
 use crate::error::{CodegenError, ErrorKind};
 use crate::ir::Ir;
@@ -47,7 +47,8 @@ struct HandlerView {
 
 pub(super) fn protocols_view(ir: &Ir) -> Result<ProtocolsView, CodegenError> {
     let mut sides = Vec::new();
-    for (side, class) in SIDES {
+    for side in ir.endpoints() {
+        let class = crate::naming::endpoint_type(side);
         let mut handlers = Vec::new();
         for (name, method) in &ir.methods {
             let request = method.request.as_ref().filter(|request| request.side.handled_by(side));
@@ -84,7 +85,7 @@ pub(super) fn protocols_view(ir: &Ir) -> Result<ProtocolsView, CodegenError> {
         }
         let label = side.as_str();
         sides.push(ProtocolView {
-            name: class.to_owned(),
+            name: class,
             label,
             doc: docstring(
                 &format!(

@@ -30,20 +30,18 @@ pub(crate) struct Traits {
     pub dispatch: BTreeMap<Side, TokenStream>,
 }
 
-/// The sides with a trait, and the trait's name.
-const TRAIT_SIDES: [(Side, &str); 3] = [(Side::Agent, "Agent"), (Side::Client, "Client"), (Side::Proxy, "Proxy")];
-
 pub(crate) fn side_traits(by_side: &BTreeMap<Side, Vec<Handled>>, error: &TokenStream) -> Traits {
     let mut traits = Traits { items: Vec::new(), dispatch: BTreeMap::new() };
-    for (side, trait_name) in TRAIT_SIDES {
+    for side in Side::ENDPOINTS {
+        let trait_name = naming::endpoint_type(side);
         if !by_side.contains_key(&side) {
             continue;
         }
         // Its own methods, then the protocol-level and either-side ones.
         let handled: Vec<&Handled> = by_side.iter().filter(|(handler, _)| handler.handled_by(side)).flat_map(|(_, entries)| entries).collect();
         let functions = function_names(&handled);
-        traits.items.push(side_trait(side, trait_name, &handled, &functions, error));
-        traits.dispatch.insert(side, dispatch_functions(side, trait_name, &handled, &functions, error));
+        traits.items.push(side_trait(side, &trait_name, &handled, &functions, error));
+        traits.dispatch.insert(side, dispatch_functions(side, &trait_name, &handled, &functions, error));
     }
     traits
 }

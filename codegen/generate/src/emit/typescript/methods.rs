@@ -195,15 +195,7 @@ pub fn view(ir: &Ir) -> Result<MethodsFile, CodegenError> {
             payloads: format!("{{ {} }}", payloads.join(", ")),
         });
     }
-    let has_proxy = ir.methods.values().any(|method| {
-        method.request.as_ref().is_some_and(|request| request.side == Side::Proxy)
-            || method.notification.as_ref().is_some_and(|notification| notification.side == Side::Proxy)
-    });
-    let sides = SIDES
-        .into_iter()
-        .filter(|side| *side != Side::Proxy || has_proxy)
-        .map(|side| side_view(ir, side))
-        .collect();
+    let sides = ir.endpoints().into_iter().map(|side| side_view(ir, side)).collect();
     let session_ready = crate::negotiation::model(ir).is_some() && crate::helpers::model(ir).ready.is_some();
     Ok(MethodsFile { names, sides, session_ready })
 }

@@ -5,8 +5,8 @@ parser (`model_validate_json`, on text and on bytes) and through one end of a
 connection (`connect_agent` / `connect_client`, whose answer or `dropped`
 report is checked), each giving the outcome the table states for Python.
 
-Not named `test_*`: `cargo xtask test` runs it on the default schema's
-bindings only, naming the file."""
+Collected only for the default schema's bindings (`ACP_DEFAULT_SCHEMA`,
+`conftest.DEFAULT_SCHEMA_ONLY`)."""
 
 from __future__ import annotations
 

@@ -6,8 +6,8 @@ the table says (the Rust and TypeScript helpers run the same table); each
 helper is built from a negotiated initialize pair, so it follows the
 capability.
 
-Not named `test_*`: `cargo xtask test` runs it on the default schema's
-bindings only, naming the file."""
+Collected only for the default schema's bindings (`ACP_DEFAULT_SCHEMA`,
+`conftest.DEFAULT_SCHEMA_ONLY`)."""
 
 from __future__ import annotations
 
