@@ -8,7 +8,9 @@
 //! notification's session id, update and the `turn_complete` members sit,
 //! which `SessionStatus` value means `live`, and, for the connections'
 //! handling of `session/ready`, which responses open a session and which
-//! notifications are session-scoped.
+//! notifications are session-scoped; for their prompts, what ends a turn
+//! ([`Drain`]: `turn_complete` in v1 with the RFD, the idle state update in
+//! v2).
 
 pub mod machines;
 
@@ -136,11 +138,104 @@ pub struct Helpers {
     pub turns: Option<Turns>,
     pub status: Option<Status>,
     pub ready: Option<Ready>,
+    /// Absent without `session/prompt` and `session/update`.
+    pub drain: Option<Drain>,
+    /// Absent without `$/cancel_request`.
+    pub cancel: Option<Cancel>,
 }
+
+/// The protocol-level notification that cancels a request, and its member
+/// naming the request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Cancel {
+    pub method: String,
+    pub member: String,
+}
+
+/// The method that cancels a request (protocol v1 unstable and v2).
+pub const CANCEL_REQUEST: &str = "$/cancel_request";
+
+fn cancel(ir: &Ir) -> Option<Cancel> {
+    let params = &ir.methods.get(CANCEL_REQUEST)?.notification.as_ref()?.params;
+    let member = struct_fields(ir, params).into_iter().find(|field| field.required && named(&field.ty) == Some(REQUEST_ID))?;
+    Some(Cancel { method: CANCEL_REQUEST.to_owned(), member: member.wire_name.clone() })
+}
+
+/// What the client's end of a connection waits for before a prompt call
+/// completes, besides its response and the notifications read before it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Drain {
+    /// `session/prompt`, whose params carry `session`.
+    pub prompt: String,
+    /// `session/update`, and the wire names of its session id, its update
+    /// and the update's tag.
+    pub update: String,
+    pub session: String,
+    pub payload: String,
+    pub tag: String,
+    pub end: TurnEnd,
+}
+
+/// What marks the end of a prompt turn in a `session/update`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum TurnEnd {
+    /// Protocol v1 with the turn-complete RFD (when negotiated): the
+    /// `turn_complete` update, its member naming the prompt's request id,
+    /// and its stop reason member (the prompt result's, too).
+    Complete { tag: String, request: String, stop_reason: String },
+    /// Protocol v2: the update whose `state` member says `idle`.
+    Idle { tag: String, state: String, idle: String },
+    /// Neither: the response ends the turn.
+    Response,
+}
+
+/// The `state_update` value that ends foreground work (protocol v2).
+pub const IDLE: &str = "idle";
 
 /// The model for `ir`.
 pub fn model(ir: &Ir) -> Helpers {
-    Helpers { turns: turns(ir), status: status(ir), ready: ready(ir) }
+    Helpers { turns: turns(ir), status: status(ir), ready: ready(ir), drain: drain(ir), cancel: cancel(ir) }
+}
+
+/// The update union of `session/update`: the params type, the member that
+/// holds the update, the union's name and definition.
+fn update_union<'a>(ir: &'a Ir) -> Option<(String, &'a Field, &'a Field, &'a crate::ir::UnionType)> {
+    let notification = ir.methods.get("session/update")?.notification.as_ref()?.params.clone();
+    let fields = struct_fields(ir, &notification);
+    let session = fields.iter().find(|field| field.wire_name == SESSION_ID && field.required)?;
+    fields.iter().filter(|field| field.required).find_map(|field| {
+        let name = named(&field.ty)?;
+        match &ir.get(name)?.kind {
+            TypeKind::Union(union) if matches!(union.style, UnionStyle::Tagged { .. }) => Some((notification.clone(), *session, *field, union)),
+            _ => None,
+        }
+    })
+}
+
+fn drain(ir: &Ir) -> Option<Drain> {
+    ir.methods.get("session/prompt")?.request.as_ref()?;
+    let (_, session, update, union) = update_union(ir)?;
+    let UnionStyle::Tagged { property } = &union.style else { return None };
+    let complete = turns(ir).and_then(|turns| turns.complete).map(|complete| TurnEnd::Complete {
+        tag: complete.variant.tag,
+        request: complete.request.wire,
+        stop_reason: complete.stop_reason.wire,
+    });
+    let idle = union.variants.iter().find_map(|variant| {
+        let Payload::Struct { base: Some(base), .. } = &variant.payload else { return None };
+        let TypeKind::Union(states) = &ir.get(base)?.kind else { return None };
+        let UnionStyle::Tagged { property: state } = &states.style else { return None };
+        let tag = variant.tag.clone()?;
+        states.variants.iter().any(|candidate| candidate.tag.as_deref() == Some(IDLE)).then(|| TurnEnd::Idle { tag, state: state.clone(), idle: IDLE.to_owned() })
+    });
+    Some(Drain {
+        prompt: "session/prompt".to_owned(),
+        update: "session/update".to_owned(),
+        session: session.wire_name.clone(),
+        payload: update.wire_name.clone(),
+        tag: property.clone(),
+        end: complete.or(idle).unwrap_or(TurnEnd::Response),
+    })
 }
 
 fn has_session(ir: &Ir, type_name: &str) -> bool {
@@ -192,16 +287,8 @@ fn turns(ir: &Ir) -> Option<Turns> {
     let prompt = ir.methods.get("session/prompt")?.request.as_ref()?;
     let stop_reason_type = struct_fields(ir, &prompt.result).into_iter().find(|field| field.wire_name == "stopReason").and_then(|field| named(&field.ty))?.to_owned();
     ir.get(REQUEST_ID)?;
-    let notification = ir.methods.get("session/update")?.notification.as_ref()?.params.clone();
-    let fields = struct_fields(ir, &notification);
-    let session = fields.iter().find(|field| field.wire_name == SESSION_ID && field.required)?;
-    let (update, union_name, union) = fields.iter().filter(|field| field.required).find_map(|field| {
-        let name = named(&field.ty)?;
-        match &ir.get(name)?.kind {
-            TypeKind::Union(union) if matches!(union.style, UnionStyle::Tagged { .. }) => Some((*field, name.to_owned(), union)),
-            _ => None,
-        }
-    })?;
+    let (notification, session, update, union) = update_union(ir)?;
+    let union_name = named(&update.ty)?.to_owned();
     let UnionStyle::Tagged { property } = &union.style else { return None };
     let variant = |variant: &crate::ir::Variant| variant.tag.as_ref().map(|tag| UpdateVariant { name: variant.name.clone(), tag: tag.clone() });
     let output = union.variants.iter().filter(|candidate| candidate.tag.as_deref().is_some_and(|tag| TURN_OUTPUT.contains(&tag))).filter_map(variant).collect();

@@ -11,6 +11,7 @@
 //! by-name `roundtrip`). Generated code uses fully qualified paths so no
 //! schema name can shadow a std or serde item.
 
+mod connection;
 mod context;
 mod enums;
 mod eq;
@@ -99,6 +100,8 @@ fn emit_rest(ir: &Ir, names: &PackageNames, context: &RustContext) -> Result<Fil
     let codec = runtime::emit(context)?;
     let model = crate::negotiation::model(ir);
     let negotiation_module = model.as_ref().map(|_| quote! {
+        pub mod connection;
+        pub mod ends;
         pub mod helpers;
         pub mod negotiation;
         pub use negotiation::{negotiate, CapabilityError, Negotiated, NegotiationError, PROTOCOL_VERSION};
@@ -134,6 +137,9 @@ fn emit_rest(ir: &Ir, names: &PackageNames, context: &RustContext) -> Result<Fil
         let helpers = format_file(helpers::emit(ir, &crate::helpers::model(ir)))?;
         files.push((PathBuf::from("src/helpers.rs"), format!("//! The RFD helpers: the session-ready gate (R1), the turn tracker (R2, R4) and the session-status advice (R3), as pure state machines over this crate's types.\n\n{helpers}")));
         files.push((PathBuf::from("src/helpers/machines.rs"), format_file(helpers::machines()?)?));
+        files.push((PathBuf::from("src/connection.rs"), format_file(connection::runtime()?)?));
+        let ends = format_file(connection::ends(ir, &crate::helpers::model(ir)))?;
+        files.push((PathBuf::from("src/ends.rs"), format!("//! The typed calls of each end of a connection, and the rules it follows for this schema.\n\n{ends}")));
     }
     Ok(files)
 }
@@ -157,6 +163,9 @@ serde = {{ version = "1", features = ["derive"] }}
 serde_json = {{ version = "1", features = ["float_roundtrip"] }}
 serde_path_to_error = "0.1"
 regex = "1"
+# The connection: channels, the I/O traits and `select!` of any async
+# runtime, no runtime of its own.
+futures = {{ version = "0.3", default-features = false, features = ["std", "async-await"] }}
 
 # Generated crates build on their own, wherever they are written.
 [workspace]

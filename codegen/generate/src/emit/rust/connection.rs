@@ -1,0 +1,144 @@
+//! The generated crate's connection: the fixed `connection` module (the
+//! runtime of `templates/rust/connection.rs`, printed as it is) and the
+//! `ends` module the schema decides: the rules the connection follows
+//! (`RULES`, from the RFD helpers' model and the negotiation) and the typed
+//! calls of each end, one per method the other side handles.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::context::{ident, type_ident};
+use crate::error::CodegenError;
+use crate::helpers::{Drain, Helpers, TurnEnd};
+use crate::ir::*;
+use crate::naming;
+
+const SOURCE: &str = include_str!("../../../../../templates/rust/connection.rs");
+
+/// `connection.rs`, the runtime.
+pub(crate) fn runtime() -> Result<TokenStream, CodegenError> {
+    SOURCE.parse().map_err(|error: proc_macro2::LexError| CodegenError::internal("templates/rust/connection.rs", format!("the connection runtime does not parse: {error}")))
+}
+
+/// `ends.rs`: the rules and the typed calls.
+pub(crate) fn ends(ir: &Ir, model: &Helpers) -> TokenStream {
+    let ready = match &model.ready {
+        Some(ready) => {
+            let notification = &ready.notification.method;
+            let session = &ready.notification.member;
+            let openers = ready.openers.iter().map(|opener| {
+                let (method, in_result) = (&opener.method, opener.in_result);
+                quote!((#method, #in_result))
+            });
+            let scoped = ready.scoped.iter().map(|scoped| &scoped.method);
+            quote!(::std::option::Option::Some(crate::connection::ReadyRules {
+                notification: #notification,
+                session: #session,
+                openers: &[#(#openers),*],
+                scoped: &[#(#scoped),*],
+            }))
+        }
+        None => quote!(::std::option::Option::None),
+    };
+    let turns = match &model.drain {
+        Some(drain) => turn_rules(drain),
+        None => quote!(::std::option::Option::None),
+    };
+    let cancel = match &model.cancel {
+        Some(cancel) => {
+            let (method, member) = (&cancel.method, &cancel.member);
+            quote!(::std::option::Option::Some((#method, #member)))
+        }
+        None => quote!(::std::option::Option::None),
+    };
+    let client_calls = calls(ir, model, Side::Agent);
+    let agent_calls = calls(ir, model, Side::Client);
+    quote! {
+        use crate::connection::{AgentEnd, CallError, ClientEnd, Features, Rules};
+
+        /// What this schema says about the messages the connection treats
+        /// specially: `session/ready` (rule R1), what ends a prompt turn,
+        /// and request cancellation.
+        pub static RULES: Rules = Rules {
+            initialize: "initialize",
+            features,
+            ready: #ready,
+            turns: #turns,
+            cancel: #cancel,
+        };
+
+        /// The RFD features an `initialize` exchange negotiated (none when
+        /// it does not negotiate).
+        fn features(params: &::serde_json::Value, result: &::serde_json::Value) -> Features {
+            match crate::negotiation::negotiate(params, result) {
+                ::std::result::Result::Ok(negotiated) => Features { session_ready: negotiated.session_ready(), turn_complete: negotiated.turn_complete() },
+                ::std::result::Result::Err(_) => Features::default(),
+            }
+        }
+
+        /// The client's calls: what the agent handles.
+        impl ClientEnd {
+            #(#client_calls)*
+        }
+
+        /// The agent's calls: what the client handles.
+        impl AgentEnd {
+            #(#agent_calls)*
+        }
+    }
+}
+
+fn turn_rules(drain: &Drain) -> TokenStream {
+    let Drain { prompt, update, session, payload, tag, end } = drain;
+    let end = match end {
+        TurnEnd::Complete { tag, request, stop_reason } => {
+            quote!(crate::connection::TurnEnd::Complete { tag: #tag, request: #request, stop_reason: #stop_reason })
+        }
+        TurnEnd::Idle { tag, state, idle } => quote!(crate::connection::TurnEnd::Idle { tag: #tag, state: #state, idle: #idle }),
+        TurnEnd::Response => quote!(crate::connection::TurnEnd::Response),
+    };
+    quote!(::std::option::Option::Some(crate::connection::TurnRules {
+        prompt: #prompt,
+        update: #update,
+        session: #session,
+        payload: #payload,
+        tag: #tag,
+        end: #end,
+    }))
+}
+
+/// A typed function for each request and notification `handler` handles.
+fn calls(ir: &Ir, model: &Helpers, handler: Side) -> Vec<TokenStream> {
+    let mut found = Vec::new();
+    for method in ir.methods.values() {
+        let wire = &method.name;
+        let request = method.request.as_ref().filter(|request| request.side.handled_by(handler));
+        if let Some(request) = request {
+            let function = ident(&naming::rust_handler(wire, false));
+            let (params, result) = (type_ident(&request.params), type_ident(&request.result));
+            let doc = if model.drain.as_ref().is_some_and(|drain| &drain.prompt == wire) {
+                format!("Calls `{wire}`; completes when the turn is drained (see [`crate::connection`]).")
+            } else {
+                format!("Calls `{wire}`.")
+            };
+            found.push(quote! {
+                #[doc = #doc]
+                pub async fn #function(&self, params: crate::types::#params) -> ::std::result::Result<crate::types::#result, CallError> {
+                    self.0.call(#wire, &params).await
+                }
+            });
+        }
+        if method.notification.as_ref().is_some_and(|notification| notification.side.handled_by(handler)) {
+            let function = ident(&naming::rust_handler(wire, request.is_some()));
+            let params = type_ident(&method.notification.as_ref().map(|notification| notification.params.clone()).unwrap_or_default());
+            let doc = format!("Sends `{wire}`, after every message this end made before it.");
+            found.push(quote! {
+                #[doc = #doc]
+                pub fn #function(&self, params: crate::types::#params) -> ::std::result::Result<(), CallError> {
+                    self.0.notify(#wire, &params)
+                }
+            });
+        }
+    }
+    found
+}

@@ -1,0 +1,821 @@
+//! One end of an ACP connection over any byte stream that carries
+//! newline-delimited JSON-RPC 2.0, as ACP's stdio transport does.
+//!
+//! No async runtime is assumed. [`ClientEnd::connect`] and
+//! [`AgentEnd::connect`] open an end (the typed calls of each are in
+//! [`super::ends`]) and return it with a future that drives it: it reads the peer's messages, runs the handlers of
+//! the peer's requests concurrently with each other and with the reading,
+//! hands notifications to their handler one at a time in the order they
+//! arrived, and writes. Await it, or spawn it on any executor; it ends when
+//! the peer closes its side (or [`Connection::close`] was called and the
+//! peer followed), failing the calls still in flight with
+//! [`CallError::Closed`].
+//!
+//! The connection removes the races the RFDs are about, by construction:
+//! - **Prompts end when their turn is drained.** A `session/prompt` call
+//!   completes when its response has arrived, every notification received
+//!   before it has been handled (the handler returned), and, when the
+//!   exchange negotiated it, the turn's end has been handled too: the
+//!   `turn_complete` update naming the prompt (protocol v1 with the RFD) or
+//!   the session's `idle` state update (protocol v2). Without either, the
+//!   response and the notifications before it are all the protocol offers.
+//!   A timeout is the caller's, with their runtime's timer.
+//! - **The agent's end answers a prompt after its updates.** Notifications
+//!   and responses leave through one queue in the order they were made, so
+//!   every update a handler sent before returning precedes its response;
+//!   when `turn_complete` was negotiated and the handler sent none, the end
+//!   sends it, with the response's stop reason, just before the response.
+//! - **`session/ready` (rule R1).** When the agent advertised it, the
+//!   client's end sends it once a `session/new` or `session/load` result has
+//!   been decoded, and the agent's end holds that session's scoped
+//!   notifications until it arrives, then releases them in order. There is
+//!   no timer to fall back on: an agent that must, sends after its own
+//!   timeout through an end opened with [`Options::unordered`].
+//!
+//! Dropping a call's future before its answer forgets the request and, when
+//! the schema has `$/cancel_request`, tells the peer; the peer's
+//! `$/cancel_request` stops the matching handler, which is answered with
+//! -32800 (request cancelled). Nothing the peer sends is lost silently: what
+//! gets no answer and no handler is reported to the end's
+//! [`Options::dropped`].
+
+use std::collections::{BTreeSet, HashMap};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use futures::channel::{mpsc, oneshot};
+use futures::future::{AbortHandle, Abortable, Aborted};
+use futures::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
+use futures::stream::{FuturesUnordered, StreamExt};
+use serde_json::{json, Value};
+
+use super::helpers::machines::SessionReadyGate;
+
+/// A boxed future that may move between threads.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + ::std::marker::Send + 'a>>;
+
+/// Why a call to the peer gave no result.
+#[derive(Debug)]
+pub enum CallError {
+    /// The peer answered with this error.
+    Remote(super::types::Error),
+    /// The peer's answer is not what the method returns.
+    Decode(super::codec::DecodeError),
+    /// The params did not encode as JSON.
+    Encode(String),
+    /// The connection closed before the answer arrived.
+    Closed,
+}
+
+impl ::std::fmt::Display for CallError {
+    fn fmt(&self, formatter: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match self {
+            CallError::Remote(error) => write!(formatter, "the peer answered with an error: {}", serde_json::to_string(error).unwrap_or_default()),
+            CallError::Decode(error) => write!(formatter, "the peer's answer does not decode: {error}"),
+            CallError::Encode(error) => write!(formatter, "the params do not encode: {error}"),
+            CallError::Closed => formatter.write_str("the connection is closed"),
+        }
+    }
+}
+
+impl ::std::error::Error for CallError {}
+
+/// Something the peer sent that got neither an answer nor a handler.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Dropped {
+    /// Text that is not a JSON-RPC 2.0 message this end can read (answered
+    /// with a parse error or an invalid request when it could be).
+    Unreadable { text: String, reason: String },
+    /// A notification whose handler failed, or that no handler takes.
+    Notification { method: String, error: Value },
+    /// A response to no request in flight (late, repeated or unknown).
+    Response { id: Value },
+}
+
+/// What the schema says about the messages an end treats specially
+/// ([`super::ends::RULES`], written by the generator).
+#[derive(Debug)]
+pub struct Rules {
+    /// `initialize`, whose exchange decides [`Features`].
+    pub initialize: &'static str,
+    /// What one `initialize` exchange (its params and result) negotiated.
+    pub features: fn(&Value, &Value) -> Features,
+    pub ready: Option<ReadyRules>,
+    pub turns: Option<TurnRules>,
+    /// `$/cancel_request` and its member naming the request.
+    pub cancel: Option<(&'static str, &'static str)>,
+}
+
+/// The RFD features an `initialize` exchange turned on.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Features {
+    pub session_ready: bool,
+    pub turn_complete: bool,
+}
+
+/// Rule R1's messages.
+#[derive(Debug)]
+pub struct ReadyRules {
+    /// `session/ready`, the client's notification.
+    pub notification: &'static str,
+    /// The session id member of the messages below.
+    pub session: &'static str,
+    /// The requests whose result opens a session, with whether the session
+    /// id is in the result (else in the params).
+    pub openers: &'static [(&'static str, bool)],
+    /// The agent's session-scoped notifications.
+    pub scoped: &'static [&'static str],
+}
+
+/// A prompt turn's messages.
+#[derive(Debug)]
+pub struct TurnRules {
+    /// `session/prompt`.
+    pub prompt: &'static str,
+    /// `session/update`, and its session id, update and update tag members.
+    pub update: &'static str,
+    pub session: &'static str,
+    pub payload: &'static str,
+    pub tag: &'static str,
+    pub end: TurnEnd,
+}
+
+/// What marks the end of a prompt turn.
+#[derive(Debug)]
+pub enum TurnEnd {
+    /// Protocol v1 with the turn-complete RFD, once negotiated: the update
+    /// tagged `tag` whose `request` member is the prompt's id. Its
+    /// `stop_reason` member is the response's.
+    Complete { tag: &'static str, request: &'static str, stop_reason: &'static str },
+    /// Protocol v2: the update tagged `tag` whose `state` member is `idle`.
+    Idle { tag: &'static str, state: &'static str, idle: &'static str },
+    /// Neither: the response and the notifications before it.
+    Response,
+}
+
+/// How an end behaves beyond the schema's rules.
+#[derive(Default)]
+pub struct Options {
+    /// Told of what the peer sent that got neither an answer nor a handler.
+    pub dropped: Option<Box<dyn Fn(Dropped) + ::std::marker::Send + ::std::marker::Sync>>,
+    unordered: bool,
+}
+
+impl Options {
+    /// Options that report what is dropped to `dropped`.
+    pub fn dropped(dropped: impl Fn(Dropped) + ::std::marker::Send + ::std::marker::Sync + 'static) -> Self {
+        Options { dropped: Some(Box::new(dropped)), unordered: false }
+    }
+
+    /// An end without the ordering the module describes, as connections
+    /// without it behave: prompts end on their response, the agent's
+    /// notifications are never held for `session/ready`, no `turn_complete`
+    /// is added, and responses are written ahead of queued notifications.
+    /// It exists to show what the ordering prevents.
+    pub fn unordered(mut self) -> Self {
+        self.unordered = true;
+        self
+    }
+}
+
+/// What one side does with the peer's requests and notifications.
+pub trait Handler: ::std::marker::Sync {
+    fn request(&self, method: String, params: Value) -> BoxFuture<'_, Result<Value, super::types::Error>>;
+    fn notification(&self, method: String, params: Value) -> BoxFuture<'_, Result<(), super::types::Error>>;
+}
+
+/// The agent's implementation, as its end calls it.
+pub struct AgentHandler<A>(pub A);
+
+impl<A: super::methods::Agent + ::std::marker::Send + ::std::marker::Sync> Handler for AgentHandler<A> {
+    fn request(&self, method: String, params: Value) -> BoxFuture<'_, Result<Value, super::types::Error>> {
+        Box::pin(async move { super::methods::agent::dispatch_request(&self.0, &method, params).await })
+    }
+
+    fn notification(&self, method: String, params: Value) -> BoxFuture<'_, Result<(), super::types::Error>> {
+        Box::pin(async move { super::methods::agent::dispatch_notification(&self.0, &method, params).await })
+    }
+}
+
+/// The client's implementation, as its end calls it.
+pub struct ClientHandler<C>(pub C);
+
+impl<C: super::methods::Client + ::std::marker::Send + ::std::marker::Sync> Handler for ClientHandler<C> {
+    fn request(&self, method: String, params: Value) -> BoxFuture<'_, Result<Value, super::types::Error>> {
+        Box::pin(async move { super::methods::client::dispatch_request(&self.0, &method, params).await })
+    }
+
+    fn notification(&self, method: String, params: Value) -> BoxFuture<'_, Result<(), super::types::Error>> {
+        Box::pin(async move { super::methods::client::dispatch_notification(&self.0, &method, params).await })
+    }
+}
+
+/// Which side an end is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Agent,
+    Client,
+}
+
+/// A cloneable handle on one end: calls and notifications to the peer.
+#[derive(Clone)]
+pub struct Connection {
+    shared: Arc<Shared>,
+}
+
+/// The client's end: calls what the agent handles (the typed functions
+/// below), while the agent's calls go to the client's implementation.
+#[derive(Clone)]
+pub struct ClientEnd(pub Connection);
+
+/// The agent's end: calls what the client handles, while the client's
+/// calls go to the agent's implementation.
+#[derive(Clone)]
+pub struct AgentEnd(pub Connection);
+
+impl ::std::ops::Deref for ClientEnd {
+    type Target = Connection;
+    fn deref(&self) -> &Connection {
+        &self.0
+    }
+}
+
+impl ::std::ops::Deref for AgentEnd {
+    type Target = Connection;
+    fn deref(&self) -> &Connection {
+        &self.0
+    }
+}
+
+impl ClientEnd {
+    /// Opens the client's end over `reader` and `writer`; `make` builds the
+    /// client's implementation, which may keep the end to call the agent.
+    /// Returns the end and the future that drives it.
+    pub fn connect<C, R, W>(make: impl FnOnce(ClientEnd) -> C, reader: R, writer: W) -> (ClientEnd, impl Future<Output = ::std::io::Result<()>>)
+    where
+        C: super::methods::Client + ::std::marker::Sync + ::std::marker::Send,
+        R: AsyncBufRead + Unpin,
+        W: AsyncWrite + Unpin,
+    {
+        Self::connect_with(make, reader, writer, Options::default())
+    }
+
+    /// [`ClientEnd::connect`] with `options`.
+    pub fn connect_with<C, R, W>(make: impl FnOnce(ClientEnd) -> C, reader: R, writer: W, options: Options) -> (ClientEnd, impl Future<Output = ::std::io::Result<()>>)
+    where
+        C: super::methods::Client + ::std::marker::Sync + ::std::marker::Send,
+        R: AsyncBufRead + Unpin,
+        W: AsyncWrite + Unpin,
+    {
+        let (connection, outgoing) = Connection::new(Role::Client, &super::ends::RULES, options);
+        let end = ClientEnd(connection.clone());
+        let handler = ClientHandler(make(end.clone()));
+        (end, drive(connection.shared, handler, reader, writer, outgoing))
+    }
+}
+
+impl AgentEnd {
+    /// Opens the agent's end over `reader` and `writer`; `make` builds the
+    /// agent's implementation, which may keep the end to send updates and
+    /// call the client. Returns the end and the future that drives it.
+    pub fn connect<A, R, W>(make: impl FnOnce(AgentEnd) -> A, reader: R, writer: W) -> (AgentEnd, impl Future<Output = ::std::io::Result<()>>)
+    where
+        A: super::methods::Agent + ::std::marker::Sync + ::std::marker::Send,
+        R: AsyncBufRead + Unpin,
+        W: AsyncWrite + Unpin,
+    {
+        Self::connect_with(make, reader, writer, Options::default())
+    }
+
+    /// [`AgentEnd::connect`] with `options`.
+    pub fn connect_with<A, R, W>(make: impl FnOnce(AgentEnd) -> A, reader: R, writer: W, options: Options) -> (AgentEnd, impl Future<Output = ::std::io::Result<()>>)
+    where
+        A: super::methods::Agent + ::std::marker::Sync + ::std::marker::Send,
+        R: AsyncBufRead + Unpin,
+        W: AsyncWrite + Unpin,
+    {
+        let (connection, outgoing) = Connection::new(Role::Agent, &super::ends::RULES, options);
+        let end = AgentEnd(connection.clone());
+        let handler = AgentHandler(make(end.clone()));
+        (end, drive(connection.shared, handler, reader, writer, outgoing))
+    }
+}
+
+struct Shared {
+    role: Role,
+    rules: &'static Rules,
+    options: Options,
+    /// Everything this end writes, in order.
+    outgoing: mpsc::UnboundedSender<String>,
+    /// Responses, when they may overtake notifications ([`Options::unordered`]).
+    overtaking: mpsc::UnboundedSender<String>,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    next_id: i64,
+    closed: bool,
+    features: Features,
+    /// The requests this end sent that are not answered yet.
+    pending: HashMap<i64, Pending>,
+    /// Notifications read from the peer, and those whose handler returned.
+    read: u64,
+    handled: u64,
+    /// The agent's end: held session-scoped notifications (rule R1).
+    gate: Option<SessionReadyGate<String>>,
+    /// The agent's end: prompts whose `turn_complete` its handler sent.
+    completed: BTreeSet<String>,
+    /// The peer's requests being handled, by id.
+    running: HashMap<String, AbortHandle>,
+}
+
+struct Pending {
+    reply: Option<oneshot::Sender<Result<Value, CallError>>>,
+    /// A prompt waiting for its turn to drain.
+    turn: Option<Turn>,
+}
+
+struct Turn {
+    session: Value,
+    wait: Wait,
+    /// The answer, and how many notifications had been read before it.
+    answer: Option<(Result<Value, CallError>, u64)>,
+}
+
+/// What a prompt still waits for besides its answer.
+#[derive(Debug, PartialEq)]
+enum Wait {
+    Nothing,
+    Complete { request: Value },
+    /// Protocol v2: `active` once the session reported foreground work.
+    Idle { active: bool },
+}
+
+impl Connection {
+    fn new(role: Role, rules: &'static Rules, options: Options) -> (Connection, Queues) {
+        let (outgoing, ordered) = mpsc::unbounded();
+        let (overtaking, first) = mpsc::unbounded();
+        let shared = Shared { role, rules, options, outgoing, overtaking, state: Mutex::new(State::default()) };
+        (Connection { shared: Arc::new(shared) }, Queues { ordered, first })
+    }
+
+    /// What this end's `initialize` exchange negotiated so far.
+    pub fn features(&self) -> Features {
+        self.shared.lock().features
+    }
+
+    /// Calls `method` with `params` and decodes its result. `initialize`
+    /// decides the RFD features; a `session/new` or `session/load` result
+    /// is followed by `session/ready` when negotiated; a `session/prompt`
+    /// completes when its turn is drained (the module says when).
+    pub async fn call<P: serde::Serialize, R: serde::de::DeserializeOwned>(&self, method: &str, params: &P) -> Result<R, CallError> {
+        let params = serde_json::to_value(params).map_err(|error| CallError::Encode(error.to_string()))?;
+        let result = self.request(method, params.clone()).await?;
+        let decoded = super::codec::decode(result.clone()).map_err(CallError::Decode)?;
+        self.shared.settled(method, &params, &result);
+        Ok(decoded)
+    }
+
+    /// Sends the request `method` with JSON `params` and returns its JSON
+    /// result (extension methods, or methods this schema does not know).
+    pub async fn request(&self, method: &str, params: Value) -> Result<Value, CallError> {
+        let (receiver, guard) = self.shared.send_request(method, &params)?;
+        let answer = receiver.await.unwrap_or(Err(CallError::Closed));
+        guard.disarm();
+        answer
+    }
+
+    /// Sends the notification `method` with `params`, after every message
+    /// this end made before it.
+    pub fn notify<P: serde::Serialize>(&self, method: &str, params: &P) -> Result<(), CallError> {
+        let params = serde_json::to_value(params).map_err(|error| CallError::Encode(error.to_string()))?;
+        self.shared.send_notification(method, params)
+    }
+
+    /// Closes this end's writing side once everything queued is written;
+    /// the peer sees the end of its input. Calls in flight fail when the
+    /// peer closes its side in turn.
+    pub fn close(&self) {
+        self.shared.outgoing.close_channel();
+        self.shared.overtaking.close_channel();
+    }
+}
+
+/// Forgets a request whose caller stopped waiting, and tells the peer.
+struct Guard<'a> {
+    shared: &'a Shared,
+    id: i64,
+    armed: bool,
+}
+
+impl Guard<'_> {
+    fn disarm(mut self) {
+        self.armed = false;
+    }
+}
+
+impl Drop for Guard<'_> {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let forgotten = self.shared.lock().pending.remove(&self.id).is_some();
+        if let (true, Some((method, member))) = (forgotten, self.shared.rules.cancel) {
+            let _ = self.shared.send_notification(method, json!({ member: self.id }));
+        }
+    }
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(::std::sync::PoisonError::into_inner)
+    }
+
+    fn report(&self, dropped: Dropped) {
+        if let Some(report) = &self.options.dropped {
+            report(dropped);
+        }
+    }
+
+    fn write(&self, message: &Value) -> Result<(), CallError> {
+        self.outgoing.unbounded_send(message.to_string()).map_err(|_| CallError::Closed)
+    }
+
+    fn send_request(&self, method: &str, params: &Value) -> Result<(oneshot::Receiver<Result<Value, CallError>>, Guard<'_>), CallError> {
+        let (sender, receiver) = oneshot::channel();
+        let id = {
+            let mut state = self.lock();
+            if state.closed {
+                return Err(CallError::Closed);
+            }
+            let id = state.next_id;
+            state.next_id += 1;
+            let turn = self.turn_for(&state, method, params, id);
+            state.pending.insert(id, Pending { reply: Some(sender), turn });
+            id
+        };
+        let guard = Guard { shared: self, id, armed: true };
+        self.write(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }))?;
+        Ok((receiver, guard))
+    }
+
+    /// What a `session/prompt` of the client's end waits for.
+    fn turn_for(&self, state: &State, method: &str, params: &Value, id: i64) -> Option<Turn> {
+        let turns = self.rules.turns.as_ref().filter(|turns| turns.prompt == method && self.role == Role::Client && !self.options.unordered)?;
+        let wait = match turns.end {
+            TurnEnd::Complete { .. } if state.features.turn_complete => Wait::Complete { request: json!(id) },
+            TurnEnd::Idle { .. } => Wait::Idle { active: false },
+            _ => Wait::Nothing,
+        };
+        Some(Turn { session: params.get(turns.session).cloned().unwrap_or(Value::Null), wait, answer: None })
+    }
+
+    fn send_notification(&self, method: &str, params: Value) -> Result<(), CallError> {
+        let message = json!({ "jsonrpc": "2.0", "method": method, "params": params });
+        let now = {
+            let mut state = self.lock();
+            if self.role == Role::Agent {
+                self.note_completion(&mut state, method, &params);
+            }
+            match (&mut state.gate, self.scoped_session(method, &params)) {
+                (Some(gate), Some(session)) => gate.send(&session, message.to_string(), 0),
+                _ => vec![message.to_string()],
+            }
+        };
+        for text in now {
+            self.outgoing.unbounded_send(text).map_err(|_| CallError::Closed)?;
+        }
+        Ok(())
+    }
+
+    /// The session of an agent's session-scoped notification, when R1 holds it.
+    fn scoped_session(&self, method: &str, params: &Value) -> Option<String> {
+        let ready = self.rules.ready.as_ref().filter(|ready| ready.scoped.contains(&method))?;
+        Some(params.get(ready.session)?.as_str()?.to_owned())
+    }
+
+    /// The agent's handler sent a `turn_complete` itself.
+    fn note_completion(&self, state: &mut State, method: &str, params: &Value) {
+        let Some(turns) = self.rules.turns.as_ref().filter(|turns| turns.update == method) else { return };
+        let TurnEnd::Complete { tag, request, .. } = turns.end else { return };
+        let update = params.get(turns.payload);
+        if update.and_then(|update| update.get(turns.tag)).and_then(Value::as_str) == Some(tag) {
+            if let Some(id) = update.and_then(|update| update.get(request)) {
+                state.completed.insert(id.to_string());
+            }
+        }
+    }
+
+    /// A call this end made got its decoded result.
+    fn settled(&self, method: &str, params: &Value, result: &Value) {
+        if method == self.rules.initialize {
+            self.lock().features = (self.rules.features)(params, result);
+            return;
+        }
+        let Some(ready) = &self.rules.ready else { return };
+        let Some((_, in_result)) = ready.openers.iter().find(|(opener, _)| *opener == method) else { return };
+        if !self.lock().features.session_ready || self.options.unordered {
+            return;
+        }
+        let session = if *in_result { result.get(ready.session) } else { params.get(ready.session) };
+        if let Some(session) = session {
+            let _ = self.send_notification(ready.notification, json!({ ready.session: session }));
+        }
+    }
+
+    /// Reads one line from the peer.
+    fn receive<'h, H: Handler>(&self, line: &[u8], handler: &'h H, requests: &mut FuturesUnordered<BoxFuture<'h, Done>>, lane: &mpsc::UnboundedSender<(String, Value)>) {
+        let text = String::from_utf8_lossy(line);
+        let text = text.trim();
+        if text.is_empty() {
+            return;
+        }
+        let message: Value = match serde_json::from_str(text) {
+            Ok(message) => message,
+            Err(error) => {
+                let _ = self.write(&json!({ "jsonrpc": "2.0", "id": null, "error": { "code": -32700, "message": format!("not JSON: {error}") } }));
+                self.report(Dropped::Unreadable { text: text.to_owned(), reason: error.to_string() });
+                return;
+            }
+        };
+        let method = message.get("method").and_then(Value::as_str).map(str::to_owned);
+        let id = message.get("id").cloned();
+        let valid_id = id.as_ref().is_none_or(|id| id.is_string() || id.is_number() || id.is_null());
+        if message.get("jsonrpc").and_then(Value::as_str) != Some("2.0") || !valid_id {
+            let _ = self.write(&json!({ "jsonrpc": "2.0", "id": null, "error": { "code": -32600, "message": "not a JSON-RPC 2.0 message" } }));
+            self.report(Dropped::Unreadable { text: text.to_owned(), reason: "not a JSON-RPC 2.0 message".to_owned() });
+            return;
+        }
+        let params = message.get("params").cloned().unwrap_or(Value::Null);
+        match (method, id) {
+            (None, Some(id)) if message.get("result").is_some() || message.get("error").is_some() => self.answer(id, &message),
+            (Some(method), Some(id)) => {
+                let (handle, registration) = AbortHandle::new_pair();
+                self.lock().running.insert(id.to_string(), handle);
+                let running = Abortable::new(handler.request(method.clone(), params.clone()), registration);
+                requests.push(Box::pin(async move { Done { id, method, params, outcome: running.await } }));
+            }
+            (Some(method), None) => {
+                self.received(&method, &params);
+                self.lock().read += 1;
+                let _ = lane.unbounded_send((method, params));
+            }
+            (None, _) => {
+                let _ = self.write(&json!({ "jsonrpc": "2.0", "id": message.get("id").cloned().unwrap_or(Value::Null), "error": { "code": -32600, "message": "neither a call nor an answer" } }));
+                self.report(Dropped::Unreadable { text: text.to_owned(), reason: "neither a call nor an answer".to_owned() });
+            }
+        }
+    }
+
+    /// What a notification does as soon as it is read, before its handler
+    /// runs: `session/ready` releases what was held, `$/cancel_request`
+    /// stops the request it names.
+    fn received(&self, method: &str, params: &Value) {
+        if let Some((_, member)) = self.rules.cancel.filter(|(cancel, _)| *cancel == method) {
+            if let Some(handle) = params.get(member).and_then(|id| self.lock().running.remove(&id.to_string())) {
+                handle.abort();
+            }
+        }
+        let Some(ready) = self.rules.ready.as_ref().filter(|ready| ready.notification == method && self.role == Role::Agent) else { return };
+        let Some(session) = params.get(ready.session).and_then(Value::as_str) else { return };
+        let released = self.lock().gate.as_mut().map(|gate| gate.ready(session)).unwrap_or_default();
+        for text in released {
+            let _ = self.outgoing.unbounded_send(text);
+        }
+    }
+
+    /// The peer answered the request `id`.
+    fn answer(&self, id: Value, message: &Value) {
+        let answer = match message.get("error") {
+            Some(error) => Err(serde_json::from_value(error.clone()).map_or_else(|error| CallError::Encode(format!("a malformed error: {error}")), CallError::Remote)),
+            None => Ok(message.get("result").cloned().unwrap_or(Value::Null)),
+        };
+        let mut state = self.lock();
+        let read = state.read;
+        let Some(pending) = id.as_i64().and_then(|key| state.pending.get_mut(&key)) else {
+            drop(state);
+            self.report(Dropped::Response { id });
+            return;
+        };
+        match &mut pending.turn {
+            Some(turn) if turn.answer.is_none() => turn.answer = Some((answer, read)),
+            Some(_) => {
+                drop(state);
+                self.report(Dropped::Response { id });
+                return;
+            }
+            None => {
+                if let Some(reply) = pending.reply.take() {
+                    let _ = reply.send(answer);
+                }
+                if let Some(key) = id.as_i64() {
+                    state.pending.remove(&key);
+                }
+                return;
+            }
+        }
+        Self::finish_turns(&mut state);
+    }
+
+    /// The handler of a notification returned: prompts whose turn ended
+    /// and drained complete.
+    fn handled(&self, method: &str, params: &Value) {
+        let mut state = self.lock();
+        state.handled += 1;
+        if let Some(turns) = &self.rules.turns {
+            let update = params.get(turns.payload);
+            let tag = update.and_then(|update| update.get(turns.tag)).and_then(Value::as_str);
+            let session = params.get(turns.session);
+            for pending in state.pending.values_mut() {
+                let Some(turn) = &mut pending.turn else { continue };
+                if method != turns.update || session != Some(&turn.session) {
+                    continue;
+                }
+                match (&mut turn.wait, &turns.end) {
+                    (Wait::Complete { request }, TurnEnd::Complete { tag: end, request: member, .. })
+                        if tag == Some(*end) && update.and_then(|update| update.get(*member)) == Some(request) =>
+                    {
+                        turn.wait = Wait::Nothing;
+                    }
+                    (Wait::Idle { active }, TurnEnd::Idle { tag: end, state: member, idle }) if tag == Some(*end) => {
+                        let idle_now = update.and_then(|update| update.get(*member)).and_then(Value::as_str) == Some(*idle);
+                        if !idle_now {
+                            *active = true;
+                        } else if *active || turn.answer.is_some() {
+                            turn.wait = Wait::Nothing;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Self::finish_turns(&mut state);
+    }
+
+    /// Completes every prompt that has its answer, whose notifications
+    /// before the answer were handled, and that waits for nothing more (an
+    /// error answer ends the wait).
+    fn finish_turns(state: &mut State) {
+        let handled = state.handled;
+        let done: Vec<i64> = state
+            .pending
+            .iter()
+            .filter(|(_, pending)| {
+                pending.turn.as_ref().is_some_and(|turn| match &turn.answer {
+                    Some((answer, read)) => handled >= *read && (answer.is_err() || turn.wait == Wait::Nothing),
+                    None => false,
+                })
+            })
+            .map(|(id, _)| *id)
+            .collect();
+        for id in done {
+            let Some(mut pending) = state.pending.remove(&id) else { continue };
+            if let (Some(reply), Some((answer, _))) = (pending.reply.take(), pending.turn.and_then(|turn| turn.answer)) {
+                let _ = reply.send(answer);
+            }
+        }
+    }
+
+    /// This end's handler of the peer's request finished: answer it.
+    fn respond(&self, done: Done) {
+        let Done { id, method, params, outcome } = done;
+        self.lock().running.remove(&id.to_string());
+        let message = match outcome {
+            Ok(Ok(result)) => {
+                self.before_response(&id, &method, &params, &result);
+                json!({ "jsonrpc": "2.0", "id": id, "result": result })
+            }
+            Ok(Err(error)) => json!({ "jsonrpc": "2.0", "id": id, "error": error }),
+            Err(Aborted) => json!({ "jsonrpc": "2.0", "id": id, "error": { "code": -32800, "message": "Request cancelled" } }),
+        };
+        let queue = if self.options.unordered { &self.overtaking } else { &self.outgoing };
+        let _ = queue.unbounded_send(message.to_string());
+        if message.get("result").is_some() {
+            self.after_response(&method, &params, &message["result"]);
+        }
+    }
+
+    /// The agent's end, before its answer leaves: `initialize` decides the
+    /// features; a prompt gets its `turn_complete` when its handler sent none.
+    fn before_response(&self, id: &Value, method: &str, params: &Value, result: &Value) {
+        if self.role != Role::Agent {
+            return;
+        }
+        if method == self.rules.initialize {
+            let features = (self.rules.features)(params, result);
+            let mut state = self.lock();
+            state.features = features;
+            if features.session_ready && !self.options.unordered {
+                state.gate = Some(SessionReadyGate::new(true));
+            }
+            return;
+        }
+        let Some(turns) = self.rules.turns.as_ref().filter(|turns| turns.prompt == method) else { return };
+        let TurnEnd::Complete { tag, request, stop_reason } = turns.end else { return };
+        let owed = {
+            let state = self.lock();
+            state.features.turn_complete && !self.options.unordered && !state.completed.contains(&id.to_string())
+        };
+        if let (true, Some(reason)) = (owed, result.get(stop_reason)) {
+            let session = params.get(turns.session).cloned().unwrap_or(Value::Null);
+            let update = json!({ turns.session: session, turns.payload: { turns.tag: tag, request: id, stop_reason: reason } });
+            let _ = self.send_notification(turns.update, update);
+        }
+    }
+
+    /// The agent's end answered a request that opens a session: from now
+    /// on its scoped notifications wait for `session/ready`.
+    fn after_response(&self, method: &str, params: &Value, result: &Value) {
+        let Some(ready) = self.rules.ready.as_ref().filter(|_| self.role == Role::Agent) else { return };
+        let Some((_, in_result)) = ready.openers.iter().find(|(opener, _)| *opener == method) else { return };
+        let session = if *in_result { result.get(ready.session) } else { params.get(ready.session) };
+        if let (Some(session), Some(gate)) = (session.and_then(Value::as_str), self.lock().gate.as_mut()) {
+            gate.responded(session, 0);
+        }
+    }
+
+    /// The peer is gone: every call in flight fails.
+    fn close(&self) {
+        let mut state = self.lock();
+        state.closed = true;
+        for (_, mut pending) in state.pending.drain() {
+            if let Some(reply) = pending.reply.take() {
+                let _ = reply.send(Err(CallError::Closed));
+            }
+        }
+        drop(state);
+        self.outgoing.close_channel();
+        self.overtaking.close_channel();
+    }
+}
+
+/// A handled request of the peer.
+struct Done {
+    id: Value,
+    method: String,
+    params: Value,
+    outcome: Result<Result<Value, super::types::Error>, Aborted>,
+}
+
+/// The queues the writer drains: responses that may overtake, then the rest.
+struct Queues {
+    ordered: mpsc::UnboundedReceiver<String>,
+    first: mpsc::UnboundedReceiver<String>,
+}
+
+/// Reads, handles and writes until the peer closes its side.
+async fn drive<H: Handler, R: AsyncBufRead + Unpin, W: AsyncWrite + Unpin>(shared: Arc<Shared>, handler: H, reader: R, writer: W, queues: Queues) -> ::std::io::Result<()> {
+    let (lane, notifications) = mpsc::unbounded::<(String, Value)>();
+    let reading = read(&shared, &handler, reader, lane);
+    let handling = handle_notifications(&shared, &handler, notifications);
+    let writing = write(queues, writer);
+    let (read, (), written) = futures::join!(reading, handling, writing);
+    read.and(written)
+}
+
+async fn read<H: Handler, R: AsyncBufRead + Unpin>(shared: &Shared, handler: &H, reader: R, lane: mpsc::UnboundedSender<(String, Value)>) -> ::std::io::Result<()> {
+    let lines = futures::stream::unfold(reader, |mut reader| async move {
+        let mut line = Vec::new();
+        match reader.read_until(b'\n', &mut line).await {
+            Ok(0) => None,
+            Ok(_) => Some((Ok(line), reader)),
+            Err(error) => Some((Err(error), reader)),
+        }
+    });
+    let mut lines = Box::pin(lines).fuse();
+    let mut requests: FuturesUnordered<BoxFuture<'_, Done>> = FuturesUnordered::new();
+    let result = loop {
+        futures::select! {
+            line = lines.next() => match line {
+                Some(Ok(line)) => shared.receive(&line, handler, &mut requests, &lane),
+                Some(Err(error)) => break Err(error),
+                None => break Ok(()),
+            },
+            done = requests.select_next_some() => shared.respond(done),
+        }
+    };
+    shared.close();
+    result
+}
+
+async fn handle_notifications<H: Handler>(shared: &Shared, handler: &H, mut notifications: mpsc::UnboundedReceiver<(String, Value)>) {
+    while let Some((method, params)) = notifications.next().await {
+        if let Err(error) = handler.notification(method.clone(), params.clone()).await {
+            shared.report(Dropped::Notification { method: method.clone(), error: serde_json::to_value(&error).unwrap_or(Value::Null) });
+        }
+        shared.handled(&method, &params);
+    }
+}
+
+async fn write<W: AsyncWrite + Unpin>(queues: Queues, mut writer: W) -> ::std::io::Result<()> {
+    let Queues { ordered, first } = queues;
+    let mut merged = futures::stream::select_with_strategy(first, ordered, |_: &mut ()| futures::stream::PollNext::Left);
+    while let Some(text) = merged.next().await {
+        writer.write_all(text.as_bytes()).await?;
+        writer.write_all(b"\n").await?;
+        writer.flush().await?;
+    }
+    writer.close().await
+}
