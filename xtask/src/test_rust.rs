@@ -59,7 +59,7 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
 /// scenarios `tests/helpers.json`, both copied to the harness's root; the
 /// fuzz tests read the vectors (`ACP_VECTORS`) and run
 /// [`FUZZ_CASES`] cases per property.
-const USAGE_PROGRAMS: [&str; 6] = ["usage.rs", "usage_official.rs", "api.rs", "hostile_wire.rs", "fuzz_decoders.rs", "helpers.rs"];
+const USAGE_PROGRAMS: [&str; 7] = ["usage.rs", "usage_official.rs", "api.rs", "hostile_wire.rs", "fuzz_decoders.rs", "helpers.rs", "connection.rs"];
 
 /// The fuzz tests' short budget: cases per property (`ACP_FUZZ_CASES`).
 const FUZZ_CASES: &str = "256";
