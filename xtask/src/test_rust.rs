@@ -47,8 +47,11 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
         &format!("the Rust batch round-trip for {label}"),
     )?;
     if label == "default" {
-        usage_suite(workspace, bindings, &target)?;
+        usage_suite(workspace, bindings, &target, &USAGE_PROGRAMS)?;
         crate::differential::run(workspace, bindings, &target)?;
+    }
+    if label == "v2-stable" {
+        usage_suite(workspace, bindings, &target, &V2_PROGRAMS)?;
     }
     Ok(())
 }
@@ -59,20 +62,26 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
 /// scenarios `tests/helpers.json`, both copied to the harness's root; the
 /// fuzz tests read the vectors (`ACP_VECTORS`) and run
 /// [`FUZZ_CASES`] cases per property.
+/// The connection's race tests (`connection.rs`) run here too.
 const USAGE_PROGRAMS: [&str; 7] = ["usage.rs", "usage_official.rs", "api.rs", "hostile_wire.rs", "fuzz_decoders.rs", "helpers.rs", "connection.rs"];
+
+/// The programs written against protocol v2 (the latest release's stable
+/// schema): the connection's v2 turns.
+const V2_PROGRAMS: [&str; 1] = ["connection_v2.rs"];
 
 /// The fuzz tests' short budget: cases per property (`ACP_FUZZ_CASES`).
 const FUZZ_CASES: &str = "256";
 
-/// Writes the usage harness (`rust-usage/` beside `rust/`), which depends on
-/// the bindings and on the official crate, checks it with clippy and runs it.
-fn usage_suite(workspace: &Path, bindings: &Path, target: &Path) -> Result<()> {
+/// Writes the usage harness (`rust-usage/` beside `rust/`) with `programs`
+/// as its tests, which depends on the bindings and on the official crate,
+/// checks it with clippy and runs it.
+fn usage_suite(workspace: &Path, bindings: &Path, target: &Path, programs: &[&str]) -> Result<()> {
     let harness = bindings.join("rust-usage");
     std::fs::create_dir_all(harness.join("tests")).context("creating the Rust usage harness")?;
     std::fs::create_dir_all(harness.join("src"))?;
     std::fs::write(harness.join("Cargo.toml"), include_str!("../../tests/rust/harness/usage.Cargo.toml").replace("{upstream}", acp_schema_source::upstream::UPSTREAM_VERSION))?;
     std::fs::write(harness.join("src").join("lib.rs"), "//! The usage programs are this crate's tests.\n")?;
-    for program in USAGE_PROGRAMS {
+    for program in programs {
         std::fs::copy(workspace.join("tests").join("rust").join(program), harness.join("tests").join(program)).with_context(|| format!("copying {program}"))?;
     }
     for table in ["hostile-wire.json", "helpers.json"] {

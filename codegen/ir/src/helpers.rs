@@ -199,7 +199,7 @@ pub fn model(ir: &Ir) -> Helpers {
 
 /// The update union of `session/update`: the params type, the member that
 /// holds the update, the union's name and definition.
-fn update_union<'a>(ir: &'a Ir) -> Option<(String, &'a Field, &'a Field, &'a crate::ir::UnionType)> {
+fn update_union(ir: &Ir) -> Option<(String, &Field, &Field, &crate::ir::UnionType)> {
     let notification = ir.methods.get("session/update")?.notification.as_ref()?.params.clone();
     let fields = struct_fields(ir, &notification);
     let session = fields.iter().find(|field| field.wire_name == SESSION_ID && field.required)?;

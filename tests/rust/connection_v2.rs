@@ -1,0 +1,237 @@
+//! The connection on protocol v2, where a prompt's response only
+//! acknowledges it and the turn goes on: the agent reports `running`, its
+//! chunks, then `idle` with the stop reason, after the response. An agent
+//! written on the `Agent` trait acknowledges each prompt and hands the turn
+//! to its worker; a client prompts several sessions at once through pipes
+//! that cut lines and hold them back at random, all from one seed.
+//!
+//! With the ordering, every prompt call completes only once every chunk of
+//! its turn and its `idle` were handled; without it
+//! (`Options::unordered`), the same schedules complete calls on the
+//! acknowledgement, before their turn was handled.
+
+use std::collections::BTreeMap;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+
+use acp_bindings::connection::{AgentEnd, ClientEnd, Options};
+use acp_bindings::methods::{Agent, Client};
+use acp_bindings::*;
+use futures::channel::mpsc;
+use futures::io::AsyncWrite;
+use futures::{StreamExt, TryStreamExt};
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+use serde_json::{json, Value};
+
+#[derive(Clone)]
+struct Dice(Arc<Mutex<StdRng>>);
+
+impl Dice {
+    fn below(&self, bound: usize) -> usize {
+        self.0.lock().unwrap().random_range(0..bound)
+    }
+
+    async fn pause(&self, most: usize) {
+        for _ in 0..self.below(most + 1) {
+            Yield(false).await;
+        }
+    }
+}
+
+struct Yield(bool);
+
+impl std::future::Future for Yield {
+    type Output = ();
+    fn poll(mut self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<()> {
+        if self.0 {
+            return Poll::Ready(());
+        }
+        self.0 = true;
+        context.waker().wake_by_ref();
+        Poll::Pending
+    }
+}
+
+/// A writer that cuts what it is given into random pieces and makes the
+/// writer wait at random.
+struct PipeWriter {
+    sender: mpsc::UnboundedSender<Vec<u8>>,
+    dice: Dice,
+}
+
+impl AsyncWrite for PipeWriter {
+    fn poll_write(self: Pin<&mut Self>, context: &mut Context<'_>, buffer: &[u8]) -> Poll<std::io::Result<usize>> {
+        if self.dice.below(4) == 0 {
+            context.waker().wake_by_ref();
+            return Poll::Pending;
+        }
+        let take = 1 + self.dice.below(buffer.len().min(64));
+        let _ = self.sender.unbounded_send(buffer[..take].to_vec());
+        Poll::Ready(Ok(take))
+    }
+    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+    fn poll_close(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        self.sender.close_channel();
+        Poll::Ready(Ok(()))
+    }
+}
+
+fn pipe(dice: &Dice) -> (PipeWriter, impl futures::io::AsyncBufRead + Unpin) {
+    let (sender, receiver) = mpsc::unbounded::<Vec<u8>>();
+    (PipeWriter { sender, dice: dice.clone() }, receiver.map(Ok::<_, std::io::Error>).into_async_read())
+}
+
+fn decode<T: serde::de::DeserializeOwned>(value: Value) -> T {
+    serde_json::from_value(value).unwrap()
+}
+
+/// A prompt's turn, for the worker: session and text.
+type Work = (String, String);
+
+/// Per prompt text: chunks the worker sent, and chunks the client handled.
+type Counts = Arc<Mutex<BTreeMap<String, usize>>>;
+
+struct TestAgent {
+    end: AgentEnd,
+    sessions: Mutex<usize>,
+    work: mpsc::UnboundedSender<Work>,
+}
+
+impl TestAgent {
+    fn update(&self, session: &str, update: Value) {
+        self.end.session_update(decode(json!({"sessionId": session, "update": update}))).unwrap();
+    }
+}
+
+impl Agent for TestAgent {
+    async fn initialize(&self, _: InitializeRequest) -> Result<InitializeResponse, Error> {
+        Ok(decode(json!({"protocolVersion": PROTOCOL_VERSION, "info": {"name": "test agent", "version": "1"}})))
+    }
+
+    async fn session_new(&self, _: NewSessionRequest) -> Result<NewSessionResponse, Error> {
+        let mut sessions = self.sessions.lock().unwrap();
+        *sessions += 1;
+        Ok(NewSessionResponse::new(format!("session-{sessions}")))
+    }
+
+    async fn session_prompt(&self, params: PromptRequest) -> Result<PromptResponse, Error> {
+        let text = params.prompt.first().and_then(|block| serde_json::to_value(block).ok()).and_then(|block| block["text"].as_str().map(str::to_owned)).unwrap_or_default();
+        self.update(params.session_id.as_str(), json!({"sessionUpdate": "state_update", "state": "running"}));
+        let _ = self.work.unbounded_send((params.session_id.as_str().to_owned(), text.clone()));
+        Ok(PromptResponse::new(format!("message-{text}")))
+    }
+}
+
+/// The agent's worker: each turn's chunks, then `idle`, after the response.
+async fn worker(end: AgentEnd, dice: Dice, mut work: mpsc::UnboundedReceiver<Work>, sent: Counts) {
+    let mut running = futures::stream::FuturesUnordered::new();
+    loop {
+        futures::select! {
+            next = work.next() => match next {
+                Some((session, text)) => running.push(turn(end.clone(), dice.clone(), session, text, sent.clone())),
+                None => break,
+            },
+            () = running.select_next_some() => {}
+        }
+    }
+    while running.next().await.is_some() {}
+}
+
+async fn turn(end: AgentEnd, dice: Dice, session: String, text: String, sent: Counts) {
+    let chunks = 1 + dice.below(5);
+    for index in 0..chunks {
+        dice.pause(3).await;
+        let update = json!({"sessionUpdate": "agent_message_chunk", "messageId": format!("reply-{text}"), "content": {"type": "text", "text": format!("{text} part {index}")}});
+        let _ = end.session_update(decode(json!({"sessionId": session, "update": update})));
+    }
+    sent.lock().unwrap().insert(text, chunks);
+    let idle = json!({"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"});
+    let _ = end.session_update(decode(json!({"sessionId": session, "update": idle})));
+}
+
+struct TestClient {
+    dice: Dice,
+    handled: Counts,
+}
+
+impl Client for TestClient {
+    async fn session_request_permission(&self, _: RequestPermissionRequest) -> Result<RequestPermissionResponse, Error> {
+        Err(Error::method_not_found())
+    }
+
+    async fn session_update(&self, params: UpdateSessionNotification) {
+        self.dice.pause(4).await;
+        let update = serde_json::to_value(&params.update).unwrap();
+        if update["sessionUpdate"] == "agent_message_chunk" {
+            let text = update["content"]["text"].as_str().unwrap_or_default();
+            let prompt = text.rsplit_once(" part ").map(|(prompt, _)| prompt.to_owned()).unwrap_or_default();
+            *self.handled.lock().unwrap().entry(prompt).or_default() += 1;
+        }
+    }
+}
+
+/// Prompt calls that completed before their turn was handled, of `turns`.
+fn run(seed: u64, ordered: bool, sessions: usize, prompts: usize) -> usize {
+    let dice = Dice(Arc::new(Mutex::new(StdRng::seed_from_u64(seed))));
+    let (to_agent, agent_reads) = pipe(&dice);
+    let (to_client, client_reads) = pipe(&dice);
+    let options = || if ordered { Options::default() } else { Options::default().unordered() };
+    let (work, queue) = mpsc::unbounded();
+    let (sent, handled) = (Counts::default(), Counts::default());
+    let (agent, agent_driver) = AgentEnd::connect_with(|end| TestAgent { end, sessions: Mutex::new(0), work }, agent_reads, to_client, options());
+    let (client, client_driver) = ClientEnd::connect_with(|_| TestClient { dice: dice.clone(), handled: handled.clone() }, client_reads, to_agent, options());
+    let early = Arc::new(Mutex::new(0));
+    let scenario = async {
+        client.initialize(decode(json!({"protocolVersion": PROTOCOL_VERSION, "info": {"name": "test client", "version": "1"}}))).await.unwrap();
+        let turns = (0..sessions).map(|index| {
+            let (client, dice, sent, handled, early) = (client.clone(), dice.clone(), sent.clone(), handled.clone(), early.clone());
+            async move {
+                let session = client.session_new(NewSessionRequest::new("/tmp")).await.unwrap().session_id;
+                for turn in 0..prompts {
+                    dice.pause(2).await;
+                    let text = format!("s{index} t{turn}");
+                    let prompt = PromptRequest::new(session.clone(), vec![decode(json!({"type": "text", "text": text}))]);
+                    client.session_prompt(prompt).await.unwrap();
+                    let expected = sent.lock().unwrap().get(&text).copied();
+                    if expected.is_none() || handled.lock().unwrap().get(&text).copied() != expected {
+                        *early.lock().unwrap() += 1;
+                    }
+                }
+            }
+        });
+        futures::future::join_all(turns).await;
+        client.close();
+    };
+    let background = worker(agent, dice.clone(), queue, sent.clone());
+    let (agent_result, client_result, (), ()) = futures::executor::block_on(async { futures::join!(agent_driver, client_driver, scenario, background) });
+    agent_result.unwrap();
+    client_result.unwrap();
+    let early = *early.lock().unwrap();
+    early
+}
+
+const SEEDS: u64 = 40;
+const SESSIONS: usize = 3;
+const PROMPTS: usize = 20;
+
+#[test]
+fn a_prompt_call_completes_when_its_turn_is_idle_and_handled() {
+    let mut early = 0;
+    for seed in 0..SEEDS {
+        let found = run(seed, true, SESSIONS, PROMPTS);
+        assert_eq!(found, 0, "seed {seed}: {found} prompt calls completed before their turn was handled");
+        early += found;
+    }
+    println!("ordered: {} turns, {early} completed early", SEEDS as usize * SESSIONS * PROMPTS);
+}
+
+#[test]
+fn without_the_ordering_prompt_calls_complete_on_the_acknowledgement() {
+    let early: usize = (0..SEEDS).map(|seed| run(seed, false, SESSIONS, PROMPTS)).sum();
+    println!("unordered: {} turns, {early} completed early", SEEDS as usize * SESSIONS * PROMPTS);
+    assert!(early > 0);
+}
