@@ -15,6 +15,10 @@ use acp_ir::{error, helpers, ir, naming, negotiation, tolerant};
 #[cfg(test)]
 mod test_support;
 
+#[cfg(test)]
+#[allow(dead_code)]
+mod connection_check;
+
 /// The hand-written runtime files the Rust emitter copies into every
 /// generated crate, compiled here (and checked by clippy) as the modules
 /// they become there. The codec's items serve the generated types, which
