@@ -453,6 +453,42 @@ def capture(name, out, cache, keep):
     return 0
 
 
+def run_client(name, client, trace, cache, keep):
+    """Plays the session with another client: `client` (a command line) is run
+    as `CLIENT --cwd PROJECT --trace TRACE --prompt P... -- AGENT ARGS...` in the
+    agent's environment, against the same mock model. Returns its exit code;
+    what it printed passes through."""
+    _, _, _, setup, auth_method = AGENTS[name]
+    binary = install(cache, name)
+    scratch = Scratch(tempfile.mkdtemp(prefix="acp-interop-%s-" % name))
+    mock = start_mock(scratch, PROMPT_TIMEOUT * len(PROMPTS) + 120)
+    extra_args, extra_env = setup(scratch)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_", "GEMINI_", "GOOGLE_"))}
+    env.update(extra_env, HOME=str(scratch.home), XDG_CONFIG_HOME=str(scratch.home / ".config"),
+               XDG_DATA_HOME=str(scratch.home / ".local/share"), XDG_CACHE_HOME=str(scratch.home / ".cache"),
+               XDG_STATE_HOME=str(scratch.home / ".local/state"), NO_COLOR="1")
+    command = client.split() + ["--cwd", str(scratch.project.resolve()), "--trace", str(trace)]
+    if auth_method:
+        command += ["--authenticate", auth_method]
+    for text in PROMPTS:
+        command += ["--prompt", text]
+    command += ["--", str(binary)] + extra_args
+    try:
+        with open(scratch.root / "agent.stderr", "w") as stderr:
+            code = subprocess.run(command, env=env, stderr=stderr, timeout=PROMPT_TIMEOUT * len(PROMPTS) + 60).returncode
+        if code != 0:
+            sys.stderr.write((scratch.root / "agent.stderr").read_text()[-4000:])
+    except subprocess.TimeoutExpired:
+        print("FAIL: the session did not end in time", file=sys.stderr)
+        code = 1
+    finally:
+        mock.terminate()
+        mock.wait(timeout=10)
+        if not keep:
+            shutil.rmtree(scratch.root, ignore_errors=True)
+    return code
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--agent", required=True, choices=sorted(AGENTS))
@@ -460,7 +496,11 @@ def main():
     ap.add_argument("--cache", type=Path, default=REPO / "target" / "agents",
                     help="where agents are installed, one npm prefix each")
     ap.add_argument("--keep", action="store_true", help="keep the scratch dir (logs, mock requests)")
+    ap.add_argument("--client", help="play the session with this client command instead (interop)")
+    ap.add_argument("--trace", type=Path, help="with --client: where the client records the session")
     args = ap.parse_args()
+    if args.client:
+        return run_client(args.agent, args.client, args.trace, args.cache.resolve(), args.keep)
     return capture(args.agent, args.out, args.cache.resolve(), args.keep)
 
 

@@ -18,6 +18,7 @@ mod generate;
 mod handlers;
 mod history;
 mod independent;
+mod interop;
 mod lowering;
 mod output;
 mod package;
@@ -182,6 +183,13 @@ enum Command {
         #[arg(long = "suite", value_name = "SUITE")]
         suites: Vec<String>,
     },
+    /// Run our connections against the official SDKs and real agents over
+    /// stdio, print the matrix, and fail unless every cell passes.
+    Interop {
+        /// Also write the matrix page to this file (`docs/interop.md`).
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
     /// Measure decode + encode throughput against the official SDKs and the
     /// plain JSON round trip of each language, and generation time; prints
     /// a Markdown table. Fails if our bindings re-encode any corpus message
@@ -330,6 +338,7 @@ fn run(command: Command) -> Result<()> {
         Command::GenTrace { args } => check_trace::generate::run(&args)?,
         Command::Test { only, languages, suites } => test_command::run(&test_command::Selection { schemas: only, languages, suites })?,
         Command::Bench { quick, peers, out } => bench::run(&bench::Options { quick, peers, out })?,
+        Command::Interop { out } => interop::run(out.as_deref())?,
     }
     Ok(())
 }
