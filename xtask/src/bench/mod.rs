@@ -100,6 +100,7 @@ pub fn run(options: &Options) -> Result<()> {
 
     let mut measurements = Vec::new();
     measurements.extend(rust::measure(&setup, &corpus_path)?);
+    measurements.extend(rust::measure_connection(&setup, &corpus_path)?);
     measurements.extend(typescript::measure(&setup, &corpus_path)?);
     measurements.extend(python::measure(&setup, &corpus_path)?);
     measurements.extend(python::measure_connection(&setup, &corpus_path)?);

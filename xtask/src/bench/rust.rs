@@ -3,7 +3,9 @@
 //! linking the generated crate and the official `agent-client-protocol-schema`
 //! at the version the schema comes from. It runs once per implementation, in
 //! its own process: ours, the official crate, and the floor, a
-//! `serde_json::Value` round trip.
+//! `serde_json::Value` round trip. The connections (`programs/connection.rs`,
+//! in `target/bench/rust-connection/`) are measured against the official
+//! Rust SDK, which depends on a schema crate of its own version.
 
 use std::path::Path;
 
@@ -13,6 +15,10 @@ use super::measure::{measure_interleaved, write_if_changed, Contender, Measureme
 use crate::tools::cargo;
 
 const PROGRAM: &str = include_str!("programs/decode_encode.rs");
+const CONNECTION: &str = include_str!("programs/connection.rs");
+
+/// The official Rust SDK the connection is measured against.
+pub const SDK_VERSION: &str = "5.2.0";
 
 /// The bench crate's manifest: the bindings by path, the official crate pinned.
 fn manifest() -> String {
@@ -56,4 +62,56 @@ pub fn measure(setup: &Setup, corpus: &Path) -> Result<Vec<Measurement>> {
         }
     });
     measure_interleaved("Rust", setup, &contenders)
+}
+
+/// The connection crate's manifest: the bindings by path, the official SDK pinned.
+fn connection_manifest() -> String {
+    format!(
+        "[package]\nname = \"acp-bench-connection\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
+         [[bin]]\nname = \"connection\"\npath = \"src/main.rs\"\n\n\
+         [dependencies]\nacp-bindings = {{ path = \"../bindings/rust\" }}\n\
+         agent-client-protocol = \"={SDK_VERSION}\"\nfutures = {{ version = \"0.3\", features = [\"executor\"] }}\n\
+         serde_json = \"1\"\ntokio = {{ version = \"1\", features = [\"rt\", \"time\", \"sync\"] }}\n\n[workspace]\n"
+    )
+}
+
+/// The connections: receiving the corpus's `session/update` notifications
+/// (`Rust connection`) and request round trips (`Rust round trip`), ours
+/// against the official SDK's.
+pub fn measure_connection(setup: &Setup, corpus: &Path) -> Result<Vec<Measurement>> {
+    let crate_folder = setup.folder.join("rust-connection");
+    write_if_changed(&crate_folder.join("Cargo.toml"), &connection_manifest())?;
+    write_if_changed(&crate_folder.join("src").join("main.rs"), CONNECTION)?;
+    let target = setup.folder.join("rust-target");
+    eprintln!("bench: building the Rust connection program (release)");
+    crate::tools::run_checked(
+        cargo().args(["build", "--quiet", "--release"]).env("CARGO_TARGET_DIR", &target).current_dir(&crate_folder),
+        "building the Rust connection bench program",
+    )?;
+    let program = target.join("release").join("connection");
+    let mut measurements = Vec::new();
+    for (language, mode, ours, official, floor) in [
+        ("Rust connection", "receive", "generated crate (ClientEnd over the corpus's text)", "ByteStreams client", "serde_json::Value per line"),
+        ("Rust round trip", "round-trip", "generated crate (ClientEnd and AgentEnd, session/new one after another)", "Client connected to Agent, session/new", "print and parse request and response"),
+    ] {
+        let contenders = [
+            ("ours", "ours", ours.to_owned()),
+            ("official", "official", format!("agent-client-protocol {SDK_VERSION} ({official})")),
+            ("floor", "floor", floor.to_owned()),
+        ]
+        .map(|(role, implementation, label)| {
+            let (program, corpus) = (program.clone(), corpus.to_path_buf());
+            Contender {
+                role,
+                label,
+                command: Box::new(move |runs| {
+                    let mut command = std::process::Command::new(&program);
+                    command.arg(implementation).arg(mode).arg(&corpus).arg(runs.to_string());
+                    command
+                }),
+            }
+        });
+        measurements.extend(measure_interleaved(language, setup, &contenders)?);
+    }
+    Ok(measurements)
 }
