@@ -623,6 +623,8 @@ impl Shared {
     /// and drained complete.
     fn handled(&self, method: &str, params: &Value) {
         let mut state = self.lock();
+        // This notification's place among those read, from 0.
+        let place = state.handled;
         state.handled += 1;
         if let Some(turns) = &self.rules.turns {
             let update = params.get(turns.payload);
@@ -641,9 +643,13 @@ impl Shared {
                     }
                     (Wait::Idle { active }, TurnEnd::Idle { tag: end, state: member, idle }) if tag == Some(*end) => {
                         let idle_now = update.and_then(|update| update.get(*member)).and_then(Value::as_str) == Some(*idle);
+                        // An idle read before the answer may be a snapshot from
+                        // before the turn: it ends the turn only after a state of
+                        // the turn's own, or when it was read after the answer.
+                        let after_answer = turn.answer.as_ref().is_some_and(|(_, read)| place >= *read);
                         if !idle_now {
                             *active = true;
-                        } else if *active || turn.answer.is_some() {
+                        } else if *active || after_answer {
                             turn.wait = Wait::Nothing;
                         }
                     }

@@ -97,6 +97,7 @@ type Counts = Arc<Mutex<BTreeMap<String, usize>>>;
 
 struct TestAgent {
     end: AgentEnd,
+    dice: Dice,
     sessions: Mutex<usize>,
     work: mpsc::UnboundedSender<Work>,
 }
@@ -120,6 +121,10 @@ impl Agent for TestAgent {
 
     async fn session_prompt(&self, params: PromptRequest) -> Result<PromptResponse, Error> {
         let text = params.prompt.first().and_then(|block| serde_json::to_value(block).ok()).and_then(|block| block["text"].as_str().map(str::to_owned)).unwrap_or_default();
+        if self.dice.below(3) == 0 {
+            // A snapshot of the state before the turn starts: not the turn's end.
+            self.update(params.session_id.as_str(), json!({"sessionUpdate": "state_update", "state": "idle"}));
+        }
         self.update(params.session_id.as_str(), json!({"sessionUpdate": "state_update", "state": "running"}));
         let _ = self.work.unbounded_send((params.session_id.as_str().to_owned(), text.clone()));
         Ok(PromptResponse::new(format!("message-{text}")))
@@ -182,7 +187,7 @@ fn run(seed: u64, ordered: bool, sessions: usize, prompts: usize) -> usize {
     let options = || if ordered { Options::default() } else { Options::default().unordered() };
     let (work, queue) = mpsc::unbounded();
     let (sent, handled) = (Counts::default(), Counts::default());
-    let (agent, agent_driver) = AgentEnd::connect_with(|end| TestAgent { end, sessions: Mutex::new(0), work }, agent_reads, to_client, options());
+    let (agent, agent_driver) = AgentEnd::connect_with(|end| TestAgent { end, dice: dice.clone(), sessions: Mutex::new(0), work }, agent_reads, to_client, options());
     let (client, client_driver) = ClientEnd::connect_with(|_| TestClient { dice: dice.clone(), handled: handled.clone() }, client_reads, to_agent, options());
     let early = Arc::new(Mutex::new(0));
     let scenario = async {
