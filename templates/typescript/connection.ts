@@ -5,23 +5,149 @@
 // answered, notifications delivered), responses settle the requests this end
 // sent, and calls to the remote side are encoded and their results decoded
 // by the remote side's routes. `methods.ts` gives each side a typed
-// `connect` function over this class. No I/O of its own: the caller passes
-// a `send` function and hands every received text to `receive`.
+// `connect` function over this class, with the schema's `CONNECTION_RULES`.
+// No I/O of its own: the caller passes a `send` function and hands every
+// received text to `receive`.
+//
+// The connection removes the races the RFDs are about, by construction:
+// - Notifications are handled one at a time, in the order they arrived, by
+//   the connection itself (a queue): a handler that returns a promise is
+//   awaited before the next notification is delivered, whether or not the
+//   caller awaits `receive`. Requests are handled concurrently.
+// - Prompts end when their turn is drained. A `session/prompt` call
+//   resolves when its response has arrived, every notification received
+//   before it has been handled, and, when the schema and the exchange give
+//   one, the turn's end has been handled too: the `turn_complete` update
+//   naming the prompt (protocol v1 with the RFD, once `initialize`
+//   negotiated it) or the session's `idle` state update (protocol v2), seen
+//   after a non-idle state of the session since the prompt was sent, or
+//   after its response. An error response ends the wait once the
+//   notifications before it were handled. Without either, the response and
+//   the notifications before it are all the protocol offers. A timeout is
+//   the caller's.
+// - Everything an end sends leaves through one queue, in the order it was
+//   made, drained by one writer that awaits `send` when it returns a
+//   promise. A response is queued when its handler settles, so every
+//   update the handler sent before returning precedes it. When
+//   `turn_complete` was negotiated (the agent's end learns it from the
+//   `initialize` it answers) and the prompt handler sent none for its
+//   request, the agent's end sends it, with the response's stop reason,
+//   just before the response.
+// - `session/ready` (rule R1), through the `Lifecycle`: when the agent
+//   advertised it, the client's end sends it after each session-opening
+//   response (once the code awaiting that response has run to its next
+//   await, and before anything that code sends), and the agent's end holds
+//   the session's scoped notifications until it arrives.
+//
+// `ConnectOptions.unordered` turns all of that off, as connections without
+// it behave: prompts resolve on their response, nothing is held for
+// `session/ready` (nor sent), no `turn_complete` is added, and responses
+// are written at once, ahead of queued notifications. It exists to show
+// what the ordering prevents.
+//
+// A request's `signal` that aborts forgets the request (the call rejects
+// with the signal's reason) and, when the schema has `$/cancel_request`,
+// tells the peer; the peer's `$/cancel_request` answers the matching
+// request at once with -32800 (request cancelled), and whatever its handler
+// returns later is not sent. A handler cannot be stopped from outside: one
+// that must stop early watches for `$/cancel_request` itself.
 
 import { DecodeError } from "./decode.js";
 import { RequestError, decodeResult, dispatchMessage, encodeNotification, encodeRequest } from "./rpc.js";
-import type { ExtensionMethod, JsonRpcError, JsonRpcId, SideRoutes } from "./rpc.js";
+import type { ExtensionMethod, JsonRpcError, JsonRpcId, JsonRpcResponse, SideRoutes } from "./rpc.js";
 import type { JsonValue } from "./types.js";
 
-/** Writes one message, as JSON text, to the transport. */
-export type Send = (text: string) => void;
+/**
+ * Writes one message, as JSON text, to the transport. When it returns a
+ * promise (any thenable), the connection writes nothing more until it
+ * settles, and a rejection fails the connection (as `close` does); any
+ * other value is ignored.
+ */
+export type Send = (text: string) => unknown;
 
 /**
  * Told about a received message that gets no answer and was not handled: a
  * notification that is unknown, invalid or whose handler threw (`method` is
- * its name), or a response to no request in flight (`method` is `null`).
+ * its name), or a response to no request in flight (`method` is `null`). A
+ * `$/cancel_request`, or the agent's `session/ready`, that only lacks a
+ * handler is not reported: the connection acts on it itself.
  */
 export type DroppedMessage = (method: string | null, error: JsonRpcError) => void;
+
+/** How an end behaves beyond the schema's rules. */
+export interface ConnectOptions {
+  /** Told of what the peer sent that got neither an answer nor a handler. */
+  readonly dropped?: DroppedMessage;
+  /**
+   * An end without the ordering this module describes, as connections
+   * without it behave: prompts resolve on their response, nothing is held
+   * for `session/ready` (nor sent), no `turn_complete` is added, and
+   * responses are written ahead of queued notifications. It exists to show
+   * what the ordering prevents.
+   */
+  readonly unordered?: boolean;
+}
+
+/** The part of an `AbortSignal` a request uses (the DOM and Node.js ones fit). */
+export interface AbortSignalLike {
+  readonly aborted: boolean;
+  readonly reason?: unknown;
+  addEventListener(type: "abort", listener: () => void): void;
+  removeEventListener(type: "abort", listener: () => void): void;
+}
+
+/** How one request is made. */
+export interface RequestOptions {
+  /** Aborting it forgets the request, rejects the call with the signal's reason and tells the peer (`$/cancel_request`, when the schema has it). */
+  readonly signal?: AbortSignalLike;
+}
+
+/** The RFD features an `initialize` exchange turned on. */
+export interface Features {
+  readonly sessionReady: boolean;
+  readonly turnComplete: boolean;
+}
+
+/** What marks the end of a prompt turn in a `session/update`. */
+export type TurnEnd =
+  /**
+   * Protocol v1 with the turn-complete RFD, once negotiated: the update
+   * tagged `tag` whose `request` member is the prompt's id; its
+   * `stopReason` member is the response's.
+   */
+  | { readonly kind: "complete"; readonly tag: string; readonly request: string; readonly stopReason: string }
+  /** Protocol v2: the update tagged `tag` whose `state` member is `idle`. */
+  | { readonly kind: "idle"; readonly tag: string; readonly state: string; readonly idle: string }
+  /** Neither: the response and the notifications before it. */
+  | { readonly kind: "response" };
+
+/** A prompt turn's messages (wire names). */
+export interface TurnRules {
+  /** `session/prompt`, whose params carry `session`. */
+  readonly prompt: string;
+  /** `session/update`, and its session id, update and update tag members. */
+  readonly update: string;
+  readonly session: string;
+  readonly payload: string;
+  readonly tag: string;
+  readonly end: TurnEnd;
+}
+
+/** What the schema says about the messages an end treats specially (`CONNECTION_RULES`, written by the generator). */
+export interface ConnectionRules {
+  /** `initialize`, whose exchange decides the `Features`. */
+  readonly initialize: string;
+  /** What one `initialize` exchange (its wire params and result) negotiated. */
+  readonly features: (params: unknown, result: unknown) => Features;
+  readonly turns: TurnRules | null;
+  /** `session/ready`, which the agent's end acts on itself (rule R1). */
+  readonly ready: string | null;
+  /** `$/cancel_request` and its member naming the request. */
+  readonly cancel: { readonly method: string; readonly member: string } | null;
+}
+
+/** Which side an end is. */
+export type Role = "agent" | "client";
 
 /**
  * What a connection does around the messages it routes: the RFD helpers'
@@ -33,10 +159,20 @@ export interface Lifecycle {
   settled(method: string, params: unknown, result: unknown): readonly unknown[];
   /** This end answered the peer's request of `method` with `result`. */
   answered(method: string, params: unknown, result: unknown): void;
-  /** A notification from the peer was delivered; returns messages this end held, to send now. */
+  /** A notification from the peer was read; returns messages this end held, to send now. */
   received(method: string, params: unknown): readonly unknown[];
   /** This end sends the notification `message`; returns what to send now. */
   outgoing(method: string, message: { readonly params?: unknown }): readonly unknown[];
+}
+
+/** What a prompt still waits for besides its response. */
+type Wait = { readonly kind: "nothing" } | { readonly kind: "complete"; readonly request: JsonRpcId } | { readonly kind: "idle"; active: boolean };
+
+interface Turn {
+  readonly session: unknown;
+  wait: Wait;
+  /** The response, and how many notifications had been read before it. */
+  answer: { readonly response: { readonly [key: string]: unknown }; readonly read: number } | undefined;
 }
 
 interface Pending {
@@ -44,7 +180,34 @@ interface Pending {
   readonly params: unknown;
   readonly resolve: (value: unknown) => void;
   readonly reject: (reason: unknown) => void;
+  /** A prompt waiting for its turn to drain. */
+  readonly turn: Turn | undefined;
+  /** Stops listening to the request's signal. */
+  readonly forget: () => void;
 }
+
+/** A received notification waiting for its turn to be handled. */
+interface Inbox {
+  /** Its place among the notifications read (1 for the first). */
+  readonly read: number;
+  readonly method: string;
+  readonly message: { readonly [key: string]: unknown };
+  readonly done: () => void;
+}
+
+/** A message to write; `after`, when set, must settle first (nothing behind it overtakes it). */
+interface Outgoing {
+  readonly text: string;
+  after: Promise<void> | undefined;
+}
+
+/** A peer's request being handled. */
+interface Running {
+  readonly id: JsonRpcId;
+  cancelled: boolean;
+}
+
+const NO_FEATURES: Features = { sessionReady: false, turnComplete: false };
 
 function isRecord(value: unknown): value is { readonly [key: string]: unknown } {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -54,34 +217,90 @@ function isErrorObject(value: unknown): value is JsonRpcError {
   return isRecord(value) && typeof value["code"] === "number" && typeof value["message"] === "string";
 }
 
+function isId(value: unknown): value is JsonRpcId {
+  return value === null || typeof value === "string" || (typeof value === "number" && Number.isFinite(value));
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { readonly then?: unknown }).then === "function";
+}
+
+function has(value: { readonly [key: string]: unknown }, key: string): boolean {
+  return Object.prototype.hasOwnProperty.call(value, key);
+}
+
+function member(value: unknown, name: string): unknown {
+  return isRecord(value) && has(value, name) ? value[name] : undefined;
+}
+
+/** JSON values compare by their text: `2` and `"2"` are different request ids. */
+function same(left: unknown, right: unknown): boolean {
+  return left !== undefined && right !== undefined && JSON.stringify(left) === JSON.stringify(right);
+}
+
 /** One end of a connection; each side's `connect` function makes one with its routes and types its calls. */
 export class Connection {
+  readonly #role: Role;
   readonly #local: SideRoutes;
   readonly #remote: SideRoutes;
+  readonly #rules: ConnectionRules;
   readonly #send: Send;
   readonly #dropped: DroppedMessage | undefined;
-  readonly #pending = new Map<JsonRpcId, Pending>();
-  readonly #implementation: object;
+  readonly #unordered: boolean;
   readonly #lifecycle: Lifecycle | undefined;
+  readonly #implementation: object;
+  readonly #pending = new Map<JsonRpcId, Pending>();
   #nextId = 1;
   #closed: unknown = undefined;
+  #features: Features = NO_FEATURES;
+  /** Received notifications not handled yet, and whether one is being handled. */
+  readonly #inbox: Inbox[] = [];
+  #handling = false;
+  /** Notifications read from the peer, and those whose handler settled. */
+  #read = 0;
+  #handled = 0;
+  /** What this end writes, in order; responses that may overtake it (`unordered`); whether the writer is busy. */
+  readonly #ordered: Outgoing[] = [];
+  readonly #first: Outgoing[] = [];
+  #writing = false;
+  /** A write failed: nothing more is written. */
+  #broken = false;
+  /** The agent's end: prompts whose `turn_complete` its handler sent, by request id (JSON text). */
+  readonly #completed = new Set<string>();
+  /** The peer's requests being handled, by id (JSON text). */
+  readonly #running = new Map<string, Running>();
 
-  constructor(local: SideRoutes, remote: SideRoutes, implementation: (connection: Connection) => object, send: Send, dropped?: DroppedMessage, lifecycle?: Lifecycle) {
+  constructor(
+    role: Role,
+    local: SideRoutes,
+    remote: SideRoutes,
+    rules: ConnectionRules,
+    implementation: (connection: Connection) => object,
+    send: Send,
+    options?: DroppedMessage | ConnectOptions,
+    lifecycle?: Lifecycle,
+  ) {
+    const settings: ConnectOptions = typeof options === "function" ? { dropped: options } : (options ?? {});
+    this.#role = role;
     this.#local = local;
     this.#remote = remote;
+    this.#rules = rules;
     this.#send = send;
-    this.#dropped = dropped;
-    this.#lifecycle = lifecycle;
+    this.#dropped = settings.dropped;
+    this.#unordered = settings.unordered === true;
+    this.#lifecycle = this.#unordered ? undefined : lifecycle;
     this.#implementation = implementation(this);
   }
 
   /**
-   * Handles one received message (JSON text). A notification is delivered
-   * and a response settles its request before the promise resolves; a
-   * request is answered through `send` once its handler finishes, without
-   * holding up the promise, so that a read loop awaiting `receive` goes on
-   * reading while a handler waits for the other side. Text that is not JSON
-   * is answered with a parse error (-32700).
+   * Handles one received message (JSON text). A response settles its
+   * request (a prompt's once its turn is drained); a notification joins the
+   * queue of notifications, handled one at a time in arrival order, and the
+   * promise resolves once it was handled; a request is answered through
+   * `send` once its handler settles, without holding up the promise, so
+   * that a read loop awaiting `receive` goes on reading while a handler
+   * waits for the other side. Text that is not JSON is answered with a
+   * parse error (-32700).
    */
   async receive(text: string): Promise<void> {
     let message: unknown;
@@ -91,44 +310,51 @@ export class Connection {
       this.#write({ jsonrpc: "2.0", id: null, error: { code: -32700, message: `not JSON: ${String(error)}` } });
       return;
     }
-    if (isRecord(message) && !("method" in message) && ("result" in message || "error" in message)) {
-      this.#settle(message);
+    if (isRecord(message) && !has(message, "method") && (has(message, "result") || has(message, "error"))) {
+      this.#answer(message);
       return;
     }
-    const answered = dispatchMessage(this.#local, this.#implementation, message, this.#dropped).then((response) => {
-      if (response === null) return;
-      this.#write(response);
-      if (isRecord(message) && typeof message["method"] === "string" && "result" in response) {
-        this.#lifecycle?.answered(message["method"], message["params"], response.result);
-      }
-    });
-    if (!isRecord(message) || "id" in message) return;
-    await answered;
-    if (typeof message["method"] === "string") {
-      for (const held of this.#lifecycle?.received(message["method"], message["params"]) ?? []) this.#write(held);
+    if (isRecord(message) && typeof message["method"] === "string" && !has(message, "id")) {
+      await this.#notification(message["method"], message);
+      return;
     }
+    this.#request(message);
   }
 
-  /** Sends a request of `method` and resolves with its decoded result; rejects with a `RequestError` for an error response and a `DecodeError` for a result that does not decode. */
-  request(method: string, params: unknown): Promise<unknown> {
+  /**
+   * Sends a request of `method` and resolves with its decoded result;
+   * rejects with a `RequestError` for an error response and a
+   * `DecodeError` for a result that does not decode. A prompt resolves
+   * when its turn is drained (the module says when).
+   */
+  request(method: string, params: unknown, options?: RequestOptions): Promise<unknown> {
     if (this.#closed !== undefined) return Promise.reject(this.#closed);
+    const signal = options?.signal;
+    if (signal?.aborted === true) return Promise.reject(abortReason(signal));
     const id = this.#nextId++;
     const message = encodeRequest(id, method, params);
     return new Promise((resolve, reject) => {
-      this.#pending.set(id, { method, params: message.params, resolve, reject });
+      let forget = (): void => {};
+      if (signal !== undefined) {
+        const abort = (): void => this.#abandon(id, abortReason(signal));
+        signal.addEventListener("abort", abort);
+        forget = () => signal.removeEventListener("abort", abort);
+      }
+      this.#pending.set(id, { method, params: message.params, resolve, reject, turn: this.#turnFor(method, message.params, id), forget });
       this.#write(message);
     });
   }
 
-  /** Sends a notification of `method` (held first when the RFD helpers say so: `session/update` before `session/ready`). */
+  /** Sends a notification of `method`, after everything this end sent before it (held first when rule R1 says so). */
   notify(method: string, params: unknown): void {
     const message = encodeNotification(method, params);
+    if (this.#role === "agent") this.#noteCompletion(method, message.params);
     for (const ready of this.#lifecycle?.outgoing(method, message) ?? [message]) this.#write(ready);
   }
 
   /** Sends a request of a `_`-prefixed extension method with JSON params and resolves with its JSON result. */
-  requestExtension(method: ExtensionMethod, params?: JsonValue): Promise<JsonValue> {
-    return this.request(method, params) as Promise<JsonValue>;
+  requestExtension(method: ExtensionMethod, params?: JsonValue, options?: RequestOptions): Promise<JsonValue> {
+    return this.request(method, params, options) as Promise<JsonValue>;
   }
 
   /** Sends a notification of a `_`-prefixed extension method with JSON params. */
@@ -139,23 +365,204 @@ export class Connection {
   /** Rejects every request in flight, and every later one, with `reason` (the transport closed). */
   close(reason: unknown = new Error("the connection is closed")): void {
     this.#closed = reason;
-    for (const pending of this.#pending.values()) pending.reject(reason);
+    const pending = [...this.#pending.values()];
     this.#pending.clear();
+    for (const call of pending) {
+      call.forget();
+      call.reject(reason);
+    }
   }
 
-  #write(message: unknown): void {
-    this.#send(JSON.stringify(message));
+  /** What a prompt of the client's end waits for, besides its response. */
+  #turnFor(method: string, params: unknown, id: number): Turn | undefined {
+    const turns = this.#rules.turns;
+    if (turns === null || turns.prompt !== method || this.#role !== "client" || this.#unordered) return undefined;
+    let wait: Wait = { kind: "nothing" };
+    if (turns.end.kind === "complete" && this.#features.turnComplete) wait = { kind: "complete", request: id };
+    if (turns.end.kind === "idle") wait = { kind: "idle", active: false };
+    return { session: member(params, turns.session), wait, answer: undefined };
   }
 
-  #settle(response: { readonly [key: string]: unknown }): void {
+  /** The caller stopped waiting for request `id`: forget it and tell the peer. */
+  #abandon(id: number, reason: unknown): void {
+    const pending = this.#pending.get(id);
+    if (pending === undefined) return;
+    this.#pending.delete(id);
+    pending.forget();
+    pending.reject(reason);
+    const cancel = this.#rules.cancel;
+    if (cancel !== null) this.notify(cancel.method, { [cancel.member]: id });
+  }
+
+  /** A notification was read: it waits for the ones before it to be handled. */
+  #notification(method: string, message: { readonly [key: string]: unknown }): Promise<void> {
+    this.#read += 1;
+    this.#onRead(method, message["params"]);
+    return new Promise((resolve) => {
+      this.#inbox.push({ read: this.#read, method, message, done: resolve });
+      void this.#handleInbox();
+    });
+  }
+
+  /** Hands the queued notifications to the implementation, one at a time. */
+  async #handleInbox(): Promise<void> {
+    if (this.#handling) return;
+    this.#handling = true;
+    for (let next = this.#inbox.shift(); next !== undefined; next = this.#inbox.shift()) {
+      try {
+        const response = await dispatchMessage(this.#local, this.#implementation, next.message, (method, error) => this.#unhandled(method, error));
+        if (response !== null) this.#write(response);
+      } catch {
+        // Only `dropped` can throw here; the notification still counts as handled.
+      }
+      this.#handled += 1;
+      this.#onHandled(next.read, next.method, next.message["params"]);
+      next.done();
+    }
+    this.#handling = false;
+  }
+
+  /** A notification was not handled: reported, unless the connection acted on it and the implementation only lacks a handler. */
+  #unhandled(method: string, error: JsonRpcError): void {
+    const acted = method === this.#rules.cancel?.method || (this.#role === "agent" && method === this.#rules.ready);
+    if (!(acted && error.code === -32601)) this.#dropped?.(method, error);
+  }
+
+  /**
+   * What a notification does as soon as it is read, before its handler
+   * runs: `$/cancel_request` answers the request it names, `session/ready`
+   * releases what was held.
+   */
+  #onRead(method: string, params: unknown): void {
+    const cancel = this.#rules.cancel;
+    if (cancel !== null && method === cancel.method) {
+      const key = JSON.stringify(member(params, cancel.member) ?? null);
+      const running = this.#running.get(key);
+      if (running !== undefined) {
+        this.#running.delete(key);
+        running.cancelled = true;
+        this.#enqueue(JSON.stringify({ jsonrpc: "2.0", id: running.id, error: { code: -32800, message: "Request cancelled" } }), this.#unordered);
+      }
+    }
+    for (const held of this.#lifecycle?.received(method, params) ?? []) this.#write(held);
+  }
+
+  /** A request of the peer (or anything else that is no response and no notification): answered once its handler settles. */
+  #request(message: unknown): void {
+    const method = isRecord(message) && typeof message["method"] === "string" ? message["method"] : undefined;
+    const id = isRecord(message) ? message["id"] : undefined;
+    const params = isRecord(message) ? message["params"] : undefined;
+    const key = method !== undefined && isId(id) ? JSON.stringify(id) : undefined;
+    const running: Running = { id: isId(id) ? id : null, cancelled: false };
+    if (key !== undefined) this.#running.set(key, running);
+    void dispatchMessage(this.#local, this.#implementation, message, this.#dropped).then((response) => {
+      if (key !== undefined && this.#running.get(key) === running) this.#running.delete(key);
+      if (response === null || running.cancelled) return;
+      this.#respond(method, params, response);
+    });
+  }
+
+  /** This end's handler of the peer's request settled: answer it. */
+  #respond(method: string | undefined, params: unknown, response: JsonRpcResponse): void {
+    const result = "result" in response ? response.result : undefined;
+    if (method !== undefined && result !== undefined) this.#beforeResponse(method, params, response.id, result);
+    this.#enqueue(JSON.stringify(response), this.#unordered);
+    if (method !== undefined && result !== undefined) this.#lifecycle?.answered(method, params, result);
+  }
+
+  /**
+   * The agent's end, before its answer leaves: `initialize` decides the
+   * features; a prompt gets its `turn_complete` when its handler sent none.
+   */
+  #beforeResponse(method: string, params: unknown, id: JsonRpcId, result: JsonValue): void {
+    if (this.#role !== "agent") return;
+    if (method === this.#rules.initialize) {
+      this.#features = this.#rules.features(params, result);
+      return;
+    }
+    const turns = this.#rules.turns;
+    if (turns === null || turns.prompt !== method || turns.end.kind !== "complete") return;
+    const end = turns.end;
+    const sent = this.#completed.delete(JSON.stringify(id));
+    const stopReason = member(result, end.stopReason);
+    if (sent || !this.#features.turnComplete || this.#unordered || stopReason === undefined) return;
+    const update = { [turns.tag]: end.tag, [end.request]: id, [end.stopReason]: stopReason };
+    this.notify(turns.update, { [turns.session]: member(params, turns.session) ?? null, [turns.payload]: update });
+  }
+
+  /** The agent's handler sent a `turn_complete` itself. */
+  #noteCompletion(method: string, params: unknown): void {
+    const turns = this.#rules.turns;
+    if (turns === null || turns.update !== method || turns.end.kind !== "complete") return;
+    const update = member(params, turns.payload);
+    if (member(update, turns.tag) === turns.end.tag) this.#completed.add(JSON.stringify(member(update, turns.end.request) ?? null));
+  }
+
+  /** The peer answered: a prompt waits for its turn to drain, any other request settles now. */
+  #answer(response: { readonly [key: string]: unknown }): void {
     const id = response["id"];
     const pending = typeof id === "number" || typeof id === "string" ? this.#pending.get(id) : undefined;
-    if (pending === undefined) {
+    if (pending === undefined || pending.turn?.answer !== undefined) {
       this.#dropped?.(null, { code: -32600, message: `a response to no request in flight: id ${JSON.stringify(id)}` });
       return;
     }
+    if (pending.turn !== undefined) {
+      pending.turn.answer = { response, read: this.#read };
+      this.#finishTurns();
+      return;
+    }
     this.#pending.delete(id as JsonRpcId);
-    if ("error" in response) {
+    this.#deliver(pending, response);
+  }
+
+  /**
+   * The handler of the `read`th notification settled: prompts whose turn
+   * ended and drained resolve. An idle state ends a turn after a non-idle
+   * one was handled since the prompt was sent, or when it was read after the
+   * prompt's response (not merely handled after it: an idle read before the
+   * response, from before the turn began, ends nothing).
+   */
+  #onHandled(read: number, method: string, params: unknown): void {
+    const turns = this.#rules.turns;
+    if (turns !== null && method === turns.update) {
+      const update = member(params, turns.payload);
+      const tag = member(update, turns.tag);
+      const session = member(params, turns.session);
+      const end = turns.end;
+      for (const pending of this.#pending.values()) {
+        const turn = pending.turn;
+        if (turn === undefined || !same(session, turn.session)) continue;
+        const wait = turn.wait;
+        if (wait.kind === "complete" && end.kind === "complete" && tag === end.tag && same(member(update, end.request), wait.request)) {
+          turn.wait = { kind: "nothing" };
+        } else if (wait.kind === "idle" && end.kind === "idle" && tag === end.tag) {
+          if (member(update, end.state) !== end.idle) wait.active = true;
+          else if (wait.active || (turn.answer !== undefined && read > turn.answer.read)) turn.wait = { kind: "nothing" };
+        }
+      }
+    }
+    this.#finishTurns();
+  }
+
+  /**
+   * Settles every prompt that has its response, whose notifications before
+   * the response were handled, and that waits for nothing more (an error
+   * response ends the wait).
+   */
+  #finishTurns(): void {
+    for (const [id, pending] of this.#pending) {
+      const answer = pending.turn?.answer;
+      if (answer === undefined || this.#handled < answer.read) continue;
+      if (!has(answer.response, "error") && pending.turn?.wait.kind !== "nothing") continue;
+      this.#pending.delete(id);
+      this.#deliver(pending, answer.response);
+    }
+  }
+
+  /** Settles a request with its response: rejected for an error or a result that does not decode. */
+  #deliver(pending: Pending, response: { readonly [key: string]: unknown }): void {
+    pending.forget();
+    if (has(response, "error")) {
       const error = response["error"];
       pending.reject(isErrorObject(error) ? new RequestError(error.code, error.message, error.data) : new RequestError(-32603, `a malformed error for ${pending.method}`));
       return;
@@ -169,9 +576,74 @@ export class Connection {
       pending.reject(new DecodeError(this.#remote.requests.get(pending.method)?.result ?? pending.method, decoded.issues));
       return;
     }
+    if (pending.method === this.#rules.initialize) this.#features = this.#rules.features(pending.params, response["result"]);
     pending.resolve(decoded.value);
     const follow = this.#lifecycle?.settled(pending.method, pending.params, response["result"]) ?? [];
-    // After the caller's code that awaited the result has run to its next await.
-    if (follow.length > 0) void Promise.resolve().then(() => follow.forEach((message) => this.#write(message)));
+    // Written after the caller's code that awaited the result has run to its
+    // next await, and before anything that code sends.
+    const after = follow.length > 0 ? Promise.resolve() : undefined;
+    for (const message of follow) this.#enqueue(JSON.stringify(message), false, after);
   }
+
+  #write(message: unknown): void {
+    this.#enqueue(JSON.stringify(message));
+  }
+
+  /** Queues `text` for the writer: behind everything queued, or (`first`) ahead of every queued message that is not a response. */
+  #enqueue(text: string, first = false, after?: Promise<void>): void {
+    if (this.#broken) return;
+    (first ? this.#first : this.#ordered).push({ text, after });
+    this.#pump();
+  }
+
+  /** The one writer: sends the queued messages in order, waiting for `send` whenever it returns a promise. */
+  #pump(): void {
+    if (this.#writing) return;
+    this.#writing = true;
+    for (;;) {
+      const queue = this.#first.length > 0 ? this.#first : this.#ordered;
+      const next = queue[0];
+      if (next === undefined) break;
+      if (next.after !== undefined) {
+        const after = next.after;
+        next.after = undefined;
+        void after.then(() => this.#resume());
+        return;
+      }
+      queue.shift();
+      let written: unknown;
+      try {
+        written = this.#send(next.text);
+      } catch (error) {
+        this.#fail(error);
+        return;
+      }
+      if (isThenable(written)) {
+        written.then(
+          () => this.#resume(),
+          (error: unknown) => this.#fail(error),
+        );
+        return;
+      }
+    }
+    this.#writing = false;
+  }
+
+  #resume(): void {
+    this.#writing = false;
+    this.#pump();
+  }
+
+  /** `send` failed: nothing more is written, and every call in flight fails with its error. */
+  #fail(error: unknown): void {
+    this.#broken = true;
+    this.#writing = false;
+    this.#ordered.length = 0;
+    this.#first.length = 0;
+    this.close(error);
+  }
+}
+
+function abortReason(signal: AbortSignalLike): unknown {
+  return signal.reason ?? new Error("the request was aborted");
 }

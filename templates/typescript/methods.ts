@@ -9,10 +9,16 @@
 // and the client also open their end of a connection (`connection.ts`).
 
 import { Connection } from "./connection.js";
-import type { DroppedMessage, Send } from "./connection.js";
+import type { ConnectOptions, ConnectionRules, DroppedMessage, RequestOptions, Send } from "./connection.js";
+{%- if negotiated %}
+import type { Features } from "./connection.js";
+{%- endif %}
 import type { DecodeResult } from "./decode.js";
 {%- if session_ready %}
 import { SessionReadyLifecycle } from "./helpers.js";
+{%- endif %}
+{%- if negotiated %}
+import { negotiate } from "./negotiation.js";
 {%- endif %}
 import { decodeCall, decodeResult, dispatchMessage, dispatchNotification, dispatchRequest, encodeNotification, encodeRequest } from "./rpc.js";
 import type {
@@ -173,6 +179,32 @@ export function {{ side.encode_notification }}<M extends keyof {{ side.notificat
   return encodeNotification(method, params);
 }
 {%- endfor %}
+
+
+/**
+ * What this schema says about the messages a connection treats specially:
+ * `initialize`, whose exchange decides the RFD features, what ends a prompt
+ * turn, and request cancellation.
+ */
+const CONNECTION_RULES: ConnectionRules = {
+  initialize: {{ rules.initialize }},
+  features: {% if negotiated %}negotiatedFeatures{% else %}() => ({ sessionReady: false, turnComplete: false }){% endif %},
+  turns: {{ rules.turns }},
+  ready: {{ rules.ready }},
+  cancel: {{ rules.cancel }},
+};
+{%- if negotiated %}
+
+/** The RFD features an `initialize` exchange (wire JSON) negotiated; none when it does not negotiate. */
+function negotiatedFeatures(params: unknown, result: unknown): Features {
+  try {
+    const negotiated = negotiate(params as JsonValue, result as JsonValue);
+    return { sessionReady: negotiated.sessionReady, turnComplete: negotiated.turnComplete };
+  } catch {
+    return { sessionReady: false, turnComplete: false };
+  }
+}
+{%- endif %}
 {%- for side in sides %}
 {%- if let Some(connection) = side.connection %}
 
@@ -183,15 +215,27 @@ export function {{ side.encode_notification }}<M extends keyof {{ side.notificat
  * {{ side.label }} implementation.
  */
 export interface {{ connection.interface }} {
-  /** Sends a request and resolves with its decoded result; rejects with a `RequestError` for an error response, a `DecodeError` for a result that does not decode. */
-  request<M extends keyof {{ connection.peer_requests_map }}>(method: M, params: {{ connection.peer_requests_map }}[M]["params"]): Promise<{{ connection.peer_requests_map }}[M]["result"]>;
-  /** Sends a notification. */
+  /**
+   * Sends a request and resolves with its decoded result; rejects with a
+   * `RequestError` for an error response, a `DecodeError` for a result that
+   * does not decode, the signal's reason when `options.signal` aborts first.
+{%- for line in connection.prompt %}
+{{ line }}
+{%- endfor %}
+   */
+  request<M extends keyof {{ connection.peer_requests_map }}>(method: M, params: {{ connection.peer_requests_map }}[M]["params"], options?: RequestOptions): Promise<{{ connection.peer_requests_map }}[M]["result"]>;
+  /** Sends a notification, after everything this end sent before it. */
   notify<M extends keyof {{ connection.peer_notifications_map }}>(method: M, params: {{ connection.peer_notifications_map }}[M]): void;
   /** Sends a request of a `_`-prefixed extension method and resolves with its JSON result. */
-  requestExtension(method: ExtensionMethod, params?: JsonValue): Promise<JsonValue>;
+  requestExtension(method: ExtensionMethod, params?: JsonValue, options?: RequestOptions): Promise<JsonValue>;
   /** Sends a notification of a `_`-prefixed extension method. */
   notifyExtension(method: ExtensionMethod, params?: JsonValue): void;
-  /** Handles one received message (JSON text): answers a request, delivers a notification, settles a response. */
+  /**
+   * Handles one received message (JSON text): answers a request once its
+   * handler settles (without waiting for it), settles a response, queues a
+   * notification (handled one at a time in arrival order; the promise
+   * resolves once it was handled).
+   */
   receive(text: string): Promise<void>;
   /** Rejects every request in flight, and every later one, with `reason`. */
   close(reason?: unknown): void;
@@ -201,17 +245,24 @@ export interface {{ connection.interface }} {
  * Opens the {{ side.label }}'s end of a connection over a transport that
  * carries JSON text: `send` writes one message, and the caller hands every
  * received message to `receive`. `implementation` is called once with the
- * connection, so that its handlers can call the {{ connection.peer }};
- * `dropped` hears of a received message that was not handled and gets no
- * answer.
-{%- if session_ready %}
- * When `initialize` negotiates `session/ready` (rule R1), the client's end
- * sends it after each session-opening response, and the agent's end holds
- * its session-scoped notifications for a session until it arrives.
+ * connection, so that its handlers can call the {{ connection.peer }}.
+ * `options` (or only its `dropped`): `dropped` hears of a received message
+ * that was not handled and gets no answer; `unordered` turns off the
+ * ordering below, as connections without it behave.
+ *
+ * Notifications are handled one at a time in arrival order, and everything
+ * this end sends leaves in the order it was made, through one writer that
+ * awaits `send` when it returns a promise; a response leaves when its
+ * handler settles, after every notification the handler sent before.
+{%- for line in connection.notes %}
+{%- if loop.first %}
+ *
 {%- endif %}
+{{ line }}
+{%- endfor %}
  */
-export function {{ connection.connect }}(implementation: (connection: {{ connection.interface }}) => {{ side.interface }}, send: Send, dropped?: DroppedMessage): {{ connection.interface }} {
-  return new Connection({{ side.routes }}, {{ connection.peer_routes }}, implementation as (connection: Connection) => object, send, dropped{% if session_ready %}, new SessionReadyLifecycle(){% endif %}) as unknown as {{ connection.interface }};
+export function {{ connection.connect }}(implementation: (connection: {{ connection.interface }}) => {{ side.interface }}, send: Send, options?: DroppedMessage | ConnectOptions): {{ connection.interface }} {
+  return new Connection({{ connection.role }}, {{ side.routes }}, {{ connection.peer_routes }}, CONNECTION_RULES, implementation as (connection: Connection) => object, send, options{% if session_ready %}, new SessionReadyLifecycle(){% endif %}) as unknown as {{ connection.interface }};
 }
 {%- endif %}
 {%- endfor %}

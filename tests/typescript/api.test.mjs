@@ -173,7 +173,7 @@ test("the dispatcher delivers notifications and reports the dropped ones", async
 test("a connection pairs requests with their responses, decodes results and reports what it cannot handle", async () => {
   const toClient = [];
   const dropped = [];
-  const end = bindings.connectClient(() => ({}), (text) => toClient.push(JSON.parse(text)), (method, error) => dropped.push([method, error.code]));
+  const end = bindings.connectClient(() => ({ sessionUpdate: () => {} }), (text) => toClient.push(JSON.parse(text)), (method, error) => dropped.push([method, error.code]));
 
   const answered = end.request("session/prompt", prompt);
   const failed = end.request("session/prompt", prompt);
@@ -183,6 +183,11 @@ test("a connection pairs requests with their responses, decodes results and repo
   await end.receive(JSON.stringify({ jsonrpc: "2.0", id: 2, error: { code: -32000, message: "auth required", data: { hint: 1 } } }));
   await end.receive(JSON.stringify({ jsonrpc: "2.0", id: 1, result: answer }));
   await end.receive(JSON.stringify({ jsonrpc: "2.0", id: 3, result: { stopReason: 5, messageId: 5 } }));
+  if (bindings.PROTOCOL_VERSION === 2) {
+    // On protocol v2 a prompt's turn ends with the session's idle state, after its response.
+    const idle = { sessionId: prompt.sessionId, update: { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" } };
+    await end.receive(JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: idle }));
+  }
   assert.deepEqual(await answered, answer);
   await assert.rejects(failed, (error) => error instanceof bindings.RequestError && error.code === -32000 && error.data.hint === 1);
   await assert.rejects(malformed, (error) => error instanceof bindings.DecodeError && error.message.startsWith("cannot decode PromptResponse"));

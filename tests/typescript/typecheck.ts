@@ -7,8 +7,9 @@
 // so the checks hold in both directions. Only types every supported schema
 // has in the same shape are used.
 
-import type { Agent, AgentIncomingRequest, Client, DecodeResult, ElicitationPropertySchema, JsonValue, MethodName, TextContent } from "acp-bindings";
+import type { Agent, AgentIncomingRequest, Client, ConnectOptions, DecodeResult, ElicitationPropertySchema, JsonValue, MethodName, Send, TextContent } from "acp-bindings";
 import {
+  connectClient,
   decodeAgentIncomingRequest,
   decodeTextContent,
   encodeAgentRequest,
@@ -97,3 +98,16 @@ export type Initialize = Agent["initialize"];
 // @ts-expect-error `initialize` is not optional
 export const initializeOptional: Initialize = undefined;
 export const elicitationOptional: Client["elicitationCreate"] = undefined;
+
+// A connection's `send` may return a promise, which its writer awaits (any
+// other return value is ignored); `options` is an object, or only `dropped`.
+export const asyncSend: Send = async (text) => void text;
+export const countingSend: Send = (text) => [text].length;
+export const options: ConnectOptions = { dropped: (method, error) => void [method, error.code], unordered: true };
+// @ts-expect-error `unordered` is a boolean
+export const wrongOption: ConnectOptions = { unordered: "yes" };
+export function prompt(client: Client): Promise<unknown> {
+  const end = connectClient(() => client, asyncSend, (method) => void method);
+  const signal = { aborted: false, addEventListener: () => {}, removeEventListener: () => {} };
+  return end.request("session/prompt", { sessionId: "s", prompt: [] }, { signal });
+}

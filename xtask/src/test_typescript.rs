@@ -14,7 +14,8 @@
 //! `exactOptionalPropertyTypes` and runs, its wire checked message by
 //! message (`tests/typescript/`); on the default schema, its twin written
 //! with the official SDK compiles and runs too, and the hostile wire cases
-//! of `tests/hostile-wire.json` run (`hostile-wire.test.mjs`).
+//! of `tests/hostile-wire.json` run (`hostile-wire.test.mjs`); on the default
+//! and v2-stable schemas, the connection's race tests (`connection.test.mjs`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -61,6 +62,16 @@ const NODE_TESTS: [&str; 3] = ["vectors.test.mjs", "api.test.mjs", "negotiation.
 /// scenarios (`tests/helpers.json`).
 const DEFAULT_TESTS: [&str; 2] = ["hostile-wire.test.mjs", "helpers.test.mjs"];
 
+/// The connection's race tests (`connection.test.mjs`): an agent and a
+/// client over seeded in-memory pipes, checked for R1, R2, R4 and prompts
+/// that resolve before their turn was handled, with and without the
+/// ordering. Run on protocol v1 with the RFDs (the default schema) and on
+/// protocol v2 (its idle state ends a turn).
+const CONNECTION_TESTS: [&str; 1] = ["connection.test.mjs"];
+
+/// The schemas (by label) the connection's race tests run on.
+const CONNECTION_SCHEMAS: [&str; 2] = ["default", "v2-stable"];
+
 /// Runs the typescript suite on the bindings in `bindings` (a folder written by
 /// `generate`, holding `typescript/` and `vectors/`); `label` names the schema.
 pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
@@ -101,6 +112,11 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
         let outcome = node_tests(workspace, bindings, &DEFAULT_TESTS)?;
         print!("{}", outcome.output);
         ensure!(outcome.passed, "{label}: node --test on {} failed", DEFAULT_TESTS.join(", "));
+    }
+    if CONNECTION_SCHEMAS.contains(&label) {
+        let outcome = node_tests(workspace, bindings, &CONNECTION_TESTS)?;
+        print!("{}", outcome.output);
+        ensure!(outcome.passed, "{label}: node --test on {} failed", CONNECTION_TESTS.join(", "));
     }
     Ok(())
 }

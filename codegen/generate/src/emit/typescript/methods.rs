@@ -17,6 +17,7 @@ use askama::Template;
 
 use super::text::{json_string, tsdoc};
 use crate::error::{CodegenError, ErrorKind};
+use crate::helpers::{Drain, Helpers, TurnEnd};
 use crate::ir::*;
 use crate::naming;
 
@@ -49,6 +50,22 @@ pub struct MethodsFile {
     sides: Vec<SideView>,
     /// Connections handle `session/ready` (`SessionReadyLifecycle`).
     session_ready: bool,
+    /// The schema negotiates at `initialize` (`src/negotiation.ts` exists).
+    negotiated: bool,
+    /// `CONNECTION_RULES`, from the RFD helpers' model.
+    rules: RulesView,
+}
+
+/// The members of `CONNECTION_RULES` as TypeScript literals.
+struct RulesView {
+    initialize: String,
+    /// A `TurnRules` object literal, or `null`.
+    turns: String,
+    /// `session/ready` as a string literal, or `null` (also when the
+    /// schema does not negotiate it).
+    ready: String,
+    /// `{ method, member }`, or `null`.
+    cancel: String,
 }
 
 struct NameView {
@@ -90,7 +107,15 @@ struct SideView {
 struct ConnectionView {
     interface: String,
     connect: String,
+    /// `"agent"` or `"client"`, the `Role` of the end.
+    role: String,
     peer: &'static str,
+    /// Doc lines of `request` (indented, with their `*`): when the end's
+    /// prompt call resolves, for the end that calls one.
+    prompt: Vec<String>,
+    /// Doc lines of the `connect` function (with their `*`): what the
+    /// schema's rules make it do, each paragraph after an empty line.
+    notes: Vec<String>,
     peer_requests_map: String,
     peer_notifications_map: String,
     peer_routes: String,
@@ -195,12 +220,116 @@ pub fn view(ir: &Ir) -> Result<MethodsFile, CodegenError> {
             payloads: format!("{{ {} }}", payloads.join(", ")),
         });
     }
-    let sides = ir.endpoints().into_iter().map(|side| side_view(ir, side)).collect();
-    let session_ready = crate::negotiation::model(ir).is_some() && crate::helpers::model(ir).ready.is_some();
-    Ok(MethodsFile { names, sides, session_ready })
+    let model = crate::helpers::model(ir);
+    let negotiated = crate::negotiation::model(ir).is_some();
+    let session_ready = negotiated && model.ready.is_some();
+    let sides = ir.endpoints().into_iter().map(|side| side_view(ir, side, &model, session_ready)).collect();
+    Ok(MethodsFile { names, sides, session_ready, negotiated, rules: rules_view(&model, session_ready) })
 }
 
-fn side_view(ir: &Ir, endpoint: Side) -> SideView {
+/// The method whose exchange decides the RFD features.
+const INITIALIZE: &str = "initialize";
+
+fn rules_view(model: &Helpers, session_ready: bool) -> RulesView {
+    let turns = model.drain.as_ref().map_or_else(
+        || "null".to_owned(),
+        |drain| {
+            let Drain { prompt, update, session, payload, tag, end } = drain;
+            let end = match end {
+                TurnEnd::Complete { tag, request, stop_reason } => {
+                    format!("{{ kind: \"complete\", tag: {}, request: {}, stopReason: {} }}", json_string(tag), json_string(request), json_string(stop_reason))
+                }
+                TurnEnd::Idle { tag, state, idle } => format!("{{ kind: \"idle\", tag: {}, state: {}, idle: {} }}", json_string(tag), json_string(state), json_string(idle)),
+                TurnEnd::Response => "{ kind: \"response\" }".to_owned(),
+            };
+            let members = [("prompt", prompt), ("update", update), ("session", session), ("payload", payload), ("tag", tag)]
+                .map(|(name, value)| format!("    {name}: {},", json_string(value)))
+                .join("\n");
+            format!("{{\n{members}\n    end: {end},\n  }}")
+        },
+    );
+    let cancel = model
+        .cancel
+        .as_ref()
+        .map_or_else(|| "null".to_owned(), |cancel| format!("{{ method: {}, member: {} }}", json_string(&cancel.method), json_string(&cancel.member)));
+    let ready = model.ready.as_ref().filter(|_| session_ready).map_or_else(|| "null".to_owned(), |ready| json_string(&ready.notification.method));
+    RulesView { initialize: json_string(INITIALIZE), turns, ready, cancel }
+}
+
+/// `text` cut into lines of at most `width` characters, at spaces.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split(' ') {
+        match lines.last_mut() {
+            Some(line) if line.len() + 1 + word.len() <= width => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_owned()),
+        }
+    }
+    lines
+}
+
+/// Doc comment lines (` * text`, ` *` between paragraphs) of `paragraphs`,
+/// each after `indent`.
+fn doc_lines(paragraphs: &[String], indent: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    for (index, paragraph) in paragraphs.iter().enumerate() {
+        if index > 0 {
+            lines.push(format!("{indent} *"));
+        }
+        lines.extend(wrap(paragraph, 72).into_iter().map(|line| format!("{indent} * {line}")));
+    }
+    lines
+}
+
+/// What an end's `connect` function says the schema's rules make it do,
+/// and, for the end that calls the prompt, when the prompt call resolves
+/// (doc lines, see [`ConnectionView`]).
+fn connection_notes(side: &str, model: &Helpers, session_ready: bool) -> (Vec<String>, Vec<String>) {
+    let mut notes = Vec::new();
+    let ready = model.ready.as_ref().filter(|_| session_ready);
+    let drain = model.drain.as_ref();
+    let mut prompt = Vec::new();
+    if side == "client" {
+        if let Some(ready) = ready {
+            notes.push(format!(
+                "When `initialize` negotiated `{}` (rule R1), this end sends it after each session-opening response, once the code awaiting the response has run to its next await and before anything that code sends.",
+                ready.notification.method
+            ));
+        }
+        if let Some(drain) = drain {
+            let turn_end = match &drain.end {
+                TurnEnd::Complete { tag, request, .. } => format!(", and, once `initialize` negotiated it, the `{tag}` update whose `{request}` is this request's id was handled"),
+                TurnEnd::Idle { tag, state, idle } => {
+                    format!(", and a `{tag}` of its session whose `{state}` is `{idle}` was handled after a non-idle one since the call, or after the response")
+                }
+                TurnEnd::Response => String::new(),
+            };
+            let text = format!("A `{}` call resolves once its turn is drained: its response arrived and every notification before it was handled{turn_end}.", drain.prompt);
+            prompt = doc_lines(&[text], "  ");
+        }
+    } else {
+        if let Some(ready) = ready {
+            notes.push(format!(
+                "When `initialize` negotiated `{}` (rule R1), this end holds a session's scoped notifications until the client's `{}` for it arrives.",
+                ready.notification.method, ready.notification.method
+            ));
+        }
+        if let Some(TurnEnd::Complete { tag, .. }) = drain.map(|drain| &drain.end) {
+            let prompt = drain.map_or("", |drain| drain.prompt.as_str());
+            notes.push(format!("When `initialize` negotiated `{tag}` and a `{prompt}` handler sent none for its request, this end sends it, with the result's stop reason, just before the response."));
+        }
+    }
+    notes.push(match &model.cancel {
+        Some(cancel) => format!("A request whose `options.signal` aborts is forgotten and the peer told (`{}`); the peer's `{}` answers the request it names with -32800 at once.", cancel.method, cancel.method),
+        None => "A request whose `options.signal` aborts is forgotten (this schema has no way to tell the peer).".to_owned(),
+    });
+    (prompt, doc_lines(&notes, ""))
+}
+
+fn side_view(ir: &Ir, endpoint: Side, model: &Helpers, session_ready: bool) -> SideView {
     let side = endpoint.as_str();
     let mut requests = Vec::new();
     let mut notifications = Vec::new();
@@ -240,13 +369,19 @@ fn side_view(ir: &Ir, endpoint: Side) -> SideView {
         ROLES.map(|role| naming::typescript_side_type(side, role));
     let [decode_request, decode_notification, decode_result, dispatch_request, dispatch_notification, dispatch_message, encode_request, encode_notification, connect] =
         FUNCTIONS.map(|(verb, role)| naming::typescript_side_function(verb, side, role));
-    let connection = PEERS.iter().find(|(this, _)| *this == side).map(|(_, peer)| ConnectionView {
-        interface: connection,
-        connect,
-        peer,
-        peer_requests_map: naming::typescript_side_type(peer, "requests"),
-        peer_notifications_map: naming::typescript_side_type(peer, "notifications"),
-        peer_routes: naming::typescript_function(&format!("{peer} routes")),
+    let connection = PEERS.iter().find(|(this, _)| *this == side).map(|(_, peer)| {
+        let (prompt, notes) = connection_notes(side, model, session_ready);
+        ConnectionView {
+            interface: connection,
+            connect,
+            role: json_string(side),
+            peer,
+            prompt,
+            notes,
+            peer_requests_map: naming::typescript_side_type(peer, "requests"),
+            peer_notifications_map: naming::typescript_side_type(peer, "notifications"),
+            peer_routes: naming::typescript_function(&format!("{peer} routes")),
+        }
     });
     let [extension_request, extension_notification] = EXTENSION_HANDLERS.map(naming::typescript_function);
     SideView {
@@ -270,5 +405,75 @@ fn side_view(ir: &Ir, endpoint: Side) -> SideView {
         requests,
         notifications,
         connection,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::helpers::{Cancel, Ready, SessionMember};
+
+    fn drain(end: TurnEnd) -> Drain {
+        Drain {
+            prompt: "session/prompt".to_owned(),
+            update: "session/update".to_owned(),
+            session: "sessionId".to_owned(),
+            payload: "update".to_owned(),
+            tag: "sessionUpdate".to_owned(),
+            end,
+        }
+    }
+
+    fn model(end: TurnEnd) -> Helpers {
+        let session = |method: &str| SessionMember { method: method.to_owned(), in_result: false, member: "sessionId".to_owned() };
+        Helpers {
+            turns: None,
+            status: None,
+            ready: Some(Ready { notification: session("session/ready"), openers: vec![], scoped: vec![session("session/update")] }),
+            drain: Some(drain(end)),
+            cancel: Some(Cancel { method: "$/cancel_request".to_owned(), member: "requestId".to_owned() }),
+        }
+    }
+
+    #[test]
+    fn the_connection_rules_come_from_the_model() {
+        let complete = TurnEnd::Complete { tag: "turn_complete".to_owned(), request: "promptRequestId".to_owned(), stop_reason: "stopReason".to_owned() };
+        let rules = rules_view(&model(complete), true);
+        assert_eq!(
+            rules.turns,
+            "{\n    prompt: \"session/prompt\",\n    update: \"session/update\",\n    session: \"sessionId\",\n    payload: \"update\",\n    tag: \"sessionUpdate\",\n    \
+             end: { kind: \"complete\", tag: \"turn_complete\", request: \"promptRequestId\", stopReason: \"stopReason\" },\n  }"
+        );
+        assert_eq!((rules.ready.as_str(), rules.cancel.as_str()), ("\"session/ready\"", "{ method: \"$/cancel_request\", member: \"requestId\" }"));
+        // Without the negotiation of `session/ready`, the connection does not act on it.
+        assert_eq!(rules_view(&model(TurnEnd::Response), false).ready, "null");
+        let idle = rules_view(&model(TurnEnd::Idle { tag: "state_update".to_owned(), state: "state".to_owned(), idle: "idle".to_owned() }), false);
+        assert!(idle.turns.contains("end: { kind: \"idle\", tag: \"state_update\", state: \"state\", idle: \"idle\" },"), "{}", idle.turns);
+        let none = Helpers { turns: None, status: None, ready: None, drain: None, cancel: None };
+        let rules = rules_view(&none, false);
+        assert_eq!([rules.turns, rules.ready, rules.cancel], ["null", "null", "null"]);
+    }
+
+    #[test]
+    fn each_end_documents_what_the_rules_make_it_do() {
+        let complete = TurnEnd::Complete { tag: "turn_complete".to_owned(), request: "promptRequestId".to_owned(), stop_reason: "stopReason".to_owned() };
+        let (prompt, notes) = connection_notes("client", &model(complete), true);
+        let prompt = prompt.join("\n");
+        assert!(prompt.starts_with("   * A `session/prompt` call resolves once its turn is drained"), "{prompt}");
+        assert!(prompt.contains("`turn_complete`") && prompt.contains("`promptRequestId`"), "{prompt}");
+        assert!(notes.iter().all(|line| line.len() <= 80 && (line == " *" || line.starts_with(" * "))), "{notes:?}");
+        assert!(notes.join(" ").contains("`session/ready`"), "{notes:?}");
+        let complete = TurnEnd::Complete { tag: "turn_complete".to_owned(), request: "promptRequestId".to_owned(), stop_reason: "stopReason".to_owned() };
+        let (prompt, notes) = connection_notes("agent", &model(complete), true);
+        assert!(prompt.is_empty(), "the agent's end calls no prompt");
+        assert!(notes.join(" ").contains("just before the response"), "{notes:?}");
+        let (prompt, _) = connection_notes("client", &model(TurnEnd::Response), false);
+        assert!(prompt.join(" ").ends_with("was handled."), "{prompt:?}");
+    }
+
+    #[test]
+    fn wrap_cuts_at_spaces() {
+        assert_eq!(wrap("aa bb cc", 5), ["aa bb", "cc"]);
+        assert_eq!(wrap("averylongword x", 5), ["averylongword", "x"]);
     }
 }

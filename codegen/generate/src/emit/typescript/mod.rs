@@ -64,6 +64,9 @@ const FIXED_EXPORTS: &[&str] = &[
     "RequestError",
     "Send",
     "DroppedMessage",
+    "ConnectOptions",
+    "RequestOptions",
+    "AbortSignalLike",
 ];
 
 #[derive(Template)]
@@ -331,10 +334,19 @@ mod tests {
         for (side, peer) in [("Agent", "Client"), ("Client", "Agent")] {
             let connection = format!("export interface {side}Connection {{\n");
             assert!(methods.contains(&connection), "{methods}");
-            let calls = format!("  request<M extends keyof {peer}Requests>(method: M, params: {peer}Requests[M][\"params\"]): Promise<{peer}Requests[M][\"result\"]>;");
+            let calls = format!(
+                "  request<M extends keyof {peer}Requests>(method: M, params: {peer}Requests[M][\"params\"], options?: RequestOptions): Promise<{peer}Requests[M][\"result\"]>;"
+            );
             assert!(methods.split(&connection).nth(1).is_some_and(|rest| rest.contains(&calls)), "{side} calls the {peer}:\n{methods}");
-            assert!(methods.contains(&format!("export function connect{side}(implementation: (connection: {side}Connection) => {side}, send: Send")), "{methods}");
+            assert!(
+                methods.contains(&format!(
+                    "export function connect{side}(implementation: (connection: {side}Connection) => {side}, send: Send, options?: DroppedMessage | ConnectOptions)"
+                )),
+                "{methods}"
+            );
         }
+        // No prompt, no `session/ready`, and a `$/cancel_request` without a request id member: no rules.
+        assert!(methods.contains("  turns: null,\n  ready: null,\n  cancel: null,\n};"), "{methods}");
         assert!(methods.contains("  \"session/load\": { request: { side: \"agent\", params: \"Params\", result: \"Result\" } },"), "{methods}");
 
         ir.methods.extend([method("proxy/successor", Some((Side::Proxy, "Params", "Result")), Some((Side::Proxy, "Params")))]);

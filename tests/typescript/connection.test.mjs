@@ -1,0 +1,471 @@
+// The package's connection, end to end, as `tests/rust/connection.rs` and
+// `tests/rust/connection_v2.rs` check the Rust one: an agent and a client,
+// each one end (`connectAgent` / `connectClient`) in this process, talk
+// through in-memory pipes that keep the order of what they carry but hand
+// each message over after a random number of microtasks and event-loop
+// turns; the handlers wait at random too, and each end's `send` returns a
+// promise that resolves after a random delay, so its writer falls behind.
+// Everything comes from one seed.
+//
+// Every message each end wrote and read is logged in the order it happened,
+// and the log is checked for the rules the connection exists to keep: R1 (no
+// session-scoped notification leaves the agent before it read that
+// session's `session/ready`), R2 and R4 (the package's `TurnTracker` on
+// what the client sent and read, and prompts that got no `turn_complete`),
+// and that a prompt call resolves only once every update of its turn was
+// handled. Thousands of turns with the ordering on find no violation; the
+// same schedules with `unordered` on both ends find violations of each.
+// On protocol v2 the prompt's response only acknowledges it: the agent
+// reports `running`, hands the turn to a worker that sends its chunks and
+// then `idle`, and a prompt call must resolve only once all of them were
+// handled.
+//
+// Run by `cargo xtask test` on the default schema's bindings (v1 with the
+// RFDs) and on the v2-stable ones; the folder comes from `ACP_BINDINGS`.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { loadBindings } from "./bindings.mjs";
+
+const folder = process.env.ACP_BINDINGS;
+if (!folder) {
+  throw new Error("set ACP_BINDINGS to a folder written by `cargo xtask generate`");
+}
+const bindings = await loadBindings(folder);
+const V2 = bindings.PROTOCOL_VERSION === 2;
+
+/** Seeds per mode, sessions per run and prompts per session: 2,400 turns. */
+const SEEDS = 40;
+const SESSIONS = 3;
+const PROMPTS = 20;
+
+/** The seeded randomness every part of one run draws from (mulberry32). */
+function dice(seed) {
+  let state = (seed * 0x9e3779b9 + 1) >>> 0;
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let value = state;
+    value = Math.imul(value ^ (value >>> 15), value | 1);
+    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
+    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
+  };
+  const below = (bound) => Math.floor(next() * bound);
+  /** Waits up to `most` times, each a microtask or an event-loop turn. */
+  const pause = async (most) => {
+    for (let count = below(most + 1); count > 0; count -= 1) {
+      if (below(2) === 0) await Promise.resolve();
+      else await new Promise((resolve) => setImmediate(resolve));
+    }
+  };
+  return { below, pause };
+}
+
+/**
+ * One direction of the wire: `send` logs the message as written (`wrote`),
+ * and resolves after a random delay or, at random, returns nothing; the
+ * reader hands the messages over in order, each after a random delay,
+ * logged as read (`read`) just before, and only sometimes awaits `receive`.
+ */
+function pipe(roll, log, wrote, read) {
+  const lines = [];
+  let reader;
+  let pumping = false;
+  const pump = async () => {
+    if (pumping) return;
+    pumping = true;
+    while (lines.length > 0) {
+      await roll.pause(3);
+      const text = lines.shift();
+      log.push([read, JSON.parse(text)]);
+      const handled = reader.receive(text);
+      if (roll.below(4) === 0) await handled;
+    }
+    pumping = false;
+  };
+  return {
+    send: (text) => {
+      log.push([wrote, JSON.parse(text)]);
+      lines.push(text);
+      void pump();
+      return roll.below(4) === 0 ? undefined : roll.pause(3);
+    },
+    connect: (end) => {
+      reader = end;
+    },
+    idle: () => !pumping && lines.length === 0,
+  };
+}
+
+/** Waits until nothing moves on either pipe for a while: every late message is in the log. */
+async function quiet(log, pipes) {
+  let still = 0;
+  let seen = log.length;
+  await until(() => {
+    still = pipes.every((one) => one.idle()) && log.length === seen ? still + 1 : 0;
+    seen = log.length;
+    return still >= 50;
+  }, "the pipes to go quiet");
+}
+
+/** Waits event-loop turns until `condition` holds; fails after too many, rather than hang. */
+async function until(condition, what) {
+  for (let turns = 0; !condition(); turns += 1) {
+    assert.ok(turns < 100_000, `still waiting for ${what}`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/** The prompt a chunk's text belongs to (`"<prompt> part <n>"`). */
+function promptOf(text) {
+  return text.slice(0, text.lastIndexOf(" part "));
+}
+
+/** Two ends joined by pipes; `options` for both, `agent(end)` and `client(end)` make the implementations. */
+function wire(seed, options, agent, client) {
+  const roll = dice(seed);
+  const log = [];
+  const dropped = [];
+  const toAgent = pipe(roll, log, "ClientWrote", "AgentRead");
+  const toClient = pipe(roll, log, "AgentWrote", "ClientRead");
+  const report = (end) => (method, error) => dropped.push([end, method, error]);
+  const agentEnd = bindings.connectAgent((end) => agent(end, roll), toClient.send, { ...options, dropped: report("agent") });
+  const clientEnd = bindings.connectClient((end) => client(end, roll), toAgent.send, { ...options, dropped: report("client") });
+  toAgent.connect(agentEnd);
+  toClient.connect(clientEnd);
+  return { roll, log, dropped, agentEnd, clientEnd, settle: () => quiet(log, [toAgent, toClient]) };
+}
+
+/** Protocol v1 with the RFDs: the agent advertises `session/ready` and `turn_complete`. */
+function agentV1(sent) {
+  return (end, roll) => {
+    let sessions = 0;
+    return {
+      initialize: ({ protocolVersion }) => ({ protocolVersion, agentCapabilities: { sessionCapabilities: { ready: {}, turnComplete: {} } } }),
+      sessionNew: async () => {
+        sessions += 1;
+        const sessionId = `session-${sessions}`;
+        // Session-scoped: rule R1 holds it until the client's `session/ready`.
+        const commands = { sessionUpdate: "available_commands_update", availableCommands: [{ name: "explain", description: "Explains the code" }] };
+        end.notify("session/update", { sessionId, update: commands });
+        await roll.pause(3);
+        return { sessionId };
+      },
+      sessionCancel: () => {},
+      sessionPrompt: async ({ sessionId, prompt }) => {
+        const text = prompt[0]?.type === "text" ? prompt[0].text : "";
+        const updates = 1 + roll.below(5);
+        for (let index = 0; index < updates; index += 1) {
+          await roll.pause(3);
+          end.notify("session/update", { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `${text} part ${index}` } } });
+        }
+        if (roll.below(3) === 0) {
+          const options = [{ optionId: "allow", name: "Allow", kind: "allow_once" }];
+          await end.request("session/request_permission", { sessionId, toolCall: { toolCallId: "call-1" }, options });
+        }
+        sent.set(text, updates);
+        return { stopReason: "end_turn" };
+      },
+    };
+  };
+}
+
+/** A client that counts, per prompt, the chunks it handled, each after a random wait. */
+function counting(handled) {
+  return (end, roll) => ({
+    sessionRequestPermission: async () => {
+      await roll.pause(2);
+      return { outcome: { outcome: "selected", optionId: "allow" } };
+    },
+    sessionUpdate: async ({ update }) => {
+      await roll.pause(4);
+      if (update.sessionUpdate === "agent_message_chunk" && update.content.type === "text") {
+        const prompt = promptOf(update.content.text);
+        handled.set(prompt, (handled.get(prompt) ?? 0) + 1);
+      }
+    },
+  });
+}
+
+/** The violations one v1 run found, by kind. */
+function none() {
+  return { turns: 0, r1: 0, r2: 0, r4: 0, undrained: 0 };
+}
+
+function add(total, found) {
+  for (const key of Object.keys(total)) total[key] += found[key];
+}
+
+/**
+ * R1 on the agent's side of the log; R2 and R4 by the turn tracker on the
+ * client's side (prompts as it wrote them, the rest as it read it).
+ */
+function check(log) {
+  const found = none();
+  const ready = new Set();
+  const early = new Set();
+  const tracker = new bindings.TurnTracker(true);
+  const prompts = new Map();
+  const asked = new Set();
+  const completed = new Set();
+  const count = (observation) => {
+    for (const violation of observation.violations) found[violation.rule === "R2" ? "r2" : "r4"] += 1;
+  };
+  for (const [event, message] of log) {
+    const session = message.params?.sessionId ?? "";
+    if (event === "AgentRead" && message.method === "session/ready") {
+      ready.add(session);
+    } else if (event === "AgentWrote" && message.method === "session/update" && !ready.has(session)) {
+      early.add(session);
+    } else if (event === "ClientWrote" && message.method === "session/prompt") {
+      asked.add(JSON.stringify(message.id));
+      prompts.set(JSON.stringify(message.id), message.id);
+      tracker.prompt(session, message.id);
+    } else if (event === "ClientRead" && message.method === "session/update") {
+      if (message.params.update.sessionUpdate === "turn_complete") completed.add(JSON.stringify(message.params.update.promptRequestId));
+      count(tracker.update(message.params));
+    } else if (event === "ClientRead" && message.method === undefined && prompts.has(JSON.stringify(message.id))) {
+      const key = JSON.stringify(message.id);
+      count(tracker.response(prompts.get(key), message.result?.stopReason ?? null));
+      prompts.delete(key);
+    }
+  }
+  found.r1 = early.size;
+  found.r2 += [...asked].filter((id) => !completed.has(id)).length;
+  return found;
+}
+
+/** One v1 run: a client opens `sessions` sessions and prompts each `prompts` times, concurrently across sessions. */
+async function runV1(seed, ordered, sessions, prompts) {
+  const sent = new Map();
+  const handled = new Map();
+  const { roll, log, dropped, clientEnd, settle } = wire(seed, ordered ? {} : { unordered: true }, agentV1(sent), counting(handled));
+  let undrained = 0;
+  await clientEnd.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+  const session = async (index) => {
+    const { sessionId } = await clientEnd.request("session/new", { cwd: "/tmp", mcpServers: [] });
+    for (let turn = 0; turn < prompts; turn += 1) {
+      await roll.pause(2);
+      const text = `s${index} t${turn}`;
+      const response = await clientEnd.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+      assert.equal(response.stopReason, "end_turn");
+      if (handled.get(text) !== sent.get(text)) undrained += 1;
+    }
+  };
+  await Promise.all(Array.from({ length: sessions }, (_, index) => session(index)));
+  await settle();
+  assert.deepEqual(dropped, [], `seed ${seed}: nothing is dropped`);
+  const found = check(log);
+  found.undrained = undrained;
+  found.turns = sessions * prompts;
+  return found;
+}
+
+/** Protocol v2: the agent acknowledges each prompt and hands the turn to its worker. */
+function agentV2(sent) {
+  return (end, roll) => {
+    let sessions = 0;
+    /** Prompts read per session: a later idle snapshot is sent only while no new one was. */
+    const prompted = new Map();
+    const update = (sessionId, value) => end.notify("session/update", { sessionId, update: value });
+    /**
+     * The worker's turn: its chunks, then `idle`, whenever they come
+     * relative to the response; at random, a later idle snapshot (its
+     * background work), which the client may read after its next prompt
+     * went out and before that prompt's `running`: it must not end that turn.
+     */
+    const work = async (sessionId, text) => {
+      const chunks = 1 + roll.below(5);
+      for (let index = 0; index < chunks; index += 1) {
+        await roll.pause(3);
+        update(sessionId, { sessionUpdate: "agent_message_chunk", messageId: `reply-${text}`, content: { type: "text", text: `${text} part ${index}` } });
+      }
+      sent.set(text, chunks);
+      update(sessionId, { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" });
+      if (roll.below(2) === 0) {
+        const turn = prompted.get(sessionId);
+        await roll.pause(6);
+        if (prompted.get(sessionId) === turn) update(sessionId, { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn", background: [] });
+      }
+    };
+    return {
+      initialize: () => ({ protocolVersion: bindings.PROTOCOL_VERSION, info: { name: "test agent", version: "1" } }),
+      sessionNew: () => {
+        sessions += 1;
+        return { sessionId: `session-${sessions}` };
+      },
+      sessionPrompt: ({ sessionId, prompt }) => {
+        const text = prompt[0]?.type === "text" ? prompt[0].text : "";
+        prompted.set(sessionId, (prompted.get(sessionId) ?? 0) + 1);
+        update(sessionId, { sessionUpdate: "state_update", state: "running" });
+        setImmediate(() => void work(sessionId, text));
+        return { messageId: `message-${text}` };
+      },
+    };
+  };
+}
+
+/** One v2 run: prompt calls that resolved before their turn was handled. */
+async function runV2(seed, ordered, sessions, prompts) {
+  const sent = new Map();
+  const handled = new Map();
+  const { roll, dropped, clientEnd, settle } = wire(seed, ordered ? {} : { unordered: true }, agentV2(sent), counting(handled));
+  let early = 0;
+  await clientEnd.request("initialize", { protocolVersion: bindings.PROTOCOL_VERSION, info: { name: "test client", version: "1" } });
+  const session = async (index) => {
+    const { sessionId } = await clientEnd.request("session/new", { cwd: "/tmp" });
+    for (let turn = 0; turn < prompts; turn += 1) {
+      await roll.pause(2);
+      const text = `s${index} t${turn}`;
+      const response = await clientEnd.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+      assert.equal(response.messageId, `message-${text}`);
+      const expected = sent.get(text);
+      if (expected === undefined || handled.get(text) !== expected) early += 1;
+    }
+  };
+  await Promise.all(Array.from({ length: sessions }, (_, index) => session(index)));
+  await settle();
+  assert.deepEqual(dropped, [], `seed ${seed}: nothing is dropped`);
+  return early;
+}
+
+if (V2) {
+  test("v2: a prompt call resolves when its turn is idle and handled", async () => {
+    let early = 0;
+    for (let seed = 0; seed < SEEDS; seed += 1) {
+      const found = await runV2(seed, true, SESSIONS, PROMPTS);
+      assert.equal(found, 0, `seed ${seed}: ${found} prompt calls resolved before their turn was handled`);
+      early += found;
+    }
+    console.log(`ordered: ${SEEDS * SESSIONS * PROMPTS} turns, ${early} resolved early (undrained)`);
+  });
+
+  test("v2: without the ordering, prompt calls resolve on the acknowledgement", async () => {
+    let early = 0;
+    for (let seed = 0; seed < SEEDS; seed += 1) early += await runV2(seed, false, SESSIONS, PROMPTS);
+    console.log(`unordered: ${SEEDS * SESSIONS * PROMPTS} turns, ${early} resolved early (undrained)`);
+    assert.ok(early > 0, "no prompt call resolved early");
+  });
+} else {
+  test("with the ordering no schedule breaks a rule", async () => {
+    const total = none();
+    for (let seed = 0; seed < SEEDS; seed += 1) {
+      const found = await runV1(seed, true, SESSIONS, PROMPTS);
+      assert.deepEqual([found.r1, found.r2, found.r4, found.undrained], [0, 0, 0, 0], `seed ${seed}: ${JSON.stringify(found)}`);
+      add(total, found);
+    }
+    console.log(`ordered: ${JSON.stringify(total)}`);
+    assert.equal(total.turns, SEEDS * SESSIONS * PROMPTS);
+  });
+
+  test("without the ordering the same schedules break every rule", async () => {
+    const total = none();
+    for (let seed = 0; seed < SEEDS; seed += 1) add(total, await runV1(seed, false, SESSIONS, PROMPTS));
+    console.log(`unordered: ${JSON.stringify(total)}`);
+    assert.ok(total.r1 > 0 && total.r2 > 0 && total.r4 > 0 && total.undrained > 0, JSON.stringify(total));
+  });
+}
+
+test("notifications are handled one at a time in arrival order, whether or not receive is awaited", async () => {
+  const events = [];
+  const end = bindings.connectClient(
+    () => ({
+      sessionUpdate: async ({ update }) => {
+        events.push(`start ${update.title}`);
+        // The first waits longest: without the queue, the later ones would finish first.
+        const turns = update.title === "a" ? 5 : update.title === "b" ? 2 : 0;
+        for (let index = 0; index < turns; index += 1) await new Promise((resolve) => setImmediate(resolve));
+        events.push(`end ${update.title}`);
+      },
+    }),
+    () => {},
+  );
+  const notification = (title) => JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", update: { sessionUpdate: "session_info_update", title } } });
+  void end.receive(notification("a"));
+  void end.receive(notification("b"));
+  await end.receive(notification("c"));
+  assert.deepEqual(events, ["start a", "end a", "start b", "end b", "start c", "end c"]);
+});
+
+test("a writer whose send returns a promise writes one message at a time, in order", async () => {
+  const written = [];
+  let busy = false;
+  const end = bindings.connectAgent(
+    () => ({}),
+    async (text) => {
+      assert.equal(busy, false, "send is called again before its promise settled");
+      busy = true;
+      await new Promise((resolve) => setImmediate(resolve));
+      written.push(JSON.parse(text).params.update.title);
+      busy = false;
+    },
+  );
+  for (const title of ["1", "2", "3"]) end.notify("session/update", { sessionId: "s", update: { sessionUpdate: "session_info_update", title } });
+  await until(() => written.length === 3, "three writes");
+  assert.deepEqual(written, ["1", "2", "3"]);
+});
+
+/** An agent whose prompt handler waits until the test lets it go, and whose `session/new` fails. */
+function stuckAgent(release) {
+  return () => ({
+    initialize: ({ protocolVersion }) => ({ protocolVersion }),
+    sessionNew: () => {
+      throw new bindings.RequestError(-32602, "Invalid params", { why: "no sessions here" });
+    },
+    sessionPrompt: () => new Promise((resolve) => release.push(() => resolve(V2 ? { messageId: "m" } : { stopReason: "end_turn" }))),
+  });
+}
+
+test("errors and cancellation cross the connection", async () => {
+  const release = [];
+  const { roll, log, dropped, clientEnd, settle } = wire(7, {}, stuckAgent(release), counting(new Map()));
+  // The agent's error comes back as it was sent.
+  await assert.rejects(clientEnd.request("session/new", { cwd: "/tmp", mcpServers: [] }), (error) => {
+    assert.ok(error instanceof bindings.RequestError);
+    assert.deepEqual([error.code, error.data], [-32602, { why: "no sessions here" }]);
+    return true;
+  });
+  // A prompt whose caller stops waiting: the call rejects with the signal's
+  // reason, the agent reads `$/cancel_request` and answers -32800 at once,
+  // and that answer, to a request nobody waits for, is reported.
+  const controller = new AbortController();
+  const prompt = clientEnd.request("session/prompt", { sessionId: "s", prompt: [{ type: "text", text: "wait" }] }, { signal: controller.signal });
+  await roll.pause(20);
+  await until(() => release.length > 0, "the prompt handler");
+  controller.abort(new Error("stopped waiting"));
+  await assert.rejects(prompt, /stopped waiting/);
+  await settle();
+  // What the handler returns after its request was cancelled is not sent.
+  for (const resume of release) resume();
+  // Extension methods the agent does not handle answer method-not-found.
+  await assert.rejects(clientEnd.requestExtension("_x/unknown", {}), (error) => error.code === -32601);
+  await settle();
+  const cancel = log.find(([event, message]) => event === "AgentRead" && message.method === "$/cancel_request");
+  assert.ok(cancel, "the agent read $/cancel_request");
+  const answers = log.filter(([event, message]) => event === "ClientRead" && message.id === cancel[1].params.requestId && message.method === undefined);
+  assert.deepEqual(answers.map(([, message]) => message.error?.code), [-32800], "one answer, the cancelled one");
+  assert.deepEqual(dropped.map(([end, method, error]) => [end, method, error.code]), [["client", null, -32600]]);
+});
+
+test("unreadable input is answered and reported, and a closed connection fails calls", async () => {
+  const written = [];
+  const dropped = [];
+  const end = bindings.connectClient(() => ({}), (text) => void written.push(JSON.parse(text)), { dropped: (method, error) => dropped.push([method, error.code]) });
+  await end.receive("{not json");
+  await end.receive(JSON.stringify({ jsonrpc: "2.0", id: 99, result: {} }));
+  assert.equal(written[0].error.code, -32700);
+  assert.deepEqual(dropped, [[null, -32600]]);
+  const call = end.request("initialize", V2 ? { protocolVersion: 2, info: { name: "c", version: "1" } } : { protocolVersion: 1 });
+  end.close(new Error("the peer left"));
+  await assert.rejects(call, /the peer left/);
+  await assert.rejects(end.request("session/new", { cwd: "/tmp" }), /the peer left/);
+});
+
+test("a send that fails fails the calls in flight", async () => {
+  const end = bindings.connectClient(
+    () => ({}),
+    () => Promise.reject(new Error("the pipe broke")),
+  );
+  await assert.rejects(end.request("session/new", { cwd: "/tmp" }), /the pipe broke/);
+  await assert.rejects(end.request("session/new", { cwd: "/tmp" }), /the pipe broke/);
+});
