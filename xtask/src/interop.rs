@@ -10,8 +10,9 @@
 //! written on the official Rust SDK's own API (`tests/interop/official-rust`,
 //! since its examples have no agent that plays a turn), and real agents
 //! published on the npm registry, run by `tests/agents/capture.py` against
-//! its mock model on 127.0.0.1. Ours: the Rust client and agent of
-//! `tests/interop/rust`, on the bindings of the default schema.
+//! its mock model on 127.0.0.1. Ours: the clients and agents of
+//! `tests/interop/rust` and `tests/interop/typescript`, on the bindings of
+//! the default schema.
 //!
 //! It prints the matrix (pass, or the first failure and whose it is) and,
 //! with `--out`, writes it as Markdown; it fails unless every cell passes.
@@ -43,20 +44,60 @@ struct Setup {
     target: PathBuf,
 }
 
+/// A program of the matrix: what it is and how to start it.
+struct Program {
+    label: String,
+    command: Vec<String>,
+    env: Vec<(String, String)>,
+}
+
+impl Program {
+    fn new(label: &str, command: &[&Path], env: &[(&str, &Path)]) -> Program {
+        Program {
+            label: label.to_owned(),
+            command: command.iter().map(|part| part.display().to_string()).collect(),
+            env: env.iter().map(|(key, value)| ((*key).to_owned(), value.display().to_string())).collect(),
+        }
+    }
+
+    fn command(&self) -> Command {
+        let mut command = Command::new(&self.command[0]);
+        command.args(&self.command[1..]).envs(self.env.iter().map(|(key, value)| (key, value)));
+        command
+    }
+}
+
 pub fn run(out: Option<&Path>) -> Result<()> {
     let workspace = workspace_root();
     let folder = workspace.join("target").join("interop");
     let setup = Setup { target: folder.join("target"), folder, workspace };
-    let ours = build_ours(&setup)?;
+    let bindings = generate(&setup)?;
+    let rust = build_rust(&setup, &bindings)?;
+    let typescript = build_typescript(&bindings)?;
     let official = build_official(&setup)?;
+    let node = Path::new("node");
+    let package = [("ACP_PACKAGE", typescript.as_path())];
+    let scripts = setup.workspace.join("tests").join("interop").join("typescript");
+    let clients = [
+        Program::new("ours (Rust)", &[&rust.join("client")], &[]),
+        Program::new("ours (TypeScript)", &[node, &scripts.join("client.mjs")], &package),
+    ];
+    let agents = [
+        Program::new("ours (Rust)", &[&rust.join("agent")], &[]),
+        Program::new("ours (TypeScript)", &[node, &scripts.join("agent.mjs")], &package),
+        Program::new("official Rust SDK 5.2.0 (a small agent on its API)", &[&official.agent], &[]),
+    ];
     let mut cells = Vec::new();
-    let client = ours.join("client");
-    let agent = ours.join("agent");
-    cells.push(ours_against(&setup, &client, "ours (Rust)", &[agent.display().to_string()], "ours (Rust)"));
-    cells.push(ours_against(&setup, &client, "ours (Rust)", &[official.agent.display().to_string()], "official Rust SDK 5.2.0 (a small agent on its API)"));
-    cells.push(official_client(&setup, &official.client, &agent));
-    for name in REAL_AGENTS {
-        cells.push(real_agent(&setup, &client, name));
+    for client in &clients {
+        for agent in &agents {
+            cells.push(ours_against(&setup, client, agent));
+        }
+        for name in REAL_AGENTS {
+            cells.push(real_agent(&setup, client, name));
+        }
+    }
+    for agent in agents.iter().take(2) {
+        cells.push(official_client(&setup, &official.client, agent));
     }
     let table = matrix(&cells);
     print!("{table}");
@@ -71,10 +112,24 @@ pub fn run(out: Option<&Path>) -> Result<()> {
     Ok(())
 }
 
-/// Builds our Rust client and agent on freshly generated bindings.
-fn build_ours(setup: &Setup) -> Result<PathBuf> {
+/// The default schema's Rust and TypeScript bindings.
+fn generate(setup: &Setup) -> Result<PathBuf> {
     let bindings = setup.folder.join("bindings");
-    crate::generate::generate(&SourceOptions::default(), &PackageNames::default(), &["rust".to_owned()], false, false, &bindings)?;
+    let languages = ["rust".to_owned(), "typescript".to_owned()];
+    crate::generate::generate(&SourceOptions::default(), &PackageNames::default(), &languages, false, false, &bindings)?;
+    Ok(bindings)
+}
+
+/// Builds the TypeScript package; returns its entry point.
+fn build_typescript(bindings: &Path) -> Result<PathBuf> {
+    let package = bindings.join("typescript");
+    run_checked(Command::new("npm").args(["ci", "--no-audit", "--no-fund", "--silent"]).current_dir(&package), "npm ci in the TypeScript package")?;
+    run_checked(Command::new("npm").args(["run", "--silent", "build"]).current_dir(&package), "building the TypeScript package")?;
+    Ok(package.join("dist").join("index.js"))
+}
+
+/// Builds our Rust client and agent on the bindings; returns their folder.
+fn build_rust(setup: &Setup, bindings: &Path) -> Result<PathBuf> {
     let harness = setup.folder.join("rust");
     let source = setup.workspace.join("tests").join("interop").join("rust");
     let manifest = std::fs::read_to_string(source.join("Cargo.toml"))?.replace("{bindings}", &bindings.join("rust").display().to_string());
@@ -149,28 +204,31 @@ fn last_line(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).lines().rev().find(|line| !line.trim().is_empty()).unwrap_or("").to_owned()
 }
 
-/// Our client against an agent command line.
-fn ours_against(setup: &Setup, client: &Path, client_label: &str, agent: &[String], agent_label: &str) -> Cell {
+/// One of our clients against an agent.
+fn ours_against(setup: &Setup, client: &Program, agent: &Program) -> Cell {
     let outcome = (|| {
-        let folder = project(setup, &format!("{client_label}-{agent_label}").replace(|c: char| !c.is_ascii_alphanumeric(), "-")).map_err(|error| error.to_string())?;
+        let folder = project(setup, &format!("{}-{}", client.label, agent.label).replace(|c: char| !c.is_ascii_alphanumeric(), "-")).map_err(|error| error.to_string())?;
         let trace = folder.with_extension("jsonl");
-        let output = Command::new(client).arg("--cwd").arg(&folder).arg("--trace").arg(&trace).arg("--").args(agent).output().map_err(|error| error.to_string())?;
+        let mut command = client.command();
+        command.arg("--cwd").arg(&folder).arg("--trace").arg(&trace).arg("--").args(&agent.command).envs(agent.env.iter().map(|(key, value)| (key, value)));
+        let output = command.output().map_err(|error| error.to_string())?;
         if !output.status.success() {
             return Err(last_line(&output.stderr));
         }
         check(&trace)?;
         Ok(last_line(&output.stdout))
     })();
-    Cell { client: client_label.to_owned(), agent: agent_label.to_owned(), outcome }
+    Cell { client: client.label.clone(), agent: agent.label.clone(), outcome }
 }
 
-/// The official Rust SDK's example client against our agent.
-fn official_client(setup: &Setup, client: &Path, agent: &Path) -> Cell {
+/// The official Rust SDK's example client against one of our agents.
+fn official_client(setup: &Setup, client: &Path, agent: &Program) -> Cell {
     let outcome = (|| {
-        let folder = project(setup, "official-client").map_err(|error| error.to_string())?;
+        let folder = project(setup, &format!("official-client-{}", agent.label).replace(|c: char| !c.is_ascii_alphanumeric(), "-")).map_err(|error| error.to_string())?;
         let trace = folder.with_extension("jsonl");
         let output = Command::new(client)
-            .args(["--command", &agent.display().to_string(), "Read notes.txt, then update it."])
+            .args(["--command", &agent.command.join(" "), "Read notes.txt, then update it."])
+            .envs(agent.env.iter().map(|(key, value)| (key, value)))
             .env("ACP_INTEROP_TRACE", &trace)
             .current_dir(&folder)
             .output()
@@ -182,23 +240,22 @@ fn official_client(setup: &Setup, client: &Path, agent: &Path) -> Cell {
         check(&trace)?;
         Ok("Stop reason: EndTurn".to_owned())
     })();
-    Cell { client: "official Rust SDK 5.2.0 (its example client)".to_owned(), agent: "ours (Rust)".to_owned(), outcome }
+    Cell { client: "official Rust SDK 5.2.0 (its example client)".to_owned(), agent: agent.label.clone(), outcome }
 }
 
-/// Our client against a real agent from the npm registry, through
+/// One of our clients against a real agent from the npm registry, through
 /// `capture.py`'s recipe and mock model.
-fn real_agent(setup: &Setup, client: &Path, name: &str) -> Cell {
+fn real_agent(setup: &Setup, client: &Program, name: &str) -> Cell {
     let outcome = (|| {
-        let trace = setup.folder.join("sessions").join(format!("{name}.jsonl"));
+        let trace = setup.folder.join("sessions").join(format!("{}-{name}.jsonl", client.label.replace(|c: char| !c.is_ascii_alphanumeric(), "-")));
         let capture = setup.workspace.join("tests").join("agents").join("capture.py");
         let output = Command::new("python3")
             .arg(capture)
-            .args(["--agent", name, "--client"])
-            .arg(client)
-            .arg("--trace")
+            .args(["--agent", name, "--client", &client.command.join(" "), "--trace"])
             .arg(&trace)
             .arg("--cache")
             .arg(setup.workspace.join("target").join("agents"))
+            .envs(client.env.iter().map(|(key, value)| (key, value)))
             .output()
             .map_err(|error| error.to_string())?;
         if !output.status.success() {
@@ -207,7 +264,7 @@ fn real_agent(setup: &Setup, client: &Path, name: &str) -> Cell {
         check(&trace)?;
         Ok(last_line(&output.stdout))
     })();
-    Cell { client: "ours (Rust)".to_owned(), agent: format!("{name} (npm, mock model)"), outcome }
+    Cell { client: client.label.clone(), agent: format!("{name} (npm, mock model)"), outcome }
 }
 
 /// What our client's summary says, in words: the turns and their stop
