@@ -1,19 +1,59 @@
 """One end of a JSON-RPC connection over any transport that carries JSON text.
 
-What arrives is routed to the local side's implementation (requests
-answered, notifications delivered), responses settle the requests this end
-sent, and calls to the other side are encoded and their results decoded.
-No I/O of its own: the caller passes an async `send` and hands every
-received text to `receive`. `connect_agent` and `connect_client` open a
-typed end for each side. Generated: do not edit.
+`connect_agent` and `connect_client` open the typed end of each side. No I/O
+of its own: the caller passes an async `send` that writes one message, and
+hands every received text to `receive`. Requests from the peer are answered
+by a task each, so that they run concurrently with each other and with the
+reading; notifications are handled one at a time, in the order they
+arrived, by the end itself (a queue), whether or not the caller awaits
+`receive`; responses settle the requests this end sent, whose params are
+encoded and results decoded by method.
+
+The connection removes the races the RFDs are about, by construction:
+
+- Prompts end when their turn is drained. A `session/prompt` call returns
+  when its response has arrived, every notification received before it has
+  been handled (its handler returned), and, when the exchange negotiated it,
+  the turn's end has been handled too: the `turn_complete` update naming the
+  prompt (protocol v1 with the RFD) or the session's `idle` state update
+  (protocol v2: handled after a state that is not `idle` was handled since
+  the prompt was sent, or read after the response; an `idle` read before
+  either is a snapshot of the work before the prompt). Without either, the
+  response and the notifications before it are all the protocol offers. An error response ends the wait once the
+  notifications before it were handled. A timeout is the caller's
+  (`asyncio.wait_for`).
+- The agent's end answers a prompt after its updates. Everything it sends
+  leaves through one queue, in the order it was made, written by one task
+  that awaits `send`: every notification a handler sent (or started
+  sending) before returning precedes its response. When `turn_complete` was
+  negotiated and the prompt's handler sent none, the end sends it, with the
+  response's stop reason, just before the response.
+- `session/ready` (rule R1). When the agent advertised it, the client's end
+  sends it once a `session/new` or `session/load` result has been decoded,
+  before the call returns, and the agent's end holds that session's scoped
+  notifications until it arrives, then releases them in order. There is no
+  timer to fall back on.
+
+`unordered=True` opens an end without any of this, as connections without it
+behave: prompts return on their response, nothing is held for
+`session/ready`, no `turn_complete` is added, and the agent's responses are
+written ahead of the notifications still queued. It exists to show what the
+ordering prevents.
+
+Cancelling the task of a call before its answer forgets the request and,
+when the schema has `$/cancel_request`, tells the peer; the peer's
+`$/cancel_request` cancels the matching handler, and its request is answered
+with -32800 (request cancelled). Generated: do not edit.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import json
 import math
 import typing as _t
+from dataclasses import dataclass, field
 
 import pydantic as _p
 
@@ -24,6 +64,9 @@ from . import helpers as _helpers
 from . import methods as _methods
 {%- if has_methods %}
 from . import models as _m
+{%- endif %}
+{%- if negotiated %}
+from . import negotiation as _negotiation
 {%- endif %}
 from .protocols import (
 {%- for name in protocol_names %}
@@ -42,53 +85,200 @@ method), or a response to no request in flight (with `None`)."""
 _Dispatch = _t.Callable[[_t.Any, str, _t.Any, bool], _t.Awaitable[_t.Any]]
 
 
-class Lifecycle(_t.Protocol):
-    """What a connection does around the messages it routes: the RFD helpers'
-    `session/ready` handling. Every method sees and returns wire JSON messages."""
+@dataclass(frozen=True)
+class _Ready:
+    """Rule R1's messages: `session/ready` (the client's notification) and its
+    session id member, the requests whose result opens a session (with
+    whether the session id is in the result, else in the params), and the
+    agent's session-scoped notifications."""
 
-    def settled(self, method: str, params: _t.Any, result: _t.Any) -> list[dict[str, _t.Any]]:
-        """A request this end sent got its result; returns messages to send once the caller has it."""
-        ...
+    notification: str
+    session: str
+    openers: tuple[tuple[str, bool], ...]
+    scoped: tuple[str, ...]
 
-    def answered(self, method: str, params: _t.Any, result: _t.Any) -> None:
-        """This end answered the peer's request of `method` with `result`."""
-        ...
 
-    def received(self, method: str, params: _t.Any) -> list[dict[str, _t.Any]]:
-        """A notification from the peer was delivered; returns messages this end held, to send now."""
-        ...
+@dataclass(frozen=True)
+class _Complete:
+    """A turn ends with the update tagged `tag` whose `request` member is the
+    prompt's request id (protocol v1 with the turn-complete RFD, once
+    negotiated); its `stop_reason` member is the prompt result's."""
 
-    def outgoing(self, method: str, message: dict[str, _t.Any]) -> list[dict[str, _t.Any]]:
-        """This end sends the notification `message`; returns what to send now."""
-        ...
+    tag: str
+    request: str
+    stop_reason: str
+
+
+@dataclass(frozen=True)
+class _Idle:
+    """A turn ends with the update tagged `tag` whose `state` member is `idle`
+    (protocol v2)."""
+
+    tag: str
+    state: str
+    idle: str
+
+
+@dataclass(frozen=True)
+class _Turns:
+    """A prompt turn's messages: the prompt request, the update notification
+    with its session id, update and update tag members, and what ends a turn
+    besides its response (`None`: nothing)."""
+
+    prompt: str
+    update: str
+    session: str
+    payload: str
+    tag: str
+    end: _Complete | _Idle | None
+
+
+# What this schema says about the messages a connection treats specially.
+_INITIALIZE = "initialize"
+_READY: _Ready | None = {{ ready }}
+_TURNS: _Turns | None = {{ turns }}
+_CANCEL: tuple[str, str] | None = {{ cancel }}
+"""`$/cancel_request` and its member naming the request."""
+
+
+@dataclass(frozen=True)
+class Features:
+    """The RFD features an `initialize` exchange turned on."""
+
+    session_ready: bool = False
+    turn_complete: bool = False
+
+
+def _features(params: _t.Any, result: _t.Any) -> Features:
+    """What one `initialize` exchange (its params and result, as JSON)
+    negotiated; nothing when it does not negotiate."""
+{%- if negotiated %}
+    try:
+        negotiated = _negotiation.negotiate(params, result)
+    except (_negotiation.NegotiationError, ValueError):
+        return Features()
+    return Features(negotiated.session_ready, negotiated.turn_complete)
+{%- else %}
+    return Features()
+{%- endif %}
+
+
+class _Gate(_t.Protocol):
+    """Rule R1's gate (`helpers.SessionReadyGate`) over message texts."""
+
+    def responded(self, session: str, now: int) -> None: ...
+
+    def send(self, session: str, item: str, now: int) -> list[str]: ...
+
+    def ready(self, session: str) -> list[str]: ...
+
+
+def _gate() -> _Gate | None:
+    """A gate that holds session-scoped texts until `session/ready`."""
+{%- if session_ready %}
+    return _helpers.SessionReadyGate[str](True)
+{%- else %}
+    return None
+{%- endif %}
+
+
+_Outcome = tuple[bool, _t.Any]
+"""A call's outcome: `(True, decoded result)` or `(False, exception)`."""
+
+
+@dataclass
+class _Turn:
+    """What a prompt call of the client's end waits for besides its response."""
+
+    session: _t.Any
+    wait: _t.Literal["nothing", "complete", "idle"]
+    active: bool = False
+    """Protocol v2: the session reported foreground work since the prompt was sent."""
+    answer: _Outcome | None = None
+    read: int = 0
+    """How many notifications had been read when the response arrived."""
+
+
+@dataclass
+class _Pending:
+    """A request this end sent that is not answered yet."""
+
+    method: str
+    params: _t.Any
+    future: asyncio.Future[_t.Any]
+    turn: _Turn | None
+    follow: list[dict[str, _t.Any]] = field(default_factory=list)
+    """What to send once its result is decoded, before the call returns (`session/ready`)."""
 
 
 class Connection:
     """One end of a connection; `connect_agent` and `connect_client` make the typed ones."""
 
     def __init__(
-        self, implementation: _t.Any, dispatch_request: _Dispatch, dispatch_notification: _Dispatch, send: Send, dropped: Dropped | None, lifecycle: Lifecycle | None = None
+        self,
+        implementation: _t.Any,
+        role: _t.Literal["agent", "client"],
+        dispatch_request: _Dispatch,
+        dispatch_notification: _Dispatch,
+        send: Send,
+        dropped: Dropped | None,
+        unordered: bool = False,
     ) -> None:
+        self._role = role
         self._dispatch_request = dispatch_request
         self._dispatch_notification = dispatch_notification
         self._reader = _rt.WireReader()
         self._send = send
         self._dropped = dropped
-        self._lifecycle = lifecycle
-        self._pending: dict[int, tuple[str, _t.Any, asyncio.Future[_t.Any]]] = {}
-        self._answering: set[asyncio.Task[None]] = set()
+        self._unordered = unordered
+        self._pending: dict[int, _Pending] = {}
         self._next_id = 1
         self._closed: BaseException | None = None
+        self._features = Features()
+        # The tasks answering the peer's requests (and this end's other tasks);
+        # by request id, those whose handler has not returned; those running
+        # their handler; those the peer cancelled.
+        self._answering: set[asyncio.Task[None]] = set()
+        self._running: dict[str, asyncio.Task[None]] = {}
+        self._handling: set[asyncio.Task[_t.Any]] = set()
+        self._stopping: set[asyncio.Task[_t.Any]] = set()
+        # The peer's notifications not handled yet (each with the future set
+        # once it is), whether one is being handled, the last one queued, and
+        # how many were read and handled.
+        self._inbox: collections.deque[tuple[str, _t.Any, asyncio.Future[None]]] = collections.deque()
+        self._consuming = False
+        self._last: asyncio.Future[None] | None = None
+        self._read = 0
+        self._handled = 0
+        # The agent's end: what it sends, in order (responses that overtake
+        # first, when unordered), and the task writing it.
+        self._outbox: collections.deque[str] = collections.deque()
+        self._overtaking: collections.deque[str] = collections.deque()
+        self._writer: asyncio.Task[None] | None = None
+        # The agent's end: rule R1's gate, and the prompts whose
+        # `turn_complete` its handler sent.
+        self._gate: _Gate | None = None
+        self._completed: set[str] = set()
         self._implementation = implementation(self)
 
+    @property
+    def features(self) -> Features:
+        """What this end's `initialize` exchange negotiated so far."""
+        return self._features
+
     async def receive(self, text: str) -> None:
-        """Handles one received message (JSON text). A notification is delivered
-        and a response settles its request before this returns; a request is
-        answered by a task of its own, so that a read loop awaiting `receive`
-        goes on reading while a handler waits for the other side. Text that is
-        not JSON, or nested too deeply for the json module, is answered with a
-        parse error (-32700), a malformed id with an invalid request (-32600),
-        and a call holding JSON that no binding takes back (nested deeper than
+        """Handles one received message (JSON text). A response settles its
+        request (a prompt's call returns once its turn is drained); a request
+        is answered by a task of its own, so that a read loop awaiting
+        `receive` goes on reading while a handler waits for the other side;
+        a notification joins the end's queue, whose notifications are handled
+        one at a time in the order they arrived, whether or not the caller
+        awaits `receive`, and this returns once it was handled. (A read loop
+        whose notification handlers wait for the peer hands each text to
+        `receive` in a task of its own, in order.) Text that is not JSON, or
+        nested too deeply for the json module, is answered with a parse
+        error (-32700), a malformed id with an invalid request (-32600), and
+        a call holding JSON that no binding takes back (nested deeper than
         `MAX_DEPTH`, a number that is not finite, a lone surrogate) as
         `_checked` says."""
         try:
@@ -112,11 +302,20 @@ class Connection:
         elif not await self._checked(message, walk):
             return
         elif "id" in message:
-            task = asyncio.ensure_future(self._answer(message))
-            self._answering.add(task)
-            task.add_done_callback(self._answering.discard)
+            self._running[_key(message["id"])] = self._spawn(self._answer(message))
         else:
-            await self._deliver(message["method"], message.get("params"))
+            handled = self._notified(message["method"], message.get("params"))
+            if self._consuming:
+                await asyncio.shield(handled)
+            else:
+                # Nothing is being handled: this call handles the queue.
+                await self._consume()
+
+    async def join(self) -> None:
+        """Waits until every notification received so far, and any received
+        meanwhile, has been handled."""
+        while self._last is not None and not self._last.done():
+            await asyncio.shield(self._last)
 
     async def _checked(self, message: dict[str, _t.Any], walk: bool) -> bool:
         """Whether a request or notification passes `check_wire`, its params
@@ -142,73 +341,278 @@ class Connection:
             return False
         return True
 
+    # The peer's requests.
+
     async def _answer(self, message: dict[str, _t.Any]) -> None:
+        """Runs the handler of the peer's request, which the peer's
+        `$/cancel_request` may cancel while it runs, then answers it."""
+        method, params, request_id = message["method"], message.get("params"), message["id"]
+        key = _key(request_id)
+        # `receive` runs this as a task of its own.
+        task = _t.cast("asyncio.Task[_t.Any]", asyncio.current_task())
         try:
-            answer: dict[str, _t.Any] = {"result": await self._dispatch_request(self._implementation, message["method"], message.get("params"), True)}
+            if task in self._stopping:
+                # Cancelled before it started.
+                raise asyncio.CancelledError
+            self._handling.add(task)
+            try:
+                result = await self._dispatch_request(self._implementation, method, params, True)
+            finally:
+                self._handling.discard(task)
+                if self._running.get(key) is task:
+                    del self._running[key]
+            answer: dict[str, _t.Any] = {"result": result}
+            self._before_response(request_id, method, params, result)
+        except asyncio.CancelledError:
+            if task not in self._stopping:
+                raise
+            self._stopping.discard(task)
+            # The peer's cancellation ends here (`cancelling` and `uncancel` are Python 3.11's).
+            if getattr(task, "cancelling", lambda: 0)():
+                getattr(task, "uncancel", lambda: 0)()
+            answer = {"error": {"code": -32800, "message": "Request cancelled"}}
         except _rt.RequestError as error:
             answer = {"error": error.to_json()}
         except Exception as error:  # noqa: BLE001 (any other failure of a handler answers -32603)
             answer = {"error": {"code": -32603, "message": str(error)}}
-        await self._write({"jsonrpc": "2.0", "id": message["id"], **answer})
-        if self._lifecycle is not None and "result" in answer:
-            self._lifecycle.answered(message["method"], message.get("params"), answer["result"])
+        response = {"jsonrpc": "2.0", "id": request_id, **answer}
+        if self._role == "agent":
+            self._queue(_text(response), overtaking=self._unordered)
+        else:
+            await self._write(response)
+        if "result" in answer:
+            self._after_response(method, params, answer["result"])
 
-    async def _deliver(self, method: str, params: _t.Any) -> None:
+    def _before_response(self, request_id: _t.Any, method: str, params: _t.Any, result: _t.Any) -> None:
+        """The agent's end, before its answer is queued: `initialize` decides
+        the features (and opens rule R1's gate); a prompt whose handler sent
+        no `turn_complete` gets one, when negotiated."""
+        if self._role != "agent":
+            return
+        if method == _INITIALIZE:
+            self._features = _features(params, result)
+            if self._features.session_ready and not self._unordered:
+                self._gate = _gate()
+            return
+        turns = _TURNS
+        if turns is None or method != turns.prompt or not isinstance(turns.end, _Complete):
+            return
+        key = _key(request_id)
+        if key in self._completed:
+            self._completed.discard(key)
+            return
+        reason = _get(result, turns.end.stop_reason)
+        if self._features.turn_complete and not self._unordered and reason is not None:
+            update = {turns.tag: turns.end.tag, turns.end.request: request_id, turns.end.stop_reason: reason}
+            self._post_notification(turns.update, {turns.session: _get(params, turns.session), turns.payload: update})
+
+    def _after_response(self, method: str, params: _t.Any, result: _t.Any) -> None:
+        """The agent's end answered a request that opens a session: from now
+        on its scoped notifications wait for `session/ready`."""
+        if self._gate is None or _READY is None:
+            return
+        for opener, in_result in _READY.openers:
+            session = _member(result if in_result else params, _READY.session) if opener == method else None
+            if session is not None:
+                self._gate.responded(session, 0)
+
+    # The peer's notifications.
+
+    def _notified(self, method: str, params: _t.Any) -> asyncio.Future[None]:
+        """Queues a notification; returns the future set once it is handled."""
+        self._on_read(method, params)
+        self._read += 1
+        handled: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._inbox.append((method, params, handled))
+        self._last = handled
+        return handled
+
+    def _on_read(self, method: str, params: _t.Any) -> None:
+        """What a notification does as soon as it is read, before its handler
+        runs: `$/cancel_request` cancels the handler it names, `session/ready`
+        releases what the agent's end held."""
+        if _CANCEL is not None and method == _CANCEL[0] and isinstance(params, dict) and _CANCEL[1] in params:
+            running = self._running.pop(_key(params[_CANCEL[1]]), None)
+            if running is not None:
+                self._stopping.add(running)
+                if running in self._handling:
+                    running.cancel()
+        if _READY is not None and method == _READY.notification and self._gate is not None:
+            session = _member(params, _READY.session)
+            for text in self._gate.ready(session) if session is not None else []:
+                self._queue(text)
+
+    async def _consume(self) -> None:
+        """Handles the queued notifications in order, until none is left;
+        one call at a time does."""
+        if self._consuming:
+            return
+        self._consuming = True
         try:
-            await self._dispatch_notification(self._implementation, method, params, True)
-        except _rt.RequestError as error:
-            self._report(method, error)
-        except Exception as error:  # noqa: BLE001 (a notification gets no answer: its failure is reported)
-            self._report(method, _rt.RequestError(-32603, str(error)))
-        for held in self._lifecycle.received(method, params) if self._lifecycle is not None else []:
-            await self._write(held)
+            while self._inbox:
+                method, params, handled = self._inbox.popleft()
+                try:
+                    await self._dispatch_notification(self._implementation, method, params, True)
+                except _rt.RequestError as error:
+                    self._report(method, error)
+                except Exception as error:  # noqa: BLE001 (a notification gets no answer: its failure is reported)
+                    self._report(method, _rt.RequestError(-32603, str(error)))
+                finally:
+                    self._turn_progress(method, params, self._handled)
+                    self._handled += 1
+                    self._finish_turns()
+                    if not handled.done():
+                        handled.set_result(None)
+        finally:
+            self._consuming = False
+            if self._inbox:
+                # Its caller was cancelled: a task of its own handles the rest.
+                self._spawn(self._consume())
 
     def _report(self, method: str | None, error: _rt.RequestError) -> None:
         if self._dropped is not None:
             self._dropped(method, error)
 
-    def _settle(self, response: dict[str, _t.Any]) -> None:
-        request_id = response.get("id")
-        pending = self._pending.pop(request_id, None) if isinstance(request_id, int) and not isinstance(request_id, bool) else None
-        if pending is None:
-            self._report(None, _rt.RequestError(-32600, f"a response to no request in flight: id {request_id!r}"))
-            return
-        method, params, future = pending
-        if future.done():
-            return
-        error = response.get("error")
-        if "error" in response:
-            if isinstance(error, dict) and isinstance(error.get("code"), int) and isinstance(error.get("message"), str):
-                future.set_exception(_rt.RequestError(error["code"], error["message"], error.get("data")))
-            else:
-                future.set_exception(_rt.RequestError(-32603, f"a malformed error for {method}"))
-            return
-        try:
-            future.set_result(_methods.decode_result(method, response["result"]))
-        except _rt.DecodeError as failure:
-            future.set_exception(failure)
-            return
-        follow = self._lifecycle.settled(method, params, response["result"]) if self._lifecycle is not None else []
-        if follow:
-            # A task of its own runs after the code awaiting the result has run to its next await.
-            task = asyncio.ensure_future(self._write_all(follow))
-            self._answering.add(task)
-            task.add_done_callback(self._answering.discard)
+    # The requests this end sent.
 
     async def _call(self, method: str, params: _t.Any) -> _t.Any:
         if self._closed is not None:
             raise self._closed
         request_id = self._next_id
         self._next_id += 1
-        future: asyncio.Future[_t.Any] = asyncio.get_running_loop().create_future()
         wire = _wire(params)
-        self._pending[request_id] = (method, wire, future)
-        await self._write({"jsonrpc": "2.0", "id": request_id, "method": method, "params": wire})
-        return await future
+        pending = _Pending(method, wire, asyncio.get_running_loop().create_future(), self._turn_for(method, wire))
+        self._pending[request_id] = pending
+        try:
+            await self._write({"jsonrpc": "2.0", "id": request_id, "method": method, "params": wire})
+        except BaseException:
+            self._pending.pop(request_id, None)
+            raise
+        try:
+            result = await pending.future
+        except asyncio.CancelledError:
+            if self._pending.pop(request_id, None) is not None and _CANCEL is not None:
+                self._post({"jsonrpc": "2.0", "method": _CANCEL[0], "params": {_CANCEL[1]: request_id}})
+            # The result arrived, but not its caller: what follows it is still owed.
+            for message in pending.follow:
+                self._post(message)
+            raise
+        follow, pending.follow = pending.follow, []
+        for message in follow:
+            await self._write(message)
+        return result
+
+    def _turn_for(self, method: str, params: _t.Any) -> _Turn | None:
+        """What a prompt of the client's end waits for (`None`: its response only)."""
+        turns = _TURNS
+        if turns is None or method != turns.prompt or self._role != "client" or self._unordered:
+            return None
+        wait: _t.Literal["nothing", "complete", "idle"] = "nothing"
+        if isinstance(turns.end, _Complete) and self._features.turn_complete:
+            wait = "complete"
+        elif isinstance(turns.end, _Idle):
+            wait = "idle"
+        return _Turn(_get(params, turns.session), wait)
+
+    def _settle(self, response: dict[str, _t.Any]) -> None:
+        """The peer answered a request: its call returns, or a prompt's waits for its turn to drain."""
+        request_id = response.get("id")
+        # This end's ids count from 1: -1 finds nothing.
+        key: int = request_id if isinstance(request_id, int) and not isinstance(request_id, bool) else -1
+        pending = self._pending.get(key)
+        if pending is None or (pending.turn is not None and pending.turn.answer is not None):
+            self._report(None, _rt.RequestError(-32600, f"a response to no request in flight: id {request_id!r}"))
+            return
+        outcome = self._outcome(pending, response)
+        if pending.turn is None:
+            del self._pending[key]
+            _resolve(pending.future, outcome)
+            return
+        pending.turn.answer = outcome
+        pending.turn.read = self._read
+        self._finish_turns()
+
+    def _outcome(self, pending: _Pending, response: dict[str, _t.Any]) -> _Outcome:
+        """The error of a response, or its decoded result; a result that
+        decodes may change the features or owe a `session/ready`."""
+        if "error" in response:
+            error = response["error"]
+            if isinstance(error, dict) and isinstance(error.get("code"), int) and isinstance(error.get("message"), str):
+                return False, _rt.RequestError(error["code"], error["message"], error.get("data"))
+            return False, _rt.RequestError(-32603, f"a malformed error for {pending.method}")
+        try:
+            decoded = _methods.decode_result(pending.method, response["result"])
+        except _rt.DecodeError as failure:
+            return False, failure
+        result = response["result"]
+        if pending.method == _INITIALIZE:
+            self._features = _features(pending.params, result)
+        elif _READY is not None and self._features.session_ready and not self._unordered:
+            for opener, in_result in _READY.openers:
+                session = _member(result if in_result else pending.params, _READY.session) if opener == pending.method else None
+                if session is not None:
+                    pending.follow.append({"jsonrpc": "2.0", "method": _READY.notification, "params": {_READY.session: session}})
+        return True, decoded
+
+    def _turn_progress(self, method: str, params: _t.Any, index: int) -> None:
+        """The notification read `index`-th (from 0) was handled: the prompts
+        whose turn it ends stop waiting for more. An `idle` state ends a turn
+        when a state that is not `idle` was handled since the prompt was sent,
+        or when it was read after the prompt's response (an `idle` read before
+        either is a snapshot of the work before the prompt)."""
+        turns = _TURNS
+        if turns is None or method != turns.update:
+            return
+        session = _get(params, turns.session)
+        update = _get(params, turns.payload)
+        tag = _get(update, turns.tag)
+        end = turns.end
+        for request_id, pending in self._pending.items():
+            turn = pending.turn
+            if turn is None or session is None or turn.session != session:
+                continue
+            if turn.wait == "complete" and isinstance(end, _Complete) and tag == end.tag:
+                if isinstance(update, dict) and end.request in update and _key(update[end.request]) == _key(request_id):
+                    turn.wait = "nothing"
+            elif turn.wait == "idle" and isinstance(end, _Idle) and tag == end.tag:
+                if _get(update, end.state) != end.idle:
+                    turn.active = True
+                elif turn.active or (turn.answer is not None and index >= turn.read):
+                    turn.wait = "nothing"
+
+    def _finish_turns(self) -> None:
+        """Every prompt that has its response, whose notifications before the
+        response were handled, and that waits for nothing more (an error
+        response ends the wait) returns."""
+        for request_id, pending in list(self._pending.items()):
+            turn = pending.turn
+            if turn is None or turn.answer is None or self._handled < turn.read:
+                continue
+            if turn.answer[0] and turn.wait != "nothing":
+                continue
+            del self._pending[request_id]
+            _resolve(pending.future, turn.answer)
+
+    # Sending.
 
     async def _tell(self, method: str, params: _t.Any) -> None:
-        message = {"jsonrpc": "2.0", "method": method, "params": _wire(params)}
-        await self._write_all(self._lifecycle.outgoing(method, message) if self._lifecycle is not None else [message])
+        wire = _wire(params)
+        if self._role == "agent":
+            self._post_notification(method, wire)
+        else:
+            await self._write({"jsonrpc": "2.0", "method": method, "params": wire})
+
+    def _post_notification(self, method: str, params: _t.Any) -> None:
+        """The agent's end queues a notification, or its gate holds it (rule R1)."""
+        turns = _TURNS
+        if turns is not None and method == turns.update and isinstance(turns.end, _Complete):
+            update = _get(params, turns.payload)
+            if _get(update, turns.tag) == turns.end.tag and isinstance(update, dict) and turns.end.request in update:
+                self._completed.add(_key(update[turns.end.request]))
+        text = _text({"jsonrpc": "2.0", "method": method, "params": params})
+        session = _member(params, _READY.session) if _READY is not None and method in _READY.scoped else None
+        for queued in self._gate.send(session, text, 0) if self._gate is not None and session is not None else [text]:
+            self._queue(queued)
 
     async def request_extension(self, method: str, params: _t.Any) -> _t.Any:
         """Sends a request of a `_`-prefixed extension method with JSON params; returns its JSON result."""
@@ -225,17 +629,78 @@ class Connection:
     def close(self, reason: BaseException | None = None) -> None:
         """Fails every request in flight, and every later one, with `reason` (the transport closed)."""
         self._closed = reason if reason is not None else ConnectionError("the connection is closed")
-        for _, _, future in self._pending.values():
-            if not future.done():
-                future.set_exception(self._closed)
+        for pending in self._pending.values():
+            _resolve(pending.future, (False, self._closed))
         self._pending.clear()
 
     async def _write(self, message: dict[str, _t.Any]) -> None:
-        await self._send(json.dumps(message, ensure_ascii=False, separators=(",", ":")))
+        """Sends `message`: the agent's end queues it after everything it made
+        before; the client's end writes it at once."""
+        if self._role == "agent":
+            self._queue(_text(message))
+        else:
+            await self._send(_text(message))
 
-    async def _write_all(self, messages: list[dict[str, _t.Any]]) -> None:
-        for message in messages:
-            await self._write(message)
+    def _post(self, message: dict[str, _t.Any]) -> None:
+        """Sends `message` from code that cannot wait for it."""
+        if self._role == "agent":
+            self._queue(_text(message))
+        else:
+            self._spawn(self._write(message))
+
+    def _queue(self, text: str, overtaking: bool = False) -> None:
+        """The agent's end: `text` leaves after everything queued before it
+        (`overtaking`: before every text not overtaking)."""
+        (self._overtaking if overtaking else self._outbox).append(text)
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.ensure_future(self._drain())
+
+    async def _drain(self) -> None:
+        """Writes what is queued, in order, until nothing is left; a `send`
+        that fails closes the end."""
+        while self._overtaking or self._outbox:
+            text = self._overtaking.popleft() if self._overtaking else self._outbox.popleft()
+            try:
+                await self._send(text)
+            except Exception as error:  # noqa: BLE001 (the transport is gone: every call fails with its error)
+                self._overtaking.clear()
+                self._outbox.clear()
+                self.close(error)
+                return
+
+    def _spawn(self, work: _t.Coroutine[_t.Any, _t.Any, None]) -> asyncio.Task[None]:
+        """Runs `work` as a task this end keeps until it is done."""
+        task = asyncio.ensure_future(work)
+        self._answering.add(task)
+        task.add_done_callback(self._answering.discard)
+        return task
+
+
+def _text(message: dict[str, _t.Any]) -> str:
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+
+
+def _key(request_id: _t.Any) -> str:
+    """A request id as a key: ids compare as JSON values, so `2` and `"2"` differ."""
+    return json.dumps(request_id)
+
+
+def _get(value: _t.Any, name: str) -> _t.Any:
+    return value.get(name) if isinstance(value, dict) else None
+
+
+def _member(value: _t.Any, name: str) -> str | None:
+    found = _get(value, name)
+    return found if isinstance(found, str) else None
+
+
+def _resolve(future: asyncio.Future[_t.Any], outcome: _Outcome) -> None:
+    if future.done():
+        return
+    if outcome[0]:
+        future.set_result(outcome[1])
+    else:
+        future.set_exception(outcome[1])
 
 
 def _is_id(value: _t.Any) -> bool:
@@ -298,18 +763,13 @@ class {{ side.name }}(Connection):
 {%- endif %}
 
 
-def {{ side.connect }}(implementation: _t.Callable[[{{ side.name }}], {{ side.handler }}], send: Send, dropped: Dropped | None = None) -> {{ side.name }}:
+def {{ side.connect }}(implementation: _t.Callable[[{{ side.name }}], {{ side.handler }}], send: Send, dropped: Dropped | None = None, *, unordered: bool = False) -> {{ side.name }}:
     """Opens the {{ side.label }}'s end of a connection over a transport that carries
     JSON text: `send` writes one message, and the caller hands every received
     message to `receive`. `implementation` is called once with the connection,
     so that its handlers can call the {{ side.peer }}; `dropped` hears of a received
-    message that was not handled and gets no answer.
-{%- if session_ready %}
-
-    When `initialize` negotiates `session/ready` (rule R1), the client's end sends
-    it after each session-opening response, and the agent's end holds its
-    session-scoped notifications for a session until it arrives.
-{%- endif %}"""
-    return {{ side.name }}(implementation, {{ side.dispatch_request }}, {{ side.dispatch_notification }}, send, dropped{% if session_ready %}, _helpers.SessionReadyLifecycle(){% endif %})
+    message that was not handled and gets no answer. The end keeps the
+    ordering the module describes; `unordered=True` turns it off."""
+    return {{ side.name }}(implementation, "{{ side.label }}", {{ side.dispatch_request }}, {{ side.dispatch_notification }}, send, dropped, unordered)
 {%- endfor %}
 

@@ -13,13 +13,10 @@ from __future__ import annotations
 {% if turns.is_some() -%}
 import json
 {% endif -%}
-{% if ready.is_some() -%}
-import time
-{% endif -%}
 {% if turns.is_some() -%}
 from dataclasses import dataclass
 {% endif -%}
-from typing import {% if ready.is_some() %}Any, {% endif %}Generic, Literal, TypeVar
+from typing import Generic, Literal, TypeVar
 
 {% if !imports.is_empty() -%}
 from .models import (
@@ -28,7 +25,7 @@ from .models import (
 {%- endfor %}
 )
 {% endif -%}
-from .negotiation import Negotiated{% if ready.is_some() %}, NegotiationError, negotiate{% endif %}
+from .negotiation import Negotiated
 
 T = TypeVar("T")
 
@@ -226,71 +223,4 @@ def next_step(negotiated: Negotiated, status: {{ status.type_name }}) -> NextSte
     if status == {{ status.type_name }}.{{ status.live }}:
         return "prompt"
     return "load" if negotiated.agent_handles("session/load") else "new"
-{%- endif %}
-{%- if let Some(ready) = ready %}
-
-
-_OPENERS: tuple[tuple[str, bool, str], ...] = {{ ready.openers }}
-"""The requests after whose response a client confirms a session: method, whether the session id is in the result, its member."""
-
-_SCOPED: tuple[tuple[str, str], ...] = {{ ready.scoped }}
-"""The agent's session-scoped notifications and their session id member."""
-
-
-def _member(value: Any, name: str) -> str | None:
-    found = value.get(name) if isinstance(value, dict) else None
-    return found if isinstance(found, str) else None
-
-
-class SessionReadyLifecycle:
-    """Rule R1 at both ends of a connection, once `initialize` has negotiated `session/ready`.
-
-    The client's end sends {{ ready.method_text }} after each session-opening response
-    (once the code awaiting it has run), and the agent's end holds its
-    session-scoped notifications for a session until that notification arrives.
-    Every connection gets one; without the capability, or when `initialize` does
-    not negotiate, it does nothing.
-    """
-
-    def __init__(self) -> None:
-        self._negotiated: Negotiated | None = None
-        self._gate: SessionReadyGate[dict[str, Any]] = SessionReadyGate(False)
-
-    def _negotiate(self, params: Any, result: Any) -> None:
-        try:
-            self._negotiated = negotiate(params, result)
-        except (NegotiationError, ValueError):
-            self._negotiated = None
-        self._gate = SessionReadyGate(self._negotiated is not None and self._negotiated.session_ready)
-
-    @staticmethod
-    def _opened(method: str, params: Any, result: Any) -> str | None:
-        opener = next((entry for entry in _OPENERS if entry[0] == method), None)
-        return None if opener is None else _member(result if opener[1] else params, opener[2])
-
-    def settled(self, method: str, params: Any, result: Any) -> list[dict[str, Any]]:
-        """A request this end sent got its result; returns messages to send once the caller has it."""
-        if method == "initialize":
-            self._negotiate(params, result)
-        session = self._opened(method, params, result) if self._negotiated is not None and self._negotiated.session_ready else None
-        return [] if session is None else [{"jsonrpc": "2.0", "method": {{ ready.method }}, "params": { {{ ready.member }}: session }}]
-
-    def answered(self, method: str, params: Any, result: Any) -> None:
-        """This end answered the peer's request of `method` with `result`."""
-        if method == "initialize":
-            self._negotiate(params, result)
-        session = self._opened(method, params, result)
-        if session is not None:
-            self._gate.responded(session, time.monotonic_ns())
-
-    def received(self, method: str, params: Any) -> list[dict[str, Any]]:
-        """A notification from the peer was delivered; returns messages this end held, to send now."""
-        session = _member(params, {{ ready.member }}) if method == {{ ready.method }} else None
-        return [] if session is None else self._gate.ready(session)
-
-    def outgoing(self, method: str, message: dict[str, Any]) -> list[dict[str, Any]]:
-        """This end sends the notification `message`; returns what to send now."""
-        scoped = next((entry for entry in _SCOPED if entry[0] == method), None)
-        session = None if scoped is None else _member(message.get("params"), scoped[1])
-        return [message] if session is None else self._gate.send(session, message, time.monotonic_ns())
 {%- endif %}

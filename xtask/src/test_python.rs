@@ -9,7 +9,10 @@
 //! schema, the hostile wire cases (`tests/python/test_hostile_wire.py`) run too,
 //! and the usage program (`tests/python/usage_program.py`) is first
 //! type-checked as a programmer's code would be: `mypy --strict` with and
-//! without the pydantic plugin, and pyright in strict mode. The tests import the
+//! without the pydantic plugin, and pyright in strict mode. On the default
+//! and v2-stable schemas, the connection's race tests
+//! (`tests/python/test_connection.py`) run the scenario of each, which pytest
+//! learns from `ACP_SCHEMA_LABEL`. The tests import the
 //! package by name from site-packages, never from the sources, and fail unless
 //! it holds exactly the files generated for this schema. pytest exits 5 when
 //! it ran no test, which fails like any other non-zero exit.
@@ -53,7 +56,7 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
     if label == "default" {
         check_usage_program(&python, &tests.join("usage_program.py"), &package.join("pyproject.toml"), &tools, &work)?;
     }
-    let outcome = pytest(&python, workspace, bindings, &tests, label == "default")?;
+    let outcome = pytest(&python, workspace, bindings, &tests, Some(label))?;
     print!("{}", outcome.output);
     ensure!(outcome.passed, "{label}: pytest {} failed (exit 5 means no test ran)", tests.display());
     Ok(())
@@ -95,13 +98,18 @@ fn install(python: &Path, bindings: &Path, workspace: &Path, label: &str) -> Res
 }
 
 /// Runs pytest on `tests` (a folder or file of `tests/python`) against the
-/// installed package of `bindings`.
-/// pytest on `tests`; `default_schema` also collects the suites written for
-/// the default schema only (`conftest.DEFAULT_SCHEMA_ONLY`).
-fn pytest(python: &Path, workspace: &Path, bindings: &Path, tests: &Path, default_schema: bool) -> Result<SuiteOutcome> {
+/// installed package of `bindings`. With the schema's `label`, it also
+/// collects the suites written for that schema: those for the default
+/// schema only (`conftest.DEFAULT_SCHEMA_ONLY`, `ACP_DEFAULT_SCHEMA`) and
+/// those with a scenario per schema (`conftest.SCHEMA_SUITES`,
+/// `ACP_SCHEMA_LABEL`).
+fn pytest(python: &Path, workspace: &Path, bindings: &Path, tests: &Path, label: Option<&str>) -> Result<SuiteOutcome> {
     let mut command = Command::new(python);
-    if default_schema {
+    if label == Some("default") {
         command.env("ACP_DEFAULT_SCHEMA", "1");
+    }
+    if let Some(label) = label {
+        command.env("ACP_SCHEMA_LABEL", label);
     }
     SuiteOutcome::of(
         command
@@ -120,7 +128,7 @@ pub fn vector_suite(workspace: &Path, bindings: &Path, label: &str) -> Result<Su
     let tests = workspace.join("tests").join("python");
     let python = virtual_environment(&workspace.join(".tools"), &tests.join("requirements.txt"))?;
     install(&python, bindings, workspace, label)?;
-    pytest(&python, workspace, bindings, &tests, false)
+    pytest(&python, workspace, bindings, &tests, None)
 }
 
 /// Builds a wheel of the package in `package` with pip's PEP 517 build (the

@@ -3,11 +3,15 @@
 //! the agent and the client a typed end (`AgentConnection`,
 //! `ClientConnection`) whose `request` and `notify` are overloaded by the
 //! methods the other side handles, with `connect_agent` / `connect_client`
-//! to open one.
+//! to open one. What the connection treats specially (rule R1's messages,
+//! what ends a prompt turn, request cancellation) comes from the RFD
+//! helpers' model ([`crate::helpers`]: `ready`, `drain`, `cancel`) as the
+//! constants `_READY`, `_TURNS` and `_CANCEL`; the template only reads them.
 
 use askama::Template;
 
 use super::text::string_literal;
+use crate::helpers::{Cancel, Drain, Ready, TurnEnd};
 use crate::ir::{Ir, Side};
 use crate::naming::{python_class, python_side_function};
 
@@ -15,8 +19,14 @@ use crate::naming::{python_class, python_side_function};
 #[template(path = "python/connection.py", escape = "none")]
 pub(super) struct ConnectionView {
     has_methods: bool,
-    /// Connections handle `session/ready` (`helpers.SessionReadyLifecycle`).
+    /// The package has `negotiation.py`: `initialize` decides the features.
+    negotiated: bool,
+    /// Rule R1 applies (`helpers.SessionReadyGate`): `_READY` is set.
     session_ready: bool,
+    /// Python expressions: `_READY`, `_TURNS` and `_CANCEL` (or `None`).
+    ready: String,
+    turns: String,
+    cancel: String,
     /// The names imported from `protocols.py`, in isort's order.
     protocol_names: Vec<String>,
     sides: Vec<SideView>,
@@ -87,8 +97,68 @@ pub(super) fn connection_view(ir: &Ir) -> ConnectionView {
     let mut protocol_names: Vec<String> = sides.iter().map(|side| side.handler.clone()).collect();
     protocol_names.extend(sides.iter().flat_map(|side| [side.dispatch_notification.clone(), side.dispatch_request.clone()]));
     protocol_names.sort_by_cached_key(|name| super::text::import_order(name));
-    let session_ready = crate::negotiation::model(ir).is_some() && crate::helpers::model(ir).ready.is_some();
-    ConnectionView { has_methods: !ir.methods.is_empty(), session_ready, protocol_names, sides }
+    let model = crate::helpers::model(ir);
+    let negotiated = crate::negotiation::model(ir).is_some();
+    let ready = model.ready.as_ref().filter(|_| negotiated);
+    ConnectionView {
+        has_methods: !ir.methods.is_empty(),
+        negotiated,
+        session_ready: ready.is_some(),
+        ready: ready.map_or_else(none, ready_literal),
+        turns: model.drain.as_ref().map_or_else(none, turns_literal),
+        cancel: model.cancel.as_ref().map_or_else(none, cancel_literal),
+        protocol_names,
+        sides,
+    }
+}
+
+fn none() -> String {
+    "None".to_owned()
+}
+
+/// `_Ready(...)`: rule R1's messages.
+fn ready_literal(ready: &Ready) -> String {
+    let openers = tuple(ready.openers.iter().map(|opener| format!("({}, {})", string_literal(&opener.method), if opener.in_result { "True" } else { "False" })));
+    let scoped = tuple(ready.scoped.iter().map(|scoped| string_literal(&scoped.method)));
+    format!(
+        "_Ready(notification={}, session={}, openers={openers}, scoped={scoped})",
+        string_literal(&ready.notification.method),
+        string_literal(&ready.notification.member)
+    )
+}
+
+/// `_Turns(...)`: a prompt turn's messages and what ends it.
+fn turns_literal(drain: &Drain) -> String {
+    let end = match &drain.end {
+        TurnEnd::Complete { tag, request, stop_reason } => {
+            format!("_Complete(tag={}, request={}, stop_reason={})", string_literal(tag), string_literal(request), string_literal(stop_reason))
+        }
+        TurnEnd::Idle { tag, state, idle } => format!("_Idle(tag={}, state={}, idle={})", string_literal(tag), string_literal(state), string_literal(idle)),
+        TurnEnd::Response => none(),
+    };
+    format!(
+        "_Turns(prompt={}, update={}, session={}, payload={}, tag={}, end={end})",
+        string_literal(&drain.prompt),
+        string_literal(&drain.update),
+        string_literal(&drain.session),
+        string_literal(&drain.payload),
+        string_literal(&drain.tag)
+    )
+}
+
+/// `("$/cancel_request", "requestId")`.
+fn cancel_literal(cancel: &Cancel) -> String {
+    format!("({}, {})", string_literal(&cancel.method), string_literal(&cancel.member))
+}
+
+/// Items as a Python tuple literal.
+fn tuple(items: impl Iterator<Item = String>) -> String {
+    let items: Vec<String> = items.collect();
+    match items.len() {
+        0 => "()".to_owned(),
+        1 => format!("({},)", items[0]),
+        _ => format!("({})", items.join(", ")),
+    }
 }
 
 /// The names `connection.py` defines that the package root re-exports.
@@ -96,4 +166,40 @@ pub(super) fn exports(view: &ConnectionView) -> Vec<String> {
     let mut names = vec!["Connection".to_owned(), "Dropped".to_owned(), "Send".to_owned()];
     names.extend(view.sides.iter().flat_map(|side| [side.name.clone(), side.connect.clone()]));
     names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rules_are_the_helpers_model_of_the_default_schema() {
+        let view = connection_view(&crate::test_support::default_ir());
+        assert!(view.negotiated && view.session_ready);
+        assert_eq!(
+            view.ready,
+            "_Ready(notification=\"session/ready\", session=\"sessionId\", openers=((\"session/new\", True), (\"session/load\", False)), scoped=(\"session/update\",))"
+        );
+        assert_eq!(
+            view.turns,
+            "_Turns(prompt=\"session/prompt\", update=\"session/update\", session=\"sessionId\", payload=\"update\", tag=\"sessionUpdate\", end=_Complete(tag=\"turn_complete\", request=\"promptRequestId\", stop_reason=\"stopReason\"))"
+        );
+        assert_eq!(view.cancel, "(\"$/cancel_request\", \"requestId\")");
+    }
+
+    #[test]
+    fn an_idle_turn_end_and_a_tuple_of_one() {
+        let drain = Drain {
+            prompt: "session/prompt".into(),
+            update: "session/update".into(),
+            session: "sessionId".into(),
+            payload: "update".into(),
+            tag: "sessionUpdate".into(),
+            end: TurnEnd::Idle { tag: "state_update".into(), state: "state".into(), idle: "idle".into() },
+        };
+        assert!(turns_literal(&drain).ends_with("end=_Idle(tag=\"state_update\", state=\"state\", idle=\"idle\"))"));
+        assert_eq!(turns_literal(&Drain { end: TurnEnd::Response, ..drain }).rsplit_once(", ").unwrap().1, "end=None)");
+        assert_eq!(tuple(std::iter::empty()), "()");
+        assert_eq!(tuple(["\"a\"".to_owned()].into_iter()), "(\"a\",)");
+    }
 }

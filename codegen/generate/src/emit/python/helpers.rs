@@ -1,11 +1,10 @@
 //! The Python helpers module (`helpers.py`): the [`crate::helpers`]
 //! model's classes and attributes printed into the state machines of
 //! `templates/python/helpers.py` (`SessionReadyGate`, `TurnTracker`,
-//! `next_step`, and the connections' `SessionReadyLifecycle`).
+//! `next_step`); the connections apply them (`connection.rs`).
 
 use askama::Template;
 
-use super::text::string_literal;
 use super::classes::VariantClasses;
 use crate::helpers::Helpers;
 use crate::naming::{python_attribute, python_class, python_constant};
@@ -27,15 +26,6 @@ pub struct CompleteView {
     pub stop_reason: String,
 }
 
-pub struct ReadyView {
-    /// String literals, and the openers and scoped notifications as tuple literals.
-    pub method: String,
-    pub method_text: String,
-    pub member: String,
-    pub openers: String,
-    pub scoped: String,
-}
-
 pub struct StatusView {
     pub type_name: String,
     pub live: String,
@@ -46,7 +36,6 @@ pub struct StatusView {
 pub struct HelpersPy {
     turns: Option<TurnsView>,
     status: Option<StatusView>,
-    ready: Option<ReadyView>,
     /// What the module imports from `models.py`, sorted.
     imports: Vec<String>,
 }
@@ -60,9 +49,6 @@ impl HelpersPy {
         }
         if self.status.is_some() {
             names.push("next_step");
-        }
-        if self.ready.is_some() {
-            names.push("SessionReadyLifecycle");
         }
         names.into_iter().map(str::to_owned).collect()
     }
@@ -98,22 +84,5 @@ pub fn view(model: &Helpers, classes: &VariantClasses) -> HelpersPy {
     imports.extend(status.iter().map(|status| status.type_name.clone()));
     imports.sort_by_cached_key(|name| super::text::import_order(name));
     imports.dedup();
-    let ready = model.ready.as_ref().map(|ready| ReadyView {
-        method: string_literal(&ready.notification.method),
-        method_text: format!("`{}`", ready.notification.method),
-        member: string_literal(&ready.notification.member),
-        openers: tuple(ready.openers.iter().map(|opener| format!("({}, {}, {})", string_literal(&opener.method), if opener.in_result { "True" } else { "False" }, string_literal(&opener.member)))),
-        scoped: tuple(ready.scoped.iter().map(|scoped| format!("({}, {})", string_literal(&scoped.method), string_literal(&scoped.member)))),
-    });
-    HelpersPy { turns, status, ready, imports }
-}
-
-/// Items as a Python tuple literal.
-fn tuple(items: impl Iterator<Item = String>) -> String {
-    let items: Vec<String> = items.collect();
-    match items.len() {
-        0 => "()".to_owned(),
-        1 => format!("({},)", items[0]),
-        _ => format!("({})", items.join(", ")),
-    }
+    HelpersPy { turns, status, imports }
 }

@@ -201,8 +201,14 @@ mod tests {
             assert!(client.contains(&overload), "{overload} in\n{client}");
         }
         assert!(client.contains("    async def notify(self, method: _t.Literal[\"fs/read_text_file\"], params: _m.Item) -> None: ..."), "{client}");
-        assert!(connection.contains("def connect_agent(implementation: _t.Callable[[AgentConnection], Agent], send: Send, dropped: Dropped | None = None) -> AgentConnection:"));
-        assert!(connection.contains("    return ClientConnection(implementation, dispatch_client_request, dispatch_client_notification, send, dropped)"));
+        assert!(connection.contains(
+            "def connect_agent(implementation: _t.Callable[[AgentConnection], Agent], send: Send, dropped: Dropped | None = None, *, unordered: bool = False) -> AgentConnection:"
+        ));
+        assert!(connection.contains("    return ClientConnection(implementation, \"client\", dispatch_client_request, dispatch_client_notification, send, dropped, unordered)"));
+        // Without `session/update` or a `$/cancel_request` naming a request id, nothing is treated specially.
+        for constant in ["_READY: _Ready | None = None", "_TURNS: _Turns | None = None", "_CANCEL: tuple[str, str] | None = None"] {
+            assert!(connection.contains(constant), "{constant} in\n{connection}");
+        }
         let init = file(&files, "acp_bindings/__init__.py");
         assert!(init.contains("from .connection import ("), "{init}");
     }

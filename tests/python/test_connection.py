@@ -1,0 +1,764 @@
+"""The package's connection, end to end (the Python twin of
+`tests/rust/connection.rs` and `tests/rust/connection_v2.rs`): an agent and a
+client of the installed package, each written on the `Agent` / `Client`
+protocols, talk in one event loop through an in-memory transport that keeps
+the order of messages but delivers each after a random number of loop turns,
+with handlers and a `send` that yield at random too, all from one seed.
+
+Every message each end writes and reads is logged in the order it happened,
+and the log is checked for the rules the connection exists to keep: R1 (no
+`session/update` leaves the agent before it read that session's
+`session/ready`), R2 and R4 (the package's `TurnTracker` on what the client
+sent and read, and prompts that got no `turn_complete`), and that a prompt
+call returns only when every update of its turn has been handled
+("undrained"). Thousands of turns with the ordering on find none; the same
+schedules with `unordered=True` on both ends find each kind, and an ordered
+client against an unordered agent still returns no prompt undrained. Smaller
+tests cover a turn that ends after its response, an error response, and
+cancellation both ways.
+
+The scenario follows the schema (`ACP_SCHEMA_LABEL`, set by `cargo xtask
+test`; `conftest.SCHEMA_SUITES` collects this file for these two only):
+`default`, protocol v1 with the RFDs, where the agent advertises
+`session/ready` and `turn_complete`; `v2-stable`, protocol v2, where a
+prompt's response only acknowledges it and the agent's worker sends the
+turn's chunks and then its `idle` state after the response (and the prompt
+handler sometimes first repeats the session's `idle`, a snapshot from before
+the turn, which must not end it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+import pytest
+
+from conftest import bindings_folder, installed_package
+
+PACKAGE = installed_package(bindings_folder())
+LABEL = os.environ.get("ACP_SCHEMA_LABEL", "")
+V2 = LABEL == "v2-stable"
+
+SEEDS = 40
+SESSIONS = 3
+PROMPTS = 20
+"""Seeds per mode, sessions per run and prompts per session: 2,400 turns."""
+
+RUN_TIMEOUT = 10.0
+"""Seconds one run may take before it counts as stuck."""
+
+
+def test_the_package_is_the_schema_the_scenario_is_written_for() -> None:
+    """The v1 scenario needs `session/ready` and `turn_complete`, the v2 one
+    the `state_update` of protocol v2: a package without them fails here
+    rather than passing a scenario that cannot fit it."""
+    assert LABEL in ("default", "v2-stable"), LABEL
+    assert PACKAGE.PROTOCOL_VERSION == (2 if V2 else 1)
+    updates = json.dumps(PACKAGE.roundtrip("SessionUpdate", chunk("x", "probe")))
+    assert "agent_message_chunk" in updates
+    if V2:
+        idle = {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}
+        assert PACKAGE.roundtrip("SessionUpdate", idle) == idle
+        assert "session/ready" not in PACKAGE.methods.NOTIFICATIONS
+    else:
+        complete = {"sessionUpdate": "turn_complete", "promptRequestId": 1, "stopReason": "end_turn"}
+        assert PACKAGE.roundtrip("SessionUpdate", complete) == complete
+        assert "session/ready" in PACKAGE.methods.NOTIFICATIONS
+
+
+# Messages, built from JSON through the package's method tables.
+
+
+def params_for(method: str, value: dict[str, Any]) -> Any:
+    table = PACKAGE.methods.REQUESTS if method in PACKAGE.methods.REQUESTS else PACKAGE.methods.NOTIFICATIONS
+    return table[method].decode_params(value)
+
+
+def result(method: str, value: dict[str, Any]) -> Any:
+    return PACKAGE.methods.REQUESTS[method].decode_result(value)
+
+
+def chunk(text: str, prompt: str) -> dict[str, Any]:
+    update: dict[str, Any] = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}
+    if V2:
+        update["messageId"] = f"reply-{prompt}"
+    return update
+
+
+def initialize_params() -> Any:
+    if V2:
+        return params_for("initialize", {"protocolVersion": 2, "info": {"name": "test client", "version": "1"}})
+    return params_for("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
+
+
+def new_session_params() -> Any:
+    return params_for("session/new", {"cwd": "/tmp"} if V2 else {"cwd": "/tmp", "mcpServers": []})
+
+
+def prompt_params(session: str, text: str) -> Any:
+    return params_for("session/prompt", {"sessionId": session, "prompt": [{"type": "text", "text": text}]})
+
+
+def permission_params(session: str) -> Any:
+    options = [{"optionId": "allow", "name": "Allow", "kind": "allow_once"}]
+    if V2:
+        return params_for("session/request_permission", {"sessionId": session, "title": "Run it?", "options": options})
+    return params_for("session/request_permission", {"sessionId": session, "toolCall": {"toolCallId": "call-1"}, "options": options})
+
+
+def prompt_of(text: str) -> str:
+    """The prompt a chunk answers: `s0 t3 part 1` answers `s0 t3`."""
+    return text.rsplit(" part ", 1)[0]
+
+
+# The schedule: one seeded generator, and a transport that keeps order.
+
+
+class Dice:
+    """The seeded randomness every part of one run draws from."""
+
+    def __init__(self, seed: int) -> None:
+        self.random = random.Random(seed)
+
+    def below(self, bound: int) -> int:
+        return self.random.randrange(bound)
+
+    async def pause(self, most: int) -> None:
+        """Yields to the event loop a random number of times (up to `most`)."""
+        for _ in range(self.random.randint(0, most)):
+            await asyncio.sleep(0)
+
+
+Log = list[tuple[str, dict[str, Any]]]
+"""Every message: where it happened (`agent_wrote`, `agent_read`,
+`client_wrote`, `client_read`) and the message, in order."""
+
+
+class Pipe:
+    """One direction of the transport: `send` waits at random, then puts the
+    message on the wire; the pump hands each to the reading end, in order,
+    after a random number of loop turns, whether or not the reading end
+    has handled the one before."""
+
+    def __init__(self, dice: Dice, log: Log, wrote: str, read: str) -> None:
+        self.dice = dice
+        self.log = log
+        self.wrote = wrote
+        self.read = read
+        self.wire: asyncio.Queue[str] = asyncio.Queue()
+        self.in_flight = 0
+        self.prompts: dict[str, Any] = {}
+        """The request id of each prompt on the wire, by its text."""
+        self.answered: set[str] = set()
+        """The ids (as JSON) of the responses on the wire."""
+
+    async def send(self, text: str) -> None:
+        self.in_flight += 1
+        await self.dice.pause(2)
+        message = json.loads(text)
+        self.log.append((self.wrote, message))
+        if message.get("method") == "session/prompt":
+            self.prompts[message["params"]["prompt"][0]["text"]] = message["id"]
+        elif "method" not in message:
+            self.answered.add(json.dumps(message.get("id")))
+        self.wire.put_nowait(text)
+
+    async def pump(self, end: Any) -> None:
+        """Hands each text to `receive` in a task of its own, in order, and
+        at random waits for it (a notification's `receive` returns once it
+        was handled) or goes on reading."""
+        receiving: set[asyncio.Task[None]] = set()
+        while True:
+            text = await self.wire.get()
+            await self.dice.pause(3)
+            self.log.append((self.read, json.loads(text)))
+            task = asyncio.ensure_future(end.receive(text))
+            receiving.add(task)
+            task.add_done_callback(self.received)
+            task.add_done_callback(receiving.discard)
+            if self.dice.below(2) == 0:
+                await task
+
+    def received(self, task: asyncio.Task[None]) -> None:
+        self.in_flight -= 1
+
+
+@dataclass
+class Run:
+    """Both ends of one connection over two pipes, with their pumps."""
+
+    agent: Any
+    client: Any
+    pipes: tuple[Pipe, Pipe]
+    tasks: list[asyncio.Task[Any]]
+
+    async def quiet(self) -> None:
+        """Waits until nothing is on the wire or being written for a while,
+        and every notification read was handled; then stops the pumps."""
+        idle = 0
+        while idle < 100:
+            await asyncio.sleep(0)
+            idle = idle + 1 if all(pipe.in_flight == 0 for pipe in self.pipes) else 0
+        await self.client.join()
+        await self.agent.join()
+        for task in self.tasks:
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+
+
+@dataclass(frozen=True)
+class Mode:
+    """Which ends keep the ordering (the others are opened `unordered`)."""
+
+    agent: bool
+    client: bool
+
+
+ORDERED = Mode(agent=True, client=True)
+UNORDERED = Mode(agent=False, client=False)
+CLIENT_ONLY = Mode(agent=False, client=True)
+
+
+def connect(dice: Dice, log: Log, agent: Callable[[Any, tuple[Pipe, Pipe]], Any], client: Callable[[Any], Any], mode: Mode, dropped: Any = None) -> Run:
+    """Both ends, as `mode` says; `agent` gets its end and the pipes (to the
+    agent, to the client), whose wire it may look at."""
+    to_agent = Pipe(dice, log, "client_wrote", "agent_read")
+    to_client = Pipe(dice, log, "agent_wrote", "client_read")
+    agent_end = PACKAGE.connect_agent(lambda end: agent(end, (to_agent, to_client)), to_client.send, unordered=not mode.agent)
+    client_end = PACKAGE.connect_client(client, to_agent.send, dropped, unordered=not mode.client)
+    tasks = [asyncio.ensure_future(to_agent.pump(agent_end)), asyncio.ensure_future(to_client.pump(client_end))]
+    return Run(agent_end, client_end, (to_agent, to_client), tasks)
+
+
+# The agents and the client.
+
+Counts = dict[str, int]
+
+
+@dataclass
+class Tally:
+    """What one run's agent sent and its client handled."""
+
+    sent: Counts = field(default_factory=dict)
+    """Per prompt text, the chunks of its turn the agent sent."""
+    handled: Counts = field(default_factory=dict)
+    """Per prompt text, the chunks the client handled."""
+    owed: set[str] = field(default_factory=set)
+    """The prompt texts whose turn ends with a `turn_complete` (v1): the
+    agent sent it, or its end adds it."""
+    completed: set[str] = field(default_factory=set)
+    """The request ids (as JSON) of the `turn_complete` updates the client handled."""
+
+    def drained(self, text: str, request: Any) -> bool:
+        """Whether the client handled every update the agent sent for the prompt."""
+        expected = self.sent.get(text)
+        if expected is None or self.handled.get(text) != expected:
+            return False
+        return text not in self.owed or json.dumps(request) in self.completed
+
+
+class V1Agent(PACKAGE.Agent):  # type: ignore[misc, name-defined]
+    """Advertises `session/ready` and `turn_complete`; each session's
+    `session/new` handler sends a session-scoped update before answering
+    (rule R1 holds it); each prompt's handler sends its chunks, sometimes asks
+    for permission, and sometimes sends its own `turn_complete` (the end adds
+    it otherwise); always, when its end is unordered and `completes`."""
+
+    def __init__(self, end: Any, dice: Dice, tally: Tally, pipes: tuple[Pipe, Pipe], ordered: bool, completes: bool) -> None:
+        self.end = end
+        self.dice = dice
+        self.tally = tally
+        self.prompts = pipes[0].prompts
+        self.ordered = ordered
+        self.completes = completes
+        self.sessions = 0
+
+    async def initialize(self, params: Any) -> Any:
+        capabilities: dict[str, Any] = {"sessionCapabilities": {"ready": {}, "turnComplete": {}}}
+        return result("initialize", {"protocolVersion": 1, "agentCapabilities": capabilities})
+
+    async def update(self, session: str, update: dict[str, Any]) -> None:
+        await self.end.notify("session/update", params_for("session/update", {"sessionId": session, "update": update}))
+
+    async def session_new(self, params: Any) -> Any:
+        self.sessions += 1
+        session = f"session-{self.sessions}"
+        await self.update(session, {"sessionUpdate": "available_commands_update", "availableCommands": [{"name": "explain", "description": "Explains the code"}]})
+        await self.dice.pause(3)
+        return result("session/new", {"sessionId": session})
+
+    async def session_cancel(self, params: Any) -> None:
+        pass
+
+    async def session_prompt(self, params: Any) -> Any:
+        session = params.session_id
+        text = params.prompt[0].text
+        updates = 1 + self.dice.below(5)
+        for index in range(updates):
+            await self.dice.pause(3)
+            await self.update(session, chunk(f"{text} part {index}", text))
+        if self.dice.below(3) == 0:
+            await self.end.request("session/request_permission", permission_params(session))
+        self.tally.sent[text] = updates
+        if (self.completes and not self.ordered) or self.dice.below(4) == 0:
+            # The handler is not given its request id: it reads it off the wire.
+            request = self.prompts[text]
+            await self.update(session, {"sessionUpdate": "turn_complete", "promptRequestId": request, "stopReason": "end_turn"})
+            self.tally.owed.add(text)
+        elif self.ordered:
+            # The end adds it.
+            self.tally.owed.add(text)
+        return result("session/prompt", {"stopReason": "end_turn"})
+
+
+class V2Agent(PACKAGE.Agent):  # type: ignore[misc, name-defined]
+    """Acknowledges each prompt: reports `running`, hands the turn to its
+    worker and answers; the worker sends the chunks, then `idle`. When
+    `snapshots`, a prompt's handler sometimes first repeats the session's
+    `idle` state (a snapshot of the work before the prompt, which does not
+    end its turn)."""
+
+    def __init__(self, end: Any, work: asyncio.Queue[tuple[str, str]], dice: Dice, snapshots: bool) -> None:
+        self.end = end
+        self.work = work
+        self.dice = dice
+        self.snapshots = snapshots
+        self.sessions = 0
+
+    async def initialize(self, params: Any) -> Any:
+        return result("initialize", {"protocolVersion": 2, "info": {"name": "test agent", "version": "1"}})
+
+    async def session_new(self, params: Any) -> Any:
+        self.sessions += 1
+        return result("session/new", {"sessionId": f"session-{self.sessions}"})
+
+    async def session_prompt(self, params: Any) -> Any:
+        session = params.session_id
+        text = params.prompt[0].text
+        if self.snapshots and self.dice.below(4) == 0:
+            snapshot = {"sessionUpdate": "state_update", "state": "idle"}
+            await self.end.notify("session/update", params_for("session/update", {"sessionId": session, "update": snapshot}))
+        running = {"sessionUpdate": "state_update", "state": "running"}
+        await self.end.notify("session/update", params_for("session/update", {"sessionId": session, "update": running}))
+        self.work.put_nowait((session, text))
+        return result("session/prompt", {"messageId": f"message-{text}"})
+
+
+async def worker(end: Any, dice: Dice, work: asyncio.Queue[tuple[str, str]], tally: Tally) -> None:
+    """The v2 agent's worker: each turn's chunks, then `idle`, after the response."""
+
+    async def turn(session: str, text: str) -> None:
+        chunks = 1 + dice.below(5)
+        for index in range(chunks):
+            await dice.pause(3)
+            await end.notify("session/update", params_for("session/update", {"sessionId": session, "update": chunk(f"{text} part {index}", text)}))
+        tally.sent[text] = chunks
+        idle = {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}
+        await end.notify("session/update", params_for("session/update", {"sessionId": session, "update": idle}))
+
+    turns: set[asyncio.Task[None]] = set()
+    try:
+        while True:
+            session, text = await work.get()
+            task = asyncio.ensure_future(turn(session, text))
+            turns.add(task)
+            task.add_done_callback(turns.discard)
+    finally:
+        for task in turns:
+            task.cancel()
+
+
+class CountingClient(PACKAGE.Client):  # type: ignore[misc, name-defined]
+    """Counts the chunks and `turn_complete` updates it handled, each after a random pause."""
+
+    def __init__(self, dice: Dice, tally: Tally) -> None:
+        self.dice = dice
+        self.tally = tally
+
+    async def session_request_permission(self, params: Any) -> Any:
+        await self.dice.pause(2)
+        return result("session/request_permission", {"outcome": {"outcome": "selected", "optionId": "allow"}})
+
+    async def session_update(self, params: Any) -> None:
+        await self.dice.pause(4)
+        update = PACKAGE.to_json(params)["update"]
+        if update["sessionUpdate"] == "agent_message_chunk":
+            prompt = prompt_of(update["content"]["text"])
+            self.tally.handled[prompt] = self.tally.handled.get(prompt, 0) + 1
+        elif update["sessionUpdate"] == "turn_complete":
+            self.tally.completed.add(json.dumps(update["promptRequestId"]))
+
+
+# One run, and what its log shows.
+
+
+@dataclass
+class Found:
+    """Violations of each kind found in one run (or added up)."""
+
+    r1: int = 0
+    """Sessions with a `session/update` that left the agent before it read their `session/ready`."""
+    r2: int = 0
+    """The turn tracker's R2 violations, and prompts that got no `turn_complete`."""
+    r4: int = 0
+    undrained: int = 0
+    """Prompt calls that returned before the client handled every update the
+    agent sent for their turn (its chunks, and its `turn_complete` in v1)."""
+    turns: int = 0
+
+    def __iadd__(self, other: Found) -> Found:
+        for member in fields(self):
+            setattr(self, member.name, getattr(self, member.name) + getattr(other, member.name))
+        return self
+
+
+async def prompt_sessions(run: Run, dice: Dice, tally: Tally, found: Found) -> None:
+    """Opens `SESSIONS` sessions and prompts each `PROMPTS` times, the
+    sessions concurrently; counts the calls that returned undrained."""
+
+    async def session(index: int) -> None:
+        created = await run.client.request("session/new", new_session_params())
+        for turn in range(PROMPTS):
+            await dice.pause(2)
+            text = f"s{index} t{turn}"
+            await run.client.request("session/prompt", prompt_params(created.session_id, text))
+            if not tally.drained(text, run.pipes[0].prompts[text]):
+                found.undrained += 1
+            found.turns += 1
+
+    await asyncio.gather(*(session(index) for index in range(SESSIONS)))
+
+
+async def run_v1(seed: int, mode: Mode) -> Found:
+    dice = Dice(seed)
+    log: Log = []
+    tally = Tally()
+    # Against an unordered agent, an ordered client relies on the agent's own `turn_complete`.
+    completes = mode.client
+    run = connect(dice, log, lambda end, pipes: V1Agent(end, dice, tally, pipes, mode.agent, completes), lambda _: CountingClient(dice, tally), mode)
+    found = Found()
+    await run.client.request("initialize", initialize_params())
+    await prompt_sessions(run, dice, tally, found)
+    await run.quiet()
+    checked = check_v1(log)
+    checked.undrained = found.undrained
+    checked.turns = found.turns
+    return checked
+
+
+def check_v1(log: Log) -> Found:
+    """R1 on the agent's side of the log; R2 and R4 by the turn tracker on
+    the client's side (prompts as it wrote them, the rest as it read it)."""
+    found = Found()
+    ready: set[str] = set()
+    early: set[str] = set()
+    tracker = PACKAGE.TurnTracker(True)
+    prompts: dict[str, Any] = {}
+    sent: set[str] = set()
+    completed: set[str] = set()
+    update = PACKAGE.methods.NOTIFICATIONS["session/update"]
+    for event, message in log:
+        method = message.get("method")
+        session = (message.get("params") or {}).get("sessionId", "")
+        if event == "agent_read" and method == "session/ready":
+            ready.add(session)
+        elif event == "agent_wrote" and method == "session/update" and session not in ready:
+            early.add(session)
+        elif event == "client_wrote" and method == "session/prompt":
+            key = json.dumps(message["id"])
+            sent.add(key)
+            prompts[key] = message["id"]
+            tracker.prompt(session, message["id"])
+        elif event == "client_read" and method == "session/update":
+            if message["params"]["update"]["sessionUpdate"] == "turn_complete":
+                completed.add(json.dumps(message["params"]["update"]["promptRequestId"]))
+            count(found, tracker.update(update.decode_params(message["params"])))
+        elif event == "client_read" and method is None:
+            request = prompts.pop(json.dumps(message.get("id")), None)
+            if request is not None:
+                stop_reason = (message.get("result") or {}).get("stopReason")
+                count(found, tracker.response(request, None if stop_reason is None else PACKAGE.StopReason(stop_reason)))
+    found.r1 = len(early)
+    found.r2 += len(sent - completed)
+    return found
+
+
+def count(found: Found, observation: Any) -> None:
+    for violation in observation.violations:
+        if violation.rule == "R2":
+            found.r2 += 1
+        else:
+            found.r4 += 1
+
+
+async def run_v2(seed: int, mode: Mode) -> Found:
+    dice = Dice(seed)
+    log: Log = []
+    tally = Tally()
+    work: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+    # Only an ordered agent's snapshots come before its acknowledgement for sure.
+    run = connect(dice, log, lambda end, _: V2Agent(end, work, dice, mode.agent), lambda _: CountingClient(dice, tally), mode)
+    run.tasks.append(asyncio.ensure_future(worker(run.agent, dice, work, tally)))
+    found = Found()
+    await run.client.request("initialize", initialize_params())
+    await prompt_sessions(run, dice, tally, found)
+    await run.quiet()
+    return found
+
+
+def total(mode: Mode, each: Callable[[int, Found], None]) -> Found:
+    """Every seed's run of the schema's scenario, added up; `each` sees each run."""
+    scenario = run_v2 if V2 else run_v1
+    added = Found()
+    for seed in range(SEEDS):
+        # A run takes a fraction of a second: one that waits for ever fails.
+        found = asyncio.run(asyncio.wait_for(scenario(seed, mode), RUN_TIMEOUT))
+        each(seed, found)
+        added += found
+    return added
+
+
+def show(capsys: pytest.CaptureFixture[str], line: str) -> None:
+    """Prints the counts past pytest's capture, so that `cargo xtask test` shows them."""
+    with capsys.disabled():
+        print(f"\n{line}")
+
+
+def test_with_the_ordering_no_schedule_breaks_a_rule(capsys: pytest.CaptureFixture[str]) -> None:
+    def each(seed: int, found: Found) -> None:
+        assert (found.r1, found.r2, found.r4, found.undrained) == (0, 0, 0, 0), f"seed {seed}: {found}"
+
+    added = total(ORDERED, each)
+    show(capsys, f"{LABEL} ordered: {added}")
+    assert added.turns == SEEDS * SESSIONS * PROMPTS
+
+
+def test_a_client_with_the_ordering_drains_the_prompts_of_an_agent_without_it(capsys: pytest.CaptureFixture[str]) -> None:
+    """The client's end waits for the turn's end itself: against an agent
+    whose responses overtake its updates, and that sends its own
+    `turn_complete` (v1), no prompt call returns undrained (the rules the
+    agent breaks on the wire are its own)."""
+
+    def each(seed: int, found: Found) -> None:
+        assert found.undrained == 0, f"seed {seed}: {found}"
+
+    added = total(CLIENT_ONLY, each)
+    show(capsys, f"{LABEL} ordered client, unordered agent: {added}")
+    assert added.turns == SEEDS * SESSIONS * PROMPTS
+    if not V2:
+        assert added.r4 > 0, f"the agent's responses overtook its updates: {added}"
+
+
+def test_without_the_ordering_the_same_schedules_break_every_rule(capsys: pytest.CaptureFixture[str]) -> None:
+    added = total(UNORDERED, lambda seed, found: None)
+    show(capsys, f"{LABEL} unordered: {added}")
+    assert added.turns == SEEDS * SESSIONS * PROMPTS
+    if V2:
+        assert added.undrained > 0, added
+    else:
+        assert added.r1 > 0 and added.r2 > 0 and added.r4 > 0 and added.undrained > 0, added
+
+
+# Errors and cancellation.
+
+
+class StuckAgent(PACKAGE.Agent):  # type: ignore[misc, name-defined]
+    """Refuses sessions; its prompt handler never finishes, and counts how
+    often it was stopped."""
+
+    def __init__(self) -> None:
+        self.stopped = 0
+
+    async def session_new(self, params: Any) -> Any:
+        raise PACKAGE.RequestError(-32602, "Invalid params", {"why": "no sessions here"})
+
+    async def session_prompt(self, params: Any) -> Any:
+        try:
+            await asyncio.Event().wait()
+        finally:
+            self.stopped += 1
+
+
+class StuckClient(PACKAGE.Client):  # type: ignore[misc, name-defined]
+    """Its permission handler never finishes, and counts how often it was stopped."""
+
+    def __init__(self) -> None:
+        self.stopped = 0
+
+    async def session_request_permission(self, params: Any) -> Any:
+        try:
+            await asyncio.Event().wait()
+        finally:
+            self.stopped += 1
+
+
+async def cancelled(call: Awaitable[Any]) -> None:
+    """Starts `call`, gives it time to reach the peer's handler, then cancels it."""
+    task = asyncio.ensure_future(call)
+    for _ in range(40):
+        await asyncio.sleep(0)
+    assert not task.done()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+
+def test_errors_and_cancellation_cross_the_connection() -> None:
+    async def scenario() -> tuple[Log, StuckAgent, StuckClient, list[tuple[str | None, int]]]:
+        dice = Dice(7)
+        log: Log = []
+        agent = StuckAgent()
+        client = StuckClient()
+        dropped: list[tuple[str | None, int]] = []
+        run = connect(dice, log, lambda _, __: agent, lambda _: client, ORDERED, lambda method, error: dropped.append((method, error.code)))
+        # The agent's error comes back as it was sent.
+        with pytest.raises(PACKAGE.RequestError) as error:
+            await run.client.request("session/new", new_session_params())
+        assert (error.value.code, error.value.data) == (-32602, {"why": "no sessions here"})
+        # A prompt whose caller stops waiting: the agent's handler is stopped and
+        # its cancelled answer, to a request nobody waits for, is reported.
+        await cancelled(run.client.request("session/prompt", prompt_params("s", "stuck")))
+        # And the other way: the agent stops waiting for the client.
+        await cancelled(run.agent.request("session/request_permission", permission_params("s")))
+        # Extension methods the agent does not handle answer method-not-found.
+        with pytest.raises(PACKAGE.RequestError) as unknown:
+            await run.client.request_extension("_x/unknown", {})
+        assert unknown.value.code == -32601
+        await run.quiet()
+        return log, agent, client, dropped
+
+    log, agent, client, dropped = asyncio.run(scenario())
+    assert (agent.stopped, client.stopped) == (1, 1), "the cancelled handlers were stopped"
+    for reader, answerer in (("agent_read", "client_read"), ("client_read", "agent_read")):
+        cancel = next(message for event, message in log if event == reader and message.get("method") == "$/cancel_request")
+        answer = next(message for event, message in log if event == answerer and (message.get("error") or {}).get("code") == -32800)
+        assert cancel["params"]["requestId"] == answer["id"]
+    assert dropped == [(None, -32600)], "the client's cancelled answer is to no request in flight"
+
+
+class FailingAgent(PACKAGE.Agent):  # type: ignore[misc, name-defined]
+    """Negotiates the turn's end where the schema has it; its prompt handler
+    sends a few chunks, then fails."""
+
+    def __init__(self, end: Any, dice: Dice, tally: Tally) -> None:
+        self.end = end
+        self.dice = dice
+        self.tally = tally
+
+    async def initialize(self, params: Any) -> Any:
+        if V2:
+            return result("initialize", {"protocolVersion": 2, "info": {"name": "test agent", "version": "1"}})
+        return result("initialize", {"protocolVersion": 1, "agentCapabilities": {"sessionCapabilities": {"turnComplete": {}}}})
+
+    async def session_new(self, params: Any) -> Any:
+        return result("session/new", {"sessionId": "session-1"})
+
+    async def session_prompt(self, params: Any) -> Any:
+        text = params.prompt[0].text
+        chunks = 1 + self.dice.below(4)
+        for index in range(chunks):
+            await self.end.notify("session/update", params_for("session/update", {"sessionId": "session-1", "update": chunk(f"{text} part {index}", text)}))
+        self.tally.sent[text] = chunks
+        raise PACKAGE.RequestError(-32603, "the model is gone")
+
+
+def test_an_error_response_ends_a_prompt_once_the_updates_before_it_were_handled() -> None:
+    """No `turn_complete` (v1) or `idle` (v2) follows a failed prompt: the
+    call raises once the chunks sent before the error were handled."""
+
+    async def scenario(seed: int) -> Found:
+        dice = Dice(seed)
+        tally = Tally()
+        found = Found()
+        run = connect(dice, [], lambda end, _: FailingAgent(end, dice, tally), lambda _: CountingClient(dice, tally), ORDERED)
+        await run.client.request("initialize", initialize_params())
+        assert run.client.features.turn_complete == (not V2)
+        created = await run.client.request("session/new", new_session_params())
+        for turn in range(PROMPTS):
+            text = f"failing t{turn}"
+            with pytest.raises(PACKAGE.RequestError) as error:
+                await run.client.request("session/prompt", prompt_params(created.session_id, text))
+            assert error.value.code == -32603
+            found.undrained += not tally.drained(text, None)
+            found.turns += 1
+        await run.quiet()
+        return found
+
+    for seed in range(5):
+        found = asyncio.run(asyncio.wait_for(scenario(seed), RUN_TIMEOUT))
+        assert (found.undrained, found.turns) == (0, PROMPTS), f"seed {seed}: {found}"
+
+
+class LateAgent(PACKAGE.Agent):  # type: ignore[misc, name-defined]
+    """Answers each prompt at once, and once the answer is on the wire ends
+    its turn from a task of its own: a chunk, then `turn_complete` (v1) or,
+    never having reported `running`, `idle` (v2). Its end is unordered, which
+    does not add a `turn_complete` of its own."""
+
+    def __init__(self, end: Any, dice: Dice, tally: Tally, pipes: tuple[Pipe, Pipe]) -> None:
+        self.end = end
+        self.dice = dice
+        self.tally = tally
+        self.pipes = pipes
+        self.later: set[asyncio.Task[None]] = set()
+
+    async def initialize(self, params: Any) -> Any:
+        if V2:
+            return result("initialize", {"protocolVersion": 2, "info": {"name": "test agent", "version": "1"}})
+        return result("initialize", {"protocolVersion": 1, "agentCapabilities": {"sessionCapabilities": {"turnComplete": {}}}})
+
+    async def session_new(self, params: Any) -> Any:
+        return result("session/new", {"sessionId": "session-1"})
+
+    async def session_prompt(self, params: Any) -> Any:
+        session = params.session_id
+        text = params.prompt[0].text
+        request = self.pipes[0].prompts[text]
+        end = {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}
+        if not V2:
+            end = {"sessionUpdate": "turn_complete", "promptRequestId": request, "stopReason": "end_turn"}
+            self.tally.owed.add(text)
+
+        async def finish() -> None:
+            while json.dumps(request) not in self.pipes[1].answered:
+                await asyncio.sleep(0)
+            await self.dice.pause(5)
+            for update in (chunk(f"{text} part 0", text), end):
+                await self.end.notify("session/update", params_for("session/update", {"sessionId": session, "update": update}))
+
+        self.tally.sent[text] = 1
+        task = asyncio.ensure_future(finish())
+        self.later.add(task)
+        task.add_done_callback(self.later.discard)
+        return result("session/prompt", {"messageId": f"message-{text}"} if V2 else {"stopReason": "end_turn"})
+
+
+def test_a_turn_that_ends_after_the_response_is_waited_for() -> None:
+    """A prompt's response may come first: its call returns once the turn's
+    end that follows was handled (for v2, an `idle` read after the response
+    ends the turn even without a `running` before it)."""
+
+    async def scenario(seed: int) -> Found:
+        dice = Dice(seed)
+        tally = Tally()
+        found = Found()
+        run = connect(dice, [], lambda end, pipes: LateAgent(end, dice, tally, pipes), lambda _: CountingClient(dice, tally), CLIENT_ONLY)
+        await run.client.request("initialize", initialize_params())
+        created = await run.client.request("session/new", new_session_params())
+        for turn in range(PROMPTS):
+            text = f"late t{turn}"
+            await run.client.request("session/prompt", prompt_params(created.session_id, text))
+            found.undrained += not tally.drained(text, run.pipes[0].prompts[text])
+            found.turns += 1
+        await run.quiet()
+        return found
+
+    for seed in range(5):
+        found = asyncio.run(asyncio.wait_for(scenario(seed), RUN_TIMEOUT))
+        assert (found.undrained, found.turns) == (0, PROMPTS), f"seed {seed}: {found}"
