@@ -268,10 +268,7 @@ impl ClientEnd {
         R: AsyncBufRead + Unpin,
         W: AsyncWrite + Unpin,
     {
-        let (connection, outgoing) = Connection::new(Role::Client, &super::ends::RULES, options);
-        let end = ClientEnd(connection.clone());
-        let handler = ClientHandler(make(end.clone()));
-        (end, drive(connection.shared, handler, reader, writer, outgoing))
+        open(Role::Client, ClientEnd, |end| ClientHandler(make(end)), reader, writer, options)
     }
 }
 
@@ -295,11 +292,24 @@ impl AgentEnd {
         R: AsyncBufRead + Unpin,
         W: AsyncWrite + Unpin,
     {
-        let (connection, outgoing) = Connection::new(Role::Agent, &super::ends::RULES, options);
-        let end = AgentEnd(connection.clone());
-        let handler = AgentHandler(make(end.clone()));
-        (end, drive(connection.shared, handler, reader, writer, outgoing))
+        open(Role::Agent, AgentEnd, |end| AgentHandler(make(end)), reader, writer, options)
     }
+}
+
+/// Opens one end as `role`: the typed end `end` makes, its `handler`, and
+/// the future that drives them.
+fn open<E: Clone, H: Handler, R: AsyncBufRead + Unpin, W: AsyncWrite + Unpin>(
+    role: Role,
+    end: fn(Connection) -> E,
+    handler: impl FnOnce(E) -> H,
+    reader: R,
+    writer: W,
+    options: Options,
+) -> (E, impl Future<Output = ::std::io::Result<()>>) {
+    let (connection, outgoing) = Connection::new(role, &super::ends::RULES, options);
+    let typed = end(connection.clone());
+    let handler = handler(typed.clone());
+    (typed, drive(connection.shared, handler, reader, writer, outgoing))
 }
 
 struct Shared {

@@ -7,7 +7,7 @@
 //! in `target/bench/rust-connection/`) are measured against the official
 //! Rust SDK, which depends on a schema crate of its own version.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
@@ -32,17 +32,24 @@ fn manifest() -> String {
     )
 }
 
-pub fn measure(setup: &Setup, corpus: &Path) -> Result<Vec<Measurement>> {
-    let crate_folder = setup.folder.join("rust");
-    write_if_changed(&crate_folder.join("Cargo.toml"), &manifest())?;
-    write_if_changed(&crate_folder.join("src").join("main.rs"), PROGRAM)?;
+/// Writes the crate `folder` under `target/bench/` with `manifest` and
+/// `program`, builds it (release, in `target/bench/rust-target/`) and
+/// returns the binary `binary`.
+fn build(setup: &Setup, folder: &str, manifest: &str, program: &str, binary: &str) -> Result<PathBuf> {
+    let crate_folder = setup.folder.join(folder);
+    write_if_changed(&crate_folder.join("Cargo.toml"), manifest)?;
+    write_if_changed(&crate_folder.join("src").join("main.rs"), program)?;
     let target = setup.folder.join("rust-target");
-    eprintln!("bench: building the Rust program (release)");
+    eprintln!("bench: building the Rust program {binary} (release)");
     crate::tools::run_checked(
         cargo().args(["build", "--quiet", "--release"]).env("CARGO_TARGET_DIR", &target).current_dir(&crate_folder),
-        "building the Rust bench program",
+        &format!("building the Rust bench program {binary}"),
     )?;
-    let program = target.join("release").join("decode-encode");
+    Ok(target.join("release").join(binary))
+}
+
+pub fn measure(setup: &Setup, corpus: &Path) -> Result<Vec<Measurement>> {
+    let program = build(setup, "rust", &manifest(), PROGRAM, "decode-encode")?;
     let version = acp_schema_source::upstream::UPSTREAM_VERSION;
     let contenders = [
         ("ours", "ours", "generated crate (serde_json::from_str + to_string)".to_owned()),
@@ -79,16 +86,7 @@ fn connection_manifest() -> String {
 /// (`Rust connection`) and request round trips (`Rust round trip`), ours
 /// against the official SDK's.
 pub fn measure_connection(setup: &Setup, corpus: &Path) -> Result<Vec<Measurement>> {
-    let crate_folder = setup.folder.join("rust-connection");
-    write_if_changed(&crate_folder.join("Cargo.toml"), &connection_manifest())?;
-    write_if_changed(&crate_folder.join("src").join("main.rs"), CONNECTION)?;
-    let target = setup.folder.join("rust-target");
-    eprintln!("bench: building the Rust connection program (release)");
-    crate::tools::run_checked(
-        cargo().args(["build", "--quiet", "--release"]).env("CARGO_TARGET_DIR", &target).current_dir(&crate_folder),
-        "building the Rust connection bench program",
-    )?;
-    let program = target.join("release").join("connection");
+    let program = build(setup, "rust-connection", &connection_manifest(), CONNECTION, "connection")?;
     let mut measurements = Vec::new();
     for (language, mode, ours, official, floor) in [
         ("Rust connection", "receive", "generated crate (ClientEnd over the corpus's text)", "ByteStreams client", "serde_json::Value per line"),
