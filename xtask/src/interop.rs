@@ -11,8 +11,9 @@
 //! since its examples have no agent that plays a turn), and real agents
 //! published on the npm registry, run by `tests/agents/capture.py` against
 //! its mock model on 127.0.0.1. Ours: the clients and agents of
-//! `tests/interop/rust` and `tests/interop/typescript`, on the bindings of
-//! the default schema.
+//! `tests/interop/rust`, `tests/interop/typescript` and
+//! `tests/interop/python`, on the bindings of the default schema (Python's
+//! run by the interpreter of the tests' environment, `.tools/venv`).
 //!
 //! It prints the matrix (pass, or the first failure and whose it is) and,
 //! with `--out`, writes it as Markdown; it fails unless every cell passes.
@@ -75,16 +76,22 @@ pub fn run(out: Option<&Path>) -> Result<()> {
     let rust = build_rust(&setup, &bindings)?;
     let typescript = build_typescript(&bindings)?;
     let official = build_official(&setup)?;
+    let python = crate::tools::virtual_environment(&setup.workspace.join(".tools"), &setup.workspace.join("tests").join("python").join("requirements.txt"))?;
+    let python_folder = bindings.join("python");
+    let python_path = [("PYTHONPATH", python_folder.as_path())];
+    let python_scripts = setup.workspace.join("tests").join("interop").join("python");
     let node = Path::new("node");
     let package = [("ACP_PACKAGE", typescript.as_path())];
     let scripts = setup.workspace.join("tests").join("interop").join("typescript");
     let clients = [
         Program::new("ours (Rust)", &[&rust.join("client")], &[]),
         Program::new("ours (TypeScript)", &[node, &scripts.join("client.mjs")], &package),
+        Program::new("ours (Python)", &[&python, &python_scripts.join("client.py")], &python_path),
     ];
     let agents = [
         Program::new("ours (Rust)", &[&rust.join("agent")], &[]),
         Program::new("ours (TypeScript)", &[node, &scripts.join("agent.mjs")], &package),
+        Program::new("ours (Python)", &[&python, &python_scripts.join("agent.py")], &python_path),
         Program::new("official Rust SDK 5.2.0 (a small agent on its API)", &[&official.agent], &[]),
     ];
     let mut cells = Vec::new();
@@ -96,7 +103,7 @@ pub fn run(out: Option<&Path>) -> Result<()> {
             cells.push(real_agent(&setup, client, name));
         }
     }
-    for agent in agents.iter().take(2) {
+    for agent in agents.iter().take(3) {
         cells.push(official_client(&setup, &official.client, agent));
     }
     let table = matrix(&cells);
@@ -112,10 +119,10 @@ pub fn run(out: Option<&Path>) -> Result<()> {
     Ok(())
 }
 
-/// The default schema's Rust and TypeScript bindings.
+/// The default schema's bindings.
 fn generate(setup: &Setup) -> Result<PathBuf> {
     let bindings = setup.folder.join("bindings");
-    let languages = ["rust".to_owned(), "typescript".to_owned()];
+    let languages = ["rust".to_owned(), "typescript".to_owned(), "python".to_owned()];
     crate::generate::generate(&SourceOptions::default(), &PackageNames::default(), &languages, false, false, &bindings)?;
     Ok(bindings)
 }
