@@ -1,6 +1,6 @@
 //! What the test and bench commands share: the workspace root, running a
 //! command and capturing how it ended, `cargo` as the running cargo names
-//! itself, the Python tools environment, and copying a folder.
+//! itself, Python virtual environments, and copying a folder.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -42,20 +42,21 @@ pub fn cargo() -> Command {
     Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
 }
 
-/// The interpreter of `.tools/venv`, created on first use; the pinned
-/// requirements are installed again whenever the file changes.
-pub fn virtual_environment(tools: &Path, requirements: &Path) -> Result<PathBuf> {
-    let venv = tools.join("venv");
+/// The interpreter of the virtual environment `venv` in `folder` (the
+/// tests' is `.tools/venv`), created on first use; the pinned requirements
+/// are installed again whenever the file changes.
+pub fn virtual_environment(folder: &Path, requirements: &Path) -> Result<PathBuf> {
+    let venv = folder.join("venv");
     let python = venv.join("bin").join("python");
     if !python.is_file() {
-        run_checked(Command::new("python3").args(["-m", "venv"]).arg(&venv), "python3 -m venv .tools/venv")?;
+        run_checked(Command::new("python3").args(["-m", "venv"]).arg(&venv), &format!("python3 -m venv {}", venv.display()))?;
     }
     let wanted = std::fs::read_to_string(requirements).with_context(|| format!("reading {}", requirements.display()))?;
     let stamp = venv.join("installed-requirements.txt");
     if std::fs::read_to_string(&stamp).ok().as_deref() != Some(wanted.as_str()) {
         run_checked(
             Command::new(&python).args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r"]).arg(requirements),
-            "pip install -r tests/python/requirements.txt",
+            &format!("pip install -r {}", requirements.display()),
         )?;
         std::fs::write(&stamp, &wanted).with_context(|| format!("writing {}", stamp.display()))?;
     }
