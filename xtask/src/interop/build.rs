@@ -1,0 +1,129 @@
+//! Everything the matrix runs, built or installed under `target/interop/`:
+//! the default schema's bindings and our programs on them, the official Rust
+//! SDK's agent and example client, and the official TypeScript and Python
+//! SDKs' agents and clients with the pinned SDK each (`npm ci` from the
+//! committed lock, a virtual environment of its own).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result};
+
+use acp_codegen::emit::PackageNames;
+use acp_schema_source::SourceOptions;
+
+use super::program::{Program, Setup};
+use crate::tools::{cargo, copy_tree, run_checked, virtual_environment};
+
+/// The default schema's bindings.
+pub fn generate(setup: &Setup) -> Result<PathBuf> {
+    let bindings = setup.folder.join("bindings");
+    let languages = ["rust".to_owned(), "typescript".to_owned(), "python".to_owned()];
+    crate::generate::generate(&SourceOptions::default(), &PackageNames::default(), &languages, false, false, &bindings)?;
+    Ok(bindings)
+}
+
+/// Builds the TypeScript package; returns its entry point.
+pub fn typescript_package(bindings: &Path) -> Result<PathBuf> {
+    let package = bindings.join("typescript");
+    run_checked(Command::new("npm").args(["ci", "--no-audit", "--no-fund", "--silent"]).current_dir(&package), "npm ci in the TypeScript package")?;
+    run_checked(Command::new("npm").args(["run", "--silent", "build"]).current_dir(&package), "building the TypeScript package")?;
+    Ok(package.join("dist").join("index.js"))
+}
+
+/// Builds our Rust client and agent on the bindings; returns their folder.
+pub fn ours_rust(setup: &Setup, bindings: &Path) -> Result<PathBuf> {
+    let harness = setup.folder.join("rust");
+    let source = setup.sources("rust");
+    let manifest_path = source.join("Cargo.toml");
+    let manifest = std::fs::read_to_string(&manifest_path)
+        .with_context(|| format!("reading {}", manifest_path.display()))?
+        .replace("{bindings}", &bindings.join("rust").display().to_string());
+    crate::output::write_file(&harness.join("Cargo.toml"), manifest.as_bytes())?;
+    copy_tree(&source.join("src"), &harness.join("src"))?;
+    run_checked(cargo().args(["build", "--quiet", "--bins"]).env("CARGO_TARGET_DIR", &setup.target).current_dir(&harness), "building our Rust interop client and agent")?;
+    Ok(setup.target.join("debug"))
+}
+
+/// An official SDK's agent and client, ready to run.
+pub struct Official {
+    pub agent: Program,
+    pub client: Program,
+}
+
+/// Builds the agent written on the official Rust SDK, then the SDK's own
+/// example client from the published crate's sources (which that build
+/// fetched).
+pub fn official_rust(setup: &Setup) -> Result<Official> {
+    let source = setup.sources("official-rust");
+    let built = setup.folder.join("official-rust");
+    let manifest = source.join("Cargo.toml");
+    crate::output::write_file(&built.join("Cargo.toml"), &std::fs::read(&manifest).with_context(|| format!("reading {}", manifest.display()))?)?;
+    copy_tree(&source.join("src"), &built.join("src"))?;
+    run_checked(cargo().args(["build", "--quiet"]).env("CARGO_TARGET_DIR", &setup.target).current_dir(&built), "building the agent on the official Rust SDK")?;
+    let metadata = cargo().args(["metadata", "--format-version", "1"]).current_dir(&built).output().context("cargo metadata")?;
+    let metadata: serde_json::Value = serde_json::from_slice(&metadata.stdout).context("reading cargo metadata")?;
+    let package = metadata["packages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|package| package["name"] == "agent-client-protocol")
+        .context("the official SDK is not among the agent's dependencies")?;
+    let version = package["version"].as_str().context("the official SDK's version")?;
+    let manifest = package["manifest_path"].as_str().context("the official SDK's manifest")?;
+    let sources = Path::new(manifest).parent().context("the SDK's folder")?;
+    let sdk = setup.folder.join("official-rust-sdk");
+    if !sdk.join("Cargo.toml").is_file() {
+        copy_tree(sources, &sdk)?;
+        // Its lock pins versions the registry may no longer serve; inside
+        // this repository's target folder it must be a workspace of its own.
+        let _ = std::fs::remove_file(sdk.join("Cargo.lock"));
+        let manifest = std::fs::read_to_string(sdk.join("Cargo.toml")).context("reading the official SDK's manifest")?;
+        crate::output::write_file(&sdk.join("Cargo.toml"), format!("{manifest}\n[workspace]\n").as_bytes())?;
+    }
+    run_checked(
+        cargo().args(["build", "--quiet", "--example", "yolo_one_shot_client", "--features", "process"]).env("CARGO_TARGET_DIR", &setup.target).current_dir(&sdk),
+        "building the official Rust SDK's example client",
+    )?;
+    let debug = setup.target.join("debug");
+    Ok(Official {
+        agent: Program::new(&format!("official Rust SDK {version} (a small agent on its API)"), &[&debug.join("acp-interop-official")], &[]),
+        client: Program::new(&format!("official Rust SDK {version} (its example client)"), &[&debug.join("examples").join("yolo_one_shot_client")], &[]),
+    })
+}
+
+/// The agent and client of `tests/interop/official-<language>`, run by
+/// `interpreter` from `folder`, on the official SDK `version`.
+fn scripts(language: &str, version: &str, interpreter: &Path, folder: &Path, extension: &str) -> Official {
+    let label = |what: &str| format!("official {language} SDK {version} (a small {what} on its API)");
+    let script = |what: &str| folder.join(format!("{what}.{extension}"));
+    Official {
+        agent: Program::new(&label("agent"), &[interpreter, &script("agent")], &[]),
+        client: Program::new(&label("client"), &[interpreter, &script("client")], &[]),
+    }
+}
+
+/// Copies `tests/interop/official-typescript` to `target/interop/` and
+/// installs its locked dependencies there.
+pub fn official_typescript(setup: &Setup) -> Result<Official> {
+    let folder = setup.folder.join("official-typescript");
+    copy_tree(&setup.sources("official-typescript"), &folder)?;
+    run_checked(Command::new("npm").args(["ci", "--no-audit", "--no-fund", "--silent"]).current_dir(&folder), "npm ci for the official TypeScript SDK")?;
+    let manifest = folder.join("package.json");
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&manifest).with_context(|| format!("reading {}", manifest.display()))?).context("reading package.json")?;
+    let version = manifest["dependencies"]["@agentclientprotocol/sdk"].as_str().context("package.json pins no @agentclientprotocol/sdk")?;
+    Ok(scripts("TypeScript", version, Path::new("node"), &folder, "mjs"))
+}
+
+/// Copies `tests/interop/official-python` to `target/interop/` and installs
+/// its pinned requirements into a virtual environment there.
+pub fn official_python(setup: &Setup) -> Result<Official> {
+    let folder = setup.folder.join("official-python");
+    copy_tree(&setup.sources("official-python"), &folder)?;
+    let requirements = folder.join("requirements.txt");
+    let interpreter = virtual_environment(&folder, &requirements)?;
+    let pins = std::fs::read_to_string(&requirements).with_context(|| format!("reading {}", requirements.display()))?;
+    let version = pins.lines().find_map(|line| line.trim().strip_prefix("agent-client-protocol==")).context("requirements.txt pins no agent-client-protocol")?;
+    Ok(scripts("Python", version, &interpreter, &folder, "py"))
+}

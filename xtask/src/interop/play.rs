@@ -1,0 +1,106 @@
+//! Playing one cell: a session between a client and an agent in a scratch
+//! project under `target/interop/sessions/`, recorded and passed through
+//! `check-trace`. Three kinds of client: one with our clients' command line
+//! (ours and those on the official TypeScript and Python SDKs), the official
+//! Rust SDK's example client, and ours against a real agent through
+//! `capture.py`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::program::{Cell, Program, Setup};
+
+/// A scratch project with `notes.txt`, as the agents expect.
+fn project(setup: &Setup, name: &str) -> Result<PathBuf, String> {
+    let folder = setup.folder.join("sessions").join(file_name(name));
+    let _ = std::fs::remove_dir_all(&folder);
+    crate::output::write_file(&folder.join("notes.txt"), b"hello\n").map_err(|error| format!("{error:#}"))?;
+    Ok(folder)
+}
+
+/// `name` with every character but ASCII letters and digits made `-`.
+fn file_name(name: &str) -> String {
+    name.replace(|c: char| !c.is_ascii_alphanumeric(), "-")
+}
+
+/// Whether `check-trace` finds nothing in `trace`: its first finding otherwise.
+fn check(trace: &Path) -> Result<(), String> {
+    let exe = std::env::current_exe().map_err(|error| error.to_string())?;
+    let output = Command::new(exe).arg("check-trace").arg(trace).output().map_err(|error| error.to_string())?;
+    if output.status.success() {
+        return Ok(());
+    }
+    let text = String::from_utf8_lossy(&output.stdout);
+    Err(format!("check-trace: {}", text.lines().next().unwrap_or("failed")))
+}
+
+/// The last line of what a program wrote, for a failure's message.
+fn last_line(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).lines().rev().find(|line| !line.trim().is_empty()).unwrap_or("").to_owned()
+}
+
+/// A client with our clients' command line (`--cwd DIR --trace FILE --
+/// AGENT...`) against an agent; the client's summary is the cell's.
+pub fn client_against(setup: &Setup, client: &Program, agent: &Program) -> Cell {
+    let outcome = (|| {
+        let folder = project(setup, &format!("{}-{}", client.label, agent.label))?;
+        let trace = folder.with_extension("jsonl");
+        let mut command = client.command();
+        command.arg("--cwd").arg(&folder).arg("--trace").arg(&trace).arg("--").args(&agent.command).envs(agent.env.iter().map(|(key, value)| (key, value)));
+        let output = command.output().map_err(|error| error.to_string())?;
+        if !output.status.success() {
+            return Err(last_line(&output.stderr));
+        }
+        check(&trace)?;
+        Ok(last_line(&output.stdout))
+    })();
+    Cell { client: client.label.clone(), agent: agent.label.clone(), outcome }
+}
+
+/// The official Rust SDK's example client against an agent, which records
+/// the session itself (`ACP_INTEROP_TRACE`).
+pub fn rust_example_client(setup: &Setup, client: &Program, agent: &Program) -> Cell {
+    let outcome = (|| {
+        let folder = project(setup, &format!("{}-{}", client.label, agent.label))?;
+        let trace = folder.with_extension("jsonl");
+        let output = client
+            .command()
+            .args(["--command", &agent.command.join(" "), "Read notes.txt, then update it."])
+            .envs(agent.env.iter().map(|(key, value)| (key, value)))
+            .env("ACP_INTEROP_TRACE", &trace)
+            .current_dir(&folder)
+            .output()
+            .map_err(|error| error.to_string())?;
+        let printed = String::from_utf8_lossy(&output.stderr);
+        if !output.status.success() || !printed.contains("Stop reason: EndTurn") {
+            return Err(last_line(&output.stderr));
+        }
+        check(&trace)?;
+        Ok("Stop reason: EndTurn".to_owned())
+    })();
+    Cell { client: client.label.clone(), agent: agent.label.clone(), outcome }
+}
+
+/// One of our clients against a real agent from the npm registry, through
+/// `capture.py`'s recipe and mock model.
+pub fn real_agent(setup: &Setup, client: &Program, name: &str) -> Cell {
+    let outcome = (|| {
+        let trace = setup.folder.join("sessions").join(format!("{}-{name}.jsonl", file_name(&client.label)));
+        let capture = setup.workspace.join("tests").join("agents").join("capture.py");
+        let output = Command::new("python3")
+            .arg(capture)
+            .args(["--agent", name, "--client", &client.command.join(" "), "--trace"])
+            .arg(&trace)
+            .arg("--cache")
+            .arg(setup.workspace.join("target").join("agents"))
+            .envs(client.env.iter().map(|(key, value)| (key, value)))
+            .output()
+            .map_err(|error| error.to_string())?;
+        if !output.status.success() {
+            return Err(last_line(&output.stderr));
+        }
+        check(&trace)?;
+        Ok(last_line(&output.stdout))
+    })();
+    Cell { client: client.label.clone(), agent: format!("{name} (npm, mock model)"), outcome }
+}
