@@ -1,11 +1,12 @@
 //! The RFD helpers stage: its model of the default schema with and without
 //! the RFDs, and the reference state machines ([`helpers::machines`], the
 //! ones the Rust crate copies and `check-trace` runs) on every scenario of
-//! `tests/helpers.json`, fed through the model's JSON reading. The
-//! generated helpers of each language run the same table in `cargo xtask
-//! test`.
+//! `tests/helpers.json`, fed through the model's JSON reading: the
+//! default schema's scenarios here, those of protocol v2's lifecycle on
+//! the v2 stable release schema (`ACP_UPSTREAM_SCHEMAS`). The generated
+//! helpers of each language run the same table in `cargo xtask test`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use acp_codegen::helpers::machines::{next_step, Observation, SessionReadyGate, TurnTracker};
 use acp_codegen::helpers::{self, Turns};
@@ -31,10 +32,13 @@ fn the_model_of_the_default_schema_follows_its_rfds() {
     assert_eq!((turns.notification.as_str(), turns.union.as_str(), turns.tag_property.as_str()), ("SessionNotification", "SessionUpdate", "sessionUpdate"));
     assert_eq!((turns.session.wire.as_str(), turns.update.wire.as_str()), ("sessionId", "update"));
     let tags: Vec<&str> = turns.output.iter().map(|variant| variant.tag.as_str()).collect();
-    assert_eq!(tags, helpers::TURN_OUTPUT, "every turn output tag is a variant of the default schema");
+    assert_eq!(tags, helpers::TURN_OUTPUT[..8], "every v1 turn output tag is a variant of the default schema");
+    let replies: Vec<&str> = turns.replies.iter().map(|variant| variant.tag.as_str()).collect();
+    assert_eq!(replies, ["agent_message_chunk", "agent_thought_chunk"]);
+    assert!(turns.lifecycle.is_none(), "v1 has no state updates");
     let complete = turns.complete.expect("turn-complete is applied");
     assert_eq!((complete.request.wire.as_str(), complete.stop_reason.wire.as_str()), ("promptRequestId", "stopReason"));
-    assert_eq!((turns.request_type.as_str(), turns.stop_reason_type.as_str()), ("RequestId", "StopReason"));
+    assert_eq!((turns.request_type.as_str(), turns.stop_reason_type.as_deref()), ("RequestId", Some("StopReason")));
     assert_eq!(model.status.expect("session-status is applied").type_name, "SessionStatus");
     let ready = model.ready.expect("session-ready is applied");
     let openers: Vec<(&str, bool)> = ready.openers.iter().map(|opener| (opener.method.as_str(), opener.in_result)).collect();
@@ -82,7 +86,7 @@ fn run_gate(setup: &Value, steps: &[Value]) -> Vec<(usize, Value, Value)> {
 }
 
 fn run_turns(model: &Turns, setup: &Value, steps: &[Value]) -> Vec<(usize, Value, Value)> {
-    let mut tracker = TurnTracker::new(setup["turnComplete"].as_bool().unwrap());
+    let mut tracker = if model.lifecycle.is_some() { TurnTracker::lifecycle() } else { TurnTracker::new(setup["turnComplete"].as_bool().unwrap()) };
     let mut checked = Vec::new();
     for (index, step) in steps.iter().enumerate() {
         let observed = if let Some(prompt) = step.get("prompt") {
@@ -92,7 +96,10 @@ fn run_turns(model: &Turns, setup: &Value, steps: &[Value]) -> Vec<(usize, Value
             let (session, scope) = model.scope_of(update).expect("the scenario's update has a session and a tag");
             tracker.update(&session, scope)
         } else if let Some(response) = step.get("response") {
-            let stop = Some(response["stopReason"].clone()).filter(|stop| !stop.is_null());
+            let stop = match response.get("accepted") {
+                Some(accepted) => Some(accepted.clone()).filter(|accepted| *accepted == json!(true)),
+                None => Some(response["stopReason"].clone()).filter(|stop| !stop.is_null()),
+            };
             tracker.response(&response["request"], stop)
         } else {
             panic!("unknown turn step {step}")
@@ -106,16 +113,41 @@ fn run_turns(model: &Turns, setup: &Value, steps: &[Value]) -> Vec<(usize, Value
 fn the_reference_machines_decide_every_scenario_as_the_table_says() {
     let model = helpers::model(&default_ir(RfdSelection::All));
     let turns = model.turns.expect("the default schema has prompt turns");
-    let scenarios = scenarios();
+    let counts = run_scenarios(&turns, None);
+    assert!(counts.values().all(|count| *count >= 3), "every helper has scenarios: {counts:?}");
+}
+
+/// The v2 stable release schema, as `cargo xtask test` fetched it.
+fn v2_ir() -> Ir {
+    let root = PathBuf::from(std::env::var_os("ACP_UPSTREAM_SCHEMAS").expect("ACP_UPSTREAM_SCHEMAS is not set: run `cargo xtask test`"));
+    let schema_file = Some(root.join("sdk-2.4.0/package/schema/v2/schema.json"));
+    lower(&load(&SourceOptions { schema_file, rfds: RfdSelection::Nothing }).unwrap(), Unsupported::Fail).unwrap()
+}
+
+#[test]
+#[ignore = "needs ACP_UPSTREAM_SCHEMAS; `cargo xtask test` fetches the release schemas and runs it"]
+fn the_model_of_v2_reads_the_state_updates_and_the_reference_machines_follow_its_lifecycle() {
+    let turns = helpers::model(&v2_ir()).turns.expect("v2 has prompt turns");
+    let lifecycle = turns.lifecycle.as_ref().expect("v2 reports foreground work with state updates");
+    assert_eq!((lifecycle.variant.tag.as_str(), lifecycle.union.as_str(), lifecycle.tag_property.as_str(), lifecycle.idle.tag.as_str()), ("state_update", "StateUpdate", "state", "idle"));
+    assert!(turns.complete.is_none() && turns.stop_reason_type.is_none(), "a v2 prompt response carries no stop reason");
+    let replies: Vec<&str> = turns.replies.iter().map(|variant| variant.tag.as_str()).collect();
+    assert_eq!(replies, helpers::REPLY);
+    let counts = run_scenarios(&turns, Some("v2-stable"));
+    assert!(counts.get("turns").is_some_and(|count| *count >= 5), "v2 has its turn scenarios: {counts:?}");
+}
+
+/// Runs the scenarios of `schema` (`None`: the default schema's).
+fn run_scenarios(turns: &Turns, schema: Option<&str>) -> std::collections::BTreeMap<String, usize> {
     let mut counts = std::collections::BTreeMap::new();
-    for scenario in &scenarios {
+    for scenario in scenarios().iter().filter(|scenario| scenario["schema"].as_str() == schema) {
         let name = scenario["name"].as_str().unwrap();
         let steps = scenario["steps"].as_array().unwrap();
         let setup = &scenario["setup"];
         let helper = scenario["helper"].as_str().unwrap();
         let checked = match helper {
             "gate" => run_gate(setup, steps),
-            "turns" => run_turns(&turns, setup, steps),
+            "turns" => run_turns(turns, setup, steps),
             "status" => steps
                 .iter()
                 .enumerate()
@@ -131,7 +163,7 @@ fn the_reference_machines_decide_every_scenario_as_the_table_says() {
         for (index, got, expected) in checked {
             assert_eq!(got, expected, "{name}, step {index}");
         }
-        *counts.entry(helper).or_insert(0) += 1;
+        *counts.entry(helper.to_owned()).or_insert(0) += 1;
     }
-    assert!(counts.values().all(|count| *count >= 3), "every helper has scenarios: {counts:?}");
+    counts
 }

@@ -3,7 +3,8 @@
 The caller passes the time in (any monotonic unit). The session-ready gate
 holds an agent's session-scoped notifications until `session/ready` (rule
 R1); the turn tracker correlates a client's prompt turns with their updates,
-`turn_complete` and response (R2, R4); `next_step` turns a `session/status`
+their end (`turn_complete`, or in protocol v2 the `idle` state update) and
+response (R2, R4); `next_step` turns a `session/status`
 into what to do (R3). The Rust and TypeScript bindings implement the same
 machines and decide alike. Generated: do not edit.
 """
@@ -84,7 +85,7 @@ class SessionReadyGate(Generic[T]):
 {%- if let Some(turns) = turns %}
 
 
-ViolationKind = Literal["update_after_response", "update_after_turn_complete", "duplicate_turn_complete", "stop_reason_mismatch", "unknown_turn"]
+ViolationKind = Literal["update_after_response", "update_after_turn_complete", "duplicate_turn_complete", "stop_reason_mismatch", "unknown_turn", "update_after_idle"]
 """A rule the agent broke: R4 for an update after the prompt response, R2 for the rest."""
 
 
@@ -112,14 +113,127 @@ class Observation:
 
 
 _NOTHING = Observation(None, None)
+{%- if let Some(lifecycle) = turns.lifecycle %}
 
 
 @dataclass
 class _Turn:
     request: {{ turns.request_type }}
     key: str
-    completed: tuple[{{ turns.stop_reason_type }}] | None = None
-    responded: tuple[{{ turns.stop_reason_type }} | None] | None = None
+    responded: tuple[bool] | None = None
+    """`(False,)`: an error response."""
+    working: bool = False
+    """A non-idle state of the session came after the prompt."""
+    idled: bool = False
+    """The `idle` that ended the turn came."""
+
+
+class TurnTracker:
+    """Correlates the client's prompt turns with their updates, their `idle` state update and response (R2).
+
+    The response only acknowledges the prompt; a turn is drained by its
+    response and the session's `idle` after a non-idle state of its own or
+    after the response (an `idle` before both may be a snapshot of the work
+    before the prompt). The agent's message or thought after the `idle` that
+    ended its turn, before new foreground work, breaks R2; tool calls and
+    plans may be background work and are not judged.
+    """
+
+    def __init__(self) -> None:
+        self._sessions: dict[str, list[_Turn]] = {}
+        self._working: set[str] = set()
+        """The sessions whose last state was not `idle`."""
+
+    @classmethod
+    def from_negotiated(cls, negotiated: Negotiated) -> TurnTracker:
+        """A tracker for this exchange: v2 negotiates nothing about turns."""
+        return cls()
+
+    @staticmethod
+    def _drained(turn: _Turn) -> bool:
+        if turn.responded is None:
+            return False
+        return not turn.responded[0] or turn.idled
+
+    def prompt(self, session: str, request: {{ turns.request_type }}) -> None:
+        """The client sent `session/prompt` with id `request` for `session`."""
+        turns = [turn for turn in self._sessions.get(session, []) if not self._drained(turn)]
+        turns.append(_Turn(request, json.dumps(request)))
+        self._sessions[session] = turns
+
+    def update(self, notification: {{ turns.notification }}) -> Observation:
+        """A `session/update` arrived."""
+        session = str(notification.{{ turns.session }})
+        update = notification.{{ turns.update }}
+        if isinstance(update, {{ lifecycle.class }}):
+            return self._state(session, isinstance(update.{{ lifecycle.state }}, {{ lifecycle.idle }}))
+        {%- if turns.output.is_empty() %}
+        return _NOTHING
+        {%- else %}
+        if not isinstance(update, ({{ turns.output.join(", ") }},)):
+            return _NOTHING
+        turns = self._sessions.get(session)
+        if not turns:
+            return _NOTHING
+        turn = turns[-1]
+        if not turn.idled:
+            return Observation(turn.request, None)
+        {%- if turns.replies.is_empty() %}
+        return _NOTHING
+        {%- else %}
+        if not isinstance(update, ({{ turns.replies.join(", ") }},)) or session in self._working:
+            return _NOTHING
+        return Observation(turn.request, None, (Violation("update_after_idle", session, turn.request),))
+        {%- endif %}
+        {%- endif %}
+
+    def _state(self, session: str, idle: bool) -> Observation:
+        """A state snapshot: a non-idle state marks the open turns as working; `idle` ends those that worked or were answered."""
+        if idle:
+            self._working.discard(session)
+        else:
+            self._working.add(session)
+        turn: {{ turns.request_type }} | None = None
+        drained: {{ turns.request_type }} | None = None
+        for candidate in self._sessions.get(session, []):
+            if candidate.idled:
+                continue
+            if not idle:
+                candidate.working = True
+                turn = candidate.request
+            elif candidate.working or candidate.responded is not None:
+                was_drained = self._drained(candidate)
+                candidate.idled = True
+                turn = candidate.request
+                if not was_drained and self._drained(candidate):
+                    drained = candidate.request
+        return Observation(turn, drained)
+
+    def response(self, request: {{ turns.request_type }}, accepted: bool) -> Observation:
+        """The response to the prompt `request` arrived: `accepted`, or refused with an error response."""
+        key = json.dumps(request)
+        for turns in self._sessions.values():
+            turn = next((candidate for candidate in turns if candidate.key == key), None)
+            if turn is None:
+                continue
+            if turn.responded is not None:
+                return Observation(request, None)
+            turn.responded = (accepted,)
+            return Observation(request, request if self._drained(turn) else None)
+        return _NOTHING
+
+    def pending(self, session: str) -> {{ turns.request_type }} | None:
+        """The prompt request of `session`'s turn that is not drained yet (`None` when there is none)."""
+        return next((turn.request for turn in reversed(self._sessions.get(session, [])) if not self._drained(turn)), None)
+{%- else if let Some(stop_reason_type) = turns.stop_reason_type %}
+
+
+@dataclass
+class _Turn:
+    request: {{ turns.request_type }}
+    key: str
+    completed: tuple[{{ stop_reason_type }}] | None = None
+    responded: tuple[{{ stop_reason_type }} | None] | None = None
     """`(None,)`: an error response."""
 
 
@@ -172,7 +286,7 @@ class TurnTracker:
         {%- endif %}
     {%- if turns.complete.is_some() %}
 
-    def _complete(self, session: str, request: {{ turns.request_type }}, stop_reason: {{ turns.stop_reason_type }}) -> Observation:
+    def _complete(self, session: str, request: {{ turns.request_type }}, stop_reason: {{ stop_reason_type }}) -> Observation:
         key = json.dumps(request)
         turn = next((candidate for candidate in self._sessions.get(session, []) if candidate.key == key), None)
         if turn is None:
@@ -190,7 +304,7 @@ class TurnTracker:
         return Observation(request, request if not was_drained and self._drained(turn) else None, tuple(violations))
     {%- endif %}
 
-    def response(self, request: {{ turns.request_type }}, stop_reason: {{ turns.stop_reason_type }} | None) -> Observation:
+    def response(self, request: {{ turns.request_type }}, stop_reason: {{ stop_reason_type }} | None) -> Observation:
         """The response to the prompt `request` arrived: its stop reason, or `None` for an error response."""
         key = json.dumps(request)
         for session, turns in self._sessions.items():
@@ -209,6 +323,7 @@ class TurnTracker:
     def pending(self, session: str) -> {{ turns.request_type }} | None:
         """The prompt request of `session`'s turn that is not drained yet (`None` when there is none)."""
         return next((turn.request for turn in reversed(self._sessions.get(session, [])) if not self._drained(turn)), None)
+{%- endif %}
 {%- endif %}
 {%- if let Some(status) = status %}
 

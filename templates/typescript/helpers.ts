@@ -4,7 +4,8 @@
 // own (the caller passes the time in, in any monotonic unit). The
 // session-ready gate holds an agent's session-scoped notifications until
 // `session/ready` (rule R1); the turn tracker correlates a client's prompt
-// turns with their updates, `turn_complete` and response (R2, R4);
+// turns with their updates, their end (`turn_complete`, or in protocol v2
+// the `idle` state update) and response (R2, R4);
 // `nextStep` turns a `session/status` into what to do (R3). The Rust and
 // Python bindings implement the same machines and decide alike.
 
@@ -15,7 +16,11 @@ import type { JsonValue } from "./types.js";
 {%- endif %}
 import type { Negotiated } from "./negotiation.js";
 {%- if let Some(turns) = turns %}
-import type { {{ turns.notification }}, {{ turns.request_type }}, {{ turns.stop_reason_type }} } from "./types.js";
+{%- if let Some(stop_reason_type) = turns.stop_reason_type %}
+import type { {{ turns.notification }}, {{ turns.request_type }}, {{ stop_reason_type }} } from "./types.js";
+{%- else %}
+import type { {{ turns.notification }}, {{ turns.request_type }} } from "./types.js";
+{%- endif %}
 {%- endif %}
 {%- if let Some(status) = status %}
 import type { {{ status.type_name }} } from "./types.js";
@@ -89,7 +94,7 @@ export class SessionReadyGate<T> {
 {%- if let Some(turns) = turns %}
 
 /** A rule the agent broke: R4 for an update after the prompt response, R2 for the rest. */
-export type ViolationKind = "update_after_response" | "update_after_turn_complete" | "duplicate_turn_complete" | "stop_reason_mismatch" | "unknown_turn";
+export type ViolationKind = "update_after_response" | "update_after_turn_complete" | "duplicate_turn_complete" | "stop_reason_mismatch" | "unknown_turn" | "update_after_idle";
 
 export interface Violation {
   readonly rule: "R2" | "R4";
@@ -108,12 +113,119 @@ export interface Observation {
 /** Update tags that are a prompt turn's output; every other update is about the session. */
 const TURN_OUTPUT: ReadonlySet<string> = new Set({{ turns.output }});
 
+{%- if let Some(lifecycle) = turns.lifecycle %}
+
+/** The agent's own message and thought: foreground work, never sent while the session is idle. */
+const REPLY: ReadonlySet<string> = new Set({{ turns.replies }});
+
 interface Turn {
   readonly request: {{ turns.request_type }};
   readonly key: string;
-  completed: { stopReason: {{ turns.stop_reason_type }} } | null;
+  /** `accepted: false`: an error response. */
+  responded: { accepted: boolean } | null;
+  /** A non-idle state of the session came after the prompt. */
+  working: boolean;
+  /** The `idle` that ended the turn came. */
+  idled: boolean;
+}
+
+const NOTHING: Observation = { turn: null, drained: null, violations: [] };
+
+/**
+ * Correlates the client's prompt turns with their updates, their `idle`
+ * state update and response (R2). The response only acknowledges the
+ * prompt; a turn is drained by its response and the session's `idle` after
+ * a non-idle state of its own or after the response (an `idle` before both
+ * may be a snapshot of the work before the prompt). The agent's message or
+ * thought after the `idle` that ended its turn, before new foreground work,
+ * breaks R2; tool calls and plans may be background work and are not judged.
+ */
+export class TurnTracker {
+  readonly #sessions = new Map<string, Turn[]>();
+  /** The sessions whose last state was not `idle`. */
+  readonly #working = new Set<string>();
+
+  /** A tracker for this exchange (v2 negotiates nothing about turns). */
+  static fromNegotiated(_negotiated: Negotiated): TurnTracker {
+    return new TurnTracker();
+  }
+
+  #drained(turn: Turn): boolean {
+    if (turn.responded === null) return false;
+    return !turn.responded.accepted || turn.idled;
+  }
+
+  /** The client sent `session/prompt` with id `request` for `session`. */
+  prompt(session: string, request: {{ turns.request_type }}): void {
+    const turns = (this.#sessions.get(session) ?? []).filter((turn) => !this.#drained(turn));
+    turns.push({ request, key: JSON.stringify(request), responded: null, working: false, idled: false });
+    this.#sessions.set(session, turns);
+  }
+
+  /** A `session/update` arrived. */
+  update(notification: {{ turns.notification }}): Observation {
+    const session: string = notification[{{ turns.session }}];
+    const update = notification[{{ turns.update }}];
+    const tag: string = update[{{ turns.tag_property }}];
+    if (tag === {{ lifecycle.tag }}) {
+      return this.#state(session, (update as { readonly [key: string]: unknown })[{{ lifecycle.state }}] === {{ lifecycle.idle }});
+    }
+    if (!TURN_OUTPUT.has(tag)) return NOTHING;
+    const turns = this.#sessions.get(session);
+    const turn = turns?.[turns.length - 1];
+    if (turn === undefined) return NOTHING;
+    if (!turn.idled) return { turn: turn.request, drained: null, violations: [] };
+    if (!REPLY.has(tag) || this.#working.has(session)) return NOTHING;
+    return { turn: turn.request, drained: null, violations: [{ rule: "R2", kind: "update_after_idle", session, request: turn.request }] };
+  }
+
+  /** A state snapshot: a non-idle state marks the open turns as working; `idle` ends those that worked or were answered. */
+  #state(session: string, idle: boolean): Observation {
+    if (idle) this.#working.delete(session);
+    else this.#working.add(session);
+    let turn: {{ turns.request_type }} | null = null;
+    let drained: {{ turns.request_type }} | null = null;
+    for (const candidate of this.#sessions.get(session) ?? []) {
+      if (candidate.idled) continue;
+      if (!idle) {
+        candidate.working = true;
+        turn = candidate.request;
+      } else if (candidate.working || candidate.responded !== null) {
+        const wasDrained = this.#drained(candidate);
+        candidate.idled = true;
+        turn = candidate.request;
+        if (!wasDrained && this.#drained(candidate)) drained = candidate.request;
+      }
+    }
+    return { turn, drained, violations: [] };
+  }
+
+  /** The response to the prompt `request` arrived: `accepted`, or refused with an error response. */
+  response(request: {{ turns.request_type }}, accepted: boolean): Observation {
+    const key = JSON.stringify(request);
+    for (const turns of this.#sessions.values()) {
+      const turn = turns.find((candidate) => candidate.key === key);
+      if (turn === undefined) continue;
+      if (turn.responded !== null) return { turn: request, drained: null, violations: [] };
+      turn.responded = { accepted };
+      return { turn: request, drained: this.#drained(turn) ? request : null, violations: [] };
+    }
+    return NOTHING;
+  }
+
+  /** The prompt request of `session`'s turn that is not drained yet. */
+  pending(session: string): {{ turns.request_type }} | undefined {
+    return [...(this.#sessions.get(session) ?? [])].reverse().find((turn) => !this.#drained(turn))?.request;
+  }
+}
+{%- else if let Some(stop_reason_type) = turns.stop_reason_type %}
+
+interface Turn {
+  readonly request: {{ turns.request_type }};
+  readonly key: string;
+  completed: { stopReason: {{ stop_reason_type }} } | null;
   /** `stopReason: null`: an error response. */
-  responded: { stopReason: {{ turns.stop_reason_type }} | null } | null;
+  responded: { stopReason: {{ stop_reason_type }} | null } | null;
 }
 
 /** Correlates the client's prompt turns with their updates, `turn_complete` and response (R2, R4). */
@@ -188,7 +300,7 @@ export class TurnTracker {
   }
 
   /** The response to the prompt `request` arrived: its stop reason, or `null` for an error response. */
-  response(request: {{ turns.request_type }}, stopReason: {{ turns.stop_reason_type }} | null): Observation {
+  response(request: {{ turns.request_type }}, stopReason: {{ stop_reason_type }} | null): Observation {
     const key = JSON.stringify(request);
     for (const [session, turns] of this.#sessions) {
       const turn = turns.find((candidate) => candidate.key === key);
@@ -209,6 +321,7 @@ export class TurnTracker {
     return [...(this.#sessions.get(session) ?? [])].reverse().find((turn) => !this.#drained(turn))?.request;
   }
 }
+{%- endif %}
 {%- endif %}
 
 /** What to do with a session, from its `session/status` (R3). */

@@ -32,7 +32,7 @@ written for the default schema: collected only when `ACP_DEFAULT_SCHEMA` is
 set, which `cargo xtask test` does for the default schema's bindings."""
 
 
-SCHEMA_SUITES: dict[str, tuple[str, ...]] = {"test_connection.py": ("default", "v2-stable")}
+SCHEMA_SUITES: dict[str, tuple[str, ...]] = {"test_connection.py": ("default", "v2-stable"), "test_helpers_v2.py": ("v2-stable",)}
 """Suites with a scenario for the named schemas only (the default schema's
 v1 with the RFDs, the latest release's v2): collected only when
 `ACP_SCHEMA_LABEL`, which `cargo xtask test` sets, is one of them."""

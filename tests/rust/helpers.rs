@@ -4,7 +4,7 @@
 //! decoded as `SessionNotification`, and `next_step` on a decoded
 //! `SessionStatus`, each built from a negotiated initialize pair and
 //! deciding as the table says (the TypeScript and Python helpers run the
-//! same table).
+//! same table). The scenarios of protocol v2 run in `helpers_v2.rs`.
 
 use acp_bindings::helpers::{next_step, NextStep, Observation, SessionReadyGate, TurnTracker};
 use acp_bindings::types::{RequestId, SessionNotification, SessionStatus, StopReason};
@@ -90,7 +90,8 @@ fn run_turns(setup: &Value, steps: &[Value]) -> Vec<(usize, Value, Value)> {
 #[test]
 fn the_helpers_decide_every_scenario_as_the_table_says() {
     let table: Value = serde_json::from_str(TABLE).unwrap();
-    let scenarios = table["scenarios"].as_array().unwrap();
+    // The scenarios of other schemas run on their bindings (`helpers_v2.rs`).
+    let scenarios: Vec<&Value> = table["scenarios"].as_array().unwrap().iter().filter(|scenario| scenario.get("schema").is_none()).collect();
     assert!(!scenarios.is_empty());
     for scenario in scenarios {
         let name = scenario["name"].as_str().unwrap();

@@ -66,8 +66,8 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
 const USAGE_PROGRAMS: [&str; 7] = ["usage.rs", "usage_official.rs", "api.rs", "hostile_wire.rs", "fuzz_decoders.rs", "helpers.rs", "connection.rs"];
 
 /// The programs written against protocol v2 (the latest release's stable
-/// schema): the connection's v2 turns.
-const V2_PROGRAMS: [&str; 1] = ["connection_v2.rs"];
+/// schema): the connection's v2 turns and the turn tracker's v2 scenarios.
+const V2_PROGRAMS: [&str; 2] = ["connection_v2.rs", "helpers_v2.rs"];
 
 /// The fuzz tests' short budget: cases per property (`ACP_FUZZ_CASES`).
 const FUZZ_CASES: &str = "256";

@@ -62,6 +62,10 @@ const NODE_TESTS: [&str; 3] = ["vectors.test.mjs", "api.test.mjs", "negotiation.
 /// scenarios (`tests/helpers.json`).
 const DEFAULT_TESTS: [&str; 2] = ["hostile-wire.test.mjs", "helpers.test.mjs"];
 
+/// The Node test files run on the v2 stable bindings only: the turn
+/// tracker's v2 scenarios of `tests/helpers.json`.
+const V2_TESTS: [&str; 1] = ["helpers-v2.test.mjs"];
+
 /// The connection's race tests (`connection.test.mjs`): an agent and a
 /// client over seeded in-memory pipes, checked for R1, R2, R4 and prompts
 /// that resolve before their turn was handled, with and without the
@@ -112,6 +116,11 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
         let outcome = node_tests(workspace, bindings, &DEFAULT_TESTS)?;
         print!("{}", outcome.output);
         ensure!(outcome.passed, "{label}: node --test on {} failed", DEFAULT_TESTS.join(", "));
+    }
+    if label == "v2-stable" {
+        let outcome = node_tests(workspace, bindings, &V2_TESTS)?;
+        print!("{}", outcome.output);
+        ensure!(outcome.passed, "{label}: node --test on {} failed", V2_TESTS.join(", "));
     }
     if CONNECTION_SCHEMAS.contains(&label) {
         let outcome = node_tests(workspace, bindings, &CONNECTION_TESTS)?;

@@ -301,4 +301,9 @@ fn upstream_v1_and_v2_schemas_judge_their_own_prompt_lifecycle() {
         "v2: without the agent's `session` capability, no session method and no session/update"
     );
     assert_eq!(findings(&["--schema", &schema("v1"), "--no-rfd", &fixture("seed004-chunk-after-end-turn.jsonl")]), rules(&[(10, "R4")]));
+    // v2's R2: the agent's reply after the `idle` that ended its turn (a
+    // background tool call update after it is no finding), and a prompt
+    // accepted whose turn no `idle` ends, charged to its response.
+    assert_eq!(findings(&["--schema", &v2, "--no-rfd", &fixture("v2-reply-after-idle.jsonl")]), rules(&[(10, "R2")]));
+    assert_eq!(findings(&["--schema", &v2, "--no-rfd", &fixture("v2-no-idle.jsonl")]), rules(&[(6, "R2")]));
 }

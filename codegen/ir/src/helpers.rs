@@ -4,9 +4,11 @@
 //! copies into each crate and `cargo xtask check-trace` runs).
 //!
 //! The model decides, once for every language: which `session/update`
-//! variants are a prompt turn's output ([`TURN_OUTPUT`]), where a
+//! variants are a prompt turn's output ([`TURN_OUTPUT`]) and which of them
+//! are the agent's own reply ([`REPLY`]), where a
 //! notification's session id, update and the `turn_complete` members sit,
-//! which `SessionStatus` value means `live`, and, for the connections'
+//! which `SessionStatus` value means `live`, how v2's `state_update`
+//! reports foreground work and its end ([`Lifecycle`]), and, for the connections'
 //! handling of `session/ready`, which responses open a session and which
 //! notifications are session-scoped; for their prompts, what ends a turn
 //! ([`Drain`]: `turn_complete` in v1 with the RFD, the idle state update in
@@ -26,12 +28,30 @@ use machines::Scope;
 use crate::ir::{Field, Ir, Payload, Side, TypeExpr, TypeKind, UnionStyle};
 
 /// The `session/update` tags that are a prompt turn's output, as ACP's
-/// prompt-turn section describes the agent reporting it (chunks of the
-/// messages and thoughts, tool calls and their updates, plans). Every other
-/// update (commands, modes, configuration, session info, usage, notices,
-/// unknown ones) is about the session and may come at any time.
-pub const TURN_OUTPUT: [&str; 8] =
-    ["user_message_chunk", "agent_message_chunk", "agent_thought_chunk", "tool_call", "tool_call_update", "plan", "plan_update", "plan_removed"];
+/// prompt-turn section describes the agent reporting it (the messages and
+/// thoughts, whole or in chunks, tool calls and their updates, plans); the
+/// last four are v2's. Every other update (commands, modes, configuration,
+/// session info, usage, notices, terminals, unknown ones) is about the
+/// session and may come at any time.
+pub const TURN_OUTPUT: [&str; 12] = [
+    "user_message_chunk",
+    "agent_message_chunk",
+    "agent_thought_chunk",
+    "tool_call",
+    "tool_call_update",
+    "plan",
+    "plan_update",
+    "plan_removed",
+    "user_message",
+    "agent_message",
+    "agent_thought",
+    "tool_call_content_chunk",
+];
+
+/// The turn output that is the agent's own reply, its message and thought:
+/// foreground work by v2's definition, so never sent while the session is
+/// idle (tool calls and plans may belong to background work).
+pub const REPLY: [&str; 4] = ["agent_message_chunk", "agent_message", "agent_thought_chunk", "agent_thought"];
 
 /// The `turn_complete` tag (RFD turn-complete).
 pub const TURN_COMPLETE: &str = "turn_complete";
@@ -71,6 +91,18 @@ pub struct Complete {
     pub stop_reason: Member,
 }
 
+/// Protocol v2's foreground lifecycle: the `state_update` variant of the
+/// update union, whose payload is the state union.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Lifecycle {
+    pub variant: UpdateVariant,
+    /// The canonical name of the state union and its tag member.
+    pub union: String,
+    pub tag_property: String,
+    /// The state union's `idle` variant.
+    pub idle: UpdateVariant,
+}
+
 /// The prompt turn's notification stream.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Turns {
@@ -81,14 +113,18 @@ pub struct Turns {
     /// The update union and its tag member.
     pub union: String,
     pub tag_property: String,
-    /// The union's variants that are turn output, in schema order.
+    /// The union's variants that are turn output, in schema order, and
+    /// those of them that are the agent's reply ([`REPLY`]).
     pub output: Vec<UpdateVariant>,
+    pub replies: Vec<UpdateVariant>,
     /// Absent without the turn-complete RFD.
     pub complete: Option<Complete>,
+    /// Protocol v2's `state_update` (then the response has no stop reason).
+    pub lifecycle: Option<Lifecycle>,
     /// Canonical names of the JSON-RPC request id type and of the type of
-    /// the `session/prompt` result's `stopReason`.
+    /// the `session/prompt` result's `stopReason` (v1; absent in v2).
     pub request_type: String,
-    pub stop_reason_type: String,
+    pub stop_reason_type: Option<String>,
 }
 
 /// `session/status` and its open enum.
@@ -132,9 +168,9 @@ const SESSION_ID: &str = "sessionId";
 /// What the helpers of one schema can use.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Helpers {
-    /// Absent where a `session/prompt` response does not end its turn with
-    /// a `stopReason` (protocol v2 acknowledges the prompt and the turn's
-    /// updates follow), or there is no `session/update` stream.
+    /// Absent where there is no `session/update` stream, or neither a
+    /// `stopReason` in the `session/prompt` result (v1) nor a
+    /// `state_update` lifecycle (v2) ends a turn.
     pub turns: Option<Turns>,
     pub status: Option<Status>,
     pub ready: Option<Ready>,
@@ -221,13 +257,7 @@ fn drain(ir: &Ir) -> Option<Drain> {
         request: complete.request.wire,
         stop_reason: complete.stop_reason.wire,
     });
-    let idle = union.variants.iter().find_map(|variant| {
-        let Payload::Struct { base: Some(base), .. } = &variant.payload else { return None };
-        let TypeKind::Union(states) = &ir.get(base)?.kind else { return None };
-        let UnionStyle::Tagged { property: state } = &states.style else { return None };
-        let tag = variant.tag.clone()?;
-        states.variants.iter().any(|candidate| candidate.tag.as_deref() == Some(IDLE)).then(|| TurnEnd::Idle { tag, state: state.clone(), idle: IDLE.to_owned() })
-    });
+    let idle = lifecycle(ir, union).map(|lifecycle| TurnEnd::Idle { tag: lifecycle.variant.tag, state: lifecycle.tag_property, idle: lifecycle.idle.tag });
     Some(Drain {
         prompt: "session/prompt".to_owned(),
         update: "session/update".to_owned(),
@@ -235,6 +265,26 @@ fn drain(ir: &Ir) -> Option<Drain> {
         payload: update.wire_name.clone(),
         tag: property.clone(),
         end: complete.or(idle).unwrap_or(TurnEnd::Response),
+    })
+}
+
+/// The update union's variant whose payload is, with no member of its
+/// own, a tagged union with an `idle` variant: v2's `state_update`.
+fn lifecycle(ir: &Ir, union: &crate::ir::UnionType) -> Option<Lifecycle> {
+    union.variants.iter().find_map(|variant| {
+        let Payload::Struct { base: Some(base), fields } = &variant.payload else { return None };
+        if !fields.is_empty() {
+            return None;
+        }
+        let TypeKind::Union(states) = &ir.get(base)?.kind else { return None };
+        let UnionStyle::Tagged { property } = &states.style else { return None };
+        let idle = states.variants.iter().find(|candidate| candidate.tag.as_deref() == Some(IDLE))?;
+        Some(Lifecycle {
+            variant: UpdateVariant { name: variant.name.clone(), tag: variant.tag.clone()? },
+            union: base.clone(),
+            tag_property: property.clone(),
+            idle: UpdateVariant { name: idle.name.clone(), tag: IDLE.to_owned() },
+        })
     })
 }
 
@@ -285,13 +335,18 @@ const REQUEST_ID: &str = "RequestId";
 
 fn turns(ir: &Ir) -> Option<Turns> {
     let prompt = ir.methods.get("session/prompt")?.request.as_ref()?;
-    let stop_reason_type = struct_fields(ir, &prompt.result).into_iter().find(|field| field.wire_name == "stopReason").and_then(|field| named(&field.ty))?.to_owned();
+    let stop_reason_type = struct_fields(ir, &prompt.result).into_iter().find(|field| field.wire_name == "stopReason").and_then(|field| named(&field.ty)).map(str::to_owned);
     ir.get(REQUEST_ID)?;
     let (notification, session, update, union) = update_union(ir)?;
     let union_name = named(&update.ty)?.to_owned();
     let UnionStyle::Tagged { property } = &union.style else { return None };
+    let lifecycle = stop_reason_type.is_none().then(|| lifecycle(ir, union)).flatten();
+    if stop_reason_type.is_none() && lifecycle.is_none() {
+        return None;
+    }
     let variant = |variant: &crate::ir::Variant| variant.tag.as_ref().map(|tag| UpdateVariant { name: variant.name.clone(), tag: tag.clone() });
-    let output = union.variants.iter().filter(|candidate| candidate.tag.as_deref().is_some_and(|tag| TURN_OUTPUT.contains(&tag))).filter_map(variant).collect();
+    let output: Vec<UpdateVariant> = union.variants.iter().filter(|candidate| candidate.tag.as_deref().is_some_and(|tag| TURN_OUTPUT.contains(&tag))).filter_map(variant).collect();
+    let replies = output.iter().filter(|variant| REPLY.contains(&variant.tag.as_str())).cloned().collect();
     let complete = union.variants.iter().find(|candidate| candidate.tag.as_deref() == Some(TURN_COMPLETE)).and_then(|found| {
         let Payload::Struct { base, fields } = &found.payload else { return None };
         let mut members: Vec<&Field> = fields.iter().collect();
@@ -299,7 +354,7 @@ fn turns(ir: &Ir) -> Option<Turns> {
             members.extend(struct_fields(ir, base));
         }
         let request = members.iter().find(|field| field.wire_name == "promptRequestId" && field.required && named(&field.ty) == Some(REQUEST_ID))?;
-        let stop_reason = members.iter().find(|field| field.wire_name == "stopReason" && field.required && named(&field.ty) == Some(stop_reason_type.as_str()))?;
+        let stop_reason = members.iter().find(|field| field.wire_name == "stopReason" && field.required && stop_reason_type.is_some() && named(&field.ty) == stop_reason_type.as_deref())?;
         Some(Complete { variant: variant(found)?, payload: base.clone(), request: Member::of(request), stop_reason: Member::of(stop_reason) })
     });
     Some(Turns {
@@ -309,7 +364,9 @@ fn turns(ir: &Ir) -> Option<Turns> {
         union: union_name,
         tag_property: property.clone(),
         output,
+        replies,
         complete,
+        lifecycle,
         request_type: REQUEST_ID.to_owned(),
         stop_reason_type,
     })
@@ -334,11 +391,13 @@ impl Turns {
         let session = params.get(&self.session.wire)?.as_str()?.to_owned();
         let update = params.get(&self.update.wire)?;
         let tag = update.get(&self.tag_property)?.as_str()?;
-        let scope = match &self.complete {
-            Some(complete) if complete.variant.tag == tag => Scope::Complete {
+        let scope = match (&self.complete, &self.lifecycle) {
+            (Some(complete), _) if complete.variant.tag == tag => Scope::Complete {
                 request: update.get(&complete.request.wire)?.clone(),
                 stop_reason: update.get(&complete.stop_reason.wire)?.clone(),
             },
+            (_, Some(lifecycle)) if lifecycle.variant.tag == tag => Scope::State { idle: update.get(&lifecycle.tag_property).and_then(Value::as_str) == Some(&lifecycle.idle.tag) },
+            _ if self.replies.iter().any(|variant| variant.tag == tag) => Scope::Reply,
             _ if self.output.iter().any(|variant| variant.tag == tag) => Scope::Turn,
             _ => Scope::Session,
         };

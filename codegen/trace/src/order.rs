@@ -2,23 +2,28 @@
 //! machines ([`crate::helpers::machines`]) exactly as the generated helpers
 //! run them: the session-ready gate for R1 (a notification the gate would
 //! hold is one sent before `session/ready`) and the turn tracker for R2 and
-//! R4 (its violations are the findings).
+//! R4 (its violations are the findings), on the lifecycle of the schema's
+//! protocol version.
 //!
 //! The only bookkeeping here: which sessions the gate watches (those the
 //! agent answered `session/new` or `session/load` for, until their
 //! `session/ready`, which the client must send: a session still watched
-//! when the capture ends is R1 at its response); which sessions are being loaded (the agent replays
-//! their history as updates before it answers `session/load`, which is no
-//! turn's output, so the tracker does not see it); and which answered turns
-//! still wait for their `turn_complete`, reported when the capture ends.
+//! when the capture ends is R1 at its response); which sessions are being
+//! loaded or resumed (the agent replays their history as updates before it
+//! answers `session/load` or `session/resume`, which is no turn's output, so
+//! the tracker sees only their state snapshots); and which answered turns
+//! still wait for their end, reported when the capture ends.
 //! With a fallback timeout and record times, the gate's `expire` releases
 //! the sessions that waited that long, as an agent that falls back after a
 //! timeout (the RFD allows it) does.
 //!
-//! R2 and R4 apply where the helpers model has prompt turns: where the
-//! `session/prompt` response ends its turn, carrying its `stopReason` (v1);
-//! in v2 the response only acknowledges the prompt and the turn's updates
-//! follow it.
+//! In v1 the `session/prompt` response ends its turn, carrying its
+//! `stopReason` (R4: the turn's updates come before it; R2: its
+//! `turn_complete` when negotiated). In v2 the response only acknowledges
+//! the prompt, so R4 has nothing to judge; the turn ends with an `idle`
+//! state update, which every accepted prompt must see (R2), and after
+//! which the agent's reply does not come until new foreground work is
+//! reported (R2).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -27,11 +32,11 @@ use serde_json::Value;
 use super::peers::Features;
 use super::rpc::Pending;
 use super::{Direction, Finding, Found, Place};
-use crate::helpers::machines::{SessionReadyGate, TurnTracker, ViolationKind};
+use crate::helpers::machines::{Scope, SessionReadyGate, TurnTracker, ViolationKind};
 use crate::helpers::{self, Turns};
 use crate::ir::Ir;
 
-/// A prompt answered before its `turn_complete`.
+/// A prompt answered before its end (`turn_complete`, or v2's `idle`).
 struct Awaiting {
     session: String,
     request: Value,
@@ -61,18 +66,22 @@ fn explain(kind: ViolationKind, request: Option<&Value>, tag: &str) -> String {
         ViolationKind::DuplicateTurnComplete => format!("a second `turn_complete` for prompt {request}"),
         ViolationKind::StopReasonMismatch => format!("`turn_complete` and the `session/prompt` response of prompt {request} give different stop reasons"),
         ViolationKind::UnknownTurn => format!("`turn_complete` names prompt {request}, which has no turn in flight in this session"),
+        ViolationKind::UpdateAfterIdle => {
+            format!("`{tag}` came after the `idle` state update that ended the turn of prompt {request}, with no `running` or `requires_action` before it")
+        }
     }
 }
 
 impl Order {
     pub(super) fn new(ir: &Ir) -> Order {
         let features = Features::default();
+        let turns = helpers::model(ir).turns;
         Order {
-            turns: helpers::model(ir).turns,
+            tracker: tracker(&turns, features),
+            turns,
             gate: SessionReadyGate::new(features.session_ready),
             watched: HashMap::new(),
             loading: HashSet::new(),
-            tracker: TurnTracker::new(features.turn_complete),
             features,
             timeout: None,
             now: None,
@@ -84,7 +93,7 @@ impl Order {
     pub(super) fn negotiated(&mut self, features: Features) {
         self.features = features;
         self.gate = SessionReadyGate::new(features.session_ready);
-        self.tracker = TurnTracker::new(features.turn_complete);
+        self.tracker = tracker(&self.turns, features);
     }
 
     /// Sessions that waited `timeout` milliseconds for `session/ready` are
@@ -103,7 +112,7 @@ impl Order {
     pub(super) fn request(&mut self, direction: Direction, id: &Value, method: &str, session: Option<&str>) {
         match (direction, method, session) {
             (Direction::ClientToAgent, "session/prompt", Some(session)) => self.tracker.prompt(session, id.clone()),
-            (Direction::ClientToAgent, "session/load", Some(session)) => {
+            (Direction::ClientToAgent, "session/load" | "session/resume", Some(session)) => {
                 self.loading.insert(session.to_owned());
             }
             _ => {}
@@ -129,17 +138,21 @@ impl Order {
             let what = tag.map_or_else(|| format!("`{method}`"), |tag| format!("`{method}` (`{tag}`)"));
             found.push(Found::new("R1", format!("the agent sent {what} for session {session} before the client's `session/ready`")).session(Some(session)));
         }
-        if method != "session/update" || self.loading.contains(session) {
+        if method != "session/update" {
             return found;
         }
         let Some((_, scope)) = self.turns.as_ref().and_then(|turns| params.and_then(|params| turns.scope_of(params))) else { return found };
+        if self.loading.contains(session) && !matches!(scope, Scope::State { .. }) {
+            return found;
+        }
         let observation = self.tracker.update(session, scope);
         for violation in &observation.violations {
             let message = explain(violation.kind, violation.request.as_ref(), tag.unwrap_or("?"));
             found.push(Found::new(violation.kind.rule(), message).session(Some(session)).request(violation.request.as_ref()));
         }
-        if let Some(drained) = observation.drained {
-            self.awaiting.remove(&drained.to_string());
+        if observation.drained.is_some() {
+            let tracker = &self.tracker;
+            self.awaiting.retain(|_, awaiting| !tracker.is_drained(&awaiting.request));
         }
         found
     }
@@ -150,7 +163,7 @@ impl Order {
         if direction != Direction::AgentToClient {
             return Vec::new();
         }
-        if let ("session/load", Some(session)) = (request.method.as_str(), request.session.as_deref()) {
+        if let ("session/load" | "session/resume", Some(session)) = (request.method.as_str(), request.session.as_deref()) {
             self.loading.remove(session);
         }
         match request.method.as_str() {
@@ -163,7 +176,9 @@ impl Order {
                 Vec::new()
             }
             "session/prompt" => {
-                let stop_reason = result.map(|result| result.get("stopReason").cloned().unwrap_or(Value::Null));
+                let lifecycle = self.turns.as_ref().is_some_and(|turns| turns.lifecycle.is_some());
+                // v2: any value for an accepted prompt.
+                let stop_reason = result.map(|result| if lifecycle { Value::Bool(true) } else { result.get("stopReason").cloned().unwrap_or(Value::Null) });
                 let answered = stop_reason.is_some();
                 let observation = self.tracker.response(id, stop_reason);
                 let session = request.session.as_deref();
@@ -172,7 +187,7 @@ impl Order {
                     .iter()
                     .map(|violation| Found::new(violation.kind.rule(), explain(violation.kind, violation.request.as_ref(), "session/prompt response")).session(session).request(Some(id)))
                     .collect();
-                if let (true, true, Some(_), None, Some(session)) = (answered, self.features.turn_complete, observation.turn, observation.drained, session) {
+                if let (true, true, Some(_), None, Some(session)) = (answered, lifecycle || self.features.turn_complete, observation.turn, observation.drained, session) {
                     self.awaiting.insert(id.to_string(), Awaiting { session: session.to_owned(), request: id.clone(), at });
                 }
                 found
@@ -181,25 +196,40 @@ impl Order {
         }
     }
 
-    /// How many answered turns wait for their `turn_complete`.
+    /// How many answered turns wait for their end.
     #[cfg(test)]
     pub(super) fn awaiting(&self) -> usize {
         self.awaiting.len()
     }
 
     /// Every session the client never sent `session/ready` for, and every
-    /// prompt answered without a `turn_complete`, at their responses.
+    /// prompt answered without its end, at their responses.
     pub(super) fn finish(self) -> Vec<Finding> {
+        let lifecycle = self.turns.as_ref().is_some_and(|turns| turns.lifecycle.is_some());
         let unready = self.watched.into_iter().map(|(session, at)| {
             let message = format!("the client never sent `session/ready` for session {session}, answered here");
             Found::new("R1", message).session(Some(&session)).at(at)
         });
         let incomplete = self.awaiting.into_values().map(|awaiting| {
-            let message = format!("prompt {} was answered but no `turn_complete` for it ever came", awaiting.request);
+            let message = if lifecycle {
+                format!("prompt {} was accepted but no `idle` state update ended its turn", awaiting.request)
+            } else {
+                format!("prompt {} was answered but no `turn_complete` for it ever came", awaiting.request)
+            };
             Found::new("R2", message).session(Some(&awaiting.session)).request(Some(&awaiting.request)).at(awaiting.at)
         });
         let mut found: Vec<Finding> = unready.chain(incomplete).collect();
         found.sort_by_key(|finding| finding.at);
         found
+    }
+}
+
+/// The tracker of the schema's lifecycle: v2's `idle`, or v1's response and
+/// negotiated `turn_complete`.
+fn tracker(turns: &Option<Turns>, features: Features) -> TurnTracker<Value, Value> {
+    if turns.as_ref().is_some_and(|turns| turns.lifecycle.is_some()) {
+        TurnTracker::lifecycle()
+    } else {
+        TurnTracker::new(features.turn_complete)
     }
 }

@@ -2,6 +2,19 @@
 //! extended schema: the session-ready gate (agent side), the turn tracker
 //! and the session-status advice (client side).
 //!
+//! The turn tracker follows both prompt lifecycles. In protocol v1 the
+//! `session/prompt` response ends its turn (R4: every update of the turn
+//! comes before it) and, with the turn-complete RFD, `turn_complete` is the
+//! turn's last update (R2). In protocol v2 the response only acknowledges
+//! the prompt; `state_update` snapshots report foreground work (`running`,
+//! `requires_action`, unknown states) and its end (`idle`). The schema
+//! requires the agent to send a cancelled turn's updates "before the idle
+//! `state_update`" and to report `running` when foreground work starts, so
+//! the agent's own message or thought arriving after a turn's `idle` and
+//! before the next non-idle state breaks R2 as v2 words it. Tool calls,
+//! terminals and plans may belong to background work, which goes on while
+//! the session is idle: they are never judged.
+//!
 //! They are pure: no I/O and no clock. The caller passes the time in (any
 //! monotonic count, such as milliseconds) and sends what they return.
 //! This file uses `std` only: it is compiled into `acp-codegen`, where
@@ -103,14 +116,20 @@ impl<T> SessionReadyGate<T> {
 /// What a `session/update` is to the turn tracker.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Scope<R, S> {
-    /// Part of a prompt turn's output (message and thought chunks, tool
-    /// calls, plans).
+    /// Part of a prompt turn's output that may also come from background
+    /// work (tool calls, plans, the user's message).
     Turn,
+    /// The agent's own message or thought (chunks or whole): in v1 turn
+    /// output like any other; in v2 foreground work by definition.
+    Reply,
     /// About the session, not a turn (commands, modes, usage, unknown
     /// updates).
     Session,
     /// The `turn_complete` update of the turn `request`.
     Complete { request: R, stop_reason: S },
+    /// Protocol v2: a `state_update`, `idle` or not (`running`,
+    /// `requires_action` and unknown states, which never count as idle).
+    State { idle: bool },
 }
 
 /// A rule a peer broke, as the turn tracker saw it.
@@ -126,6 +145,9 @@ pub enum ViolationKind {
     StopReasonMismatch,
     /// R2: a `turn_complete` names no prompt of its session.
     UnknownTurn,
+    /// R2 (v2): the agent's message or thought arrived after the `idle`
+    /// that ended its turn, before any new foreground work.
+    UpdateAfterIdle,
 }
 
 impl ViolationKind {
@@ -145,6 +167,7 @@ impl ViolationKind {
             ViolationKind::DuplicateTurnComplete => "duplicate_turn_complete",
             ViolationKind::StopReasonMismatch => "stop_reason_mismatch",
             ViolationKind::UnknownTurn => "unknown_turn",
+            ViolationKind::UpdateAfterIdle => "update_after_idle",
         }
     }
 }
@@ -163,7 +186,8 @@ pub struct Observation<R> {
     /// The prompt request whose turn the message belongs to.
     pub turn: Option<R>,
     /// The turn this message drained (its response and, when negotiated,
-    /// its `turn_complete` both seen).
+    /// its `turn_complete` both seen; in v2 its response and its `idle`).
+    /// An `idle` may end several turns of a session: the latest is named.
     pub drained: Option<R>,
     pub violations: Vec<Violation<R>>,
 }
@@ -180,33 +204,65 @@ struct Turn<R, S> {
     completed: Option<S>,
     /// `Some(None)`: an error response.
     responded: Option<Option<S>>,
+    /// v2: a non-idle state of the session came after the prompt.
+    working: bool,
+    /// v2: the `idle` that ended the turn came.
+    idled: bool,
 }
 
-/// Correlates a client's prompt turns with their updates, `turn_complete`
-/// and response (rules R2 and R4). Without the negotiated `turnComplete`
-/// capability a turn is drained by its response alone.
+/// What ends a prompt turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum End {
+    /// v1 without `turn_complete`: the response.
+    Response,
+    /// v1 with the negotiated `turn_complete`: it and the response.
+    TurnComplete,
+    /// v2: the response and an `idle` state after the turn's own non-idle
+    /// state, or after the response (an `idle` read before both may be a
+    /// snapshot of the work before the prompt).
+    Idle,
+}
+
+/// Correlates a client's prompt turns with their updates, their end
+/// (`turn_complete` or, in v2, `idle`) and response (rules R2 and R4).
+/// Without the negotiated `turnComplete` capability a v1 turn is drained
+/// by its response alone.
 #[derive(Debug, Clone)]
 pub struct TurnTracker<R, S> {
-    turn_complete: bool,
+    end: End,
     sessions: BTreeMap<String, Vec<Turn<R, S>>>,
+    /// v2: the sessions whose last state was not `idle`.
+    working: BTreeSet<String>,
 }
 
 impl<R: Clone + PartialEq, S: Clone + PartialEq> TurnTracker<R, S> {
-    /// A tracker; `turn_complete` is whether the agent advertised it.
+    /// A protocol v1 tracker; `turn_complete` is whether the agent
+    /// advertised it.
     pub fn new(turn_complete: bool) -> Self {
-        TurnTracker { turn_complete, sessions: BTreeMap::new() }
+        TurnTracker::ending(if turn_complete { End::TurnComplete } else { End::Response })
+    }
+
+    /// A protocol v2 tracker: `idle` state updates end turns, and a
+    /// response's stop reason is only whether the prompt was accepted
+    /// (`Some`) or refused (`None`).
+    pub fn lifecycle() -> Self {
+        TurnTracker::ending(End::Idle)
+    }
+
+    fn ending(end: End) -> Self {
+        TurnTracker { end, sessions: BTreeMap::new(), working: BTreeSet::new() }
     }
 
     fn drained(&self, turn: &Turn<R, S>) -> bool {
-        drained(self.turn_complete, turn)
+        drained(self.end, turn)
     }
 
     /// The client sent `session/prompt` with id `request` for `session`.
     pub fn prompt(&mut self, session: &str, request: R) {
-        let turn_complete = self.turn_complete;
+        let end = self.end;
         let turns = self.sessions.entry(session.to_owned()).or_default();
-        turns.retain(|turn| !drained(turn_complete, turn));
-        turns.push(Turn { request, completed: None, responded: None });
+        turns.retain(|turn| !drained(end, turn));
+        turns.push(Turn { request, completed: None, responded: None, working: false, idled: false });
     }
 
     /// A `session/update` for `session` arrived.
@@ -214,7 +270,24 @@ impl<R: Clone + PartialEq, S: Clone + PartialEq> TurnTracker<R, S> {
         let violation = |kind, request: &R| Violation { kind, session: session.to_owned(), request: Some(request.clone()) };
         match scope {
             Scope::Session => Observation::new(None),
-            Scope::Turn => {
+            Scope::State { idle } if self.end == End::Idle => self.state(session, idle),
+            Scope::State { .. } => Observation::new(None),
+            Scope::Turn | Scope::Reply if self.end == End::Idle => {
+                let Some(turn) = self.sessions.get(session).and_then(|turns| turns.last()) else { return Observation::new(None) };
+                if !turn.idled {
+                    return Observation::new(Some(turn.request.clone()));
+                }
+                // After the turn's `idle`: new foreground work the agent
+                // reported is no prompt's; the agent's reply without it
+                // still belongs to the ended turn.
+                let mut observation = Observation::new(None);
+                if matches!(scope, Scope::Reply) && !self.working.contains(session) {
+                    observation.turn = Some(turn.request.clone());
+                    observation.violations.push(violation(ViolationKind::UpdateAfterIdle, &turn.request));
+                }
+                observation
+            }
+            Scope::Turn | Scope::Reply => {
                 let Some(turn) = self.sessions.get(session).and_then(|turns| turns.last()) else { return Observation::new(None) };
                 let mut observation = Observation::new(Some(turn.request.clone()));
                 if turn.responded.is_some() {
@@ -254,9 +327,36 @@ impl<R: Clone + PartialEq, S: Clone + PartialEq> TurnTracker<R, S> {
         }
     }
 
-    /// The response to the prompt `request` arrived: its stop reason, or
-    /// `None` for an error response. A request the tracker was not told of
-    /// gives an empty observation.
+    /// v2: a state snapshot of `session`. A non-idle state marks the open
+    /// turns as working; `idle` ends those that worked or were answered.
+    fn state(&mut self, session: &str, idle: bool) -> Observation<R> {
+        if idle {
+            self.working.remove(session);
+        } else {
+            self.working.insert(session.to_owned());
+        }
+        let end = self.end;
+        let mut observation = Observation::new(None);
+        for turn in self.sessions.get_mut(session).into_iter().flatten().filter(|turn| !turn.idled) {
+            if !idle {
+                turn.working = true;
+                observation.turn = Some(turn.request.clone());
+            } else if turn.working || turn.responded.is_some() {
+                let was_drained = drained(end, turn);
+                turn.idled = true;
+                observation.turn = Some(turn.request.clone());
+                if !was_drained && drained(end, turn) {
+                    observation.drained = Some(turn.request.clone());
+                }
+            }
+        }
+        observation
+    }
+
+    /// The response to the prompt `request` arrived: its stop reason (in
+    /// v2 any `Some` for an accepted prompt), or `None` for an error
+    /// response. A request the tracker was not told of gives an empty
+    /// observation.
     pub fn response(&mut self, request: &R, stop_reason: Option<S>) -> Observation<R> {
         let found = self.sessions.iter().find_map(|(session, turns)| turns.iter().position(|turn| turn.request == *request).map(|position| (session.clone(), position)));
         let Some((session, position)) = found else { return Observation::new(None) };
@@ -282,15 +382,25 @@ impl<R: Clone + PartialEq, S: Clone + PartialEq> TurnTracker<R, S> {
     pub fn pending(&self, session: &str) -> Option<&R> {
         self.sessions.get(session)?.iter().rev().find(|turn| !self.drained(turn)).map(|turn| &turn.request)
     }
+
+    /// Whether the turn of the prompt `request` is drained (or unknown).
+    pub fn is_drained(&self, request: &R) -> bool {
+        self.sessions.values().flatten().find(|turn| turn.request == *request).is_none_or(|turn| self.drained(turn))
+    }
 }
 
-/// A turn is drained by an error response, or by its response and, when
-/// negotiated, its `turn_complete`.
-fn drained<R, S>(turn_complete: bool, turn: &Turn<R, S>) -> bool {
+/// A turn is drained by an error response, or by its response and its
+/// end: nothing more (v1 without `turn_complete`), its `turn_complete`, or
+/// its `idle` (v2).
+fn drained<R, S>(end: End, turn: &Turn<R, S>) -> bool {
     match &turn.responded {
         None => false,
         Some(None) => true,
-        Some(Some(_)) => turn.completed.is_some() || !turn_complete,
+        Some(Some(_)) => match end {
+            End::Response => true,
+            End::TurnComplete => turn.completed.is_some(),
+            End::Idle => turn.idled,
+        },
     }
 }
 

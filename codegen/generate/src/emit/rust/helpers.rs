@@ -2,8 +2,9 @@
 //! [`crate::helpers::machines`], copied as they are into
 //! `helpers/machines.rs`, and typed wrappers over the crate's own types
 //! that the [`crate::helpers`] model names: the session-ready gate built
-//! from a `Negotiated`, the `TurnTracker` fed decoded `SessionNotification`s,
-//! and `next_step` on a decoded `SessionStatus`.
+//! from a `Negotiated`, the `TurnTracker` fed decoded `session/update`
+//! params (v1's `turn_complete` or v2's `state_update` lifecycle), and
+//! `next_step` on a decoded `SessionStatus`.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -47,17 +48,29 @@ pub(crate) fn emit(ir: &Ir, model: &Helpers) -> TokenStream {
 
 fn tracker(ir: &Ir, turns: &Turns) -> Option<TokenStream> {
     let complete = turns.complete.as_ref();
+    let lifecycle = turns.lifecycle.as_ref();
     let request_type = type_ident(&turns.request_type);
-    let stop_type = type_ident(&turns.stop_reason_type);
+    let stop_type = match &turns.stop_reason_type {
+        Some(stop_reason) => {
+            let name = type_ident(stop_reason);
+            quote! { crate::types::#name }
+        }
+        None => quote! { () },
+    };
     let TypeKind::Union(union) = &ir.get(&turns.union)?.kind else { return None };
     let notification = type_ident(&turns.notification);
     let union_type = type_ident(&turns.union);
     let update = ident(&naming::rust_field(&turns.update.name));
     let session = ident(&naming::rust_field(&turns.session.name));
-    let output = turns.output.iter().map(|variant| {
-        let name = type_ident(&variant.name);
-        quote! { crate::types::#union_type::#name(_) }
-    });
+    let arm = |variants: Vec<&crate::helpers::UpdateVariant>, scope: TokenStream| {
+        let patterns = variants.iter().map(|variant| {
+            let name = type_ident(&variant.name);
+            quote! { crate::types::#union_type::#name(_) }
+        });
+        (!variants.is_empty()).then(|| quote! { #(#patterns)|* => machines::Scope::#scope, })
+    };
+    let reply_arm = arm(turns.replies.iter().collect(), quote! { Reply });
+    let output_arm = arm(turns.output.iter().filter(|variant| !turns.replies.contains(variant)).collect(), quote! { Turn });
     let complete_arm = complete.map(|complete| {
         let name = type_ident(&complete.variant.name);
         let request = ident(&naming::rust_field(&complete.request.name));
@@ -66,30 +79,84 @@ fn tracker(ir: &Ir, turns: &Turns) -> Option<TokenStream> {
             crate::types::#union_type::#name(update) => machines::Scope::Complete { request: update.#request.clone(), stop_reason: update.#stop.clone() },
         }
     });
-    let covered = turns.output.len() + usize::from(complete.is_some());
+    let state_arm = lifecycle.map(|lifecycle| {
+        let name = type_ident(&lifecycle.variant.name);
+        let states = type_ident(&lifecycle.union);
+        let idle = type_ident(&lifecycle.idle.name);
+        quote! {
+            crate::types::#union_type::#name(state) => machines::Scope::State { idle: matches!(state, crate::types::#states::#idle(_)) },
+        }
+    });
+    let covered = turns.output.len() + usize::from(complete.is_some()) + usize::from(lifecycle.is_some());
     let rest = (union.variants.len() + usize::from(union.other.is_some()) > covered).then(|| quote! { _ => machines::Scope::Session, });
-    let output_arm = (!turns.output.is_empty()).then(|| quote! { #(#output)|* => machines::Scope::Turn, });
+    let (constructors, response) = if lifecycle.is_some() {
+        (
+            quote! {
+                /// A tracker: in protocol v2 `idle` state updates end turns.
+                pub fn new() -> Self {
+                    TurnTracker(machines::TurnTracker::lifecycle())
+                }
+
+                /// A tracker for this exchange (v2 negotiates nothing about turns).
+                pub fn from_negotiated(_negotiated: &crate::negotiation::Negotiated) -> Self {
+                    Self::new()
+                }
+            },
+            quote! {
+                /// The response to the prompt `request` arrived: `accepted`,
+                /// or refused with an error response.
+                pub fn response(&mut self, request: &crate::types::#request_type, accepted: bool) -> Observation {
+                    self.0.response(request, accepted.then_some(()))
+                }
+            },
+        )
+    } else {
+        (
+            quote! {
+                /// A tracker; `turn_complete` is whether the agent advertised it.
+                pub fn new(turn_complete: bool) -> Self {
+                    TurnTracker(machines::TurnTracker::new(turn_complete))
+                }
+
+                /// A tracker for what this exchange negotiated.
+                pub fn from_negotiated(negotiated: &crate::negotiation::Negotiated) -> Self {
+                    Self::new(negotiated.turn_complete())
+                }
+            },
+            quote! {
+                /// The response to the prompt `request` arrived: its stop
+                /// reason, or `None` for an error response.
+                pub fn response(&mut self, request: &crate::types::#request_type, stop_reason: ::std::option::Option<#stop_type>) -> Observation {
+                    self.0.response(request, stop_reason)
+                }
+            },
+        )
+    };
+    let default = lifecycle.map(|_| {
+        quote! {
+            impl ::std::default::Default for TurnTracker {
+                fn default() -> Self {
+                    Self::new()
+                }
+            }
+        }
+    });
+    let end = if lifecycle.is_some() { "their `idle` state update" } else { "`turn_complete`" };
+    let doc = format!(" Correlates the client's prompt turns with their updates, {end} and response (rules R2 and R4).");
     Some(quote! {
         /// What the turn tracker made of one message.
         pub type Observation = machines::Observation<crate::types::#request_type>;
         /// A rule the agent broke, as the turn tracker saw it.
         pub type Violation = machines::Violation<crate::types::#request_type>;
 
-        /// Correlates the client's prompt turns with their updates,
-        /// `turn_complete` and response (rules R2 and R4).
+        #[doc = #doc]
         #[derive(::std::fmt::Debug, ::std::clone::Clone)]
-        pub struct TurnTracker(machines::TurnTracker<crate::types::#request_type, crate::types::#stop_type>);
+        pub struct TurnTracker(machines::TurnTracker<crate::types::#request_type, #stop_type>);
+
+        #default
 
         impl TurnTracker {
-            /// A tracker; `turn_complete` is whether the agent advertised it.
-            pub fn new(turn_complete: bool) -> Self {
-                TurnTracker(machines::TurnTracker::new(turn_complete))
-            }
-
-            /// A tracker for what this exchange negotiated.
-            pub fn from_negotiated(negotiated: &crate::negotiation::Negotiated) -> Self {
-                Self::new(negotiated.turn_complete())
-            }
+            #constructors
 
             /// The client sent `session/prompt` with id `request` for `session`.
             pub fn prompt(&mut self, session: &str, request: crate::types::#request_type) {
@@ -102,17 +169,15 @@ fn tracker(ir: &Ir, turns: &Turns) -> Option<TokenStream> {
             pub fn update(&mut self, notification: &crate::types::#notification) -> Observation {
                 let scope = match &notification.#update {
                     #complete_arm
+                    #state_arm
+                    #reply_arm
                     #output_arm
                     #rest
                 };
                 self.0.update(notification.#session.as_str(), scope)
             }
 
-            /// The response to the prompt `request` arrived: its stop
-            /// reason, or `None` for an error response.
-            pub fn response(&mut self, request: &crate::types::#request_type, stop_reason: ::std::option::Option<crate::types::#stop_type>) -> Observation {
-                self.0.response(request, stop_reason)
-            }
+            #response
 
             /// The prompt request of `session`'s turn that is not drained yet.
             pub fn pending(&self, session: &str) -> ::std::option::Option<&crate::types::#request_type> {

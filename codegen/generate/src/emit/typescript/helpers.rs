@@ -16,13 +16,23 @@ pub const EXPORTS: [&str; 8] = ["SessionReadyGate", "SessionReadyLifecycle", "Tu
 pub struct TurnsView {
     pub notification: String,
     pub request_type: String,
-    pub stop_reason_type: String,
-    /// Member names and tags as string literals, the output tags as an array literal.
+    /// v1's; absent in v2, whose prompt response carries none.
+    pub stop_reason_type: Option<String>,
+    /// Member names and tags as string literals, the output and reply tags as array literals.
     pub session: String,
     pub update: String,
     pub tag_property: String,
     pub output: String,
+    pub replies: String,
     pub complete: Option<CompleteView>,
+    pub lifecycle: Option<LifecycleView>,
+}
+
+/// v2's `state_update`: its tag, the state member and `idle`, as string literals.
+pub struct LifecycleView {
+    pub tag: String,
+    pub state: String,
+    pub idle: String,
 }
 
 pub struct CompleteView {
@@ -77,15 +87,21 @@ pub fn view(model: &Helpers) -> HelpersTs {
     let turns = model.turns.as_ref().map(|turns| TurnsView {
         notification: naming::typescript_type(&turns.notification),
         request_type: naming::typescript_type(&turns.request_type),
-        stop_reason_type: naming::typescript_type(&turns.stop_reason_type),
+        stop_reason_type: turns.stop_reason_type.as_deref().map(naming::typescript_type),
         session: json_string(&turns.session.wire),
         update: json_string(&turns.update.wire),
         tag_property: json_string(&turns.tag_property),
         output: serde_json::Value::from(turns.output.iter().map(|variant| variant.tag.as_str()).collect::<Vec<_>>()).to_string(),
+        replies: serde_json::Value::from(turns.replies.iter().map(|variant| variant.tag.as_str()).collect::<Vec<_>>()).to_string(),
         complete: turns.complete.as_ref().map(|complete| CompleteView {
             tag: json_string(&complete.variant.tag),
             request: json_string(&complete.request.wire),
             stop_reason: json_string(&complete.stop_reason.wire),
+        }),
+        lifecycle: turns.lifecycle.as_ref().map(|lifecycle| LifecycleView {
+            tag: json_string(&lifecycle.variant.tag),
+            state: json_string(&lifecycle.tag_property),
+            idle: json_string(&lifecycle.idle.tag),
         }),
     });
     let status = model.status.as_ref().map(|status| StatusView { type_name: naming::typescript_type(&status.type_name), live: json_string(crate::helpers::LIVE) });
