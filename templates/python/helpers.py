@@ -154,12 +154,43 @@ class TurnTracker:
         if turn.responded is None:
             return False
         return not turn.responded[0] or turn.idled
+{%- else if let Some(stop_reason_type) = turns.stop_reason_type %}
+
+
+@dataclass
+class _Turn:
+    request: {{ turns.request_type }}
+    key: str
+    completed: tuple[{{ stop_reason_type }}] | None = None
+    responded: tuple[{{ stop_reason_type }} | None] | None = None
+    """`(None,)`: an error response."""
+
+
+class TurnTracker:
+    """Correlates the client's prompt turns with their updates, `turn_complete` and response (R2, R4)."""
+
+    def __init__(self, turn_complete: bool) -> None:
+        self.turn_complete = turn_complete
+        """Whether the agent advertised `turn_complete`: without it a turn is drained by its response alone."""
+        self._sessions: dict[str, list[_Turn]] = {}
+
+    @classmethod
+    def from_negotiated(cls, negotiated: Negotiated) -> TurnTracker:
+        """A tracker for what this exchange negotiated."""
+        return cls(negotiated.turn_complete)
+
+    def _drained(self, turn: _Turn) -> bool:
+        if turn.responded is None:
+            return False
+        return turn.responded[0] is None or turn.completed is not None or not self.turn_complete
+{%- endif %}
 
     def prompt(self, session: str, request: {{ turns.request_type }}) -> None:
         """The client sent `session/prompt` with id `request` for `session`."""
         turns = [turn for turn in self._sessions.get(session, []) if not self._drained(turn)]
         turns.append(_Turn(request, json.dumps(request)))
         self._sessions[session] = turns
+{%- if let Some(lifecycle) = turns.lifecycle %}
 
     def update(self, notification: {{ turns.notification }}) -> Observation:
         """A `session/update` arrived."""
@@ -221,45 +252,7 @@ class TurnTracker:
             turn.responded = (accepted,)
             return Observation(request, request if self._drained(turn) else None)
         return _NOTHING
-
-    def pending(self, session: str) -> {{ turns.request_type }} | None:
-        """The prompt request of `session`'s turn that is not drained yet (`None` when there is none)."""
-        return next((turn.request for turn in reversed(self._sessions.get(session, [])) if not self._drained(turn)), None)
 {%- else if let Some(stop_reason_type) = turns.stop_reason_type %}
-
-
-@dataclass
-class _Turn:
-    request: {{ turns.request_type }}
-    key: str
-    completed: tuple[{{ stop_reason_type }}] | None = None
-    responded: tuple[{{ stop_reason_type }} | None] | None = None
-    """`(None,)`: an error response."""
-
-
-class TurnTracker:
-    """Correlates the client's prompt turns with their updates, `turn_complete` and response (R2, R4)."""
-
-    def __init__(self, turn_complete: bool) -> None:
-        self.turn_complete = turn_complete
-        """Whether the agent advertised `turn_complete`: without it a turn is drained by its response alone."""
-        self._sessions: dict[str, list[_Turn]] = {}
-
-    @classmethod
-    def from_negotiated(cls, negotiated: Negotiated) -> TurnTracker:
-        """A tracker for what this exchange negotiated."""
-        return cls(negotiated.turn_complete)
-
-    def _drained(self, turn: _Turn) -> bool:
-        if turn.responded is None:
-            return False
-        return turn.responded[0] is None or turn.completed is not None or not self.turn_complete
-
-    def prompt(self, session: str, request: {{ turns.request_type }}) -> None:
-        """The client sent `session/prompt` with id `request` for `session`."""
-        turns = [turn for turn in self._sessions.get(session, []) if not self._drained(turn)]
-        turns.append(_Turn(request, json.dumps(request)))
-        self._sessions[session] = turns
 
     def update(self, notification: {{ turns.notification }}) -> Observation:
         """A `session/update` arrived."""
@@ -319,11 +312,11 @@ class TurnTracker:
             turn.responded = (stop_reason,)
             return Observation(request, request if self._drained(turn) else None, violations)
         return _NOTHING
+{%- endif %}
 
     def pending(self, session: str) -> {{ turns.request_type }} | None:
         """The prompt request of `session`'s turn that is not drained yet (`None` when there is none)."""
         return next((turn.request for turn in reversed(self._sessions.get(session, [])) if not self._drained(turn)), None)
-{%- endif %}
 {%- endif %}
 {%- if let Some(status) = status %}
 
