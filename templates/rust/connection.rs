@@ -6,7 +6,8 @@
 //! [`super::ends`]) and return it with a future that drives it: it reads the peer's messages, runs the handlers of
 //! the peer's requests concurrently with each other and with the reading,
 //! hands notifications to their handler one at a time in the order they
-//! arrived, and writes. Await it, or spawn it on any executor; it ends when
+//! arrived, and writes (each message and its newline in one write, flushed
+//! whenever nothing more is queued). Await it, or spawn it on any executor; it ends when
 //! the peer closes its side (or [`Connection::close`] was called and the
 //! peer followed), failing the calls still in flight with
 //! [`CallError::Closed`].
@@ -43,10 +44,11 @@ use std::collections::{BTreeSet, HashMap};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll};
 
 use futures::channel::{mpsc, oneshot};
-use futures::future::{AbortHandle, Abortable, Aborted};
-use futures::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
+use futures::future::{AbortHandle, Abortable, Aborted, FutureExt};
+use futures::io::{AsyncBufRead, AsyncWrite, AsyncWriteExt};
 use futures::stream::{FuturesUnordered, StreamExt};
 use serde_json::{json, Value};
 
@@ -316,10 +318,10 @@ struct Shared {
     role: Role,
     rules: &'static Rules,
     options: Options,
-    /// Everything this end writes, in order.
-    outgoing: mpsc::UnboundedSender<String>,
+    /// Everything this end writes, in order: each message's text and its newline.
+    outgoing: mpsc::UnboundedSender<Vec<u8>>,
     /// Responses, when they may overtake notifications ([`Options::unordered`]).
-    overtaking: mpsc::UnboundedSender<String>,
+    overtaking: mpsc::UnboundedSender<Vec<u8>>,
     state: Mutex<State>,
 }
 
@@ -334,11 +336,20 @@ struct State {
     read: u64,
     handled: u64,
     /// The agent's end: held session-scoped notifications (rule R1).
-    gate: Option<SessionReadyGate<String>>,
+    gate: Option<SessionReadyGate<Vec<u8>>>,
     /// The agent's end: prompts whose `turn_complete` its handler sent.
     completed: BTreeSet<String>,
     /// The peer's requests being handled, by id.
     running: HashMap<String, AbortHandle>,
+}
+
+/// What a call's decoded result settles.
+enum Settled {
+    Nothing,
+    /// `initialize` negotiated these.
+    Features(Features),
+    /// A session opened: `session/ready`, with these params, follows.
+    Ready(Value),
 }
 
 struct Pending {
@@ -382,16 +393,22 @@ impl Connection {
     /// completes when its turn is drained (the module says when).
     pub async fn call<P: serde::Serialize, R: serde::de::DeserializeOwned>(&self, method: &str, params: &P) -> Result<R, CallError> {
         let params = serde_json::to_value(params).map_err(|error| CallError::Encode(error.to_string()))?;
-        let result = self.request(method, params.clone()).await?;
-        let decoded = super::codec::decode(result.clone()).map_err(CallError::Decode)?;
-        self.shared.settled(method, &params, &result);
+        let result = self.exchange(method, &params).await?;
+        let settled = self.shared.settling(method, &params, &result);
+        let decoded = super::codec::decode(result).map_err(CallError::Decode)?;
+        self.shared.settle(settled);
         Ok(decoded)
     }
 
     /// Sends the request `method` with JSON `params` and returns its JSON
     /// result (extension methods, or methods this schema does not know).
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, CallError> {
-        let (receiver, guard) = self.shared.send_request(method, &params)?;
+        self.exchange(method, &params).await
+    }
+
+    /// Sends a request and waits for its answer.
+    async fn exchange(&self, method: &str, params: &Value) -> Result<Value, CallError> {
+        let (receiver, guard) = self.shared.send_request(method, params)?;
         let answer = receiver.await.unwrap_or(Err(CallError::Closed));
         guard.disarm();
         answer
@@ -449,8 +466,14 @@ impl Shared {
         }
     }
 
+    /// Queues a message for the writer.
     fn write(&self, message: &Value) -> Result<(), CallError> {
-        self.outgoing.unbounded_send(message.to_string()).map_err(|_| CallError::Closed)
+        self.send(line(message)?)
+    }
+
+    /// Queues a line for the writer.
+    fn send(&self, line: Vec<u8>) -> Result<(), CallError> {
+        self.outgoing.unbounded_send(line).map_err(|_| CallError::Closed)
     }
 
     fn send_request(&self, method: &str, params: &Value) -> Result<(oneshot::Receiver<Result<Value, CallError>>, Guard<'_>), CallError> {
@@ -467,7 +490,7 @@ impl Shared {
             id
         };
         let guard = Guard { shared: self, id, armed: true };
-        self.write(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }))?;
+        self.send(line(&Message { id: Some(&Value::from(id)), method: Some(method), params: Some(params), ..Message::default() })?)?;
         Ok((receiver, guard))
     }
 
@@ -483,19 +506,21 @@ impl Shared {
     }
 
     fn send_notification(&self, method: &str, params: Value) -> Result<(), CallError> {
-        let message = json!({ "jsonrpc": "2.0", "method": method, "params": params });
-        let now = {
+        let text = line(&Message { method: Some(method), params: Some(&params), ..Message::default() })?;
+        // Either this text now, or what the gate releases (rule R1).
+        let (now, released) = {
             let mut state = self.lock();
             if self.role == Role::Agent {
                 self.note_completion(&mut state, method, &params);
             }
-            match (&mut state.gate, self.scoped_session(method, &params)) {
-                (Some(gate), Some(session)) => gate.send(&session, message.to_string(), 0),
-                _ => vec![message.to_string()],
+            let session = state.gate.as_ref().and_then(|_| self.scoped_session(method, &params));
+            match (&mut state.gate, session) {
+                (Some(gate), Some(session)) => (None, gate.send(&session, text, 0)),
+                _ => (Some(text), Vec::new()),
             }
         };
-        for text in now {
-            self.outgoing.unbounded_send(text).map_err(|_| CallError::Closed)?;
+        for text in now.into_iter().chain(released) {
+            self.send(text)?;
         }
         Ok(())
     }
@@ -518,20 +543,29 @@ impl Shared {
         }
     }
 
-    /// A call this end made got its decoded result.
-    fn settled(&self, method: &str, params: &Value, result: &Value) {
+    /// What a call this end made settles once its result decodes, taken
+    /// from its params and result before the result is decoded.
+    fn settling(&self, method: &str, params: &Value, result: &Value) -> Settled {
         if method == self.rules.initialize {
-            self.lock().features = (self.rules.features)(params, result);
-            return;
+            return Settled::Features((self.rules.features)(params, result));
         }
-        let Some(ready) = &self.rules.ready else { return };
-        let Some((_, in_result)) = ready.openers.iter().find(|(opener, _)| *opener == method) else { return };
+        let Some(ready) = &self.rules.ready else { return Settled::Nothing };
+        let Some((_, in_result)) = ready.openers.iter().find(|(opener, _)| *opener == method) else { return Settled::Nothing };
         if !self.lock().features.session_ready || self.options.unordered {
-            return;
+            return Settled::Nothing;
         }
         let session = if *in_result { result.get(ready.session) } else { params.get(ready.session) };
-        if let Some(session) = session {
-            let _ = self.send_notification(ready.notification, json!({ ready.session: session }));
+        session.map_or(Settled::Nothing, |session| Settled::Ready(json!({ ready.session: session })))
+    }
+
+    /// A call this end made got its decoded result.
+    fn settle(&self, settled: Settled) {
+        match (settled, &self.rules.ready) {
+            (Settled::Features(features), _) => self.lock().features = features,
+            (Settled::Ready(params), Some(ready)) => {
+                let _ = self.send_notification(ready.notification, params);
+            }
+            _ => {}
         }
     }
 
@@ -542,41 +576,60 @@ impl Shared {
         if text.is_empty() {
             return;
         }
-        let message: Value = match serde_json::from_str(text) {
+        let message = match serde_json::from_str::<Envelope>(text) {
             Ok(message) => message,
-            Err(error) => {
-                let _ = self.write(&json!({ "jsonrpc": "2.0", "id": null, "error": { "code": -32700, "message": format!("not JSON: {error}") } }));
-                self.report(Dropped::Unreadable { text: text.to_owned(), reason: error.to_string() });
-                return;
-            }
+            // Not a JSON object: parsed again as a `Value` to tell whether it is JSON at all.
+            Err(_) => match serde_json::from_str::<Value>(text) {
+                Ok(_) => Envelope::default(),
+                Err(error) => {
+                    let _ = self.write(&json!({ "jsonrpc": "2.0", "id": null, "error": { "code": -32700, "message": format!("not JSON: {error}") } }));
+                    self.report(Dropped::Unreadable { text: text.to_owned(), reason: error.to_string() });
+                    return;
+                }
+            },
         };
-        let method = message.get("method").and_then(Value::as_str).map(str::to_owned);
-        let id = message.get("id").cloned();
-        let valid_id = id.as_ref().is_none_or(|id| id.is_string() || id.is_number() || id.is_null());
-        if message.get("jsonrpc").and_then(Value::as_str) != Some("2.0") || !valid_id {
+        let valid_id = message.id.as_ref().is_none_or(|id| id.is_string() || id.is_number() || id.is_null());
+        if message.jsonrpc.as_ref().and_then(Value::as_str) != Some("2.0") || !valid_id {
             let _ = self.write(&json!({ "jsonrpc": "2.0", "id": null, "error": { "code": -32600, "message": "not a JSON-RPC 2.0 message" } }));
             self.report(Dropped::Unreadable { text: text.to_owned(), reason: "not a JSON-RPC 2.0 message".to_owned() });
             return;
         }
-        let params = message.get("params").cloned().unwrap_or(Value::Null);
+        let Envelope { method, id, params, result, error, .. } = message;
+        let method = match method {
+            Some(Value::String(method)) => Some(method),
+            _ => None,
+        };
+        let params = params.unwrap_or(Value::Null);
         match (method, id) {
-            (None, Some(id)) if message.get("result").is_some() || message.get("error").is_some() => self.answer(id, &message),
+            (None, Some(id)) if result.is_some() || error.is_some() => self.answer(id, result, error),
             (Some(method), Some(id)) => {
                 let (handle, registration) = AbortHandle::new_pair();
                 self.lock().running.insert(id.to_string(), handle);
-                let running = Abortable::new(handler.request(method.clone(), params.clone()), registration);
-                requests.push(Box::pin(async move { Done { id, method, params, outcome: running.await } }));
+                let kept = if self.answer_reads_params(&method) { params.clone() } else { Value::Null };
+                let running = Abortable::new(handler.request(method.clone(), params), registration);
+                requests.push(Box::pin(async move { Done { id, method, params: kept, outcome: running.await } }));
             }
             (Some(method), None) => {
                 self.received(&method, &params);
                 self.lock().read += 1;
                 let _ = lane.unbounded_send((method, params));
             }
-            (None, _) => {
-                let _ = self.write(&json!({ "jsonrpc": "2.0", "id": message.get("id").cloned().unwrap_or(Value::Null), "error": { "code": -32600, "message": "neither a call nor an answer" } }));
+            (None, id) => {
+                let _ = self.write(&json!({ "jsonrpc": "2.0", "id": id.unwrap_or(Value::Null), "error": { "code": -32600, "message": "neither a call nor an answer" } }));
                 self.report(Dropped::Unreadable { text: text.to_owned(), reason: "neither a call nor an answer".to_owned() });
             }
         }
+    }
+
+    /// Whether answering the peer's request `method` reads its params: the
+    /// agent's end acts on `initialize`, prompts, and the requests that open
+    /// the session their params name; the other params go to the handler
+    /// uncopied.
+    fn answer_reads_params(&self, method: &str) -> bool {
+        self.role == Role::Agent
+            && (method == self.rules.initialize
+                || self.rules.turns.as_ref().is_some_and(|turns| turns.prompt == method)
+                || self.rules.ready.as_ref().is_some_and(|ready| ready.openers.iter().any(|(opener, in_result)| *opener == method && !in_result)))
     }
 
     /// What a notification does as soon as it is read, before its handler
@@ -596,11 +649,11 @@ impl Shared {
         }
     }
 
-    /// The peer answered the request `id`.
-    fn answer(&self, id: Value, message: &Value) {
-        let answer = match message.get("error") {
-            Some(error) => Err(serde_json::from_value(error.clone()).map_or_else(|error| CallError::Encode(format!("a malformed error: {error}")), CallError::Remote)),
-            None => Ok(message.get("result").cloned().unwrap_or(Value::Null)),
+    /// The peer answered the request `id` with `result` or `error`.
+    fn answer(&self, id: Value, result: Option<Value>, error: Option<Value>) {
+        let answer = match error {
+            Some(error) => Err(serde_json::from_value(error).map_or_else(|error| CallError::Encode(format!("a malformed error: {error}")), CallError::Remote)),
+            None => Ok(result.unwrap_or(Value::Null)),
         };
         let mut state = self.lock();
         let read = state.read;
@@ -627,6 +680,18 @@ impl Shared {
             }
         }
         Self::finish_turns(&mut state);
+    }
+
+    /// Whether the notification `method` may end a prompt's turn: an
+    /// update tagged as the turn's end. [`Shared::handled`] reads no other
+    /// notification's params.
+    fn may_end_turn(&self, method: &str, params: &Value) -> bool {
+        let Some(turns) = self.rules.turns.as_ref().filter(|turns| turns.update == method) else { return false };
+        let tag = params.get(turns.payload).and_then(|update| update.get(turns.tag)).and_then(Value::as_str);
+        match turns.end {
+            TurnEnd::Complete { tag: end, .. } | TurnEnd::Idle { tag: end, .. } => tag == Some(end),
+            TurnEnd::Response => false,
+        }
     }
 
     /// The handler of a notification returned: prompts whose turn ended
@@ -698,18 +763,20 @@ impl Shared {
     fn respond(&self, done: Done) {
         let Done { id, method, params, outcome } = done;
         self.lock().running.remove(&id.to_string());
-        let message = match outcome {
+        let (text, result) = match outcome {
             Ok(Ok(result)) => {
                 self.before_response(&id, &method, &params, &result);
-                json!({ "jsonrpc": "2.0", "id": id, "result": result })
+                (line(&Message { id: Some(&id), result: Some(&result), ..Message::default() }), Some(result))
             }
-            Ok(Err(error)) => json!({ "jsonrpc": "2.0", "id": id, "error": error }),
-            Err(Aborted) => json!({ "jsonrpc": "2.0", "id": id, "error": { "code": -32800, "message": "Request cancelled" } }),
+            Ok(Err(error)) => (line(&json!({ "jsonrpc": "2.0", "id": id, "error": error })), None),
+            Err(Aborted) => (line(&json!({ "jsonrpc": "2.0", "id": id, "error": { "code": -32800, "message": "Request cancelled" } })), None),
         };
         let queue = if self.options.unordered { &self.overtaking } else { &self.outgoing };
-        let _ = queue.unbounded_send(message.to_string());
-        if message.get("result").is_some() {
-            self.after_response(&method, &params, &message["result"]);
+        if let Ok(text) = text {
+            let _ = queue.unbounded_send(text);
+        }
+        if let Some(result) = result {
+            self.after_response(&method, &params, &result);
         }
     }
 
@@ -775,10 +842,125 @@ struct Done {
     outcome: Result<Result<Value, super::types::Error>, Aborted>,
 }
 
+/// The members of a received JSON object that make a JSON-RPC message,
+/// taken apart as it is parsed: a member named twice counts as its last,
+/// as in a parsed [`Value`], and the others are parsed and dropped.
+#[derive(Default)]
+struct Envelope {
+    jsonrpc: Option<Value>,
+    id: Option<Value>,
+    method: Option<Value>,
+    params: Option<Value>,
+    result: Option<Value>,
+    error: Option<Value>,
+}
+
+impl<'de> serde::Deserialize<'de> for Envelope {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(EnvelopeVisitor)
+    }
+}
+
+/// Reads an [`Envelope`] from a JSON object (and nothing else).
+struct EnvelopeVisitor;
+
+impl<'de> serde::de::Visitor<'de> for EnvelopeVisitor {
+    type Value = Envelope;
+
+    fn expecting(&self, formatter: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        formatter.write_str("a JSON object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut members: A) -> Result<Envelope, A::Error> {
+        let mut envelope = Envelope::default();
+        while let Some(name) = members.next_key::<MemberName>()? {
+            let value = members.next_value::<Value>()?;
+            let slot = match name {
+                MemberName::Jsonrpc => &mut envelope.jsonrpc,
+                MemberName::Id => &mut envelope.id,
+                MemberName::Method => &mut envelope.method,
+                MemberName::Params => &mut envelope.params,
+                MemberName::Result => &mut envelope.result,
+                MemberName::Error => &mut envelope.error,
+                MemberName::Other => continue,
+            };
+            *slot = Some(value);
+        }
+        Ok(envelope)
+    }
+}
+
+/// A member name of an [`Envelope`], read without copying it.
+enum MemberName {
+    Jsonrpc,
+    Id,
+    Method,
+    Params,
+    Result,
+    Error,
+    Other,
+}
+
+impl<'de> serde::Deserialize<'de> for MemberName {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_identifier(MemberNameVisitor)
+    }
+}
+
+struct MemberNameVisitor;
+
+impl serde::de::Visitor<'_> for MemberNameVisitor {
+    type Value = MemberName;
+
+    fn expecting(&self, formatter: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        formatter.write_str("a member name")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<MemberName, E> {
+        Ok(match name {
+            "jsonrpc" => MemberName::Jsonrpc,
+            "id" => MemberName::Id,
+            "method" => MemberName::Method,
+            "params" => MemberName::Params,
+            "result" => MemberName::Result,
+            "error" => MemberName::Error,
+            _ => MemberName::Other,
+        })
+    }
+}
+
+/// A request, notification or result this end writes, borrowing its
+/// parts, so that it is written without building a [`Value`] of it.
+#[derive(serde::Serialize)]
+struct Message<'a> {
+    jsonrpc: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    method: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    params: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result: Option<&'a Value>,
+}
+
+impl Default for Message<'_> {
+    fn default() -> Self {
+        Message { jsonrpc: "2.0", id: None, method: None, params: None, result: None }
+    }
+}
+
+/// `message` as the writer takes it: its JSON text and a newline.
+fn line(message: &impl serde::Serialize) -> Result<Vec<u8>, CallError> {
+    let mut text = serde_json::to_vec(message).map_err(|error| CallError::Encode(error.to_string()))?;
+    text.push(b'\n');
+    Ok(text)
+}
+
 /// The queues the writer drains: responses that may overtake, then the rest.
 struct Queues {
-    ordered: mpsc::UnboundedReceiver<String>,
-    first: mpsc::UnboundedReceiver<String>,
+    ordered: mpsc::UnboundedReceiver<Vec<u8>>,
+    first: mpsc::UnboundedReceiver<Vec<u8>>,
 }
 
 /// Reads, handles and writes until the peer closes its side.
@@ -791,46 +973,71 @@ async fn drive<H: Handler, R: AsyncBufRead + Unpin, W: AsyncWrite + Unpin>(share
     read.and(written)
 }
 
-async fn read<H: Handler, R: AsyncBufRead + Unpin>(shared: &Shared, handler: &H, reader: R, lane: mpsc::UnboundedSender<(String, Value)>) -> ::std::io::Result<()> {
-    let lines = futures::stream::unfold(reader, |mut reader| async move {
-        let mut line = Vec::new();
-        match reader.read_until(b'\n', &mut line).await {
-            Ok(0) => None,
-            Ok(_) => Some((Ok(line), reader)),
-            Err(error) => Some((Err(error), reader)),
-        }
-    });
-    let mut lines = Box::pin(lines).fuse();
+/// Reads lines, one buffer serving every line, and answers the peer's
+/// requests as their handlers finish.
+async fn read<H: Handler, R: AsyncBufRead + Unpin>(shared: &Shared, handler: &H, mut reader: R, lane: mpsc::UnboundedSender<(String, Value)>) -> ::std::io::Result<()> {
     let mut requests: FuturesUnordered<BoxFuture<'_, Done>> = FuturesUnordered::new();
+    let mut line = Vec::new();
     let result = loop {
-        futures::select! {
-            line = lines.next() => match line {
-                Some(Ok(line)) => shared.receive(&line, handler, &mut requests, &lane),
-                Some(Err(error)) => break Err(error),
-                None => break Ok(()),
-            },
-            done = requests.select_next_some() => shared.respond(done),
+        let next = futures::future::poll_fn(|context| {
+            while let Poll::Ready(Some(done)) = requests.poll_next_unpin(context) {
+                shared.respond(done);
+            }
+            poll_line(&mut reader, &mut line, context)
+        });
+        match next.await {
+            Ok(true) => {
+                shared.receive(&line, handler, &mut requests, &lane);
+                line.clear();
+            }
+            Ok(false) => break Ok(()),
+            Err(error) => break Err(error),
         }
     };
     shared.close();
     result
 }
 
-async fn handle_notifications<H: Handler>(shared: &Shared, handler: &H, mut notifications: mpsc::UnboundedReceiver<(String, Value)>) {
-    while let Some((method, params)) = notifications.next().await {
-        if let Err(error) = handler.notification(method.clone(), params.clone()).await {
-            shared.report(Dropped::Notification { method: method.clone(), error: serde_json::to_value(&error).unwrap_or(Value::Null) });
+/// Reads into `line` up to and including the next newline, or what is left
+/// when the input ends; `false` once it ended with nothing left.
+fn poll_line<R: AsyncBufRead + Unpin>(reader: &mut R, line: &mut Vec<u8>, context: &mut Context<'_>) -> Poll<::std::io::Result<bool>> {
+    loop {
+        let available = futures::ready!(Pin::new(&mut *reader).poll_fill_buf(context))?;
+        if available.is_empty() {
+            return Poll::Ready(Ok(!line.is_empty()));
         }
-        shared.handled(&method, &params);
+        let (taken, ended) = match available.iter().position(|byte| *byte == b'\n') {
+            Some(newline) => (newline + 1, true),
+            None => (available.len(), false),
+        };
+        line.extend_from_slice(&available[..taken]);
+        Pin::new(&mut *reader).consume(taken);
+        if ended {
+            return Poll::Ready(Ok(true));
+        }
     }
 }
 
+async fn handle_notifications<H: Handler>(shared: &Shared, handler: &H, mut notifications: mpsc::UnboundedReceiver<(String, Value)>) {
+    while let Some((method, params)) = notifications.next().await {
+        // Only an update that may end a turn is read again once handled.
+        let kept = if shared.may_end_turn(&method, &params) { params.clone() } else { Value::Null };
+        if let Err(error) = handler.notification(method.clone(), params).await {
+            shared.report(Dropped::Notification { method: method.clone(), error: serde_json::to_value(&error).unwrap_or(Value::Null) });
+        }
+        shared.handled(&method, &kept);
+    }
+}
+
+/// Writes the queued lines in order, flushing whenever no more is queued.
 async fn write<W: AsyncWrite + Unpin>(queues: Queues, mut writer: W) -> ::std::io::Result<()> {
     let Queues { ordered, first } = queues;
     let mut merged = futures::stream::select_with_strategy(first, ordered, |_: &mut ()| futures::stream::PollNext::Left);
     while let Some(text) = merged.next().await {
-        writer.write_all(text.as_bytes()).await?;
-        writer.write_all(b"\n").await?;
+        writer.write_all(&text).await?;
+        while let Some(Some(text)) = merged.next().now_or_never() {
+            writer.write_all(&text).await?;
+        }
         writer.flush().await?;
     }
     writer.close().await
