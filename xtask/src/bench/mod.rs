@@ -102,6 +102,7 @@ pub fn run(options: &Options) -> Result<()> {
     measurements.extend(rust::measure(&setup, &corpus_path)?);
     measurements.extend(rust::measure_connection(&setup, &corpus_path)?);
     measurements.extend(typescript::measure(&setup, &corpus_path)?);
+    measurements.extend(typescript::measure_connection(&setup, &corpus_path)?);
     measurements.extend(python::measure(&setup, &corpus_path)?);
     measurements.extend(python::measure_connection(&setup, &corpus_path)?);
     let startup = startup::measure(&setup)?;

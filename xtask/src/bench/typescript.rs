@@ -3,7 +3,8 @@
 //! `@agentclientprotocol/sdk` (pinned, with the zod it names as a peer,
 //! installed into `target/bench/node/`); the floor is `JSON.parse` +
 //! `JSON.stringify`. Each runs `programs/decode_encode.mjs` in its own
-//! process.
+//! process. The connections (`programs/connection.mjs`) are our package's
+//! ends against the official SDK's client and agent apps.
 
 use std::path::Path;
 use std::process::Command;
@@ -14,6 +15,7 @@ use super::measure::{measure_interleaved, write_if_changed, Contender, Measureme
 use crate::tools::run_checked;
 
 const PROGRAM: &str = include_str!("programs/decode_encode.mjs");
+const CONNECTION: &str = include_str!("programs/connection.mjs");
 
 /// The official SDK and the zod it is measured with.
 pub const SDK_VERSION: &str = "2.4.0";
@@ -70,4 +72,45 @@ pub fn measure(setup: &Setup, corpus: &Path) -> Result<Vec<Measurement>> {
         }
     });
     measure_interleaved("TypeScript", setup, &contenders)
+}
+
+/// The connections: receiving the corpus's `session/update` notifications
+/// (`TypeScript connection`) and request round trips (`TypeScript round
+/// trip`), ours against the official SDK's.
+pub fn measure_connection(setup: &Setup, corpus: &Path) -> Result<Vec<Measurement>> {
+    let program = setup.folder.join("programs").join("connection.mjs");
+    write_if_changed(&program, CONNECTION)?;
+    let ours = ours(setup)?;
+    let official = official_sdk(setup)?.join("dist").join("v1").join("stable").join("acp.js");
+    let mut measurements = Vec::new();
+    for (language, mode, ours_label, official_label, floor_label) in [
+        ("TypeScript connection", "receive", "generated package (connectClient, receive)", "client app over a stream, JSON.parse per message", "JSON.parse"),
+        (
+            "TypeScript round trip",
+            "round-trip",
+            "generated package (connectClient and connectAgent, session/new one after another)",
+            "client app connected to agent app, session/new",
+            "print and parse request and response",
+        ),
+    ] {
+        let contenders = [
+            ("ours", ours.clone(), ours_label.to_owned()),
+            ("official", official.clone(), format!("@agentclientprotocol/sdk {SDK_VERSION} ({official_label})")),
+            ("floor", std::path::PathBuf::from("-"), floor_label.to_owned()),
+        ]
+        .map(|(role, module, label)| {
+            let (program, corpus) = (program.clone(), corpus.to_path_buf());
+            Contender {
+                role,
+                label,
+                command: Box::new(move |runs| {
+                    let mut command = Command::new("node");
+                    command.arg(&program).arg(role).arg(mode).arg(&module).arg(&corpus).arg(runs.to_string());
+                    command
+                }),
+            }
+        });
+        measurements.extend(measure_interleaved(language, setup, &contenders)?);
+    }
+    Ok(measurements)
 }
