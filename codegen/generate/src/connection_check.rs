@@ -66,11 +66,13 @@ pub mod connection;
 
 #[cfg(test)]
 mod tests {
+    use std::sync::{Arc, Mutex};
+
     use futures::channel::mpsc;
     use futures::{StreamExt, TryStreamExt};
     use serde_json::{json, Value};
 
-    use super::connection::{AgentEnd, CallError, ClientEnd};
+    use super::connection::{AgentEnd, CallError, ClientEnd, Dropped, Options};
 
     struct Echo;
     impl super::methods::Agent for Echo {}
@@ -117,5 +119,40 @@ mod tests {
         let (agent, client, ()) = futures::executor::block_on(async { futures::join!(agent, driver, scenario) });
         agent.unwrap();
         client.unwrap();
+    }
+
+    /// A received line is read member by member, as a parsed `Value` reads
+    /// it: the last of twin members counts, names may be escaped, other
+    /// members are skipped, and what is not an object is no message.
+    #[test]
+    fn lines_are_read_as_parsed_values() {
+        let lines = [
+            "{not json",
+            "[1, 2]",
+            r#"{"jsonrpc":"1.0","id":1,"method":"echo"}"#,
+            r#"{"jsonrpc":"2.0","id":{"a":1},"method":"echo"}"#,
+            r#"{"jsonrpc":"1.0","jsonrpc":"2.0","id":2,"method":"nope","meth\u006fd":"echo","params":1,"params":{"last":true},"other":{"deep":[null]}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":5}"#,
+            r#"{"jsonrpc":"2.0","id":4,"result":null}"#,
+            "   ",
+        ];
+        let input: Vec<u8> = lines.iter().flat_map(|line| format!("{line}\n").into_bytes()).collect();
+        let (sender, written) = mpsc::unbounded::<Vec<u8>>();
+        let dropped = Arc::new(Mutex::new(Vec::new()));
+        let reports = dropped.clone();
+        let options = Options::dropped(move |report| reports.lock().unwrap().push(report));
+        let (_, agent) = AgentEnd::connect_with(|_| Echo, futures::io::Cursor::new(input), futures::io::AllowStdIo::new(Channel(sender)), options);
+        futures::executor::block_on(agent).unwrap();
+        let text: Vec<u8> = futures::executor::block_on(written.concat());
+        let answers: Vec<Value> = text.split(|byte| *byte == b'\n').filter(|line| !line.is_empty()).map(|line| serde_json::from_slice(line).unwrap()).collect();
+        let invalid = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "not a JSON-RPC 2.0 message"}});
+        assert_eq!(answers.len(), 6, "{answers:?}");
+        assert_eq!(answers[0]["error"]["code"], -32700);
+        assert_eq!(answers[1..4], [invalid.clone(), invalid.clone(), invalid]);
+        assert!(answers.contains(&json!({"jsonrpc": "2.0", "id": 2, "result": {"last": true}})), "{answers:?}");
+        assert!(answers.contains(&json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32600, "message": "neither a call nor an answer"}})), "{answers:?}");
+        let reports = dropped.lock().unwrap().clone();
+        assert_eq!(reports.len(), 6, "{reports:?}");
+        assert_eq!(reports.last(), Some(&Dropped::Response { id: json!(4) }));
     }
 }
