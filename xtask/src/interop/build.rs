@@ -1,49 +1,16 @@
-//! Everything the matrix runs, built or installed under `target/interop/`:
-//! the default schema's bindings and our programs on them, the official Rust
-//! SDK's agent and example client, and the official TypeScript and Python
-//! SDKs' agents and clients with the pinned SDK each (`npm ci` from the
-//! committed lock, a virtual environment of its own).
+//! The official SDKs' programs of the matrix, built or installed under
+//! `target/interop/`: the official Rust SDK's agents and example clients on
+//! protocols v1 and v2, and the official TypeScript and Python SDKs' agents
+//! and clients with the pinned SDK each (`npm ci` from the committed lock, a
+//! virtual environment of its own). Ours are [`super::ours`]'.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use anyhow::{Context, Result};
 
-use acp_codegen::emit::PackageNames;
-use acp_schema_source::SourceOptions;
-
 use super::program::{Program, Setup};
 use crate::tools::{cargo, copy_tree, run_checked, virtual_environment};
-
-/// The default schema's bindings.
-pub fn generate(setup: &Setup) -> Result<PathBuf> {
-    let bindings = setup.folder.join("bindings");
-    let languages = ["rust".to_owned(), "typescript".to_owned(), "python".to_owned()];
-    crate::generate::generate(&SourceOptions::default(), &PackageNames::default(), &languages, false, false, &bindings)?;
-    Ok(bindings)
-}
-
-/// Builds the TypeScript package; returns its entry point.
-pub fn typescript_package(bindings: &Path) -> Result<PathBuf> {
-    let package = bindings.join("typescript");
-    run_checked(Command::new("npm").args(["ci", "--no-audit", "--no-fund", "--silent"]).current_dir(&package), "npm ci in the TypeScript package")?;
-    run_checked(Command::new("npm").args(["run", "--silent", "build"]).current_dir(&package), "building the TypeScript package")?;
-    Ok(package.join("dist").join("index.js"))
-}
-
-/// Builds our Rust client and agent on the bindings; returns their folder.
-pub fn ours_rust(setup: &Setup, bindings: &Path) -> Result<PathBuf> {
-    let harness = setup.folder.join("rust");
-    let source = setup.sources("rust");
-    let manifest_path = source.join("Cargo.toml");
-    let manifest = std::fs::read_to_string(&manifest_path)
-        .with_context(|| format!("reading {}", manifest_path.display()))?
-        .replace("{bindings}", &bindings.join("rust").display().to_string());
-    crate::output::write_file(&harness.join("Cargo.toml"), manifest.as_bytes())?;
-    copy_tree(&source.join("src"), &harness.join("src"))?;
-    run_checked(cargo().args(["build", "--quiet", "--bins"]).env("CARGO_TARGET_DIR", &setup.target).current_dir(&harness), "building our Rust interop client and agent")?;
-    Ok(setup.target.join("debug"))
-}
 
 /// An official SDK's agent and client, ready to run.
 pub struct Official {
@@ -51,16 +18,23 @@ pub struct Official {
     pub client: Program,
 }
 
-/// Builds the agent written on the official Rust SDK, then the SDK's own
-/// example client from the published crate's sources (which that build
-/// fetched).
-pub fn official_rust(setup: &Setup) -> Result<Official> {
+/// The official Rust SDK's agent and example client on each protocol version.
+pub struct OfficialRust {
+    pub v1: Official,
+    pub v2: Official,
+}
+
+/// Builds the agents written on the official Rust SDK (v1, and v2 on its
+/// `unstable_protocol_v2` feature), then the SDK's own example clients
+/// (`yolo_one_shot_client`, `v2_one_shot_client`) from the published
+/// crate's sources (which that build fetched).
+pub fn official_rust(setup: &Setup) -> Result<OfficialRust> {
     let source = setup.sources("official-rust");
     let built = setup.folder.join("official-rust");
     let manifest = source.join("Cargo.toml");
     crate::output::write_file(&built.join("Cargo.toml"), &std::fs::read(&manifest).with_context(|| format!("reading {}", manifest.display()))?)?;
     copy_tree(&source.join("src"), &built.join("src"))?;
-    run_checked(cargo().args(["build", "--quiet"]).env("CARGO_TARGET_DIR", &setup.target).current_dir(&built), "building the agent on the official Rust SDK")?;
+    run_checked(cargo().args(["build", "--quiet"]).env("CARGO_TARGET_DIR", &setup.target).current_dir(&built), "building the agents on the official Rust SDK")?;
     let metadata = cargo().args(["metadata", "--format-version", "1"]).current_dir(&built).output().context("cargo metadata")?;
     let metadata: serde_json::Value = serde_json::from_slice(&metadata.stdout).context("reading cargo metadata")?;
     let package = metadata["packages"]
@@ -81,14 +55,16 @@ pub fn official_rust(setup: &Setup) -> Result<Official> {
         let manifest = std::fs::read_to_string(sdk.join("Cargo.toml")).context("reading the official SDK's manifest")?;
         crate::output::write_file(&sdk.join("Cargo.toml"), format!("{manifest}\n[workspace]\n").as_bytes())?;
     }
-    run_checked(
-        cargo().args(["build", "--quiet", "--example", "yolo_one_shot_client", "--features", "process"]).env("CARGO_TARGET_DIR", &setup.target).current_dir(&sdk),
-        "building the official Rust SDK's example client",
-    )?;
+    let examples = ["--example", "yolo_one_shot_client", "--example", "v2_one_shot_client", "--features", "process,unstable_protocol_v2"];
+    run_checked(cargo().args(["build", "--quiet"]).args(examples).env("CARGO_TARGET_DIR", &setup.target).current_dir(&sdk), "building the official Rust SDK's example clients")?;
     let debug = setup.target.join("debug");
-    Ok(Official {
-        agent: Program::new(&format!("official Rust SDK {version} (a small agent on its API)"), &[&debug.join("acp-interop-official")], &[]),
-        client: Program::new(&format!("official Rust SDK {version} (its example client)"), &[&debug.join("examples").join("yolo_one_shot_client")], &[]),
+    let official = |agent: &str, example: &str, what: &str| Official {
+        agent: Program::new(&format!("official Rust SDK {version} (a small {what}agent on its API)"), &[&debug.join(agent)], &[]),
+        client: Program::new(&format!("official Rust SDK {version} (its example client {example})"), &[&debug.join("examples").join(example)], &[]),
+    };
+    Ok(OfficialRust {
+        v1: official("acp-interop-official", "yolo_one_shot_client", ""),
+        v2: official("acp-interop-official-v2", "v2_one_shot_client", "v2 "),
     })
 }
 

@@ -19,12 +19,22 @@
 //! environment, `.tools/venv`). Every client of ours plays every agent; each
 //! official client plays our agents.
 //!
-//! [`build`] builds and installs everything under `target/interop/`,
-//! [`play`] plays a cell, [`page`] prints the matrix (pass, or the first
+//! Protocol v2 has a table of its own: our v2 clients and agents
+//! (`tests/interop/rust-v2`, and the `-v2`/`_v2` scripts beside the v1
+//! ones), on the bindings of the v2 stable schema of the latest pinned
+//! upstream release, play each other and the official Rust SDK's v2 agent
+//! (on its `unstable_protocol_v2` feature) and v2 example client
+//! (`v2_one_shot_client`); `check-trace` judges those sessions by that
+//! schema.
+//!
+//! [`ours`] generates the bindings and builds our programs on them, [`build`]
+//! builds and installs the official SDKs' under `target/interop/`, [`play`]
+//! plays a cell, [`page`] prints the matrix (pass, or the first
 //! failure and whose it is) and, with `--out`, writes it as Markdown; the
 //! command fails unless every cell passes.
 
 mod build;
+mod ours;
 mod page;
 mod play;
 mod program;
@@ -34,7 +44,8 @@ use std::path::Path;
 use anyhow::{bail, Result};
 
 use crate::tools::{virtual_environment, workspace_root};
-use program::{Program, Setup};
+use crate::upstream;
+use program::{Cell, Protocol, Setup};
 
 /// The real agents of the matrix (names of `capture.py`'s recipes).
 const REAL_AGENTS: [&str; 2] = ["codex", "claude-code"];
@@ -43,55 +54,58 @@ pub fn run(out: Option<&Path>) -> Result<()> {
     let workspace = workspace_root();
     let folder = workspace.join("target").join("interop");
     let setup = Setup { target: folder.join("target"), folder, workspace };
-    let bindings = build::generate(&setup)?;
-    let rust = build::ours_rust(&setup, &bindings)?;
-    let typescript_entry = build::typescript_package(&bindings)?;
+    let release = upstream::SDK_RELEASES[upstream::SDK_RELEASES.len() - 1];
+    let schemas = upstream::fetch(&setup.workspace)?.join(format!("sdk-{release}")).join("package").join("schema");
+    let v1 = Protocol { name: "v1", heading: "Protocol v1 (the default schema)".to_owned(), schema: None, example_done: "Stop reason: EndTurn" };
+    let v2 = Protocol {
+        name: "v2",
+        heading: format!("Protocol v2 (the v2 stable schema of `@agentclientprotocol/sdk` {release})"),
+        schema: Some(schemas.join("v2").join("schema.json")),
+        example_done: "Session is idle: Some(EndTurn)",
+    };
     let python = virtual_environment(&setup.workspace.join(".tools"), &setup.workspace.join("tests").join("python").join("requirements.txt"))?;
+    // v1 first: the v2 Rust programs share the v1 harness's stdio helpers.
+    let ours_v1 = ours::build(&setup, &v1, &python)?;
+    let ours_v2 = ours::build(&setup, &v2, &python)?;
     let official_rust = build::official_rust(&setup)?;
     let official_typescript = build::official_typescript(&setup)?;
     let official_python = build::official_python(&setup)?;
 
-    let python_bindings = bindings.join("python");
-    let python_path = [("PYTHONPATH", python_bindings.as_path())];
-    let package = [("ACP_PACKAGE", typescript_entry.as_path())];
-    let typescript = setup.sources("typescript");
-    let python_scripts = setup.sources("python");
-    let node = Path::new("node");
-    let ours_clients = [
-        Program::new("ours (Rust)", &[&rust.join("client")], &[]),
-        Program::new("ours (TypeScript)", &[node, &typescript.join("client.mjs")], &package),
-        Program::new("ours (Python)", &[&python, &python_scripts.join("client.py")], &python_path),
-    ];
-    let ours_agents = [
-        Program::new("ours (Rust)", &[&rust.join("agent")], &[]),
-        Program::new("ours (TypeScript)", &[node, &typescript.join("agent.mjs")], &package),
-        Program::new("ours (Python)", &[&python, &python_scripts.join("agent.py")], &python_path),
-    ];
-    let official_agents = [&official_rust.agent, &official_typescript.agent, &official_python.agent];
-
-    let mut cells = Vec::new();
-    for client in &ours_clients {
-        for agent in ours_agents.iter().chain(official_agents) {
-            cells.push(play::client_against(&setup, client, agent));
+    let mut v1_cells = Vec::new();
+    let official_agents = [&official_rust.v1.agent, &official_typescript.agent, &official_python.agent];
+    for client in &ours_v1.clients {
+        for agent in ours_v1.agents.iter().chain(official_agents) {
+            v1_cells.push(play::client_against(&setup, &v1, client, agent));
         }
         for name in REAL_AGENTS {
-            cells.push(play::real_agent(&setup, client, name));
+            v1_cells.push(play::real_agent(&setup, &v1, client, name));
         }
     }
-    for agent in &ours_agents {
-        cells.push(play::rust_example_client(&setup, &official_rust.client, agent));
+    for agent in &ours_v1.agents {
+        v1_cells.push(play::rust_example_client(&setup, &v1, &official_rust.v1.client, agent));
     }
     for client in [&official_typescript.client, &official_python.client] {
-        for agent in &ours_agents {
-            cells.push(play::client_against(&setup, client, agent));
+        for agent in &ours_v1.agents {
+            v1_cells.push(play::client_against(&setup, &v1, client, agent));
         }
     }
-    let table = page::matrix(&cells);
-    print!("{table}");
+    let mut v2_cells = Vec::new();
+    for client in &ours_v2.clients {
+        for agent in ours_v2.agents.iter().chain([&official_rust.v2.agent]) {
+            v2_cells.push(play::client_against(&setup, &v2, client, agent));
+        }
+    }
+    for agent in &ours_v2.agents {
+        v2_cells.push(play::rust_example_client(&setup, &v2, &official_rust.v2.client, agent));
+    }
+
+    let tables = format!("{}\n{}", page::matrix(&v1.heading, &v1_cells), page::matrix(&v2.heading, &v2_cells));
+    print!("{tables}");
     if let Some(out) = out {
-        crate::output::write_file(out, page::page(&table).as_bytes())?;
+        crate::output::write_file(out, page::page(&tables).as_bytes())?;
         eprintln!("wrote {}", out.display());
     }
+    let cells: Vec<&Cell> = v1_cells.iter().chain(&v2_cells).collect();
     let failed = cells.iter().filter(|cell| cell.outcome.is_err()).count();
     if failed > 0 {
         bail!("{failed} of {} interop cells failed", cells.len());

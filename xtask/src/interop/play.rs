@@ -1,18 +1,18 @@
 //! Playing one cell: a session between a client and an agent in a scratch
 //! project under `target/interop/sessions/`, recorded and passed through
-//! `check-trace`. Three kinds of client: one with our clients' command line
-//! (ours and those on the official TypeScript and Python SDKs), the official
-//! Rust SDK's example client, and ours against a real agent through
-//! `capture.py`.
+//! `check-trace` with the schema of the cell's protocol version. Three kinds
+//! of client: one with our clients' command line (ours and those on the
+//! official TypeScript and Python SDKs), the official Rust SDK's example
+//! clients, and ours against a real agent through `capture.py`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::program::{Cell, Program, Setup};
+use super::program::{Cell, Program, Protocol, Setup};
 
 /// A scratch project with `notes.txt`, as the agents expect.
-fn project(setup: &Setup, name: &str) -> Result<PathBuf, String> {
-    let folder = setup.folder.join("sessions").join(file_name(name));
+fn project(setup: &Setup, protocol: &Protocol, client: &Program, agent: &Program) -> Result<PathBuf, String> {
+    let folder = setup.folder.join("sessions").join(file_name(&format!("{}-{}-{}", protocol.name, client.label, agent.label)));
     let _ = std::fs::remove_dir_all(&folder);
     crate::output::write_file(&folder.join("notes.txt"), b"hello\n").map_err(|error| format!("{error:#}"))?;
     Ok(folder)
@@ -23,10 +23,16 @@ fn file_name(name: &str) -> String {
     name.replace(|c: char| !c.is_ascii_alphanumeric(), "-")
 }
 
-/// Whether `check-trace` finds nothing in `trace`: its first finding otherwise.
-fn check(trace: &Path) -> Result<(), String> {
+/// Whether `check-trace` finds nothing in `trace` under the protocol's
+/// schema: its first finding otherwise.
+fn check(protocol: &Protocol, trace: &Path) -> Result<(), String> {
     let exe = std::env::current_exe().map_err(|error| error.to_string())?;
-    let output = Command::new(exe).arg("check-trace").arg(trace).output().map_err(|error| error.to_string())?;
+    let mut command = Command::new(exe);
+    command.arg("check-trace");
+    if let Some(schema) = &protocol.schema {
+        command.arg("--schema").arg(schema).arg("--no-rfd");
+    }
+    let output = command.arg(trace).output().map_err(|error| error.to_string())?;
     if output.status.success() {
         return Ok(());
     }
@@ -41,9 +47,9 @@ fn last_line(bytes: &[u8]) -> String {
 
 /// A client with our clients' command line (`--cwd DIR --trace FILE --
 /// AGENT...`) against an agent; the client's summary is the cell's.
-pub fn client_against(setup: &Setup, client: &Program, agent: &Program) -> Cell {
+pub fn client_against(setup: &Setup, protocol: &Protocol, client: &Program, agent: &Program) -> Cell {
     let outcome = (|| {
-        let folder = project(setup, &format!("{}-{}", client.label, agent.label))?;
+        let folder = project(setup, protocol, client, agent)?;
         let trace = folder.with_extension("jsonl");
         let mut command = client.command();
         command.arg("--cwd").arg(&folder).arg("--trace").arg(&trace).arg("--").args(&agent.command).envs(agent.env.iter().map(|(key, value)| (key, value)));
@@ -51,17 +57,17 @@ pub fn client_against(setup: &Setup, client: &Program, agent: &Program) -> Cell 
         if !output.status.success() {
             return Err(last_line(&output.stderr));
         }
-        check(&trace)?;
+        check(protocol, &trace)?;
         Ok(last_line(&output.stdout))
     })();
     Cell { client: client.label.clone(), agent: agent.label.clone(), outcome }
 }
 
-/// The official Rust SDK's example client against an agent, which records
+/// An official Rust SDK's example client against an agent, which records
 /// the session itself (`ACP_INTEROP_TRACE`).
-pub fn rust_example_client(setup: &Setup, client: &Program, agent: &Program) -> Cell {
+pub fn rust_example_client(setup: &Setup, protocol: &Protocol, client: &Program, agent: &Program) -> Cell {
     let outcome = (|| {
-        let folder = project(setup, &format!("{}-{}", client.label, agent.label))?;
+        let folder = project(setup, protocol, client, agent)?;
         let trace = folder.with_extension("jsonl");
         let output = client
             .command()
@@ -72,20 +78,20 @@ pub fn rust_example_client(setup: &Setup, client: &Program, agent: &Program) -> 
             .output()
             .map_err(|error| error.to_string())?;
         let printed = String::from_utf8_lossy(&output.stderr);
-        if !output.status.success() || !printed.contains("Stop reason: EndTurn") {
+        if !output.status.success() || !printed.contains(protocol.example_done) {
             return Err(last_line(&output.stderr));
         }
-        check(&trace)?;
-        Ok("Stop reason: EndTurn".to_owned())
+        check(protocol, &trace)?;
+        Ok(protocol.example_done.to_owned())
     })();
     Cell { client: client.label.clone(), agent: agent.label.clone(), outcome }
 }
 
 /// One of our clients against a real agent from the npm registry, through
 /// `capture.py`'s recipe and mock model.
-pub fn real_agent(setup: &Setup, client: &Program, name: &str) -> Cell {
+pub fn real_agent(setup: &Setup, protocol: &Protocol, client: &Program, name: &str) -> Cell {
     let outcome = (|| {
-        let trace = setup.folder.join("sessions").join(format!("{}-{name}.jsonl", file_name(&client.label)));
+        let trace = setup.folder.join("sessions").join(format!("{}-{}-{name}.jsonl", protocol.name, file_name(&client.label)));
         let capture = setup.workspace.join("tests").join("agents").join("capture.py");
         let output = Command::new("python3")
             .arg(capture)
@@ -99,7 +105,7 @@ pub fn real_agent(setup: &Setup, client: &Program, name: &str) -> Cell {
         if !output.status.success() {
             return Err(last_line(&output.stderr));
         }
-        check(&trace)?;
+        check(protocol, &trace)?;
         Ok(last_line(&output.stdout))
     })();
     Cell { client: client.label.clone(), agent: format!("{name} (npm, mock model)"), outcome }
