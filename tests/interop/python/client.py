@@ -121,22 +121,21 @@ async def main() -> None:
 
     asyncio.ensure_future(read())
     try:
-        initialized = acp.to_json(
-            await end.request(
-                "initialize",
-                {
-                    "protocolVersion": 1,
-                    "clientCapabilities": {"fs": {"readTextFile": True, "writeTextFile": True}, "terminal": False},
-                    "clientInfo": {"name": "acp-codegen interop client (Python)", "version": "0.1.0"},
-                },
-            )
+        initialize = acp.InitializeRequest.model_validate(
+            {
+                "protocolVersion": 1,
+                "clientCapabilities": {"fs": {"readTextFile": True, "writeTextFile": True}, "terminal": False},
+                "clientInfo": {"name": "acp-codegen interop client (Python)", "version": "0.1.0"},
+            }
         )
+        initialized = acp.to_json(await end.request("initialize", initialize))
         if options.authenticate:
-            await end.request("authenticate", {"methodId": options.authenticate})
-        session = acp.to_json(await end.request("session/new", {"cwd": str(options.cwd), "mcpServers": []}))
+            await end.request("authenticate", acp.AuthenticateRequest.model_validate({"methodId": options.authenticate}))
+        session = await end.request("session/new", acp.NewSessionRequest.model_validate({"cwd": str(options.cwd), "mcpServers": []}))
         stop_reasons = []
         for text in prompts:
-            response = acp.to_json(await end.request("session/prompt", {"sessionId": session["sessionId"], "prompt": [{"type": "text", "text": text}]}))
+            prompt = acp.PromptRequest.model_validate({"sessionId": session.session_id, "prompt": [{"type": "text", "text": text}]})
+            response = acp.to_json(await end.request("session/prompt", prompt))
             stop_reasons.append(response["stopReason"])
         print(json.dumps({"agent": initialized.get("agentInfo"), "stopReasons": stop_reasons, **client.seen}))
         code = 0

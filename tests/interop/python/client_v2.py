@@ -109,12 +109,14 @@ async def main() -> None:
     asyncio.ensure_future(read())
     try:
         info = {"name": "acp-codegen interop client (Python, v2)", "version": "0.1.0"}
-        initialized = acp.to_json(await end.request("initialize", {"protocolVersion": acp.PROTOCOL_VERSION, "info": info}))
-        session = acp.to_json(await end.request("session/new", {"cwd": str(options.cwd)}))
+        initialize = acp.InitializeRequest.model_validate({"protocolVersion": acp.PROTOCOL_VERSION, "info": info})
+        initialized = acp.to_json(await end.request("initialize", initialize))
+        session = await end.request("session/new", acp.NewSessionRequest.model_validate({"cwd": str(options.cwd)}))
         stop_reasons = []
         for text in prompts:
             client.idle = UNSEEN
-            await end.request("session/prompt", {"sessionId": session["sessionId"], "prompt": [{"type": "text", "text": text}]})
+            prompt = acp.PromptRequest.model_validate({"sessionId": session.session_id, "prompt": [{"type": "text", "text": text}]})
+            await end.request("session/prompt", prompt)
             if client.idle is UNSEEN:
                 raise RuntimeError("session/prompt: the call returned before an idle ended its turn")
             stop_reasons.append(client.idle)

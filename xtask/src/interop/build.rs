@@ -4,7 +4,7 @@
 //! and clients with the pinned SDK each (`npm ci` from the committed lock, a
 //! virtual environment of its own). Ours are [`super::ours`]'.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context, Result};
@@ -94,11 +94,13 @@ pub fn official_typescript(setup: &Setup) -> Result<Official> {
 
 /// Copies `tests/interop/official-python` to `target/interop/` and installs
 /// its pinned requirements into a virtual environment there.
-pub fn official_python(setup: &Setup) -> Result<Official> {
+pub fn official_python(setup: &Setup, tools: &Path) -> Result<Official> {
     let folder = setup.folder.join("official-python");
     copy_tree(&setup.sources("official-python"), &folder)?;
     let requirements = folder.join("requirements.txt");
     let interpreter = virtual_environment(&folder, &requirements)?;
+    let programs = ["agent.py", "client.py", "recorded.py"].map(|script| folder.join(script));
+    super::check::python(tools, &programs.each_ref().map(PathBuf::as_path), &interpreter, None, "the Python programs on the official SDK")?;
     let pins = std::fs::read_to_string(&requirements).with_context(|| format!("reading {}", requirements.display()))?;
     let version = pins.lines().find_map(|line| line.trim().strip_prefix("agent-client-protocol==")).context("requirements.txt pins no agent-client-protocol")?;
     Ok(scripts("Python", version, &interpreter, &folder, "py"))

@@ -28,12 +28,14 @@
 //! schema.
 //!
 //! [`ours`] generates the bindings and builds our programs on them, [`build`]
-//! builds and installs the official SDKs' under `target/interop/`, [`play`]
+//! builds and installs the official SDKs' under `target/interop/`, [`check`]
+//! type-checks the Python programs of both, [`play`]
 //! plays a cell, [`page`] prints the matrix (pass, or the first
 //! failure and whose it is) and, with `--out`, writes it as Markdown; the
 //! command fails unless every cell passes.
 
 mod build;
+mod check;
 mod ours;
 mod page;
 mod play;
@@ -69,7 +71,7 @@ pub fn run(out: Option<&Path>) -> Result<()> {
     let ours_v2 = ours::build(&setup, &v2, &python)?;
     let official_rust = build::official_rust(&setup)?;
     let official_typescript = build::official_typescript(&setup)?;
-    let official_python = build::official_python(&setup)?;
+    let official_python = build::official_python(&setup, &python)?;
 
     let mut v1_cells = Vec::new();
     let official_agents = [&official_rust.v1.agent, &official_typescript.agent, &official_python.agent];

@@ -3,7 +3,8 @@
 //! programs of `tests/interop/rust` (or `rust-v2`) built on the crate, the
 //! TypeScript package built for the programs of `tests/interop/typescript`,
 //! and the package's folder on the path of those of `tests/interop/python`
-//! (run by the interpreter of the tests' environment).
+//! (run by the interpreter of the tests' environment, and type-checked on
+//! that package first).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -35,6 +36,8 @@ pub fn build(setup: &Setup, protocol: &Protocol, python: &Path) -> Result<Ours> 
     let package = [("ACP_PACKAGE", typescript_entry.as_path())];
     let typescript = setup.sources("typescript");
     let python_scripts = setup.sources("python");
+    let scripts = ["client", "agent"].map(|what| python_scripts.join(format!("{}.py", protocol.named(what, '_'))));
+    super::check::python(python, &scripts.each_ref().map(PathBuf::as_path), python, Some(&python_bindings), &format!("our {} Python programs", protocol.name))?;
     let node = Path::new("node");
     let programs = |what: &str| {
         vec![

@@ -1,0 +1,25 @@
+//! The Python programs of the matrix pass `ruff check` and `mypy --strict`
+//! before they play, as a user's code would be checked: ours against the
+//! generated package of their protocol version, the official SDK's against
+//! its pinned release (mypy reading that environment's packages). Both run
+//! with the tests' environment (`.tools/venv`), which has the checkers.
+
+use std::path::Path;
+use std::process::Command;
+
+use anyhow::Result;
+
+use crate::tools::run_checked;
+
+/// Checks `scripts` with the checkers of `tools` (a Python interpreter):
+/// `packages` is the interpreter whose installed packages mypy reads, and
+/// `path` a folder added to the import path (the generated package's).
+pub fn python(tools: &Path, scripts: &[&Path], packages: &Path, path: Option<&Path>, what: &str) -> Result<()> {
+    run_checked(Command::new(tools).args(["-m", "ruff", "check", "--no-cache", "--quiet"]).args(scripts), &format!("ruff check on {what}"))?;
+    let mut mypy = Command::new(tools);
+    mypy.args(["-m", "mypy", "--strict", "--no-incremental", "--python-executable"]).arg(packages).args(scripts).env_remove("PYTHONPATH");
+    if let Some(path) = path {
+        mypy.env("MYPYPATH", path);
+    }
+    run_checked(&mut mypy, &format!("mypy --strict on {what}"))
+}
