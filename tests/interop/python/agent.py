@@ -6,21 +6,12 @@ a file that records every message."""
 from __future__ import annotations
 
 import asyncio
-import json
-import os
-import sys
 from pathlib import Path
 from typing import Any
 
 import acp_bindings as acp
 
-TRACE = open(os.environ["ACP_INTEROP_TRACE"], "w") if os.environ.get("ACP_INTEROP_TRACE") else None  # noqa: SIM115 (open for the process's life)
-
-
-def record(direction: str, text: str) -> None:
-    if TRACE is not None:
-        TRACE.write(json.dumps({"direction": direction, "message": json.loads(text)}) + "\n")
-        TRACE.flush()
+import stdio
 
 
 class Interop(acp.Agent):
@@ -69,24 +60,5 @@ class Interop(acp.Agent):
         return acp.decode_result("session/prompt", {"stopReason": "end_turn"})
 
 
-async def main() -> None:
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=2**26)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-
-    async def send(text: str) -> None:
-        record("agent-to-client", text)
-        sys.stdout.write(text + "\n")
-        sys.stdout.flush()
-
-    end = acp.connect_agent(Interop, send)
-    received: list[asyncio.Task[None]] = []
-    while line := await reader.readline():
-        text = line.decode().strip()
-        if text:
-            record("client-to-agent", text)
-            received.append(asyncio.ensure_future(end.receive(text)))
-
-
 if __name__ == "__main__":
-    asyncio.run(main())
+    asyncio.run(stdio.serve_agent(Interop))

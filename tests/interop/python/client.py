@@ -11,45 +11,13 @@ python client.py --cwd DIR [--trace FILE] [--authenticate METHOD] [--prompt TEXT
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import json
-import os
-import signal
-import sys
 from pathlib import Path
 from typing import Any
 
 import acp_bindings as acp
 
-
-def arguments() -> argparse.Namespace:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--cwd", required=True, type=Path)
-    parser.add_argument("--trace", type=Path)
-    parser.add_argument("--authenticate")
-    parser.add_argument("--prompt", action="append", default=[])
-    parser.add_argument("agent", nargs=argparse.REMAINDER)
-    parsed = parser.parse_args()
-    parsed.agent = [part for part in parsed.agent if part != "--"] if parsed.agent[:1] == ["--"] else parsed.agent
-    if not parsed.agent or not parsed.cwd.is_absolute():
-        parser.error("--cwd ABSOLUTE_DIR and an agent command after -- are required")
-    return parsed
-
-
-class Recorder:
-    def __init__(self, path: Path | None) -> None:
-        self.file = path.open("w") if path else None
-
-    def record(self, direction: str, text: str) -> None:
-        if self.file is None:
-            return
-        try:
-            message: Any = json.loads(text)
-        except ValueError:
-            message = text
-        self.file.write(json.dumps({"direction": direction, "message": message}) + "\n")
-        self.file.flush()
+import stdio
 
 
 class Interop(acp.Client):
@@ -65,10 +33,7 @@ class Interop(acp.Client):
 
     async def session_request_permission(self, params: acp.RequestPermissionRequest) -> acp.RequestPermissionResponse:
         self.seen["permissions"] += 1
-        options = acp.to_json(params)["options"]
-        chosen = next((option for option in options if option["kind"] == "allow_once"), options[0] if options else None)
-        outcome = {"outcome": "cancelled"} if chosen is None else {"outcome": "selected", "optionId": chosen["optionId"]}
-        return acp.decode_result("session/request_permission", {"outcome": outcome})
+        return stdio.permission_outcome(params)
 
     async def session_update(self, params: acp.SessionNotification) -> None:
         kind = acp.to_json(params)["update"]["sessionUpdate"]
@@ -91,36 +56,10 @@ class Interop(acp.Client):
 
 
 async def main() -> None:
-    options = arguments()
-    prompts = options.prompt or ["Read notes.txt, then update it."]
-    recorder = Recorder(options.trace)
-    # A process group of its own, so that its children stop with it.
-    agent = await asyncio.create_subprocess_exec(
-        *options.agent, cwd=options.cwd, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, limit=2**26, start_new_session=True
-    )
-    assert agent.stdin is not None and agent.stdout is not None
-    stdin, stdout = agent.stdin, agent.stdout
+    options = stdio.arguments(authenticate=True)
     client = Interop(options.cwd)
 
-    async def send(text: str) -> None:
-        recorder.record("client-to-agent", text)
-        stdin.write(text.encode() + b"\n")
-        await stdin.drain()
-
-    end = acp.connect_client(lambda _: client, send, lambda method, error: client.seen["dropped"].append(f"{method}: {error}"))
-
-    async def read() -> None:
-        received: list[asyncio.Task[None]] = []
-        while line := await stdout.readline():
-            text = line.decode().strip()
-            if text:
-                recorder.record("agent-to-client", text)
-                # A task per text, in order: a handler may wait for the agent.
-                received.append(asyncio.ensure_future(end.receive(text)))
-        end.close(ConnectionError("the agent exited"))
-
-    asyncio.ensure_future(read())
-    try:
+    async def play(end: Any) -> dict[str, Any]:
         initialize = acp.InitializeRequest.model_validate(
             {
                 "protocolVersion": 1,
@@ -133,23 +72,13 @@ async def main() -> None:
             await end.request("authenticate", acp.AuthenticateRequest.model_validate({"methodId": options.authenticate}))
         session = await end.request("session/new", acp.NewSessionRequest.model_validate({"cwd": str(options.cwd), "mcpServers": []}))
         stop_reasons = []
-        for text in prompts:
+        for text in options.prompt:
             prompt = acp.PromptRequest.model_validate({"sessionId": session.session_id, "prompt": [{"type": "text", "text": text}]})
             response = acp.to_json(await end.request("session/prompt", prompt))
             stop_reasons.append(response["stopReason"])
-        print(json.dumps({"agent": initialized.get("agentInfo"), "stopReasons": stop_reasons, **client.seen}))
-        code = 0
-    except Exception as error:  # noqa: BLE001 (the first failure is the cell's result)
-        print(f"FAIL: {type(error).__name__}: {error} (dropped: {client.seen['dropped']})", file=sys.stderr)
-        code = 1
-    # The agent's children may keep its output open: the session is over, so
-    # the whole group is stopped and this process ends without waiting.
-    try:
-        os.killpg(agent.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    sys.stdout.flush()
-    os._exit(code)
+        return {"agent": initialized.get("agentInfo"), "stopReasons": stop_reasons, **client.seen}
+
+    await stdio.run_client(options, client, client.seen["dropped"], play)
 
 
 if __name__ == "__main__":

@@ -36,7 +36,7 @@ pub fn build(setup: &Setup, protocol: &Protocol, python: &Path) -> Result<Ours> 
     let package = [("ACP_PACKAGE", typescript_entry.as_path())];
     let typescript = setup.sources("typescript");
     let python_scripts = setup.sources("python");
-    let scripts = ["client", "agent"].map(|what| python_scripts.join(format!("{}.py", protocol.named(what, '_'))));
+    let scripts = [protocol.named("client", '_'), protocol.named("agent", '_'), "stdio".to_owned()].map(|name| python_scripts.join(format!("{name}.py")));
     super::check::python(python, &scripts.each_ref().map(PathBuf::as_path), python, Some(&python_bindings), &format!("our {} Python programs", protocol.name))?;
     let node = Path::new("node");
     let programs = |what: &str| {
