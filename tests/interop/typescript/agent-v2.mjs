@@ -7,15 +7,9 @@
 // the tool call's end, a closing chunk and `idle`. `ACP_INTEROP_TRACE` names
 // a file that records every message.
 
-import { appendFileSync, writeFileSync } from "node:fs";
-import { createInterface } from "node:readline";
+import { serveAgent } from "./stdio.mjs";
 
 const acp = await import(process.env.ACP_PACKAGE);
-const tracePath = process.env.ACP_INTEROP_TRACE;
-if (tracePath) writeFileSync(tracePath, "");
-const record = (direction, line) => {
-  if (tracePath) appendFileSync(tracePath, `${JSON.stringify({ direction, message: JSON.parse(line) })}\n`);
-};
 
 let sessions = 0;
 let messages = 0;
@@ -46,35 +40,22 @@ async function turn(connection, sessionId, prompt, messageId) {
   update({ sessionUpdate: "state_update", state: "idle", stopReason });
 }
 
-const end = acp.connectAgent(
-  (connection) => ({
-    initialize() {
-      return { protocolVersion: acp.PROTOCOL_VERSION, info: { name: "acp-codegen interop agent (TypeScript, v2)", version: "0.1.0" }, capabilities: { session: {} } };
-    },
-    sessionNew() {
-      sessions += 1;
-      return { sessionId: `session-${sessions}` };
-    },
-    sessionClose() {
-      return {};
-    },
-    sessionPrompt(params) {
-      messages += 1;
-      const messageId = `message-${messages}`;
-      connection.notify("session/update", { sessionId: params.sessionId, update: { sessionUpdate: "state_update", state: "running" } });
-      setImmediate(() => void turn(connection, params.sessionId, params.prompt, messageId));
-      return { messageId };
-    },
-  }),
-  (text) => {
-    record("agent-to-client", text);
-    process.stdout.write(`${text}\n`);
+serveAgent(acp, (connection) => ({
+  initialize() {
+    return { protocolVersion: acp.PROTOCOL_VERSION, info: { name: "acp-codegen interop agent (TypeScript, v2)", version: "0.1.0" }, capabilities: { session: {} } };
   },
-);
-createInterface({ input: process.stdin })
-  .on("line", (line) => {
-    if (line.trim() === "") return;
-    record("client-to-agent", line);
-    void end.receive(line);
-  })
-  .on("close", () => process.exit(0));
+  sessionNew() {
+    sessions += 1;
+    return { sessionId: `session-${sessions}` };
+  },
+  sessionClose() {
+    return {};
+  },
+  sessionPrompt(params) {
+    messages += 1;
+    const messageId = `message-${messages}`;
+    connection.notify("session/update", { sessionId: params.sessionId, update: { sessionUpdate: "state_update", state: "running" } });
+    setImmediate(() => void turn(connection, params.sessionId, params.prompt, messageId));
+    return { messageId };
+  },
+}));
