@@ -1,17 +1,96 @@
-//! What the interop programs share: a process's pipes as the async streams
-//! the connection takes, each line recorded in a trace as it passes
-//! (`{"direction": "client-to-agent" | "agent-to-client", "message": ...}`,
-//! the format `cargo xtask check-trace` reads).
+//! What the interop programs share, on either protocol version: a
+//! process's pipes as the async streams the connection takes, each line
+//! recorded in a trace as it passes (`{"direction": "client-to-agent" |
+//! "agent-to-client", "message": ...}`, the format `cargo xtask
+//! check-trace` reads), and the clients' command line, agent process and
+//! ending.
 
 use std::fs::File;
+use std::future::Future;
 use std::io::{BufRead, BufReader, Read, Write};
+use std::path::PathBuf;
 use std::pin::Pin;
+use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
 use futures::channel::mpsc;
+use futures::future::Either;
 use futures::io::{AsyncBufRead, AsyncWrite};
 use futures::TryStreamExt;
+
+/// A client's command line: `--cwd DIR [--trace FILE] [--authenticate
+/// METHOD] [--prompt TEXT]... -- AGENT [ARGS]...`.
+pub struct Arguments {
+    pub cwd: PathBuf,
+    pub trace: Option<String>,
+    pub authenticate: Option<String>,
+    pub prompts: Vec<String>,
+    pub agent: Vec<String>,
+}
+
+impl Arguments {
+    /// This process's command line (with `--authenticate` where
+    /// `authenticate`), or exits 2 printing what is wrong or `usage`.
+    pub fn parse(usage: &str, authenticate: bool) -> Arguments {
+        Self::read(std::env::args().skip(1), usage, authenticate).unwrap_or_else(|message| {
+            eprintln!("{message}");
+            std::process::exit(2);
+        })
+    }
+
+    fn read(mut given: impl Iterator<Item = String>, usage: &str, authenticate: bool) -> Result<Arguments, String> {
+        let mut arguments = Arguments { cwd: PathBuf::new(), trace: None, authenticate: None, prompts: Vec::new(), agent: Vec::new() };
+        while let Some(argument) = given.next() {
+            match argument.as_str() {
+                "--cwd" => arguments.cwd = given.next().ok_or("--cwd needs a folder")?.into(),
+                "--trace" => arguments.trace = Some(given.next().ok_or("--trace needs a file")?),
+                "--authenticate" if authenticate => arguments.authenticate = Some(given.next().ok_or("--authenticate needs a method id")?),
+                "--prompt" => arguments.prompts.push(given.next().ok_or("--prompt needs text")?),
+                "--" => arguments.agent = given.by_ref().collect(),
+                other => return Err(format!("unknown argument {other}")),
+            }
+        }
+        if arguments.agent.is_empty() || !arguments.cwd.is_absolute() {
+            return Err(format!("usage: {usage}"));
+        }
+        if arguments.prompts.is_empty() {
+            arguments.prompts.push("Read notes.txt, then update it.".to_owned());
+        }
+        Ok(arguments)
+    }
+}
+
+/// The agent of `arguments`, started in its folder, with its output as the
+/// stream a client's end reads and its input as the one it writes, each
+/// line recorded in the trace; exits 1 when the agent cannot start.
+pub fn spawn_agent(arguments: &Arguments) -> (Child, impl AsyncBufRead + Unpin, Writer<ChildStdin>) {
+    let spawned = Command::new(&arguments.agent[0]).args(&arguments.agent[1..]).current_dir(&arguments.cwd).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn();
+    let mut child = spawned.unwrap_or_else(|error| {
+        eprintln!("FAIL ours: cannot start {}: {error}", arguments.agent[0]);
+        std::process::exit(1);
+    });
+    let trace = Trace::create(arguments.trace.as_deref()).expect("the trace file");
+    let input = reader(child.stdout.take().expect("its output is piped"), trace.clone(), "agent-to-client");
+    let output = Writer::new(child.stdin.take().expect("its input is piped"), trace, "client-to-agent");
+    (child, input, output)
+}
+
+/// Plays `session` while `driver` (the connection's) runs, then stops the
+/// agent `child`: an agent need not exit when its input ends, so the
+/// session decides. A failed session comes with how the connection ended,
+/// if it had.
+pub fn play<T, D>(session: impl Future<Output = Result<T, String>>, driver: impl Future<Output = D>, child: &mut Child) -> Result<T, (String, Option<D>)> {
+    let outcome = futures::executor::block_on(async {
+        match futures::future::select(Box::pin(session), Box::pin(driver)).await {
+            Either::Left((outcome, _)) => outcome.map_err(|message| (message, None)),
+            Either::Right((driven, session)) => session.await.map_err(|message| (message, Some(driven))),
+        }
+    });
+    let _ = child.kill();
+    let _ = child.wait();
+    outcome
+}
 
 /// Where every line goes, when a trace file was asked for.
 #[derive(Clone, Default)]

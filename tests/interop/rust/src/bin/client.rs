@@ -11,13 +11,12 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 
 use acp_bindings::connection::{ClientEnd, Options};
 use acp_bindings::methods::Client;
 use acp_bindings::*;
-use acp_interop::{reader, Trace, Writer};
+use acp_interop::{play, spawn_agent, Arguments};
 use serde_json::json;
 
 #[derive(Default)]
@@ -84,54 +83,9 @@ impl Client for Interop {
     }
 }
 
-struct Arguments {
-    cwd: PathBuf,
-    trace: Option<String>,
-    authenticate: Option<String>,
-    prompts: Vec<String>,
-    agent: Vec<String>,
-}
-
-fn arguments() -> Result<Arguments, String> {
-    let mut arguments = Arguments { cwd: PathBuf::new(), trace: None, authenticate: None, prompts: Vec::new(), agent: Vec::new() };
-    let mut given = std::env::args().skip(1);
-    while let Some(argument) = given.next() {
-        match argument.as_str() {
-            "--cwd" => arguments.cwd = given.next().ok_or("--cwd needs a folder")?.into(),
-            "--trace" => arguments.trace = Some(given.next().ok_or("--trace needs a file")?),
-            "--authenticate" => arguments.authenticate = Some(given.next().ok_or("--authenticate needs a method id")?),
-            "--prompt" => arguments.prompts.push(given.next().ok_or("--prompt needs text")?),
-            "--" => arguments.agent = given.by_ref().collect(),
-            other => return Err(format!("unknown argument {other}")),
-        }
-    }
-    if arguments.agent.is_empty() || !arguments.cwd.is_absolute() {
-        return Err("usage: client --cwd ABSOLUTE_DIR [--trace FILE] [--authenticate METHOD] [--prompt TEXT]... -- AGENT [ARGS]...".to_owned());
-    }
-    if arguments.prompts.is_empty() {
-        arguments.prompts.push("Read notes.txt, then update it.".to_owned());
-    }
-    Ok(arguments)
-}
-
 fn main() {
-    let arguments = match arguments() {
-        Ok(arguments) => arguments,
-        Err(message) => {
-            eprintln!("{message}");
-            std::process::exit(2);
-        }
-    };
-    let mut child = match Command::new(&arguments.agent[0]).args(&arguments.agent[1..]).current_dir(&arguments.cwd).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn() {
-        Ok(child) => child,
-        Err(error) => {
-            eprintln!("FAIL ours: cannot start {}: {error}", arguments.agent[0]);
-            std::process::exit(1);
-        }
-    };
-    let trace = Trace::create(arguments.trace.as_deref()).expect("the trace file");
-    let input = reader(child.stdout.take().unwrap(), trace.clone(), "agent-to-client");
-    let output = Writer::new(child.stdin.take().unwrap(), trace, "client-to-agent");
+    let arguments = Arguments::parse("client --cwd ABSOLUTE_DIR [--trace FILE] [--authenticate METHOD] [--prompt TEXT]... -- AGENT [ARGS]...", true);
+    let (mut child, input, output) = spawn_agent(&arguments);
     let seen = Arc::new(Mutex::new(Seen::default()));
     let reports = seen.clone();
     let options = Options::dropped(move |dropped| reports.lock().unwrap().dropped.push(format!("{dropped:?}")));
@@ -159,25 +113,15 @@ fn main() {
         client.close();
         Ok::<_, String>((initialized, stop_reasons))
     };
-    // The session decides: an agent need not exit when its input ends, so
-    // once the session is over the agent is stopped.
-    let (outcome, driven) = futures::executor::block_on(async {
-        let (session, driver) = (Box::pin(session), Box::pin(driver));
-        match futures::future::select(session, driver).await {
-            futures::future::Either::Left((outcome, _)) => (outcome, None),
-            futures::future::Either::Right((driven, session)) => (session.await, Some(driven)),
-        }
-    });
-    let _ = child.kill();
-    let _ = child.wait();
+    let outcome = play(session, driver, &mut child);
     let seen = seen.lock().unwrap();
-    match (outcome, driven) {
-        (Ok((initialized, stop_reasons)), _) => {
+    match outcome {
+        Ok((initialized, stop_reasons)) => {
             let agent = serde_json::to_value(&initialized.agent_info).unwrap_or_default();
             let summary = json!({"agent": agent, "stopReasons": stop_reasons, "updates": seen.updates, "permissions": seen.permissions, "reads": seen.reads, "writes": seen.writes, "dropped": seen.dropped});
             println!("{summary}");
         }
-        (Err(message), driven) => {
+        Err((message, driven)) => {
             eprintln!("FAIL: {message} (connection: {driven:?}; dropped: {:?})", seen.dropped);
             std::process::exit(1);
         }
