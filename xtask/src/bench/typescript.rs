@@ -6,7 +6,7 @@
 //! process. The connections (`programs/connection.mjs`) are our package's
 //! ends against the official SDK's client and agent apps.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::Result;
@@ -59,18 +59,7 @@ pub fn measure(setup: &Setup, corpus: &Path) -> Result<Vec<Measurement>> {
         ("official", official, format!("@agentclientprotocol/sdk {SDK_VERSION} zod schemas (zod {ZOD_VERSION})")),
         ("floor", std::path::PathBuf::from("-"), "JSON.parse + JSON.stringify".to_owned()),
     ]
-    .map(|(role, module, label)| {
-        let (program, corpus) = (program.clone(), corpus.to_path_buf());
-        Contender {
-            role,
-            label,
-            command: Box::new(move |runs| {
-                let mut command = Command::new("node");
-                command.arg(&program).arg(role).arg(&module).arg(&corpus).arg(runs.to_string());
-                command
-            }),
-        }
-    });
+    .map(|(role, module, label)| node(&program, role, None, module, corpus, label));
     measure_interleaved("TypeScript", setup, &contenders)
 }
 
@@ -98,19 +87,23 @@ pub fn measure_connection(setup: &Setup, corpus: &Path) -> Result<Vec<Measuremen
             ("official", official.clone(), format!("@agentclientprotocol/sdk {SDK_VERSION} ({official_label})")),
             ("floor", std::path::PathBuf::from("-"), floor_label.to_owned()),
         ]
-        .map(|(role, module, label)| {
-            let (program, corpus) = (program.clone(), corpus.to_path_buf());
-            Contender {
-                role,
-                label,
-                command: Box::new(move |runs| {
-                    let mut command = Command::new("node");
-                    command.arg(&program).arg(role).arg(mode).arg(&module).arg(&corpus).arg(runs.to_string());
-                    command
-                }),
-            }
-        });
+        .map(|(role, module, label)| node(&program, role, Some(mode), module, corpus, label));
         measurements.extend(measure_interleaved(language, setup, &contenders)?);
     }
     Ok(measurements)
+}
+
+/// A contender run by Node: `program ROLE [MODE] MODULE CORPUS RUNS`, where
+/// `MODULE` is what the contender imports (`-` for none).
+fn node(program: &Path, role: &'static str, mode: Option<&'static str>, module: PathBuf, corpus: &Path, label: String) -> Contender {
+    let (program, corpus) = (program.to_path_buf(), corpus.to_path_buf());
+    Contender {
+        role,
+        label,
+        command: Box::new(move |runs| {
+            let mut command = Command::new("node");
+            command.arg(&program).arg(role).args(mode).arg(&module).arg(&corpus).arg(runs.to_string());
+            command
+        }),
+    }
 }
