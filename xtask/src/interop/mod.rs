@@ -22,10 +22,12 @@
 //! Protocol v2 has a table of its own: our v2 clients and agents
 //! (`tests/interop/rust-v2`, and the `-v2`/`_v2` scripts beside the v1
 //! ones), on the bindings of the v2 stable schema of the latest pinned
-//! upstream release, play each other and the official Rust SDK's v2 agent
-//! (on its `unstable_protocol_v2` feature) and v2 example client
-//! (`v2_one_shot_client`); `check-trace` judges those sessions by that
-//! schema.
+//! upstream release, play each other, the official Rust SDK's v2 agent (on
+//! its `unstable_protocol_v2` feature) and v2 example client
+//! (`v2_one_shot_client`), and a small v2 agent and client on the official
+//! TypeScript SDK's v2 API (`agent-v2.mjs`, `client-v2.mjs` beside its v1
+//! ones; that client plays the official Rust SDK's v2 agent too);
+//! `check-trace` judges those sessions by that schema.
 //!
 //! [`ours`] generates the bindings and builds our programs on them, [`build`]
 //! builds and installs the official SDKs' under `target/interop/`, [`check`]
@@ -91,14 +93,19 @@ pub fn run(out: Option<&Path>) -> Result<()> {
             v1_cells.push(play::client_against(&setup, &v1, client, agent));
         }
     }
+    let typescript_v2_agent = official_typescript.agent.twin(v2.name, "agent-v2.mjs");
+    let typescript_v2_client = official_typescript.client.twin(v2.name, "client-v2.mjs");
     let mut v2_cells = Vec::new();
     for client in &ours_v2.clients {
-        for agent in ours_v2.agents.iter().chain([&official_rust.v2.agent]) {
+        for agent in ours_v2.agents.iter().chain([&official_rust.v2.agent, &typescript_v2_agent]) {
             v2_cells.push(play::client_against(&setup, &v2, client, agent));
         }
     }
     for agent in &ours_v2.agents {
         v2_cells.push(play::rust_example_client(&setup, &v2, &official_rust.v2.client, agent));
+    }
+    for agent in ours_v2.agents.iter().chain([&official_rust.v2.agent]) {
+        v2_cells.push(play::client_against(&setup, &v2, &typescript_v2_client, agent));
     }
 
     let tables = format!("{}\n{}", page::matrix(&v1.heading, &v1_cells), page::matrix(&v2.heading, &v2_cells));
