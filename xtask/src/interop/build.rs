@@ -18,8 +18,8 @@ pub struct Official {
     pub client: Program,
 }
 
-/// The official Rust SDK's agent and example client on each protocol version.
-pub struct OfficialRust {
+/// An official SDK's agent and client on each protocol version.
+pub struct Versions {
     pub v1: Official,
     pub v2: Official,
 }
@@ -28,7 +28,7 @@ pub struct OfficialRust {
 /// `unstable_protocol_v2` feature), then the SDK's own example clients
 /// (`yolo_one_shot_client`, `v2_one_shot_client`) from the published
 /// crate's sources (which that build fetched).
-pub fn official_rust(setup: &Setup) -> Result<OfficialRust> {
+pub fn official_rust(setup: &Setup) -> Result<Versions> {
     let source = setup.sources("official-rust");
     let built = setup.folder.join("official-rust");
     let manifest = source.join("Cargo.toml");
@@ -62,17 +62,24 @@ pub fn official_rust(setup: &Setup) -> Result<OfficialRust> {
         agent: Program::new(&format!("official Rust SDK {version} (a small {what}agent on its API)"), &[&debug.join(agent)], &[]),
         client: Program::new(&format!("official Rust SDK {version} (its example client {example})"), &[&debug.join("examples").join(example)], &[]),
     };
-    Ok(OfficialRust {
+    Ok(Versions {
         v1: official("acp-interop-official", "yolo_one_shot_client", ""),
         v2: official("acp-interop-official-v2", "v2_one_shot_client", "v2 "),
     })
 }
 
 /// The agent and client of `tests/interop/official-<language>`, run by
-/// `interpreter` from `folder`, on the official SDK `version`.
-fn scripts(language: &str, version: &str, interpreter: &Path, folder: &Path, extension: &str) -> Official {
-    let label = |what: &str| format!("official {language} SDK {version} (a small {what} on its API)");
-    let script = |what: &str| folder.join(format!("{what}.{extension}"));
+/// `interpreter` from `folder`, on the official SDK `version`: on protocol
+/// v1, or on `protocol` (`agent-v2.mjs` and `client-v2.mjs` for v2).
+fn scripts(language: &str, version: &str, interpreter: &Path, folder: &Path, extension: &str, protocol: Option<&str>) -> Official {
+    let label = |what: &str| match protocol {
+        Some(protocol) => format!("official {language} SDK {version} (a small {protocol} {what} on its API)"),
+        None => format!("official {language} SDK {version} (a small {what} on its API)"),
+    };
+    let script = |what: &str| match protocol {
+        Some(protocol) => folder.join(format!("{what}-{protocol}.{extension}")),
+        None => folder.join(format!("{what}.{extension}")),
+    };
     Official {
         agent: Program::new(&label("agent"), &[interpreter, &script("agent")], &[]),
         client: Program::new(&label("client"), &[interpreter, &script("client")], &[]),
@@ -81,7 +88,7 @@ fn scripts(language: &str, version: &str, interpreter: &Path, folder: &Path, ext
 
 /// Copies `tests/interop/official-typescript` to `target/interop/` and
 /// installs its locked dependencies there.
-pub fn official_typescript(setup: &Setup) -> Result<Official> {
+pub fn official_typescript(setup: &Setup) -> Result<Versions> {
     let folder = setup.folder.join("official-typescript");
     copy_tree(&setup.sources("official-typescript"), &folder)?;
     run_checked(Command::new("npm").args(["ci", "--no-audit", "--no-fund", "--silent"]).current_dir(&folder), "npm ci for the official TypeScript SDK")?;
@@ -89,7 +96,8 @@ pub fn official_typescript(setup: &Setup) -> Result<Official> {
     let manifest: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&manifest).with_context(|| format!("reading {}", manifest.display()))?).context("reading package.json")?;
     let version = manifest["dependencies"]["@agentclientprotocol/sdk"].as_str().context("package.json pins no @agentclientprotocol/sdk")?;
-    Ok(scripts("TypeScript", version, Path::new("node"), &folder, "mjs"))
+    let node = Path::new("node");
+    Ok(Versions { v1: scripts("TypeScript", version, node, &folder, "mjs", None), v2: scripts("TypeScript", version, node, &folder, "mjs", Some("v2")) })
 }
 
 /// Copies `tests/interop/official-python` to `target/interop/` and installs
@@ -103,5 +111,5 @@ pub fn official_python(setup: &Setup, tools: &Path) -> Result<Official> {
     super::check::python(tools, &programs.each_ref().map(PathBuf::as_path), &interpreter, None, "the Python programs on the official SDK")?;
     let pins = std::fs::read_to_string(&requirements).with_context(|| format!("reading {}", requirements.display()))?;
     let version = pins.lines().find_map(|line| line.trim().strip_prefix("agent-client-protocol==")).context("requirements.txt pins no agent-client-protocol")?;
-    Ok(scripts("Python", version, &interpreter, &folder, "py"))
+    Ok(scripts("Python", version, &interpreter, &folder, "py", None))
 }

@@ -11,11 +11,14 @@ use anyhow::Result;
 
 use crate::tools::run_checked;
 
-/// Checks `scripts` with the checkers of `tools` (a Python interpreter):
+/// Checks `scripts` (of one folder) with the checkers of `tools` (a Python interpreter):
 /// `packages` is the interpreter whose installed packages mypy reads, and
 /// `path` a folder added to the import path (the generated package's).
 pub fn python(tools: &Path, scripts: &[&Path], packages: &Path, path: Option<&Path>, what: &str) -> Result<()> {
-    run_checked(Command::new(tools).args(["-m", "ruff", "check", "--no-cache", "--quiet"]).args(scripts), &format!("ruff check on {what}"))?;
+    // Run where the scripts are, so that ruff counts their sibling modules
+    // as their own (first-party) imports.
+    let folder = scripts.first().and_then(|script| script.parent()).unwrap_or(Path::new("."));
+    run_checked(Command::new(tools).args(["-m", "ruff", "check", "--no-cache", "--quiet"]).args(scripts).current_dir(folder), &format!("ruff check on {what}"))?;
     let mut mypy = Command::new(tools);
     mypy.args(["-m", "mypy", "--strict", "--no-incremental", "--python-executable"]).arg(packages).args(scripts).env_remove("PYTHONPATH");
     if let Some(path) = path {

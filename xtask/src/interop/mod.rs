@@ -76,7 +76,7 @@ pub fn run(out: Option<&Path>) -> Result<()> {
     let official_python = build::official_python(&setup, &python)?;
 
     let mut v1_cells = Vec::new();
-    let official_agents = [&official_rust.v1.agent, &official_typescript.agent, &official_python.agent];
+    let official_agents = [&official_rust.v1.agent, &official_typescript.v1.agent, &official_python.agent];
     for client in &ours_v1.clients {
         for agent in ours_v1.agents.iter().chain(official_agents) {
             v1_cells.push(play::client_against(&setup, &v1, client, agent));
@@ -88,16 +88,14 @@ pub fn run(out: Option<&Path>) -> Result<()> {
     for agent in &ours_v1.agents {
         v1_cells.push(play::rust_example_client(&setup, &v1, &official_rust.v1.client, agent));
     }
-    for client in [&official_typescript.client, &official_python.client] {
+    for client in [&official_typescript.v1.client, &official_python.client] {
         for agent in &ours_v1.agents {
             v1_cells.push(play::client_against(&setup, &v1, client, agent));
         }
     }
-    let typescript_v2_agent = official_typescript.agent.twin(v2.name, "agent-v2.mjs");
-    let typescript_v2_client = official_typescript.client.twin(v2.name, "client-v2.mjs");
     let mut v2_cells = Vec::new();
     for client in &ours_v2.clients {
-        for agent in ours_v2.agents.iter().chain([&official_rust.v2.agent, &typescript_v2_agent]) {
+        for agent in ours_v2.agents.iter().chain([&official_rust.v2.agent, &official_typescript.v2.agent]) {
             v2_cells.push(play::client_against(&setup, &v2, client, agent));
         }
     }
@@ -105,7 +103,7 @@ pub fn run(out: Option<&Path>) -> Result<()> {
         v2_cells.push(play::rust_example_client(&setup, &v2, &official_rust.v2.client, agent));
     }
     for agent in ours_v2.agents.iter().chain([&official_rust.v2.agent]) {
-        v2_cells.push(play::client_against(&setup, &v2, &typescript_v2_client, agent));
+        v2_cells.push(play::client_against(&setup, &v2, &official_typescript.v2.client, agent));
     }
 
     let tables = format!("{}\n{}", page::matrix(&v1.heading, &v1_cells), page::matrix(&v2.heading, &v2_cells));

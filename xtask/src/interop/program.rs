@@ -75,17 +75,6 @@ impl Program {
         }
     }
 
-    /// The twin of a script on an official SDK on protocol `protocol`: the
-    /// same interpreter and environment running `script` from the same
-    /// folder, labelled a small `protocol` agent or client on its API.
-    pub fn twin(&self, protocol: &str, script: &str) -> Program {
-        let mut command = self.command.clone();
-        if let Some(path) = command.last_mut() {
-            *path = Path::new(path).with_file_name(script).display().to_string();
-        }
-        Program { label: self.label.replacen("(a small ", &format!("(a small {protocol} "), 1), command, env: self.env.clone() }
-    }
-
     /// The program with its environment, ready for more arguments.
     pub fn command(&self) -> Command {
         let mut command = Command::new(&self.command[0]);
