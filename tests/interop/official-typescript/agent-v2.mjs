@@ -10,20 +10,13 @@
 // `idle`. `ACP_INTEROP_TRACE` names a file that records every message (the
 // SDK's message stream is wrapped).
 
-import { appendFileSync, writeFileSync } from "node:fs";
 import { Readable, Writable } from "node:stream";
 
 import * as acp from "@agentclientprotocol/sdk/experimental/v2";
 
-const tracePath = process.env.ACP_INTEROP_TRACE;
-if (tracePath) writeFileSync(tracePath, "");
-const recording = (direction) =>
-  new TransformStream({
-    transform(message, controller) {
-      if (tracePath) appendFileSync(tracePath, `${JSON.stringify({ direction, message })}\n`);
-      controller.enqueue(message);
-    },
-  });
+import { recorder } from "./common.mjs";
+
+const recording = recorder(process.env.ACP_INTEROP_TRACE);
 
 let sessions = 0;
 let messages = 0;

@@ -5,21 +5,14 @@
 // stdio). `ACP_INTEROP_TRACE` names a file that records every message: the
 // SDK has no hook for them, so its message stream is wrapped.
 
-import { appendFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 
 import * as acp from "@agentclientprotocol/sdk";
 
-const tracePath = process.env.ACP_INTEROP_TRACE;
-if (tracePath) writeFileSync(tracePath, "");
-const recording = (direction) =>
-  new TransformStream({
-    transform(message, controller) {
-      if (tracePath) appendFileSync(tracePath, `${JSON.stringify({ direction, message })}\n`);
-      controller.enqueue(message);
-    },
-  });
+import { recorder } from "./common.mjs";
+
+const recording = recorder(process.env.ACP_INTEROP_TRACE);
 
 let clientCapabilities = undefined;
 const sessions = new Map();

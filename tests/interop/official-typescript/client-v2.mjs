@@ -16,42 +16,14 @@
 // node client-v2.mjs --cwd DIR [--trace FILE] [--prompt TEXT]... -- AGENT [ARGS]...
 
 import { spawn } from "node:child_process";
-import { appendFileSync, writeFileSync } from "node:fs";
-import { isAbsolute } from "node:path";
 import { Readable, Writable } from "node:stream";
 
 import * as acp from "@agentclientprotocol/sdk/experimental/v2";
 
-const args = process.argv.slice(2);
-const options = { prompts: [] };
-for (let index = 0; index < args.length; index++) {
-  const argument = args[index];
-  if (argument === "--") {
-    options.agent = args.slice(index + 1);
-    break;
-  }
-  const value = args[++index];
-  if (argument === "--cwd") options.cwd = value;
-  else if (argument === "--trace") options.trace = value;
-  else if (argument === "--prompt") options.prompts.push(value);
-  else {
-    console.error(`unknown argument ${argument}`);
-    process.exit(2);
-  }
-}
-if (!options.agent?.length || !options.cwd || !isAbsolute(options.cwd)) {
-  console.error("usage: client-v2.mjs --cwd ABSOLUTE_DIR [--trace FILE] [--prompt TEXT]... -- AGENT [ARGS]...");
-  process.exit(2);
-}
-if (options.prompts.length === 0) options.prompts.push("Read notes.txt, then update it.");
-if (options.trace) writeFileSync(options.trace, "");
-const recording = (direction) =>
-  new TransformStream({
-    transform(message, controller) {
-      if (options.trace) appendFileSync(options.trace, `${JSON.stringify({ direction, message })}\n`);
-      controller.enqueue(message);
-    },
-  });
+import { clientOptions, recorder } from "./common.mjs";
+
+const options = clientOptions("client-v2.mjs --cwd ABSOLUTE_DIR [--trace FILE] [--prompt TEXT]... -- AGENT [ARGS]...", { authenticate: false });
+const recording = recorder(options.trace);
 
 const seen = { updates: {}, permissions: 0, dropped: [] };
 

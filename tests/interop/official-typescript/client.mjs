@@ -13,43 +13,16 @@
 // node client.mjs --cwd DIR [--trace FILE] [--authenticate METHOD] [--prompt TEXT]... -- AGENT [ARGS]...
 
 import { spawn } from "node:child_process";
-import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
-import { isAbsolute, resolve } from "node:path";
+import { readFileSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { Readable, Writable } from "node:stream";
 
 import * as acp from "@agentclientprotocol/sdk";
 
-const args = process.argv.slice(2);
-const options = { prompts: [] };
-for (let index = 0; index < args.length; index++) {
-  const argument = args[index];
-  if (argument === "--") {
-    options.agent = args.slice(index + 1);
-    break;
-  }
-  const value = args[++index];
-  if (argument === "--cwd") options.cwd = value;
-  else if (argument === "--trace") options.trace = value;
-  else if (argument === "--authenticate") options.authenticate = value;
-  else if (argument === "--prompt") options.prompts.push(value);
-  else {
-    console.error(`unknown argument ${argument}`);
-    process.exit(2);
-  }
-}
-if (!options.agent?.length || !options.cwd || !isAbsolute(options.cwd)) {
-  console.error("usage: client.mjs --cwd ABSOLUTE_DIR [--trace FILE] [--authenticate METHOD] [--prompt TEXT]... -- AGENT [ARGS]...");
-  process.exit(2);
-}
-if (options.prompts.length === 0) options.prompts.push("Read notes.txt, then update it.");
-if (options.trace) writeFileSync(options.trace, "");
-const recording = (direction) =>
-  new TransformStream({
-    transform(message, controller) {
-      if (options.trace) appendFileSync(options.trace, `${JSON.stringify({ direction, message })}\n`);
-      controller.enqueue(message);
-    },
-  });
+import { clientOptions, recorder } from "./common.mjs";
+
+const options = clientOptions("client.mjs --cwd ABSOLUTE_DIR [--trace FILE] [--authenticate METHOD] [--prompt TEXT]... -- AGENT [ARGS]...", { authenticate: true });
+const recording = recorder(options.trace);
 
 const seen = { updates: {}, permissions: 0, reads: 0, writes: 0, dropped: [] };
 const inside = (path) => {
