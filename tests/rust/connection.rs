@@ -24,45 +24,10 @@ use acp_bindings::*;
 use futures::channel::mpsc;
 use futures::io::AsyncWrite;
 use futures::{StreamExt, TryStreamExt};
-use rand::rngs::StdRng;
-use rand::{RngExt, SeedableRng};
 use serde_json::{json, Value};
 
-/// The seeded randomness every part of one run draws from.
-#[derive(Clone)]
-struct Dice(Arc<Mutex<StdRng>>);
-
-impl Dice {
-    fn new(seed: u64) -> Self {
-        Dice(Arc::new(Mutex::new(StdRng::seed_from_u64(seed))))
-    }
-
-    fn below(&self, bound: usize) -> usize {
-        self.0.lock().unwrap().random_range(0..bound)
-    }
-
-    /// Yields to the executor a random number of times (up to `most`).
-    async fn pause(&self, most: usize) {
-        for _ in 0..self.below(most + 1) {
-            Yield(false).await;
-        }
-    }
-}
-
-/// Gives the executor one turn.
-struct Yield(bool);
-
-impl std::future::Future for Yield {
-    type Output = ();
-    fn poll(mut self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<()> {
-        if self.0 {
-            return Poll::Ready(());
-        }
-        self.0 = true;
-        context.waker().wake_by_ref();
-        Poll::Pending
-    }
-}
+mod dice;
+use dice::Dice;
 
 /// Where an event happened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -21,38 +21,10 @@ use acp_bindings::*;
 use futures::channel::mpsc;
 use futures::io::AsyncWrite;
 use futures::{StreamExt, TryStreamExt};
-use rand::rngs::StdRng;
-use rand::{RngExt, SeedableRng};
 use serde_json::{json, Value};
 
-#[derive(Clone)]
-struct Dice(Arc<Mutex<StdRng>>);
-
-impl Dice {
-    fn below(&self, bound: usize) -> usize {
-        self.0.lock().unwrap().random_range(0..bound)
-    }
-
-    async fn pause(&self, most: usize) {
-        for _ in 0..self.below(most + 1) {
-            Yield(false).await;
-        }
-    }
-}
-
-struct Yield(bool);
-
-impl std::future::Future for Yield {
-    type Output = ();
-    fn poll(mut self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<()> {
-        if self.0 {
-            return Poll::Ready(());
-        }
-        self.0 = true;
-        context.waker().wake_by_ref();
-        Poll::Pending
-    }
-}
+mod dice;
+use dice::Dice;
 
 /// A writer that cuts what it is given into random pieces and makes the
 /// writer wait at random.
@@ -181,7 +153,7 @@ impl Client for TestClient {
 
 /// Prompt calls that completed before their turn was handled, of `turns`.
 fn run(seed: u64, ordered: bool, sessions: usize, prompts: usize) -> usize {
-    let dice = Dice(Arc::new(Mutex::new(StdRng::seed_from_u64(seed))));
+    let dice = Dice::new(seed);
     let (to_agent, agent_reads) = pipe(&dice);
     let (to_client, client_reads) = pipe(&dice);
     let options = || if ordered { Options::default() } else { Options::default().unordered() };

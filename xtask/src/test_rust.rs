@@ -84,6 +84,8 @@ fn usage_suite(workspace: &Path, bindings: &Path, target: &Path, programs: &[&st
     for program in programs {
         std::fs::copy(workspace.join("tests").join("rust").join(program), harness.join("tests").join(program)).with_context(|| format!("copying {program}"))?;
     }
+    // The race tests' seeded randomness, a module of theirs (not a test of its own).
+    crate::tools::copy_tree(&workspace.join("tests").join("rust").join("dice"), &harness.join("tests").join("dice"))?;
     for table in ["hostile-wire.json", "helpers.json"] {
         std::fs::copy(workspace.join("tests").join(table), harness.join(table)).with_context(|| format!("copying tests/{table}"))?;
     }
