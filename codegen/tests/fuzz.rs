@@ -17,22 +17,76 @@ use serde_json::{json, Map, Value};
 
 /// The number of cases of a property: `ACP_FUZZ_CASES`, else `default`.
 fn cases(default: u32) -> u32 {
-    std::env::var("ACP_FUZZ_CASES").ok().and_then(|text| text.parse().ok()).unwrap_or(default)
+    std::env::var("ACP_FUZZ_CASES")
+        .ok()
+        .and_then(|text| text.parse().ok())
+        .unwrap_or(default)
 }
 
 /// Keys a schema uses, so that arbitrary documents reach past the first check.
 const KEYS: &[&str] = &[
-    "type", "properties", "required", "$ref", "oneOf", "anyOf", "allOf", "enum", "const", "items", "additionalProperties",
-    "discriminator", "propertyName", "default", "description", "title", "format", "minimum", "maximum", "minItems",
-    "maxLength", "pattern", "x-method", "x-side", "x-deserialize-default-on-error", "x-deserialize-skip-invalid-items",
-    "A", "B", "a", "self", "Self", "", "~1", "_meta",
+    "type",
+    "properties",
+    "required",
+    "$ref",
+    "oneOf",
+    "anyOf",
+    "allOf",
+    "enum",
+    "const",
+    "items",
+    "additionalProperties",
+    "discriminator",
+    "propertyName",
+    "default",
+    "description",
+    "title",
+    "format",
+    "minimum",
+    "maximum",
+    "minItems",
+    "maxLength",
+    "pattern",
+    "x-method",
+    "x-side",
+    "x-deserialize-default-on-error",
+    "x-deserialize-skip-invalid-items",
+    "A",
+    "B",
+    "a",
+    "self",
+    "Self",
+    "",
+    "~1",
+    "_meta",
 ];
 
 /// Strings a schema uses, including broken references and names that collide.
 const STRINGS: &[&str] = &[
-    "object", "string", "integer", "number", "boolean", "array", "null", "#/$defs/A", "#/$defs/B", "#/$defs/Missing",
-    "#/$defs/a", "other.json#/A", "uint64", "int32", "double", "^[a-z]+$", "(", "agent", "client", "session/prompt", "",
-    "\u{0}", "*/", "\"\"\"",
+    "object",
+    "string",
+    "integer",
+    "number",
+    "boolean",
+    "array",
+    "null",
+    "#/$defs/A",
+    "#/$defs/B",
+    "#/$defs/Missing",
+    "#/$defs/a",
+    "other.json#/A",
+    "uint64",
+    "int32",
+    "double",
+    "^[a-z]+$",
+    "(",
+    "agent",
+    "client",
+    "session/prompt",
+    "",
+    "\u{0}",
+    "*/",
+    "\"\"\"",
 ];
 
 fn leaf() -> impl Strategy<Value = Value> {
@@ -50,8 +104,12 @@ fn document() -> impl Strategy<Value = Value> {
     leaf().prop_recursive(6, 64, 6, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
-            prop::collection::vec((prop::sample::select(KEYS), inner), 0..6)
-                .prop_map(|members| Value::Object(members.into_iter().map(|(key, value)| (key.to_owned(), value)).collect())),
+            prop::collection::vec((prop::sample::select(KEYS), inner), 0..6).prop_map(|members| Value::Object(
+                members
+                    .into_iter()
+                    .map(|(key, value)| (key.to_owned(), value))
+                    .collect()
+            )),
         ]
     })
 }
@@ -61,7 +119,11 @@ fn pointers(value: &Value, at: String, into: &mut Vec<String>) {
     match value {
         Value::Object(members) => {
             for (key, member) in members {
-                pointers(member, format!("{at}/{}", acp_schema_source::error::escape_pointer_token(key)), into);
+                pointers(
+                    member,
+                    format!("{at}/{}", acp_schema_source::error::escape_pointer_token(key)),
+                    into,
+                );
             }
         }
         Value::Array(items) => {
@@ -80,7 +142,10 @@ fn leads_into(document: &Value, pointer: &str) -> bool {
     if pointer.is_empty() || document.pointer(pointer).is_some() {
         return true;
     }
-    pointer.starts_with('/') && pointer.rsplit_once('/').is_some_and(|(parent, _)| document.pointer(parent).is_some())
+    pointer.starts_with('/')
+        && pointer
+            .rsplit_once('/')
+            .is_some_and(|(parent, _)| document.pointer(parent).is_some())
 }
 
 /// How far a document went: refused by the source stage, refused by the
@@ -99,7 +164,11 @@ fn run_pipeline(document: Value, overlays: &[Overlay]) -> Result<Reached, String
         Ok(schema) => schema,
         Err(error) => {
             let text = error.to_string();
-            return if text.is_empty() { Err("an empty source error".to_owned()) } else { Ok(Reached::Source) };
+            return if text.is_empty() {
+                Err("an empty source error".to_owned())
+            } else {
+                Ok(Reached::Source)
+            };
         }
     };
     let ir = match lower(&schema, Unsupported::Fail) {
@@ -108,7 +177,10 @@ fn run_pipeline(document: Value, overlays: &[Overlay]) -> Result<Reached, String
             return if leads_into(&schema.document, &error.pointer) && !error.message.is_empty() {
                 Ok(Reached::Lowering)
             } else {
-                Err(format!("the lowering error `{error}` does not lead into the document {}", serde_json::to_string(&original).unwrap_or_default()))
+                Err(format!(
+                    "the lowering error `{error}` does not lead into the document {}",
+                    serde_json::to_string(&original).unwrap_or_default()
+                ))
             };
         }
     };
@@ -128,9 +200,18 @@ fn run_pipeline(document: Value, overlays: &[Overlay]) -> Result<Reached, String
 /// Runs `cases` cases of `strategy` through `pipeline`, then checks that at
 /// least `share` of them got through the emitters: a fuzzer whose cases all
 /// stop at the first check tests nothing.
-fn fuzz<S: Strategy>(default_cases: u32, strategy: S, share: f64, pipeline: impl Fn(S::Value) -> Result<Reached, String>) {
+fn fuzz<S: Strategy>(
+    default_cases: u32,
+    strategy: S,
+    share: f64,
+    pipeline: impl Fn(S::Value) -> Result<Reached, String>,
+) {
     let reached = std::cell::RefCell::new(std::collections::BTreeMap::<Reached, u32>::new());
-    let config = Config { cases: cases(default_cases), failure_persistence: None, ..Config::default() };
+    let config = Config {
+        cases: cases(default_cases),
+        failure_persistence: None,
+        ..Config::default()
+    };
     // The short run is the same every time; a long one explores.
     let mut runner = match std::env::var_os("ACP_FUZZ_CASES") {
         None => TestRunner::new_with_rng(config.clone(), TestRng::deterministic_rng(config.rng_algorithm)),
@@ -147,18 +228,32 @@ fn fuzz<S: Strategy>(default_cases: u32, strategy: S, share: f64, pipeline: impl
     let total: u32 = reached.values().sum();
     let emitted = reached.get(&Reached::Emitters).copied().unwrap_or_default();
     eprintln!("fuzz: {total} cases, reached {reached:?}");
-    assert!(f64::from(emitted) >= share * f64::from(total), "only {emitted} of {total} cases reached the emitters: {reached:?}");
+    assert!(
+        f64::from(emitted) >= share * f64::from(total),
+        "only {emitted} of {total} cases reached the emitters: {reached:?}"
+    );
 }
 
 #[test]
 fn arbitrary_schema_shaped_documents_never_panic() {
-    let strategy = (document(), prop::collection::vec((prop::sample::select(&["A", "B", "a", "Self"][..]), document()), 0..4));
+    let strategy = (
+        document(),
+        prop::collection::vec((prop::sample::select(&["A", "B", "a", "Self"][..]), document()), 0..4),
+    );
     fuzz(256, strategy, 0.05, |(root, definitions)| {
         let mut document = match root {
             Value::Object(members) => members,
             _ => Map::new(),
         };
-        document.insert("$defs".to_owned(), Value::Object(definitions.into_iter().map(|(key, value)| (key.to_owned(), value)).collect()));
+        document.insert(
+            "$defs".to_owned(),
+            Value::Object(
+                definitions
+                    .into_iter()
+                    .map(|(key, value)| (key.to_owned(), value))
+                    .collect(),
+            ),
+        );
         run_pipeline(Value::Object(document), &[])
     });
 }
@@ -218,7 +313,10 @@ fn mutations_of_the_real_schema_never_panic() {
     let mut all = Vec::new();
     pointers(&base, String::new(), &mut all);
     let overlays = Overlay::builtin();
-    let strategy = (prop::collection::vec((prop::sample::select(all), mutation()), 1..4), any::<bool>());
+    let strategy = (
+        prop::collection::vec((prop::sample::select(all), mutation()), 1..4),
+        any::<bool>(),
+    );
     fuzz(24, strategy, 0.2, |(changes, with_overlays)| {
         let mut document = base.clone();
         for (pointer, change) in changes {

@@ -16,7 +16,15 @@ use acp_schema_source::{load, RfdSelection, SourceOptions};
 use serde_json::{json, Value};
 
 fn default_ir(rfds: RfdSelection) -> Ir {
-    lower(&load(&SourceOptions { schema_file: None, rfds }).unwrap(), Unsupported::Fail).unwrap()
+    lower(
+        &load(&SourceOptions {
+            schema_file: None,
+            rfds,
+        })
+        .unwrap(),
+        Unsupported::Fail,
+    )
+    .unwrap()
 }
 
 fn scenarios() -> Vec<Value> {
@@ -29,25 +37,60 @@ fn scenarios() -> Vec<Value> {
 fn the_model_of_the_default_schema_follows_its_rfds() {
     let model = helpers::model(&default_ir(RfdSelection::All));
     let turns = model.turns.expect("the default schema has prompt turns");
-    assert_eq!((turns.notification.as_str(), turns.union.as_str(), turns.tag_property.as_str()), ("SessionNotification", "SessionUpdate", "sessionUpdate"));
-    assert_eq!((turns.session.wire.as_str(), turns.update.wire.as_str()), ("sessionId", "update"));
+    assert_eq!(
+        (
+            turns.notification.as_str(),
+            turns.union.as_str(),
+            turns.tag_property.as_str()
+        ),
+        ("SessionNotification", "SessionUpdate", "sessionUpdate")
+    );
+    assert_eq!(
+        (turns.session.wire.as_str(), turns.update.wire.as_str()),
+        ("sessionId", "update")
+    );
     let tags: Vec<&str> = turns.output.iter().map(|variant| variant.tag.as_str()).collect();
-    assert_eq!(tags, helpers::TURN_OUTPUT[..8], "every v1 turn output tag is a variant of the default schema");
+    assert_eq!(
+        tags,
+        helpers::TURN_OUTPUT[..8],
+        "every v1 turn output tag is a variant of the default schema"
+    );
     let replies: Vec<&str> = turns.replies.iter().map(|variant| variant.tag.as_str()).collect();
     assert_eq!(replies, ["agent_message_chunk", "agent_thought_chunk"]);
     assert!(turns.lifecycle.is_none(), "v1 has no state updates");
     let complete = turns.complete.expect("turn-complete is applied");
-    assert_eq!((complete.request.wire.as_str(), complete.stop_reason.wire.as_str()), ("promptRequestId", "stopReason"));
-    assert_eq!((turns.request_type.as_str(), turns.stop_reason_type.as_deref()), ("RequestId", Some("StopReason")));
-    assert_eq!(model.status.expect("session-status is applied").type_name, "SessionStatus");
+    assert_eq!(
+        (complete.request.wire.as_str(), complete.stop_reason.wire.as_str()),
+        ("promptRequestId", "stopReason")
+    );
+    assert_eq!(
+        (turns.request_type.as_str(), turns.stop_reason_type.as_deref()),
+        ("RequestId", Some("StopReason"))
+    );
+    assert_eq!(
+        model.status.expect("session-status is applied").type_name,
+        "SessionStatus"
+    );
     let ready = model.ready.expect("session-ready is applied");
-    let openers: Vec<(&str, bool)> = ready.openers.iter().map(|opener| (opener.method.as_str(), opener.in_result)).collect();
+    let openers: Vec<(&str, bool)> = ready
+        .openers
+        .iter()
+        .map(|opener| (opener.method.as_str(), opener.in_result))
+        .collect();
     assert_eq!(openers, [("session/new", true), ("session/load", false)]);
     let scoped: Vec<&str> = ready.scoped.iter().map(|scoped| scoped.method.as_str()).collect();
-    assert_eq!(scoped, ["session/update"], "the agent's only session-scoped notification in v1");
+    assert_eq!(
+        scoped,
+        ["session/update"],
+        "the agent's only session-scoped notification in v1"
+    );
 
     let bare = helpers::model(&default_ir(RfdSelection::Nothing));
-    assert!(bare.turns.expect("prompt turns exist without the RFDs").complete.is_none());
+    assert!(bare
+        .turns
+        .expect("prompt turns exist without the RFDs")
+        .complete
+        .is_none());
     assert!(bare.status.is_none());
     assert!(bare.ready.is_none());
 }
@@ -76,7 +119,10 @@ fn run_gate(setup: &Value, steps: &[Value]) -> Vec<(usize, Value, Value)> {
             json!(gate.closed(session))
         } else if let Some(now) = step["expire"].as_u64() {
             let released = gate.expire(now, step["timeout"].as_u64().unwrap());
-            json!(released.into_iter().map(|(session, items)| json!({"session": session, "items": items})).collect::<Vec<_>>())
+            json!(released
+                .into_iter()
+                .map(|(session, items)| json!({"session": session, "items": items}))
+                .collect::<Vec<_>>())
         } else {
             panic!("unknown gate step {step}")
         };
@@ -86,14 +132,20 @@ fn run_gate(setup: &Value, steps: &[Value]) -> Vec<(usize, Value, Value)> {
 }
 
 fn run_turns(model: &Turns, setup: &Value, steps: &[Value]) -> Vec<(usize, Value, Value)> {
-    let mut tracker = if model.lifecycle.is_some() { TurnTracker::lifecycle() } else { TurnTracker::new(setup["turnComplete"].as_bool().unwrap()) };
+    let mut tracker = if model.lifecycle.is_some() {
+        TurnTracker::lifecycle()
+    } else {
+        TurnTracker::new(setup["turnComplete"].as_bool().unwrap())
+    };
     let mut checked = Vec::new();
     for (index, step) in steps.iter().enumerate() {
         let observed = if let Some(prompt) = step.get("prompt") {
             tracker.prompt(prompt["session"].as_str().unwrap(), prompt["request"].clone());
             continue;
         } else if let Some(update) = step.get("update") {
-            let (session, scope) = model.scope_of(update).expect("the scenario's update has a session and a tag");
+            let (session, scope) = model
+                .scope_of(update)
+                .expect("the scenario's update has a session and a tag");
             tracker.update(&session, scope)
         } else if let Some(response) = step.get("response") {
             let stop = match response.get("accepted") {
@@ -114,33 +166,66 @@ fn the_reference_machines_decide_every_scenario_as_the_table_says() {
     let model = helpers::model(&default_ir(RfdSelection::All));
     let turns = model.turns.expect("the default schema has prompt turns");
     let counts = run_scenarios(&turns, None);
-    assert!(counts.values().all(|count| *count >= 3), "every helper has scenarios: {counts:?}");
+    assert!(
+        counts.values().all(|count| *count >= 3),
+        "every helper has scenarios: {counts:?}"
+    );
 }
 
 /// The v2 stable release schema, as `cargo xtask test` fetched it.
 fn v2_ir() -> Ir {
-    let root = PathBuf::from(std::env::var_os("ACP_UPSTREAM_SCHEMAS").expect("ACP_UPSTREAM_SCHEMAS is not set: run `cargo xtask test`"));
+    let root = PathBuf::from(
+        std::env::var_os("ACP_UPSTREAM_SCHEMAS").expect("ACP_UPSTREAM_SCHEMAS is not set: run `cargo xtask test`"),
+    );
     let schema_file = Some(root.join("sdk-2.4.0/package/schema/v2/schema.json"));
-    lower(&load(&SourceOptions { schema_file, rfds: RfdSelection::Nothing }).unwrap(), Unsupported::Fail).unwrap()
+    lower(
+        &load(&SourceOptions {
+            schema_file,
+            rfds: RfdSelection::Nothing,
+        })
+        .unwrap(),
+        Unsupported::Fail,
+    )
+    .unwrap()
 }
 
 #[test]
 #[ignore = "needs ACP_UPSTREAM_SCHEMAS; `cargo xtask test` fetches the release schemas and runs it"]
 fn the_model_of_v2_reads_the_state_updates_and_the_reference_machines_follow_its_lifecycle() {
     let turns = helpers::model(&v2_ir()).turns.expect("v2 has prompt turns");
-    let lifecycle = turns.lifecycle.as_ref().expect("v2 reports foreground work with state updates");
-    assert_eq!((lifecycle.variant.tag.as_str(), lifecycle.union.as_str(), lifecycle.tag_property.as_str(), lifecycle.idle.tag.as_str()), ("state_update", "StateUpdate", "state", "idle"));
-    assert!(turns.complete.is_none() && turns.stop_reason_type.is_none(), "a v2 prompt response carries no stop reason");
+    let lifecycle = turns
+        .lifecycle
+        .as_ref()
+        .expect("v2 reports foreground work with state updates");
+    assert_eq!(
+        (
+            lifecycle.variant.tag.as_str(),
+            lifecycle.union.as_str(),
+            lifecycle.tag_property.as_str(),
+            lifecycle.idle.tag.as_str()
+        ),
+        ("state_update", "StateUpdate", "state", "idle")
+    );
+    assert!(
+        turns.complete.is_none() && turns.stop_reason_type.is_none(),
+        "a v2 prompt response carries no stop reason"
+    );
     let replies: Vec<&str> = turns.replies.iter().map(|variant| variant.tag.as_str()).collect();
     assert_eq!(replies, helpers::REPLY);
     let counts = run_scenarios(&turns, Some("v2-stable"));
-    assert!(counts.get("turns").is_some_and(|count| *count >= 5), "v2 has its turn scenarios: {counts:?}");
+    assert!(
+        counts.get("turns").is_some_and(|count| *count >= 5),
+        "v2 has its turn scenarios: {counts:?}"
+    );
 }
 
 /// Runs the scenarios of `schema` (`None`: the default schema's).
 fn run_scenarios(turns: &Turns, schema: Option<&str>) -> std::collections::BTreeMap<String, usize> {
     let mut counts = std::collections::BTreeMap::new();
-    for scenario in scenarios().iter().filter(|scenario| scenario["schema"].as_str() == schema) {
+    for scenario in scenarios()
+        .iter()
+        .filter(|scenario| scenario["schema"].as_str() == schema)
+    {
         let name = scenario["name"].as_str().unwrap();
         let steps = scenario["steps"].as_array().unwrap();
         let setup = &scenario["setup"];
@@ -153,7 +238,11 @@ fn run_scenarios(turns: &Turns, schema: Option<&str>) -> std::collections::BTree
                 .enumerate()
                 .map(|(index, step)| {
                     let live = step["status"] == helpers::LIVE;
-                    let got = next_step(setup["sessionStatus"].as_bool().unwrap(), setup["load"].as_bool().unwrap(), live);
+                    let got = next_step(
+                        setup["sessionStatus"].as_bool().unwrap(),
+                        setup["load"].as_bool().unwrap(),
+                        live,
+                    );
                     (index, json!(got.as_str()), step["expect"].clone())
                 })
                 .collect(),

@@ -17,7 +17,11 @@ use acp_schema_source::{load, ExtendedSchema, RfdSelection, SourceOptions};
 use serde_json::{json, Value};
 
 fn default_schema(rfds: RfdSelection) -> (ExtendedSchema, Ir) {
-    let schema = load(&SourceOptions { schema_file: None, rfds }).unwrap();
+    let schema = load(&SourceOptions {
+        schema_file: None,
+        rfds,
+    })
+    .unwrap();
     let ir = lower(&schema, Unsupported::Fail).unwrap();
     (schema, ir)
 }
@@ -27,12 +31,32 @@ fn each_rfd_against_the_default_base() {
     let (base_schema, base) = default_schema(RfdSelection::Nothing);
     for rfd in ["session-ready", "turn-complete", "session-status"] {
         let (head_schema, head) = default_schema(RfdSelection::Only(vec![rfd.to_owned()]));
-        let reviewed = review("default", Schema { document: &base_schema.document, ir: &base }, &format!("default+{rfd}"), Schema { document: &head_schema.document, ir: &head }, Vec::new()).unwrap();
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("snapshots").join(format!("review-{rfd}.md"));
+        let reviewed = review(
+            "default",
+            Schema {
+                document: &base_schema.document,
+                ir: &base,
+            },
+            &format!("default+{rfd}"),
+            Schema {
+                document: &head_schema.document,
+                ir: &head,
+            },
+            Vec::new(),
+        )
+        .unwrap();
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests")
+            .join("snapshots")
+            .join(format!("review-{rfd}.md"));
         snapshots::assert_snapshot(&path, &report::markdown(&reviewed));
         // Every RFD only adds, behind its capability: nothing breaks.
         assert_eq!(reviewed.worst(), Level::Safe, "{rfd}:\n{}", report::markdown(&reviewed));
-        let gated = reviewed.findings.iter().filter(|finding| finding.rule.ends_with("_GATED")).count();
+        let gated = reviewed
+            .findings
+            .iter()
+            .filter(|finding| finding.rule.ends_with("_GATED"))
+            .count();
         assert!(gated >= 1, "{rfd} adds nothing gated");
     }
 }
@@ -78,7 +102,11 @@ fn fixture() -> Value {
 }
 
 fn lowered(document: &Value) -> Ir {
-    lower(&acp_schema_source::extend("inline.json".into(), document.clone(), &[], false).unwrap(), Unsupported::Fail).unwrap()
+    lower(
+        &acp_schema_source::extend("inline.json".into(), document.clone(), &[], false).unwrap(),
+        Unsupported::Fail,
+    )
+    .unwrap()
 }
 
 /// A change of the fixture: of its document (the messages change), then of
@@ -89,11 +117,17 @@ struct Edit {
 }
 
 fn document(edit: impl Fn(&mut Value) + 'static) -> Edit {
-    Edit { document: Box::new(edit), ir: Box::new(|_| {}) }
+    Edit {
+        document: Box::new(edit),
+        ir: Box::new(|_| {}),
+    }
 }
 
 fn model(edit: impl Fn(&mut Ir) + 'static) -> Edit {
-    Edit { document: Box::new(|_| {}), ir: Box::new(edit) }
+    Edit {
+        document: Box::new(|_| {}),
+        ir: Box::new(edit),
+    }
 }
 
 fn none() -> Edit {
@@ -114,7 +148,20 @@ fn changed_from(before: Edit, after: Edit) -> Review {
     (before.ir)(&mut base);
     (before.ir)(&mut head);
     (after.ir)(&mut head);
-    review("base", Schema { document: &base_document, ir: &base }, "head", Schema { document: &head_document, ir: &head }, Vec::new()).unwrap()
+    review(
+        "base",
+        Schema {
+            document: &base_document,
+            ir: &base,
+        },
+        "head",
+        Schema {
+            document: &head_document,
+            ir: &head,
+        },
+        Vec::new(),
+    )
+    .unwrap()
 }
 
 fn only(review: &Review) -> &Finding {
@@ -135,12 +182,19 @@ fn property<'a>(document: &'a mut Value, name: &str, member: &str) -> &'a mut Va
 }
 
 fn require(document: &mut Value, name: &str, member: &str) {
-    let required = document["$defs"][name].as_object_mut().unwrap().entry("required").or_insert(json!([]));
+    let required = document["$defs"][name]
+        .as_object_mut()
+        .unwrap()
+        .entry("required")
+        .or_insert(json!([]));
     required.as_array_mut().unwrap().push(json!(member));
 }
 
 fn unrequire(document: &mut Value, name: &str, member: &str) {
-    document["$defs"][name]["required"].as_array_mut().unwrap().retain(|required| required != member);
+    document["$defs"][name]["required"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|required| required != member);
 }
 
 fn branches<'a>(document: &'a mut Value, name: &str, keyword: &str) -> &'a mut Vec<Value> {
@@ -151,13 +205,22 @@ fn branches<'a>(document: &'a mut Value, name: &str, keyword: &str) -> &'a mut V
 /// and every reader it breaks has a witness the reader's schema rejects.
 fn assert_finding(review: &Review, rule: Rule, level: Level, towards: &[Direction]) {
     let finding = only(review);
-    assert_eq!((finding.rule, finding.level), (rule.id(), level), "{}", report::markdown(review));
+    assert_eq!(
+        (finding.rule, finding.level),
+        (rule.id(), level),
+        "{}",
+        report::markdown(review)
+    );
     assert_eq!(directions(finding), towards, "{}", report::markdown(review));
     assert_witnessed(finding, review);
 }
 
 fn assert_witnessed(finding: &Finding, review: &Review) {
-    let breaking: Vec<Reader> = [(Reader::Old, finding.old_reader), (Reader::New, finding.new_reader)].into_iter().filter(|(_, level)| *level == Level::Breaking).map(|(reader, _)| reader).collect();
+    let breaking: Vec<Reader> = [(Reader::Old, finding.old_reader), (Reader::New, finding.new_reader)]
+        .into_iter()
+        .filter(|(_, level)| *level == Level::Breaking)
+        .map(|(reader, _)| reader)
+        .collect();
     let witnessed: Vec<Reader> = finding.witnesses.iter().map(|witness| witness.reader).collect();
     assert_eq!(witnessed, breaking, "{}", report::markdown(review));
 }
@@ -165,21 +228,45 @@ fn assert_witnessed(finding: &Finding, review: &Review) {
 #[test]
 fn removing_an_optional_member_is_a_warning_where_it_travels() {
     let reviewed = changed(document(|document| {
-        definition(document, "PromptRequest")["properties"].as_object_mut().unwrap().remove("note");
+        definition(document, "PromptRequest")["properties"]
+            .as_object_mut()
+            .unwrap()
+            .remove("note");
     }));
-    assert_finding(&reviewed, Rule::FieldOptionalRemoved, Level::Warning, &[Direction::ClientToAgent]);
+    assert_finding(
+        &reviewed,
+        Rule::FieldOptionalRemoved,
+        Level::Warning,
+        &[Direction::ClientToAgent],
+    );
 }
 
 #[test]
 fn making_a_member_required_breaks_old_senders_in_either_direction() {
     let reviewed = changed(document(|document| require(document, "PromptRequest", "note")));
-    assert_finding(&reviewed, Rule::FieldNowRequired, Level::Breaking, &[Direction::ClientToAgent]);
-    assert_eq!((only(&reviewed).old_reader, only(&reviewed).new_reader), (Level::Safe, Level::Breaking));
+    assert_finding(
+        &reviewed,
+        Rule::FieldNowRequired,
+        Level::Breaking,
+        &[Direction::ClientToAgent],
+    );
+    assert_eq!(
+        (only(&reviewed).old_reader, only(&reviewed).new_reader),
+        (Level::Safe, Level::Breaking)
+    );
     let witness = &only(&reviewed).witnesses[0];
-    assert_eq!((witness.carried_by.as_str(), witness.pointer.as_str()), ("session/prompt params", "/params"));
+    assert_eq!(
+        (witness.carried_by.as_str(), witness.pointer.as_str()),
+        ("session/prompt params", "/params")
+    );
     assert!(witness.message["params"].get("note").is_none(), "{:?}", witness.message);
     let reviewed = changed(document(|document| require(document, "PromptResponse", "stopReason")));
-    assert_finding(&reviewed, Rule::FieldNowRequired, Level::Breaking, &[Direction::AgentToClient]);
+    assert_finding(
+        &reviewed,
+        Rule::FieldNowRequired,
+        Level::Breaking,
+        &[Direction::AgentToClient],
+    );
 }
 
 #[test]
@@ -188,41 +275,89 @@ fn a_variant_added_to_a_closed_union_breaks_unless_gated() {
         branches(document, "Update", "oneOf").push(json!({"type": "object", "properties": {"kind": {"type": "string", "const": "plan"}}, "required": ["kind"]}));
     };
     let reviewed = changed(document(plan));
-    assert_finding(&reviewed, Rule::VariantAddedClosed, Level::Breaking, &[Direction::AgentToClient]);
-    assert_eq!(only(&reviewed).witnesses[0].message["params"]["update"], json!({"kind": "plan"}));
+    assert_finding(
+        &reviewed,
+        Rule::VariantAddedClosed,
+        Level::Breaking,
+        &[Direction::AgentToClient],
+    );
+    assert_eq!(
+        only(&reviewed).witnesses[0].message["params"]["update"],
+        json!({"kind": "plan"})
+    );
     let reviewed = changed(Edit {
         document: Box::new(plan),
         ir: Box::new(|ir| {
-            ir.gated_variants.insert("Update/plan".to_owned(), Gate::capability(Side::Client, "ClientCapabilities", "/plan"));
+            ir.gated_variants.insert(
+                "Update/plan".to_owned(),
+                Gate::capability(Side::Client, "ClientCapabilities", "/plan"),
+            );
         }),
     });
-    assert_finding(&reviewed, Rule::VariantAddedGated, Level::Safe, &[Direction::AgentToClient]);
+    assert_finding(
+        &reviewed,
+        Rule::VariantAddedGated,
+        Level::Safe,
+        &[Direction::AgentToClient],
+    );
 }
 
 #[test]
 fn a_value_added_to_an_open_enum_is_safe_and_to_a_closed_one_breaking() {
-    let reviewed = changed(document(|document| branches(document, "Status", "anyOf").insert(0, json!({"type": "string", "const": "paused"}))));
-    assert_finding(&reviewed, Rule::EnumValueAddedOpen, Level::Safe, &[Direction::ClientToAgent]);
-    let reviewed = changed(document(|document| branches(document, "Mode", "oneOf").push(json!({"type": "string", "const": "plan"}))));
-    assert_finding(&reviewed, Rule::EnumValueAddedClosed, Level::Breaking, &[Direction::ClientToAgent]);
+    let reviewed = changed(document(|document| {
+        branches(document, "Status", "anyOf").insert(0, json!({"type": "string", "const": "paused"}))
+    }));
+    assert_finding(
+        &reviewed,
+        Rule::EnumValueAddedOpen,
+        Level::Safe,
+        &[Direction::ClientToAgent],
+    );
+    let reviewed = changed(document(|document| {
+        branches(document, "Mode", "oneOf").push(json!({"type": "string", "const": "plan"}))
+    }));
+    assert_finding(
+        &reviewed,
+        Rule::EnumValueAddedClosed,
+        Level::Breaking,
+        &[Direction::ClientToAgent],
+    );
     assert_eq!(only(&reviewed).witnesses[0].pointer, "/params/mode");
 }
 
 #[test]
 fn closing_an_open_enum_breaks_new_readers() {
     let reviewed = changed(document(|document| branches(document, "Status", "anyOf").truncate(1)));
-    assert_finding(&reviewed, Rule::EnumClosed, Level::Breaking, &[Direction::ClientToAgent]);
+    assert_finding(
+        &reviewed,
+        Rule::EnumClosed,
+        Level::Breaking,
+        &[Direction::ClientToAgent],
+    );
     assert_eq!(only(&reviewed).new_reader, Level::Breaking);
 }
 
 #[test]
 fn a_changed_type_breaks_and_a_changed_default_warns() {
-    let reviewed = changed(document(|document| *property(document, "PromptRequest", "note") = json!({"type": "boolean", "default": true})));
-    let finding = reviewed.findings.iter().find(|finding| finding.rule == Rule::FieldTypeChanged.id()).unwrap();
+    let reviewed = changed(document(|document| {
+        *property(document, "PromptRequest", "note") = json!({"type": "boolean", "default": true})
+    }));
+    let finding = reviewed
+        .findings
+        .iter()
+        .find(|finding| finding.rule == Rule::FieldTypeChanged.id())
+        .unwrap();
     assert_eq!(finding.level, Level::Breaking);
     assert_witnessed(finding, &reviewed);
-    let reviewed = changed(document(|document| property(document, "PromptRequest", "note")["default"] = json!("all")));
-    assert_finding(&reviewed, Rule::FieldDefaultChanged, Level::Warning, &[Direction::ClientToAgent]);
+    let reviewed = changed(document(|document| {
+        property(document, "PromptRequest", "note")["default"] = json!("all")
+    }));
+    assert_finding(
+        &reviewed,
+        Rule::FieldDefaultChanged,
+        Level::Warning,
+        &[Direction::ClientToAgent],
+    );
 }
 
 /// The same values written another way: an alias of `string` for `string`,
@@ -233,31 +368,57 @@ fn a_changed_type_breaks_and_a_changed_default_warns() {
 #[test]
 fn a_change_of_form_alone_is_equivalent() {
     let forms: Vec<(&str, Edit)> = vec![
-        ("alias", document(|document| {
-            definition(document, "SessionId")["type"] = json!("string");
-            *property(document, "PromptRequest", "sessionId") = json!({"$ref": "#/$defs/SessionId"});
-        })),
-        ("inline to $ref", document(|document| {
-            let text = definition(document, "Text").clone();
-            branches(document, "Update", "oneOf")[0] = json!({"type": "object", "properties": {"kind": {"type": "string", "const": "chunk"}, "text": text["properties"]["text"]}, "required": ["kind", "text"]});
-        })),
-        ("title", document(|document| branches(document, "Mode", "oneOf")[0]["title"] = json!("Ask"))),
-        ("required in every branch", document(|document| {
-            unrequire(document, "PromptRequest", "sessionId");
-            definition(document, "PromptRequest")["properties"].as_object_mut().unwrap().remove("sessionId");
-            definition(document, "PromptRequest")["anyOf"] = json!([
-                {"type": "object", "properties": {"type": {"type": "string", "const": "ask"}, "sessionId": {"type": "string"}}, "required": ["type", "sessionId"]},
-                {"type": "object", "title": "plain", "properties": {"sessionId": {"type": "string"}}, "required": ["sessionId"]}
-            ]);
-        })),
-        ("union opened by its old type", document(|document| {
-            *property(document, "PromptResponse", "stopReason") = json!({"anyOf": [{"type": "string", "const": "end_turn"}, {"title": "other", "type": "string"}]});
-        })),
+        (
+            "alias",
+            document(|document| {
+                definition(document, "SessionId")["type"] = json!("string");
+                *property(document, "PromptRequest", "sessionId") = json!({"$ref": "#/$defs/SessionId"});
+            }),
+        ),
+        (
+            "inline to $ref",
+            document(|document| {
+                let text = definition(document, "Text").clone();
+                branches(document, "Update", "oneOf")[0] = json!({"type": "object", "properties": {"kind": {"type": "string", "const": "chunk"}, "text": text["properties"]["text"]}, "required": ["kind", "text"]});
+            }),
+        ),
+        (
+            "title",
+            document(|document| branches(document, "Mode", "oneOf")[0]["title"] = json!("Ask")),
+        ),
+        (
+            "required in every branch",
+            document(|document| {
+                unrequire(document, "PromptRequest", "sessionId");
+                definition(document, "PromptRequest")["properties"]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("sessionId");
+                definition(document, "PromptRequest")["anyOf"] = json!([
+                    {"type": "object", "properties": {"type": {"type": "string", "const": "ask"}, "sessionId": {"type": "string"}}, "required": ["type", "sessionId"]},
+                    {"type": "object", "title": "plain", "properties": {"sessionId": {"type": "string"}}, "required": ["sessionId"]}
+                ]);
+            }),
+        ),
+        (
+            "union opened by its old type",
+            document(|document| {
+                *property(document, "PromptResponse", "stopReason") =
+                    json!({"anyOf": [{"type": "string", "const": "end_turn"}, {"title": "other", "type": "string"}]});
+            }),
+        ),
     ];
     for (form, edit) in forms {
         let reviewed = changed(edit);
-        assert!(reviewed.worst() < Level::Breaking, "{form}:\n{}", report::markdown(&reviewed));
-        assert!(reviewed.findings.iter().all(|finding| finding.witnesses.is_empty()), "{form}");
+        assert!(
+            reviewed.worst() < Level::Breaking,
+            "{form}:\n{}",
+            report::markdown(&reviewed)
+        );
+        assert!(
+            reviewed.findings.iter().all(|finding| finding.witnesses.is_empty()),
+            "{form}"
+        );
     }
 }
 
@@ -268,13 +429,29 @@ fn renaming_or_removing_a_method_breaks_it() {
         method.name = "session/ask".to_owned();
         ir.methods.insert(method.name.clone(), method);
     }));
-    assert_finding(&reviewed, Rule::MethodRenamed, Level::Breaking, &[Direction::ClientToAgent, Direction::AgentToClient]);
+    assert_finding(
+        &reviewed,
+        Rule::MethodRenamed,
+        Level::Breaking,
+        &[Direction::ClientToAgent, Direction::AgentToClient],
+    );
     let witnesses = &only(&reviewed).witnesses;
-    assert_eq!((witnesses[0].message["method"].as_str(), witnesses[1].message["method"].as_str()), (Some("session/ask"), Some("session/prompt")));
+    assert_eq!(
+        (
+            witnesses[0].message["method"].as_str(),
+            witnesses[1].message["method"].as_str()
+        ),
+        (Some("session/ask"), Some("session/prompt"))
+    );
     let reviewed = changed(model(|ir| {
         ir.methods.remove("session/update");
     }));
-    assert_finding(&reviewed, Rule::MethodRemoved, Level::Breaking, &[Direction::AgentToClient]);
+    assert_finding(
+        &reviewed,
+        Rule::MethodRemoved,
+        Level::Breaking,
+        &[Direction::AgentToClient],
+    );
     assert_eq!(only(&reviewed).witnesses[0].pointer, "/method");
 }
 
@@ -283,12 +460,28 @@ fn renaming_or_removing_a_method_breaks_it() {
 #[test]
 fn a_method_added_is_one_finding() {
     let reviewed = changed(document(|document| {
-        document["$defs"]["AskRequest"] = json!({"type": "object", "x-method": "session/ask", "x-side": "agent", "properties": {}});
-        document["$defs"]["AskResponse"] = json!({"type": "object", "x-method": "session/ask", "x-side": "agent", "properties": {}});
-        branches(document, "ClientRequest", "anyOf").insert(1, json!({"$ref": "#/$defs/AskRequest", "title": "AskRequest"}));
+        document["$defs"]["AskRequest"] =
+            json!({"type": "object", "x-method": "session/ask", "x-side": "agent", "properties": {}});
+        document["$defs"]["AskResponse"] =
+            json!({"type": "object", "x-method": "session/ask", "x-side": "agent", "properties": {}});
+        branches(document, "ClientRequest", "anyOf")
+            .insert(1, json!({"$ref": "#/$defs/AskRequest", "title": "AskRequest"}));
     }));
-    let rules: Vec<(&str, &str)> = reviewed.findings.iter().map(|finding| (finding.rule, finding.subject.as_str())).collect();
-    assert_eq!(rules, [("TYPE_ADDED", "AskRequest"), ("TYPE_ADDED", "AskResponse"), ("METHOD_ADDED", "method session/ask")], "{}", report::markdown(&reviewed));
+    let rules: Vec<(&str, &str)> = reviewed
+        .findings
+        .iter()
+        .map(|finding| (finding.rule, finding.subject.as_str()))
+        .collect();
+    assert_eq!(
+        rules,
+        [
+            ("TYPE_ADDED", "AskRequest"),
+            ("TYPE_ADDED", "AskResponse"),
+            ("METHOD_ADDED", "method session/ask")
+        ],
+        "{}",
+        report::markdown(&reviewed)
+    );
 }
 
 #[test]
@@ -318,7 +511,9 @@ fn state_variants(document: &mut Value, tags: &[&str]) {
     let variants = branches(document, "State", "anyOf");
     variants.clear();
     for tag in tags {
-        variants.push(json!({"type": "object", "properties": {"state": {"type": "string", "const": tag}}, "required": ["state"]}));
+        variants.push(
+            json!({"type": "object", "properties": {"state": {"type": "string", "const": tag}}, "required": ["state"]}),
+        );
     }
     let mut other = other;
     other["not"]["anyOf"][0]["properties"]["state"]["enum"] = json!(tags);
@@ -334,72 +529,218 @@ fn edits() -> Vec<(Rule, Edit, Edit)> {
         ir.methods.insert(method.name.clone(), method);
     };
     vec![
-        (Rule::TypeAdded, none(), document(|document| document["$defs"]["Extra"] = json!({"type": "object", "properties": {}}))),
-        (Rule::TypeRemoved, none(), document(|document| {
-            document["$defs"].as_object_mut().unwrap().remove("Spare");
-        })),
-        (Rule::TypeKindChanged, none(), document(|document| *definition(document, "Settings") = json!({"type": "boolean"}))),
-        (Rule::FieldOptionalAdded, none(), document(|document| *property(document, "PromptRequest", "extra") = json!({"type": "boolean"}))),
-        (Rule::FieldRequiredAdded, none(), document(|document| {
-            *property(document, "PromptRequest", "extra") = json!({"type": "boolean"});
-            require(document, "PromptRequest", "extra");
-        })),
-        (Rule::FieldRequiredRemoved, none(), document(|document| {
-            definition(document, "PromptRequest")["properties"].as_object_mut().unwrap().remove("sessionId");
-            unrequire(document, "PromptRequest", "sessionId");
-        })),
-        (Rule::FieldNowOptional, none(), document(|document| unrequire(document, "PromptRequest", "sessionId"))),
-        (Rule::FieldNowNullable, none(), document(|document| property(document, "PromptRequest", "note")["type"] = json!(["string", "null"]))),
-        (Rule::FieldNoLongerNullable, none(), document(|document| property(document, "UpdateNotification", "title")["type"] = json!("string"))),
-        (Rule::FieldDecodeRuleChanged, none(), document(|document| property(document, "PromptRequest", "note")["x-deserialize-default-on-null"] = json!(true))),
-        (Rule::FieldConstraintChanged, none(), document(|document| property(document, "PromptRequest", "sessionId")["maxLength"] = json!(10))),
-        (Rule::ObjectClosed, none(), document(|document| definition(document, "PromptRequest")["additionalProperties"] = json!(false))),
-        (Rule::ObjectOpened, none(), document(|document| {
-            definition(document, "Settings").as_object_mut().unwrap().remove("additionalProperties");
-        })),
-        (Rule::EnumValueRemovedOpen, document(|document| branches(document, "Status", "anyOf").insert(0, json!({"type": "string", "const": "paused"}))), document(|document| {
-            branches(document, "Status", "anyOf").remove(0);
-        })),
-        (Rule::EnumValueRemovedClosed, none(), document(|document| branches(document, "Mode", "oneOf").truncate(1))),
-        (Rule::EnumOpened, none(), document(|document| branches(document, "Mode", "oneOf").push(json!({"title": "other", "type": "string"})))),
-        (Rule::VariantAddedExtensible, none(), document(|document| state_variants(document, &["running", "idle", "paused"]))),
-        (Rule::VariantRemovedExtensible, none(), document(|document| state_variants(document, &["running"]))),
-        (Rule::VariantRemovedClosed, none(), document(|document| branches(document, "Update", "oneOf").truncate(1))),
-        (Rule::UnionClosed, none(), document(|document| {
-            branches(document, "State", "anyOf").pop();
-        })),
-        (Rule::UnionOpened, none(), document(|document| {
-            let other = json!({"title": "other", "type": "object", "properties": {"kind": {"type": "string"}}, "required": ["kind"],
+        (
+            Rule::TypeAdded,
+            none(),
+            document(|document| document["$defs"]["Extra"] = json!({"type": "object", "properties": {}})),
+        ),
+        (
+            Rule::TypeRemoved,
+            none(),
+            document(|document| {
+                document["$defs"].as_object_mut().unwrap().remove("Spare");
+            }),
+        ),
+        (
+            Rule::TypeKindChanged,
+            none(),
+            document(|document| *definition(document, "Settings") = json!({"type": "boolean"})),
+        ),
+        (
+            Rule::FieldOptionalAdded,
+            none(),
+            document(|document| *property(document, "PromptRequest", "extra") = json!({"type": "boolean"})),
+        ),
+        (
+            Rule::FieldRequiredAdded,
+            none(),
+            document(|document| {
+                *property(document, "PromptRequest", "extra") = json!({"type": "boolean"});
+                require(document, "PromptRequest", "extra");
+            }),
+        ),
+        (
+            Rule::FieldRequiredRemoved,
+            none(),
+            document(|document| {
+                definition(document, "PromptRequest")["properties"]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("sessionId");
+                unrequire(document, "PromptRequest", "sessionId");
+            }),
+        ),
+        (
+            Rule::FieldNowOptional,
+            none(),
+            document(|document| unrequire(document, "PromptRequest", "sessionId")),
+        ),
+        (
+            Rule::FieldNowNullable,
+            none(),
+            document(|document| property(document, "PromptRequest", "note")["type"] = json!(["string", "null"])),
+        ),
+        (
+            Rule::FieldNoLongerNullable,
+            none(),
+            document(|document| property(document, "UpdateNotification", "title")["type"] = json!("string")),
+        ),
+        (
+            Rule::FieldDecodeRuleChanged,
+            none(),
+            document(|document| {
+                property(document, "PromptRequest", "note")["x-deserialize-default-on-null"] = json!(true)
+            }),
+        ),
+        (
+            Rule::FieldConstraintChanged,
+            none(),
+            document(|document| property(document, "PromptRequest", "sessionId")["maxLength"] = json!(10)),
+        ),
+        (
+            Rule::ObjectClosed,
+            none(),
+            document(|document| definition(document, "PromptRequest")["additionalProperties"] = json!(false)),
+        ),
+        (
+            Rule::ObjectOpened,
+            none(),
+            document(|document| {
+                definition(document, "Settings")
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("additionalProperties");
+            }),
+        ),
+        (
+            Rule::EnumValueRemovedOpen,
+            document(|document| {
+                branches(document, "Status", "anyOf").insert(0, json!({"type": "string", "const": "paused"}))
+            }),
+            document(|document| {
+                branches(document, "Status", "anyOf").remove(0);
+            }),
+        ),
+        (
+            Rule::EnumValueRemovedClosed,
+            none(),
+            document(|document| branches(document, "Mode", "oneOf").truncate(1)),
+        ),
+        (
+            Rule::EnumOpened,
+            none(),
+            document(|document| branches(document, "Mode", "oneOf").push(json!({"title": "other", "type": "string"}))),
+        ),
+        (
+            Rule::VariantAddedExtensible,
+            none(),
+            document(|document| state_variants(document, &["running", "idle", "paused"])),
+        ),
+        (
+            Rule::VariantRemovedExtensible,
+            none(),
+            document(|document| state_variants(document, &["running"])),
+        ),
+        (
+            Rule::VariantRemovedClosed,
+            none(),
+            document(|document| branches(document, "Update", "oneOf").truncate(1)),
+        ),
+        (
+            Rule::UnionClosed,
+            none(),
+            document(|document| {
+                branches(document, "State", "anyOf").pop();
+            }),
+        ),
+        (
+            Rule::UnionOpened,
+            none(),
+            document(|document| {
+                let other = json!({"title": "other", "type": "object", "properties": {"kind": {"type": "string"}}, "required": ["kind"],
                 "not": {"anyOf": [{"type": "object", "properties": {"kind": {"type": "string", "enum": ["chunk", "done"]}}, "required": ["kind"]}]}});
-            let update = definition(document, "Update");
-            let mut members = update["oneOf"].as_array().unwrap().clone();
-            members.push(other);
-            update.as_object_mut().unwrap().remove("oneOf");
-            update.as_object_mut().unwrap().remove("discriminator");
-            update["anyOf"] = json!(members);
-        })),
-        (Rule::VariantGateAdded, none(), model(|ir| {
-            ir.gated_variants.insert("Update/done".to_owned(), gate("/done"));
-        })),
-        (Rule::VariantGateRemoved, model(|ir| {
-            ir.gated_variants.insert("Update/done".to_owned(), gate("/done"));
-        }), model(|ir| ir.gated_variants.clear())),
+                let update = definition(document, "Update");
+                let mut members = update["oneOf"].as_array().unwrap().clone();
+                members.push(other);
+                update.as_object_mut().unwrap().remove("oneOf");
+                update.as_object_mut().unwrap().remove("discriminator");
+                update["anyOf"] = json!(members);
+            }),
+        ),
+        (
+            Rule::VariantGateAdded,
+            none(),
+            model(|ir| {
+                ir.gated_variants.insert("Update/done".to_owned(), gate("/done"));
+            }),
+        ),
+        (
+            Rule::VariantGateRemoved,
+            model(|ir| {
+                ir.gated_variants.insert("Update/done".to_owned(), gate("/done"));
+            }),
+            model(|ir| ir.gated_variants.clear()),
+        ),
         (Rule::MethodAdded, none(), model(move |ir| add_method(ir, false))),
         (Rule::MethodAddedGated, none(), model(move |ir| add_method(ir, true))),
-        (Rule::MethodSideChanged, none(), model(|ir| ir.methods.get_mut("session/prompt").unwrap().request.as_mut().unwrap().side = Side::Client)),
-        (Rule::MethodKindChanged, none(), model(|ir| {
-            let method = ir.methods.get_mut("session/update").unwrap();
-            let params = method.notification.take().unwrap().params;
-            method.request = Some(RequestMethod { side: Side::Client, params, result: "Spare".to_owned() });
-        })),
-        (Rule::MethodPayloadChanged, none(), model(|ir| ir.methods.get_mut("session/prompt").unwrap().request.as_mut().unwrap().result = "Stop".to_owned())),
-        (Rule::MethodGateAdded, none(), model(|ir| ir.methods.get_mut("session/prompt").unwrap().gate = Some(gate("/prompt")))),
-        (Rule::MethodGateRemoved, model(|ir| ir.methods.get_mut("session/prompt").unwrap().gate = Some(gate("/prompt"))), model(|ir| {
-            ir.methods.get_mut("session/prompt").unwrap().gate = None;
-        })),
-        (Rule::GateChanged, model(|ir| ir.methods.get_mut("session/prompt").unwrap().gate = Some(gate("/prompt"))), model(|ir| {
-            ir.methods.get_mut("session/prompt").unwrap().gate = Some(gate("/ask"));
-        })),
+        (
+            Rule::MethodSideChanged,
+            none(),
+            model(|ir| {
+                ir.methods
+                    .get_mut("session/prompt")
+                    .unwrap()
+                    .request
+                    .as_mut()
+                    .unwrap()
+                    .side = Side::Client
+            }),
+        ),
+        (
+            Rule::MethodKindChanged,
+            none(),
+            model(|ir| {
+                let method = ir.methods.get_mut("session/update").unwrap();
+                let params = method.notification.take().unwrap().params;
+                method.request = Some(RequestMethod {
+                    side: Side::Client,
+                    params,
+                    result: "Spare".to_owned(),
+                });
+            }),
+        ),
+        (
+            Rule::MethodPayloadChanged,
+            none(),
+            model(|ir| {
+                ir.methods
+                    .get_mut("session/prompt")
+                    .unwrap()
+                    .request
+                    .as_mut()
+                    .unwrap()
+                    .result = "Stop".to_owned()
+            }),
+        ),
+        (
+            Rule::MethodGateAdded,
+            none(),
+            model(|ir| ir.methods.get_mut("session/prompt").unwrap().gate = Some(gate("/prompt"))),
+        ),
+        (
+            Rule::MethodGateRemoved,
+            model(|ir| ir.methods.get_mut("session/prompt").unwrap().gate = Some(gate("/prompt"))),
+            model(|ir| {
+                ir.methods.get_mut("session/prompt").unwrap().gate = None;
+            }),
+        ),
+        (
+            Rule::GateChanged,
+            model(|ir| ir.methods.get_mut("session/prompt").unwrap().gate = Some(gate("/prompt"))),
+            model(|ir| {
+                ir.methods.get_mut("session/prompt").unwrap().gate = Some(gate("/ask"));
+            }),
+        ),
     ]
 }
 
@@ -424,16 +765,44 @@ fn every_rule_is_proven_by_a_change() {
         let finding = only(&reviewed);
         assert_eq!(finding.rule, rule.id(), "{}", report::markdown(&reviewed));
         // Every breaking verdict of a rule is shown by a message here.
-        assert_eq!((finding.old_reader, finding.new_reader), (rule.old_reader(), rule.new_reader()), "{}", report::markdown(&reviewed));
+        assert_eq!(
+            (finding.old_reader, finding.new_reader),
+            (rule.old_reader(), rule.new_reader()),
+            "{}",
+            report::markdown(&reviewed)
+        );
         assert_witnessed(finding, &reviewed);
         proven.push(rule);
     }
-    let conflict = acp_codegen::review::Conflict { overlay: "x".to_owned(), message: "conflicts".to_owned() };
+    let conflict = acp_codegen::review::Conflict {
+        overlay: "x".to_owned(),
+        message: "conflicts".to_owned(),
+    };
     let (base, head) = (fixture(), fixture());
     let (base_ir, head_ir) = (lowered(&base), lowered(&head));
-    let reviewed = review("base", Schema { document: &base, ir: &base_ir }, "head", Schema { document: &head, ir: &head_ir }, vec![conflict]).unwrap();
-    assert_eq!((only(&reviewed).rule, reviewed.worst()), (Rule::OverlayConflict.id(), Level::Breaking));
+    let reviewed = review(
+        "base",
+        Schema {
+            document: &base,
+            ir: &base_ir,
+        },
+        "head",
+        Schema {
+            document: &head,
+            ir: &head_ir,
+        },
+        vec![conflict],
+    )
+    .unwrap();
+    assert_eq!(
+        (only(&reviewed).rule, reviewed.worst()),
+        (Rule::OverlayConflict.id(), Level::Breaking)
+    );
     proven.push(Rule::OverlayConflict);
-    let missing: Vec<&str> = Rule::ALL.iter().filter(|rule| !proven.contains(rule)).map(|rule| rule.id()).collect();
+    let missing: Vec<&str> = Rule::ALL
+        .iter()
+        .filter(|rule| !proven.contains(rule))
+        .map(|rule| rule.id())
+        .collect();
     assert!(missing.is_empty(), "rules no test proves: {missing:?}");
 }

@@ -23,7 +23,11 @@ fn emit_fixture(name: &str) -> Vec<(PathBuf, String)> {
 
 fn check_snapshot(name: &str) {
     let files = emit_fixture(name);
-    let types = &files.iter().find(|(path, _)| path == Path::new("src/types.rs")).unwrap().1;
+    let types = &files
+        .iter()
+        .find(|(path, _)| path == Path::new("src/types.rs"))
+        .unwrap()
+        .1;
     snapshots::assert_snapshot(&here().join("snapshots").join(format!("{name}.types.rs.txt")), types);
 }
 
@@ -41,11 +45,28 @@ fn enums_and_unions_fixture_types() {
 fn the_crate_has_its_files_and_package_name() {
     let files = emit_fixture("fields");
     let paths: Vec<String> = files.iter().map(|(path, _)| path.display().to_string()).collect();
-    assert_eq!(paths, ["Cargo.toml", "src/lib.rs", "src/codec.rs", "src/methods.rs", "src/nullable.rs", "src/types.rs"]);
+    assert_eq!(
+        paths,
+        [
+            "Cargo.toml",
+            "src/lib.rs",
+            "src/codec.rs",
+            "src/methods.rs",
+            "src/nullable.rs",
+            "src/types.rs"
+        ]
+    );
     assert!(files[0].1.contains("name = \"acp-bindings\"") && files[0].1.contains("[workspace]"));
     let renamed = rust::emit(
-        &lower(&acp_schema_source::load(&Default::default()).unwrap(), Unsupported::Fail).unwrap(),
-        &PackageNames { rust_crate: "my-acp".into(), ..PackageNames::default() },
+        &lower(
+            &acp_schema_source::load(&Default::default()).unwrap(),
+            Unsupported::Fail,
+        )
+        .unwrap(),
+        &PackageNames {
+            rust_crate: "my-acp".into(),
+            ..PackageNames::default()
+        },
     )
     .unwrap();
     assert!(renamed[0].1.contains("name = \"my-acp\""));
@@ -60,9 +81,20 @@ fn descriptions_cannot_break_out_of_doc_comments() {
     }}});
     let schema = acp_schema_source::extend("tricky.json".into(), document, &[], false).unwrap();
     let files = rust::emit(&lower(&schema, Unsupported::Fail).unwrap(), &PackageNames::default()).unwrap();
-    let types = &files.iter().find(|(path, _)| path == Path::new("src/types.rs")).unwrap().1;
+    let types = &files
+        .iter()
+        .find(|(path, _)| path == Path::new("src/types.rs"))
+        .unwrap()
+        .1;
     let parsed = syn::parse_file(types).expect("the generated file parses");
-    assert_eq!(parsed.items.iter().filter(|item| matches!(item, syn::Item::Struct(_))).count(), 1);
+    assert_eq!(
+        parsed
+            .items
+            .iter()
+            .filter(|item| matches!(item, syn::Item::Struct(_)))
+            .count(),
+        1
+    );
     assert!(types.contains("/// Ends */ here"), "{types}");
 }
 
@@ -97,11 +129,22 @@ fn methods_answer_with_the_schemas_error_object() {
     let file = |name: &str| &files.iter().find(|(path, _)| path == Path::new(name)).unwrap().1;
     let (methods, types) = (file("src/methods.rs"), file("src/types.rs"));
     syn::parse_file(methods).expect("the methods file parses");
-    for expected in ["pub trait Agent", "pub async fn dispatch_request", "pub async fn dispatch_notification", "Extension {", "crate::types::Error::method_not_found()"] {
+    for expected in [
+        "pub trait Agent",
+        "pub async fn dispatch_request",
+        "pub async fn dispatch_notification",
+        "Extension {",
+        "crate::types::Error::method_not_found()",
+    ] {
         assert!(methods.contains(expected), "no `{expected}` in\n{methods}");
     }
     assert!(!methods.contains("MethodError"), "{methods}");
-    for expected in ["pub fn method_not_found() -> Self", "pub fn invalid_params() -> Self", "impl ::std::error::Error for Error", "From<crate::codec::DecodeError> for Error"] {
+    for expected in [
+        "pub fn method_not_found() -> Self",
+        "pub fn invalid_params() -> Self",
+        "impl ::std::error::Error for Error",
+        "From<crate::codec::DecodeError> for Error",
+    ] {
         assert!(types.contains(expected), "no `{expected}` in\n{types}");
     }
 }

@@ -8,8 +8,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Each crate checked, with its folder beside this one's.
-const CRATES: [(&str, &str); 6] =
-    [("acp-ir", "ir"), ("acp-vectors", "vectors"), ("acp-generate", "generate"), ("acp-review", "review"), ("acp-trace", "trace"), ("xtask", "../xtask")];
+const CRATES: [(&str, &str); 6] = [
+    ("acp-ir", "ir"),
+    ("acp-vectors", "vectors"),
+    ("acp-generate", "generate"),
+    ("acp-review", "review"),
+    ("acp-trace", "trace"),
+    ("xtask", "../xtask"),
+];
 
 /// Every `.rs` file under `src`, with its module path (`emit::python::types`).
 fn modules(src: &Path) -> BTreeMap<Vec<String>, PathBuf> {
@@ -26,7 +32,10 @@ fn modules(src: &Path) -> BTreeMap<Vec<String>, PathBuf> {
                 continue;
             }
             let relative = path.strip_prefix(src).unwrap().with_extension("");
-            let mut segments: Vec<String> = relative.iter().map(|part| part.to_string_lossy().into_owned()).collect();
+            let mut segments: Vec<String> = relative
+                .iter()
+                .map(|part| part.to_string_lossy().into_owned())
+                .collect();
             if matches!(segments.last().map(String::as_str), Some("mod" | "lib")) {
                 segments.pop();
             }
@@ -85,7 +94,10 @@ fn without_literals(text: &str) -> String {
             let hashes = rest[1..].chars().take_while(|c| *c == '#').count();
             let close = format!("\"{}", "#".repeat(hashes));
             let open = 2 + hashes;
-            index += open + rest[open..].find(&close).map_or(rest.len() - open, |end| end + close.len());
+            index += open
+                + rest[open..]
+                    .find(&close)
+                    .map_or(rest.len() - open, |end| end + close.len());
             out.push_str(" \"\" ");
         } else if rest.starts_with('"') {
             let mut end = 1;
@@ -95,7 +107,11 @@ fn without_literals(text: &str) -> String {
             index += end + 1;
             out.push_str(" \"\" ");
         } else if rest.starts_with('\'') && (rest[1..].starts_with('\\') || rest[1..].chars().nth(1) == Some('\'')) {
-            let skip = if rest[1..].starts_with('\\') { rest[2..].find('\'').map_or(rest.len(), |end| end + 3) } else { rest.chars().take(3).map(char::len_utf8).sum() };
+            let skip = if rest[1..].starts_with('\\') {
+                rest[2..].find('\'').map_or(rest.len(), |end| end + 3)
+            } else {
+                rest.chars().take(3).map(char::len_utf8).sum()
+            };
             index += skip;
             out.push_str(" ' ");
         } else {
@@ -158,7 +174,10 @@ fn paths(tokens: &[Token]) -> Vec<(Vec<String>, bool)> {
         // A name after `::` continues a path; after `.` it is a field or a
         // method; after `mod`, `fn` and the like it is declared, not used.
         let starts = matches!(tokens[index], Token::Ident(_))
-            && !matches!(index.checked_sub(1).map(|before| &tokens[before]), Some(Token::Path | Token::Other('.')))
+            && !matches!(
+                index.checked_sub(1).map(|before| &tokens[before]),
+                Some(Token::Path | Token::Other('.'))
+            )
             && !matches!(index.checked_sub(1).map(|before| &tokens[before]), Some(Token::Ident(keyword)) if DECLARING.contains(&keyword.as_str()));
         if starts && tokens[index] != Token::Ident("use".to_owned()) {
             let used = index > 0 && tokens[index - 1] == Token::Ident("use".to_owned());
@@ -243,7 +262,12 @@ fn target(at: &[String], path: &[String], known: &BTreeSet<Vec<String>>) -> Opti
 }
 
 fn circle(graph: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) -> Option<Vec<String>> {
-    fn visit(node: &Vec<String>, graph: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>, stack: &mut Vec<Vec<String>>, done: &mut BTreeSet<Vec<String>>) -> Option<Vec<String>> {
+    fn visit(
+        node: &Vec<String>,
+        graph: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>,
+        stack: &mut Vec<Vec<String>>,
+        done: &mut BTreeSet<Vec<String>>,
+    ) -> Option<Vec<String>> {
         if let Some(at) = stack.iter().position(|entry| entry == node) {
             let mut cycle: Vec<String> = stack[at..].iter().map(|module| module.join("::")).collect();
             cycle.push(node.join("::"));
@@ -262,7 +286,9 @@ fn circle(graph: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) -> Option<Vec<St
         None
     }
     let mut done = BTreeSet::new();
-    graph.keys().find_map(|node| visit(node, graph, &mut Vec::new(), &mut done))
+    graph
+        .keys()
+        .find_map(|node| visit(node, graph, &mut Vec::new(), &mut done))
 }
 
 fn graph(src: &Path) -> BTreeMap<Vec<String>, BTreeSet<Vec<String>>> {
@@ -281,7 +307,11 @@ fn graph(src: &Path) -> BTreeMap<Vec<String>, BTreeSet<Vec<String>>> {
     let external: BTreeMap<&Vec<String>, BTreeSet<&String>> = written
         .iter()
         .map(|(module, paths)| {
-            let names = paths.iter().filter(|(path, used)| *used && target(module, path, &known).is_none()).filter_map(|(path, _)| path.last()).collect();
+            let names = paths
+                .iter()
+                .filter(|(path, used)| *used && target(module, path, &known).is_none())
+                .filter_map(|(path, _)| path.last())
+                .collect();
             (*module, names)
         })
         .collect();
@@ -290,7 +320,10 @@ fn graph(src: &Path) -> BTreeMap<Vec<String>, BTreeSet<Vec<String>>> {
         let edges: BTreeSet<Vec<String>> = paths
             .iter()
             .filter_map(|(path, _)| target(module, path, &known))
-            .filter(|(target, name)| name.as_ref().is_none_or(|name| !external.get(target).is_some_and(|names| names.contains(name))))
+            .filter(|(target, name)| {
+                name.as_ref()
+                    .is_none_or(|name| !external.get(target).is_some_and(|names| names.contains(name)))
+            })
             .map(|(target, _)| target)
             .filter(|target| target != *module)
             .collect();
@@ -315,21 +348,59 @@ fn no_module_imports_back_from_a_module_that_imports_it() {
 fn the_reader_sees_every_kind_of_path_and_the_circle_check_fires() {
     let text = "mod a;\nuse super::{a::{b, c}, d};\nuse crate::x::y;\nlet q = self.a;\npub(crate) fn f() { z::call(\"super::fake\"); quote!(crate::generated::X) } // super::comment\n";
     let found: Vec<Vec<String>> = paths(&tokens(&code(text))).into_iter().map(|(path, _)| path).collect();
-    let expected: Vec<Vec<String>> = [&["super", "a", "b"][..], &["super", "a", "c"], &["super", "d"], &["crate", "x", "y"], &["z", "call"]]
-        .iter()
-        .map(|path| path.iter().map(|segment| (*segment).to_owned()).collect())
-        .collect();
+    let expected: Vec<Vec<String>> = [
+        &["super", "a", "b"][..],
+        &["super", "a", "c"],
+        &["super", "d"],
+        &["crate", "x", "y"],
+        &["z", "call"],
+    ]
+    .iter()
+    .map(|path| path.iter().map(|segment| (*segment).to_owned()).collect())
+    .collect();
     for path in &expected {
         assert!(found.contains(path), "{path:?} in {found:?}");
     }
-    assert!(!found.contains(&vec!["a".to_owned()]), "a declaration or a field is no path: {found:?}");
-    assert!(!found.iter().any(|path| path.contains(&"fake".to_owned()) || path.contains(&"comment".to_owned()) || path.contains(&"generated".to_owned())), "{found:?}");
-    let module = |path: &str| path.split("::").filter(|part| !part.is_empty()).map(str::to_owned).collect::<Vec<_>>();
-    let known: BTreeSet<Vec<String>> = ["", "emit", "emit::python", "emit::python::text", "emit::python::types"].into_iter().map(module).collect();
-    assert_eq!(target(&module("emit::python::types"), &module("super::text::docstring"), &known), Some((module("emit::python::text"), Some("docstring".to_owned()))));
-    assert_eq!(target(&module("emit::python"), &module("super::render"), &known), Some((module("emit"), Some("render".to_owned()))));
-    assert_eq!(target(&module("emit::python"), &module("types::models_view"), &known), Some((module("emit::python::types"), Some("models_view".to_owned()))));
-    assert_eq!(target(&module("emit::python"), &module("serde_json::Value"), &known), None);
+    assert!(
+        !found.contains(&vec!["a".to_owned()]),
+        "a declaration or a field is no path: {found:?}"
+    );
+    assert!(
+        !found.iter().any(|path| path.contains(&"fake".to_owned())
+            || path.contains(&"comment".to_owned())
+            || path.contains(&"generated".to_owned())),
+        "{found:?}"
+    );
+    let module = |path: &str| {
+        path.split("::")
+            .filter(|part| !part.is_empty())
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    let known: BTreeSet<Vec<String>> = ["", "emit", "emit::python", "emit::python::text", "emit::python::types"]
+        .into_iter()
+        .map(module)
+        .collect();
+    assert_eq!(
+        target(
+            &module("emit::python::types"),
+            &module("super::text::docstring"),
+            &known
+        ),
+        Some((module("emit::python::text"), Some("docstring".to_owned())))
+    );
+    assert_eq!(
+        target(&module("emit::python"), &module("super::render"), &known),
+        Some((module("emit"), Some("render".to_owned())))
+    );
+    assert_eq!(
+        target(&module("emit::python"), &module("types::models_view"), &known),
+        Some((module("emit::python::types"), Some("models_view".to_owned())))
+    );
+    assert_eq!(
+        target(&module("emit::python"), &module("serde_json::Value"), &known),
+        None
+    );
     let mut graph = BTreeMap::new();
     graph.insert(module("emit::python"), BTreeSet::from([module("emit::python::types")]));
     graph.insert(module("emit::python::types"), BTreeSet::from([module("emit::python")]));

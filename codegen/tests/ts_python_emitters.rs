@@ -25,8 +25,15 @@ fn fixture_ir(name: &str) -> acp_codegen::Ir {
 /// Compares the file `path` of the files emitted for `fixture` with its
 /// snapshot `<fixture>.<snapshot>.txt`.
 fn check(fixture: &str, files: &[(PathBuf, String)], path: &str, snapshot: &str) {
-    let text = &files.iter().find(|(file, _)| file == Path::new(path)).unwrap_or_else(|| panic!("{fixture}: no {path}")).1;
-    snapshots::assert_snapshot(&here().join("snapshots").join(format!("{fixture}.{snapshot}.txt")), text);
+    let text = &files
+        .iter()
+        .find(|(file, _)| file == Path::new(path))
+        .unwrap_or_else(|| panic!("{fixture}: no {path}"))
+        .1;
+    snapshots::assert_snapshot(
+        &here().join("snapshots").join(format!("{fixture}.{snapshot}.txt")),
+        text,
+    );
 }
 
 #[test]
@@ -41,7 +48,11 @@ fn typescript_types_of_the_fixtures() {
 fn python_models_of_the_fixtures() {
     for fixture in ["fields", "open-enum-and-unions"] {
         let files = python::emit(&fixture_ir(fixture), &PackageNames::default()).unwrap();
-        let models = files.iter().find(|(path, _)| path.ends_with("models.py")).map(|(path, _)| path.display().to_string()).unwrap();
+        let models = files
+            .iter()
+            .find(|(path, _)| path.ends_with("models.py"))
+            .map(|(path, _)| path.display().to_string())
+            .unwrap();
         check(fixture, &files, &models, "models.py");
     }
 }

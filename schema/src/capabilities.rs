@@ -198,7 +198,9 @@ impl CapabilityAnnotations {
     /// initialize messages have.
     pub fn layout_of(&self, schema: &Value) -> Option<&Layout> {
         let has = |definition: &str, member: &str| {
-            let Some(node) = definitions(schema).and_then(|defs| defs.get(definition)) else { return false };
+            let Some(node) = definitions(schema).and_then(|defs| defs.get(definition)) else {
+                return false;
+            };
             dereference(schema, node)
                 .ok()
                 .and_then(|node| node.get("properties"))
@@ -221,15 +223,30 @@ impl CapabilityAnnotations {
     ) -> Result<ResolvedAnnotations, SourceError> {
         let methods_in_schema = methods_in(schema);
         let layout = self.layout_of(schema).cloned();
-        let mut resolved = ResolvedAnnotations { layout: layout.clone(), ..ResolvedAnnotations::default() };
-        resolved.not_negotiated =
-            self.not_negotiated.iter().filter(|(name, _)| methods_in_schema.contains(name.as_str())).map(|(name, reason)| (name.clone(), reason.clone())).collect();
+        let mut resolved = ResolvedAnnotations {
+            layout: layout.clone(),
+            ..ResolvedAnnotations::default()
+        };
+        resolved.not_negotiated = self
+            .not_negotiated
+            .iter()
+            .filter(|(name, _)| methods_in_schema.contains(name.as_str()))
+            .map(|(name, reason)| (name.clone(), reason.clone()))
+            .collect();
         let entries = self
             .methods
             .iter()
             .map(|(name, gate)| ("methods", name, gate, Target::Method))
-            .chain(self.variants.iter().map(|(name, gate)| ("variants", name, gate, Target::Variant)))
-            .chain(self.fields.iter().map(|(name, gate)| ("fields", name, gate, Target::Field)));
+            .chain(
+                self.variants
+                    .iter()
+                    .map(|(name, gate)| ("variants", name, gate, Target::Variant)),
+            )
+            .chain(
+                self.fields
+                    .iter()
+                    .map(|(name, gate)| ("fields", name, gate, Target::Field)),
+            );
         for (group, name, gate, target) in entries {
             let annotation_pointer = format!("/{group}/{}", escape_pointer_token(name));
             let must_resolve = match gate.stability {
@@ -244,7 +261,9 @@ impl CapabilityAnnotations {
             };
             let Some(layout) = &layout else {
                 if must_resolve {
-                    return Err(fail("the schema's initialize messages match no capability layout".to_owned()));
+                    return Err(fail(
+                        "the schema's initialize messages match no capability layout".to_owned(),
+                    ));
                 }
                 resolved.skipped.push(format!("{name}: no capability layout"));
                 continue;
@@ -266,9 +285,15 @@ impl CapabilityAnnotations {
                 continue;
             }
             let former = gate.former_paths.get(&layout.name).into_iter().flatten();
-            let outcome = former.fold(self.resolve_one(schema, layout, name, gate, path, target, &methods_in_schema), |outcome, former| {
-                outcome.or_else(|error| self.resolve_one(schema, layout, name, gate, former, target, &methods_in_schema).map_err(|_| error))
-            });
+            let outcome = former.fold(
+                self.resolve_one(schema, layout, name, gate, path, target, &methods_in_schema),
+                |outcome, former| {
+                    outcome.or_else(|error| {
+                        self.resolve_one(schema, layout, name, gate, former, target, &methods_in_schema)
+                            .map_err(|_| error)
+                    })
+                },
+            );
             match outcome {
                 Ok(entry) => {
                     let map = match target {
@@ -278,7 +303,9 @@ impl CapabilityAnnotations {
                     };
                     map.insert(name.clone(), entry);
                 }
-                Err(message) if must_resolve || gate.stability != Stability::Unstable && strict => return Err(fail(message)),
+                Err(message) if must_resolve || gate.stability != Stability::Unstable && strict => {
+                    return Err(fail(message))
+                }
                 Err(message) => resolved.unresolved.push(format!("{name}: {message}")),
             }
         }
@@ -302,7 +329,10 @@ impl CapabilityAnnotations {
         };
         let (root, initialize_pointer) = match gate.kind {
             GateKind::Capability => {
-                let root = self.capability_roots.get(&gate.advertised_by).ok_or("no capability root for this side")?;
+                let root = self
+                    .capability_roots
+                    .get(&gate.advertised_by)
+                    .ok_or("no capability root for this side")?;
                 resolve_capability_path(schema, root, path)?;
                 (root.clone(), format!("{member}{path}"))
             }
@@ -325,7 +355,11 @@ impl CapabilityAnnotations {
                     if !reaches(schema, node, union) {
                         return Err(format!("{} params {} is not a `{union}`", site.method, site.pointer));
                     }
-                    sites.push(ResolvedSite { method: site.method.clone(), pointer: site.pointer.clone(), tag: Some(tag.clone()) });
+                    sites.push(ResolvedSite {
+                        method: site.method.clone(),
+                        pointer: site.pointer.clone(),
+                        tag: Some(tag.clone()),
+                    });
                 }
                 if sites.is_empty() {
                     return Err("none of its sites is in the schema".to_owned());
@@ -336,11 +370,21 @@ impl CapabilityAnnotations {
                 let (owner, member) = name.split_once('/').ok_or("a member is named `Type/member`")?;
                 methods_with_params(schema, owner)
                     .into_iter()
-                    .map(|method| ResolvedSite { method, pointer: format!("/{}", escape_pointer_token(member)), tag: None })
+                    .map(|method| ResolvedSite {
+                        method,
+                        pointer: format!("/{}", escape_pointer_token(member)),
+                        tag: None,
+                    })
                     .collect()
             }
         };
-        Ok(ResolvedGate { gate: gate.clone(), root, path: path.to_owned(), initialize_pointer, sites })
+        Ok(ResolvedGate {
+            gate: gate.clone(),
+            root,
+            path: path.to_owned(),
+            initialize_pointer,
+            sites,
+        })
     }
 }
 
@@ -369,21 +413,35 @@ pub(crate) fn union_members(definition: &Value) -> impl Iterator<Item = &Value> 
 /// or the constant of one of its properties.
 pub(crate) fn member_tag(member: &Value) -> Option<Tag> {
     if let Some(value) = member.get("const").and_then(Value::as_str) {
-        return Some(Tag { property: None, value: value.to_owned() });
+        return Some(Tag {
+            property: None,
+            value: value.to_owned(),
+        });
     }
-    member.get("properties").and_then(Value::as_object)?.iter().find_map(|(property, schema)| {
-        schema.get("const").and_then(Value::as_str).map(|value| Tag { property: Some(property.clone()), value: value.to_owned() })
-    })
+    member
+        .get("properties")
+        .and_then(Value::as_object)?
+        .iter()
+        .find_map(|(property, schema)| {
+            schema.get("const").and_then(Value::as_str).map(|value| Tag {
+                property: Some(property.clone()),
+                value: value.to_owned(),
+            })
+        })
 }
 
 fn variant_tag(schema: &Value, name: &str) -> Option<Tag> {
     let (union, tag) = name.split_once('/')?;
     let definition = definitions(schema)?.get(union)?;
-    union_members(definition).filter_map(member_tag).find(|found| found.value == tag)
+    union_members(definition)
+        .filter_map(member_tag)
+        .find(|found| found.value == tag)
 }
 
 fn field_exists(schema: &Value, name: &str) -> bool {
-    let Some((owner, member)) = name.split_once('/') else { return false };
+    let Some((owner, member)) = name.split_once('/') else {
+        return false;
+    };
     definitions(schema)
         .and_then(|defs| defs.get(owner))
         .and_then(|node| dereference(schema, node).ok())
@@ -395,7 +453,8 @@ fn field_exists(schema: &Value, name: &str) -> bool {
 /// `x-method` that is not its response.
 fn params_key<'a>(schema: &'a Value, method: &str) -> Option<&'a str> {
     definitions(schema)?.iter().find_map(|(key, definition)| {
-        (definition.get("x-method").and_then(Value::as_str) == Some(method) && !key.ends_with("Response")).then_some(key.as_str())
+        (definition.get("x-method").and_then(Value::as_str) == Some(method) && !key.ends_with("Response"))
+            .then_some(key.as_str())
     })
 }
 
@@ -416,11 +475,14 @@ fn params_node<'a>(schema: &'a Value, method: &str, pointer: &str) -> Result<&'a
     if pointer.is_empty() {
         return Ok(node);
     }
-    let tokens = pointer.strip_prefix('/').ok_or_else(|| format!("site pointer `{pointer}` is not a JSON pointer"))?;
+    let tokens = pointer
+        .strip_prefix('/')
+        .ok_or_else(|| format!("site pointer `{pointer}` is not a JSON pointer"))?;
     for token in tokens.split('/') {
         node = dereference(schema, node)?;
         node = if token == "*" {
-            node.get("items").ok_or_else(|| format!("{method} params {pointer}: not an array at `*`"))?
+            node.get("items")
+                .ok_or_else(|| format!("{method} params {pointer}: not an array at `*`"))?
         } else {
             let token = token.replace("~1", "/").replace("~0", "~");
             node.get("properties")
@@ -462,7 +524,10 @@ fn dereference_step<'a>(schema: &'a Value, node: &'a Value) -> Option<&'a Value>
         return Some(single);
     }
     let members = node.get("anyOf").and_then(Value::as_array)?;
-    let non_null: Vec<&Value> = members.iter().filter(|member| member.get("type") != Some(&Value::from("null"))).collect();
+    let non_null: Vec<&Value> = members
+        .iter()
+        .filter(|member| member.get("type") != Some(&Value::from("null")))
+        .collect();
     match non_null.as_slice() {
         [single] => Some(single),
         _ => None,
@@ -474,7 +539,9 @@ fn dereference_step<'a>(schema: &'a Value, node: &'a Value) -> Option<&'a Value>
 pub(crate) fn dereference<'a>(schema: &'a Value, mut node: &'a Value) -> Result<&'a Value, String> {
     for _ in 0..32 {
         if let Some(reference) = node.get("$ref").and_then(Value::as_str) {
-            let name = reference.strip_prefix("#/$defs/").ok_or_else(|| format!("unsupported $ref {reference}"))?;
+            let name = reference
+                .strip_prefix("#/$defs/")
+                .ok_or_else(|| format!("unsupported $ref {reference}"))?;
             if definitions(schema).and_then(|defs| defs.get(name)).is_none() {
                 return Err(format!("$ref {reference} does not resolve"));
             }
@@ -496,7 +563,9 @@ fn resolve_capability_path(schema: &Value, root: &str, path: &str) -> Result<(),
     if leaf_type == Some(&Value::from("boolean")) || leaf_type == Some(&Value::from("object")) {
         Ok(())
     } else {
-        Err(format!("capability path {path} ends at neither a boolean nor an object"))
+        Err(format!(
+            "capability path {path} ends at neither a boolean nor an object"
+        ))
     }
 }
 
@@ -513,7 +582,9 @@ fn resolve_offered_path(schema: &Value, message: &str, path: &str) -> Result<(),
 }
 
 fn walk<'a>(schema: &'a Value, mut node: &'a Value, root: &str, path: &str) -> Result<&'a Value, String> {
-    let tokens = path.strip_prefix('/').ok_or_else(|| format!("path `{path}` is not a JSON pointer"))?;
+    let tokens = path
+        .strip_prefix('/')
+        .ok_or_else(|| format!("path `{path}` is not a JSON pointer"))?;
     for token in tokens.split('/') {
         let token = token.replace("~1", "/").replace("~0", "~");
         node = dereference(schema, node)?;

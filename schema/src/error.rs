@@ -14,7 +14,11 @@ pub struct Location {
 
 impl fmt::Display for Location {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let pointer = if self.pointer.is_empty() { "(root)" } else { &self.pointer };
+        let pointer = if self.pointer.is_empty() {
+            "(root)"
+        } else {
+            &self.pointer
+        };
         write!(formatter, "{}#{}", self.file, pointer)
     }
 }
@@ -25,23 +29,45 @@ pub enum SourceError {
     #[error("{file}: cannot read: {message}")]
     Read { file: String, message: String },
     #[error("{file}: not valid JSON (line {line}, column {column}): {message}")]
-    Parse { file: String, line: usize, column: usize, message: String },
+    Parse {
+        file: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
     #[error("{location}: {message}")]
     Shape { location: Location, message: String },
     #[error("{overlay}: operation {index} ({op} {pointer}): {message}")]
-    Overlay { overlay: String, index: usize, op: String, pointer: String, message: String },
+    Overlay {
+        overlay: String,
+        index: usize,
+        op: String,
+        pointer: String,
+        message: String,
+    },
     #[error("{overlay}: conflicts with the base schema at {pointer}: {message}")]
-    OverlayConflict { overlay: String, pointer: String, message: String },
+    OverlayConflict {
+        overlay: String,
+        pointer: String,
+        message: String,
+    },
     #[error("unknown RFD overlay `{name}` (known: {known})")]
     UnknownRfd { name: String, known: String },
     #[error("{file}#{pointer}: capability annotation: {message}")]
-    Capability { file: String, pointer: String, message: String },
+    Capability {
+        file: String,
+        pointer: String,
+        message: String,
+    },
 }
 
 impl SourceError {
     pub(crate) fn shape(file: &str, pointer: &str, message: impl Into<String>) -> Self {
         SourceError::Shape {
-            location: Location { file: file.to_owned(), pointer: pointer.to_owned() },
+            location: Location {
+                file: file.to_owned(),
+                pointer: pointer.to_owned(),
+            },
             message: message.into(),
         }
     }

@@ -67,8 +67,10 @@ pub fn default_origin() -> String {
 /// Reads a schema file: readable, JSON, an object with a `$defs` object.
 pub fn read_schema_file(path: &std::path::Path) -> Result<Value, SourceError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|error| SourceError::Read { file: file.clone(), message: error.to_string() })?;
+    let text = std::fs::read_to_string(path).map_err(|error| SourceError::Read {
+        file: file.clone(),
+        message: error.to_string(),
+    })?;
     let document: Value = serde_json::from_str(&text).map_err(|error| SourceError::Parse {
         file: file.clone(),
         line: error.line(),
@@ -79,7 +81,11 @@ pub fn read_schema_file(path: &std::path::Path) -> Result<Value, SourceError> {
         return Err(SourceError::shape(&file, "", "the schema root must be a JSON object"));
     }
     if !document.get("$defs").is_some_and(Value::is_object) {
-        return Err(SourceError::shape(&file, "/$defs", "the schema must have a `$defs` object"));
+        return Err(SourceError::shape(
+            &file,
+            "/$defs",
+            "the schema must have a `$defs` object",
+        ));
     }
     Ok(document)
 }

@@ -31,9 +31,18 @@ pub struct Overlay {
 }
 
 const BUILTIN: [(&str, &str); 3] = [
-    ("schema/rfd/session-ready.json", include_str!("../rfd/session-ready.json")),
-    ("schema/rfd/turn-complete.json", include_str!("../rfd/turn-complete.json")),
-    ("schema/rfd/session-status.json", include_str!("../rfd/session-status.json")),
+    (
+        "schema/rfd/session-ready.json",
+        include_str!("../rfd/session-ready.json"),
+    ),
+    (
+        "schema/rfd/turn-complete.json",
+        include_str!("../rfd/turn-complete.json"),
+    ),
+    (
+        "schema/rfd/session-status.json",
+        include_str!("../rfd/session-status.json"),
+    ),
 ];
 
 impl Overlay {
@@ -72,20 +81,18 @@ impl Overlay {
                     message: conflict_message(schema, &pointer, encoded.get("value")),
                 });
             }
-            json_patch::patch(schema, std::slice::from_ref(operation)).map_err(|error| {
-                SourceError::Overlay {
-                    overlay: self.file.clone(),
-                    index,
-                    op: op.clone(),
-                    pointer: pointer.clone(),
-                    message: match (error.kind, op.as_str()) {
-                        (json_patch::PatchErrorKind::TestFailed, _) => {
-                            "precondition failed: the base schema does not have the expected value here".to_owned()
-                        }
-                        (_, "test") => "precondition failed: the base schema has no such location".to_owned(),
-                        (kind, _) => format!("{kind} (the base schema has no such location)"),
-                    },
-                }
+            json_patch::patch(schema, std::slice::from_ref(operation)).map_err(|error| SourceError::Overlay {
+                overlay: self.file.clone(),
+                index,
+                op: op.clone(),
+                pointer: pointer.clone(),
+                message: match (error.kind, op.as_str()) {
+                    (json_patch::PatchErrorKind::TestFailed, _) => {
+                        "precondition failed: the base schema does not have the expected value here".to_owned()
+                    }
+                    (_, "test") => "precondition failed: the base schema has no such location".to_owned(),
+                    (kind, _) => format!("{kind} (the base schema has no such location)"),
+                },
             })?;
         }
         Ok(())
@@ -96,10 +103,16 @@ impl Overlay {
     /// An overlay that adds a method the base already defines is a conflict,
     /// reported at the base's definition, before anything is applied.
     fn check_method_conflicts(&self, schema: &Value) -> Result<(), SourceError> {
-        let Some(definitions) = schema.get("$defs").and_then(Value::as_object) else { return Ok(()) };
+        let Some(definitions) = schema.get("$defs").and_then(Value::as_object) else {
+            return Ok(());
+        };
         for operation in &self.patch.0 {
-            let json_patch::PatchOperation::Add(add) = operation else { continue };
-            let Some(method) = add.value.get("x-method").and_then(Value::as_str) else { continue };
+            let json_patch::PatchOperation::Add(add) = operation else {
+                continue;
+            };
+            let Some(method) = add.value.get("x-method").and_then(Value::as_str) else {
+                continue;
+            };
             let added_name = add.path.to_string();
             let added_name = added_name.rsplit('/').next().unwrap_or_default();
             let clash = definitions.iter().find(|(name, definition)| {
@@ -124,13 +137,18 @@ impl Overlay {
 
 /// Request, response or notification, by the `$defs` naming convention.
 fn name_role(name: &str) -> &str {
-    ["Request", "Response", "Notification"].into_iter().find(|suffix| name.ends_with(suffix)).unwrap_or("")
+    ["Request", "Response", "Notification"]
+        .into_iter()
+        .find(|suffix| name.ends_with(suffix))
+        .unwrap_or("")
 }
 
 /// True when `pointer` names an existing member of an object (an `add` there
 /// would replace it).
 fn adds_over_existing_member(schema: &Value, pointer: &str) -> bool {
-    let Some((parent, _)) = pointer.rsplit_once('/') else { return false };
+    let Some((parent, _)) = pointer.rsplit_once('/') else {
+        return false;
+    };
     matches!(schema.pointer(parent), Some(Value::Object(_))) && schema.pointer(pointer).is_some()
 }
 
@@ -174,7 +192,10 @@ impl RfdSelection {
                         });
                     }
                 }
-                Ok(builtin.into_iter().filter(|overlay| names.contains(&overlay.id)).collect())
+                Ok(builtin
+                    .into_iter()
+                    .filter(|overlay| names.contains(&overlay.id))
+                    .collect())
             }
         }
     }

@@ -8,8 +8,8 @@
 
 use agent_client_protocol_schema::rpc::Notification;
 use agent_client_protocol_schema::v1::{
-    AgentNotification, AgentRequest, AgentResponse, ClientNotification, ClientRequest,
-    ClientResponse, ProtocolLevelNotification, Request, Response,
+    AgentNotification, AgentRequest, AgentResponse, ClientNotification, ClientRequest, ClientResponse,
+    ProtocolLevelNotification, Request, Response,
 };
 use schemars::generate::SchemaSettings;
 use schemars::JsonSchema;
@@ -63,10 +63,7 @@ pub fn default_schema() -> Value {
         "required": ["jsonrpc"],
         "allOf": [protocol_level],
     });
-    let definitions: Map<String, Value> = generator
-        .take_definitions(true)
-        .into_iter()
-        .collect();
+    let definitions: Map<String, Value> = generator.take_definitions(true).into_iter().collect();
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "Agent Client Protocol",

@@ -10,7 +10,9 @@ use acp_schema_source::{extend, load, upstream, Overlay, RfdSelection, SourceErr
 use serde_json::{json, Value};
 
 fn extended() -> Value {
-    load(&SourceOptions::default()).expect("the default source assembles").document
+    load(&SourceOptions::default())
+        .expect("the default source assembles")
+        .document
 }
 
 fn repository() -> PathBuf {
@@ -40,7 +42,10 @@ fn session_ready_is_a_client_notification_handled_by_the_agent() {
     assert_eq!(notification["x-method"], "session/ready");
     assert_eq!(notification["x-side"], "agent");
     assert_eq!(notification["required"], json!(["sessionId"]));
-    assert_eq!(notification.pointer("/properties/sessionId/allOf/0/$ref"), Some(&json!("#/$defs/SessionId")));
+    assert_eq!(
+        notification.pointer("/properties/sessionId/allOf/0/$ref"),
+        Some(&json!("#/$defs/SessionId"))
+    );
     assert!(notification.pointer("/properties/_meta").is_some());
     let params = &schema["$defs"]["ClientNotification"]["properties"]["params"]["anyOf"][0];
     assert!(member_refs(params).contains(&"SessionReadyNotification".to_owned()));
@@ -54,15 +59,24 @@ fn turn_complete_is_a_session_update_variant() {
     let schema = extended();
     let update = &schema["$defs"]["TurnCompleteUpdate"];
     assert_eq!(update["required"], json!(["promptRequestId", "stopReason"]));
-    assert_eq!(update.pointer("/properties/promptRequestId/allOf/0/$ref"), Some(&json!("#/$defs/RequestId")));
-    assert_eq!(update.pointer("/properties/stopReason/allOf/0/$ref"), Some(&json!("#/$defs/StopReason")));
+    assert_eq!(
+        update.pointer("/properties/promptRequestId/allOf/0/$ref"),
+        Some(&json!("#/$defs/RequestId"))
+    );
+    assert_eq!(
+        update.pointer("/properties/stopReason/allOf/0/$ref"),
+        Some(&json!("#/$defs/StopReason"))
+    );
     let variants = schema["$defs"]["SessionUpdate"]["oneOf"].as_array().unwrap();
     let variant = variants
         .iter()
         .find(|variant| variant.pointer("/properties/sessionUpdate/const") == Some(&json!("turn_complete")))
         .expect("a turn_complete variant");
     assert_eq!(variant["required"], json!(["sessionUpdate"]));
-    assert_eq!(variant.pointer("/allOf/0/$ref"), Some(&json!("#/$defs/TurnCompleteUpdate")));
+    assert_eq!(
+        variant.pointer("/allOf/0/$ref"),
+        Some(&json!("#/$defs/TurnCompleteUpdate"))
+    );
     let capability = &schema["$defs"]["SessionCapabilities"]["properties"]["turnComplete"];
     assert_eq!(member_refs(capability), vec!["TurnCompleteCapabilities".to_owned()]);
 }
@@ -81,7 +95,12 @@ fn session_status_is_an_agent_method_with_an_open_status() {
     let status = schema["$defs"]["SessionStatus"]["anyOf"].as_array().unwrap();
     let constants: Vec<&Value> = status.iter().filter_map(|member| member.get("const")).collect();
     assert_eq!(constants, vec![&json!("live"), &json!("not_found")]);
-    assert!(status.iter().any(|member| member.get("const").is_none() && member["type"] == "string"), "open: a catch-all string");
+    assert!(
+        status
+            .iter()
+            .any(|member| member.get("const").is_none() && member["type"] == "string"),
+        "open: a catch-all string"
+    );
     let requests = &schema["$defs"]["ClientRequest"]["properties"]["params"]["anyOf"][0];
     assert!(member_refs(requests).contains(&"SessionStatusRequest".to_owned()));
     let results = &schema["$defs"]["AgentResponse"]["anyOf"][0]["properties"]["result"];
@@ -98,7 +117,12 @@ fn overlays_carry_their_metadata_and_seed() {
     let seeds = repository().parent().unwrap().join("shared").join("seeds");
     for overlay in &overlays {
         assert!(!overlay.title.is_empty() && !overlay.status.is_empty());
-        assert!(seeds.join(&overlay.seed).is_file(), "{} names a missing seed {}", overlay.id, overlay.seed);
+        assert!(
+            seeds.join(&overlay.seed).is_file(),
+            "{} names a missing seed {}",
+            overlay.id,
+            overlay.seed
+        );
         let first = serde_json::to_value(&overlay.patch.0[0]).unwrap();
         assert_eq!(first["op"], "test", "{} starts with a precondition", overlay.id);
     }
@@ -110,9 +134,15 @@ fn rfd_selection_picks_a_subset_and_rejects_unknown_names() {
     assert_eq!(only.len(), 1);
     assert_eq!(only[0].id, "turn-complete");
     assert!(RfdSelection::Nothing.resolve().unwrap().is_empty());
-    let error = RfdSelection::Only(vec!["session-teleport".into()]).resolve().unwrap_err();
+    let error = RfdSelection::Only(vec!["session-teleport".into()])
+        .resolve()
+        .unwrap_err();
     assert!(error.to_string().contains("session-teleport"), "{error}");
-    let schema = load(&SourceOptions { schema_file: None, rfds: RfdSelection::Only(vec!["session-ready".into()]) }).unwrap();
+    let schema = load(&SourceOptions {
+        schema_file: None,
+        rfds: RfdSelection::Only(vec!["session-ready".into()]),
+    })
+    .unwrap();
     assert!(schema.document["$defs"].get("SessionReadyNotification").is_some());
     assert!(schema.document["$defs"].get("TurnCompleteUpdate").is_none());
 }
@@ -137,7 +167,10 @@ fn session_status_against_a_base_with_its_own_session_status_is_reported() {
         "type": "object", "properties": {"sessionId": {"type": "string"}},
         "x-method": "session/status", "x-side": "agent"
     });
-    let status = Overlay::builtin().into_iter().find(|overlay| overlay.id == "session-status").unwrap();
+    let status = Overlay::builtin()
+        .into_iter()
+        .find(|overlay| overlay.id == "session-status")
+        .unwrap();
     let error = status.apply(&mut base).unwrap_err().to_string();
     assert!(error.contains("session-status.json"), "{error}");
     assert!(error.contains("already defines method `session/status`"), "{error}");
@@ -160,13 +193,21 @@ fn a_failed_precondition_is_reported() {
         "patch": [{"op": "test", "path": "/$defs/SessionId/type", "value": "integer"}]}"#;
     let overlay = Overlay::parse("broken.json", text).unwrap();
     let error = overlay.apply(&mut upstream::default_schema()).unwrap_err().to_string();
-    assert!(error.contains("operation 0") && error.contains("precondition failed"), "{error}");
+    assert!(
+        error.contains("operation 0") && error.contains("precondition failed"),
+        "{error}"
+    );
 }
 
 #[test]
 fn a_malformed_overlay_names_the_file_and_line() {
-    let error = Overlay::parse("schema/rfd/bad.json", "{\"id\": ").unwrap_err().to_string();
-    assert!(error.starts_with("schema/rfd/bad.json: not valid JSON (line 1"), "{error}");
+    let error = Overlay::parse("schema/rfd/bad.json", "{\"id\": ")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.starts_with("schema/rfd/bad.json: not valid JSON (line 1"),
+        "{error}"
+    );
 }
 
 #[test]
@@ -179,17 +220,30 @@ fn the_default_schema_is_deterministic() {
 #[test]
 fn the_upstream_pin_matches_the_workspace_manifest() {
     let manifest = std::fs::read_to_string(repository().join("Cargo.toml")).unwrap();
-    let pin = format!("agent-client-protocol-schema = {{ version = \"={}\"", upstream::UPSTREAM_VERSION);
+    let pin = format!(
+        "agent-client-protocol-schema = {{ version = \"={}\"",
+        upstream::UPSTREAM_VERSION
+    );
     assert!(manifest.contains(&pin), "Cargo.toml must pin {pin}");
 }
 
 #[test]
 fn the_default_root_lists_the_method_unions() {
     let schema = extended();
-    let titles: Vec<&str> = schema["anyOf"].as_array().unwrap().iter().filter_map(|side| side["title"].as_str()).collect();
+    let titles: Vec<&str> = schema["anyOf"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|side| side["title"].as_str())
+        .collect();
     assert_eq!(titles, ["Agent", "Client", "ProtocolLevel"]);
     for side in &schema["anyOf"].as_array().unwrap()[..2] {
-        let roles: Vec<&str> = side["anyOf"].as_array().unwrap().iter().filter_map(|role| role["title"].as_str()).collect();
+        let roles: Vec<&str> = side["anyOf"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|role| role["title"].as_str())
+            .collect();
         assert_eq!(roles, ["Request", "Response", "Notification"]);
     }
 }
@@ -200,11 +254,21 @@ fn schema_files_with_bad_json_or_no_defs_are_rejected() {
     std::fs::create_dir_all(&folder).unwrap();
     let broken = folder.join("broken.json");
     std::fs::write(&broken, "{\n  \"$defs\": {,\n}").unwrap();
-    let error = load(&SourceOptions { schema_file: Some(broken.clone()), rfds: RfdSelection::Nothing }).unwrap_err().to_string();
+    let error = load(&SourceOptions {
+        schema_file: Some(broken.clone()),
+        rfds: RfdSelection::Nothing,
+    })
+    .unwrap_err()
+    .to_string();
     assert!(error.contains("broken.json: not valid JSON (line 2"), "{error}");
     let empty = folder.join("empty.json");
     std::fs::write(&empty, "{\"title\": \"no defs\"}").unwrap();
-    let error = load(&SourceOptions { schema_file: Some(empty), rfds: RfdSelection::Nothing }).unwrap_err().to_string();
+    let error = load(&SourceOptions {
+        schema_file: Some(empty),
+        rfds: RfdSelection::Nothing,
+    })
+    .unwrap_err()
+    .to_string();
     assert!(error.contains("empty.json#/$defs"), "{error}");
     std::fs::remove_dir_all(&folder).ok();
 }
@@ -217,15 +281,27 @@ fn every_stable_and_rfd_gate_resolves_in_the_default_schema() {
     let annotations = CapabilityAnnotations::builtin().unwrap();
     for (method, gate) in &annotations.methods {
         if gate.stability != Stability::Unstable && gate.paths.contains_key("v1") {
-            assert!(schema.gates.methods.contains_key(method), "gate of {method} did not resolve");
+            assert!(
+                schema.gates.methods.contains_key(method),
+                "gate of {method} did not resolve"
+            );
         }
     }
     for (variant, gate) in &annotations.variants {
         if gate.stability != Stability::Unstable && gate.paths.contains_key("v1") {
-            assert!(schema.gates.variants.contains_key(variant), "gate of {variant} did not resolve");
+            assert!(
+                schema.gates.variants.contains_key(variant),
+                "gate of {variant} did not resolve"
+            );
         }
     }
-    for method in ["session/ready", "session/status", "session/load", "fs/read_text_file", "terminal/create"] {
+    for method in [
+        "session/ready",
+        "session/status",
+        "session/load",
+        "fs/read_text_file",
+        "terminal/create",
+    ] {
         assert!(schema.gates.methods.contains_key(method), "{method} has no gate");
     }
     assert!(schema.gates.variants.contains_key("SessionUpdate/turn_complete"));
@@ -234,9 +310,20 @@ fn every_stable_and_rfd_gate_resolves_in_the_default_schema() {
 #[test]
 fn a_gate_whose_path_does_not_resolve_is_an_error_in_strict_mode() {
     let mut annotations = CapabilityAnnotations::builtin().unwrap();
-    annotations.methods.get_mut("session/list").unwrap().paths.insert("v1".into(), "/sessionCapabilities/listing".into());
-    let error = annotations.resolve(&upstream::default_schema(), &[], true).unwrap_err().to_string();
-    assert!(error.contains("schema/capabilities.json#/methods/session~1list"), "{error}");
+    annotations
+        .methods
+        .get_mut("session/list")
+        .unwrap()
+        .paths
+        .insert("v1".into(), "/sessionCapabilities/listing".into());
+    let error = annotations
+        .resolve(&upstream::default_schema(), &[], true)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("schema/capabilities.json#/methods/session~1list"),
+        "{error}"
+    );
     assert!(error.contains("listing"), "{error}");
 }
 
@@ -245,8 +332,14 @@ fn a_gate_for_a_method_that_does_not_exist_is_an_error_in_strict_mode() {
     let mut annotations = CapabilityAnnotations::builtin().unwrap();
     let gate = annotations.methods["session/list"].clone();
     annotations.methods.insert("session/teleport".into(), gate);
-    let error = annotations.resolve(&upstream::default_schema(), &[], true).unwrap_err().to_string();
-    assert!(error.contains("session/teleport") && error.contains("does not exist"), "{error}");
+    let error = annotations
+        .resolve(&upstream::default_schema(), &[], true)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("session/teleport") && error.contains("does not exist"),
+        "{error}"
+    );
 }
 
 #[test]
@@ -261,7 +354,10 @@ fn every_gate_the_prose_states_has_an_annotation() {
         Subject::Variant("McpServer/http".into()),
         Subject::Field("NewSessionRequest/systemPrompt".into()),
     ] {
-        assert!(stated.iter().any(|gate| gate.subject == expected), "the scan finds the prose of {expected:?}");
+        assert!(
+            stated.iter().any(|gate| gate.subject == expected),
+            "the scan finds the prose of {expected:?}"
+        );
     }
     let missing = annotations.unannotated(&schema);
     assert!(missing.is_empty(), "gated by prose but not annotated: {missing:#?}");
@@ -288,13 +384,30 @@ fn the_prose_scan_fails_for_each_kind_of_unannotated_gate() {
     let annotations = CapabilityAnnotations::builtin().unwrap();
     let mut schema = extended();
     schema["$defs"]["InitializeRequest"]["description"] = json!("Only available if the agent advertises `modes`.");
-    schema["$defs"]["PromptRequest"]["properties"]["prompt"]["description"] = json!("Clients MUST only send this when the Agent advertises `x`.");
-    let index = schema["$defs"]["SessionUpdate"]["oneOf"].as_array().unwrap().iter().position(|m| m["properties"]["sessionUpdate"]["const"] == "usage_update").unwrap();
-    schema["$defs"]["SessionUpdate"]["oneOf"][index]["description"] = json!("Agents MUST NOT send this update unless the Client advertised `usage`.");
-    let missing: Vec<Subject> = annotations.unannotated(&schema).into_iter().map(|gate| gate.subject).collect();
+    schema["$defs"]["PromptRequest"]["properties"]["prompt"]["description"] =
+        json!("Clients MUST only send this when the Agent advertises `x`.");
+    let index = schema["$defs"]["SessionUpdate"]["oneOf"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|m| m["properties"]["sessionUpdate"]["const"] == "usage_update")
+        .unwrap();
+    schema["$defs"]["SessionUpdate"]["oneOf"][index]["description"] =
+        json!("Agents MUST NOT send this update unless the Client advertised `usage`.");
+    let missing: Vec<Subject> = annotations
+        .unannotated(&schema)
+        .into_iter()
+        .map(|gate| gate.subject)
+        .collect();
     assert!(missing.contains(&Subject::Method("initialize".into())), "{missing:?}");
-    assert!(missing.contains(&Subject::Field("PromptRequest/prompt".into())), "{missing:?}");
-    assert!(missing.contains(&Subject::Variant("SessionUpdate/usage_update".into())), "{missing:?}");
+    assert!(
+        missing.contains(&Subject::Field("PromptRequest/prompt".into())),
+        "{missing:?}"
+    );
+    assert!(
+        missing.contains(&Subject::Variant("SessionUpdate/usage_update".into())),
+        "{missing:?}"
+    );
 }
 
 #[test]
@@ -320,7 +433,10 @@ fn gates_carry_their_sites_and_initialize_pointers() {
 #[test]
 fn extend_reports_capability_errors_for_strict_bases() {
     let mut base = upstream::default_schema();
-    base["$defs"]["AgentCapabilities"]["properties"].as_object_mut().unwrap().remove("loadSession");
+    base["$defs"]["AgentCapabilities"]["properties"]
+        .as_object_mut()
+        .unwrap()
+        .remove("loadSession");
     let error = extend("base.json".into(), base, &[], true).unwrap_err().to_string();
     assert!(error.contains("loadSession"), "{error}");
 }

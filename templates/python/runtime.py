@@ -90,7 +90,9 @@ class Member:
     fallback: str
     value: Any = None
 
-    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
         read = handler(source)
         if not self.nullable:
             stripped = _without_none(source)
@@ -106,8 +108,12 @@ class Member:
             if self.fallback == VALUE:
                 # Only for a value that fails: an absent member stays absent
                 # (pydantic-core would take a default for a missing member).
-                fallback = core_schema.with_default_schema(read, default=self.value, on_error="default", validate_default=True)
-                read = core_schema.json_or_python_schema(json_schema=fallback, python_schema=fallback)
+                fallback = core_schema.with_default_schema(
+                    read, default=self.value, on_error="default", validate_default=True
+                )
+                read = core_schema.json_or_python_schema(
+                    json_schema=fallback, python_schema=fallback
+                )
             else:
                 read = core_schema.with_default_schema(read, on_error="omit")
         elif applies and self.on_null:
@@ -125,7 +131,9 @@ class Member:
 def _without_none(source: Any) -> Any:
     """`source` without `None` among its options."""
     if get_origin(source) in (Union, UnionType):
-        options = tuple(option for option in get_args(source) if option is not type(None))
+        options = tuple(
+            option for option in get_args(source) if option is not type(None)
+        )
         return functools.reduce(operator.or_, options)
     return source
 
@@ -135,7 +143,12 @@ def _skipping(schema: CoreSchema) -> CoreSchema:
     if schema["type"] == "nullable":
         return {**schema, "schema": _skipping(schema["schema"])}
     if schema["type"] == "list":
-        return {**schema, "items_schema": core_schema.with_default_schema(schema["items_schema"], on_error="omit")}
+        return {
+            **schema,
+            "items_schema": core_schema.with_default_schema(
+                schema["items_schema"], on_error="omit"
+            ),
+        }
     raise TypeError(f"skipping invalid items needs a list, not {schema['type']}")
 
 
@@ -160,19 +173,29 @@ class Tagged:
     tags: tuple[str, ...]
     message: str
 
-    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
         _TAG_MEMBERS.add(self.wire)
         union = handler(source)
         if union["type"] != "union" or len(union["choices"]) != len(self.tags):
-            raise TypeError(f"the tagged union on `{self.wire}` needs one option per tag")
+            raise TypeError(
+                f"the tagged union on `{self.wire}` needs one option per tag"
+            )
         choices: dict[Hashable, CoreSchema] = {}
         for tag, choice in zip(self.tags, union["choices"]):
             choices[tag] = choice[0] if isinstance(choice, tuple) else choice
         # The wire name first: on the wire, a member spelled like the
         # attribute (`type_` beside `type`) is an unknown member.
-        discriminator: str | list[list[str | int]] = self.wire if self.wire == self.attr else [[self.wire], [self.attr]]
+        discriminator: str | list[list[str | int]] = (
+            self.wire if self.wire == self.attr else [[self.wire], [self.attr]]
+        )
         return core_schema.tagged_union_schema(
-            choices, discriminator, custom_error_type=TAG_ERROR + self.wire, custom_error_message=self.message, strict=True
+            choices,
+            discriminator,
+            custom_error_type=TAG_ERROR + self.wire,
+            custom_error_message=self.message,
+            strict=True,
         )
 
 
@@ -198,7 +221,9 @@ def read(annotation: Any, value: Any) -> Any:
 
 def encode(annotation: Any, value: Any) -> Any:
     """The wire JSON of a decoded value."""
-    return adapter(annotation).dump_python(value, mode="json", by_alias=True, exclude_unset=True)
+    return adapter(annotation).dump_python(
+        value, mode="json", by_alias=True, exclude_unset=True
+    )
 
 
 _inherited: dict[tuple[type, str], tuple[Any, ...]] = {}
@@ -248,7 +273,9 @@ class WireModel(BaseModel):
         if tag is not None and tag[0] not in data and tag[1] not in data:
             # Set, so that it is written out like any member given.
             data[tag[1]] = tag[2]
-        self.__pydantic_validator__.validate_python(data, self_instance=self, by_alias=True, by_name=True)
+        self.__pydantic_validator__.validate_python(
+            data, self_instance=self, by_alias=True, by_name=True
+        )
 
     # Only for building in Python: pydantic-core decodes without calling it.
     __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
@@ -310,7 +337,13 @@ class FlatModel(WireModel):
         model = handler(prepared)
         if cls.__acp_closed__:
             known = _declared(model)
-            unknown = [key for key in data if known is not None and key not in known and key not in cls.__pydantic_fields__]
+            unknown = [
+                key
+                for key in data
+                if known is not None
+                and key not in known
+                and key not in cls.__pydantic_fields__
+            ]
             if unknown:
                 raise FieldError(unknown[0], "is not a member of this object")
         extra = model.__pydantic_extra__
@@ -348,7 +381,11 @@ def _attribute_twins(cls: type[BaseModel]) -> dict[str, str]:
     """The attributes of `cls` that differ from their wire names, to those wire names."""
     found = _twins.get(cls)
     if found is None:
-        found = _twins[cls] = {attr: field.alias for attr, field in cls.__pydantic_fields__.items() if field.alias is not None and field.alias != attr}
+        found = _twins[cls] = {
+            attr: field.alias
+            for attr, field in cls.__pydantic_fields__.items()
+            if field.alias is not None and field.alias != attr
+        }
     return found
 
 
@@ -360,7 +397,12 @@ def _own_members(cls: type[BaseModel]) -> frozenset[str]:
     found = _owned.get(cls)
     if found is None:
         flattened = inherited(cls, "__acp_flattened__")
-        names = {name for attr, field in cls.__pydantic_fields__.items() if attr not in flattened for name in (attr, field.alias or attr)}
+        names = {
+            name
+            for attr, field in cls.__pydantic_fields__.items()
+            if attr not in flattened
+            for name in (attr, field.alias or attr)
+        }
         found = _owned[cls] = frozenset(names)
     return found
 
@@ -370,7 +412,10 @@ def _whole_members(model: Any) -> set[str]:
     if isinstance(model, RootModel) and isinstance(model.root, dict):
         return set(model.root)
     if isinstance(model, BaseModel):
-        return {field.alias or name for name, field in type(model).__pydantic_fields__.items()} | set(model.__pydantic_extra__ or ())
+        return {
+            field.alias or name
+            for name, field in type(model).__pydantic_fields__.items()
+        } | set(model.__pydantic_extra__ or ())
     return set()
 
 
@@ -381,7 +426,9 @@ def _declared(model: Any) -> set[str] | None:
         return None
     if not isinstance(model, BaseModel):
         return set()
-    names = {field.alias or name for name, field in type(model).__pydantic_fields__.items()}
+    names = {
+        field.alias or name for name, field in type(model).__pydantic_fields__.items()
+    }
     for attr in inherited(type(model), "__acp_flattened__"):
         inner = _declared(getattr(model, attr))
         if inner is None:
@@ -409,7 +456,13 @@ class CatchAll(RootModel[dict[str, Any]]):
         return self
 
 
-def tag_of(wire: str, labels: dict[str, str], untagged: str | None, other: str | None, default_open: bool) -> Callable[[Any], str | None]:
+def tag_of(
+    wire: str,
+    labels: dict[str, str],
+    untagged: str | None,
+    other: str | None,
+    default_open: bool,
+) -> Callable[[Any], str | None]:
     """The discriminator of a tagged union: the variant label for a value.
     With `default_open`, the variant without a tag (`untagged`) also takes a
     tag that is not a string or that no variant or catch-all claims."""
@@ -437,7 +490,9 @@ def tag_of(wire: str, labels: dict[str, str], untagged: str | None, other: str |
     return pick
 
 
-def default_on_failure(default: Callable[[], Any]) -> Callable[[Any, ValidatorFunctionWrapHandler], Any]:
+def default_on_failure(
+    default: Callable[[], Any],
+) -> Callable[[Any, ValidatorFunctionWrapHandler], Any]:
     """The validator of a tagged union whose variant without a tag leaves the
     tag open: an object whose tagged variant does not decode is read as that
     variant (`default()`) when it can be; otherwise the variant's error stands."""
@@ -508,23 +563,37 @@ def pointer(value: Any, error: ValidationError) -> str:
             if not picked and any(current.get(wire) == part for wire in _TAG_MEMBERS):
                 picked = True
                 continue
-            if part in _FLATTENED and index + 1 < len(loc) and not isinstance(current.get(part), (dict, list)):
+            if (
+                part in _FLATTENED
+                and index + 1 < len(loc)
+                and not isinstance(current.get(part), (dict, list))
+            ):
                 continue
             if part in current:
                 current, picked = current[part], False
                 path += "/" + _escape(part)
                 continue
-        elif isinstance(current, list) and isinstance(part, int) and 0 <= part < len(current):
+        elif (
+            isinstance(current, list)
+            and isinstance(part, int)
+            and 0 <= part < len(current)
+        ):
             current, picked = current[part], False
             path += f"/{part}"
             continue
-        if details["type"] == "missing" and index == len(loc) - 1 and isinstance(part, str):
+        if (
+            details["type"] == "missing"
+            and index == len(loc) - 1
+            and isinstance(part, str)
+        ):
             path += "/" + _escape(part)
     cause = details.get("ctx", {}).get("error")
     if isinstance(cause, FieldError):
         path += "/" + cause.wire.replace("~", "~0").replace("/", "~1")
     if details["type"].startswith(TAG_ERROR) and isinstance(current, dict):
-        path += "/" + details["type"][len(TAG_ERROR) :].replace("~", "~0").replace("/", "~1")
+        path += "/" + details["type"][len(TAG_ERROR) :].replace("~", "~0").replace(
+            "/", "~1"
+        )
     return path
 
 
@@ -558,7 +627,9 @@ class WireReader:
 
     def __init__(self) -> None:
         self._odd = False
-        self._decoder = json.JSONDecoder(parse_float=self._float, parse_constant=self._constant)
+        self._decoder = json.JSONDecoder(
+            parse_float=self._float, parse_constant=self._constant
+        )
 
     def _float(self, literal: str) -> float:
         value = float(literal)
@@ -596,11 +667,20 @@ def check_wire(value: Any, depth: int = 1) -> None:
         current, depth, trail = pending.pop()
         if isinstance(current, (dict, list)):
             if depth > MAX_DEPTH:
-                raise DecodeError(_pointer(trail), f"nested more than {MAX_DEPTH} arrays and objects deep")
-            members = list(current.items()) if isinstance(current, dict) else list(enumerate(current))
+                raise DecodeError(
+                    _pointer(trail),
+                    f"nested more than {MAX_DEPTH} arrays and objects deep",
+                )
+            members = (
+                list(current.items())
+                if isinstance(current, dict)
+                else list(enumerate(current))
+            )
             for key, member in reversed(members):
                 if isinstance(key, str) and _has_surrogate(key):
-                    raise DecodeError(_pointer((trail, key)), "the member name holds a lone surrogate")
+                    raise DecodeError(
+                        _pointer((trail, key)), "the member name holds a lone surrogate"
+                    )
                 pending.append((member, depth + 1, (trail, key)))
         elif isinstance(current, float) and not math.isfinite(current):
             raise DecodeError(_pointer(trail), f"{current} is not a finite number")
@@ -630,7 +710,6 @@ def decode_with(annotation: Any, value: Any, checked: bool = False) -> Any:
         raise DecodeError(pointer(value, error), message) from error
 
 
-
 def _written_as(schema: CoreSchema, kind: Any) -> CoreSchema:
     """An enum's schema that writes a member as the `str` or `int` it is
     (pydantic-core reads it without calling Python), not through `.value`."""
@@ -644,7 +723,9 @@ class StrEnum(str, Enum):
         return str.__str__(self)
 
     @classmethod
-    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+    def __get_pydantic_core_schema__(
+        cls, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
         return _written_as(handler(source), "str")
 
 
@@ -655,7 +736,9 @@ class IntEnum(int, Enum):
         return int.__repr__(self)
 
     @classmethod
-    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+    def __get_pydantic_core_schema__(
+        cls, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
         return _written_as(handler(source), "int")
 
 
@@ -680,7 +763,11 @@ class OpenIntEnum(IntEnum):
     @classmethod
     def _missing_(cls, value: object) -> Any:
         low, high = cls.__acp_range__
-        if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        if (
+            not isinstance(value, int)
+            or isinstance(value, bool)
+            or not low <= value <= high
+        ):
             return None
         member: Any = int.__new__(cls, value)
         member._name_ = str(value)
@@ -721,7 +808,9 @@ class InvalidParams(RequestError):
     """-32602: the params do not decode; `data` names the JSON pointer of the failure."""
 
     def __init__(self, method: str, error: DecodeError) -> None:
-        super().__init__(-32602, f"invalid params of {method}: {error}", {"pointer": error.path})
+        super().__init__(
+            -32602, f"invalid params of {method}: {error}", {"pointer": error.path}
+        )
         self.method = method
         self.path = error.path
 
@@ -747,7 +836,9 @@ def is_extension(method: str) -> bool:
     return method.startswith("_")
 
 
-def decode_params(method: str, annotation: Any, params: Any, checked: bool = False) -> Any:
+def decode_params(
+    method: str, annotation: Any, params: Any, checked: bool = False
+) -> Any:
     """The params of `method` decoded as `annotation`; `InvalidParams` when
     they do not decode (`checked` as for `decode_with`)."""
     try:
@@ -756,7 +847,12 @@ def decode_params(method: str, annotation: Any, params: Any, checked: bool = Fal
         raise InvalidParams(method, error) from error
 
 
-def decode_by_method(table: dict[str, Any], method: str, params: Any, extension: Callable[[str, Any], Any]) -> Any:
+def decode_by_method(
+    table: dict[str, Any],
+    method: str,
+    params: Any,
+    extension: Callable[[str, Any], Any],
+) -> Any:
     """The params of `method`, decoded as `table` says; an extension method's
     kept whole by `extension`; `MethodNotFound` for any other method."""
     annotation = table.get(method)

@@ -19,7 +19,11 @@ pub struct DecodeError {
 
 impl ::std::fmt::Display for DecodeError {
     fn fmt(&self, formatter: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        let path = if self.path.is_empty() { "(root)" } else { self.path.as_str() };
+        let path = if self.path.is_empty() {
+            "(root)"
+        } else {
+            self.path.as_str()
+        };
         write!(formatter, "{}: {}", path, self.message)
     }
 }
@@ -60,10 +64,16 @@ fn pointer(path: &::serde_path_to_error::Path) -> ::std::string::String {
 fn located(path: ::std::string::String, message: ::std::string::String) -> DecodeError {
     if message.starts_with('/') {
         if let Some((inner, rest)) = message.split_once(": ") {
-            return DecodeError { path: path + inner, message: rest.to_owned() };
+            return DecodeError {
+                path: path + inner,
+                message: rest.to_owned(),
+            };
         }
     }
-    if let Some(member) = message.strip_prefix("missing field `").and_then(|rest| rest.strip_suffix('`')) {
+    if let Some(member) = message
+        .strip_prefix("missing field `")
+        .and_then(|rest| rest.strip_suffix('`'))
+    {
         let path = ::std::format!("{path}/{}", member.replace('~', "~0").replace('/', "~1"));
         return DecodeError { path, message };
     }
@@ -91,8 +101,15 @@ fn too_deep(value: &Value) -> ::std::option::Option<::std::string::String> {
     let mut pending: ::std::vec::Vec<(&Value, usize, usize)> = ::std::vec![(value, 1, usize::MAX)];
     while let Some((current, depth, trail)) = pending.pop() {
         let children: ::std::vec::Vec<(Step<'_>, &Value)> = match current {
-            Value::Array(items) => items.iter().enumerate().map(|(index, item)| (Step::Index(index), item)).collect(),
-            Value::Object(members) => members.iter().map(|(key, member)| (Step::Name(key.as_str()), member)).collect(),
+            Value::Array(items) => items
+                .iter()
+                .enumerate()
+                .map(|(index, item)| (Step::Index(index), item))
+                .collect(),
+            Value::Object(members) => members
+                .iter()
+                .map(|(key, member)| (Step::Name(key.as_str()), member))
+                .collect(),
             _ => continue,
         };
         if depth > MAX_DEPTH {
@@ -128,7 +145,10 @@ pub fn decode<T: DeserializeOwned>(value: Value) -> ::std::result::Result<T, Dec
 /// An error at the first array or object of `value` nested deeper than [`MAX_DEPTH`].
 fn check_depth(value: &Value) -> ::std::result::Result<(), DecodeError> {
     match too_deep(value) {
-        Some(path) => Err(DecodeError { path, message: ::std::format!("nested more than {MAX_DEPTH} arrays and objects deep") }),
+        Some(path) => Err(DecodeError {
+            path,
+            message: ::std::format!("nested more than {MAX_DEPTH} arrays and objects deep"),
+        }),
         None => Ok(()),
     }
 }
@@ -183,7 +203,10 @@ impl<'de> ::serde::Deserialize<'de> for Key<'de> {
             fn visit_str<E: ::serde::de::Error>(self, name: &str) -> ::std::result::Result<Key<'de>, E> {
                 Ok(Key::Owned(name.to_owned()))
             }
-            fn visit_string<E: ::serde::de::Error>(self, name: ::std::string::String) -> ::std::result::Result<Key<'de>, E> {
+            fn visit_string<E: ::serde::de::Error>(
+                self,
+                name: ::std::string::String,
+            ) -> ::std::result::Result<Key<'de>, E> {
                 Ok(Key::Owned(name))
             }
         }
@@ -271,14 +294,19 @@ impl<T> NotNull<T> {
 impl<'de, T: ::serde::Deserialize<'de>> ::serde::de::DeserializeSeed<'de> for NotNull<T> {
     type Value = ::std::option::Option<T>;
     #[inline(always)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(self, deserializer: D) -> ::std::result::Result<Self::Value, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> ::std::result::Result<Self::Value, D::Error> {
         T::deserialize(deserializer).map(Some)
     }
 }
 
 /// [`NotNull`] as a derived struct's `deserialize_with`.
 #[doc(hidden)]
-pub fn not_null<'de, D: ::serde::Deserializer<'de>, T: ::serde::Deserialize<'de>>(deserializer: D) -> ::std::result::Result<::std::option::Option<T>, D::Error> {
+pub fn not_null<'de, D: ::serde::Deserializer<'de>, T: ::serde::Deserialize<'de>>(
+    deserializer: D,
+) -> ::std::result::Result<::std::option::Option<T>, D::Error> {
     T::deserialize(deserializer).map(Some)
 }
 
@@ -291,7 +319,10 @@ pub fn present(value: Value) -> ::std::result::Result<::std::option::Option<Valu
 /// A required member's value, or a "missing field" error.
 #[doc(hidden)]
 #[inline(always)]
-pub fn required<T, E: ::serde::de::Error>(slot: ::std::option::Option<T>, name: &'static str) -> ::std::result::Result<T, E> {
+pub fn required<T, E: ::serde::de::Error>(
+    slot: ::std::option::Option<T>,
+    name: &'static str,
+) -> ::std::result::Result<T, E> {
     slot.ok_or_else(|| E::missing_field(name))
 }
 
@@ -315,7 +346,13 @@ pub fn payload<T: DeserializeOwned>(value: Value) -> ::std::result::Result<T, ::
     if let Ok(decoded) = T::deserialize(&value) {
         return Ok(decoded);
     }
-    decode_nested(value).map_err(|error| if error.path.is_empty() { error.message } else { error.to_string() })
+    decode_nested(value).map_err(|error| {
+        if error.path.is_empty() {
+            error.message
+        } else {
+            error.to_string()
+        }
+    })
 }
 
 /// Decodes a present field's value under its rules: `Ok(None)` when a
@@ -350,7 +387,9 @@ pub fn nullable<T>(decoded: ::std::option::Option<::std::option::Option<T>>) -> 
 /// The value a required field takes when a rule discards its value;
 /// `None` when no value satisfies the field.
 #[doc(hidden)]
-pub fn fallback<T: DeserializeOwned>(literal: ::std::option::Option<&str>) -> ::std::result::Result<T, ::std::string::String> {
+pub fn fallback<T: DeserializeOwned>(
+    literal: ::std::option::Option<&str>,
+) -> ::std::result::Result<T, ::std::string::String> {
     match literal {
         Some(text) => ::serde_json::from_str(text).map_err(|error| error.to_string()),
         None => Err("invalid value and no fallback satisfies this field".to_owned()),
@@ -394,7 +433,11 @@ pub fn check_string(
 
 /// Checks a number against its bounds.
 #[doc(hidden)]
-pub fn check_number(value: f64, min: ::std::option::Option<f64>, max: ::std::option::Option<f64>) -> ::std::result::Result<(), ::std::string::String> {
+pub fn check_number(
+    value: f64,
+    min: ::std::option::Option<f64>,
+    max: ::std::option::Option<f64>,
+) -> ::std::result::Result<(), ::std::string::String> {
     if min.is_some_and(|min| value < min) || max.is_some_and(|max| value > max) {
         return Err(format!("{value} is outside {min:?}..={max:?}"));
     }
@@ -403,7 +446,11 @@ pub fn check_number(value: f64, min: ::std::option::Option<f64>, max: ::std::opt
 
 /// Checks an array's length.
 #[doc(hidden)]
-pub fn check_items(length: usize, min: ::std::option::Option<u64>, max: ::std::option::Option<u64>) -> ::std::result::Result<(), ::std::string::String> {
+pub fn check_items(
+    length: usize,
+    min: ::std::option::Option<u64>,
+    max: ::std::option::Option<u64>,
+) -> ::std::result::Result<(), ::std::string::String> {
     let length = length as u64;
     if min.is_some_and(|min| length < min) || max.is_some_and(|max| length > max) {
         return Err(format!("{length} items is outside {min:?}..={max:?}"));
@@ -470,7 +517,10 @@ impl<'de> ::serde::Deserialize<'de> for Buffer<'de> {
             fn visit_none<E>(self) -> ::std::result::Result<Buffer<'de>, E> {
                 Ok(Buffer::Null)
             }
-            fn visit_some<D: ::serde::Deserializer<'de>>(self, deserializer: D) -> ::std::result::Result<Buffer<'de>, D::Error> {
+            fn visit_some<D: ::serde::Deserializer<'de>>(
+                self,
+                deserializer: D,
+            ) -> ::std::result::Result<Buffer<'de>, D::Error> {
                 ::serde::Deserialize::deserialize(deserializer)
             }
             fn visit_bool<E>(self, value: bool) -> ::std::result::Result<Buffer<'de>, E> {
@@ -480,7 +530,11 @@ impl<'de> ::serde::Deserialize<'de> for Buffer<'de> {
                 Ok(Buffer::Unsigned(value))
             }
             fn visit_i64<E>(self, value: i64) -> ::std::result::Result<Buffer<'de>, E> {
-                Ok(if value < 0 { Buffer::Signed(value) } else { Buffer::Unsigned(value as u64) })
+                Ok(if value < 0 {
+                    Buffer::Signed(value)
+                } else {
+                    Buffer::Unsigned(value as u64)
+                })
             }
             fn visit_f64<E>(self, value: f64) -> ::std::result::Result<Buffer<'de>, E> {
                 Ok(Buffer::Float(value))
@@ -494,14 +548,20 @@ impl<'de> ::serde::Deserialize<'de> for Buffer<'de> {
             fn visit_string<E>(self, value: ::std::string::String) -> ::std::result::Result<Buffer<'de>, E> {
                 Ok(Buffer::Owned(value))
             }
-            fn visit_seq<A: ::serde::de::SeqAccess<'de>>(self, mut seq: A) -> ::std::result::Result<Buffer<'de>, A::Error> {
+            fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> ::std::result::Result<Buffer<'de>, A::Error> {
                 let mut items = ::std::vec::Vec::new();
                 while let Some(item) = seq.next_element()? {
                     items.push(item);
                 }
                 Ok(Buffer::Array(items))
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> ::std::result::Result<Buffer<'de>, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Buffer<'de>, A::Error> {
                 let mut members = ::std::vec::Vec::new();
                 while let Some(member) = map.next_entry()? {
                     members.push(member);
@@ -525,7 +585,10 @@ impl<'de> ::serde::de::IntoDeserializer<'de, ::serde_json::Error> for Buffer<'de
 impl<'de> ::serde::Deserializer<'de> for Buffer<'de> {
     type Error = ::serde_json::Error;
 
-    fn deserialize_any<V: ::serde::de::Visitor<'de>>(self, visitor: V) -> ::std::result::Result<V::Value, ::serde_json::Error> {
+    fn deserialize_any<V: ::serde::de::Visitor<'de>>(
+        self,
+        visitor: V,
+    ) -> ::std::result::Result<V::Value, ::serde_json::Error> {
         match self {
             Buffer::Null => visitor.visit_unit(),
             Buffer::Bool(value) => visitor.visit_bool(value),
@@ -549,14 +612,21 @@ impl<'de> ::serde::Deserializer<'de> for Buffer<'de> {
         }
     }
 
-    fn deserialize_option<V: ::serde::de::Visitor<'de>>(self, visitor: V) -> ::std::result::Result<V::Value, ::serde_json::Error> {
+    fn deserialize_option<V: ::serde::de::Visitor<'de>>(
+        self,
+        visitor: V,
+    ) -> ::std::result::Result<V::Value, ::serde_json::Error> {
         match self {
             Buffer::Null => visitor.visit_none(),
             other => visitor.visit_some(other),
         }
     }
 
-    fn deserialize_newtype_struct<V: ::serde::de::Visitor<'de>>(self, _name: &'static str, visitor: V) -> ::std::result::Result<V::Value, ::serde_json::Error> {
+    fn deserialize_newtype_struct<V: ::serde::de::Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> ::std::result::Result<V::Value, ::serde_json::Error> {
         visitor.visit_newtype_struct(self)
     }
 
@@ -595,14 +665,33 @@ pub fn lenient_field<'de, T: ::serde::Deserialize<'de>>(
 
 /// An optional member whose invalid value leaves it absent.
 #[doc(hidden)]
-pub fn lenient_optional<T: DeserializeOwned>(value: Buffer<'_>) -> ::std::result::Result<::std::option::Option<T>, ::std::string::String> {
-    lenient_field(value, Rules { on_error: true, on_null: false }, |_| Ok(()))
+pub fn lenient_optional<T: DeserializeOwned>(
+    value: Buffer<'_>,
+) -> ::std::result::Result<::std::option::Option<T>, ::std::string::String> {
+    lenient_field(
+        value,
+        Rules {
+            on_error: true,
+            on_null: false,
+        },
+        |_| Ok(()),
+    )
 }
 
 /// An optional member that may be `null`, whose invalid value leaves it absent.
 #[doc(hidden)]
-pub fn lenient_optional_nullable<T: DeserializeOwned>(value: Buffer<'_>) -> ::std::result::Result<crate::nullable::Nullable<T>, ::std::string::String> {
-    lenient_field::<::std::option::Option<T>>(value, Rules { on_error: true, on_null: false }, |_| Ok(())).map(nullable)
+pub fn lenient_optional_nullable<T: DeserializeOwned>(
+    value: Buffer<'_>,
+) -> ::std::result::Result<crate::nullable::Nullable<T>, ::std::string::String> {
+    lenient_field::<::std::option::Option<T>>(
+        value,
+        Rules {
+            on_error: true,
+            on_null: false,
+        },
+        |_| Ok(()),
+    )
+    .map(nullable)
 }
 
 /// [`items`] from a buffer: an array field whose invalid items are dropped.
@@ -616,7 +705,10 @@ pub fn lenient_items<'de, T: ::serde::Deserialize<'de>>(
         return Ok(None);
     }
     let kept = match value {
-        Buffer::Array(values) => values.into_iter().filter_map(|item| T::deserialize(item).ok()).collect(),
+        Buffer::Array(values) => values
+            .into_iter()
+            .filter_map(|item| T::deserialize(item).ok())
+            .collect(),
         _ if rules.on_error => return Ok(None),
         other => return Err(format!("invalid type: {}, expected an array", other.kind())),
     };

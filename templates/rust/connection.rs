@@ -73,7 +73,11 @@ pub enum CallError {
 impl ::std::fmt::Display for CallError {
     fn fmt(&self, formatter: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match self {
-            CallError::Remote(error) => write!(formatter, "the peer answered with an error: {}", serde_json::to_string(error).unwrap_or_default()),
+            CallError::Remote(error) => write!(
+                formatter,
+                "the peer answered with an error: {}",
+                serde_json::to_string(error).unwrap_or_default()
+            ),
             CallError::Decode(error) => write!(formatter, "the peer's answer does not decode: {error}"),
             CallError::Encode(error) => write!(formatter, "the params do not encode: {error}"),
             CallError::Closed => formatter.write_str("the connection is closed"),
@@ -149,9 +153,17 @@ pub enum TurnEnd {
     /// Protocol v1 with the turn-complete RFD, once negotiated: the update
     /// tagged `tag` whose `request` member is the prompt's id. Its
     /// `stop_reason` member is the response's.
-    Complete { tag: &'static str, request: &'static str, stop_reason: &'static str },
+    Complete {
+        tag: &'static str,
+        request: &'static str,
+        stop_reason: &'static str,
+    },
     /// Protocol v2: the update tagged `tag` whose `state` member is `idle`.
-    Idle { tag: &'static str, state: &'static str, idle: &'static str },
+    Idle {
+        tag: &'static str,
+        state: &'static str,
+        idle: &'static str,
+    },
     /// Neither: the response and the notifications before it.
     Response,
 }
@@ -167,7 +179,10 @@ pub struct Options {
 impl Options {
     /// Options that report what is dropped to `dropped`.
     pub fn dropped(dropped: impl Fn(Dropped) + ::std::marker::Send + ::std::marker::Sync + 'static) -> Self {
-        Options { dropped: Some(Box::new(dropped)), unordered: false }
+        Options {
+            dropped: Some(Box::new(dropped)),
+            unordered: false,
+        }
     }
 
     /// An end without the ordering the module describes, as connections
@@ -254,7 +269,11 @@ impl ClientEnd {
     /// Opens the client's end over `reader` and `writer`; `make` builds the
     /// client's implementation, which may keep the end to call the agent.
     /// Returns the end and the future that drives it.
-    pub fn connect<C, R, W>(make: impl FnOnce(ClientEnd) -> C, reader: R, writer: W) -> (ClientEnd, impl Future<Output = ::std::io::Result<()>>)
+    pub fn connect<C, R, W>(
+        make: impl FnOnce(ClientEnd) -> C,
+        reader: R,
+        writer: W,
+    ) -> (ClientEnd, impl Future<Output = ::std::io::Result<()>>)
     where
         C: super::methods::Client + ::std::marker::Sync + ::std::marker::Send,
         R: AsyncBufRead + Unpin,
@@ -264,13 +283,25 @@ impl ClientEnd {
     }
 
     /// [`ClientEnd::connect`] with `options`.
-    pub fn connect_with<C, R, W>(make: impl FnOnce(ClientEnd) -> C, reader: R, writer: W, options: Options) -> (ClientEnd, impl Future<Output = ::std::io::Result<()>>)
+    pub fn connect_with<C, R, W>(
+        make: impl FnOnce(ClientEnd) -> C,
+        reader: R,
+        writer: W,
+        options: Options,
+    ) -> (ClientEnd, impl Future<Output = ::std::io::Result<()>>)
     where
         C: super::methods::Client + ::std::marker::Sync + ::std::marker::Send,
         R: AsyncBufRead + Unpin,
         W: AsyncWrite + Unpin,
     {
-        open(Role::Client, ClientEnd, |end| ClientHandler(make(end)), reader, writer, options)
+        open(
+            Role::Client,
+            ClientEnd,
+            |end| ClientHandler(make(end)),
+            reader,
+            writer,
+            options,
+        )
     }
 }
 
@@ -278,7 +309,11 @@ impl AgentEnd {
     /// Opens the agent's end over `reader` and `writer`; `make` builds the
     /// agent's implementation, which may keep the end to send updates and
     /// call the client. Returns the end and the future that drives it.
-    pub fn connect<A, R, W>(make: impl FnOnce(AgentEnd) -> A, reader: R, writer: W) -> (AgentEnd, impl Future<Output = ::std::io::Result<()>>)
+    pub fn connect<A, R, W>(
+        make: impl FnOnce(AgentEnd) -> A,
+        reader: R,
+        writer: W,
+    ) -> (AgentEnd, impl Future<Output = ::std::io::Result<()>>)
     where
         A: super::methods::Agent + ::std::marker::Sync + ::std::marker::Send,
         R: AsyncBufRead + Unpin,
@@ -288,13 +323,25 @@ impl AgentEnd {
     }
 
     /// [`AgentEnd::connect`] with `options`.
-    pub fn connect_with<A, R, W>(make: impl FnOnce(AgentEnd) -> A, reader: R, writer: W, options: Options) -> (AgentEnd, impl Future<Output = ::std::io::Result<()>>)
+    pub fn connect_with<A, R, W>(
+        make: impl FnOnce(AgentEnd) -> A,
+        reader: R,
+        writer: W,
+        options: Options,
+    ) -> (AgentEnd, impl Future<Output = ::std::io::Result<()>>)
     where
         A: super::methods::Agent + ::std::marker::Sync + ::std::marker::Send,
         R: AsyncBufRead + Unpin,
         W: AsyncWrite + Unpin,
     {
-        open(Role::Agent, AgentEnd, |end| AgentHandler(make(end)), reader, writer, options)
+        open(
+            Role::Agent,
+            AgentEnd,
+            |end| AgentHandler(make(end)),
+            reader,
+            writer,
+            options,
+        )
     }
 }
 
@@ -369,17 +416,33 @@ struct Turn {
 #[derive(Debug, PartialEq)]
 enum Wait {
     Nothing,
-    Complete { request: Value },
+    Complete {
+        request: Value,
+    },
     /// Protocol v2: `active` once the session reported foreground work.
-    Idle { active: bool },
+    Idle {
+        active: bool,
+    },
 }
 
 impl Connection {
     fn new(role: Role, rules: &'static Rules, options: Options) -> (Connection, Queues) {
         let (outgoing, ordered) = mpsc::unbounded();
         let (overtaking, first) = mpsc::unbounded();
-        let shared = Shared { role, rules, options, outgoing, overtaking, state: Mutex::new(State::default()) };
-        (Connection { shared: Arc::new(shared) }, Queues { ordered, first })
+        let shared = Shared {
+            role,
+            rules,
+            options,
+            outgoing,
+            overtaking,
+            state: Mutex::new(State::default()),
+        };
+        (
+            Connection {
+                shared: Arc::new(shared),
+            },
+            Queues { ordered, first },
+        )
     }
 
     /// What this end's `initialize` exchange negotiated so far.
@@ -391,7 +454,11 @@ impl Connection {
     /// decides the RFD features; a `session/new` or `session/load` result
     /// is followed by `session/ready` when negotiated; a `session/prompt`
     /// completes when its turn is drained (the module says when).
-    pub async fn call<P: serde::Serialize, R: serde::de::DeserializeOwned>(&self, method: &str, params: &P) -> Result<R, CallError> {
+    pub async fn call<P: serde::Serialize, R: serde::de::DeserializeOwned>(
+        &self,
+        method: &str,
+        params: &P,
+    ) -> Result<R, CallError> {
         let params = serde_json::to_value(params).map_err(|error| CallError::Encode(error.to_string()))?;
         let result = self.exchange(method, &params).await?;
         let settled = self.shared.settling(method, &params, &result);
@@ -476,7 +543,11 @@ impl Shared {
         self.outgoing.unbounded_send(line).map_err(|_| CallError::Closed)
     }
 
-    fn send_request(&self, method: &str, params: &Value) -> Result<(oneshot::Receiver<Result<Value, CallError>>, Guard<'_>), CallError> {
+    fn send_request(
+        &self,
+        method: &str,
+        params: &Value,
+    ) -> Result<(oneshot::Receiver<Result<Value, CallError>>, Guard<'_>), CallError> {
         let (sender, receiver) = oneshot::channel();
         let id = {
             let mut state = self.lock();
@@ -486,27 +557,54 @@ impl Shared {
             let id = state.next_id;
             state.next_id += 1;
             let turn = self.turn_for(&state, method, params, id);
-            state.pending.insert(id, Pending { reply: Some(sender), turn });
+            state.pending.insert(
+                id,
+                Pending {
+                    reply: Some(sender),
+                    turn,
+                },
+            );
             id
         };
-        let guard = Guard { shared: self, id, armed: true };
-        self.send(line(&Message { id: Some(&Value::from(id)), method: Some(method), params: Some(params), ..Message::default() })?)?;
+        let guard = Guard {
+            shared: self,
+            id,
+            armed: true,
+        };
+        self.send(line(&Message {
+            id: Some(&Value::from(id)),
+            method: Some(method),
+            params: Some(params),
+            ..Message::default()
+        })?)?;
         Ok((receiver, guard))
     }
 
     /// What a `session/prompt` of the client's end waits for.
     fn turn_for(&self, state: &State, method: &str, params: &Value, id: i64) -> Option<Turn> {
-        let turns = self.rules.turns.as_ref().filter(|turns| turns.prompt == method && self.role == Role::Client && !self.options.unordered)?;
+        let turns = self
+            .rules
+            .turns
+            .as_ref()
+            .filter(|turns| turns.prompt == method && self.role == Role::Client && !self.options.unordered)?;
         let wait = match turns.end {
             TurnEnd::Complete { .. } if state.features.turn_complete => Wait::Complete { request: json!(id) },
             TurnEnd::Idle { .. } => Wait::Idle { active: false },
             _ => Wait::Nothing,
         };
-        Some(Turn { session: params.get(turns.session).cloned().unwrap_or(Value::Null), wait, answer: None })
+        Some(Turn {
+            session: params.get(turns.session).cloned().unwrap_or(Value::Null),
+            wait,
+            answer: None,
+        })
     }
 
     fn send_notification(&self, method: &str, params: Value) -> Result<(), CallError> {
-        let text = line(&Message { method: Some(method), params: Some(&params), ..Message::default() })?;
+        let text = line(&Message {
+            method: Some(method),
+            params: Some(&params),
+            ..Message::default()
+        })?;
         // Either this text now, or what the gate releases (rule R1).
         let (now, released) = {
             let mut state = self.lock();
@@ -527,14 +625,22 @@ impl Shared {
 
     /// The session of an agent's session-scoped notification, when R1 holds it.
     fn scoped_session(&self, method: &str, params: &Value) -> Option<String> {
-        let ready = self.rules.ready.as_ref().filter(|ready| ready.scoped.contains(&method))?;
+        let ready = self
+            .rules
+            .ready
+            .as_ref()
+            .filter(|ready| ready.scoped.contains(&method))?;
         Some(params.get(ready.session)?.as_str()?.to_owned())
     }
 
     /// The agent's handler sent a `turn_complete` itself.
     fn note_completion(&self, state: &mut State, method: &str, params: &Value) {
-        let Some(turns) = self.rules.turns.as_ref().filter(|turns| turns.update == method) else { return };
-        let TurnEnd::Complete { tag, request, .. } = turns.end else { return };
+        let Some(turns) = self.rules.turns.as_ref().filter(|turns| turns.update == method) else {
+            return;
+        };
+        let TurnEnd::Complete { tag, request, .. } = turns.end else {
+            return;
+        };
         let update = params.get(turns.payload);
         if update.and_then(|update| update.get(turns.tag)).and_then(Value::as_str) == Some(tag) {
             if let Some(id) = update.and_then(|update| update.get(request)) {
@@ -549,13 +655,23 @@ impl Shared {
         if method == self.rules.initialize {
             return Settled::Features((self.rules.features)(params, result));
         }
-        let Some(ready) = &self.rules.ready else { return Settled::Nothing };
-        let Some((_, in_result)) = ready.openers.iter().find(|(opener, _)| *opener == method) else { return Settled::Nothing };
+        let Some(ready) = &self.rules.ready else {
+            return Settled::Nothing;
+        };
+        let Some((_, in_result)) = ready.openers.iter().find(|(opener, _)| *opener == method) else {
+            return Settled::Nothing;
+        };
         if !self.lock().features.session_ready || self.options.unordered {
             return Settled::Nothing;
         }
-        let session = if *in_result { result.get(ready.session) } else { params.get(ready.session) };
-        session.map_or(Settled::Nothing, |session| Settled::Ready(json!({ ready.session: session })))
+        let session = if *in_result {
+            result.get(ready.session)
+        } else {
+            params.get(ready.session)
+        };
+        session.map_or(Settled::Nothing, |session| {
+            Settled::Ready(json!({ ready.session: session }))
+        })
     }
 
     /// A call this end made got its decoded result.
@@ -570,7 +686,13 @@ impl Shared {
     }
 
     /// Reads one line from the peer.
-    fn receive<'h, H: Handler>(&self, line: &[u8], handler: &'h H, requests: &mut FuturesUnordered<BoxFuture<'h, Done>>, lane: &mpsc::UnboundedSender<(String, Value)>) {
+    fn receive<'h, H: Handler>(
+        &self,
+        line: &[u8],
+        handler: &'h H,
+        requests: &mut FuturesUnordered<BoxFuture<'h, Done>>,
+        lane: &mpsc::UnboundedSender<(String, Value)>,
+    ) {
         let text = String::from_utf8_lossy(line);
         let text = text.trim();
         if text.is_empty() {
@@ -583,18 +705,34 @@ impl Shared {
                 Ok(_) => Envelope::default(),
                 Err(error) => {
                     let _ = self.write(&json!({ "jsonrpc": "2.0", "id": null, "error": { "code": -32700, "message": format!("not JSON: {error}") } }));
-                    self.report(Dropped::Unreadable { text: text.to_owned(), reason: error.to_string() });
+                    self.report(Dropped::Unreadable {
+                        text: text.to_owned(),
+                        reason: error.to_string(),
+                    });
                     return;
                 }
             },
         };
-        let valid_id = message.id.as_ref().is_none_or(|id| id.is_string() || id.is_number() || id.is_null());
+        let valid_id = message
+            .id
+            .as_ref()
+            .is_none_or(|id| id.is_string() || id.is_number() || id.is_null());
         if message.jsonrpc.as_ref().and_then(Value::as_str) != Some("2.0") || !valid_id {
             let _ = self.write(&json!({ "jsonrpc": "2.0", "id": null, "error": { "code": -32600, "message": "not a JSON-RPC 2.0 message" } }));
-            self.report(Dropped::Unreadable { text: text.to_owned(), reason: "not a JSON-RPC 2.0 message".to_owned() });
+            self.report(Dropped::Unreadable {
+                text: text.to_owned(),
+                reason: "not a JSON-RPC 2.0 message".to_owned(),
+            });
             return;
         }
-        let Envelope { method, id, params, result, error, .. } = message;
+        let Envelope {
+            method,
+            id,
+            params,
+            result,
+            error,
+            ..
+        } = message;
         let method = match method {
             Some(Value::String(method)) => Some(method),
             _ => None,
@@ -605,9 +743,20 @@ impl Shared {
             (Some(method), Some(id)) => {
                 let (handle, registration) = AbortHandle::new_pair();
                 self.lock().running.insert(id.to_string(), handle);
-                let kept = if self.answer_reads_params(&method) { params.clone() } else { Value::Null };
+                let kept = if self.answer_reads_params(&method) {
+                    params.clone()
+                } else {
+                    Value::Null
+                };
                 let running = Abortable::new(handler.request(method.clone(), params), registration);
-                requests.push(Box::pin(async move { Done { id, method, params: kept, outcome: running.await } }));
+                requests.push(Box::pin(async move {
+                    Done {
+                        id,
+                        method,
+                        params: kept,
+                        outcome: running.await,
+                    }
+                }));
             }
             (Some(method), None) => {
                 self.received(&method, &params);
@@ -616,7 +765,10 @@ impl Shared {
             }
             (None, id) => {
                 let _ = self.write(&json!({ "jsonrpc": "2.0", "id": id.unwrap_or(Value::Null), "error": { "code": -32600, "message": "neither a call nor an answer" } }));
-                self.report(Dropped::Unreadable { text: text.to_owned(), reason: "neither a call nor an answer".to_owned() });
+                self.report(Dropped::Unreadable {
+                    text: text.to_owned(),
+                    reason: "neither a call nor an answer".to_owned(),
+                });
             }
         }
     }
@@ -629,7 +781,12 @@ impl Shared {
         self.role == Role::Agent
             && (method == self.rules.initialize
                 || self.rules.turns.as_ref().is_some_and(|turns| turns.prompt == method)
-                || self.rules.ready.as_ref().is_some_and(|ready| ready.openers.iter().any(|(opener, in_result)| *opener == method && !in_result)))
+                || self.rules.ready.as_ref().is_some_and(|ready| {
+                    ready
+                        .openers
+                        .iter()
+                        .any(|(opener, in_result)| *opener == method && !in_result)
+                }))
     }
 
     /// What a notification does as soon as it is read, before its handler
@@ -637,13 +794,30 @@ impl Shared {
     /// stops the request it names.
     fn received(&self, method: &str, params: &Value) {
         if let Some((_, member)) = self.rules.cancel.filter(|(cancel, _)| *cancel == method) {
-            if let Some(handle) = params.get(member).and_then(|id| self.lock().running.remove(&id.to_string())) {
+            if let Some(handle) = params
+                .get(member)
+                .and_then(|id| self.lock().running.remove(&id.to_string()))
+            {
                 handle.abort();
             }
         }
-        let Some(ready) = self.rules.ready.as_ref().filter(|ready| ready.notification == method && self.role == Role::Agent) else { return };
-        let Some(session) = params.get(ready.session).and_then(Value::as_str) else { return };
-        let released = self.lock().gate.as_mut().map(|gate| gate.ready(session)).unwrap_or_default();
+        let Some(ready) = self
+            .rules
+            .ready
+            .as_ref()
+            .filter(|ready| ready.notification == method && self.role == Role::Agent)
+        else {
+            return;
+        };
+        let Some(session) = params.get(ready.session).and_then(Value::as_str) else {
+            return;
+        };
+        let released = self
+            .lock()
+            .gate
+            .as_mut()
+            .map(|gate| gate.ready(session))
+            .unwrap_or_default();
         for text in released {
             let _ = self.outgoing.unbounded_send(text);
         }
@@ -652,7 +826,10 @@ impl Shared {
     /// The peer answered the request `id` with `result` or `error`.
     fn answer(&self, id: Value, result: Option<Value>, error: Option<Value>) {
         let answer = match error {
-            Some(error) => Err(serde_json::from_value(error).map_or_else(|error| CallError::Encode(format!("a malformed error: {error}")), CallError::Remote)),
+            Some(error) => Err(serde_json::from_value(error).map_or_else(
+                |error| CallError::Encode(format!("a malformed error: {error}")),
+                CallError::Remote,
+            )),
             None => Ok(result.unwrap_or(Value::Null)),
         };
         let mut state = self.lock();
@@ -686,8 +863,13 @@ impl Shared {
     /// update tagged as the turn's end. [`Shared::handled`] reads no other
     /// notification's params.
     fn may_end_turn(&self, method: &str, params: &Value) -> bool {
-        let Some(turns) = self.rules.turns.as_ref().filter(|turns| turns.update == method) else { return false };
-        let tag = params.get(turns.payload).and_then(|update| update.get(turns.tag)).and_then(Value::as_str);
+        let Some(turns) = self.rules.turns.as_ref().filter(|turns| turns.update == method) else {
+            return false;
+        };
+        let tag = params
+            .get(turns.payload)
+            .and_then(|update| update.get(turns.tag))
+            .and_then(Value::as_str);
         match turns.end {
             TurnEnd::Complete { tag: end, .. } | TurnEnd::Idle { tag: end, .. } => tag == Some(end),
             TurnEnd::Response => false,
@@ -711,13 +893,26 @@ impl Shared {
                     continue;
                 }
                 match (&mut turn.wait, &turns.end) {
-                    (Wait::Complete { request }, TurnEnd::Complete { tag: end, request: member, .. })
-                        if tag == Some(*end) && update.and_then(|update| update.get(*member)) == Some(request) =>
-                    {
+                    (
+                        Wait::Complete { request },
+                        TurnEnd::Complete {
+                            tag: end,
+                            request: member,
+                            ..
+                        },
+                    ) if tag == Some(*end) && update.and_then(|update| update.get(*member)) == Some(request) => {
                         turn.wait = Wait::Nothing;
                     }
-                    (Wait::Idle { active }, TurnEnd::Idle { tag: end, state: member, idle }) if tag == Some(*end) => {
-                        let idle_now = update.and_then(|update| update.get(*member)).and_then(Value::as_str) == Some(*idle);
+                    (
+                        Wait::Idle { active },
+                        TurnEnd::Idle {
+                            tag: end,
+                            state: member,
+                            idle,
+                        },
+                    ) if tag == Some(*end) => {
+                        let idle_now =
+                            update.and_then(|update| update.get(*member)).and_then(Value::as_str) == Some(*idle);
                         // An idle read before the answer may be a snapshot from
                         // before the turn: it ends the turn only after a state of
                         // the turn's own, or when it was read after the answer.
@@ -752,8 +947,11 @@ impl Shared {
             .map(|(id, _)| *id)
             .collect();
         for id in done {
-            let Some(mut pending) = state.pending.remove(&id) else { continue };
-            if let (Some(reply), Some((answer, _))) = (pending.reply.take(), pending.turn.and_then(|turn| turn.answer)) {
+            let Some(mut pending) = state.pending.remove(&id) else {
+                continue;
+            };
+            if let (Some(reply), Some((answer, _))) = (pending.reply.take(), pending.turn.and_then(|turn| turn.answer))
+            {
                 let _ = reply.send(answer);
             }
         }
@@ -761,17 +959,38 @@ impl Shared {
 
     /// This end's handler of the peer's request finished: answer it.
     fn respond(&self, done: Done) {
-        let Done { id, method, params, outcome } = done;
+        let Done {
+            id,
+            method,
+            params,
+            outcome,
+        } = done;
         self.lock().running.remove(&id.to_string());
         let (text, result) = match outcome {
             Ok(Ok(result)) => {
                 self.before_response(&id, &method, &params, &result);
-                (line(&Message { id: Some(&id), result: Some(&result), ..Message::default() }), Some(result))
+                (
+                    line(&Message {
+                        id: Some(&id),
+                        result: Some(&result),
+                        ..Message::default()
+                    }),
+                    Some(result),
+                )
             }
             Ok(Err(error)) => (line(&json!({ "jsonrpc": "2.0", "id": id, "error": error })), None),
-            Err(Aborted) => (line(&json!({ "jsonrpc": "2.0", "id": id, "error": { "code": -32800, "message": "Request cancelled" } })), None),
+            Err(Aborted) => (
+                line(
+                    &json!({ "jsonrpc": "2.0", "id": id, "error": { "code": -32800, "message": "Request cancelled" } }),
+                ),
+                None,
+            ),
         };
-        let queue = if self.options.unordered { &self.overtaking } else { &self.outgoing };
+        let queue = if self.options.unordered {
+            &self.overtaking
+        } else {
+            &self.outgoing
+        };
         if let Ok(text) = text {
             let _ = queue.unbounded_send(text);
         }
@@ -795,15 +1014,25 @@ impl Shared {
             }
             return;
         }
-        let Some(turns) = self.rules.turns.as_ref().filter(|turns| turns.prompt == method) else { return };
-        let TurnEnd::Complete { tag, request, stop_reason } = turns.end else { return };
+        let Some(turns) = self.rules.turns.as_ref().filter(|turns| turns.prompt == method) else {
+            return;
+        };
+        let TurnEnd::Complete {
+            tag,
+            request,
+            stop_reason,
+        } = turns.end
+        else {
+            return;
+        };
         let owed = {
             let state = self.lock();
             state.features.turn_complete && !self.options.unordered && !state.completed.contains(&id.to_string())
         };
         if let (true, Some(reason)) = (owed, result.get(stop_reason)) {
             let session = params.get(turns.session).cloned().unwrap_or(Value::Null);
-            let update = json!({ turns.session: session, turns.payload: { turns.tag: tag, request: id, stop_reason: reason } });
+            let update =
+                json!({ turns.session: session, turns.payload: { turns.tag: tag, request: id, stop_reason: reason } });
             let _ = self.send_notification(turns.update, update);
         }
     }
@@ -811,9 +1040,17 @@ impl Shared {
     /// The agent's end answered a request that opens a session: from now
     /// on its scoped notifications wait for `session/ready`.
     fn after_response(&self, method: &str, params: &Value, result: &Value) {
-        let Some(ready) = self.rules.ready.as_ref().filter(|_| self.role == Role::Agent) else { return };
-        let Some((_, in_result)) = ready.openers.iter().find(|(opener, _)| *opener == method) else { return };
-        let session = if *in_result { result.get(ready.session) } else { params.get(ready.session) };
+        let Some(ready) = self.rules.ready.as_ref().filter(|_| self.role == Role::Agent) else {
+            return;
+        };
+        let Some((_, in_result)) = ready.openers.iter().find(|(opener, _)| *opener == method) else {
+            return;
+        };
+        let session = if *in_result {
+            result.get(ready.session)
+        } else {
+            params.get(ready.session)
+        };
         if let (Some(session), Some(gate)) = (session.and_then(Value::as_str), self.lock().gate.as_mut()) {
             gate.responded(session, 0);
         }
@@ -946,7 +1183,13 @@ struct Message<'a> {
 
 impl Default for Message<'_> {
     fn default() -> Self {
-        Message { jsonrpc: "2.0", id: None, method: None, params: None, result: None }
+        Message {
+            jsonrpc: "2.0",
+            id: None,
+            method: None,
+            params: None,
+            result: None,
+        }
     }
 }
 
@@ -964,7 +1207,13 @@ struct Queues {
 }
 
 /// Reads, handles and writes until the peer closes its side.
-async fn drive<H: Handler, R: AsyncBufRead + Unpin, W: AsyncWrite + Unpin>(shared: Arc<Shared>, handler: H, reader: R, writer: W, queues: Queues) -> ::std::io::Result<()> {
+async fn drive<H: Handler, R: AsyncBufRead + Unpin, W: AsyncWrite + Unpin>(
+    shared: Arc<Shared>,
+    handler: H,
+    reader: R,
+    writer: W,
+    queues: Queues,
+) -> ::std::io::Result<()> {
     let (lane, notifications) = mpsc::unbounded::<(String, Value)>();
     let reading = read(&shared, &handler, reader, lane);
     let handling = handle_notifications(&shared, &handler, notifications);
@@ -975,7 +1224,12 @@ async fn drive<H: Handler, R: AsyncBufRead + Unpin, W: AsyncWrite + Unpin>(share
 
 /// Reads lines, one buffer serving every line, and answers the peer's
 /// requests as their handlers finish.
-async fn read<H: Handler, R: AsyncBufRead + Unpin>(shared: &Shared, handler: &H, mut reader: R, lane: mpsc::UnboundedSender<(String, Value)>) -> ::std::io::Result<()> {
+async fn read<H: Handler, R: AsyncBufRead + Unpin>(
+    shared: &Shared,
+    handler: &H,
+    mut reader: R,
+    lane: mpsc::UnboundedSender<(String, Value)>,
+) -> ::std::io::Result<()> {
     let mut requests: FuturesUnordered<BoxFuture<'_, Done>> = FuturesUnordered::new();
     let mut line = Vec::new();
     let result = loop {
@@ -1000,7 +1254,11 @@ async fn read<H: Handler, R: AsyncBufRead + Unpin>(shared: &Shared, handler: &H,
 
 /// Reads into `line` up to and including the next newline, or what is left
 /// when the input ends; `false` once it ended with nothing left.
-fn poll_line<R: AsyncBufRead + Unpin>(reader: &mut R, line: &mut Vec<u8>, context: &mut Context<'_>) -> Poll<::std::io::Result<bool>> {
+fn poll_line<R: AsyncBufRead + Unpin>(
+    reader: &mut R,
+    line: &mut Vec<u8>,
+    context: &mut Context<'_>,
+) -> Poll<::std::io::Result<bool>> {
     loop {
         let available = futures::ready!(Pin::new(&mut *reader).poll_fill_buf(context))?;
         if available.is_empty() {
@@ -1018,12 +1276,23 @@ fn poll_line<R: AsyncBufRead + Unpin>(reader: &mut R, line: &mut Vec<u8>, contex
     }
 }
 
-async fn handle_notifications<H: Handler>(shared: &Shared, handler: &H, mut notifications: mpsc::UnboundedReceiver<(String, Value)>) {
+async fn handle_notifications<H: Handler>(
+    shared: &Shared,
+    handler: &H,
+    mut notifications: mpsc::UnboundedReceiver<(String, Value)>,
+) {
     while let Some((method, params)) = notifications.next().await {
         // Only an update that may end a turn is read again once handled.
-        let kept = if shared.may_end_turn(&method, &params) { params.clone() } else { Value::Null };
+        let kept = if shared.may_end_turn(&method, &params) {
+            params.clone()
+        } else {
+            Value::Null
+        };
         if let Err(error) = handler.notification(method.clone(), params).await {
-            shared.report(Dropped::Notification { method: method.clone(), error: serde_json::to_value(&error).unwrap_or(Value::Null) });
+            shared.report(Dropped::Notification {
+                method: method.clone(),
+                error: serde_json::to_value(&error).unwrap_or(Value::Null),
+            });
         }
         shared.handled(&method, &kept);
     }
@@ -1032,7 +1301,8 @@ async fn handle_notifications<H: Handler>(shared: &Shared, handler: &H, mut noti
 /// Writes the queued lines in order, flushing whenever no more is queued.
 async fn write<W: AsyncWrite + Unpin>(queues: Queues, mut writer: W) -> ::std::io::Result<()> {
     let Queues { ordered, first } = queues;
-    let mut merged = futures::stream::select_with_strategy(first, ordered, |_: &mut ()| futures::stream::PollNext::Left);
+    let mut merged =
+        futures::stream::select_with_strategy(first, ordered, |_: &mut ()| futures::stream::PollNext::Left);
     while let Some(text) = merged.next().await {
         writer.write_all(&text).await?;
         while let Some(Some(text)) = merged.next().now_or_never() {

@@ -40,7 +40,12 @@ fn wire<T: ::serde::Serialize + ::serde::de::DeserializeOwned>(
 ) -> ::std::result::Result<::serde_json::Value, NegotiationError> {
     let failed = |error: crate::codec::DecodeError| NegotiationError::Decode { type_name, error };
     let encode = |decoded: &T| {
-        ::serde_json::to_value(decoded).map_err(|error| failed(crate::codec::DecodeError { path: ::std::string::String::new(), message: error.to_string() }))
+        ::serde_json::to_value(decoded).map_err(|error| {
+            failed(crate::codec::DecodeError {
+                path: ::std::string::String::new(),
+                message: error.to_string(),
+            })
+        })
     };
     match message {
         Message::Decoded(decoded) => encode(decoded),
@@ -49,7 +54,10 @@ fn wire<T: ::serde::Serialize + ::serde::de::DeserializeOwned>(
 }
 
 fn version(message: &::serde_json::Value) -> i64 {
-    message.get("protocolVersion").and_then(::serde_json::Value::as_i64).unwrap_or(-1)
+    message
+        .get("protocolVersion")
+        .and_then(::serde_json::Value::as_i64)
+        .unwrap_or(-1)
 }
 
 fn escape(token: &str) -> ::std::string::String {
@@ -60,7 +68,10 @@ fn escape(token: &str) -> ::std::string::String {
 #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq, ::std::cmp::Eq)]
 pub enum NegotiationError {
     /// A message does not decode as its type.
-    Decode { type_name: &'static str, error: crate::codec::DecodeError },
+    Decode {
+        type_name: &'static str,
+        error: crate::codec::DecodeError,
+    },
     /// The agent answered a version above the one the client asked for.
     VersionAboveRequested { requested: i64, answered: i64 },
     /// The agent answered a version these bindings do not implement.
@@ -72,10 +83,16 @@ impl ::std::fmt::Display for NegotiationError {
         match self {
             NegotiationError::Decode { type_name, error } => write!(formatter, "cannot decode {type_name}: {error}"),
             NegotiationError::VersionAboveRequested { requested, answered } => {
-                write!(formatter, "the agent answered protocol version {answered}, above the {requested} the client asked for")
+                write!(
+                    formatter,
+                    "the agent answered protocol version {answered}, above the {requested} the client asked for"
+                )
             }
             NegotiationError::UnsupportedVersion { answered, .. } => {
-                write!(formatter, "the agent answered protocol version {answered}; these bindings implement {PROTOCOL_VERSION}")
+                write!(
+                    formatter,
+                    "the agent answered protocol version {answered}; these bindings implement {PROTOCOL_VERSION}"
+                )
             }
         }
     }
@@ -97,8 +114,16 @@ pub struct CapabilityError {
 
 impl ::std::fmt::Display for CapabilityError {
     fn fmt(&self, formatter: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        let part = if self.pointer.is_empty() { "the method" } else { self.pointer.as_str() };
-        write!(formatter, "{}: {} needs the {} to advertise {}", self.method, part, self.side, self.capability)
+        let part = if self.pointer.is_empty() {
+            "the method"
+        } else {
+            self.pointer.as_str()
+        };
+        write!(
+            formatter,
+            "{}: {} needs the {} to advertise {}",
+            self.method, part, self.side, self.capability
+        )
     }
 }
 
@@ -120,7 +145,9 @@ impl Negotiated {
     }
 
     fn holds(&self, rule: usize) -> bool {
-        let ::std::option::Option::Some(gate) = RULES.get(rule) else { return false };
+        let ::std::option::Option::Some(gate) = RULES.get(rule) else {
+            return false;
+        };
         let mut value = ::std::option::Option::Some(if gate.agent { &self.response } else { &self.request });
         for token in gate.pointer {
             value = value.and_then(|value| value.get(*token));
@@ -142,7 +169,9 @@ impl Negotiated {
     }
 
     fn lookup(&self, entries: &[(&str, Needs)], name: &str) -> bool {
-        entries.iter().any(|(known, needs)| *known == name && self.needs(*needs))
+        entries
+            .iter()
+            .any(|(known, needs)| *known == name && self.needs(*needs))
     }
 
     /// Whether the agent may be called with `method` (every agent-side method; unknown ones are false).
@@ -157,7 +186,9 @@ impl Negotiated {
 
     /// One entry of a section: `prompt` (image, audio, embeddedContext), `mcp`, `updates`, `elicitation`.
     pub fn allows(&self, section: &str, name: &str) -> bool {
-        SECTIONS.iter().any(|(known, entries)| *known == section && self.lookup(entries, name))
+        SECTIONS
+            .iter()
+            .any(|(known, entries)| *known == section && self.lookup(entries, name))
     }
 
     /// The agent requires `session/ready` after each session is set up (RFD session-ready).
@@ -181,24 +212,38 @@ impl Negotiated {
     /// # Errors
     ///
     /// The first part the negotiated capabilities do not allow.
-    pub fn check_outgoing<P: ::serde::Serialize>(&self, method: &str, params: &P) -> ::std::result::Result<(), CapabilityError> {
+    pub fn check_outgoing<P: ::serde::Serialize>(
+        &self,
+        method: &str,
+        params: &P,
+    ) -> ::std::result::Result<(), CapabilityError> {
         let refuse = |rule: usize, pointer: ::std::string::String| {
             let gate = &RULES[rule];
             CapabilityError {
                 method: method.to_owned(),
                 pointer,
                 side: if gate.agent { "agent" } else { "client" },
-                capability: gate.pointer.iter().map(|token| ::std::format!("/{}", escape(token))).collect(),
+                capability: gate
+                    .pointer
+                    .iter()
+                    .map(|token| ::std::format!("/{}", escape(token)))
+                    .collect(),
             }
         };
-        let entry = AGENT_METHODS.iter().chain(CLIENT_METHODS).find(|(known, _)| *known == method);
+        let entry = AGENT_METHODS
+            .iter()
+            .chain(CLIENT_METHODS)
+            .find(|(known, _)| *known == method);
         if let ::std::option::Option::Some((_, Needs::Rule(rule))) = entry {
             if !self.holds(*rule) {
                 return ::std::result::Result::Err(refuse(*rule, ::std::string::String::new()));
             }
         }
         let params = ::serde_json::to_value(params).unwrap_or(::serde_json::Value::Null);
-        for check in CHECKS.iter().filter(|check| check.method == method && !self.holds(check.rule)) {
+        for check in CHECKS
+            .iter()
+            .filter(|check| check.method == method && !self.holds(check.rule))
+        {
             let mut found = ::std::vec![(::std::string::String::new(), &params)];
             for token in check.pointer {
                 let mut next = ::std::vec::Vec::new();
@@ -216,7 +261,9 @@ impl Negotiated {
             for (pointer, value) in found {
                 let gated = match (check.tag_value, check.tag_property) {
                     (::std::option::Option::None, _) => !value.is_null(),
-                    (::std::option::Option::Some(tag), ::std::option::Option::None) => value.as_str() == ::std::option::Option::Some(tag),
+                    (::std::option::Option::Some(tag), ::std::option::Option::None) => {
+                        value.as_str() == ::std::option::Option::Some(tag)
+                    }
                     (::std::option::Option::Some(tag), ::std::option::Option::Some(property)) => {
                         value.get(property).and_then(::serde_json::Value::as_str) == ::std::option::Option::Some(tag)
                     }
@@ -230,7 +277,10 @@ impl Negotiated {
     }
 
     fn entries(&self, entries: &[(&str, Needs)]) -> ::serde_json::Map<::std::string::String, ::serde_json::Value> {
-        entries.iter().map(|(name, needs)| ((*name).to_owned(), ::serde_json::Value::Bool(self.needs(*needs)))).collect()
+        entries
+            .iter()
+            .map(|(name, needs)| ((*name).to_owned(), ::serde_json::Value::Bool(self.needs(*needs))))
+            .collect()
     }
 }
 

@@ -18,7 +18,7 @@
     ::std::hash::Hash,
     ::std::cmp::PartialOrd,
     ::std::cmp::Ord,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum Nullable<T> {
     /// The member is not there.
@@ -102,10 +102,7 @@ impl<T> ::std::convert::From<::std::option::Option<T>> for Nullable<T> {
     }
 }
 impl<T: ::serde::Serialize> ::serde::Serialize for Nullable<T> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
         match self {
             Self::Value(value) => value.serialize(serializer),
             Self::Absent | Self::Null => serializer.serialize_none(),
@@ -114,10 +111,7 @@ impl<T: ::serde::Serialize> ::serde::Serialize for Nullable<T> {
 }
 impl<'de, T: ::serde::Deserialize<'de>> ::serde::Deserialize<'de> for Nullable<T> {
     /// A present member: `null` or a value (absence is the member's `default`).
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        <::std::option::Option<T> as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::from)
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
+        <::std::option::Option<T> as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
     }
 }

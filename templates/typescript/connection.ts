@@ -166,7 +166,10 @@ export interface Lifecycle {
 }
 
 /** What a prompt still waits for besides its response. */
-type Wait = { readonly kind: "nothing" } | { readonly kind: "complete"; readonly request: JsonRpcId } | { readonly kind: "idle"; active: boolean };
+type Wait =
+  | { readonly kind: "nothing" }
+  | { readonly kind: "complete"; readonly request: JsonRpcId }
+  | { readonly kind: "idle"; active: boolean };
 
 interface Turn {
   readonly session: unknown;
@@ -222,7 +225,11 @@ function isId(value: unknown): value is JsonRpcId {
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { readonly then?: unknown }).then === "function";
+  return (
+    (typeof value === "object" || typeof value === "function") &&
+    value !== null &&
+    typeof (value as { readonly then?: unknown }).then === "function"
+  );
 }
 
 function has(value: { readonly [key: string]: unknown }, key: string): boolean {
@@ -340,7 +347,14 @@ export class Connection {
         signal.addEventListener("abort", abort);
         forget = () => signal.removeEventListener("abort", abort);
       }
-      this.#pending.set(id, { method, params: message.params, resolve, reject, turn: this.#turnFor(method, message.params, id), forget });
+      this.#pending.set(id, {
+        method,
+        params: message.params,
+        resolve,
+        reject,
+        turn: this.#turnFor(method, message.params, id),
+        forget,
+      });
       this.#write(message);
     });
   }
@@ -410,7 +424,9 @@ export class Connection {
     this.#handling = true;
     for (let next = this.#inbox.shift(); next !== undefined; next = this.#inbox.shift()) {
       try {
-        const response = await dispatchMessage(this.#local, this.#implementation, next.message, (method, error) => this.#unhandled(method, error));
+        const response = await dispatchMessage(this.#local, this.#implementation, next.message, (method, error) =>
+          this.#unhandled(method, error),
+        );
         if (response !== null) this.#write(response);
       } catch {
         // Only `dropped` can throw here; the notification still counts as handled.
@@ -441,7 +457,10 @@ export class Connection {
       if (running !== undefined) {
         this.#running.delete(key);
         running.cancelled = true;
-        this.#enqueue(JSON.stringify({ jsonrpc: "2.0", id: running.id, error: { code: -32800, message: "Request cancelled" } }), this.#unordered);
+        this.#enqueue(
+          JSON.stringify({ jsonrpc: "2.0", id: running.id, error: { code: -32800, message: "Request cancelled" } }),
+          this.#unordered,
+        );
       }
     }
     for (const held of this.#lifecycle?.received(method, params) ?? []) this.#write(held);
@@ -495,7 +514,8 @@ export class Connection {
     const turns = this.#rules.turns;
     if (turns === null || turns.update !== method || turns.end.kind !== "complete") return;
     const update = member(params, turns.payload);
-    if (member(update, turns.tag) === turns.end.tag) this.#completed.add(JSON.stringify(member(update, turns.end.request) ?? null));
+    if (member(update, turns.tag) === turns.end.tag)
+      this.#completed.add(JSON.stringify(member(update, turns.end.request) ?? null));
   }
 
   /** The peer answered: a prompt waits for its turn to drain, any other request settles now. */
@@ -533,11 +553,17 @@ export class Connection {
         const turn = pending.turn;
         if (turn === undefined || !same(session, turn.session)) continue;
         const wait = turn.wait;
-        if (wait.kind === "complete" && end.kind === "complete" && tag === end.tag && same(member(update, end.request), wait.request)) {
+        if (
+          wait.kind === "complete" &&
+          end.kind === "complete" &&
+          tag === end.tag &&
+          same(member(update, end.request), wait.request)
+        ) {
           turn.wait = { kind: "nothing" };
         } else if (wait.kind === "idle" && end.kind === "idle" && tag === end.tag) {
           if (member(update, end.state) !== end.idle) wait.active = true;
-          else if (wait.active || (turn.answer !== undefined && read > turn.answer.read)) turn.wait = { kind: "nothing" };
+          else if (wait.active || (turn.answer !== undefined && read > turn.answer.read))
+            turn.wait = { kind: "nothing" };
         }
       }
     }
@@ -564,7 +590,11 @@ export class Connection {
     pending.forget();
     if (has(response, "error")) {
       const error = response["error"];
-      pending.reject(isErrorObject(error) ? new RequestError(error.code, error.message, error.data) : new RequestError(-32603, `a malformed error for ${pending.method}`));
+      pending.reject(
+        isErrorObject(error)
+          ? new RequestError(error.code, error.message, error.data)
+          : new RequestError(-32603, `a malformed error for ${pending.method}`),
+      );
       return;
     }
     if (!this.#remote.requests.has(pending.method)) {
@@ -573,10 +603,13 @@ export class Connection {
     }
     const decoded = decodeResult(this.#remote.requests, pending.method, response["result"]);
     if (!decoded.ok) {
-      pending.reject(new DecodeError(this.#remote.requests.get(pending.method)?.result ?? pending.method, decoded.issues));
+      pending.reject(
+        new DecodeError(this.#remote.requests.get(pending.method)?.result ?? pending.method, decoded.issues),
+      );
       return;
     }
-    if (pending.method === this.#rules.initialize) this.#features = this.#rules.features(pending.params, response["result"]);
+    if (pending.method === this.#rules.initialize)
+      this.#features = this.#rules.features(pending.params, response["result"]);
     pending.resolve(decoded.value);
     const follow = this.#lifecycle?.settled(pending.method, pending.params, response["result"]) ?? [];
     // Written after the caller's code that awaited the result has run to its

@@ -20,8 +20,7 @@ export interface DecodeIssue {
 
 /** A decoded value, or every failure found. */
 export type DecodeResult<T> =
-  | { readonly ok: true; readonly value: T }
-  | { readonly ok: false; readonly issues: readonly DecodeIssue[] };
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly issues: readonly DecodeIssue[] };
 
 /** A value that does not decode as its type; the message names every failing JSON pointer. */
 export class DecodeError extends Error {
@@ -67,7 +66,8 @@ const FAILED: unique symbol = Symbol("failed");
  */
 export type Codec = (value: unknown, at: At) => unknown;
 type JsonObject = { readonly [key: string]: unknown };
-type Fallback = { readonly kind: "absent" } | { readonly kind: "value"; readonly json: string } | { readonly kind: "reject" };
+type Fallback =
+  { readonly kind: "absent" } | { readonly kind: "value"; readonly json: string } | { readonly kind: "reject" };
 type Additional = { readonly policy: "kept"; readonly codec: Codec } | { readonly policy: "denied" };
 
 /** One field: its rules are off and its fallback is `reject` unless given. */
@@ -236,7 +236,8 @@ function jsonIssue(value: unknown, path: string, depth: number, wireOnly: boolea
     } else {
       return { path: trailPointer(path, trail), message: `expected a JSON value, got ${describe(current)}` };
     }
-    if (depth > MAX_DEPTH) return { path: trailPointer(path, trail), message: `nested more than ${MAX_DEPTH} arrays and objects deep` };
+    if (depth > MAX_DEPTH)
+      return { path: trailPointer(path, trail), message: `nested more than ${MAX_DEPTH} arrays and objects deep` };
     for (let index = members.length - 1; index >= 0; index -= 1) {
       const [key, member] = members[index] ?? [index, undefined];
       pending.push([member, { parent: trail, key }, depth + 1]);
@@ -253,7 +254,10 @@ function jsonEqual(left: unknown, right: unknown): boolean {
   }
   if (isObject(left) && isObject(right) && !Array.isArray(left) && !Array.isArray(right)) {
     const keys = Object.keys(left);
-    return keys.length === Object.keys(right).length && keys.every((key) => hasMember(right, key) && jsonEqual(left[key], right[key]));
+    return (
+      keys.length === Object.keys(right).length &&
+      keys.every((key) => hasMember(right, key) && jsonEqual(left[key], right[key]))
+    );
   }
   return false;
 }
@@ -302,9 +306,11 @@ export function decodeJson(json: unknown): DecodeResult<JsonValue> {
   return outcome<JsonValue>(anyJson(json, root), root);
 }
 
-export const onlyNull: Codec = (value, at) => (value === null ? null : fail(at, `expected null, got ${describe(value)}`));
+export const onlyNull: Codec = (value, at) =>
+  value === null ? null : fail(at, `expected null, got ${describe(value)}`);
 
-export const bool: Codec = (value, at) => (typeof value === "boolean" ? value : fail(at, `expected a boolean, got ${describe(value)}`));
+export const bool: Codec = (value, at) =>
+  typeof value === "boolean" ? value : fail(at, `expected a boolean, got ${describe(value)}`);
 
 /** The length of a string in code points (surrogate pairs count once). */
 function codePoints(value: string): number {
@@ -323,7 +329,8 @@ function codePoints(value: string): number {
 }
 
 /** Any string, unchecked: the codec of every string without constraints. */
-export const anyString: Codec = (value, at) => (typeof value === "string" ? value : fail(at, `expected a string, got ${describe(value)}`));
+export const anyString: Codec = (value, at) =>
+  typeof value === "string" ? value : fail(at, `expected a string, got ${describe(value)}`);
 
 export function text(minLength: number | null, maxLength: number | null, pattern: string | null): Codec {
   if (minLength === null && maxLength === null && pattern === null) return anyString;
@@ -332,8 +339,10 @@ export function text(minLength: number | null, maxLength: number | null, pattern
     if (typeof value !== "string") return fail(at, `expected a string, got ${describe(value)}`);
     if (minLength !== null || maxLength !== null) {
       const length = codePoints(value);
-      if (minLength !== null && length < minLength) return fail(at, `expected at least ${minLength} characters, got ${length}`);
-      if (maxLength !== null && length > maxLength) return fail(at, `expected at most ${maxLength} characters, got ${length}`);
+      if (minLength !== null && length < minLength)
+        return fail(at, `expected at least ${minLength} characters, got ${length}`);
+      if (maxLength !== null && length > maxLength)
+        return fail(at, `expected at most ${maxLength} characters, got ${length}`);
     }
     if (pattern !== null) {
       if (compiled === undefined) {
@@ -343,7 +352,8 @@ export function text(minLength: number | null, maxLength: number | null, pattern
           compiled = null;
         }
       }
-      if (compiled === null) return fail(at, `the pattern ${JSON.stringify(pattern)} is not a valid regular expression`);
+      if (compiled === null)
+        return fail(at, `the pattern ${JSON.stringify(pattern)} is not a valid regular expression`);
       if (!compiled.test(value)) return fail(at, `does not match the pattern ${JSON.stringify(pattern)}`);
     }
     return value;
@@ -353,7 +363,8 @@ export function text(minLength: number | null, maxLength: number | null, pattern
 /** Integers within every minimum and maximum, and below `below` when given. */
 export function int(minimums: readonly number[], maximums: readonly number[], below: number | null): Codec {
   return (value, at) => {
-    if (typeof value !== "number" || !Number.isInteger(value)) return fail(at, `expected an integer, got ${describe(value)}`);
+    if (typeof value !== "number" || !Number.isInteger(value))
+      return fail(at, `expected an integer, got ${describe(value)}`);
     for (const minimum of minimums) {
       if (value < minimum) return fail(at, `${value} is below the minimum ${minimum}`);
     }
@@ -367,7 +378,8 @@ export function int(minimums: readonly number[], maximums: readonly number[], be
 
 export function num(minimums: readonly number[], maximums: readonly number[]): Codec {
   return (value, at) => {
-    if (typeof value !== "number" || !Number.isFinite(value)) return fail(at, `expected a number, got ${describe(value)}`);
+    if (typeof value !== "number" || !Number.isFinite(value))
+      return fail(at, `expected a number, got ${describe(value)}`);
     for (const minimum of minimums) {
       if (value < minimum) return fail(at, `${value} is below the minimum ${minimum}`);
     }
@@ -406,8 +418,10 @@ export function array(item: Codec, minItems: number | null, maxItems: number | n
     }
     if (issues.length > mark) return FAILED;
     const result: readonly unknown[] = items ?? value;
-    if (minItems !== null && result.length < minItems) return fail(at, `expected at least ${minItems} items, got ${result.length}`);
-    if (maxItems !== null && result.length > maxItems) return fail(at, `expected at most ${maxItems} items, got ${result.length}`);
+    if (minItems !== null && result.length < minItems)
+      return fail(at, `expected at least ${minItems} items, got ${result.length}`);
+    if (maxItems !== null && result.length > maxItems)
+      return fail(at, `expected at most ${maxItems} items, got ${result.length}`);
     return result;
   };
 }
@@ -441,7 +455,10 @@ export function enumOfStrings(values: readonly string[], open: boolean): Codec {
   return (value, at) => {
     if (typeof value !== "string") return fail(at, `expected a string, got ${describe(value)}`);
     if (open || known.has(value)) return value;
-    return fail(at, `unknown value ${JSON.stringify(value)}, expected one of ${values.map((known) => JSON.stringify(known)).join(", ")}`);
+    return fail(
+      at,
+      `unknown value ${JSON.stringify(value)}, expected one of ${values.map((known) => JSON.stringify(known)).join(", ")}`,
+    );
   };
 }
 
@@ -484,7 +501,12 @@ function fallBack(field: FieldSpec, at: At, mark: number, rejected: string | nul
  * refused as `additional` says. When nothing changes, the result is the
  * input itself.
  */
-export function object(fields: readonly FieldSpec[], bases: readonly Codec[], known: readonly string[], additional: Additional): Codec {
+export function object(
+  fields: readonly FieldSpec[],
+  bases: readonly Codec[],
+  known: readonly string[],
+  additional: Additional,
+): Codec {
   const knownSet = new Set(known);
   const keepsAnyJson = additional.policy === "kept" && additional.codec === anyJson;
   return (value, at) => {
@@ -584,7 +606,13 @@ export function object(fields: readonly FieldSpec[], bases: readonly Codec[], kn
  * variant does (an unknown tag, one that is not a string, a known tag whose
  * payload does not decode), the tag kept among its unknown members.
  */
-export function taggedUnion(property: string, variants: ReadonlyArray<readonly [string, Codec]>, untagged: Codec | null, open: boolean, defaultOpen: boolean): Codec {
+export function taggedUnion(
+  property: string,
+  variants: ReadonlyArray<readonly [string, Codec]>,
+  untagged: Codec | null,
+  open: boolean,
+  defaultOpen: boolean,
+): Codec {
   const table = new Map<string, Codec>(variants);
   const fallback = defaultOpen ? untagged : null;
   return (value, at) => {
@@ -608,7 +636,10 @@ export function taggedUnion(property: string, variants: ReadonlyArray<readonly [
       if (fallback !== null) return fallback(value, at);
       const here = inside(at);
       here.key = property;
-      return fail(here, `unknown tag ${JSON.stringify(tag)}, expected one of ${[...table.keys()].map((known) => JSON.stringify(known)).join(", ")}`);
+      return fail(
+        here,
+        `unknown tag ${JSON.stringify(tag)}, expected one of ${[...table.keys()].map((known) => JSON.stringify(known)).join(", ")}`,
+      );
     }
     const issues = at.run.issues;
     const mark = issues.length;
@@ -634,7 +665,11 @@ export function taggedUnion(property: string, variants: ReadonlyArray<readonly [
  * decoded value. When none decodes, the run has an issue for the union and
  * every variant's.
  */
-function pick(variants: readonly Codec[], value: unknown, at: At): { readonly index: number; readonly decoded: unknown } {
+function pick(
+  variants: readonly Codec[],
+  value: unknown,
+  at: At,
+): { readonly index: number; readonly decoded: unknown } {
   const issues = at.run.issues;
   const mark = issues.length;
   let first: { readonly index: number; readonly decoded: unknown } | null = null;

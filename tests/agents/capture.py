@@ -64,6 +64,7 @@ ADDRESS_PLACEHOLDER = "127.0.0.1:8080"
 
 # --- Agent recipes -------------------------------------------------------------
 
+
 class Scratch:
     """The scratch dir of one capture: project/, home/, and logs."""
 
@@ -92,23 +93,26 @@ def setup_codex(s):
         'model_provider = "mock"\n'
         'approval_policy = "untrusted"\n'
         'sandbox_mode = "danger-full-access"\n'
-        '[model_providers.mock]\n'
+        "[model_providers.mock]\n"
         'name = "Mock"\n'
         'base_url = "%s/v1"\n'
         'env_key = "OPENAI_API_KEY"\n'
-        'wire_api = "responses"\n' % s.base)
+        'wire_api = "responses"\n' % s.base
+    )
     return [], {"CODEX_HOME": str(codex_home), "OPENAI_API_KEY": API_KEY}
 
 
 def setup_opencode(s):
     """Chat Completions, through an OpenAI-compatible provider; `ask` for edits and shell."""
     config = {
-        "provider": {"mock": {
-            "npm": "@ai-sdk/openai-compatible",
-            "name": "Mock",
-            "options": {"baseURL": s.base + "/v1", "apiKey": API_KEY},
-            "models": {"mock-model": {"name": "Mock Model", "tool_call": True}},
-        }},
+        "provider": {
+            "mock": {
+                "npm": "@ai-sdk/openai-compatible",
+                "name": "Mock",
+                "options": {"baseURL": s.base + "/v1", "apiKey": API_KEY},
+                "models": {"mock-model": {"name": "Mock Model", "tool_call": True}},
+            }
+        },
         "model": "mock/mock-model",
         "small_model": "mock/mock-model",
         "permission": {"edit": "ask", "bash": "ask"},
@@ -117,28 +121,42 @@ def setup_opencode(s):
     }
     path = s.root / "opencode.json"
     path.write_text(json.dumps(config, indent=2))
-    return ["acp"], {"OPENCODE_CONFIG": str(path), "OPENCODE_DISABLE_MODELS_FETCH": "1",
-                     "OPENCODE_DISABLE_AUTOUPDATE": "1"}
+    return ["acp"], {
+        "OPENCODE_CONFIG": str(path),
+        "OPENCODE_DISABLE_MODELS_FETCH": "1",
+        "OPENCODE_DISABLE_AUTOUPDATE": "1",
+    }
 
 
 def setup_gemini(s):
     """Gemini API (`authenticate` with the API-key method); telemetry and updates off."""
     gemini_dir = s.home / ".gemini"
     gemini_dir.mkdir()
-    (gemini_dir / "settings.json").write_text(json.dumps({
-        "privacy": {"usageStatisticsEnabled": False},
-        "telemetry": {"enabled": False},
-        "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
-    }, indent=2))
+    (gemini_dir / "settings.json").write_text(
+        json.dumps(
+            {
+                "privacy": {"usageStatisticsEnabled": False},
+                "telemetry": {"enabled": False},
+                "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
+            },
+            indent=2,
+        )
+    )
     return ["--experimental-acp"], {"GEMINI_API_KEY": API_KEY, "GOOGLE_GEMINI_BASE_URL": s.base}
 
 
 def setup_claude(s):
     """Anthropic Messages API; no traffic but the model's."""
     # IS_SANDBOX=1: Claude Code refuses its permission-bypass flag as root without it.
-    return [], {"IS_SANDBOX": "1", "ANTHROPIC_BASE_URL": s.base, "ANTHROPIC_API_KEY": API_KEY,
-                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
-                "DISABLE_TELEMETRY": "1", "DISABLE_ERROR_REPORTING": "1"}
+    return [], {
+        "IS_SANDBOX": "1",
+        "ANTHROPIC_BASE_URL": s.base,
+        "ANTHROPIC_API_KEY": API_KEY,
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_TELEMETRY": "1",
+        "DISABLE_ERROR_REPORTING": "1",
+    }
 
 
 AGENTS = {
@@ -157,12 +175,25 @@ def install(cache, name):
     manifest = prefix / "node_modules" / package / "package.json"
     if not manifest.exists() or json.loads(manifest.read_text())["version"] != version:
         prefix.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund",
-                        "--save-exact", "%s@%s" % (package, version)], check=True, timeout=600)
+        subprocess.run(
+            [
+                "npm",
+                "install",
+                "--prefix",
+                str(prefix),
+                "--no-audit",
+                "--no-fund",
+                "--save-exact",
+                "%s@%s" % (package, version),
+            ],
+            check=True,
+            timeout=600,
+        )
     return prefix / "node_modules" / ".bin" / bin_name
 
 
 # --- Wire -------------------------------------------------------------------------
+
 
 def now():
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
@@ -173,8 +204,15 @@ class Connection:
 
     def __init__(self, argv, env, cwd, stderr_path):
         self.stderr = open(stderr_path, "wb")
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
-                                     env=env, cwd=cwd, start_new_session=True)
+        self.proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.stderr,
+            env=env,
+            cwd=cwd,
+            start_new_session=True,
+        )
         self.records = []
         self.non_json = []
         self.incoming = queue.Queue()
@@ -262,6 +300,7 @@ class Connection:
 
 # --- The client's side of the agent's requests ---------------------------------
 
+
 class UnknownMethod(Exception):
     pass
 
@@ -284,8 +323,11 @@ class Client:
         try:
             result = self.dispatch(method, params)
         except UnknownMethod as e:
-            return {"jsonrpc": "2.0", "id": message["id"],
-                    "error": {"code": -32601, "message": "Method not found: %s" % e.args[0]}}
+            return {
+                "jsonrpc": "2.0",
+                "id": message["id"],
+                "error": {"code": -32601, "message": "Method not found: %s" % e.args[0]},
+            }
         except Exception as e:  # any failure serving a request becomes its error response
             return {"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32603, "message": str(e)}}
         return {"jsonrpc": "2.0", "id": message["id"], "result": result}
@@ -293,8 +335,11 @@ class Client:
     def dispatch(self, method, params):
         if method == "session/request_permission":
             options = params["options"]
-            allow = [o for o in options if o.get("kind") == "allow_once"] or \
-                [o for o in options if str(o.get("kind", "")).startswith("allow")] or options
+            allow = (
+                [o for o in options if o.get("kind") == "allow_once"]
+                or [o for o in options if str(o.get("kind", "")).startswith("allow")]
+                or options
+            )
             return {"outcome": {"outcome": "selected", "optionId": allow[0]["optionId"]}}
         if method == "fs/read_text_file":
             lines = self.inside(params["path"]).read_text().splitlines(keepends=True)
@@ -305,7 +350,7 @@ class Client:
             self.inside(params["path"]).write_text(params["content"])
             return {}
         if method.startswith("terminal/"):
-            return self.terminal(method[len("terminal/"):], params)
+            return self.terminal(method[len("terminal/") :], params)
         raise UnknownMethod(method)
 
     def terminal(self, op, params):
@@ -315,15 +360,17 @@ class Client:
             env = dict(os.environ, **{v["name"]: v["value"] for v in params.get("env") or []})
             # With no args, `command` is taken as a shell command line.
             argv = [params["command"]] + params["args"] if params.get("args") else ["/bin/sh", "-c", params["command"]]
-            proc = subprocess.run(argv, cwd=cwd, env=env,
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=30)
+            proc = subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=30)
             output = proc.stdout.decode("utf-8", "replace")
             limit = params.get("outputByteLimit")
             truncated = bool(limit) and len(output.encode()) > limit
             if truncated:
                 output = output.encode()[-limit:].decode("utf-8", "ignore")
-            self.terminals[tid] = {"output": output, "truncated": truncated,
-                                   "exitStatus": {"exitCode": proc.returncode, "signal": None}}
+            self.terminals[tid] = {
+                "output": output,
+                "truncated": truncated,
+                "exitStatus": {"exitCode": proc.returncode, "signal": None},
+            }
             return {"terminalId": tid}
         term = self.terminals[params["terminalId"]]
         if op == "output":
@@ -337,14 +384,19 @@ class Client:
 
 # --- Scrubbing --------------------------------------------------------------------
 
+
 class Scrubber:
     """Replaces machine-specific strings inside every JSON string (keys and values)."""
 
     def __init__(self, scratch):
-        pairs = [(str(scratch.project), PROJECT_PLACEHOLDER), (str(scratch.home), HOME_PLACEHOLDER),
-                 (str(scratch.root), WORK_PLACEHOLDER), (API_KEY, KEY_PLACEHOLDER),
-                 ("127.0.0.1:%d" % scratch.port, ADDRESS_PLACEHOLDER),
-                 ("localhost:%d" % scratch.port, ADDRESS_PLACEHOLDER)]
+        pairs = [
+            (str(scratch.project), PROJECT_PLACEHOLDER),
+            (str(scratch.home), HOME_PLACEHOLDER),
+            (str(scratch.root), WORK_PLACEHOLDER),
+            (API_KEY, KEY_PLACEHOLDER),
+            ("127.0.0.1:%d" % scratch.port, ADDRESS_PLACEHOLDER),
+            ("localhost:%d" % scratch.port, ADDRESS_PLACEHOLDER),
+        ]
         real_home = os.path.expanduser("~")
         if real_home not in ("/", ""):
             pairs.append((real_home, HOME_PLACEHOLDER))
@@ -375,10 +427,24 @@ class Scrubber:
 
 # --- Driver -----------------------------------------------------------------------
 
+
 def start_mock(scratch, seconds):
-    proc = subprocess.Popen([sys.executable, str(HERE / "mock_model.py"), "--port", "0",
-                             "--project", str(scratch.project), "--log", str(scratch.root / "mock.log"),
-                             "--max-time", str(seconds)], stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            str(HERE / "mock_model.py"),
+            "--port",
+            "0",
+            "--project",
+            str(scratch.project),
+            "--log",
+            str(scratch.root / "mock.log"),
+            "--max-time",
+            str(seconds),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     line = proc.stdout.readline()
     if not line.startswith("PORT "):
         proc.kill()
@@ -388,11 +454,15 @@ def start_mock(scratch, seconds):
 
 
 def session(conn, client, auth_method, scratch):
-    init = conn.request("initialize", {
-        "protocolVersion": 1,
-        "clientCapabilities": {"fs": {"readTextFile": True, "writeTextFile": True}, "terminal": True},
-        "clientInfo": {"name": "acp-capture", "title": "ACP capture client", "version": "0.1.0"},
-    }, client)
+    init = conn.request(
+        "initialize",
+        {
+            "protocolVersion": 1,
+            "clientCapabilities": {"fs": {"readTextFile": True, "writeTextFile": True}, "terminal": True},
+            "clientInfo": {"name": "acp-capture", "title": "ACP capture client", "version": "0.1.0"},
+        },
+        client,
+    )
     if "error" in init:
         raise RuntimeError("initialize failed: %s" % init["error"])
     if auth_method:
@@ -403,8 +473,12 @@ def session(conn, client, auth_method, scratch):
     sid = new["result"]["sessionId"]
     conn.drain(SETTLE, client)
     for text in PROMPTS:
-        reply = conn.request("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": text}]},
-                             client, timeout=PROMPT_TIMEOUT)
+        reply = conn.request(
+            "session/prompt",
+            {"sessionId": sid, "prompt": [{"type": "text", "text": text}]},
+            client,
+            timeout=PROMPT_TIMEOUT,
+        )
         print("  %s -> %s" % (text.split()[0], reply.get("result") or reply.get("error")), file=sys.stderr)
     conn.drain(SETTLE, client)
 
@@ -417,9 +491,15 @@ def capture(name, out, cache, keep):
     mock = start_mock(scratch, PROMPT_TIMEOUT * len(PROMPTS) + 120)
     extra_args, extra_env = setup(scratch)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_", "GEMINI_", "GOOGLE_"))}
-    env.update(extra_env, HOME=str(scratch.home), XDG_CONFIG_HOME=str(scratch.home / ".config"),
-               XDG_DATA_HOME=str(scratch.home / ".local/share"), XDG_CACHE_HOME=str(scratch.home / ".cache"),
-               XDG_STATE_HOME=str(scratch.home / ".local/state"), NO_COLOR="1")
+    env.update(
+        extra_env,
+        HOME=str(scratch.home),
+        XDG_CONFIG_HOME=str(scratch.home / ".config"),
+        XDG_DATA_HOME=str(scratch.home / ".local/share"),
+        XDG_CACHE_HOME=str(scratch.home / ".cache"),
+        XDG_STATE_HOME=str(scratch.home / ".local/state"),
+        NO_COLOR="1",
+    )
     conn = Connection([str(binary)] + extra_args, env, scratch.project, scratch.root / "agent.stderr")
     client = Client(scratch.project.resolve())
     failure = None
@@ -464,9 +544,15 @@ def run_client(name, client, trace, cache, keep):
     mock = start_mock(scratch, PROMPT_TIMEOUT * len(PROMPTS) + 120)
     extra_args, extra_env = setup(scratch)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_", "GEMINI_", "GOOGLE_"))}
-    env.update(extra_env, HOME=str(scratch.home), XDG_CONFIG_HOME=str(scratch.home / ".config"),
-               XDG_DATA_HOME=str(scratch.home / ".local/share"), XDG_CACHE_HOME=str(scratch.home / ".cache"),
-               XDG_STATE_HOME=str(scratch.home / ".local/state"), NO_COLOR="1")
+    env.update(
+        extra_env,
+        HOME=str(scratch.home),
+        XDG_CONFIG_HOME=str(scratch.home / ".config"),
+        XDG_DATA_HOME=str(scratch.home / ".local/share"),
+        XDG_CACHE_HOME=str(scratch.home / ".cache"),
+        XDG_STATE_HOME=str(scratch.home / ".local/state"),
+        NO_COLOR="1",
+    )
     command = client.split() + ["--cwd", str(scratch.project.resolve()), "--trace", str(trace)]
     if auth_method:
         command += ["--authenticate", auth_method]
@@ -475,7 +561,9 @@ def run_client(name, client, trace, cache, keep):
     command += ["--", str(binary)] + extra_args
     try:
         with open(scratch.root / "agent.stderr", "w") as stderr:
-            code = subprocess.run(command, env=env, stderr=stderr, timeout=PROMPT_TIMEOUT * len(PROMPTS) + 60).returncode
+            code = subprocess.run(
+                command, env=env, stderr=stderr, timeout=PROMPT_TIMEOUT * len(PROMPTS) + 60
+            ).returncode
         if code != 0:
             sys.stderr.write((scratch.root / "agent.stderr").read_text()[-4000:])
     except subprocess.TimeoutExpired:
@@ -493,8 +581,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--agent", required=True, choices=sorted(AGENTS))
     ap.add_argument("--out", type=Path, default=REPO / "tests" / "captures")
-    ap.add_argument("--cache", type=Path, default=REPO / "target" / "agents",
-                    help="where agents are installed, one npm prefix each")
+    ap.add_argument(
+        "--cache", type=Path, default=REPO / "target" / "agents", help="where agents are installed, one npm prefix each"
+    )
     ap.add_argument("--keep", action="store_true", help="keep the scratch dir (logs, mock requests)")
     ap.add_argument("--client", help="play the session with this client command instead (interop)")
     ap.add_argument("--trace", type=Path, help="with --client: where the client records the session")

@@ -87,7 +87,7 @@ class Script:
             return ("text", PLAIN_TEXT)
         script_name = turns[start][1].split(MARKER, 1)[1].split()[0].strip(".,:;")
         steps = SCRIPTS.get(script_name, [])
-        done = sum(1 for kind, _ in turns[start + 1:] if kind == "tool_result")
+        done = sum(1 for kind, _ in turns[start + 1 :] if kind == "tool_result")
         if done >= len(steps):
             return ("text", FINAL_TEXT)
         return self.tool_for(steps[done], tools)
@@ -170,6 +170,7 @@ def sse(events):
 
 # --- OpenAI Chat Completions -------------------------------------------------
 
+
 def chat_request(body):
     turns = []
     for m in body.get("messages", []):
@@ -198,14 +199,25 @@ def chat_response(body, move, call_id):
         finish = "tool_calls"
         half = len(arguments) // 2
         deltas = [
-            {"role": "assistant", "content": None, "tool_calls": [
-                {"index": 0, "id": call_id, "type": "function", "function": {"name": move[1], "arguments": ""}}]},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"index": 0, "id": call_id, "type": "function", "function": {"name": move[1], "arguments": ""}}
+                ],
+            },
             {"tool_calls": [{"index": 0, "function": {"arguments": arguments[:half]}}]},
             {"tool_calls": [{"index": 0, "function": {"arguments": arguments[half:]}}]},
         ]
     if not body.get("stream"):
-        return "application/json", json.dumps(dict(base, object="chat.completion", usage=usage, choices=[
-            {"index": 0, "message": message, "finish_reason": finish}])).encode()
+        return "application/json", json.dumps(
+            dict(
+                base,
+                object="chat.completion",
+                usage=usage,
+                choices=[{"index": 0, "message": message, "finish_reason": finish}],
+            )
+        ).encode()
     events = [(None, dict(base, choices=[{"index": 0, "delta": d, "finish_reason": None}])) for d in deltas]
     events.append((None, dict(base, choices=[{"index": 0, "delta": {}, "finish_reason": finish}])))
     if (body.get("stream_options") or {}).get("include_usage"):
@@ -215,6 +227,7 @@ def chat_response(body, move, call_id):
 
 
 # --- OpenAI Responses ---------------------------------------------------------
+
 
 def responses_request(body):
     turns = []
@@ -241,26 +254,67 @@ def responses_request(body):
 def responses_response(body, move, call_id):
     rid = "resp_" + call_id
     if move[0] == "text":
-        item = {"type": "message", "id": "msg_" + call_id, "role": "assistant", "status": "completed",
-                "content": [{"type": "output_text", "text": move[1], "annotations": []}]}
+        item = {
+            "type": "message",
+            "id": "msg_" + call_id,
+            "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": move[1], "annotations": []}],
+        }
     elif move[0] == "custom":
-        item = {"type": "custom_tool_call", "id": "ctc_" + call_id, "status": "completed", "call_id": call_id,
-                "name": move[1], "input": move[2]}
+        item = {
+            "type": "custom_tool_call",
+            "id": "ctc_" + call_id,
+            "status": "completed",
+            "call_id": call_id,
+            "name": move[1],
+            "input": move[2],
+        }
     else:
-        item = {"type": "function_call", "id": "fc_" + call_id, "status": "completed", "call_id": call_id,
-                "name": move[1], "arguments": json.dumps(move[2])}
-    usage = {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 5,
-             "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 15}
-    response = {"id": rid, "object": "response", "created_at": 0, "model": MODEL_ID, "status": "in_progress",
-                "output": []}
-    events = [("response.created", {"type": "response.created", "response": response}),
-              ("response.output_item.added", {"type": "response.output_item.added", "output_index": 0,
-                                              "item": dict(item, status="in_progress")})]
+        item = {
+            "type": "function_call",
+            "id": "fc_" + call_id,
+            "status": "completed",
+            "call_id": call_id,
+            "name": move[1],
+            "arguments": json.dumps(move[2]),
+        }
+    usage = {
+        "input_tokens": 10,
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens": 5,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": 15,
+    }
+    response = {
+        "id": rid,
+        "object": "response",
+        "created_at": 0,
+        "model": MODEL_ID,
+        "status": "in_progress",
+        "output": [],
+    }
+    events = [
+        ("response.created", {"type": "response.created", "response": response}),
+        (
+            "response.output_item.added",
+            {"type": "response.output_item.added", "output_index": 0, "item": dict(item, status="in_progress")},
+        ),
+    ]
     if move[0] == "text":
-        events.append(("response.output_text.delta", {"type": "response.output_text.delta", "item_id": item["id"],
-                                                      "output_index": 0, "content_index": 0, "delta": move[1]}))
-    events.append(("response.output_item.done", {"type": "response.output_item.done", "output_index": 0,
-                                                 "item": item}))
+        events.append(
+            (
+                "response.output_text.delta",
+                {
+                    "type": "response.output_text.delta",
+                    "item_id": item["id"],
+                    "output_index": 0,
+                    "content_index": 0,
+                    "delta": move[1],
+                },
+            )
+        )
+    events.append(("response.output_item.done", {"type": "response.output_item.done", "output_index": 0, "item": item}))
     done = dict(response, status="completed", output=[item], usage=usage)
     events.append(("response.completed", {"type": "response.completed", "response": done}))
     if not body.get("stream"):
@@ -269,6 +323,7 @@ def responses_response(body, move, call_id):
 
 
 # --- Anthropic Messages --------------------------------------------------------
+
 
 def messages_request(body):
     turns = []
@@ -294,8 +349,16 @@ def messages_response(body, move, call_id):
         block, stop = {"type": "tool_use", "id": "toolu_" + call_id, "name": move[1], "input": move[2]}, "tool_use"
         start_block = dict(block, input={})
         delta = {"type": "input_json_delta", "partial_json": json.dumps(move[2])}
-    message = {"id": "msg_" + call_id, "type": "message", "role": "assistant", "model": body.get("model", MODEL_ID),
-               "content": [block], "stop_reason": stop, "stop_sequence": None, "usage": usage}
+    message = {
+        "id": "msg_" + call_id,
+        "type": "message",
+        "role": "assistant",
+        "model": body.get("model", MODEL_ID),
+        "content": [block],
+        "stop_reason": stop,
+        "stop_sequence": None,
+        "usage": usage,
+    }
     if not body.get("stream"):
         return "application/json", json.dumps(message).encode()
     events = [
@@ -303,14 +366,21 @@ def messages_response(body, move, call_id):
         ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": start_block}),
         ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}),
         ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-        ("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
-                           "usage": {"output_tokens": 5}}),
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": stop, "stop_sequence": None},
+                "usage": {"output_tokens": 5},
+            },
+        ),
         ("message_stop", {"type": "message_stop"}),
     ]
     return "text/event-stream", sse(events)
 
 
 # --- Gemini -------------------------------------------------------------------
+
 
 def gemini_request(body):
     turns = []
@@ -349,9 +419,11 @@ def gemini_response(body, move, stream):
         part = {"text": move[1]}
     else:
         part = {"functionCall": {"name": move[1], "args": move[2]}}
-    chunk = {"candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}],
-             "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
-             "modelVersion": MODEL_ID}
+    chunk = {
+        "candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}],
+        "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
+        "modelVersion": MODEL_ID,
+    }
     if not stream:
         return "application/json", json.dumps(chunk).encode()
     return "text/event-stream", sse([(None, chunk)])
@@ -359,10 +431,24 @@ def gemini_response(body, move, stream):
 
 # --- HTTP plumbing ----------------------------------------------------------
 
-MODELS = {"object": "list", "has_more": False, "first_id": MODEL_ID, "last_id": MODEL_ID, "data": [
-    {"id": MODEL_ID, "object": "model", "type": "model", "created": 0, "created_at": "2025-01-01T00:00:00Z",
-     "owned_by": "mock", "display_name": "Mock Model"}],
-    "models": [{"name": "models/" + MODEL_ID, "displayName": "Mock Model"}]}
+MODELS = {
+    "object": "list",
+    "has_more": False,
+    "first_id": MODEL_ID,
+    "last_id": MODEL_ID,
+    "data": [
+        {
+            "id": MODEL_ID,
+            "object": "model",
+            "type": "model",
+            "created": 0,
+            "created_at": "2025-01-01T00:00:00Z",
+            "owned_by": "mock",
+            "display_name": "Mock Model",
+        }
+    ],
+    "models": [{"name": "models/" + MODEL_ID, "displayName": "Mock Model"}],
+}
 
 
 class Handler(BaseHTTPRequestHandler):

@@ -24,7 +24,10 @@ function validator(file, pointer) {
       validators.set(file, ajv);
     }
     const ajv = validators.get(file);
-    const escaped = pointer.split("/").map((token) => encodeURIComponent(token)).join("/");
+    const escaped = pointer
+      .split("/")
+      .map((token) => encodeURIComponent(token))
+      .join("/");
     validators.set(key, ajv.compile({ $ref: `urn:history:document#${escaped}` }));
   }
   return validators.get(key);

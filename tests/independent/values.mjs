@@ -45,11 +45,14 @@ function readOptions(argv) {
     },
   });
   if (!values.schema || !values.out) {
-    throw new Error("usage: node values.mjs --schema FILE --seed N --valid-target N --out FILE.jsonl [--types A,B] [--extras-per-kind N]");
+    throw new Error(
+      "usage: node values.mjs --schema FILE --seed N --valid-target N --out FILE.jsonl [--types A,B] [--extras-per-kind N]",
+    );
   }
   const count = (name) => {
     const n = Number(values[name]);
-    if (!Number.isSafeInteger(n) || n < 0) throw new Error(`--${name} needs a non-negative integer, got ${values[name]}`);
+    if (!Number.isSafeInteger(n) || n < 0)
+      throw new Error(`--${name} needs a non-negative integer, got ${values[name]}`);
     return n;
   };
   return {
@@ -58,7 +61,10 @@ function readOptions(argv) {
     seed: count("seed"),
     validTarget: count("valid-target"),
     extrasPerKind: count("extras-per-kind"),
-    types: values.types?.split(",").map((t) => t.trim()).filter(Boolean),
+    types: values.types
+      ?.split(",")
+      .map((t) => t.trim())
+      .filter(Boolean),
   };
 }
 
@@ -128,8 +134,11 @@ function addExtras(index, bucket, cap) {
 }
 
 function outputLine(index, type, name, entry) {
-  const fields = [`"type":${JSON.stringify(type)}`, `"name":${JSON.stringify(name)}`,
-    `"kind":${JSON.stringify(entry.valid ? "valid" : "invalid")}`];
+  const fields = [
+    `"type":${JSON.stringify(type)}`,
+    `"name":${JSON.stringify(name)}`,
+    `"kind":${JSON.stringify(entry.valid ? "valid" : "invalid")}`,
+  ];
   if (entry.detail !== undefined) fields.push(`"detail":${JSON.stringify(entry.detail)}`);
   const { repairable, skipArrays, intFormatIssues } = annotate(index, type, entry.value);
   if (!entry.valid) fields.push(`"errors":${JSON.stringify(entry.errors)}`);
@@ -178,7 +187,9 @@ function summarize(options, buckets, fallbacks, seconds) {
   ];
   if (fallbacks.length === 0) lines.push("every type got a valid value from json-schema-faker");
   for (const f of fallbacks) {
-    lines.push(`no valid value from json-schema-faker: ${f.type}: ${f.reason}; fallback ${f.fallbackValid ? "valid" : "ALSO INVALID"}`);
+    lines.push(
+      `no valid value from json-schema-faker: ${f.type}: ${f.reason}; fallback ${f.fallbackValid ? "valid" : "ALSO INVALID"}`,
+    );
   }
   process.stderr.write(`${lines.join("\n")}\n`);
 }

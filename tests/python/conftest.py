@@ -32,7 +32,10 @@ written for the default schema: collected only when `ACP_DEFAULT_SCHEMA` is
 set, which `cargo xtask test` does for the default schema's bindings."""
 
 
-SCHEMA_SUITES: dict[str, tuple[str, ...]] = {"test_connection.py": ("default", "v2-stable"), "test_helpers_v2.py": ("v2-stable",)}
+SCHEMA_SUITES: dict[str, tuple[str, ...]] = {
+    "test_connection.py": ("default", "v2-stable"),
+    "test_helpers_v2.py": ("v2-stable",),
+}
 """Suites with a scenario for the named schemas only (the default schema's
 v1 with the RFDs, the latest release's v2): collected only when
 `ACP_SCHEMA_LABEL`, which `cargo xtask test` sets, is one of them."""
@@ -41,7 +44,10 @@ v1 with the RFDs, the latest release's v2): collected only when
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
     if collection_path.name in DEFAULT_SCHEMA_ONLY and not os.environ.get("ACP_DEFAULT_SCHEMA"):
         return True
-    if collection_path.name in SCHEMA_SUITES and os.environ.get("ACP_SCHEMA_LABEL") not in SCHEMA_SUITES[collection_path.name]:
+    if (
+        collection_path.name in SCHEMA_SUITES
+        and os.environ.get("ACP_SCHEMA_LABEL") not in SCHEMA_SUITES[collection_path.name]
+    ):
         return True
     return None
 
@@ -101,5 +107,7 @@ def installed_package(folder: Path) -> ModuleType:
     changed = changed_files(folder, package)
     if changed:
         sources = folder / "python"
-        raise RuntimeError(f"{package_name()} in {site_packages()} is not the one in {sources}: {', '.join(changed)} differ")
+        raise RuntimeError(
+            f"{package_name()} in {site_packages()} is not the one in {sources}: {', '.join(changed)} differ"
+        )
     return package

@@ -126,10 +126,14 @@ def test_a_member_a_rule_leaves_out_reads_as_its_default() -> None:
             for key in dropped:
                 attr, field = fields[key]
                 assert attr not in decoded.model_fields_set, (document["type"], vector["name"])
-                assert getattr(decoded, attr) == field.get_default(call_default_factory=True), (document["type"], vector["name"])
+                assert getattr(decoded, attr) == field.get_default(call_default_factory=True), (
+                    document["type"],
+                    vector["name"],
+                )
             assert RUNTIME.to_json(decoded) == vector["expected"], (document["type"], vector["name"])
             checked += 1
     assert checked > 0
+
 
 def minimal(type_name: str) -> Any:
     """The minimal valid vector of `type_name`."""
@@ -192,13 +196,20 @@ def test_optional_methods_answer_method_not_found_or_ignore_by_default() -> None
     agent = Agent()
     handled = ("agent", "protocol", "both")
     requests = [method for method in PACKAGE.methods.REQUESTS.values() if method.optional and method.side in handled]
-    notifications = [method for method in PACKAGE.methods.NOTIFICATIONS.values() if method.optional and method.side in handled]
+    notifications = [
+        method for method in PACKAGE.methods.NOTIFICATIONS.values() if method.optional and method.side in handled
+    ]
     assert notifications, "every release has the protocol-level `$/cancel_request`"
     for request in requests:
         with pytest.raises(PACKAGE.MethodNotFound):
             asyncio.run(PACKAGE.dispatch_agent_request(agent, request.name, minimal(request.params.__name__)))
     for notification in notifications:
-        assert asyncio.run(PACKAGE.dispatch_agent_notification(agent, notification.name, minimal(notification.params.__name__))) is None
+        assert (
+            asyncio.run(
+                PACKAGE.dispatch_agent_notification(agent, notification.name, minimal(notification.params.__name__))
+            )
+            is None
+        )
 
 
 def test_the_method_tables_decode_params_and_results() -> None:
@@ -220,16 +231,26 @@ def test_a_connection_pairs_requests_with_responses_decodes_results_and_reports_
         class Quiet(PACKAGE.Client):  # type: ignore[name-defined,misc]
             pass
 
-        end = PACKAGE.connect_client(lambda _: Quiet(), send, lambda method, error: dropped.append((method, error.code)))
+        end = PACKAGE.connect_client(
+            lambda _: Quiet(), send, lambda method, error: dropped.append((method, error.code))
+        )
         params = minimal("InitializeRequest")
         answered = asyncio.ensure_future(end.request("initialize", PACKAGE.InitializeRequest.model_validate(params)))
         failed = asyncio.ensure_future(end.request("initialize", params))
         malformed = asyncio.ensure_future(end.request("initialize", params))
         await asyncio.sleep(0)
-        assert [(message["id"], message["method"]) for message in sent] == [(1, "initialize"), (2, "initialize"), (3, "initialize")]
+        assert [(message["id"], message["method"]) for message in sent] == [
+            (1, "initialize"),
+            (2, "initialize"),
+            (3, "initialize"),
+        ]
         assert sent[0]["params"] == params and sent[1]["params"] == params
         result = minimal("InitializeResponse")
-        await end.receive(json.dumps({"jsonrpc": "2.0", "id": 2, "error": {"code": -32000, "message": "auth required", "data": {"hint": 1}}}))
+        await end.receive(
+            json.dumps(
+                {"jsonrpc": "2.0", "id": 2, "error": {"code": -32000, "message": "auth required", "data": {"hint": 1}}}
+            )
+        )
         await end.receive(json.dumps({"jsonrpc": "2.0", "id": 1, "result": result}))
         await end.receive(json.dumps({"jsonrpc": "2.0", "id": 3, "result": {**result, "protocolVersion": "one"}}))
         assert PACKAGE.to_json(await answered) == result

@@ -109,7 +109,9 @@ def permission_params(session: str) -> Any:
     options = [{"optionId": "allow", "name": "Allow", "kind": "allow_once"}]
     if V2:
         return params_for("session/request_permission", {"sessionId": session, "title": "Run it?", "options": options})
-    return params_for("session/request_permission", {"sessionId": session, "toolCall": {"toolCallId": "call-1"}, "options": options})
+    return params_for(
+        "session/request_permission", {"sessionId": session, "toolCall": {"toolCallId": "call-1"}, "options": options}
+    )
 
 
 def prompt_of(text: str) -> str:
@@ -225,12 +227,21 @@ UNORDERED = Mode(agent=False, client=False)
 CLIENT_ONLY = Mode(agent=False, client=True)
 
 
-def connect(dice: Dice, log: Log, agent: Callable[[Any, tuple[Pipe, Pipe]], Any], client: Callable[[Any], Any], mode: Mode, dropped: Any = None) -> Run:
+def connect(
+    dice: Dice,
+    log: Log,
+    agent: Callable[[Any, tuple[Pipe, Pipe]], Any],
+    client: Callable[[Any], Any],
+    mode: Mode,
+    dropped: Any = None,
+) -> Run:
     """Both ends, as `mode` says; `agent` gets its end and the pipes (to the
     agent, to the client), whose wire it may look at."""
     to_agent = Pipe(dice, log, "client_wrote", "agent_read")
     to_client = Pipe(dice, log, "agent_wrote", "client_read")
-    agent_end = PACKAGE.connect_agent(lambda end: agent(end, (to_agent, to_client)), to_client.send, unordered=not mode.agent)
+    agent_end = PACKAGE.connect_agent(
+        lambda end: agent(end, (to_agent, to_client)), to_client.send, unordered=not mode.agent
+    )
     client_end = PACKAGE.connect_client(client, to_agent.send, dropped, unordered=not mode.client)
     tasks = [asyncio.ensure_future(to_agent.pump(agent_end)), asyncio.ensure_future(to_client.pump(client_end))]
     return Run(agent_end, client_end, (to_agent, to_client), tasks)
@@ -270,7 +281,9 @@ class V1Agent(PACKAGE.Agent):  # type: ignore[misc, name-defined]
     for permission, and sometimes sends its own `turn_complete` (the end adds
     it otherwise); always, when its end is unordered and `completes`."""
 
-    def __init__(self, end: Any, dice: Dice, tally: Tally, pipes: tuple[Pipe, Pipe], ordered: bool, completes: bool) -> None:
+    def __init__(
+        self, end: Any, dice: Dice, tally: Tally, pipes: tuple[Pipe, Pipe], ordered: bool, completes: bool
+    ) -> None:
         self.end = end
         self.dice = dice
         self.tally = tally
@@ -289,7 +302,13 @@ class V1Agent(PACKAGE.Agent):  # type: ignore[misc, name-defined]
     async def session_new(self, params: Any) -> Any:
         self.sessions += 1
         session = f"session-{self.sessions}"
-        await self.update(session, {"sessionUpdate": "available_commands_update", "availableCommands": [{"name": "explain", "description": "Explains the code"}]})
+        await self.update(
+            session,
+            {
+                "sessionUpdate": "available_commands_update",
+                "availableCommands": [{"name": "explain", "description": "Explains the code"}],
+            },
+        )
         await self.dice.pause(3)
         return result("session/new", {"sessionId": session})
 
@@ -309,7 +328,9 @@ class V1Agent(PACKAGE.Agent):  # type: ignore[misc, name-defined]
         if (self.completes and not self.ordered) or self.dice.below(4) == 0:
             # The handler is not given its request id: it reads it off the wire.
             request = self.prompts[text]
-            await self.update(session, {"sessionUpdate": "turn_complete", "promptRequestId": request, "stopReason": "end_turn"})
+            await self.update(
+                session, {"sessionUpdate": "turn_complete", "promptRequestId": request, "stopReason": "end_turn"}
+            )
             self.tally.owed.add(text)
         elif self.ordered:
             # The end adds it.
@@ -343,7 +364,9 @@ class V2Agent(PACKAGE.Agent):  # type: ignore[misc, name-defined]
         text = params.prompt[0].text
         if self.snapshots and self.dice.below(4) == 0:
             snapshot = {"sessionUpdate": "state_update", "state": "idle"}
-            await self.end.notify("session/update", params_for("session/update", {"sessionId": session, "update": snapshot}))
+            await self.end.notify(
+                "session/update", params_for("session/update", {"sessionId": session, "update": snapshot})
+            )
         running = {"sessionUpdate": "state_update", "state": "running"}
         await self.end.notify("session/update", params_for("session/update", {"sessionId": session, "update": running}))
         self.work.put_nowait((session, text))
@@ -357,7 +380,10 @@ async def worker(end: Any, dice: Dice, work: asyncio.Queue[tuple[str, str]], tal
         chunks = 1 + dice.below(5)
         for index in range(chunks):
             await dice.pause(3)
-            await end.notify("session/update", params_for("session/update", {"sessionId": session, "update": chunk(f"{text} part {index}", text)}))
+            await end.notify(
+                "session/update",
+                params_for("session/update", {"sessionId": session, "update": chunk(f"{text} part {index}", text)}),
+            )
         tally.sent[text] = chunks
         idle = {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}
         await end.notify("session/update", params_for("session/update", {"sessionId": session, "update": idle}))
@@ -441,7 +467,13 @@ async def run_v1(seed: int, mode: Mode) -> Found:
     tally = Tally()
     # Against an unordered agent, an ordered client relies on the agent's own `turn_complete`.
     completes = mode.client
-    run = connect(dice, log, lambda end, pipes: V1Agent(end, dice, tally, pipes, mode.agent, completes), lambda _: CountingClient(dice, tally), mode)
+    run = connect(
+        dice,
+        log,
+        lambda end, pipes: V1Agent(end, dice, tally, pipes, mode.agent, completes),
+        lambda _: CountingClient(dice, tally),
+        mode,
+    )
     found = Found()
     await run.client.request("initialize", initialize_params())
     await prompt_sessions(run, dice, tally, found)
@@ -483,7 +515,9 @@ def check_v1(log: Log) -> Found:
             request = prompts.pop(json.dumps(message.get("id")), None)
             if request is not None:
                 stop_reason = (message.get("result") or {}).get("stopReason")
-                count(found, tracker.response(request, None if stop_reason is None else PACKAGE.StopReason(stop_reason)))
+                count(
+                    found, tracker.response(request, None if stop_reason is None else PACKAGE.StopReason(stop_reason))
+                )
     found.r1 = len(early)
     found.r2 += len(sent - completed)
     return found
@@ -503,7 +537,9 @@ async def run_v2(seed: int, mode: Mode) -> Found:
     tally = Tally()
     work: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
     # Only an ordered agent's snapshots come before its acknowledgement for sure.
-    run = connect(dice, log, lambda end, _: V2Agent(end, work, dice, mode.agent), lambda _: CountingClient(dice, tally), mode)
+    run = connect(
+        dice, log, lambda end, _: V2Agent(end, work, dice, mode.agent), lambda _: CountingClient(dice, tally), mode
+    )
     run.tasks.append(asyncio.ensure_future(worker(run.agent, dice, work, tally)))
     found = Found()
     await run.client.request("initialize", initialize_params())
@@ -539,7 +575,9 @@ def test_with_the_ordering_no_schedule_breaks_a_rule(capsys: pytest.CaptureFixtu
     assert added.turns == SEEDS * SESSIONS * PROMPTS
 
 
-def test_a_client_with_the_ordering_drains_the_prompts_of_an_agent_without_it(capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_client_with_the_ordering_drains_the_prompts_of_an_agent_without_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     """The client's end waits for the turn's end itself: against an agent
     whose responses overtake its updates, and that sends its own
     `turn_complete` (v1), no prompt call returns undrained (the rules the
@@ -616,7 +654,14 @@ def test_errors_and_cancellation_cross_the_connection() -> None:
         agent = StuckAgent()
         client = StuckClient()
         dropped: list[tuple[str | None, int]] = []
-        run = connect(dice, log, lambda _, __: agent, lambda _: client, ORDERED, lambda method, error: dropped.append((method, error.code)))
+        run = connect(
+            dice,
+            log,
+            lambda _, __: agent,
+            lambda _: client,
+            ORDERED,
+            lambda method, error: dropped.append((method, error.code)),
+        )
         # The agent's error comes back as it was sent.
         with pytest.raises(PACKAGE.RequestError) as error:
             await run.client.request("session/new", new_session_params())
@@ -636,8 +681,14 @@ def test_errors_and_cancellation_cross_the_connection() -> None:
     log, agent, client, dropped = asyncio.run(scenario())
     assert (agent.stopped, client.stopped) == (1, 1), "the cancelled handlers were stopped"
     for reader, answerer in (("agent_read", "client_read"), ("client_read", "agent_read")):
-        cancel = next(message for event, message in log if event == reader and message.get("method") == "$/cancel_request")
-        answer = next(message for event, message in log if event == answerer and (message.get("error") or {}).get("code") == -32800)
+        cancel = next(
+            message for event, message in log if event == reader and message.get("method") == "$/cancel_request"
+        )
+        answer = next(
+            message
+            for event, message in log
+            if event == answerer and (message.get("error") or {}).get("code") == -32800
+        )
         assert cancel["params"]["requestId"] == answer["id"]
     assert dropped == [(None, -32600)], "the client's cancelled answer is to no request in flight"
 
@@ -654,7 +705,9 @@ class FailingAgent(PACKAGE.Agent):  # type: ignore[misc, name-defined]
     async def initialize(self, params: Any) -> Any:
         if V2:
             return result("initialize", {"protocolVersion": 2, "info": {"name": "test agent", "version": "1"}})
-        return result("initialize", {"protocolVersion": 1, "agentCapabilities": {"sessionCapabilities": {"turnComplete": {}}}})
+        return result(
+            "initialize", {"protocolVersion": 1, "agentCapabilities": {"sessionCapabilities": {"turnComplete": {}}}}
+        )
 
     async def session_new(self, params: Any) -> Any:
         return result("session/new", {"sessionId": "session-1"})
@@ -663,7 +716,10 @@ class FailingAgent(PACKAGE.Agent):  # type: ignore[misc, name-defined]
         text = params.prompt[0].text
         chunks = 1 + self.dice.below(4)
         for index in range(chunks):
-            await self.end.notify("session/update", params_for("session/update", {"sessionId": "session-1", "update": chunk(f"{text} part {index}", text)}))
+            await self.end.notify(
+                "session/update",
+                params_for("session/update", {"sessionId": "session-1", "update": chunk(f"{text} part {index}", text)}),
+            )
         self.tally.sent[text] = chunks
         raise PACKAGE.RequestError(-32603, "the model is gone")
 
@@ -676,7 +732,9 @@ def test_an_error_response_ends_a_prompt_once_the_updates_before_it_were_handled
         dice = Dice(seed)
         tally = Tally()
         found = Found()
-        run = connect(dice, [], lambda end, _: FailingAgent(end, dice, tally), lambda _: CountingClient(dice, tally), ORDERED)
+        run = connect(
+            dice, [], lambda end, _: FailingAgent(end, dice, tally), lambda _: CountingClient(dice, tally), ORDERED
+        )
         await run.client.request("initialize", initialize_params())
         assert run.client.features.turn_complete == (not V2)
         created = await run.client.request("session/new", new_session_params())
@@ -711,7 +769,9 @@ class LateAgent(PACKAGE.Agent):  # type: ignore[misc, name-defined]
     async def initialize(self, params: Any) -> Any:
         if V2:
             return result("initialize", {"protocolVersion": 2, "info": {"name": "test agent", "version": "1"}})
-        return result("initialize", {"protocolVersion": 1, "agentCapabilities": {"sessionCapabilities": {"turnComplete": {}}}})
+        return result(
+            "initialize", {"protocolVersion": 1, "agentCapabilities": {"sessionCapabilities": {"turnComplete": {}}}}
+        )
 
     async def session_new(self, params: Any) -> Any:
         return result("session/new", {"sessionId": "session-1"})
@@ -730,7 +790,9 @@ class LateAgent(PACKAGE.Agent):  # type: ignore[misc, name-defined]
                 await asyncio.sleep(0)
             await self.dice.pause(5)
             for update in (chunk(f"{text} part 0", text), end):
-                await self.end.notify("session/update", params_for("session/update", {"sessionId": session, "update": update}))
+                await self.end.notify(
+                    "session/update", params_for("session/update", {"sessionId": session, "update": update})
+                )
 
         self.tally.sent[text] = 1
         task = asyncio.ensure_future(finish())
@@ -748,7 +810,13 @@ def test_a_turn_that_ends_after_the_response_is_waited_for() -> None:
         dice = Dice(seed)
         tally = Tally()
         found = Found()
-        run = connect(dice, [], lambda end, pipes: LateAgent(end, dice, tally, pipes), lambda _: CountingClient(dice, tally), CLIENT_ONLY)
+        run = connect(
+            dice,
+            [],
+            lambda end, pipes: LateAgent(end, dice, tally, pipes),
+            lambda _: CountingClient(dice, tally),
+            CLIENT_ONLY,
+        )
         await run.client.request("initialize", initialize_params())
         created = await run.client.request("session/new", new_session_params())
         for turn in range(PROMPTS):

@@ -29,14 +29,21 @@ def negotiated(setup: dict[str, bool]) -> Any:
     names = {"sessionReady": "ready", "turnComplete": "turnComplete", "sessionStatus": "status"}
     session = {capability: {} for feature, capability in names.items() if setup.get(feature)}
     request = {"protocolVersion": 1, "clientCapabilities": {}}
-    response = {"protocolVersion": 1, "agentCapabilities": {"loadSession": setup.get("load", False), "sessionCapabilities": session}}
+    response = {
+        "protocolVersion": 1,
+        "agentCapabilities": {"loadSession": setup.get("load", False), "sessionCapabilities": session},
+    }
     return PACKAGE.negotiate(request, response)
 
 
 def plain(value: Any) -> Any:
     """A helper's result as JSON: observations and violations as the table writes them."""
     if isinstance(value, PACKAGE.Observation):
-        return {"turn": value.turn, "drained": value.drained, "violations": [plain(violation) for violation in value.violations]}
+        return {
+            "turn": value.turn,
+            "drained": value.drained,
+            "violations": [plain(violation) for violation in value.violations],
+        }
     if isinstance(value, PACKAGE.Violation):
         return {"rule": value.rule, "kind": value.kind, "session": value.session, "request": value.request}
     if isinstance(value, (list, tuple)):
@@ -59,7 +66,9 @@ def run_gate(setup: dict[str, bool], steps: list[dict[str, Any]]) -> list[tuple[
         elif "closed" in step:
             got = gate.closed(step["closed"])
         elif "expire" in step:
-            got = [{"session": session, "items": items} for session, items in gate.expire(step["expire"], step["timeout"])]
+            got = [
+                {"session": session, "items": items} for session, items in gate.expire(step["expire"], step["timeout"])
+            ]
         else:
             raise AssertionError(f"unknown gate step {step}")
         checked.append((index, got, step["expect"]))
@@ -88,14 +97,21 @@ def run_turns(setup: dict[str, bool], steps: list[dict[str, Any]]) -> list[tuple
 
 def run_status(setup: dict[str, bool], steps: list[dict[str, Any]]) -> list[tuple[int, Any, Any]]:
     view = negotiated(setup)
-    return [(index, PACKAGE.next_step(view, PACKAGE.SessionStatus(step["status"])), step["expect"]) for index, step in enumerate(steps)]
+    return [
+        (index, PACKAGE.next_step(view, PACKAGE.SessionStatus(step["status"])), step["expect"])
+        for index, step in enumerate(steps)
+    ]
 
 
 RUNNERS = {"gate": run_gate, "turns": run_turns, "status": run_status}
 
 
 # The scenarios of other schemas run on their bindings (`test_helpers_v2.py`).
-@pytest.mark.parametrize("scenario", [scenario for scenario in TABLE["scenarios"] if "schema" not in scenario], ids=lambda scenario: f"{scenario['helper']}: {scenario['name']}")
+@pytest.mark.parametrize(
+    "scenario",
+    [scenario for scenario in TABLE["scenarios"] if "schema" not in scenario],
+    ids=lambda scenario: f"{scenario['helper']}: {scenario['name']}",
+)
 def test_scenario(scenario: dict[str, Any]) -> None:
     checked = RUNNERS[scenario["helper"]](scenario["setup"], scenario["steps"])
     assert checked, "a scenario checks something"
@@ -116,10 +132,20 @@ def test_an_agent_and_a_client_use_the_helpers() -> None:
 
     turns = PACKAGE.TurnTracker.from_negotiated(negotiated)
     turns.prompt("sess_1", 2)
-    done = PACKAGE.SessionNotification.model_validate({"sessionId": "sess_1", "update": {"sessionUpdate": "turn_complete", "promptRequestId": 2, "stopReason": "end_turn"}})
+    done = PACKAGE.SessionNotification.model_validate(
+        {
+            "sessionId": "sess_1",
+            "update": {"sessionUpdate": "turn_complete", "promptRequestId": 2, "stopReason": "end_turn"},
+        }
+    )
     assert turns.update(done).violations == ()
     assert turns.response(2, PACKAGE.StopReason.END_TURN).drained == 2
-    late = PACKAGE.SessionNotification.model_validate({"sessionId": "sess_1", "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "Done."}}})
+    late = PACKAGE.SessionNotification.model_validate(
+        {
+            "sessionId": "sess_1",
+            "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "Done."}},
+        }
+    )
     (violation,) = turns.update(late).violations
     assert (violation.rule, violation.kind) == ("R4", "update_after_response")
 
@@ -162,7 +188,9 @@ async def wired_session(agent_capabilities: dict[str, Any]) -> tuple[list[str], 
             self.connection = connection
 
         async def initialize(self, params: Any) -> Any:
-            return PACKAGE.InitializeResponse.model_validate({"protocolVersion": 1, "agentCapabilities": agent_capabilities})
+            return PACKAGE.InitializeResponse.model_validate(
+                {"protocolVersion": 1, "agentCapabilities": agent_capabilities}
+            )
 
         async def session_new(self, params: Any) -> Any:
             await self.connection.notify("session/update", PACKAGE.SessionNotification.model_validate(COMMANDS))
@@ -171,14 +199,21 @@ async def wired_session(agent_capabilities: dict[str, Any]) -> tuple[list[str], 
     ends["client"] = PACKAGE.connect_client(lambda _: Client(), deliver("client-to-agent", "agent"))
     ends["agent"] = PACKAGE.connect_agent(Agent, deliver("agent-to-client", "client"))
     tasks.append(asyncio.ensure_future(pump()))
-    await ends["client"].request("initialize", PACKAGE.InitializeRequest.model_validate({"protocolVersion": 1, "clientCapabilities": {}}))
-    created = await ends["client"].request("session/new", PACKAGE.NewSessionRequest.model_validate({"cwd": "/", "mcpServers": []}))
+    await ends["client"].request(
+        "initialize", PACKAGE.InitializeRequest.model_validate({"protocolVersion": 1, "clientCapabilities": {}})
+    )
+    created = await ends["client"].request(
+        "session/new", PACKAGE.NewSessionRequest.model_validate({"cwd": "/", "mcpServers": []})
+    )
     assert created.session_id == "sess_1"
     for _ in range(20):
         await queue.join()
         await asyncio.sleep(0)
     tasks[0].cancel()
-    order = [f"{direction} {message['method']}" if "method" in message else f"{direction} response {message['id']}" for direction, message in log]
+    order = [
+        f"{direction} {message['method']}" if "method" in message else f"{direction} response {message['id']}"
+        for direction, message in log
+    ]
     return order, [message for _, message in log], updates
 
 

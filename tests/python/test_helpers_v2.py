@@ -24,7 +24,10 @@ SCENARIOS = [scenario for scenario in TABLE["scenarios"] if scenario.get("schema
 
 def plain(observation: Any) -> dict[str, Any]:
     """An observation as the table writes it."""
-    violations = [{"rule": violation.rule, "kind": violation.kind, "session": violation.session, "request": violation.request} for violation in observation.violations]
+    violations = [
+        {"rule": violation.rule, "kind": violation.kind, "session": violation.session, "request": violation.request}
+        for violation in observation.violations
+    ]
     return {"turn": observation.turn, "drained": observation.drained, "violations": violations}
 
 

@@ -50,7 +50,9 @@ def built(case: dict[str, Any]) -> Any:
     pending = [value]
     while pending:
         current = pending.pop()
-        members = current.items() if isinstance(current, dict) else enumerate(current) if isinstance(current, list) else ()
+        members = (
+            current.items() if isinstance(current, dict) else enumerate(current) if isinstance(current, list) else ()
+        )
         for key, member in list(members):
             if member == "@hole":
                 current[key] = nested
@@ -84,7 +86,9 @@ def check_value(case: dict[str, Any], expected: dict[str, Any], value: Any) -> N
     if outcome == "accepted":
         assert PACKAGE.roundtrip(case["type"], value) == wanted(expected, value), name
         if case["wire"].get("exact"):
-            assert case["wire"]["fill"]["text"] in json.dumps(PACKAGE.roundtrip(case["type"], value)), f"{name}: not written back as it came"
+            assert case["wire"]["fill"]["text"] in json.dumps(PACKAGE.roundtrip(case["type"], value)), (
+                f"{name}: not written back as it came"
+            )
         assert PACKAGE.to_json(by_method(case, value)) == wanted(expected, value), name
     elif outcome == "error":
         with pytest.raises(PACKAGE.DecodeError) as failure:
@@ -143,7 +147,11 @@ async def through_connection(case: dict[str, Any], text: str) -> tuple[list[Any]
     connect = PACKAGE.connect_agent if case["side"] == "agent" else PACKAGE.connect_client
     end = connect(lambda _: recorder(seen), send, lambda method, error: dropped.append(error.to_json()))
     request = case["kind"] == "request"
-    envelope = '{"jsonrpc":"2.0",' + ('"id":7,' if request else "") + f'"method":{json.dumps(case["method"])},"params":{text}}}'
+    envelope = (
+        '{"jsonrpc":"2.0",'
+        + ('"id":7,' if request else "")
+        + f'"method":{json.dumps(case["method"])},"params":{text}}}'
+    )
     await end.receive(envelope)
     for _ in range(200):
         if sent or not request:
@@ -214,8 +222,14 @@ def test_a_connection_answers_only_with_ids_it_can_write_back() -> None:
             message.encode("utf-8")
             sent.append(json.loads(message))
 
-        end = PACKAGE.connect_client(lambda _: ClientRecorder([]), send, lambda method, error: dropped.append((method, error.to_json())))
-        for text in ['{"jsonrpc":"2.0","id":1e400,"method":"x"}', '{"jsonrpc":"2.0","id":"\\ud800","method":"x"}', '{"jsonrpc":"2.0","id":1,"method":"\\ud800"}']:
+        end = PACKAGE.connect_client(
+            lambda _: ClientRecorder([]), send, lambda method, error: dropped.append((method, error.to_json()))
+        )
+        for text in [
+            '{"jsonrpc":"2.0","id":1e400,"method":"x"}',
+            '{"jsonrpc":"2.0","id":"\\ud800","method":"x"}',
+            '{"jsonrpc":"2.0","id":1,"method":"\\ud800"}',
+        ]:
             await end.receive(text)
         answer = asyncio.ensure_future(end.request("session/prompt", PACKAGE.PromptRequest(session_id="s", prompt=[])))
         await asyncio.sleep(0)
@@ -227,7 +241,11 @@ def test_a_connection_answers_only_with_ids_it_can_write_back() -> None:
 
     sent, dropped, failure = asyncio.run(exchange())
     errors = [message for message in sent if "error" in message]
-    assert [(message["id"], message["error"]["code"]) for message in errors] == [(None, -32600), (None, -32600), (None, -32600)], errors
+    assert [(message["id"], message["error"]["code"]) for message in errors] == [
+        (None, -32600),
+        (None, -32600),
+        (None, -32600),
+    ], errors
     assert dropped == [(None, dropped[0][1])] and dropped[0][1]["code"] == -32600, "`true` is no request's id"
     assert failure.path == "/_meta/n"
 
@@ -250,10 +268,28 @@ def test_a_connection_walks_every_text_whose_value_check_wire_refuses() -> None:
         except runtime.DecodeError:
             assert isinstance(data, str)
             refused.append(case["name"])
-            assert runtime.WireReader().read(data)[1], f"{case['name']}: the text is not walked, so check_wire's refusal is lost"
-    assert {"depth_over_limit", "number_beyond_double_range", "lone_surrogate", "lone_surrogate_member_name"} <= set(refused)
+            assert runtime.WireReader().read(data)[1], (
+                f"{case['name']}: the text is not walked, so check_wire's refusal is lost"
+            )
+    assert {"depth_over_limit", "number_beyond_double_range", "lone_surrogate", "lone_surrogate_member_name"} <= set(
+        refused
+    )
     plain = json.dumps(
-        {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s", "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": '数据 "quoted"\n\\u 😀', "_meta": {"n": [1.5e300, -2, {"x": [[]]}]}}}}},
+        {
+            "jsonrpc": "2.0",
+            "method": "session/update",
+            "params": {
+                "sessionId": "s",
+                "update": {
+                    "sessionUpdate": "agent_message_chunk",
+                    "content": {
+                        "type": "text",
+                        "text": '数据 "quoted"\n\\u 😀',
+                        "_meta": {"n": [1.5e300, -2, {"x": [[]]}]},
+                    },
+                },
+            },
+        },
         ensure_ascii=False,
     )
     assert runtime.WireReader().read(plain) == (json.loads(plain), False)

@@ -55,8 +55,15 @@ def test_every_view_is_as_the_table_says_and_is_written_for_comparison() -> None
         for section in ("prompt", "mcp", "updates", "elicitation"):
             for name, flag in document[section].items():
                 assert result.allows(section, name) is flag
-        assert (result.session_ready, result.turn_complete, result.session_status) == (document["sessionReady"], document["turnComplete"], document["sessionStatus"])
-        decoded = PACKAGE.negotiate(PACKAGE.InitializeRequest.model_validate(pair["request"]), PACKAGE.InitializeResponse.model_validate(pair["response"]))
+        assert (result.session_ready, result.turn_complete, result.session_status) == (
+            document["sessionReady"],
+            document["turnComplete"],
+            document["sessionStatus"],
+        )
+        decoded = PACKAGE.negotiate(
+            PACKAGE.InitializeRequest.model_validate(pair["request"]),
+            PACKAGE.InitializeResponse.model_validate(pair["response"]),
+        )
         assert decoded.to_json() == document, "decoded models negotiate as their JSON does"
         lines.append(view["pair"] + "\t" + json.dumps(document, separators=(",", ":")))
     (bindings_folder() / "negotiation-python.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -79,7 +86,12 @@ def refusals(pair: dict[str, Any], messages: list[dict[str, Any]]) -> None:
         assert allowed.check_outgoing(message["method"], message["params"]) is None, message["method"]
         error = refused.check_outgoing(message["method"], message["params"])
         assert isinstance(error, PACKAGE.CapabilityError), message
-        assert (error.method, error.pointer, error.capability, error.side) == (message["method"], message["pointer"], message["capability"], message["side"])
+        assert (error.method, error.pointer, error.capability, error.side) == (
+            message["method"],
+            message["pointer"],
+            message["capability"],
+            message["side"],
+        )
 
 
 def test_outgoing_messages_pass_when_advertised_and_are_refused_when_not() -> None:

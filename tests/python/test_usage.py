@@ -56,7 +56,17 @@ def test_the_usage_program_runs_and_its_messages_round_trip() -> None:
 
 
 #: The method of each message on the wire, `None` for a response.
-METHODS = ["session/new", None, "session/prompt", *["session/update"] * 4, "_zed/cursor", "elicitation/create", None, "session/update", None]
+METHODS = [
+    "session/new",
+    None,
+    "session/prompt",
+    *["session/update"] * 4,
+    "_zed/cursor",
+    "elicitation/create",
+    None,
+    "session/update",
+    None,
+]
 
 
 def test_the_official_sdk_twin_shows_the_same() -> None:

@@ -46,7 +46,9 @@ def test_vector(type_name: str, kind: str, vector: dict[str, Any]) -> None:
         with pytest.raises(PACKAGE.DecodeError) as raised:
             PACKAGE.roundtrip(type_name, value)
         error = raised.value
-        assert error.path == vector["pointer"], f"the error is at {error.path!r}, expected {vector['pointer']!r}: {error}"
+        assert error.path == vector["pointer"], (
+            f"the error is at {error.path!r}, expected {vector['pointer']!r}: {error}"
+        )
         assert str(error).startswith(f"{error.path or '/'}: "), str(error)
 
 
@@ -67,7 +69,9 @@ def accessor_cases() -> list[Any]:
     for path in sorted((BINDINGS / "vectors").glob("*.json")):
         document = json.loads(path.read_text(encoding="utf-8"))
         model = types.get(document["type"])
-        accessors = sorted(name for name in dir(model) if name.endswith("_or_default")) if isinstance(model, type) else []
+        accessors = (
+            sorted(name for name in dir(model) if name.endswith("_or_default")) if isinstance(model, type) else []
+        )
         for vector in document["valid"]:
             if accessors and vector["name"] == "minimal":
                 cases.append(pytest.param(document["type"], vector["value"], accessors, id=document["type"]))

@@ -42,7 +42,10 @@ from acp.schema import (
 )
 
 Json = dict[str, Any]
-AGENT_REQUESTS: dict[str, type[NewSessionRequest] | type[PromptRequest]] = {"session/new": NewSessionRequest, "session/prompt": PromptRequest}
+AGENT_REQUESTS: dict[str, type[NewSessionRequest] | type[PromptRequest]] = {
+    "session/new": NewSessionRequest,
+    "session/prompt": PromptRequest,
+}
 ELICITATION_REQUEST: TypeAdapter[CreateElicitationRequest] = TypeAdapter(CreateElicitationRequest)
 ELICITATION_RESPONSE: TypeAdapter[CreateElicitationResponse] = TypeAdapter(CreateElicitationResponse)
 
@@ -118,13 +121,20 @@ class Agent:
             return self.wire.send({"jsonrpc": "2.0", "id": message["id"], "error": error.to_error_obj()})
 
     async def new_session(self) -> NewSessionResponse:
-        options = [SessionConfigSelectOption(value="fast", name="Fast"), SessionConfigSelectOption(value="deep", name="Deep")]
-        select = SessionConfigOptionSelect(id="model", name="Model", type="select", current_value="fast", options=options)
+        options = [
+            SessionConfigSelectOption(value="fast", name="Fast"),
+            SessionConfigSelectOption(value="deep", name="Deep"),
+        ]
+        select = SessionConfigOptionSelect(
+            id="model", name="Model", type="select", current_value="fast", options=options
+        )
         return NewSessionResponse(session_id="s1", config_options=[select])
 
     async def update(self, session_id: str, update: Any) -> None:
         notification = session_notification(session_id, update)
-        await self.client.on_notification(self.wire.send({"jsonrpc": "2.0", "method": "session/update", "params": to_json(notification)}))
+        await self.client.on_notification(
+            self.wire.send({"jsonrpc": "2.0", "method": "session/update", "params": to_json(notification)})
+        )
 
     async def prompt(self, request: PromptRequest) -> PromptResponse:
         session = request.session_id
@@ -133,8 +143,12 @@ class Agent:
         output = tool_content(text_block("nothing to commit"))
         await self.update(session, update_tool_call("t1", status="completed", content=[output]))
         await self.update(session, update_plan([plan_entry("Merge the branch", priority="high", status="pending")]))
-        await self.client.on_notification(self.wire.send({"jsonrpc": "2.0", "method": "_zed/cursor", "params": {"line": 3}}))
-        ask = CreateFormSessionElicitationRequest(message="Which branch?", mode="form", requested_schema=ElicitationSchema(), session_id=session)
+        await self.client.on_notification(
+            self.wire.send({"jsonrpc": "2.0", "method": "_zed/cursor", "params": {"line": 3}})
+        )
+        ask = CreateFormSessionElicitationRequest(
+            message="Which branch?", mode="form", requested_schema=ElicitationSchema(), session_id=session
+        )
         answer = await self.client.on_request(self.wire.request("elicitation/create", to_json(ask)))
         if isinstance(ELICITATION_RESPONSE.validate_python(answer["result"]), AcceptElicitationResponse):
             await self.update(session, update_agent_message_text("Merged."))
@@ -146,7 +160,11 @@ async def run() -> tuple[Wire, Client]:
     wire = Wire()
     client = Client(wire)
     agent = Agent(wire, client)
-    session = NewSessionResponse.model_validate((await agent.on_request(wire.request("session/new", to_json(NewSessionRequest(cwd="/repo", mcp_servers=[])))))["result"])
+    session = NewSessionResponse.model_validate(
+        (await agent.on_request(wire.request("session/new", to_json(NewSessionRequest(cwd="/repo", mcp_servers=[])))))[
+            "result"
+        ]
+    )
     prompt = PromptRequest(session_id=session.session_id, prompt=[text_block("Merge my branch")])
     answer = await agent.on_request(wire.request("session/prompt", to_json(prompt)))
     assert PromptResponse.model_validate(answer["result"]).stop_reason == "end_turn"

@@ -107,24 +107,43 @@ class DemoAgent(Agent):
 
     async def session_new(self, params: NewSessionRequest) -> NewSessionResponse:
         select = SessionConfigOptionTypeSelect(
-            current_value="fast", options=[SessionConfigSelectOption(value="fast", name="Fast"), SessionConfigSelectOption(value="deep", name="Deep")]
+            current_value="fast",
+            options=[
+                SessionConfigSelectOption(value="fast", name="Fast"),
+                SessionConfigSelectOption(value="deep", name="Deep"),
+            ],
         )
-        return NewSessionResponse(session_id="s1", config_options=[SessionConfigOption(id="model", name="Model", type_=select)])
+        return NewSessionResponse(
+            session_id="s1", config_options=[SessionConfigOption(id="model", name="Model", type_=select)]
+        )
 
     async def update(self, session_id: str, update: SessionUpdate) -> None:
         await self.client.notify("session/update", SessionNotification(session_id=session_id, update=update))
 
     async def session_prompt(self, params: PromptRequest) -> PromptResponse:
         session = params.session_id
-        await self.update(session, SessionUpdateAgentMessageChunk(content=ContentBlockText(text="Looking at the branch.")))
-        await self.update(session, SessionUpdateToolCall(tool_call_id="t1", title="git status", kind=ToolKind.EXECUTE, status=ToolCallStatus.PENDING))
+        await self.update(
+            session, SessionUpdateAgentMessageChunk(content=ContentBlockText(text="Looking at the branch."))
+        )
+        await self.update(
+            session,
+            SessionUpdateToolCall(
+                tool_call_id="t1", title="git status", kind=ToolKind.EXECUTE, status=ToolCallStatus.PENDING
+            ),
+        )
         output = ToolCallContentContent(content=ContentBlockText(text="nothing to commit"))
-        await self.update(session, SessionUpdateToolCallUpdate(tool_call_id="t1", status=ToolCallStatus.COMPLETED, content=[output]))
+        await self.update(
+            session, SessionUpdateToolCallUpdate(tool_call_id="t1", status=ToolCallStatus.COMPLETED, content=[output])
+        )
         entry = PlanEntry(content="Merge the branch", priority=PlanEntryPriority.HIGH, status=PlanEntryStatus.PENDING)
         await self.update(session, SessionUpdatePlan(entries=[entry]))
         await self.client.notify_extension("_zed/cursor", {"line": 3})
-        form = CreateElicitationRequestModeForm(requested_schema=ElicitationSchema(), kind=ElicitationSessionScope(session_id=session))
-        answer = await self.client.request("elicitation/create", CreateElicitationRequest(message="Which branch?", mode=form))
+        form = CreateElicitationRequestModeForm(
+            requested_schema=ElicitationSchema(), kind=ElicitationSessionScope(session_id=session)
+        )
+        answer = await self.client.request(
+            "elicitation/create", CreateElicitationRequest(message="Which branch?", mode=form)
+        )
         if isinstance(answer.action, CreateElicitationResponseActionAccept):
             await self.update(session, SessionUpdateAgentMessageChunk(content=ContentBlockText(text="Merged.")))
         return PromptResponse(stop_reason=StopReason.END_TURN)
@@ -146,7 +165,10 @@ async def run() -> tuple[list[Json], DemoClient]:
     agent_end = connect_agent(DemoAgent, to_client)
     client_end = connect_client(lambda _: client, to_agent)
     session = await client_end.request("session/new", NewSessionRequest(cwd="/repo", mcp_servers=[]))
-    answer = await client_end.request("session/prompt", PromptRequest(session_id=session.session_id, prompt=[ContentBlockText(text="Merge my branch")]))
+    answer = await client_end.request(
+        "session/prompt",
+        PromptRequest(session_id=session.session_id, prompt=[ContentBlockText(text="Merge my branch")]),
+    )
     assert answer.stop_reason == StopReason.END_TURN
     return wire, client
 

@@ -38,7 +38,10 @@ impl Agent for Minimal {
     async fn session_set_mode(&self, _: SetSessionModeRequest) -> Result<SetSessionModeResponse, Error> {
         Ok(SetSessionModeResponse::new())
     }
-    async fn session_set_config_option(&self, _: SetSessionConfigOptionRequest) -> Result<SetSessionConfigOptionResponse, Error> {
+    async fn session_set_config_option(
+        &self,
+        _: SetSessionConfigOptionRequest,
+    ) -> Result<SetSessionConfigOptionResponse, Error> {
         Ok(SetSessionConfigOptionResponse::new(Vec::new()))
     }
     async fn session_cancel(&self, _: CancelNotification) {}
@@ -50,29 +53,68 @@ fn request(method: &str, params: Value) -> Result<Value, Error> {
 
 #[test]
 fn dispatch_answers_with_json_rpc_codes() {
-    assert_eq!(request(methods::SESSION_PROMPT, json!({"sessionId": "s", "prompt": []})).unwrap(), json!({"stopReason": "end_turn"}));
+    assert_eq!(
+        request(methods::SESSION_PROMPT, json!({"sessionId": "s", "prompt": []})).unwrap(),
+        json!({"stopReason": "end_turn"})
+    );
 
     let unknown = request("session/unknown", json!({})).unwrap_err();
-    assert_eq!((unknown.code, unknown.code.value()), (ErrorCode::MethodNotFound, -32601));
+    assert_eq!(
+        (unknown.code, unknown.code.value()),
+        (ErrorCode::MethodNotFound, -32601)
+    );
     assert_eq!(unknown.data, Some(json!({"method": "session/unknown"})));
 
-    let invalid = request(methods::SESSION_PROMPT, json!({"sessionId": "s", "prompt": [{"type": "text", "text": 5}]})).unwrap_err();
-    assert_eq!((invalid.code, invalid.data.clone()), (ErrorCode::InvalidParams, Some(json!({"pointer": "/prompt/0/text"}))));
-    assert!(invalid.to_string().starts_with("Invalid params: /prompt/0/text: invalid type"), "{invalid}");
+    let invalid = request(
+        methods::SESSION_PROMPT,
+        json!({"sessionId": "s", "prompt": [{"type": "text", "text": 5}]}),
+    )
+    .unwrap_err();
+    assert_eq!(
+        (invalid.code, invalid.data.clone()),
+        (ErrorCode::InvalidParams, Some(json!({"pointer": "/prompt/0/text"})))
+    );
+    assert!(
+        invalid
+            .to_string()
+            .starts_with("Invalid params: /prompt/0/text: invalid type"),
+        "{invalid}"
+    );
 
-    let gated = request(methods::SESSION_LOAD, json!({"sessionId": "s", "cwd": "/", "mcpServers": []})).unwrap_err();
+    let gated = request(
+        methods::SESSION_LOAD,
+        json!({"sessionId": "s", "cwd": "/", "mcpServers": []}),
+    )
+    .unwrap_err();
     assert_eq!(gated.code, ErrorCode::MethodNotFound);
-    assert_eq!(request("_zed/cursor", json!({"line": 3})).unwrap_err().code, ErrorCode::MethodNotFound);
-    assert_eq!(block_on(agent::dispatch_notification(&Minimal, "_zed/ping", json!({}))), Ok(()));
+    assert_eq!(
+        request("_zed/cursor", json!({"line": 3})).unwrap_err().code,
+        ErrorCode::MethodNotFound
+    );
+    assert_eq!(
+        block_on(agent::dispatch_notification(&Minimal, "_zed/ping", json!({}))),
+        Ok(())
+    );
 }
 
 #[test]
 fn requests_decode_by_method() {
     let decoded = agent::Request::decode("_zed/cursor", json!({"line": 3})).unwrap();
-    assert_eq!(decoded, agent::Request::Extension { method: "_zed/cursor".to_owned(), params: json!({"line": 3}) });
+    assert_eq!(
+        decoded,
+        agent::Request::Extension {
+            method: "_zed/cursor".to_owned(),
+            params: json!({"line": 3})
+        }
+    );
     assert_eq!(decoded.method(), "_zed/cursor");
-    assert_eq!(agent::Request::decode("nope", json!({})).unwrap_err(), Error::method_not_found().data(json!({"method": "nope"})));
-    let Ok(agent::Request::SessionPrompt(prompt)) = agent::Request::decode(methods::SESSION_PROMPT, json!({"sessionId": "s", "prompt": []})) else {
+    assert_eq!(
+        agent::Request::decode("nope", json!({})).unwrap_err(),
+        Error::method_not_found().data(json!({"method": "nope"}))
+    );
+    let Ok(agent::Request::SessionPrompt(prompt)) =
+        agent::Request::decode(methods::SESSION_PROMPT, json!({"sessionId": "s", "prompt": []}))
+    else {
         panic!("session/prompt decodes to its variant");
     };
     assert_eq!(prompt, PromptRequest::new("s", Vec::new()));
@@ -84,8 +126,14 @@ fn nullable_keeps_null_apart_from_absence() {
     let null: ToolCallUpdate = serde_json::from_value(json!({"toolCallId": "t", "title": null})).unwrap();
     let value: ToolCallUpdate = serde_json::from_value(json!({"toolCallId": "t", "title": "Read"})).unwrap();
     assert!(absent.title.is_absent() && null.title.is_null() && value.title.is_value());
-    assert_eq!((absent.title.value(), null.title.value(), value.title.as_deref()), (None, None, Some("Read")));
-    assert_eq!(serde_json::to_value(&null).unwrap(), json!({"toolCallId": "t", "title": null}));
+    assert_eq!(
+        (absent.title.value(), null.title.value(), value.title.as_deref()),
+        (None, None, Some("Read"))
+    );
+    assert_eq!(
+        serde_json::to_value(&null).unwrap(),
+        json!({"toolCallId": "t", "title": null})
+    );
     assert_eq!(serde_json::to_value(&absent).unwrap(), json!({"toolCallId": "t"}));
     assert_eq!(Nullable::<String>::from(None), Nullable::Null);
     assert_eq!(ToolCallUpdate::new("t").title("Read"), value);
@@ -93,11 +141,18 @@ fn nullable_keeps_null_apart_from_absence() {
 
 #[test]
 fn newtypes_and_enums_are_keys() {
-    let sessions: HashSet<SessionId> = ["a".into(), SessionId::from("b".to_owned()), SessionId::new("a")].into_iter().collect();
+    let sessions: HashSet<SessionId> = ["a".into(), SessionId::from("b".to_owned()), SessionId::new("a")]
+        .into_iter()
+        .collect();
     assert_eq!(sessions.len(), 2);
     assert!(sessions.contains("a"));
-    let ordered: BTreeMap<ToolCallId, ToolKind> = [("z".into(), ToolKind::Read), ("y".into(), ToolKind::Edit)].into_iter().collect();
-    assert_eq!(ordered.keys().map(ToolCallId::to_string).collect::<Vec<_>>(), ["y", "z"]);
+    let ordered: BTreeMap<ToolCallId, ToolKind> = [("z".into(), ToolKind::Read), ("y".into(), ToolKind::Edit)]
+        .into_iter()
+        .collect();
+    assert_eq!(
+        ordered.keys().map(ToolCallId::to_string).collect::<Vec<_>>(),
+        ["y", "z"]
+    );
     let kind = ToolKind::Read;
     let copied = kind;
     assert_eq!((kind, copied.as_str()), (ToolKind::Read, "read"));
@@ -109,7 +164,10 @@ fn unions_encode_their_tag_first_and_members_in_order() {
     let block = ContentBlock::from(TextContent::new("hi"));
     assert_eq!(serde_json::to_string(&block).unwrap(), r#"{"type":"text","text":"hi"}"#);
     let update = SessionUpdate::from(ToolCall::new("t", "Read").status(ToolCallStatus::Pending));
-    assert_eq!(serde_json::to_string(&update).unwrap(), r#"{"sessionUpdate":"tool_call","toolCallId":"t","title":"Read","status":"pending"}"#);
+    assert_eq!(
+        serde_json::to_string(&update).unwrap(),
+        r#"{"sessionUpdate":"tool_call","toolCallId":"t","title":"Read","status":"pending"}"#
+    );
 }
 
 #[test]

@@ -119,7 +119,17 @@ fn pipe(dice: &Dice, log: &Log, wrote: Event, read: Event) -> (PipeWriter, impl 
             Ok::<_, std::io::Error>(piece)
         })
         .into_async_read();
-    (PipeWriter { sender, dice: dice.clone(), log: log.clone(), event: wrote, line: Vec::new(), held: VecDeque::new() }, reader)
+    (
+        PipeWriter {
+            sender,
+            dice: dice.clone(),
+            log: log.clone(),
+            event: wrote,
+            line: Vec::new(),
+            held: VecDeque::new(),
+        },
+        reader,
+    )
 }
 
 /// What the agent sent in each turn, by prompt: the number of turn updates.
@@ -147,8 +157,14 @@ impl Agent for TestAgent {
             format!("session-{sessions}")
         };
         // Session-scoped: rule R1 holds it until the client's `session/ready`.
-        let commands = SessionUpdate::AvailableCommandsUpdate(AvailableCommandsUpdate::new(vec![AvailableCommand::new("explain", "Explains the code")]));
-        self.end.session_update(SessionNotification::new(session.clone(), commands)).unwrap();
+        let commands =
+            SessionUpdate::AvailableCommandsUpdate(AvailableCommandsUpdate::new(vec![AvailableCommand::new(
+                "explain",
+                "Explains the code",
+            )]));
+        self.end
+            .session_update(SessionNotification::new(session.clone(), commands))
+            .unwrap();
         self.dice.pause(3).await;
         Ok(NewSessionResponse::new(session))
     }
@@ -157,7 +173,10 @@ impl Agent for TestAgent {
         Err(Error::method_not_found())
     }
 
-    async fn session_set_config_option(&self, _: SetSessionConfigOptionRequest) -> Result<SetSessionConfigOptionResponse, Error> {
+    async fn session_set_config_option(
+        &self,
+        _: SetSessionConfigOptionRequest,
+    ) -> Result<SetSessionConfigOptionResponse, Error> {
         Err(Error::method_not_found())
     }
 
@@ -171,13 +190,19 @@ impl Agent for TestAgent {
         let updates = 1 + self.dice.below(5);
         for index in 0..updates {
             self.dice.pause(3).await;
-            let chunk = SessionUpdate::AgentMessageChunk(ContentChunk::new(TextContent::new(format!("{text} part {index}"))));
-            self.end.session_update(SessionNotification::new(params.session_id.clone(), chunk)).unwrap();
+            let chunk =
+                SessionUpdate::AgentMessageChunk(ContentChunk::new(TextContent::new(format!("{text} part {index}"))));
+            self.end
+                .session_update(SessionNotification::new(params.session_id.clone(), chunk))
+                .unwrap();
         }
         if self.dice.below(3) == 0 {
             let call = ToolCallUpdate::new("call-1");
             let options = vec![PermissionOption::new("allow", "Allow", PermissionOptionKind::AllowOnce)];
-            self.end.session_request_permission(RequestPermissionRequest::new(params.session_id.clone(), call, options)).await.unwrap();
+            self.end
+                .session_request_permission(RequestPermissionRequest::new(params.session_id.clone(), call, options))
+                .await
+                .unwrap();
         }
         self.sent.lock().unwrap().insert(text, updates);
         Ok(PromptResponse::new(StopReason::EndTurn))
@@ -193,15 +218,28 @@ struct TestClient {
 }
 
 impl Client for TestClient {
-    async fn session_request_permission(&self, _: RequestPermissionRequest) -> Result<RequestPermissionResponse, Error> {
+    async fn session_request_permission(
+        &self,
+        _: RequestPermissionRequest,
+    ) -> Result<RequestPermissionResponse, Error> {
         self.dice.pause(2).await;
-        Ok(RequestPermissionResponse::new(RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new("allow"))))
+        Ok(RequestPermissionResponse::new(RequestPermissionOutcome::Selected(
+            SelectedPermissionOutcome::new("allow"),
+        )))
     }
 
     async fn session_update(&self, params: SessionNotification) {
         self.dice.pause(4).await;
-        if let SessionUpdate::AgentMessageChunk(ContentChunk { content: ContentBlock::Text(text), .. }) = params.update {
-            let prompt = text.text.rsplit_once(" part ").map(|(prompt, _)| prompt.to_owned()).unwrap_or_default();
+        if let SessionUpdate::AgentMessageChunk(ContentChunk {
+            content: ContentBlock::Text(text),
+            ..
+        }) = params.update
+        {
+            let prompt = text
+                .text
+                .rsplit_once(" part ")
+                .map(|(prompt, _)| prompt.to_owned())
+                .unwrap_or_default();
             *self.handled.lock().unwrap().entry(prompt).or_default() += 1;
         }
     }
@@ -239,27 +277,62 @@ fn run(seed: u64, ordered: bool, sessions: usize, prompts: usize) -> Found {
     let log = Log::default();
     let (to_agent, agent_reads) = pipe(&dice, &log, Event::ClientWrote, Event::AgentRead);
     let (to_client, client_reads) = pipe(&dice, &log, Event::AgentWrote, Event::ClientRead);
-    let options = || if ordered { Options::default() } else { Options::default().unordered() };
+    let options = || {
+        if ordered {
+            Options::default()
+        } else {
+            Options::default().unordered()
+        }
+    };
     let sent = Sent::default();
     let handled = Handled::default();
     let (_, agent_driver) = AgentEnd::connect_with(
-        |end| TestAgent { end, dice: dice.clone(), sessions: Mutex::new(0), sent: sent.clone() },
+        |end| TestAgent {
+            end,
+            dice: dice.clone(),
+            sessions: Mutex::new(0),
+            sent: sent.clone(),
+        },
         agent_reads,
         to_client,
         options(),
     );
-    let (client, client_driver) = ClientEnd::connect_with(|_| TestClient { dice: dice.clone(), handled: handled.clone() }, client_reads, to_agent, options());
+    let (client, client_driver) = ClientEnd::connect_with(
+        |_| TestClient {
+            dice: dice.clone(),
+            handled: handled.clone(),
+        },
+        client_reads,
+        to_agent,
+        options(),
+    );
     let undrained = Arc::new(Mutex::new(0));
     let scenario = async {
-        client.initialize(InitializeRequest::new(PROTOCOL_VERSION)).await.unwrap();
+        client
+            .initialize(InitializeRequest::new(PROTOCOL_VERSION))
+            .await
+            .unwrap();
         let turns = (0..sessions).map(|index| {
-            let (client, dice, sent, handled, undrained) = (client.clone(), dice.clone(), sent.clone(), handled.clone(), undrained.clone());
+            let (client, dice, sent, handled, undrained) = (
+                client.clone(),
+                dice.clone(),
+                sent.clone(),
+                handled.clone(),
+                undrained.clone(),
+            );
             async move {
-                let session = client.session_new(NewSessionRequest::new("/tmp", vec![])).await.unwrap().session_id;
+                let session = client
+                    .session_new(NewSessionRequest::new("/tmp", vec![]))
+                    .await
+                    .unwrap()
+                    .session_id;
                 for turn in 0..prompts {
                     dice.pause(2).await;
                     let text = format!("s{index} t{turn}");
-                    let prompt = PromptRequest::new(session.clone(), vec![ContentBlock::Text(TextContent::new(text.clone()))]);
+                    let prompt = PromptRequest::new(
+                        session.clone(),
+                        vec![ContentBlock::Text(TextContent::new(text.clone()))],
+                    );
                     let response = client.session_prompt(prompt).await.unwrap();
                     assert_eq!(response.stop_reason, StopReason::EndTurn);
                     let expected = sent.lock().unwrap().get(&text).copied();
@@ -272,7 +345,8 @@ fn run(seed: u64, ordered: bool, sessions: usize, prompts: usize) -> Found {
         futures::future::join_all(turns).await;
         client.close();
     };
-    let (agent_result, client_result, ()) = futures::executor::block_on(async { futures::join!(agent_driver, client_driver, scenario) });
+    let (agent_result, client_result, ()) =
+        futures::executor::block_on(async { futures::join!(agent_driver, client_driver, scenario) });
     agent_result.unwrap();
     client_result.unwrap();
     let log = log.0.lock().unwrap().clone();
@@ -347,7 +421,11 @@ fn with_the_ordering_no_schedule_breaks_a_rule() {
     let mut total = Found::default();
     for seed in 0..SEEDS {
         let found = run(seed, true, SESSIONS, PROMPTS);
-        assert_eq!((found.r1, found.r2, found.r4, found.undrained), (0, 0, 0, 0), "seed {seed}: {found:?}");
+        assert_eq!(
+            (found.r1, found.r2, found.r4, found.undrained),
+            (0, 0, 0, 0),
+            "seed {seed}: {found:?}"
+        );
         total += found;
     }
     println!("ordered: {} turns, {total:?}", total.turns);
@@ -361,7 +439,10 @@ fn without_the_ordering_the_same_schedules_break_every_rule() {
         total += run(seed, false, SESSIONS, PROMPTS);
     }
     println!("unordered: {} turns, {total:?}", total.turns);
-    assert!(total.r1 > 0 && total.r2 > 0 && total.r4 > 0 && total.undrained > 0, "{total:?}");
+    assert!(
+        total.r1 > 0 && total.r2 > 0 && total.r4 > 0 && total.undrained > 0,
+        "{total:?}"
+    );
 }
 
 /// An agent whose prompt handler never finishes, and counts how many of
@@ -389,7 +470,10 @@ impl Agent for StuckAgent {
     async fn session_set_mode(&self, _: SetSessionModeRequest) -> Result<SetSessionModeResponse, Error> {
         Err(Error::method_not_found())
     }
-    async fn session_set_config_option(&self, _: SetSessionConfigOptionRequest) -> Result<SetSessionConfigOptionResponse, Error> {
+    async fn session_set_config_option(
+        &self,
+        _: SetSessionConfigOptionRequest,
+    ) -> Result<SetSessionConfigOptionResponse, Error> {
         Err(Error::method_not_found())
     }
     async fn session_cancel(&self, _: CancelNotification) {}
@@ -407,36 +491,73 @@ fn errors_and_cancellation_cross_the_connection() {
     let (to_agent, agent_reads) = pipe(&dice, &log, Event::ClientWrote, Event::AgentRead);
     let (to_client, client_reads) = pipe(&dice, &log, Event::AgentWrote, Event::ClientRead);
     let stopped = Arc::new(Mutex::new(0));
-    let (_, agent_driver) = AgentEnd::connect(|_| StuckAgent { stopped: stopped.clone() }, agent_reads, to_client);
+    let (_, agent_driver) = AgentEnd::connect(
+        |_| StuckAgent {
+            stopped: stopped.clone(),
+        },
+        agent_reads,
+        to_client,
+    );
     let dropped = Arc::new(Mutex::new(Vec::new()));
     let reports = dropped.clone();
     let options = Options::dropped(move |report| reports.lock().unwrap().push(report));
-    let (client, client_driver) = ClientEnd::connect_with(|_| TestClient { dice: dice.clone(), handled: Handled::default() }, client_reads, to_agent, options);
+    let (client, client_driver) = ClientEnd::connect_with(
+        |_| TestClient {
+            dice: dice.clone(),
+            handled: Handled::default(),
+        },
+        client_reads,
+        to_agent,
+        options,
+    );
     let scenario = async {
         // The agent's error comes back as it was sent.
-        let Err(connection::CallError::Remote(error)) = client.session_new(NewSessionRequest::new("/tmp", vec![])).await else { panic!("an error answer") };
-        assert_eq!((error.code, error.data), (ErrorCode::InvalidParams, Some(json!({"why": "no sessions here"}))));
+        let Err(connection::CallError::Remote(error)) =
+            client.session_new(NewSessionRequest::new("/tmp", vec![])).await
+        else {
+            panic!("an error answer")
+        };
+        assert_eq!(
+            (error.code, error.data),
+            (ErrorCode::InvalidParams, Some(json!({"why": "no sessions here"})))
+        );
         // A prompt whose caller stops waiting: the agent's handler is stopped
         // and its cancelled answer, to a request nobody waits for, is reported.
         let prompt = client.session_prompt(PromptRequest::new("s", vec![]));
         let waited = futures::future::select(Box::pin(prompt), Box::pin(dice.pause(20))).await;
-        let futures::future::Either::Right(((), prompt)) = waited else { panic!("the stuck prompt finished") };
+        let futures::future::Either::Right(((), prompt)) = waited else {
+            panic!("the stuck prompt finished")
+        };
         drop(prompt);
         // Extension methods the agent does not handle answer method-not-found.
-        let Err(connection::CallError::Remote(error)) = client.request("_x/unknown", json!({})).await else { panic!("method not found") };
+        let Err(connection::CallError::Remote(error)) = client.request("_x/unknown", json!({})).await else {
+            panic!("method not found")
+        };
         assert_eq!(error.code, ErrorCode::MethodNotFound);
         client.close();
     };
-    let (agent_result, client_result, ()) = futures::executor::block_on(async { futures::join!(agent_driver, client_driver, scenario) });
+    let (agent_result, client_result, ()) =
+        futures::executor::block_on(async { futures::join!(agent_driver, client_driver, scenario) });
     agent_result.unwrap();
     client_result.unwrap();
     assert_eq!(*stopped.lock().unwrap(), 1, "the cancelled handler was stopped");
     let log = log.0.lock().unwrap().clone();
-    let cancel = log.iter().find(|(event, message)| *event == Event::AgentRead && message["method"] == "$/cancel_request").expect("the agent read $/cancel_request");
-    let answer = log.iter().find(|(event, message)| *event == Event::ClientRead && message["error"]["code"] == -32800).expect("a cancelled answer");
+    let cancel = log
+        .iter()
+        .find(|(event, message)| *event == Event::AgentRead && message["method"] == "$/cancel_request")
+        .expect("the agent read $/cancel_request");
+    let answer = log
+        .iter()
+        .find(|(event, message)| *event == Event::ClientRead && message["error"]["code"] == -32800)
+        .expect("a cancelled answer");
     assert_eq!(cancel.1["params"]["requestId"], answer.1["id"]);
     let reports = dropped.lock().unwrap().clone();
-    assert_eq!(reports, [connection::Dropped::Response { id: answer.1["id"].clone() }]);
+    assert_eq!(
+        reports,
+        [connection::Dropped::Response {
+            id: answer.1["id"].clone()
+        }]
+    );
 }
 
 #[test]
@@ -449,9 +570,19 @@ fn unreadable_input_is_answered_and_reported_and_a_closed_peer_fails_calls() {
     let options = Options::dropped(move |report| reports.lock().unwrap().push(report));
     let reader = client_reads.map(Ok::<_, std::io::Error>).into_async_read();
     let dice = Dice::new(1);
-    let (client, driver) = ClientEnd::connect_with(|_| TestClient { dice, handled: Handled::default() }, reader, writer, options);
+    let (client, driver) = ClientEnd::connect_with(
+        |_| TestClient {
+            dice,
+            handled: Handled::default(),
+        },
+        reader,
+        writer,
+        options,
+    );
     to_client.unbounded_send(b"{not json\n".to_vec()).unwrap();
-    to_client.unbounded_send(br#"{"jsonrpc":"2.0","id":99,"result":{}}"#.to_vec()).unwrap();
+    to_client
+        .unbounded_send(br#"{"jsonrpc":"2.0","id":99,"result":{}}"#.to_vec())
+        .unwrap();
     to_client.unbounded_send(b"\n".to_vec()).unwrap();
     let scenario = async {
         let call = client.initialize(InitializeRequest::new(PROTOCOL_VERSION));
@@ -469,7 +600,10 @@ fn unreadable_input_is_answered_and_reported_and_a_closed_peer_fails_calls() {
     let (result, ()) = futures::executor::block_on(async { futures::join!(driver, scenario) });
     result.unwrap();
     let reports = dropped.lock().unwrap().clone();
-    assert!(matches!(&reports[0], connection::Dropped::Unreadable { text, .. } if text == "{not json"), "{reports:?}");
+    assert!(
+        matches!(&reports[0], connection::Dropped::Unreadable { text, .. } if text == "{not json"),
+        "{reports:?}"
+    );
     assert_eq!(reports[1], connection::Dropped::Response { id: json!(99) });
 }
 

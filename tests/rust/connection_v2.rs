@@ -54,7 +54,13 @@ impl AsyncWrite for PipeWriter {
 
 fn pipe(dice: &Dice) -> (PipeWriter, impl futures::io::AsyncBufRead + Unpin) {
     let (sender, receiver) = mpsc::unbounded::<Vec<u8>>();
-    (PipeWriter { sender, dice: dice.clone() }, receiver.map(Ok::<_, std::io::Error>).into_async_read())
+    (
+        PipeWriter {
+            sender,
+            dice: dice.clone(),
+        },
+        receiver.map(Ok::<_, std::io::Error>).into_async_read(),
+    )
 }
 
 fn decode<T: serde::de::DeserializeOwned>(value: Value) -> T {
@@ -76,13 +82,17 @@ struct TestAgent {
 
 impl TestAgent {
     fn update(&self, session: &str, update: Value) {
-        self.end.session_update(decode(json!({"sessionId": session, "update": update}))).unwrap();
+        self.end
+            .session_update(decode(json!({"sessionId": session, "update": update})))
+            .unwrap();
     }
 }
 
 impl Agent for TestAgent {
     async fn initialize(&self, _: InitializeRequest) -> Result<InitializeResponse, Error> {
-        Ok(decode(json!({"protocolVersion": PROTOCOL_VERSION, "info": {"name": "test agent", "version": "1"}})))
+        Ok(decode(
+            json!({"protocolVersion": PROTOCOL_VERSION, "info": {"name": "test agent", "version": "1"}}),
+        ))
     }
 
     async fn session_new(&self, _: NewSessionRequest) -> Result<NewSessionResponse, Error> {
@@ -92,13 +102,26 @@ impl Agent for TestAgent {
     }
 
     async fn session_prompt(&self, params: PromptRequest) -> Result<PromptResponse, Error> {
-        let text = params.prompt.first().and_then(|block| serde_json::to_value(block).ok()).and_then(|block| block["text"].as_str().map(str::to_owned)).unwrap_or_default();
+        let text = params
+            .prompt
+            .first()
+            .and_then(|block| serde_json::to_value(block).ok())
+            .and_then(|block| block["text"].as_str().map(str::to_owned))
+            .unwrap_or_default();
         if self.dice.below(3) == 0 {
             // A snapshot of the state before the turn starts: not the turn's end.
-            self.update(params.session_id.as_str(), json!({"sessionUpdate": "state_update", "state": "idle"}));
+            self.update(
+                params.session_id.as_str(),
+                json!({"sessionUpdate": "state_update", "state": "idle"}),
+            );
         }
-        self.update(params.session_id.as_str(), json!({"sessionUpdate": "state_update", "state": "running"}));
-        let _ = self.work.unbounded_send((params.session_id.as_str().to_owned(), text.clone()));
+        self.update(
+            params.session_id.as_str(),
+            json!({"sessionUpdate": "state_update", "state": "running"}),
+        );
+        let _ = self
+            .work
+            .unbounded_send((params.session_id.as_str().to_owned(), text.clone()));
         Ok(PromptResponse::new(format!("message-{text}")))
     }
 }
@@ -136,7 +159,10 @@ struct TestClient {
 }
 
 impl Client for TestClient {
-    async fn session_request_permission(&self, _: RequestPermissionRequest) -> Result<RequestPermissionResponse, Error> {
+    async fn session_request_permission(
+        &self,
+        _: RequestPermissionRequest,
+    ) -> Result<RequestPermissionResponse, Error> {
         Err(Error::method_not_found())
     }
 
@@ -145,7 +171,10 @@ impl Client for TestClient {
         let update = serde_json::to_value(&params.update).unwrap();
         if update["sessionUpdate"] == "agent_message_chunk" {
             let text = update["content"]["text"].as_str().unwrap_or_default();
-            let prompt = text.rsplit_once(" part ").map(|(prompt, _)| prompt.to_owned()).unwrap_or_default();
+            let prompt = text
+                .rsplit_once(" part ")
+                .map(|(prompt, _)| prompt.to_owned())
+                .unwrap_or_default();
             *self.handled.lock().unwrap().entry(prompt).or_default() += 1;
         }
     }
@@ -156,22 +185,62 @@ fn run(seed: u64, ordered: bool, sessions: usize, prompts: usize) -> usize {
     let dice = Dice::new(seed);
     let (to_agent, agent_reads) = pipe(&dice);
     let (to_client, client_reads) = pipe(&dice);
-    let options = || if ordered { Options::default() } else { Options::default().unordered() };
+    let options = || {
+        if ordered {
+            Options::default()
+        } else {
+            Options::default().unordered()
+        }
+    };
     let (work, queue) = mpsc::unbounded();
     let (sent, handled) = (Counts::default(), Counts::default());
-    let (agent, agent_driver) = AgentEnd::connect_with(|end| TestAgent { end, dice: dice.clone(), sessions: Mutex::new(0), work }, agent_reads, to_client, options());
-    let (client, client_driver) = ClientEnd::connect_with(|_| TestClient { dice: dice.clone(), handled: handled.clone() }, client_reads, to_agent, options());
+    let (agent, agent_driver) = AgentEnd::connect_with(
+        |end| TestAgent {
+            end,
+            dice: dice.clone(),
+            sessions: Mutex::new(0),
+            work,
+        },
+        agent_reads,
+        to_client,
+        options(),
+    );
+    let (client, client_driver) = ClientEnd::connect_with(
+        |_| TestClient {
+            dice: dice.clone(),
+            handled: handled.clone(),
+        },
+        client_reads,
+        to_agent,
+        options(),
+    );
     let early = Arc::new(Mutex::new(0));
     let scenario = async {
-        client.initialize(decode(json!({"protocolVersion": PROTOCOL_VERSION, "info": {"name": "test client", "version": "1"}}))).await.unwrap();
+        client
+            .initialize(decode(
+                json!({"protocolVersion": PROTOCOL_VERSION, "info": {"name": "test client", "version": "1"}}),
+            ))
+            .await
+            .unwrap();
         let turns = (0..sessions).map(|index| {
-            let (client, dice, sent, handled, early) = (client.clone(), dice.clone(), sent.clone(), handled.clone(), early.clone());
+            let (client, dice, sent, handled, early) = (
+                client.clone(),
+                dice.clone(),
+                sent.clone(),
+                handled.clone(),
+                early.clone(),
+            );
             async move {
-                let session = client.session_new(NewSessionRequest::new("/tmp")).await.unwrap().session_id;
+                let session = client
+                    .session_new(NewSessionRequest::new("/tmp"))
+                    .await
+                    .unwrap()
+                    .session_id;
                 for turn in 0..prompts {
                     dice.pause(2).await;
                     let text = format!("s{index} t{turn}");
-                    let prompt = PromptRequest::new(session.clone(), vec![decode(json!({"type": "text", "text": text}))]);
+                    let prompt =
+                        PromptRequest::new(session.clone(), vec![decode(json!({"type": "text", "text": text}))]);
                     client.session_prompt(prompt).await.unwrap();
                     let expected = sent.lock().unwrap().get(&text).copied();
                     if expected.is_none() || handled.lock().unwrap().get(&text).copied() != expected {
@@ -184,7 +253,8 @@ fn run(seed: u64, ordered: bool, sessions: usize, prompts: usize) -> usize {
         client.close();
     };
     let background = worker(agent, dice.clone(), queue, sent.clone());
-    let (agent_result, client_result, (), ()) = futures::executor::block_on(async { futures::join!(agent_driver, client_driver, scenario, background) });
+    let (agent_result, client_result, (), ()) =
+        futures::executor::block_on(async { futures::join!(agent_driver, client_driver, scenario, background) });
     agent_result.unwrap();
     client_result.unwrap();
     let early = *early.lock().unwrap();
@@ -200,15 +270,24 @@ fn a_prompt_call_completes_when_its_turn_is_idle_and_handled() {
     let mut early = 0;
     for seed in 0..SEEDS {
         let found = run(seed, true, SESSIONS, PROMPTS);
-        assert_eq!(found, 0, "seed {seed}: {found} prompt calls completed before their turn was handled");
+        assert_eq!(
+            found, 0,
+            "seed {seed}: {found} prompt calls completed before their turn was handled"
+        );
         early += found;
     }
-    println!("ordered: {} turns, {early} completed early", SEEDS as usize * SESSIONS * PROMPTS);
+    println!(
+        "ordered: {} turns, {early} completed early",
+        SEEDS as usize * SESSIONS * PROMPTS
+    );
 }
 
 #[test]
 fn without_the_ordering_prompt_calls_complete_on_the_acknowledgement() {
     let early: usize = (0..SEEDS).map(|seed| run(seed, false, SESSIONS, PROMPTS)).sum();
-    println!("unordered: {} turns, {early} completed early", SEEDS as usize * SESSIONS * PROMPTS);
+    println!(
+        "unordered: {} turns, {early} completed early",
+        SEEDS as usize * SESSIONS * PROMPTS
+    );
     assert!(early > 0);
 }

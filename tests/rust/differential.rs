@@ -41,7 +41,14 @@ struct Counts {
 /// The buckets on the default schema's vectors. When the test reports other
 /// counts, review the differences it prints; if they are intended (a new pin
 /// of the official crate, new vectors), set these to the counts found.
-const EXPECTED: Counts = Counts { types: 183, compared: 936, equal: 467, defaults: 13, nulls: 129, dropped: 327 };
+const EXPECTED: Counts = Counts {
+    types: 183,
+    compared: 936,
+    equal: 467,
+    defaults: 13,
+    nulls: 129,
+    dropped: 327,
+};
 
 /// One way the official encoding differs from ours, at a path of member
 /// names and array indexes.
@@ -127,11 +134,17 @@ fn collect_members<'a>(
                 variants = all.filter(|variant| variant["tag"].is_null()).collect();
             }
             for shape in std::iter::once(entry).chain(variants) {
-                named.extend(shape["members"][name].as_array().into_iter().flatten().map(|member| Member {
-                    required: member["required"] == true,
-                    default: member.get("default"),
-                    value: &member["value"],
-                }));
+                named.extend(
+                    shape["members"][name]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .map(|member| Member {
+                            required: member["required"] == true,
+                            default: member.get("default"),
+                            value: &member["value"],
+                        }),
+                );
                 for same in shape["same"].as_array().into_iter().flatten() {
                     collect_members(graph, same, value, name, seen, named, unnamed);
                 }
@@ -139,10 +152,18 @@ fn collect_members<'a>(
         }
     }
     if let Some(other) = node.get("other") {
-        unnamed.push(Member { required: false, default: None, value: other });
+        unnamed.push(Member {
+            required: false,
+            default: None,
+            value: other,
+        });
     }
     if let Some(items) = node.get("items").filter(|_| value.is_array()) {
-        unnamed.push(Member { required: true, default: None, value: items });
+        unnamed.push(Member {
+            required: true,
+            default: None,
+            value: items,
+        });
     }
 }
 
@@ -162,10 +183,17 @@ fn members_at<'a>(graph: &'a Value, root: &'a Value, value: &Value, path: &[Stri
     for segment in parents {
         places = places
             .into_iter()
-            .flat_map(|(node, value)| members_called(graph, node, value, segment).into_iter().map(move |member| (member.value, child(value, segment))))
+            .flat_map(|(node, value)| {
+                members_called(graph, node, value, segment)
+                    .into_iter()
+                    .map(move |member| (member.value, child(value, segment)))
+            })
             .collect();
     }
-    places.into_iter().flat_map(|(node, value)| members_called(graph, node, value, last)).collect()
+    places
+        .into_iter()
+        .flat_map(|(node, value)| members_called(graph, node, value, last))
+        .collect()
 }
 
 /// `path` as a JSON pointer, or `the whole value`.
@@ -185,11 +213,21 @@ fn unexplained(graph: &Value, root: &Value, ours: &Value, difference: &Differenc
             if members.iter().any(|member| member.default == Some(value)) {
                 return None;
             }
-            let defaults: Vec<String> = members.iter().filter_map(|member| member.default.map(Value::to_string)).collect();
+            let defaults: Vec<String> = members
+                .iter()
+                .filter_map(|member| member.default.map(Value::to_string))
+                .collect();
             Some(if defaults.is_empty() {
-                format!("the official crate adds {} = {value}, where the schema has no default", pointer(path))
+                format!(
+                    "the official crate adds {} = {value}, where the schema has no default",
+                    pointer(path)
+                )
             } else {
-                format!("the official crate adds {} = {value}, but the schema's default there is {}", pointer(path), defaults.join(" or "))
+                format!(
+                    "the official crate adds {} = {value}, but the schema's default there is {}",
+                    pointer(path),
+                    defaults.join(" or ")
+                )
             })
         }
         Difference::Dropped(path, _) => {
@@ -197,9 +235,15 @@ fn unexplained(graph: &Value, root: &Value, ours: &Value, difference: &Differenc
             if members.iter().any(|member| !member.required) {
                 None
             } else if members.is_empty() {
-                Some(format!("the official crate drops {}, which the schema does not know there", pointer(path)))
+                Some(format!(
+                    "the official crate drops {}, which the schema does not know there",
+                    pointer(path)
+                ))
             } else {
-                Some(format!("the official crate drops {}, which the schema requires", pointer(path)))
+                Some(format!(
+                    "the official crate drops {}, which the schema requires",
+                    pointer(path)
+                ))
             }
         }
         Difference::Changed(path) => Some(format!("encodings differ at {}", pointer(path))),
@@ -238,10 +282,20 @@ fn agreement_with_the_official_crate() {
                 (Ok(ours), Ok(official)) => {
                     let mut found = Vec::new();
                     differences(ours, official, &[], &mut found);
-                    let problems: Vec<String> = found.iter().filter_map(|difference| unexplained(&graph, &root, ours, difference)).collect();
-                    let dropped = |keep: fn(&Value) -> bool| found.iter().any(|difference| matches!(difference, Difference::Dropped(_, value) if keep(value)));
+                    let problems: Vec<String> = found
+                        .iter()
+                        .filter_map(|difference| unexplained(&graph, &root, ours, difference))
+                        .collect();
+                    let dropped = |keep: fn(&Value) -> bool| {
+                        found
+                            .iter()
+                            .any(|difference| matches!(difference, Difference::Dropped(_, value) if keep(value)))
+                    };
                     if !problems.is_empty() {
-                        mismatches.push(format!("{label}: {}: ours {ours} / official {official}", problems.join("; ")));
+                        mismatches.push(format!(
+                            "{label}: {}: ours {ours} / official {official}",
+                            problems.join("; ")
+                        ));
                     } else if found.is_empty() {
                         counts.equal += 1;
                     } else if dropped(|value| !value.is_null()) {
@@ -254,7 +308,9 @@ fn agreement_with_the_official_crate() {
                     }
                 }
                 (Ok(_), Err(error)) => mismatches.push(format!("{label}: only we accept it; official: {error}")),
-                (Err(error), Ok(_)) => mismatches.push(format!("{label}: only the official crate accepts it; ours: {error}")),
+                (Err(error), Ok(_)) => {
+                    mismatches.push(format!("{label}: only the official crate accepts it; ours: {error}"))
+                }
                 (Err(_), Err(_)) => mismatches.push(format!("{label}: both reject a valid vector")),
             }
             if let Ok(ours) = &ours {

@@ -88,16 +88,31 @@ fn decode_as<T>(bytes: &[u8]) -> Result<bool, String>
 where
     T: serde::de::DeserializeOwned + serde::Serialize + PartialEq + std::fmt::Debug,
 {
-    let Ok(decoded) = serde_json::from_slice::<T>(bytes) else { return Ok(false) };
+    let Ok(decoded) = serde_json::from_slice::<T>(bytes) else {
+        return Ok(false);
+    };
     let encoded = serde_json::to_vec(&decoded).map_err(|error| format!("decoded but does not encode: {error}"))?;
-    serde_json::from_slice::<NoDuplicates>(&encoded).map_err(|error| format!("encodes as {}: {error}", String::from_utf8_lossy(&encoded)))?;
-    let again: T = serde_json::from_slice(&encoded).map_err(|error| format!("its encoding {} does not decode: {error}", String::from_utf8_lossy(&encoded)))?;
+    serde_json::from_slice::<NoDuplicates>(&encoded)
+        .map_err(|error| format!("encodes as {}: {error}", String::from_utf8_lossy(&encoded)))?;
+    let again: T = serde_json::from_slice(&encoded).map_err(|error| {
+        format!(
+            "its encoding {} does not decode: {error}",
+            String::from_utf8_lossy(&encoded)
+        )
+    })?;
     if again != decoded {
-        return Err(format!("{} decodes to another value: {decoded:?} then {again:?}", String::from_utf8_lossy(&encoded)));
+        return Err(format!(
+            "{} decodes to another value: {decoded:?} then {again:?}",
+            String::from_utf8_lossy(&encoded)
+        ));
     }
     let twice = serde_json::to_vec(&again).map_err(|error| error.to_string())?;
     if twice != encoded {
-        return Err(format!("encodes as {} then as {}", String::from_utf8_lossy(&encoded), String::from_utf8_lossy(&twice)));
+        return Err(format!(
+            "encodes as {} then as {}",
+            String::from_utf8_lossy(&encoded),
+            String::from_utf8_lossy(&twice)
+        ));
     }
     Ok(true)
 }
@@ -109,26 +124,97 @@ macro_rules! targets {
 }
 
 targets!(
-    AgentRequest, AgentResponse, AgentNotification, ClientRequest, ClientResponse, ClientNotification,
-    AuthenticateRequest, AuthenticateResponse, CancelNotification, CancelRequestNotification, CloseSessionRequest, CloseSessionResponse,
-    CompleteElicitationNotification, CreateElicitationRequest, CreateElicitationResponse, CreateTerminalRequest, CreateTerminalResponse,
-    DeleteSessionRequest, DeleteSessionResponse, ExtNotification, ExtRequest, ExtResponse, InitializeRequest, InitializeResponse,
-    KillTerminalRequest, KillTerminalResponse, ListSessionsRequest, ListSessionsResponse, LoadSessionRequest, LoadSessionResponse,
-    LogoutRequest, LogoutResponse, NewSessionRequest, NewSessionResponse, PromptRequest, PromptResponse, ReadTextFileRequest,
-    ReadTextFileResponse, ReleaseTerminalRequest, ReleaseTerminalResponse, RequestPermissionRequest, RequestPermissionResponse,
-    ResumeSessionRequest, ResumeSessionResponse, SessionNotification, SessionReadyNotification, SessionStatusRequest, SessionStatusResponse,
-    SetSessionConfigOptionRequest, SetSessionConfigOptionResponse, SetSessionModeRequest, SetSessionModeResponse, TerminalOutputRequest,
-    TerminalOutputResponse, WaitForTerminalExitRequest, WaitForTerminalExitResponse, WriteTextFileRequest, WriteTextFileResponse,
+    AgentRequest,
+    AgentResponse,
+    AgentNotification,
+    ClientRequest,
+    ClientResponse,
+    ClientNotification,
+    AuthenticateRequest,
+    AuthenticateResponse,
+    CancelNotification,
+    CancelRequestNotification,
+    CloseSessionRequest,
+    CloseSessionResponse,
+    CompleteElicitationNotification,
+    CreateElicitationRequest,
+    CreateElicitationResponse,
+    CreateTerminalRequest,
+    CreateTerminalResponse,
+    DeleteSessionRequest,
+    DeleteSessionResponse,
+    ExtNotification,
+    ExtRequest,
+    ExtResponse,
+    InitializeRequest,
+    InitializeResponse,
+    KillTerminalRequest,
+    KillTerminalResponse,
+    ListSessionsRequest,
+    ListSessionsResponse,
+    LoadSessionRequest,
+    LoadSessionResponse,
+    LogoutRequest,
+    LogoutResponse,
+    NewSessionRequest,
+    NewSessionResponse,
+    PromptRequest,
+    PromptResponse,
+    ReadTextFileRequest,
+    ReadTextFileResponse,
+    ReleaseTerminalRequest,
+    ReleaseTerminalResponse,
+    RequestPermissionRequest,
+    RequestPermissionResponse,
+    ResumeSessionRequest,
+    ResumeSessionResponse,
+    SessionNotification,
+    SessionReadyNotification,
+    SessionStatusRequest,
+    SessionStatusResponse,
+    SetSessionConfigOptionRequest,
+    SetSessionConfigOptionResponse,
+    SetSessionModeRequest,
+    SetSessionModeResponse,
+    TerminalOutputRequest,
+    TerminalOutputResponse,
+    WaitForTerminalExitRequest,
+    WaitForTerminalExitResponse,
+    WriteTextFileRequest,
+    WriteTextFileResponse,
 );
 
 /// Every method name the crate knows, and an extension and an unknown one.
 const METHODS: &[&str] = &[
-    methods::CANCEL_REQUEST, methods::AUTHENTICATE, methods::ELICITATION_COMPLETE, methods::ELICITATION_CREATE, methods::FS_READ_TEXT_FILE,
-    methods::FS_WRITE_TEXT_FILE, methods::INITIALIZE, methods::LOGOUT, methods::SESSION_CANCEL, methods::SESSION_CLOSE, methods::SESSION_DELETE,
-    methods::SESSION_LIST, methods::SESSION_LOAD, methods::SESSION_NEW, methods::SESSION_PROMPT, methods::SESSION_READY,
-    methods::SESSION_REQUEST_PERMISSION, methods::SESSION_RESUME, methods::SESSION_SET_CONFIG_OPTION, methods::SESSION_SET_MODE,
-    methods::SESSION_STATUS, methods::SESSION_UPDATE, methods::TERMINAL_CREATE, methods::TERMINAL_KILL, methods::TERMINAL_OUTPUT,
-    methods::TERMINAL_RELEASE, methods::TERMINAL_WAIT_FOR_EXIT, "_example/ext", "no/such_method",
+    methods::CANCEL_REQUEST,
+    methods::AUTHENTICATE,
+    methods::ELICITATION_COMPLETE,
+    methods::ELICITATION_CREATE,
+    methods::FS_READ_TEXT_FILE,
+    methods::FS_WRITE_TEXT_FILE,
+    methods::INITIALIZE,
+    methods::LOGOUT,
+    methods::SESSION_CANCEL,
+    methods::SESSION_CLOSE,
+    methods::SESSION_DELETE,
+    methods::SESSION_LIST,
+    methods::SESSION_LOAD,
+    methods::SESSION_NEW,
+    methods::SESSION_PROMPT,
+    methods::SESSION_READY,
+    methods::SESSION_REQUEST_PERMISSION,
+    methods::SESSION_RESUME,
+    methods::SESSION_SET_CONFIG_OPTION,
+    methods::SESSION_SET_MODE,
+    methods::SESSION_STATUS,
+    methods::SESSION_UPDATE,
+    methods::TERMINAL_CREATE,
+    methods::TERMINAL_KILL,
+    methods::TERMINAL_OUTPUT,
+    methods::TERMINAL_RELEASE,
+    methods::TERMINAL_WAIT_FOR_EXIT,
+    "_example/ext",
+    "no/such_method",
 ];
 
 /// Decodes `params` as every side's request and notification of `method`
@@ -138,8 +224,11 @@ fn by_method(method: &str, params: &Value) -> Result<(), String> {
     macro_rules! round {
         ($decode:path, $encode:ident) => {
             if let Ok(call) = $decode(method, params.clone()) {
-                let encoded = call.$encode().map_err(|error| format!("{method}: decoded but does not encode: {error}"))?;
-                let again = $decode(method, encoded.clone()).map_err(|error| format!("{method}: {encoded} does not decode: {error:?}"))?;
+                let encoded = call
+                    .$encode()
+                    .map_err(|error| format!("{method}: decoded but does not encode: {error}"))?;
+                let again = $decode(method, encoded.clone())
+                    .map_err(|error| format!("{method}: {encoded} does not decode: {error:?}"))?;
                 if again != call {
                     return Err(format!("{method}: {encoded} decodes to another call"));
                 }
@@ -175,8 +264,15 @@ fn corpus() -> Corpus {
             valid.push((index, vector["value"].clone()));
         }
     }
-    assert!(valid.len() > TARGETS.len(), "too few valid vectors in {}", folder.display());
-    Corpus { valid, words: words.into_iter().collect() }
+    assert!(
+        valid.len() > TARGETS.len(),
+        "too few valid vectors in {}",
+        folder.display()
+    );
+    Corpus {
+        valid,
+        words: words.into_iter().collect(),
+    }
 }
 
 fn collect_words(value: &Value, into: &mut BTreeSet<String>) {
@@ -202,7 +298,14 @@ fn json(words: Vec<String>) -> impl Strategy<Value = Value> {
         any::<bool>().prop_map(Value::from),
         any::<i64>().prop_map(Value::from),
         any::<u64>().prop_map(Value::from),
-        prop_oneof![Just(0.5f64), Just(-0.0), Just(1e308), Just(f64::MIN_POSITIVE), any::<f64>()].prop_map(Value::from),
+        prop_oneof![
+            Just(0.5f64),
+            Just(-0.0),
+            Just(1e308),
+            Just(f64::MIN_POSITIVE),
+            any::<f64>()
+        ]
+        .prop_map(Value::from),
         prop_oneof![Just(0u64), Just(65535), Just(65536), Just(4294967296), Just(u64::MAX)].prop_map(Value::from),
         word.clone().prop_map(Value::from),
         ".{0,12}".prop_map(Value::from),
@@ -210,7 +313,8 @@ fn json(words: Vec<String>) -> impl Strategy<Value = Value> {
     leaf.prop_recursive(6, 64, 6, move |inner| {
         prop_oneof![
             proptest::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
-            proptest::collection::vec((word.clone(), inner), 0..6).prop_map(|members| Value::Object(members.into_iter().collect())),
+            proptest::collection::vec((word.clone(), inner), 0..6)
+                .prop_map(|members| Value::Object(members.into_iter().collect())),
         ]
     })
 }
@@ -300,7 +404,10 @@ fn damage(bytes: &mut Vec<u8>, damage: &Damage) {
         }
         Damage::Duplicate => {
             // `{"a":1,...}` -> `{"a":1,"a":1,...}`: the first member again.
-            if let (Some(open), Some(comma)) = (bytes.iter().position(|&byte| byte == b'{'), bytes.iter().position(|&byte| byte == b',')) {
+            if let (Some(open), Some(comma)) = (
+                bytes.iter().position(|&byte| byte == b'{'),
+                bytes.iter().position(|&byte| byte == b','),
+            ) {
                 if open < comma {
                     let member = bytes[open + 1..=comma].to_vec();
                     bytes.splice(open + 1..open + 1, member);
@@ -312,14 +419,24 @@ fn damage(bytes: &mut Vec<u8>, damage: &Damage) {
 }
 
 fn config() -> Config {
-    let cases = std::env::var("ACP_FUZZ_CASES").ok().and_then(|text| text.parse().ok()).unwrap_or(256);
-    Config { cases, failure_persistence: None, ..Config::default() }
+    let cases = std::env::var("ACP_FUZZ_CASES")
+        .ok()
+        .and_then(|text| text.parse().ok())
+        .unwrap_or(256);
+    Config {
+        cases,
+        failure_persistence: None,
+        ..Config::default()
+    }
 }
 
 /// A runner seeded by `ACP_FUZZ_SEED` (0 unless set): the same cases on
 /// every run unless a seed asks for others.
 fn runner() -> TestRunner {
-    let seed = std::env::var("ACP_FUZZ_SEED").ok().and_then(|text| text.parse::<u64>().ok()).unwrap_or(0);
+    let seed = std::env::var("ACP_FUZZ_SEED")
+        .ok()
+        .and_then(|text| text.parse::<u64>().ok())
+        .unwrap_or(0);
     let mut bytes = [0u8; 32];
     bytes[..8].copy_from_slice(&seed.to_le_bytes());
     TestRunner::new_with_rng(config(), TestRng::from_seed(RngAlgorithm::ChaCha, &bytes))
@@ -355,7 +472,11 @@ impl Tally {
     }
 
     fn report(&self, what: &str) {
-        eprintln!("{what}: {} cases, {} decodes accepted", self.runs.get(), self.accepted.get());
+        eprintln!(
+            "{what}: {} cases, {} decodes accepted",
+            self.runs.get(),
+            self.accepted.get()
+        );
     }
 }
 
@@ -377,7 +498,9 @@ fn every_valid_vector_round_trips_without_a_member_written_twice() {
 fn arbitrary_bytes_never_panic_and_what_decodes_round_trips() {
     let tally = Tally::default();
     runner()
-        .run(&proptest::collection::vec(any::<u8>(), 0..200), |bytes| through_everything(&bytes, None).map(|accepted| tally.add(accepted)))
+        .run(&proptest::collection::vec(any::<u8>(), 0..200), |bytes| {
+            through_everything(&bytes, None).map(|accepted| tally.add(accepted))
+        })
         .unwrap();
     tally.report("arbitrary bytes");
 }
@@ -410,7 +533,11 @@ fn mutated_vectors_never_panic_and_what_decodes_round_trips() {
         1 => (any::<usize>(), any::<u8>()).prop_map(|(at, byte)| Some(Damage::Flip(at, byte))),
         1 => Just(Some(Damage::Duplicate)),
     ];
-    let strategy = (0..corpus.valid.len(), proptest::collection::vec(mutation, 1..4), damage_strategy);
+    let strategy = (
+        0..corpus.valid.len(),
+        proptest::collection::vec(mutation, 1..4),
+        damage_strategy,
+    );
     let own = Tally::default();
     let tally = Tally::default();
     runner()
@@ -422,7 +549,9 @@ fn mutated_vectors_never_panic_and_what_decodes_round_trips() {
                 damage(&mut bytes, hurt);
             }
             let (name, decode) = TARGETS[*target];
-            own.add(usize::from(decode(&bytes).map_err(|message| TestCaseError::fail(format!("{name}: {message}")))?));
+            own.add(usize::from(
+                decode(&bytes).map_err(|message| TestCaseError::fail(format!("{name}: {message}")))?,
+            ));
             through_everything(&bytes, Some(&value)).map(|accepted| tally.add(accepted))
         })
         .unwrap();

@@ -16,7 +16,11 @@ const TABLE: &str = include_str!("../helpers.json");
 /// A negotiated view with the setup's features, from a v1 initialize pair.
 fn negotiated(setup: &Value) -> Negotiated {
     let mut session = serde_json::Map::new();
-    for (feature, capability) in [("sessionReady", "ready"), ("turnComplete", "turnComplete"), ("sessionStatus", "status")] {
+    for (feature, capability) in [
+        ("sessionReady", "ready"),
+        ("turnComplete", "turnComplete"),
+        ("sessionStatus", "status"),
+    ] {
         if setup[feature].as_bool() == Some(true) {
             session.insert(capability.to_owned(), json!({}));
         }
@@ -55,7 +59,10 @@ fn run_gate(setup: &Value, steps: &[Value]) -> Vec<(usize, Value, Value)> {
             json!(gate.closed(session))
         } else if let Some(now) = step["expire"].as_u64() {
             let released = gate.expire(now, step["timeout"].as_u64().unwrap());
-            json!(released.into_iter().map(|(session, items)| json!({"session": session, "items": items})).collect::<Vec<_>>())
+            json!(released
+                .into_iter()
+                .map(|(session, items)| json!({"session": session, "items": items}))
+                .collect::<Vec<_>>())
         } else {
             panic!("unknown gate step {step}")
         };
@@ -77,7 +84,9 @@ fn run_turns(setup: &Value, steps: &[Value]) -> Vec<(usize, Value, Value)> {
         } else if let Some(update) = step.get("update") {
             tracker.update(&decoded::<SessionNotification>(update))
         } else if let Some(response) = step.get("response") {
-            let stop = Some(&response["stopReason"]).filter(|stop| !stop.is_null()).map(decoded::<StopReason>);
+            let stop = Some(&response["stopReason"])
+                .filter(|stop| !stop.is_null())
+                .map(decoded::<StopReason>);
             tracker.response(&decoded(&response["request"]), stop)
         } else {
             panic!("unknown turn step {step}")
@@ -91,7 +100,12 @@ fn run_turns(setup: &Value, steps: &[Value]) -> Vec<(usize, Value, Value)> {
 fn the_helpers_decide_every_scenario_as_the_table_says() {
     let table: Value = serde_json::from_str(TABLE).unwrap();
     // The scenarios of other schemas run on their bindings (`helpers_v2.rs`).
-    let scenarios: Vec<&Value> = table["scenarios"].as_array().unwrap().iter().filter(|scenario| scenario.get("schema").is_none()).collect();
+    let scenarios: Vec<&Value> = table["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|scenario| scenario.get("schema").is_none())
+        .collect();
     assert!(!scenarios.is_empty());
     for scenario in scenarios {
         let name = scenario["name"].as_str().unwrap();
@@ -101,7 +115,17 @@ fn the_helpers_decide_every_scenario_as_the_table_says() {
             "turns" => run_turns(setup, steps),
             "status" => {
                 let view = negotiated(setup);
-                steps.iter().enumerate().map(|(index, step)| (index, json!(next_step(&view, &decoded::<SessionStatus>(&step["status"])).as_str()), step["expect"].clone())).collect()
+                steps
+                    .iter()
+                    .enumerate()
+                    .map(|(index, step)| {
+                        (
+                            index,
+                            json!(next_step(&view, &decoded::<SessionStatus>(&step["status"])).as_str()),
+                            step["expect"].clone(),
+                        )
+                    })
+                    .collect()
             }
             other => panic!("{name}: unknown helper {other}"),
         };
@@ -118,7 +142,8 @@ fn the_helpers_decide_every_scenario_as_the_table_says() {
 #[test]
 fn an_agent_and_a_client_use_the_helpers() {
     let request = json!({"protocolVersion": 1, "clientCapabilities": {}});
-    let response = json!({"protocolVersion": 1, "agentCapabilities": {"sessionCapabilities": {"ready": {}, "turnComplete": {}}}});
+    let response =
+        json!({"protocolVersion": 1, "agentCapabilities": {"sessionCapabilities": {"ready": {}, "turnComplete": {}}}});
     let negotiated = negotiate(&request, &response).unwrap();
 
     let mut gate = SessionReadyGate::from_negotiated(&negotiated);
@@ -128,13 +153,20 @@ fn an_agent_and_a_client_use_the_helpers() {
 
     let mut turns = TurnTracker::from_negotiated(&negotiated);
     turns.prompt("sess_1", RequestId::Integer(2));
-    let done: SessionNotification = decoded(&json!({"sessionId": "sess_1", "update": {"sessionUpdate": "turn_complete", "promptRequestId": 2, "stopReason": "end_turn"}}));
+    let done: SessionNotification = decoded(
+        &json!({"sessionId": "sess_1", "update": {"sessionUpdate": "turn_complete", "promptRequestId": 2, "stopReason": "end_turn"}}),
+    );
     assert!(turns.update(&done).violations.is_empty());
     let answered = turns.response(&RequestId::Integer(2), Some(StopReason::EndTurn));
     assert_eq!(answered.drained, Some(RequestId::Integer(2)));
-    let late: SessionNotification = decoded(&json!({"sessionId": "sess_1", "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "Done."}}}));
+    let late: SessionNotification = decoded(
+        &json!({"sessionId": "sess_1", "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "Done."}}}),
+    );
     let violation = &turns.update(&late).violations[0];
-    assert_eq!((violation.kind.rule(), violation.kind.as_str()), ("R4", "update_after_response"));
+    assert_eq!(
+        (violation.kind.rule(), violation.kind.as_str()),
+        ("R4", "update_after_response")
+    );
 
     assert_eq!(next_step(&negotiated, &SessionStatus::Live), NextStep::NotNegotiated);
 }

@@ -29,11 +29,19 @@ fn observation(observed: Observation) -> Value {
 #[test]
 fn the_tracker_follows_the_v2_lifecycle_as_the_table_says() {
     let table: Value = serde_json::from_str(TABLE).unwrap();
-    let scenarios: Vec<&Value> = table["scenarios"].as_array().unwrap().iter().filter(|scenario| scenario["schema"] == SCHEMA).collect();
+    let scenarios: Vec<&Value> = table["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|scenario| scenario["schema"] == SCHEMA)
+        .collect();
     assert!(scenarios.len() >= 5, "the table has v2 scenarios");
     for scenario in scenarios {
         let name = scenario["name"].as_str().unwrap();
-        assert_eq!(scenario["helper"], "turns", "{name}: v2 scenarios are the turn tracker's");
+        assert_eq!(
+            scenario["helper"], "turns",
+            "{name}: v2 scenarios are the turn tracker's"
+        );
         let mut tracker = TurnTracker::new();
         let mut checked = 0;
         for (index, step) in scenario["steps"].as_array().unwrap().iter().enumerate() {

@@ -22,12 +22,19 @@ fn wire(case: &Value) -> Vec<u8> {
         bytes.extend(std::iter::repeat_n(b']', depth as usize));
     } else if let Some(unit) = fill["string"].as_str() {
         bytes.push(b'"');
-        bytes.extend(unit.repeat(fill["times"].as_u64().expect("times") as usize).into_bytes());
+        bytes.extend(
+            unit.repeat(fill["times"].as_u64().expect("times") as usize)
+                .into_bytes(),
+        );
         bytes.push(b'"');
     } else if let Some(text) = fill["text"].as_str() {
         bytes.extend(text.repeat(fill["times"].as_u64().unwrap_or(1) as usize).into_bytes());
     } else if let Some(hex) = fill["bytes"].as_str() {
-        bytes.extend((0..hex.len()).step_by(2).map(|at| u8::from_str_radix(&hex[at..at + 2], 16).expect("hex")));
+        bytes.extend(
+            (0..hex.len())
+                .step_by(2)
+                .map(|at| u8::from_str_radix(&hex[at..at + 2], 16).expect("hex")),
+        );
     }
     bytes.extend(after.as_bytes());
     bytes
@@ -37,9 +44,14 @@ fn wire(case: &Value) -> Vec<u8> {
 /// this deep): the template parsed with the hole as a marker, the marker
 /// replaced by the nested arrays.
 fn built(case: &Value) -> Value {
-    let template = case["wire"]["template"].as_str().expect("a template").replace('@', "\"@hole\"");
+    let template = case["wire"]["template"]
+        .as_str()
+        .expect("a template")
+        .replace('@', "\"@hole\"");
     let mut value: Value = serde_json::from_str(&template).expect("the template parses");
-    let depth = case["wire"]["fill"]["nest"].as_u64().expect("only nesting is built in memory");
+    let depth = case["wire"]["fill"]["nest"]
+        .as_u64()
+        .expect("only nesting is built in memory");
     let mut nested = Value::from(1);
     for _ in 0..depth {
         nested = Value::Array(vec![nested]);
@@ -63,7 +75,14 @@ fn built(case: &Value) -> Value {
 fn pointer(spec: &Value) -> String {
     match spec {
         Value::String(text) => text.clone(),
-        _ => format!("{}{}", spec["prefix"].as_str().expect("prefix"), spec["repeat"].as_str().expect("repeat").repeat(spec["times"].as_u64().expect("times") as usize)),
+        _ => format!(
+            "{}{}",
+            spec["prefix"].as_str().expect("prefix"),
+            spec["repeat"]
+                .as_str()
+                .expect("repeat")
+                .repeat(spec["times"].as_u64().expect("times") as usize)
+        ),
     }
 }
 
@@ -89,7 +108,9 @@ fn by_method(case: &Value, params: Value) -> Result<Value, Value> {
         (Some("client"), Some("request")) => client::Request::decode(method, params).map(|call| call.params()),
         _ => client::Notification::decode(method, params).map(|call| call.params()),
     };
-    decoded.map(|encoded| encoded.expect("a decoded value encodes")).map_err(|error| serde_json::to_value(error).expect("errors encode"))
+    decoded
+        .map(|encoded| encoded.expect("a decoded value encodes"))
+        .map_err(|error| serde_json::to_value(error).expect("errors encode"))
 }
 
 /// What decoding the value `input` (by type and by method) must give under `expected`.
@@ -104,7 +125,10 @@ fn check_value(case: &Value, expected: &Value, input: Value) {
             };
             let encoded = acp_bindings::roundtrip(type_name, &input).unwrap_or_else(|error| panic!("{name}: {error}"));
             assert!(encoded == wanted, "{name}: re-encoded to something else");
-            assert!(by_method(case, input).is_ok_and(|encoded| encoded == wanted), "{name}: by method, not the same value");
+            assert!(
+                by_method(case, input).is_ok_and(|encoded| encoded == wanted),
+                "{name}: by method, not the same value"
+            );
         }
         Some("error") => {
             let at = pointer(&expected["pointer"]);
@@ -119,7 +143,10 @@ fn check_value(case: &Value, expected: &Value, input: Value) {
             assert_eq!(error["code"], -32601, "{name}: {error}");
         }
         Some("extension") => {
-            assert!(by_method(case, input.clone()).is_ok_and(|params| params == input), "{name}: not an extension call with the params as they came");
+            assert!(
+                by_method(case, input.clone()).is_ok_and(|params| params == input),
+                "{name}: not an extension call with the params as they came"
+            );
         }
         other => panic!("{name}: no value outcome {other:?}"),
     }
@@ -160,12 +187,21 @@ fn check(case: &Value) {
             };
             assert!(encoded == wanted, "{name}: from_slice re-encoded to something else");
             if case["wire"]["exact"] == true {
-                let text = case["wire"]["fill"]["text"].as_str().expect("an exact case fills in text");
-                assert!(serde_json::to_string(&encoded).expect("encodes").contains(text), "{name}: {text} was not written back as it came");
+                let text = case["wire"]["fill"]["text"]
+                    .as_str()
+                    .expect("an exact case fills in text");
+                assert!(
+                    serde_json::to_string(&encoded).expect("encodes").contains(text),
+                    "{name}: {text} was not written back as it came"
+                );
             }
             check_value(case, expected, value);
         }
-        Some("method-not-found" | "extension") => check_value(case, expected, serde_json::from_slice(&bytes).expect("the params parse")),
+        Some("method-not-found" | "extension") => check_value(
+            case,
+            expected,
+            serde_json::from_slice(&bytes).expect("the params parse"),
+        ),
         other => panic!("{name}: no outcome {other:?} for Rust"),
     }
 }
@@ -173,7 +209,11 @@ fn check(case: &Value) {
 #[test]
 fn every_hostile_case_gives_its_documented_outcome() {
     let table: Value = serde_json::from_str(TABLE).expect("the table parses");
-    assert_eq!(table["maxDepth"], acp_bindings::codec::MAX_DEPTH, "the table's depth limit is the crate's");
+    assert_eq!(
+        table["maxDepth"],
+        acp_bindings::codec::MAX_DEPTH,
+        "the table's depth limit is the crate's"
+    );
     let cases = table["cases"].as_array().expect("cases");
     assert!(cases.len() >= 20, "the table lost cases");
     for case in cases {

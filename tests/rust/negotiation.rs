@@ -8,16 +8,22 @@
 
 use std::path::PathBuf;
 
-use acp_bindings::{negotiate, CapabilityError, NegotiationError, Negotiated};
+use acp_bindings::{negotiate, CapabilityError, Negotiated, NegotiationError};
 use serde_json::Value;
 
 fn folder() -> PathBuf {
     let vectors = PathBuf::from(std::env::var("ACP_VECTORS").expect("ACP_VECTORS names the vector folder"));
-    vectors.parent().expect("the vectors sit in the bindings folder").to_path_buf()
+    vectors
+        .parent()
+        .expect("the vectors sit in the bindings folder")
+        .to_path_buf()
 }
 
 fn cases() -> Value {
-    serde_json::from_str(&std::fs::read_to_string(folder().join("negotiation.json")).expect("cargo xtask test writes negotiation.json")).unwrap()
+    serde_json::from_str(
+        &std::fs::read_to_string(folder().join("negotiation.json")).expect("cargo xtask test writes negotiation.json"),
+    )
+    .unwrap()
 }
 
 fn negotiated(pair: &Value) -> Result<Negotiated, NegotiationError> {
@@ -29,7 +35,11 @@ fn booleans(document: &Value) -> Vec<(String, bool)> {
     let mut found = Vec::new();
     for (key, value) in document.as_object().unwrap() {
         match value {
-            Value::Object(members) => found.extend(members.iter().map(|(name, flag)| (format!("{key}/{name}"), flag.as_bool().unwrap()))),
+            Value::Object(members) => found.extend(
+                members
+                    .iter()
+                    .map(|(name, flag)| (format!("{key}/{name}"), flag.as_bool().unwrap())),
+            ),
             Value::Bool(flag) => found.push((key.clone(), *flag)),
             _ => {}
         }
@@ -38,7 +48,12 @@ fn booleans(document: &Value) -> Vec<(String, bool)> {
 }
 
 fn listed(view: &Value, key: &str) -> Vec<String> {
-    view[key].as_array().unwrap().iter().map(|path| path.as_str().unwrap().to_owned()).collect()
+    view[key]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|path| path.as_str().unwrap().to_owned())
+        .collect()
 }
 
 #[test]
@@ -57,10 +72,19 @@ fn every_view_is_as_the_table_says_and_is_written_for_comparison() {
         let flags = booleans(&document);
         let (on, off) = (listed(view, "true"), listed(view, "false"));
         for path in on.iter().chain(&off) {
-            assert!(flags.iter().any(|(known, _)| known == path), "{name}: the view has no {path}");
+            assert!(
+                flags.iter().any(|(known, _)| known == path),
+                "{name}: the view has no {path}"
+            );
         }
         for (path, flag) in &flags {
-            let expected = if on.contains(path) { true } else if off.contains(path) { false } else { view["others"].as_bool().unwrap() };
+            let expected = if on.contains(path) {
+                true
+            } else if off.contains(path) {
+                false
+            } else {
+                view["others"].as_bool().unwrap()
+            };
             assert_eq!(*flag, expected, "{name}: {path} is {flag}");
         }
         for (method, flag) in document["agentHandles"].as_object().unwrap() {
@@ -81,7 +105,11 @@ fn every_view_is_as_the_table_says_and_is_written_for_comparison() {
         let request: acp_bindings::InitializeRequest = serde_json::from_value(pair["request"].clone()).unwrap();
         let response: acp_bindings::InitializeResponse = serde_json::from_value(pair["response"].clone()).unwrap();
         let decoded = negotiate(&request, &response).unwrap();
-        assert_eq!(serde_json::to_string(&decoded).unwrap(), serde_json::to_string(&result).unwrap(), "decoded values negotiate as their JSON does");
+        assert_eq!(
+            serde_json::to_string(&decoded).unwrap(),
+            serde_json::to_string(&result).unwrap(),
+            "decoded values negotiate as their JSON does"
+        );
         lines.push(format!("{name}\t{}", serde_json::to_string(&result).unwrap()));
     }
     std::fs::write(folder().join("negotiation-rust.txt"), format!("{}\n", lines.join("\n"))).unwrap();
@@ -114,8 +142,18 @@ fn refusals(pair: &Value, messages: &Value) {
         assert_eq!(allowed.check_outgoing(method, &message["params"]), Ok(()), "{method}");
         let error: CapabilityError = refused.check_outgoing(method, &message["params"]).expect_err(method);
         assert_eq!(
-            (error.method.as_str(), error.pointer.as_str(), error.capability.as_str(), error.side),
-            (method, message["pointer"].as_str().unwrap(), message["capability"].as_str().unwrap(), message["side"].as_str().unwrap())
+            (
+                error.method.as_str(),
+                error.pointer.as_str(),
+                error.capability.as_str(),
+                error.side
+            ),
+            (
+                method,
+                message["pointer"].as_str().unwrap(),
+                message["capability"].as_str().unwrap(),
+                message["side"].as_str().unwrap()
+            )
         );
     }
 }
@@ -140,15 +178,20 @@ fn parts_of_allowed_methods_are_refused_when_not_advertised() {
 #[test]
 fn example_a_client_checks_before_it_sends() {
     let request = serde_json::json!({"protocolVersion": 1, "clientCapabilities": {"fs": {"readTextFile": true}}});
-    let response = serde_json::json!({"protocolVersion": 1, "agentCapabilities": {"promptCapabilities": {"image": true}}});
+    let response =
+        serde_json::json!({"protocolVersion": 1, "agentCapabilities": {"promptCapabilities": {"image": true}}});
     if acp_bindings::PROTOCOL_VERSION != 1 {
-        assert!(negotiate(&request, &response).is_err(), "v1 messages do not negotiate with v2 bindings");
+        assert!(
+            negotiate(&request, &response).is_err(),
+            "v1 messages do not negotiate with v2 bindings"
+        );
         return;
     }
     let negotiated = negotiate(&request, &response).expect("both decode and agree on version 1");
     assert!(negotiated.client_handles("fs/read_text_file"));
     assert!(!negotiated.agent_handles("session/load"));
-    let prompt = serde_json::json!({"sessionId": "s1", "prompt": [{"type": "audio", "data": "", "mimeType": "audio/wav"}]});
+    let prompt =
+        serde_json::json!({"sessionId": "s1", "prompt": [{"type": "audio", "data": "", "mimeType": "audio/wav"}]});
     let refused = negotiated.check_outgoing("session/prompt", &prompt).unwrap_err();
     assert_eq!(refused.pointer, "/prompt/0");
     assert_eq!(refused.capability, "/agentCapabilities/promptCapabilities/audio");

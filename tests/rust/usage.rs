@@ -28,7 +28,10 @@ impl Agent for Agent1 {
     async fn session_set_mode(&self, _: SetSessionModeRequest) -> Result<SetSessionModeResponse, Error> {
         Err(Error::method_not_found())
     }
-    async fn session_set_config_option(&self, _: SetSessionConfigOptionRequest) -> Result<SetSessionConfigOptionResponse, Error> {
+    async fn session_set_config_option(
+        &self,
+        _: SetSessionConfigOptionRequest,
+    ) -> Result<SetSessionConfigOptionResponse, Error> {
         Err(Error::method_not_found())
     }
     async fn session_cancel(&self, _: CancelNotification) {}
@@ -36,12 +39,20 @@ impl Agent for Agent1 {
     async fn session_prompt(&self, params: PromptRequest) -> Result<PromptResponse, Error> {
         let updates: [SessionUpdate; 4] = [
             SessionUpdate::AgentMessageChunk(ContentChunk::new(TextContent::new("Let me read it."))),
-            ToolCall::new("call-1", "Read main.rs").kind(ToolKind::Read).status(ToolCallStatus::Pending).into(),
+            ToolCall::new("call-1", "Read main.rs")
+                .kind(ToolKind::Read)
+                .status(ToolCallStatus::Pending)
+                .into(),
             ToolCallUpdate::new("call-1")
                 .status(ToolCallStatus::Completed)
                 .content(vec![Content::new(TextContent::new("fn main() {}")).into()])
                 .into(),
-            Plan::new(vec![PlanEntry::new("Explain main.rs", PlanEntryPriority::High, PlanEntryStatus::InProgress)]).into(),
+            Plan::new(vec![PlanEntry::new(
+                "Explain main.rs",
+                PlanEntryPriority::High,
+                PlanEntryStatus::InProgress,
+            )])
+            .into(),
         ];
         let notifications = updates.map(|update| SessionNotification::new(params.session_id.clone(), update));
         self.sent.lock().unwrap().extend(notifications);
@@ -60,7 +71,10 @@ impl Client1 {
             return Ok(());
         };
         let line = match params.update {
-            SessionUpdate::AgentMessageChunk(ContentChunk { content: ContentBlock::Text(text), .. }) => text.text,
+            SessionUpdate::AgentMessageChunk(ContentChunk {
+                content: ContentBlock::Text(text),
+                ..
+            }) => text.text,
             SessionUpdate::ToolCall(call) => format!("{} {}", call.tool_call_id, call.title),
             SessionUpdate::ToolCallUpdate(update) => format!("{} {:?}", update.tool_call_id, update.status.value()),
             SessionUpdate::Plan(plan) => format!("plan: {}", plan.entries[0].content),
@@ -80,13 +94,37 @@ fn an_agent_and_a_client_talk() {
 
     for notification in agent.sent.lock().unwrap().drain(..) {
         let wire = serde_json::to_string(&notification).unwrap();
-        assert!(wire.starts_with(r#"{"sessionId":"session-1","update":{"sessionUpdate":"#), "{wire}");
-        assert_eq!(serde_json::from_str::<SessionNotification>(&wire).unwrap(), notification);
-        client.handle_notification(methods::SESSION_UPDATE, serde_json::from_str(&wire).unwrap()).unwrap();
+        assert!(
+            wire.starts_with(r#"{"sessionId":"session-1","update":{"sessionUpdate":"#),
+            "{wire}"
+        );
+        assert_eq!(
+            serde_json::from_str::<SessionNotification>(&wire).unwrap(),
+            notification
+        );
+        client
+            .handle_notification(methods::SESSION_UPDATE, serde_json::from_str(&wire).unwrap())
+            .unwrap();
     }
-    assert_eq!(client.shown, ["Let me read it.", "call-1 Read main.rs", "call-1 Some(Completed)", "plan: Explain main.rs"]);
+    assert_eq!(
+        client.shown,
+        [
+            "Let me read it.",
+            "call-1 Read main.rs",
+            "call-1 Some(Completed)",
+            "plan: Explain main.rs"
+        ]
+    );
 
     let unknown = json!({"sessionId": "session-1", "update": {"sessionUpdate": "_zed/cursor", "line": 3}});
-    let error = client.handle_notification(methods::SESSION_UPDATE, unknown).unwrap_err();
-    assert_eq!((error.code, error.data), (ErrorCode::InvalidParams, Some(json!({"pointer": "/update/sessionUpdate"}))));
+    let error = client
+        .handle_notification(methods::SESSION_UPDATE, unknown)
+        .unwrap_err();
+    assert_eq!(
+        (error.code, error.data),
+        (
+            ErrorCode::InvalidParams,
+            Some(json!({"pointer": "/update/sessionUpdate"}))
+        )
+    );
 }

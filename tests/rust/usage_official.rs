@@ -23,9 +23,13 @@ struct Agent1 {
 impl Agent1 {
     fn handle_request(&mut self, method: &str, params: &Value) -> Result<Value, Error> {
         let response = match ClientRequest::from_method_and_params(method, params).map_err(dispatch_error)? {
-            ClientRequest::InitializeRequest(params) => AgentResponse::InitializeResponse(InitializeResponse::new(params.protocol_version)),
+            ClientRequest::InitializeRequest(params) => {
+                AgentResponse::InitializeResponse(InitializeResponse::new(params.protocol_version))
+            }
             ClientRequest::AuthenticateRequest(_) => AgentResponse::AuthenticateResponse(AuthenticateResponse::new()),
-            ClientRequest::NewSessionRequest(_) => AgentResponse::NewSessionResponse(NewSessionResponse::new("session-1")),
+            ClientRequest::NewSessionRequest(_) => {
+                AgentResponse::NewSessionResponse(NewSessionResponse::new("session-1"))
+            }
             ClientRequest::PromptRequest(params) => AgentResponse::PromptResponse(self.prompt(params)),
             _ => return Err(Error::method_not_found()),
         };
@@ -35,14 +39,25 @@ impl Agent1 {
     fn prompt(&mut self, params: PromptRequest) -> PromptResponse {
         let updates: [SessionUpdate; 4] = [
             SessionUpdate::AgentMessageChunk(ContentChunk::new("Let me read it.".into())),
-            SessionUpdate::ToolCall(ToolCall::new("call-1", "Read main.rs").kind(ToolKind::Read).status(ToolCallStatus::Pending)),
+            SessionUpdate::ToolCall(
+                ToolCall::new("call-1", "Read main.rs")
+                    .kind(ToolKind::Read)
+                    .status(ToolCallStatus::Pending),
+            ),
             SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
                 "call-1",
-                ToolCallUpdateFields::new().status(ToolCallStatus::Completed).content(vec!["fn main() {}".into()]),
+                ToolCallUpdateFields::new()
+                    .status(ToolCallStatus::Completed)
+                    .content(vec!["fn main() {}".into()]),
             )),
-            SessionUpdate::Plan(Plan::new(vec![PlanEntry::new("Explain main.rs", PlanEntryPriority::High, PlanEntryStatus::InProgress)])),
+            SessionUpdate::Plan(Plan::new(vec![PlanEntry::new(
+                "Explain main.rs",
+                PlanEntryPriority::High,
+                PlanEntryStatus::InProgress,
+            )])),
         ];
-        self.sent.extend(updates.map(|update| SessionNotification::new(params.session_id.clone(), update)));
+        self.sent
+            .extend(updates.map(|update| SessionNotification::new(params.session_id.clone(), update)));
         PromptResponse::new(StopReason::EndTurn)
     }
 }
@@ -54,11 +69,16 @@ struct Client1 {
 
 impl Client1 {
     fn handle_notification(&mut self, method: &str, params: &Value) -> Result<(), Error> {
-        let AgentNotification::SessionNotification(params) = AgentNotification::from_method_and_params(method, params).map_err(dispatch_error)? else {
+        let AgentNotification::SessionNotification(params) =
+            AgentNotification::from_method_and_params(method, params).map_err(dispatch_error)?
+        else {
             return Ok(());
         };
         let line = match params.update {
-            SessionUpdate::AgentMessageChunk(ContentChunk { content: ContentBlock::Text(text), .. }) => text.text,
+            SessionUpdate::AgentMessageChunk(ContentChunk {
+                content: ContentBlock::Text(text),
+                ..
+            }) => text.text,
             SessionUpdate::ToolCall(call) => format!("{} {}", call.tool_call_id, call.title),
             SessionUpdate::ToolCallUpdate(update) => format!("{} {:?}", update.tool_call_id, update.fields.status),
             SessionUpdate::Plan(plan) => format!("plan: {}", plan.entries[0].content),
@@ -78,11 +98,27 @@ fn an_agent_and_a_client_talk() {
 
     for notification in agent.sent.drain(..) {
         let wire = serde_json::to_string(&notification).unwrap();
-        assert!(wire.starts_with(r#"{"sessionId":"session-1","update":{"sessionUpdate":"#), "{wire}");
-        assert_eq!(serde_json::from_str::<SessionNotification>(&wire).unwrap(), notification);
-        client.handle_notification("session/update", &serde_json::from_str(&wire).unwrap()).unwrap();
+        assert!(
+            wire.starts_with(r#"{"sessionId":"session-1","update":{"sessionUpdate":"#),
+            "{wire}"
+        );
+        assert_eq!(
+            serde_json::from_str::<SessionNotification>(&wire).unwrap(),
+            notification
+        );
+        client
+            .handle_notification("session/update", &serde_json::from_str(&wire).unwrap())
+            .unwrap();
     }
-    assert_eq!(client.shown, ["Let me read it.", "call-1 Read main.rs", "call-1 Some(Completed)", "plan: Explain main.rs"]);
+    assert_eq!(
+        client.shown,
+        [
+            "Let me read it.",
+            "call-1 Read main.rs",
+            "call-1 Some(Completed)",
+            "plan: Explain main.rs"
+        ]
+    );
 
     let unknown = json!({"sessionId": "session-1", "update": {"sessionUpdate": "_zed/cursor", "line": 3}});
     let error = client.handle_notification("session/update", &unknown).unwrap_err();

@@ -31,7 +31,10 @@ test("encode leaves out members set to undefined, at any depth", () => {
     text: "hi",
     _meta: { kept: 1 },
   });
-  assert.deepEqual(bindings.encodeAgentRequest(7, "session/prompt", { ...prompt, _meta: undefined }), request("session/prompt", prompt, 7));
+  assert.deepEqual(
+    bindings.encodeAgentRequest(7, "session/prompt", { ...prompt, _meta: undefined }),
+    request("session/prompt", prompt, 7),
+  );
   assert.throws(() => bindings.encode(undefined), TypeError);
 });
 
@@ -55,7 +58,9 @@ test("type guards pick the variant the decoder picks", () => {
   for (const value of ["text", 5, 1.5, true]) {
     const decoded = bindings.decodeByName("ElicitationContentValue", value);
     assert.ok(decoded.ok);
-    const picked = ["String", "Integer", "Number", "Boolean"].filter((variant) => bindings[`isElicitationContentValue${variant}`](value));
+    const picked = ["String", "Integer", "Number", "Boolean"].filter((variant) =>
+      bindings[`isElicitationContentValue${variant}`](value),
+    );
     assert.equal(picked.length, 1, `${JSON.stringify(value)} is ${picked.join(", ")}`);
     assert.equal(bindings.variantIndex("ElicitationContentValue", value) >= 0, true);
   }
@@ -72,7 +77,10 @@ test("calls decode by method name: unknown methods and invalid params apart", ()
   assert.equal(unknown.error.code, -32601);
   assert.deepEqual(unknown.error.data, { method: "session/no_such_method" });
 
-  const invalid = bindings.decodeAgentIncomingRequest("session/prompt", { sessionId: "session-1", prompt: [{ type: "text", text: 5 }] });
+  const invalid = bindings.decodeAgentIncomingRequest("session/prompt", {
+    sessionId: "session-1",
+    prompt: [{ type: "text", text: 5 }],
+  });
   assert.equal(invalid.ok, false);
   assert.equal(invalid.error.code, -32602);
   assert.equal(invalid.error.data.pointer, "/prompt/0/text");
@@ -111,9 +119,14 @@ test("the dispatcher routes requests and encodes the answer or an error", async 
     result: answer,
   });
   assert.deepEqual(seen, [prompt]);
-  assert.deepEqual(await bindings.dispatchAgentRequest(agent, "_example/echo", [1]), { result: { method: "_example/echo", params: [1] } });
+  assert.deepEqual(await bindings.dispatchAgentRequest(agent, "_example/echo", [1]), {
+    result: { method: "_example/echo", params: [1] },
+  });
 
-  const invalid = await bindings.dispatchAgentMessage(agent, request("session/prompt", { sessionId: 5, prompt: [] }, "a"));
+  const invalid = await bindings.dispatchAgentMessage(
+    agent,
+    request("session/prompt", { sessionId: 5, prompt: [] }, "a"),
+  );
   assert.equal(invalid.id, "a");
   assert.equal(invalid.error.code, -32602);
   assert.equal(invalid.error.data.pointer, "/sessionId");
@@ -140,7 +153,10 @@ test("the dispatcher routes requests and encodes the answer or an error", async 
     message: "no such session",
     data: { sessionId: "session-1" },
   });
-  assert.deepEqual((await bindings.dispatchAgentRequest(broken, "session/prompt", prompt)).error, { code: -32603, message: "disk full" });
+  assert.deepEqual((await bindings.dispatchAgentRequest(broken, "session/prompt", prompt)).error, {
+    code: -32603,
+    message: "disk full",
+  });
 
   for (const message of [null, [], { id: 3, method: "session/prompt" }, { jsonrpc: "2.0", id: 3 }]) {
     const response = await bindings.dispatchAgentMessage(agent, message);
@@ -156,7 +172,10 @@ test("the dispatcher delivers notifications and reports the dropped ones", async
     },
   };
   const dropped = [];
-  const deliver = (method, params) => bindings.dispatchClientMessage(client, { jsonrpc: "2.0", method, params }, (name, error) => dropped.push([name, error.code]));
+  const deliver = (method, params) =>
+    bindings.dispatchClientMessage(client, { jsonrpc: "2.0", method, params }, (name, error) =>
+      dropped.push([name, error.code]),
+    );
   const chunk = { sessionId: "session-1", update: { sessionUpdate: "session_info_update", title: "Notes" } };
   assert.equal(await deliver("session/update", chunk), null);
   assert.equal(await deliver("session/update", { sessionId: "session-1" }), null);
@@ -173,24 +192,46 @@ test("the dispatcher delivers notifications and reports the dropped ones", async
 test("a connection pairs requests with their responses, decodes results and reports what it cannot handle", async () => {
   const toClient = [];
   const dropped = [];
-  const end = bindings.connectClient(() => ({ sessionUpdate: () => {} }), (text) => toClient.push(JSON.parse(text)), (method, error) => dropped.push([method, error.code]));
+  const end = bindings.connectClient(
+    () => ({ sessionUpdate: () => {} }),
+    (text) => toClient.push(JSON.parse(text)),
+    (method, error) => dropped.push([method, error.code]),
+  );
 
   const answered = end.request("session/prompt", prompt);
   const failed = end.request("session/prompt", prompt);
   const malformed = end.request("session/prompt", prompt);
-  assert.deepEqual(toClient.map((message) => [message.id, message.method]), [[1, "session/prompt"], [2, "session/prompt"], [3, "session/prompt"]]);
+  assert.deepEqual(
+    toClient.map((message) => [message.id, message.method]),
+    [
+      [1, "session/prompt"],
+      [2, "session/prompt"],
+      [3, "session/prompt"],
+    ],
+  );
   assert.deepEqual(toClient[0].params, prompt);
-  await end.receive(JSON.stringify({ jsonrpc: "2.0", id: 2, error: { code: -32000, message: "auth required", data: { hint: 1 } } }));
+  await end.receive(
+    JSON.stringify({ jsonrpc: "2.0", id: 2, error: { code: -32000, message: "auth required", data: { hint: 1 } } }),
+  );
   await end.receive(JSON.stringify({ jsonrpc: "2.0", id: 1, result: answer }));
   await end.receive(JSON.stringify({ jsonrpc: "2.0", id: 3, result: { stopReason: 5, messageId: 5 } }));
   if (bindings.PROTOCOL_VERSION === 2) {
     // On protocol v2 a prompt's turn ends with the session's idle state, after its response.
-    const idle = { sessionId: prompt.sessionId, update: { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" } };
+    const idle = {
+      sessionId: prompt.sessionId,
+      update: { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" },
+    };
     await end.receive(JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: idle }));
   }
   assert.deepEqual(await answered, answer);
-  await assert.rejects(failed, (error) => error instanceof bindings.RequestError && error.code === -32000 && error.data.hint === 1);
-  await assert.rejects(malformed, (error) => error instanceof bindings.DecodeError && error.message.startsWith("cannot decode PromptResponse"));
+  await assert.rejects(
+    failed,
+    (error) => error instanceof bindings.RequestError && error.code === -32000 && error.data.hint === 1,
+  );
+  await assert.rejects(
+    malformed,
+    (error) => error instanceof bindings.DecodeError && error.message.startsWith("cannot decode PromptResponse"),
+  );
 
   await end.receive(JSON.stringify({ jsonrpc: "2.0", id: 9, result: {} }));
   await end.receive("{not json");
@@ -202,7 +243,10 @@ test("a connection pairs requests with their responses, decodes results and repo
 
   const extension = end.requestExtension("_zed/ping", { n: 1 });
   end.notifyExtension("_zed/cursor", { line: 3 });
-  assert.deepEqual(toClient.slice(-2), [{ jsonrpc: "2.0", id: 4, method: "_zed/ping", params: { n: 1 } }, { jsonrpc: "2.0", method: "_zed/cursor", params: { line: 3 } }]);
+  assert.deepEqual(toClient.slice(-2), [
+    { jsonrpc: "2.0", id: 4, method: "_zed/ping", params: { n: 1 } },
+    { jsonrpc: "2.0", method: "_zed/cursor", params: { line: 3 } },
+  ]);
   await end.receive(JSON.stringify({ jsonrpc: "2.0", id: 4, result: { pong: [1] } }));
   assert.deepEqual(await extension, { pong: [1] });
 

@@ -27,9 +27,15 @@ export async function loadBindings(folder) {
   const differing = readdirSync(built, { recursive: true, withFileTypes: true })
     .filter((file) => file.isFile())
     .map((file) => relative(built, join(file.parentPath, file.name)))
-    .filter((path) => !existsSync(join(installed, "dist", path)) || !readFileSync(join(installed, "dist", path)).equals(readFileSync(join(built, path))));
+    .filter(
+      (path) =>
+        !existsSync(join(installed, "dist", path)) ||
+        !readFileSync(join(installed, "dist", path)).equals(readFileSync(join(built, path))),
+    );
   if (differing.length > 0) {
-    throw new Error(`${name} installed in ${consumer} is not the package built in ${built}: ${differing.join(", ")} differ`);
+    throw new Error(
+      `${name} installed in ${consumer} is not the package built in ${built}: ${differing.join(", ")} differ`,
+    );
   }
   return module;
 }
@@ -38,11 +44,19 @@ export async function loadBindings(folder) {
 export function jsonEqual(left, right) {
   if (left === right) return true;
   if (Array.isArray(left) || Array.isArray(right)) {
-    return Array.isArray(left) && Array.isArray(right) && left.length === right.length && left.every((item, index) => jsonEqual(item, right[index]));
+    return (
+      Array.isArray(left) &&
+      Array.isArray(right) &&
+      left.length === right.length &&
+      left.every((item, index) => jsonEqual(item, right[index]))
+    );
   }
   if (typeof left === "object" && typeof right === "object" && left !== null && right !== null) {
     const keys = Object.keys(left);
-    return keys.length === Object.keys(right).length && keys.every((key) => Object.hasOwn(right, key) && jsonEqual(left[key], right[key]));
+    return (
+      keys.length === Object.keys(right).length &&
+      keys.every((key) => Object.hasOwn(right, key) && jsonEqual(left[key], right[key]))
+    );
   }
   return false;
 }

@@ -129,8 +129,14 @@ function wire(seed, options, agent, client) {
   const toAgent = pipe(roll, log, "ClientWrote", "AgentRead");
   const toClient = pipe(roll, log, "AgentWrote", "ClientRead");
   const report = (end) => (method, error) => dropped.push([end, method, error]);
-  const agentEnd = bindings.connectAgent((end) => agent(end, roll), toClient.send, { ...options, dropped: report("agent") });
-  const clientEnd = bindings.connectClient((end) => client(end, roll), toAgent.send, { ...options, dropped: report("client") });
+  const agentEnd = bindings.connectAgent((end) => agent(end, roll), toClient.send, {
+    ...options,
+    dropped: report("agent"),
+  });
+  const clientEnd = bindings.connectClient((end) => client(end, roll), toAgent.send, {
+    ...options,
+    dropped: report("client"),
+  });
   toAgent.connect(agentEnd);
   toClient.connect(clientEnd);
   return { roll, log, dropped, agentEnd, clientEnd, settle: () => quiet(log, [toAgent, toClient]) };
@@ -141,12 +147,18 @@ function agentV1(sent) {
   return (end, roll) => {
     let sessions = 0;
     return {
-      initialize: ({ protocolVersion }) => ({ protocolVersion, agentCapabilities: { sessionCapabilities: { ready: {}, turnComplete: {} } } }),
+      initialize: ({ protocolVersion }) => ({
+        protocolVersion,
+        agentCapabilities: { sessionCapabilities: { ready: {}, turnComplete: {} } },
+      }),
       sessionNew: async () => {
         sessions += 1;
         const sessionId = `session-${sessions}`;
         // Session-scoped: rule R1 holds it until the client's `session/ready`.
-        const commands = { sessionUpdate: "available_commands_update", availableCommands: [{ name: "explain", description: "Explains the code" }] };
+        const commands = {
+          sessionUpdate: "available_commands_update",
+          availableCommands: [{ name: "explain", description: "Explains the code" }],
+        };
         end.notify("session/update", { sessionId, update: commands });
         await roll.pause(3);
         return { sessionId };
@@ -157,7 +169,10 @@ function agentV1(sent) {
         const updates = 1 + roll.below(5);
         for (let index = 0; index < updates; index += 1) {
           await roll.pause(3);
-          end.notify("session/update", { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `${text} part ${index}` } } });
+          end.notify("session/update", {
+            sessionId,
+            update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `${text} part ${index}` } },
+          });
         }
         if (roll.below(3) === 0) {
           const options = [{ optionId: "allow", name: "Allow", kind: "allow_once" }];
@@ -222,7 +237,8 @@ function check(log) {
       prompts.set(JSON.stringify(message.id), message.id);
       tracker.prompt(session, message.id);
     } else if (event === "ClientRead" && message.method === "session/update") {
-      if (message.params.update.sessionUpdate === "turn_complete") completed.add(JSON.stringify(message.params.update.promptRequestId));
+      if (message.params.update.sessionUpdate === "turn_complete")
+        completed.add(JSON.stringify(message.params.update.promptRequestId));
       count(tracker.update(message.params));
     } else if (event === "ClientRead" && message.method === undefined && prompts.has(JSON.stringify(message.id))) {
       const key = JSON.stringify(message.id);
@@ -239,7 +255,12 @@ function check(log) {
 async function runV1(seed, ordered, sessions, prompts) {
   const sent = new Map();
   const handled = new Map();
-  const { roll, log, dropped, clientEnd, settle } = wire(seed, ordered ? {} : { unordered: true }, agentV1(sent), counting(handled));
+  const { roll, log, dropped, clientEnd, settle } = wire(
+    seed,
+    ordered ? {} : { unordered: true },
+    agentV1(sent),
+    counting(handled),
+  );
   let undrained = 0;
   await clientEnd.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
   const session = async (index) => {
@@ -278,14 +299,19 @@ function agentV2(sent) {
       const chunks = 1 + roll.below(5);
       for (let index = 0; index < chunks; index += 1) {
         await roll.pause(3);
-        update(sessionId, { sessionUpdate: "agent_message_chunk", messageId: `reply-${text}`, content: { type: "text", text: `${text} part ${index}` } });
+        update(sessionId, {
+          sessionUpdate: "agent_message_chunk",
+          messageId: `reply-${text}`,
+          content: { type: "text", text: `${text} part ${index}` },
+        });
       }
       sent.set(text, chunks);
       update(sessionId, { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" });
       if (roll.below(2) === 0) {
         const turn = prompted.get(sessionId);
         await roll.pause(6);
-        if (prompted.get(sessionId) === turn) update(sessionId, { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn", background: [] });
+        if (prompted.get(sessionId) === turn)
+          update(sessionId, { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn", background: [] });
       }
     };
     return {
@@ -309,9 +335,17 @@ function agentV2(sent) {
 async function runV2(seed, ordered, sessions, prompts) {
   const sent = new Map();
   const handled = new Map();
-  const { roll, dropped, clientEnd, settle } = wire(seed, ordered ? {} : { unordered: true }, agentV2(sent), counting(handled));
+  const { roll, dropped, clientEnd, settle } = wire(
+    seed,
+    ordered ? {} : { unordered: true },
+    agentV2(sent),
+    counting(handled),
+  );
   let early = 0;
-  await clientEnd.request("initialize", { protocolVersion: bindings.PROTOCOL_VERSION, info: { name: "test client", version: "1" } });
+  await clientEnd.request("initialize", {
+    protocolVersion: bindings.PROTOCOL_VERSION,
+    info: { name: "test client", version: "1" },
+  });
   const session = async (index) => {
     const { sessionId } = await clientEnd.request("session/new", { cwd: "/tmp" });
     for (let turn = 0; turn < prompts; turn += 1) {
@@ -351,7 +385,11 @@ if (V2) {
     const total = none();
     for (let seed = 0; seed < SEEDS; seed += 1) {
       const found = await runV1(seed, true, SESSIONS, PROMPTS);
-      assert.deepEqual([found.r1, found.r2, found.r4, found.undrained], [0, 0, 0, 0], `seed ${seed}: ${JSON.stringify(found)}`);
+      assert.deepEqual(
+        [found.r1, found.r2, found.r4, found.undrained],
+        [0, 0, 0, 0],
+        `seed ${seed}: ${JSON.stringify(found)}`,
+      );
       add(total, found);
     }
     console.log(`ordered: ${JSON.stringify(total)}`);
@@ -380,7 +418,12 @@ test("notifications are handled one at a time in arrival order, whether or not r
     }),
     () => {},
   );
-  const notification = (title) => JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", update: { sessionUpdate: "session_info_update", title } } });
+  const notification = (title) =>
+    JSON.stringify({
+      jsonrpc: "2.0",
+      method: "session/update",
+      params: { sessionId: "s", update: { sessionUpdate: "session_info_update", title } },
+    });
   void end.receive(notification("a"));
   void end.receive(notification("b"));
   await end.receive(notification("c"));
@@ -400,7 +443,8 @@ test("a writer whose send returns a promise writes one message at a time, in ord
       busy = false;
     },
   );
-  for (const title of ["1", "2", "3"]) end.notify("session/update", { sessionId: "s", update: { sessionUpdate: "session_info_update", title } });
+  for (const title of ["1", "2", "3"])
+    end.notify("session/update", { sessionId: "s", update: { sessionUpdate: "session_info_update", title } });
   await until(() => written.length === 3, "three writes");
   assert.deepEqual(written, ["1", "2", "3"]);
 });
@@ -412,7 +456,8 @@ function stuckAgent(release) {
     sessionNew: () => {
       throw new bindings.RequestError(-32602, "Invalid params", { why: "no sessions here" });
     },
-    sessionPrompt: () => new Promise((resolve) => release.push(() => resolve(V2 ? { messageId: "m" } : { stopReason: "end_turn" }))),
+    sessionPrompt: () =>
+      new Promise((resolve) => release.push(() => resolve(V2 ? { messageId: "m" } : { stopReason: "end_turn" }))),
   });
 }
 
@@ -429,7 +474,11 @@ test("errors and cancellation cross the connection", async () => {
   // reason, the agent reads `$/cancel_request` and answers -32800 at once,
   // and that answer, to a request nobody waits for, is reported.
   const controller = new AbortController();
-  const prompt = clientEnd.request("session/prompt", { sessionId: "s", prompt: [{ type: "text", text: "wait" }] }, { signal: controller.signal });
+  const prompt = clientEnd.request(
+    "session/prompt",
+    { sessionId: "s", prompt: [{ type: "text", text: "wait" }] },
+    { signal: controller.signal },
+  );
   await roll.pause(20);
   await until(() => release.length > 0, "the prompt handler");
   controller.abort(new Error("stopped waiting"));
@@ -442,20 +491,37 @@ test("errors and cancellation cross the connection", async () => {
   await settle();
   const cancel = log.find(([event, message]) => event === "AgentRead" && message.method === "$/cancel_request");
   assert.ok(cancel, "the agent read $/cancel_request");
-  const answers = log.filter(([event, message]) => event === "ClientRead" && message.id === cancel[1].params.requestId && message.method === undefined);
-  assert.deepEqual(answers.map(([, message]) => message.error?.code), [-32800], "one answer, the cancelled one");
-  assert.deepEqual(dropped.map(([end, method, error]) => [end, method, error.code]), [["client", null, -32600]]);
+  const answers = log.filter(
+    ([event, message]) =>
+      event === "ClientRead" && message.id === cancel[1].params.requestId && message.method === undefined,
+  );
+  assert.deepEqual(
+    answers.map(([, message]) => message.error?.code),
+    [-32800],
+    "one answer, the cancelled one",
+  );
+  assert.deepEqual(
+    dropped.map(([end, method, error]) => [end, method, error.code]),
+    [["client", null, -32600]],
+  );
 });
 
 test("unreadable input is answered and reported, and a closed connection fails calls", async () => {
   const written = [];
   const dropped = [];
-  const end = bindings.connectClient(() => ({}), (text) => void written.push(JSON.parse(text)), { dropped: (method, error) => dropped.push([method, error.code]) });
+  const end = bindings.connectClient(
+    () => ({}),
+    (text) => void written.push(JSON.parse(text)),
+    { dropped: (method, error) => dropped.push([method, error.code]) },
+  );
   await end.receive("{not json");
   await end.receive(JSON.stringify({ jsonrpc: "2.0", id: 99, result: {} }));
   assert.equal(written[0].error.code, -32700);
   assert.deepEqual(dropped, [[null, -32600]]);
-  const call = end.request("initialize", V2 ? { protocolVersion: 2, info: { name: "c", version: "1" } } : { protocolVersion: 1 });
+  const call = end.request(
+    "initialize",
+    V2 ? { protocolVersion: 2, info: { name: "c", version: "1" } } : { protocolVersion: 1 },
+  );
   end.close(new Error("the peer left"));
   await assert.rejects(call, /the peer left/);
   await assert.rejects(end.request("session/new", { cwd: "/tmp" }), /the peer left/);

@@ -105,10 +105,16 @@ test("an agent and a client use the helpers", () => {
 
   const turns = bindings.TurnTracker.fromNegotiated(negotiated);
   turns.prompt("sess_1", 2);
-  const done = { sessionId: "sess_1", update: { sessionUpdate: "turn_complete", promptRequestId: 2, stopReason: "end_turn" } };
+  const done = {
+    sessionId: "sess_1",
+    update: { sessionUpdate: "turn_complete", promptRequestId: 2, stopReason: "end_turn" },
+  };
   assert.deepEqual(turns.update(done).violations, []);
   assert.equal(turns.response(2, "end_turn").drained, 2);
-  const late = { sessionId: "sess_1", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Done." } } };
+  const late = {
+    sessionId: "sess_1",
+    update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Done." } },
+  };
   const [violation] = turns.update(late).violations;
   assert.deepEqual([violation.rule, violation.kind], ["R4", "update_after_response"]);
 
@@ -126,10 +132,17 @@ function wired(agentCapabilities, onNewSession) {
   const deliver = (direction, end) => (text) => {
     log.push([direction, JSON.parse(text)]);
     inFlight += 1;
-    setImmediate(() => end().receive(text).finally(() => (inFlight -= 1)));
+    setImmediate(() =>
+      end()
+        .receive(text)
+        .finally(() => (inFlight -= 1)),
+    );
   };
   const updates = [];
-  const client = bindings.connectClient(() => ({ sessionUpdate: (params) => void updates.push(params.update.sessionUpdate) }), deliver("client-to-agent", () => agent));
+  const client = bindings.connectClient(
+    () => ({ sessionUpdate: (params) => void updates.push(params.update.sessionUpdate) }),
+    deliver("client-to-agent", () => agent),
+  );
   const agent = bindings.connectAgent(
     (connection) => ({
       initialize: () => ({ protocolVersion: 1, agentCapabilities }),
@@ -149,7 +162,9 @@ function wired(agentCapabilities, onNewSession) {
 const commands = { sessionId: "sess_1", update: { sessionUpdate: "available_commands_update", availableCommands: [] } };
 
 test("the connections send session/ready and hold session/update until it arrives when it is negotiated (R1)", async () => {
-  const { client, log, updates, settle } = wired({ sessionCapabilities: { ready: {} } }, (agent) => agent.notify("session/update", commands));
+  const { client, log, updates, settle } = wired({ sessionCapabilities: { ready: {} } }, (agent) =>
+    agent.notify("session/update", commands),
+  );
   await client.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
   const created = await client.request("session/new", { cwd: "/", mcpServers: [] });
   assert.equal(created.sessionId, "sess_1");
@@ -173,5 +188,9 @@ test("without the capability the connections neither send session/ready nor hold
   await client.request("session/new", { cwd: "/", mcpServers: [] });
   await settle();
   const order = log.map(([direction, message]) => `${direction} ${message.method ?? `response ${message.id}`}`);
-  assert.deepEqual(order.slice(2), ["client-to-agent session/new", "agent-to-client session/update", "agent-to-client response 2"]);
+  assert.deepEqual(order.slice(2), [
+    "client-to-agent session/new",
+    "agent-to-client session/update",
+    "agent-to-client response 2",
+  ]);
 });

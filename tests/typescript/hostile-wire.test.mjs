@@ -42,8 +42,16 @@ function wanted(expected, input) {
 }
 
 const side = {
-  agent: { requests: bindings.decodeAgentIncomingRequest, notifications: bindings.decodeAgentIncomingNotification, connect: bindings.connectAgent },
-  client: { requests: bindings.decodeClientIncomingRequest, notifications: bindings.decodeClientIncomingNotification, connect: bindings.connectClient },
+  agent: {
+    requests: bindings.decodeAgentIncomingRequest,
+    notifications: bindings.decodeAgentIncomingNotification,
+    connect: bindings.connectAgent,
+  },
+  client: {
+    requests: bindings.decodeClientIncomingRequest,
+    notifications: bindings.decodeClientIncomingNotification,
+    connect: bindings.connectClient,
+  },
 };
 
 /** An implementation of both sides that records the params it is called with and answers each request with a valid result. */
@@ -75,10 +83,14 @@ async function throughConnection(caseEntry, text) {
   const done = new Promise((resolve) => {
     answered = resolve;
   });
-  const end = side[caseEntry.side].connect(() => recorder(seen), (message) => {
-    sent.push(JSON.parse(message));
-    answered();
-  }, (method, error) => dropped.push({ method, error }));
+  const end = side[caseEntry.side].connect(
+    () => recorder(seen),
+    (message) => {
+      sent.push(JSON.parse(message));
+      answered();
+    },
+    (method, error) => dropped.push({ method, error }),
+  );
   const request = caseEntry.kind === "request";
   const envelope = `{"jsonrpc":"2.0",${request ? '"id":7,' : ""}"method":${JSON.stringify(caseEntry.method)},"params":${text}}`;
   await end.receive(envelope);
@@ -91,7 +103,10 @@ async function checkConnection(caseEntry, expected, text, input) {
   const connection = expected.connection;
   assert.ok(connection !== undefined, `${name}: the table gives no connection outcome`);
   const { sent, dropped, seen } = await throughConnection(caseEntry, text);
-  const errors = [...sent.filter((message) => message.error !== undefined).map((message) => message.error), ...dropped.map((report) => report.error)];
+  const errors = [
+    ...sent.filter((message) => message.error !== undefined).map((message) => message.error),
+    ...dropped.map((report) => report.error),
+  ];
   if (connection.code === null) {
     assert.deepEqual(errors, [], `${name}: an error for a message the handler should get`);
     assert.equal(seen.length, 1, `${name}: the handler was not called`);
@@ -120,10 +135,20 @@ async function check(caseEntry) {
   switch (expected.outcome) {
     case "accepted": {
       assert.ok(decoded.ok, `${name}: ${JSON.stringify(decoded.issues)}`);
-      assert.ok(jsonEqual(bindings.encode(decoded.value), wanted(expected, input)), `${name}: re-encoded to something else`);
-      if (caseEntry.wire.exact === true) assert.ok(JSON.stringify(bindings.encode(decoded.value)).includes(caseEntry.wire.fill.text), `${name}: not written back as it came`);
+      assert.ok(
+        jsonEqual(bindings.encode(decoded.value), wanted(expected, input)),
+        `${name}: re-encoded to something else`,
+      );
+      if (caseEntry.wire.exact === true)
+        assert.ok(
+          JSON.stringify(bindings.encode(decoded.value)).includes(caseEntry.wire.fill.text),
+          `${name}: not written back as it came`,
+        );
       assert.ok(call.ok, `${name}: by method, ${JSON.stringify(call.error)}`);
-      assert.ok(jsonEqual(bindings.encode(call.value.params), wanted(expected, input)), `${name}: by method, another value`);
+      assert.ok(
+        jsonEqual(bindings.encode(call.value.params), wanted(expected, input)),
+        `${name}: by method, another value`,
+      );
       break;
     }
     case "error": {
@@ -182,7 +207,10 @@ test("a __proto__ member is kept as data, round-trips and leaves the prototype a
   assert.equal(text.match(/"__proto__"/g)?.length, 2, `both written out: ${text}`);
   const again = bindings.decodeByName("SessionNotification", JSON.parse(text));
   assert.ok(again.ok && jsonEqual(again.value, decoded.value), "round-trips");
-  const meta = bindings.decodeByName("SessionNotification", JSON.parse(wire(table.cases.find((entry) => entry.name === "proto_and_constructor_untyped"))));
+  const meta = bindings.decodeByName(
+    "SessionNotification",
+    JSON.parse(wire(table.cases.find((entry) => entry.name === "proto_and_constructor_untyped"))),
+  );
   assert.ok(meta.ok);
   assert.equal(Object.getPrototypeOf(meta.value._meta), Object.prototype);
   assert.equal(meta.value._meta.constructor.prototype.polluted, true, "`constructor` is a plain member");

@@ -65,11 +65,18 @@ test("every view is as the table says and is written for comparison", () => {
         assert.equal(result.allows(section, name), flag);
       }
     }
-    assert.deepEqual([result.sessionReady, result.turnComplete, result.sessionStatus], [document.sessionReady, document.turnComplete, document.sessionStatus]);
+    assert.deepEqual(
+      [result.sessionReady, result.turnComplete, result.sessionStatus],
+      [document.sessionReady, document.turnComplete, document.sessionStatus],
+    );
     const decodedRequest = bindings.decodeInitializeRequest(pair.request);
     const decodedResponse = bindings.decodeInitializeResponse(pair.response);
     assert.ok(decodedRequest.ok && decodedResponse.ok);
-    assert.equal(JSON.stringify(bindings.negotiate(decodedRequest.value, decodedResponse.value)), JSON.stringify(result), "decoded values negotiate as their JSON does");
+    assert.equal(
+      JSON.stringify(bindings.negotiate(decodedRequest.value, decodedResponse.value)),
+      JSON.stringify(result),
+      "decoded values negotiate as their JSON does",
+    );
     lines.push(`${view.pair}\t${JSON.stringify(result)}`);
   }
   writeFileSync(join(folder, "negotiation-typescript.txt"), `${lines.join("\n")}\n`);
@@ -79,7 +86,11 @@ test("bad pairs fail with typed errors", () => {
   assert.ok(cases.errors.length > 0);
   for (const pair of cases.errors) {
     const expected = pair.error === "decode" ? bindings.DecodeError : bindings.NegotiationError;
-    assert.throws(() => negotiated(pair), (error) => error instanceof expected && (pair.error === "decode" || error.kind === pair.error), pair.name);
+    assert.throws(
+      () => negotiated(pair),
+      (error) => error instanceof expected && (pair.error === "decode" || error.kind === pair.error),
+      pair.name,
+    );
   }
 });
 
@@ -91,11 +102,15 @@ function refusals(pair, messages) {
     assert.equal(allowed.checkOutgoing(message.method, message.params), null, message.method);
     const error = refused.checkOutgoing(message.method, message.params);
     assert.ok(error instanceof bindings.CapabilityError, JSON.stringify(message));
-    assert.deepEqual([error.method, error.pointer, error.capability, error.side], [message.method, message.pointer, message.capability, message.side]);
+    assert.deepEqual(
+      [error.method, error.pointer, error.capability, error.side],
+      [message.method, message.pointer, message.capability, message.side],
+    );
   }
 }
 
-test("outgoing messages pass when advertised and are refused when not", () => refusals(cases.pairs.none, cases.outgoing));
+test("outgoing messages pass when advertised and are refused when not", () =>
+  refusals(cases.pairs.none, cases.outgoing));
 
 test("parts of allowed methods are refused when not advertised", () => {
   assert.ok(cases.partial.length > 0);

@@ -14,7 +14,9 @@ if (output === undefined) {
   process.exit(2);
 }
 const bindings = await loadBindings(folder);
-const lines = readFileSync(input, "utf8").split("\n").filter((line) => line.trim() !== "");
+const lines = readFileSync(input, "utf8")
+  .split("\n")
+  .filter((line) => line.trim() !== "");
 const results = lines.map((line, index) => {
   let entry;
   try {

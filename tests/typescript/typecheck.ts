@@ -7,7 +7,18 @@
 // so the checks hold in both directions. Only types every supported schema
 // has in the same shape are used.
 
-import type { Agent, AgentIncomingRequest, Client, ConnectOptions, DecodeResult, ElicitationPropertySchema, JsonValue, MethodName, Send, TextContent } from "acp-bindings";
+import type {
+  Agent,
+  AgentIncomingRequest,
+  Client,
+  ConnectOptions,
+  DecodeResult,
+  ElicitationPropertySchema,
+  JsonValue,
+  MethodName,
+  Send,
+  TextContent,
+} from "acp-bindings";
 import {
   connectClient,
   decodeAgentIncomingRequest,
@@ -107,7 +118,11 @@ export const options: ConnectOptions = { dropped: (method, error) => void [metho
 // @ts-expect-error `unordered` is a boolean
 export const wrongOption: ConnectOptions = { unordered: "yes" };
 export function prompt(client: Client): Promise<unknown> {
-  const end = connectClient(() => client, asyncSend, (method) => void method);
+  const end = connectClient(
+    () => client,
+    asyncSend,
+    (method) => void method,
+  );
   const signal = { aborted: false, addEventListener: () => {}, removeEventListener: () => {} };
   return end.request("session/prompt", { sessionId: "s", prompt: [] }, { signal });
 }

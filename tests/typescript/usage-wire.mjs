@@ -36,6 +36,8 @@ for (const text of wire) {
   }
 }
 if (wire.length < 7 || unknown !== 1 || failures.length > 0) {
-  throw new Error(`the usage program's wire (${wire.length} messages, ${unknown} unknown update):\n${failures.join("\n")}`);
+  throw new Error(
+    `the usage program's wire (${wire.length} messages, ${unknown} unknown update):\n${failures.join("\n")}`,
+  );
 }
 console.log(`usage wire: ${wire.length} messages round-trip`);

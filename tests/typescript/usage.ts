@@ -15,28 +15,46 @@ import { connectAgent, connectClient } from "acp-bindings";
 export const wire: string[] = [];
 const log: string[] = [];
 
-const agentEnd = connectAgent((client): Agent => ({
-  initialize: () => ({ protocolVersion: 1 }),
-  sessionNew: () => ({ sessionId: "session-1" }),
-  sessionSetMode: () => ({}),
-  sessionSetConfigOption: () => ({ configOptions: [] }),
-  sessionCancel: () => {},
-  sessionPrompt: ({ sessionId, prompt }) => {
-    const send = (update: SessionUpdate) => client.notify("session/update", { sessionId, update });
-    const first = prompt[0];
-    send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: first?.type === "text" ? `You said: ${first.text}` : "?" } });
-    send({ sessionUpdate: "tool_call", toolCallId: "call-1", title: "Reading notes.md", kind: "read", status: "in_progress" });
-    send({
-      sessionUpdate: "tool_call_update",
-      toolCallId: "call-1",
-      status: "completed",
-      content: [{ type: "content", content: { type: "text", text: "# Notes" } }],
-    });
-    send({ sessionUpdate: "plan", entries: [{ content: "Summarize the notes", priority: "high", status: "pending" }] });
-    send({ sessionUpdate: "_zed/cursor", line: 3 } as unknown as SessionUpdate);
-    return { stopReason: "end_turn" };
+const agentEnd = connectAgent(
+  (client): Agent => ({
+    initialize: () => ({ protocolVersion: 1 }),
+    sessionNew: () => ({ sessionId: "session-1" }),
+    sessionSetMode: () => ({}),
+    sessionSetConfigOption: () => ({ configOptions: [] }),
+    sessionCancel: () => {},
+    sessionPrompt: ({ sessionId, prompt }) => {
+      const send = (update: SessionUpdate) => client.notify("session/update", { sessionId, update });
+      const first = prompt[0];
+      send({
+        sessionUpdate: "agent_message_chunk",
+        content: { type: "text", text: first?.type === "text" ? `You said: ${first.text}` : "?" },
+      });
+      send({
+        sessionUpdate: "tool_call",
+        toolCallId: "call-1",
+        title: "Reading notes.md",
+        kind: "read",
+        status: "in_progress",
+      });
+      send({
+        sessionUpdate: "tool_call_update",
+        toolCallId: "call-1",
+        status: "completed",
+        content: [{ type: "content", content: { type: "text", text: "# Notes" } }],
+      });
+      send({
+        sessionUpdate: "plan",
+        entries: [{ content: "Summarize the notes", priority: "high", status: "pending" }],
+      });
+      send({ sessionUpdate: "_zed/cursor", line: 3 } as unknown as SessionUpdate);
+      return { stopReason: "end_turn" };
+    },
+  }),
+  (text) => {
+    wire.push(text);
+    void clientEnd.receive(text);
   },
-}), (text) => { wire.push(text); void clientEnd.receive(text); });
+);
 
 const demoClient: Client = {
   sessionRequestPermission: () => ({ outcome: { outcome: "cancelled" } }),
@@ -60,8 +78,24 @@ const demoClient: Client = {
   },
 };
 
-const clientEnd = connectClient(() => demoClient, (text) => { wire.push(text); void agentEnd.receive(text); }, (method, error) => log.push(`dropped ${method}: ${error.message}`));
-const answer = await clientEnd.request("session/prompt", { sessionId: "session-1", prompt: [{ type: "text", text: "hello" }] });
+const clientEnd = connectClient(
+  () => demoClient,
+  (text) => {
+    wire.push(text);
+    void agentEnd.receive(text);
+  },
+  (method, error) => log.push(`dropped ${method}: ${error.message}`),
+);
+const answer = await clientEnd.request("session/prompt", {
+  sessionId: "session-1",
+  prompt: [{ type: "text", text: "hello" }],
+});
 if (answer.stopReason !== "end_turn") throw new Error(`unexpected answer ${JSON.stringify(answer)}`);
-const expected = ["You said: hello", "tool call-1: Reading notes.md", "tool call-1 completed with 1 content", "plan: Summarize the notes"];
-if (JSON.stringify(log.slice(0, 4)) !== JSON.stringify(expected) || !log[4]?.includes('unknown tag "_zed/cursor"')) throw new Error(`the client saw ${JSON.stringify(log, null, 2)}`);
+const expected = [
+  "You said: hello",
+  "tool call-1: Reading notes.md",
+  "tool call-1 completed with 1 content",
+  "plan: Summarize the notes",
+];
+if (JSON.stringify(log.slice(0, 4)) !== JSON.stringify(expected) || !log[4]?.includes('unknown tag "_zed/cursor"'))
+  throw new Error(`the client saw ${JSON.stringify(log, null, 2)}`);

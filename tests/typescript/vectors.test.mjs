@@ -21,7 +21,9 @@ if (!folder) {
 }
 const bindings = await loadBindings(folder);
 const vectorsFolder = join(folder, "vectors");
-const files = readdirSync(vectorsFolder).filter((name) => name.endsWith(".json")).sort();
+const files = readdirSync(vectorsFolder)
+  .filter((name) => name.endsWith(".json"))
+  .sort();
 
 const counts = { valid: [0, 0], invalid: [0, 0], lenient: [0, 0] };
 
@@ -31,7 +33,9 @@ const POINTER = /at "(\/[^"]*)?"/;
 function check(kind, vector, run) {
   counts[kind][1] += 1;
   const before = structuredClone(vector.value);
-  const problem = run() ?? (jsonEqual(vector.value, before) ? null : `the decode changed its input to ${JSON.stringify(vector.value)}`);
+  const problem =
+    run() ??
+    (jsonEqual(vector.value, before) ? null : `the decode changed its input to ${JSON.stringify(vector.value)}`);
   if (problem === null) {
     counts[kind][0] += 1;
     return null;
@@ -71,7 +75,9 @@ function roundtripLenient(type, vector) {
   } catch (error) {
     return `threw ${error.message}`;
   }
-  return jsonEqual(actual, vector.expected) ? null : `came back as ${JSON.stringify(actual)}, expected ${JSON.stringify(vector.expected)}`;
+  return jsonEqual(actual, vector.expected)
+    ? null
+    : `came back as ${JSON.stringify(actual)}, expected ${JSON.stringify(vector.expected)}`;
 }
 
 test("the vectors folder is not empty", () => {
@@ -102,7 +108,9 @@ test("every method payload type decodes by name", () => {
 test("roundtrip-batch.mjs writes one value or error per line", () => {
   const scratch = mkdtempSync(join(tmpdir(), "acp-roundtrip-batch-"));
   try {
-    const sample = files.map((file) => JSON.parse(readFileSync(join(vectorsFolder, file), "utf8"))).find((vectors) => vectors.valid.length > 0 && vectors.invalid.length > 0);
+    const sample = files
+      .map((file) => JSON.parse(readFileSync(join(vectorsFolder, file), "utf8")))
+      .find((vectors) => vectors.valid.length > 0 && vectors.invalid.length > 0);
     assert.ok(sample !== undefined, "no type with valid and invalid vectors");
     const lines = [
       { type: sample.type, value: sample.valid[0].value },
@@ -111,8 +119,16 @@ test("roundtrip-batch.mjs writes one value or error per line", () => {
     const input = join(scratch, "in.jsonl");
     const output = join(scratch, "out.jsonl");
     writeFileSync(input, lines.map((line) => JSON.stringify(line)).join("\n") + "\n");
-    execFileSync(process.execPath, [fileURLToPath(new URL("./roundtrip-batch.mjs", import.meta.url)), folder, input, output]);
-    const results = readFileSync(output, "utf8").trimEnd().split("\n").map((line) => JSON.parse(line));
+    execFileSync(process.execPath, [
+      fileURLToPath(new URL("./roundtrip-batch.mjs", import.meta.url)),
+      folder,
+      input,
+      output,
+    ]);
+    const results = readFileSync(output, "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     assert.equal(results.length, 2);
     assert.equal(results[0].type, sample.type);
     assert.ok(jsonEqual(results[0].value, sample.valid[0].value), JSON.stringify(results[0]));

@@ -41,7 +41,8 @@ fn records(path: &Path) -> Result<Vec<(Direction, Value)>> {
         .enumerate()
         .filter(|(_, line)| !line.trim().is_empty())
         .map(|(index, line)| {
-            let record: Value = serde_json::from_str(line).with_context(|| format!("{}:{}", path.display(), index + 1))?;
+            let record: Value =
+                serde_json::from_str(line).with_context(|| format!("{}:{}", path.display(), index + 1))?;
             let direction = match record["direction"].as_str() {
                 Some("client-to-agent") => Direction::ClientToAgent,
                 Some("agent-to-client") => Direction::AgentToClient,
@@ -77,13 +78,17 @@ fn payloads(ir: &Ir, name: &str, records: &[(Direction, Value)]) -> Result<Vec<(
                 typed.push((type_name.clone(), params, format!("{at} {method}")));
             }
             (None, Some(id)) => {
-                let Some(method) = asked.get(&(!from_client, id.clone())) else { bail!("{at}: a response to no request") };
+                let Some(method) = asked.get(&(!from_client, id.clone())) else {
+                    bail!("{at}: a response to no request")
+                };
                 match (message.get("result"), message.get("error")) {
                     (Some(result), None) => {
                         let request = ir.methods[method].request.as_ref().context("a request method")?;
                         typed.push((request.result.clone(), result.clone(), format!("{at} {method} result")));
                     }
-                    (None, Some(error)) => typed.push(("Error".to_owned(), error.clone(), format!("{at} {method} error"))),
+                    (None, Some(error)) => {
+                        typed.push(("Error".to_owned(), error.clone(), format!("{at} {method} error")))
+                    }
                     _ => bail!("{at}: a response with neither result nor error"),
                 }
             }
@@ -104,17 +109,40 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str, schema: &ExtendedSche
     let mut findings = Vec::new();
     let files = captures(workspace)?;
     for path in &files {
-        let name = path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = path
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let records = records(path)?;
         let mut checker = Checker::new(&schema.document, ir).map_err(|error| anyhow::anyhow!("{label}: {error}"))?;
         for (line, (direction, message)) in records.iter().enumerate() {
-            let place = Place { input: 0, line: line as u64 + 1 };
-            findings.extend(checker.message(place, *direction, message.clone()).into_iter().map(|finding| format!("{name}: {finding:?}")));
+            let place = Place {
+                input: 0,
+                line: line as u64 + 1,
+            };
+            findings.extend(
+                checker
+                    .message(place, *direction, message.clone())
+                    .into_iter()
+                    .map(|finding| format!("{name}: {finding:?}")),
+            );
         }
-        findings.extend(checker.finish().into_iter().map(|finding| format!("{name}: {finding:?}")));
+        findings.extend(
+            checker
+                .finish()
+                .into_iter()
+                .map(|finding| format!("{name}: {finding:?}")),
+        );
         for (type_name, value, at) in payloads(ir, &name, &records)? {
             let expected = Expected::Verdict(Verdict::Accepted(value.clone()));
-            cases.push(Case { type_name, name: at, kind: "valid", value, expected, double_lossy: false });
+            cases.push(Case {
+                type_name,
+                name: at,
+                kind: "valid",
+                value,
+                expected,
+                double_lossy: false,
+            });
         }
     }
     let failures = chain::run_cases(workspace, bindings, "captures", &cases, Compare::EXACT)?;
@@ -129,7 +157,11 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str, schema: &ExtendedSche
         println!("  {line}");
     }
     if !failures.is_empty() || !findings.is_empty() {
-        bail!("{label}: {} captured messages changed, {} trace findings", failures.len(), findings.len());
+        bail!(
+            "{label}: {} captured messages changed, {} trace findings",
+            failures.len(),
+            findings.len()
+        );
     }
     Ok(())
 }

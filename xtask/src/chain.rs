@@ -43,9 +43,15 @@ pub enum Verdict {
 
 impl Verdict {
     fn of(line: &Value) -> Result<Verdict> {
-        match (line.get("value"), line.get("error"), line.get("pointer").and_then(Value::as_str)) {
+        match (
+            line.get("value"),
+            line.get("error"),
+            line.get("pointer").and_then(Value::as_str),
+        ) {
             (Some(value), None, _) => Ok(Verdict::Accepted(value.clone())),
-            (None, Some(_), Some(pointer)) => Ok(Verdict::Rejected { pointer: pointer.to_owned() }),
+            (None, Some(_), Some(pointer)) => Ok(Verdict::Rejected {
+                pointer: pointer.to_owned(),
+            }),
             _ => bail!("a result line is neither a value nor an error with a pointer: {line}"),
         }
     }
@@ -91,12 +97,17 @@ pub struct Compare {
 
 impl Compare {
     /// Exactly: numbers as written, rejections at the same pointer.
-    pub const EXACT: Compare = Compare { numbers: Numbers::Exact, judge_rejections: false };
+    pub const EXACT: Compare = Compare {
+        numbers: Numbers::Exact,
+        judge_rejections: false,
+    };
 }
 
 /// Whether one JSON pointer is the other or lies inside it.
 pub fn related(left: &str, right: &str) -> bool {
-    let inside = |outer: &str, inner: &str| inner == outer || (inner.starts_with(outer) && inner.as_bytes().get(outer.len()) == Some(&b'/'));
+    let inside = |outer: &str, inner: &str| {
+        inner == outer || (inner.starts_with(outer) && inner.as_bytes().get(outer.len()) == Some(&b'/'))
+    };
     inside(left, right) || inside(right, left)
 }
 
@@ -143,12 +154,19 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
     let cases = load_cases(&bindings.join("vectors"))?;
     let failures = run_cases(workspace, bindings, "chain", &cases, Compare::EXACT)?;
     let passed = cases.len() - failures.len();
-    println!("chain {label} (Rust -> TypeScript -> Python -> Rust): {passed} of {} vectors agree", cases.len());
+    println!(
+        "chain {label} (Rust -> TypeScript -> Python -> Rust): {passed} of {} vectors agree",
+        cases.len()
+    );
     for failure in failures.iter().take(40) {
         println!("  {failure}");
     }
     if !failures.is_empty() {
-        bail!("{} of {} vectors changed along the chain for {label}", failures.len(), cases.len());
+        bail!(
+            "{} of {} vectors changed along the chain for {label}",
+            failures.len(),
+            cases.len()
+        );
     }
     Ok(())
 }
@@ -158,23 +176,42 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
 /// [`Expected`], every later one must agree with the step before it. Gives
 /// one line per case that failed, naming the type, the case and the two
 /// languages.
-pub fn run_cases(workspace: &Path, bindings: &Path, name: &str, cases: &[Case], compare: Compare) -> Result<Vec<String>> {
+pub fn run_cases(
+    workspace: &Path,
+    bindings: &Path,
+    name: &str,
+    cases: &[Case],
+    compare: Compare,
+) -> Result<Vec<String>> {
     let folder = bindings.join(name);
     std::fs::create_dir_all(&folder)?;
-    let label = bindings.file_name().map(|label| label.to_string_lossy().into_owned()).unwrap_or_default();
-    let rust = || Step { language: "Rust", program: crate::test_rust::batch_program(workspace), arguments: Vec::new() };
+    let label = bindings
+        .file_name()
+        .map(|label| label.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let rust = || Step {
+        language: "Rust",
+        program: crate::test_rust::batch_program(workspace),
+        arguments: Vec::new(),
+    };
     let steps = [
         rust(),
         Step {
             language: "TypeScript",
             program: PathBuf::from("node"),
-            arguments: vec![workspace.join("tests/typescript/roundtrip-batch.mjs"), bindings.to_path_buf()],
+            arguments: vec![
+                workspace.join("tests/typescript/roundtrip-batch.mjs"),
+                bindings.to_path_buf(),
+            ],
         },
         Step {
             // The Python suite, which runs before the chain, made this environment.
             language: "Python",
             program: workspace.join(".tools").join("venv").join("bin").join("python"),
-            arguments: vec![workspace.join("tests/python/roundtrip_batch.py"), bindings.to_path_buf()],
+            arguments: vec![
+                workspace.join("tests/python/roundtrip_batch.py"),
+                bindings.to_path_buf(),
+            ],
         },
         rust(),
     ];
@@ -187,20 +224,41 @@ pub fn run_cases(workspace: &Path, bindings: &Path, name: &str, cases: &[Case], 
             .iter()
             .zip(&previous)
             .map(|(case, verdict)| match verdict {
-                Some(Verdict::Accepted(value)) if case.kind == "valid" => json!({"type": case.type_name, "value": value}),
+                Some(Verdict::Accepted(value)) if case.kind == "valid" => {
+                    json!({"type": case.type_name, "value": value})
+                }
                 _ => json!({"type": case.type_name, "value": case.value}),
             })
             .collect();
         let input = write_lines(&folder.join(format!("{index}-in.jsonl")), &inputs)?;
         let output = folder.join(format!("{}-{}.jsonl", index + 1, step.language.to_lowercase()));
-        run_checked(&mut step.command(&input, &output), &format!("the {} step of the chain for {label}", step.language))?;
+        run_checked(
+            &mut step.command(&input, &output),
+            &format!("the {} step of the chain for {label}", step.language),
+        )?;
         let results = read_lines(&output)?;
         if results.len() != cases.len() {
-            bail!("the {} step returned {} lines for {} inputs", step.language, results.len(), cases.len());
+            bail!(
+                "the {} step returned {} lines for {} inputs",
+                step.language,
+                results.len(),
+                cases.len()
+            );
         }
-        let mut verdicts: Vec<Verdict> = results.iter().map(Verdict::of).collect::<Result<_>>().with_context(|| format!("reading {}", output.display()))?;
+        let mut verdicts: Vec<Verdict> = results
+            .iter()
+            .map(Verdict::of)
+            .collect::<Result<_>>()
+            .with_context(|| format!("reading {}", output.display()))?;
         let typescript = step.language == "TypeScript";
-        let compare = if typescript && compare.numbers == Numbers::ByValue { Compare { numbers: Numbers::Doubles, ..compare } } else { compare };
+        let compare = if typescript && compare.numbers == Numbers::ByValue {
+            Compare {
+                numbers: Numbers::Doubles,
+                ..compare
+            }
+        } else {
+            compare
+        };
         for (position, (verdict, before)) in verdicts.iter_mut().zip(&previous).enumerate() {
             let case = &cases[position];
             if typescript && case.double_lossy {
@@ -213,12 +271,22 @@ pub fn run_cases(workspace: &Path, bindings: &Path, name: &str, cases: &[Case], 
             }
             let judged = match before {
                 Some(before) if verdict.agrees(before, compare) => Ok(()),
-                Some(Verdict::Rejected { .. }) if compare.judge_rejections && matches!(verdict, Verdict::Rejected { .. }) => case.expected.judge(verdict, compare),
+                Some(Verdict::Rejected { .. })
+                    if compare.judge_rejections && matches!(verdict, Verdict::Rejected { .. }) =>
+                {
+                    case.expected.judge(verdict, compare)
+                }
                 Some(before) => Err(format!("{previous_name} {} but", before.describe())),
                 None => case.expected.judge(verdict, compare),
             };
             if let Err(reason) = judged {
-                failures.push(format!("{} / {}: {reason} {} {}", case.type_name, case.name, step.language, verdict.describe()));
+                failures.push(format!(
+                    "{} / {}: {reason} {} {}",
+                    case.type_name,
+                    case.name,
+                    step.language,
+                    verdict.describe()
+                ));
                 broken[position] = true;
             }
         }
@@ -233,9 +301,14 @@ pub fn run_cases(workspace: &Path, bindings: &Path, name: &str, cases: &[Case], 
 /// differs from `1.0`).
 pub fn same_value(left: &Value, right: &Value, numbers: Numbers) -> bool {
     match (left, right) {
-        (Value::Array(left), Value::Array(right)) => left.len() == right.len() && left.iter().zip(right).all(|(a, b)| same_value(a, b, numbers)),
+        (Value::Array(left), Value::Array(right)) => {
+            left.len() == right.len() && left.iter().zip(right).all(|(a, b)| same_value(a, b, numbers))
+        }
         (Value::Object(left), Value::Object(right)) => {
-            left.len() == right.len() && left.iter().all(|(key, value)| right.get(key).is_some_and(|other| same_value(value, other, numbers)))
+            left.len() == right.len()
+                && left
+                    .iter()
+                    .all(|(key, value)| right.get(key).is_some_and(|other| same_value(value, other, numbers)))
         }
         (Value::Number(left), Value::Number(right)) => match numbers {
             Numbers::Exact => left == right,
@@ -257,32 +330,67 @@ fn load_cases(folder: &Path) -> Result<Vec<Case>> {
     paths.sort();
     let mut cases = Vec::new();
     for path in paths {
-        let file: Value = serde_json::from_str(&std::fs::read_to_string(&path)?).with_context(|| format!("reading {}", path.display()))?;
-        let type_name = file["type"].as_str().with_context(|| format!("{}: no type name", path.display()))?.to_owned();
-        let list = |kind: &str| file[kind].as_array().cloned().with_context(|| format!("{}: no {kind} list", path.display()));
+        let file: Value = serde_json::from_str(&std::fs::read_to_string(&path)?)
+            .with_context(|| format!("reading {}", path.display()))?;
+        let type_name = file["type"]
+            .as_str()
+            .with_context(|| format!("{}: no type name", path.display()))?
+            .to_owned();
+        let list = |kind: &str| {
+            file[kind]
+                .as_array()
+                .cloned()
+                .with_context(|| format!("{}: no {kind} list", path.display()))
+        };
         let valid = list("valid")?;
         if valid.is_empty() {
             bail!("{}: no valid vector", path.display());
         }
         let mut push = |vector: &Value, kind: &'static str, expected: Expected| {
             let name = vector["name"].as_str().unwrap_or_default().to_owned();
-            cases.push(Case { type_name: type_name.clone(), name, kind, value: vector["value"].clone(), expected, double_lossy: false });
+            cases.push(Case {
+                type_name: type_name.clone(),
+                name,
+                kind,
+                value: vector["value"].clone(),
+                expected,
+                double_lossy: false,
+            });
         };
         for vector in &valid {
-            push(vector, "valid", Expected::Verdict(Verdict::Accepted(vector["value"].clone())));
+            push(
+                vector,
+                "valid",
+                Expected::Verdict(Verdict::Accepted(vector["value"].clone())),
+            );
         }
         for vector in &list("invalid")? {
-            let pointer = vector["pointer"].as_str().with_context(|| format!("{}: an invalid vector without a pointer", path.display()))?;
-            push(vector, "invalid", Expected::Verdict(Verdict::Rejected { pointer: pointer.to_owned() }));
+            let pointer = vector["pointer"]
+                .as_str()
+                .with_context(|| format!("{}: an invalid vector without a pointer", path.display()))?;
+            push(
+                vector,
+                "invalid",
+                Expected::Verdict(Verdict::Rejected {
+                    pointer: pointer.to_owned(),
+                }),
+            );
         }
         for vector in &list("lenient")? {
-            push(vector, "lenient", Expected::Verdict(Verdict::Accepted(vector["expected"].clone())));
+            push(
+                vector,
+                "lenient",
+                Expected::Verdict(Verdict::Accepted(vector["expected"].clone())),
+            );
         }
     }
     for (kind, minimum) in MINIMUM {
         let count = cases.iter().filter(|case| case.kind == kind).count();
         if count < minimum {
-            bail!("{}: {count} {kind} vectors, fewer than the chain's minimum of {minimum}", folder.display());
+            bail!(
+                "{}: {count} {kind} vectors, fewer than the chain's minimum of {minimum}",
+                folder.display()
+            );
         }
     }
     Ok(cases)
@@ -309,13 +417,23 @@ mod tests {
     #[test]
     fn numbers_compare_exactly() {
         assert!(!same_value(&json!(1), &json!(1.0), Numbers::Exact));
-        assert!(!same_value(&json!(9007199254740993u64), &json!(9007199254740992u64), Numbers::Exact));
-        assert!(same_value(&json!({"a": [1, 2.5], "b": null}), &json!({"b": null, "a": [1, 2.5]}), Numbers::Exact));
+        assert!(!same_value(
+            &json!(9007199254740993u64),
+            &json!(9007199254740992u64),
+            Numbers::Exact
+        ));
+        assert!(same_value(
+            &json!({"a": [1, 2.5], "b": null}),
+            &json!({"b": null, "a": [1, 2.5]}),
+            Numbers::Exact
+        ));
     }
 
     #[test]
     fn a_rejection_agrees_only_at_the_same_pointer() {
-        let at = |pointer: &str| Verdict::Rejected { pointer: pointer.to_owned() };
+        let at = |pointer: &str| Verdict::Rejected {
+            pointer: pointer.to_owned(),
+        };
         assert!(at("/a").agrees(&at("/a"), Compare::EXACT));
         assert!(!at("/a").agrees(&at(""), Compare::EXACT));
         assert!(!at("/a").agrees(&Verdict::Accepted(json!({"a": 1})), Compare::EXACT));
@@ -327,8 +445,16 @@ mod tests {
     fn numbers_compare_by_value_with_integers_exact_but_as_doubles() {
         assert!(same_value(&json!({"a": 1}), &json!({"a": 1.0}), Numbers::ByValue));
         assert!(same_value(&json!(-0.0), &json!(0), Numbers::ByValue));
-        assert!(!same_value(&json!(9007199254740993u64), &json!(9007199254740992u64), Numbers::ByValue));
-        assert!(same_value(&json!(9007199254740993u64), &json!(9007199254740992u64), Numbers::Doubles));
+        assert!(!same_value(
+            &json!(9007199254740993u64),
+            &json!(9007199254740992u64),
+            Numbers::ByValue
+        ));
+        assert!(same_value(
+            &json!(9007199254740993u64),
+            &json!(9007199254740992u64),
+            Numbers::Doubles
+        ));
         assert!(!same_value(&json!(1.5), &json!(1), Numbers::Doubles));
     }
 }

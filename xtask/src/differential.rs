@@ -15,15 +15,19 @@ use acp_codegen::ir::{AdditionalProperties, Field, Payload, TypeExpr, TypeKind, 
 use acp_codegen::lower::{lower, Unsupported};
 use acp_codegen::Ir;
 
-use crate::tools::run_checked;
 use crate::tools::cargo;
+use crate::tools::run_checked;
 
 /// The `$defs` names the JSON-RPC envelopes of the schema root use: the
 /// official crate models those as generic wrappers, not as payload types.
 fn envelope_names(schema: &Value) -> BTreeSet<String> {
     let mut names = BTreeSet::new();
     let mut collect = |node: &Value| {
-        if let Some(reference) = node.pointer("/allOf/0/$ref").or_else(|| node.get("$ref")).and_then(Value::as_str) {
+        if let Some(reference) = node
+            .pointer("/allOf/0/$ref")
+            .or_else(|| node.get("$ref"))
+            .and_then(Value::as_str)
+        {
             names.insert(reference.trim_start_matches("#/$defs/").to_owned());
         }
     };
@@ -39,7 +43,11 @@ fn envelope_names(schema: &Value) -> BTreeSet<String> {
 /// Public type names the official crate's `v1` module declares, read from
 /// the pinned crate's source.
 fn official_type_names(workspace: &Path) -> Result<BTreeSet<String>> {
-    let metadata = cargo().args(["metadata", "--format-version", "1", "--quiet"]).current_dir(workspace).output().context("running cargo metadata")?;
+    let metadata = cargo()
+        .args(["metadata", "--format-version", "1", "--quiet"])
+        .current_dir(workspace)
+        .output()
+        .context("running cargo metadata")?;
     let metadata: Value = serde_json::from_slice(&metadata.stdout).context("reading cargo metadata")?;
     let manifest = metadata["packages"]
         .as_array()
@@ -48,12 +56,18 @@ fn official_type_names(workspace: &Path) -> Result<BTreeSet<String>> {
         .find(|package| package["name"] == "agent-client-protocol-schema")
         .and_then(|package| package["manifest_path"].as_str())
         .context("the official crate is not a dependency of the workspace")?;
-    let source = Path::new(manifest).parent().context("manifest path")?.join("src").join("v1");
+    let source = Path::new(manifest)
+        .parent()
+        .context("manifest path")?
+        .join("src")
+        .join("v1");
     let mut names = BTreeSet::new();
     for entry in std::fs::read_dir(&source).with_context(|| format!("reading {}", source.display()))? {
         let text = std::fs::read_to_string(entry?.path())?;
         for line in text.lines() {
-            let declared = line.strip_prefix("pub struct ").or_else(|| line.strip_prefix("pub enum "));
+            let declared = line
+                .strip_prefix("pub struct ")
+                .or_else(|| line.strip_prefix("pub enum "));
             if let Some(rest) = declared {
                 let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
                 names.insert(name);
@@ -84,7 +98,12 @@ fn add_fields(members: &mut Map<String, Value>, fields: &[Field]) {
         if let Some(default) = &field.default {
             member["default"] = default.clone();
         }
-        members.entry(field.wire_name.clone()).or_insert_with(|| json!([])).as_array_mut().expect("members are arrays").push(member);
+        members
+            .entry(field.wire_name.clone())
+            .or_insert_with(|| json!([]))
+            .as_array_mut()
+            .expect("members are arrays")
+            .push(member);
     }
 }
 
@@ -148,7 +167,9 @@ fn member_graph(ir: &Ir) -> Value {
 
 /// Builds and runs the differential harness against the official crate.
 pub fn run(workspace: &Path, bindings: &Path, target: &Path) -> Result<()> {
-    let schema: Value = serde_json::from_str(&std::fs::read_to_string(bindings.join("schema").join("acp.schema.json"))?)?;
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(
+        bindings.join("schema").join("acp.schema.json"),
+    )?)?;
     let base = acp_schema_source::upstream::default_schema();
     let envelopes = envelope_names(&base);
     let official = official_type_names(workspace)?;
@@ -156,16 +177,24 @@ pub fn run(workspace: &Path, bindings: &Path, target: &Path) -> Result<()> {
         .as_object()
         .context("the schema has no $defs")?
         .keys()
-        .filter(|name| base["$defs"].get(name.as_str()).is_some() && official.contains(*name) && !envelopes.contains(*name))
+        .filter(|name| {
+            base["$defs"].get(name.as_str()).is_some() && official.contains(*name) && !envelopes.contains(*name)
+        })
         .collect();
     let arms: String = compared
         .iter()
-        .map(|name| format!("        \"{name}\" => Some(roundtrip::<::agent_client_protocol_schema::v1::{name}>(json)),\n"))
+        .map(|name| {
+            format!("        \"{name}\" => Some(roundtrip::<::agent_client_protocol_schema::v1::{name}>(json)),\n")
+        })
         .collect();
     let harness = bindings.join("rust-differential");
     std::fs::create_dir_all(harness.join("src"))?;
     std::fs::create_dir_all(harness.join("tests"))?;
-    std::fs::write(harness.join("Cargo.toml"), include_str!("../../tests/rust/harness/differential.Cargo.toml").replace("{upstream}", acp_schema_source::upstream::UPSTREAM_VERSION))?;
+    std::fs::write(
+        harness.join("Cargo.toml"),
+        include_str!("../../tests/rust/harness/differential.Cargo.toml")
+            .replace("{upstream}", acp_schema_source::upstream::UPSTREAM_VERSION),
+    )?;
     std::fs::write(
         harness.join("src").join("lib.rs"),
         format!(
@@ -178,14 +207,26 @@ pub fn run(workspace: &Path, bindings: &Path, target: &Path) -> Result<()> {
              pub fn official_roundtrip(name: &str, json: &Value) -> Option<Result<Value, String>> {{\n    match name {{\n{arms}        _ => None,\n    }}\n}}\n"
         ),
     )?;
-    std::fs::copy(workspace.join("tests").join("rust").join("differential.rs"), harness.join("tests").join("differential.rs"))?;
+    std::fs::copy(
+        workspace.join("tests").join("rust").join("differential.rs"),
+        harness.join("tests").join("differential.rs"),
+    )?;
     // The official crate knows the base schema, not the RFDs: compare on the
     // base's vectors (which the extended bindings accept too), and judge what
     // it adds or drops by the base's members.
-    let base_schema = acp_schema_source::load(&acp_schema_source::SourceOptions { schema_file: None, rfds: acp_schema_source::RfdSelection::Nothing })?;
+    let base_schema = acp_schema_source::load(&acp_schema_source::SourceOptions {
+        schema_file: None,
+        rfds: acp_schema_source::RfdSelection::Nothing,
+    })?;
     let base_ir = lower(&base_schema, Unsupported::Fail)?;
-    crate::output::replace_directory(&harness.join("vectors"), &crate::generate::checked_vectors(&base_schema, &base_ir)?)?;
-    std::fs::write(harness.join("members.json"), serde_json::to_string_pretty(&member_graph(&base_ir))? + "\n")?;
+    crate::output::replace_directory(
+        &harness.join("vectors"),
+        &crate::generate::checked_vectors(&base_schema, &base_ir)?,
+    )?;
+    std::fs::write(
+        harness.join("members.json"),
+        serde_json::to_string_pretty(&member_graph(&base_ir))? + "\n",
+    )?;
     run_checked(
         cargo()
             .args(["test", "--quiet", "--", "--nocapture"])

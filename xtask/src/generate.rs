@@ -24,21 +24,48 @@ pub type Outputs = Vec<(String, Files)>;
 /// `python`); empty means all. `tolerant` opens every closed tagged union
 /// on decode ([`acp_codegen::tolerant`]); `strict_names` refuses a name the
 /// collision rule would change ([`crate::lowering`]).
-pub fn render(source: &SourceOptions, names: &PackageNames, languages: &[String], tolerant: bool, strict_names: bool) -> Result<Outputs> {
-    render_schema(&acp_schema_source::load(source)?, names, languages, tolerant, strict_names)
+pub fn render(
+    source: &SourceOptions,
+    names: &PackageNames,
+    languages: &[String],
+    tolerant: bool,
+    strict_names: bool,
+) -> Result<Outputs> {
+    render_schema(
+        &acp_schema_source::load(source)?,
+        names,
+        languages,
+        tolerant,
+        strict_names,
+    )
 }
 
 /// [`render`] for a schema already assembled.
-pub fn render_schema(schema: &ExtendedSchema, names: &PackageNames, languages: &[String], tolerant: bool, strict_names: bool) -> Result<Outputs> {
+pub fn render_schema(
+    schema: &ExtendedSchema,
+    names: &PackageNames,
+    languages: &[String],
+    tolerant: bool,
+    strict_names: bool,
+) -> Result<Outputs> {
     render_into(schema, names, languages, tolerant, strict_names, &|_| Ok(Files::new()))
 }
 
 /// Generates from `source` into `out`: each folder is staged as it is
 /// rendered ([`output::Update`]) and all of them are committed only once
 /// every one has been rendered, so bad input writes nothing.
-pub fn generate(source: &SourceOptions, names: &PackageNames, languages: &[String], tolerant: bool, strict_names: bool, out: &Path) -> Result<()> {
+pub fn generate(
+    source: &SourceOptions,
+    names: &PackageNames,
+    languages: &[String],
+    tolerant: bool,
+    strict_names: bool,
+    out: &Path,
+) -> Result<()> {
     let schema = acp_schema_source::load(source)?;
-    let updates = render_into(&schema, names, languages, tolerant, strict_names, &|folder| output::Update::begin(&out.join(folder)))?;
+    let updates = render_into(&schema, names, languages, tolerant, strict_names, &|folder| {
+        output::Update::begin(&out.join(folder))
+    })?;
     updates.into_iter().try_for_each(|(_, update)| update.commit())
 }
 
@@ -54,7 +81,11 @@ fn render_into<S: acp_generate::Sink + Send>(
     open: &(dyn Fn(&str) -> Result<S> + Sync),
 ) -> Result<Vec<(String, S)>> {
     let ir = crate::lowering::lower_told(schema, Unsupported::Fail, strict_names)?;
-    let options = acp_generate::Options { names: names.clone(), languages: languages.to_vec(), tolerant };
+    let options = acp_generate::Options {
+        names: names.clone(),
+        languages: languages.to_vec(),
+        tolerant,
+    };
     let open = |folder: &str| open(folder).map_err(|error| acp_generate::Error::Sink(format!("{error:#}")));
     Ok(acp_generate::generate_into(schema, &ir, &options, &open)?)
 }
@@ -66,7 +97,9 @@ pub fn render_bindings(ir: &acp_codegen::Ir, names: &PackageNames) -> Result<Out
 
 /// Writes every rendered folder under `out`.
 pub fn write(out: &Path, outputs: &Outputs) -> Result<()> {
-    outputs.iter().try_for_each(|(folder, files)| output::replace_directory(&out.join(folder), files))
+    outputs
+        .iter()
+        .try_for_each(|(folder, files)| output::replace_directory(&out.join(folder), files))
 }
 
 /// The vectors of `ir`, refused if the validator disagrees with any of them.

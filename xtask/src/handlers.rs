@@ -37,31 +37,61 @@ fn official(declarations: &str) -> BTreeMap<(Side, String), Handler> {
             _ => {}
         }
         let Some(side) = side else { continue };
-        let Some((head, rest)) = line.trim().split_once("(params: schema.") else { continue };
+        let Some((head, rest)) = line.trim().split_once("(params: schema.") else {
+            continue;
+        };
         let params: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
         let optional = head.ends_with('?');
-        handlers.insert((side, params), Handler { name: head.trim_end_matches('?').to_owned(), optional });
+        handlers.insert(
+            (side, params),
+            Handler {
+                name: head.trim_end_matches('?').to_owned(),
+                optional,
+            },
+        );
     }
     handlers
 }
 
 /// Fails when `ir` requires a handler the official SDK leaves optional.
 pub fn check(upstream_root: &Path, label: &str, ir: &Ir) -> Result<()> {
-    let file = upstream_root.join(format!("sdk-{OFFICIAL_RELEASE}")).join("package/dist/acp.d.ts");
+    let file = upstream_root
+        .join(format!("sdk-{OFFICIAL_RELEASE}"))
+        .join("package/dist/acp.d.ts");
     let declarations = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
     let handlers = official(&declarations);
     if handlers.len() < 10 {
-        bail!("{}: found {} handlers in its Agent and Client interfaces", file.display(), handlers.len());
+        bail!(
+            "{}: found {} handlers in its Agent and Client interfaces",
+            file.display(),
+            handlers.len()
+        );
     }
     let mut compared = 0;
     let mut wrong = Vec::new();
     for method in ir.methods.values() {
-        let uses = method.request.iter().map(|request| (request.side, &request.params)).chain(method.notification.iter().map(|notification| (notification.side, &notification.params)));
+        let uses = method
+            .request
+            .iter()
+            .map(|request| (request.side, &request.params))
+            .chain(
+                method
+                    .notification
+                    .iter()
+                    .map(|notification| (notification.side, &notification.params)),
+            );
         for (side, params) in uses {
-            let Some(handler) = handlers.get(&(side, params.clone())) else { continue };
+            let Some(handler) = handlers.get(&(side, params.clone())) else {
+                continue;
+            };
             compared += 1;
             if method.optional(side).is_none() && handler.optional {
-                wrong.push(format!("`{}` is required of the {} here, but the official `{}?` is optional", method.name, side.as_str(), handler.name));
+                wrong.push(format!(
+                    "`{}` is required of the {} here, but the official `{}?` is optional",
+                    method.name,
+                    side.as_str(),
+                    handler.name
+                ));
             }
         }
     }
@@ -81,8 +111,19 @@ mod tests {
     use acp_codegen::ir::{Method, RequestMethod};
 
     fn ir_with(method: &str, params: &str, not_negotiated: Option<&str>) -> Ir {
-        let request = RequestMethod { side: Side::Agent, params: params.to_owned(), result: "X".to_owned() };
-        let method = Method { name: method.to_owned(), request: Some(request), notification: None, gate: None, not_negotiated: not_negotiated.map(str::to_owned), unstable: false };
+        let request = RequestMethod {
+            side: Side::Agent,
+            params: params.to_owned(),
+            result: "X".to_owned(),
+        };
+        let method = Method {
+            name: method.to_owned(),
+            request: Some(request),
+            notification: None,
+            gate: None,
+            not_negotiated: not_negotiated.map(str::to_owned),
+            unstable: false,
+        };
         Ir {
             origin: "test".to_owned(),
             overlays: Vec::new(),
@@ -100,14 +141,25 @@ mod tests {
         let root = std::env::temp_dir().join(format!("acp-handlers-test-{}", std::process::id()));
         let dist = root.join(format!("sdk-{OFFICIAL_RELEASE}")).join("package/dist");
         std::fs::create_dir_all(&dist).unwrap();
-        let mut declarations = String::from("export interface Agent {\n    setSessionMode?(params: schema.SetSessionModeRequest): X;\n");
+        let mut declarations =
+            String::from("export interface Agent {\n    setSessionMode?(params: schema.SetSessionModeRequest): X;\n");
         for index in 0..10 {
             declarations.push_str(&format!("    other{index}(params: schema.Other{index}): X;\n"));
         }
         declarations.push_str("}\n");
         std::fs::write(dist.join("acp.d.ts"), declarations).unwrap();
-        assert!(check(&root, "test", &ir_with("session/set_mode", "SetSessionModeRequest", None)).is_err());
-        assert!(check(&root, "test", &ir_with("session/set_mode", "SetSessionModeRequest", Some("offered per session"))).is_ok());
+        assert!(check(
+            &root,
+            "test",
+            &ir_with("session/set_mode", "SetSessionModeRequest", None)
+        )
+        .is_err());
+        assert!(check(
+            &root,
+            "test",
+            &ir_with("session/set_mode", "SetSessionModeRequest", Some("offered per session"))
+        )
+        .is_ok());
         std::fs::remove_dir_all(&root).unwrap();
     }
 

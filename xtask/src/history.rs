@@ -40,7 +40,11 @@ struct Release {
 impl Release {
     /// `sdk@0.7.0`, `zed@0.3.1`.
     fn short(&self) -> String {
-        let name = if self.package.starts_with("@zed-industries/") { "zed" } else { "sdk" };
+        let name = if self.package.starts_with("@zed-industries/") {
+            "zed"
+        } else {
+            "sdk"
+        };
         format!("{name}@{}", self.version)
     }
 }
@@ -98,16 +102,31 @@ pub fn run(workspace: &Path) -> Result<()> {
             let (base, head) = (&pair[0], &pair[1]);
             let key = format!("{line} {} -> {}", base.short(), head.short());
             seen.insert(key.clone());
-            let outcome = crate::review::run(&path_of(&root, base)?.display().to_string(), &path_of(&root, head)?.display().to_string(), false, false).with_context(|| format!("reviewing {key}"))?;
+            let outcome = crate::review::run(
+                &path_of(&root, base)?.display().to_string(),
+                &path_of(&root, head)?.display().to_string(),
+                false,
+                false,
+            )
+            .with_context(|| format!("reviewing {key}"))?;
             let review = outcome.review;
-            for finding in review.findings.iter().filter(|finding| finding.level == Level::Breaking) {
+            for finding in review
+                .findings
+                .iter()
+                .filter(|finding| finding.level == Level::Breaking)
+            {
                 for witness in &finding.witnesses {
                     let (writer, reader) = match witness.reader {
                         Reader::Old => (head, base),
                         Reader::New => (base, head),
                     };
                     let node = |release: &Release, pointer: &str| json!({"file": path_of(&root, release).map(|path| path.display().to_string()).unwrap_or_default(), "pointer": pointer});
-                    let payload = witness.message.get("params").or_else(|| witness.message.get("result")).cloned().unwrap_or_default();
+                    let payload = witness
+                        .message
+                        .get("params")
+                        .or_else(|| witness.message.get("result"))
+                        .cloned()
+                        .unwrap_or_default();
                     cases.push(json!({
                         "label": format!("{key}: {} {} ({} readers)", finding.rule, finding.subject, witness.reader.as_str()),
                         "writer": node(writer, &witness.writer_schema),
@@ -116,17 +135,37 @@ pub fn run(workspace: &Path) -> Result<()> {
                     }));
                 }
             }
-            let found: BTreeSet<(String, String)> =
-                review.findings.iter().filter(|finding| finding.level == Level::Breaking).map(|finding| (finding.rule.to_owned(), finding.subject.clone())).collect();
-            let expected: BTreeSet<(String, String)> =
-                verdicts.pairs.get(&key).map(|pair| pair.breaking.iter().map(|verdict| (verdict.rule.clone(), verdict.subject.clone())).collect()).unwrap_or_default();
+            let found: BTreeSet<(String, String)> = review
+                .findings
+                .iter()
+                .filter(|finding| finding.level == Level::Breaking)
+                .map(|finding| (finding.rule.to_owned(), finding.subject.clone()))
+                .collect();
+            let expected: BTreeSet<(String, String)> = verdicts
+                .pairs
+                .get(&key)
+                .map(|pair| {
+                    pair.breaking
+                        .iter()
+                        .map(|verdict| (verdict.rule.clone(), verdict.subject.clone()))
+                        .collect()
+                })
+                .unwrap_or_default();
             for (rule, subject) in found.difference(&expected) {
-                let witness = review.findings.iter().find(|finding| finding.rule == rule && &finding.subject == subject).and_then(|finding| finding.witnesses.first());
-                let shown = witness.map(|witness| format!("{} at {}: {}", witness.message, witness.pointer, witness.error)).unwrap_or_default();
+                let witness = review
+                    .findings
+                    .iter()
+                    .find(|finding| finding.rule == rule && &finding.subject == subject)
+                    .and_then(|finding| finding.witnesses.first());
+                let shown = witness
+                    .map(|witness| format!("{} at {}: {}", witness.message, witness.pointer, witness.error))
+                    .unwrap_or_default();
                 failures.push(format!("{key}: unexpected breaking {rule} {subject}: {shown}"));
             }
             for (rule, subject) in expected.difference(&found) {
-                failures.push(format!("{key}: expected breaking {rule} {subject} is not reported as breaking"));
+                failures.push(format!(
+                    "{key}: expected breaking {rule} {subject} is not reported as breaking"
+                ));
             }
             let mut counts = BTreeMap::new();
             for finding in &review.findings {
@@ -136,12 +175,17 @@ pub fn run(workspace: &Path) -> Result<()> {
         }
     }
     for stale in verdicts.pairs.keys().filter(|key| !seen.contains(*key)) {
-        failures.push(format!("verdicts.json names `{stale}`, which is not a consecutive pair of releases.json"));
+        failures.push(format!(
+            "verdicts.json names `{stale}`, which is not a consecutive pair of releases.json"
+        ));
     }
     print_table(&rows);
     confirm(workspace, &root, &cases, &mut failures)?;
     if !failures.is_empty() {
-        bail!("the review disagrees with tests/history/verdicts.json:\n{}", failures.join("\n"));
+        bail!(
+            "the review disagrees with tests/history/verdicts.json:\n{}",
+            failures.join("\n")
+        );
     }
     Ok(())
 }
@@ -153,9 +197,18 @@ fn confirm(workspace: &Path, root: &Path, cases: &[serde_json::Value], failures:
     let file = root.join("witnesses.json");
     std::fs::write(&file, serde_json::to_string(cases)?).with_context(|| format!("writing {}", file.display()))?;
     let script = workspace.join("tests").join("history").join("confirm.mjs");
-    let output = Command::new("node").arg(&script).arg(&file).output().context("running node (is Node.js installed?)")?;
-    let summary: serde_json::Value = serde_json::from_slice(&output.stdout)
-        .with_context(|| format!("{} printed no summary: {}", script.display(), String::from_utf8_lossy(&output.stderr)))?;
+    let output = Command::new("node")
+        .arg(&script)
+        .arg(&file)
+        .output()
+        .context("running node (is Node.js installed?)")?;
+    let summary: serde_json::Value = serde_json::from_slice(&output.stdout).with_context(|| {
+        format!(
+            "{} printed no summary: {}",
+            script.display(),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })?;
     eprintln!("ajv on the witnesses: {summary}");
     for disagreement in summary["disagreements"].as_array().into_iter().flatten() {
         failures.push(format!("ajv: {}", disagreement.as_str().unwrap_or_default()));
@@ -176,9 +229,18 @@ fn package_folder(root: &Path, release: &Release) -> PathBuf {
 fn path_of(root: &Path, release: &Release) -> Result<PathBuf> {
     let path = package_folder(root, release).join("package").join(&release.file);
     let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
-    let digest: String = Sha256::digest(&bytes).iter().map(|byte| format!("{byte:02x}")).collect();
+    let digest: String = Sha256::digest(&bytes)
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect();
     if digest != release.sha256 {
-        bail!("{} {}@{}: SHA-256 {digest}, pinned {}", release.file, release.package, release.version, release.sha256);
+        bail!(
+            "{} {}@{}: SHA-256 {digest}, pinned {}",
+            release.file,
+            release.package,
+            release.version,
+            release.sha256
+        );
     }
     Ok(path)
 }
@@ -191,12 +253,25 @@ fn fetch(root: &Path, release: &Release) -> Result<()> {
     }
     std::fs::create_dir_all(&folder).with_context(|| format!("creating {}", folder.display()))?;
     let spec = format!("{}@{}", release.package, release.version);
-    let packed = Command::new("npm").args(["pack", "--silent", &spec]).current_dir(&folder).output().context("running npm pack (is Node.js installed?)")?;
+    let packed = Command::new("npm")
+        .args(["pack", "--silent", &spec])
+        .current_dir(&folder)
+        .output()
+        .context("running npm pack (is Node.js installed?)")?;
     if !packed.status.success() {
         bail!("npm pack {spec} failed: {}", String::from_utf8_lossy(&packed.stderr));
     }
-    let tarball = String::from_utf8_lossy(&packed.stdout).trim().lines().last().unwrap_or_default().to_owned();
-    let status = Command::new("tar").args(["xzf", &tarball, "package/schema"]).current_dir(&folder).status().context("running tar")?;
+    let tarball = String::from_utf8_lossy(&packed.stdout)
+        .trim()
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .to_owned();
+    let status = Command::new("tar")
+        .args(["xzf", &tarball, "package/schema"])
+        .current_dir(&folder)
+        .status()
+        .context("running tar")?;
     std::fs::remove_file(folder.join(&tarball)).ok();
     if !status.success() || !folder.join("package").join("schema").is_dir() {
         bail!("{spec} has no schema/ folder");
@@ -209,12 +284,18 @@ fn print_table(rows: &[Row]) {
     eprintln!("| pair | breaking | warning | safe | info |\n| --- | ---: | ---: | ---: | ---: |");
     let mut totals: BTreeMap<Level, usize> = BTreeMap::new();
     for row in rows {
-        let cells: Vec<String> = levels.iter().map(|level| row.counts.get(level).copied().unwrap_or(0).to_string()).collect();
+        let cells: Vec<String> = levels
+            .iter()
+            .map(|level| row.counts.get(level).copied().unwrap_or(0).to_string())
+            .collect();
         eprintln!("| {} | {} |", row.pair, cells.join(" | "));
         for (level, count) in &row.counts {
             *totals.entry(*level).or_insert(0) += count;
         }
     }
-    let cells: Vec<String> = levels.iter().map(|level| totals.get(level).copied().unwrap_or(0).to_string()).collect();
+    let cells: Vec<String> = levels
+        .iter()
+        .map(|level| totals.get(level).copied().unwrap_or(0).to_string())
+        .collect();
     eprintln!("| {} pairs | {} |", rows.len(), cells.join(" | "));
 }

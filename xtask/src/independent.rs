@@ -19,10 +19,10 @@
 //! the schema says inside it, or under tolerant reading
 //! ([`acp_codegen::tolerant`]); the report counts those.
 
+use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::Command;
-use std::cell::Cell;
 use std::rc::Rc;
 
 use anyhow::{bail, Context, Result};
@@ -45,7 +45,12 @@ const SEED: u32 = 1;
 pub fn generator(workspace: &Path) -> Result<std::path::PathBuf> {
     let folder = workspace.join("tests").join("independent");
     if !folder.join("node_modules").join("json-schema-faker").is_dir() {
-        run_checked(Command::new("npm").args(["ci", "--silent", "--no-audit", "--no-fund"]).current_dir(&folder), "npm ci in tests/independent")?;
+        run_checked(
+            Command::new("npm")
+                .args(["ci", "--silent", "--no-audit", "--no-fund"])
+                .current_dir(&folder),
+            "npm ci in tests/independent",
+        )?;
     }
     Ok(folder)
 }
@@ -69,7 +74,9 @@ impl Invalid {
     /// it; with `drops`, items of arrays whose invalid items a rule skips may go.
     fn explains(&self, input: &Value, output: &Value, pointer: &str, drops: bool) -> bool {
         // An item of an array whose invalid items a rule skips may only go.
-        let item = pointer.rsplit_once('/').is_some_and(|(array, _)| self.skip_arrays.contains(array));
+        let item = pointer
+            .rsplit_once('/')
+            .is_some_and(|(array, _)| self.skip_arrays.contains(array));
         if self.repairable.contains(pointer) && !item {
             return true;
         }
@@ -81,10 +88,14 @@ impl Invalid {
                     _ => self.repairable.contains(&at),
                 }
             }),
-            (Value::Array(before), Value::Array(after)) if drops && self.skip_arrays.contains(pointer) => after.len() <= before.len(),
+            (Value::Array(before), Value::Array(after)) if drops && self.skip_arrays.contains(pointer) => {
+                after.len() <= before.len()
+            }
             (Value::Array(before), Value::Array(after)) => {
                 before.len() == after.len()
-                    && before.iter().zip(after).enumerate().all(|(index, (before, after))| self.explains(before, after, &format!("{pointer}/{index}"), drops))
+                    && before.iter().zip(after).enumerate().all(|(index, (before, after))| {
+                        self.explains(before, after, &format!("{pointer}/{index}"), drops)
+                    })
             }
             _ => same_value(input, output, Numbers::ByValue),
         }
@@ -109,7 +120,10 @@ impl Validators {
                     members.remove("oneOf");
                     members.insert("$ref".to_owned(), json!(format!("#/$defs/{key}")));
                 }
-                let validator = Rc::new(jsonschema::validator_for(&schema).map_err(|error| format!("compiling the schema of {key}: {error}"))?);
+                let validator = Rc::new(
+                    jsonschema::validator_for(&schema)
+                        .map_err(|error| format!("compiling the schema of {key}: {error}"))?,
+                );
                 self.compiled.borrow_mut().insert(key.to_owned(), validator.clone());
                 validator
             }
@@ -123,11 +137,13 @@ impl Validators {
 fn judge_valid(key: String, rules: Invalid, value: Value, validators: Rc<Validators>) -> Expected {
     Expected::Judged(Box::new(move |verdict| match verdict {
         Verdict::Accepted(output) if same_value(output, &value, Numbers::ByValue) => Ok(()),
-        Verdict::Accepted(output) if rules.explains(&value, output, "", false) => match validators.valid(&key, output) {
-            Ok(true) => Ok(()),
-            Ok(false) => Err("ajv accepts it, a rule changed it into an invalid value, and".to_owned()),
-            Err(error) => Err(error),
-        },
+        Verdict::Accepted(output) if rules.explains(&value, output, "", false) => {
+            match validators.valid(&key, output) {
+                Ok(true) => Ok(()),
+                Ok(false) => Err("ajv accepts it, a rule changed it into an invalid value, and".to_owned()),
+                Err(error) => Err(error),
+            }
+        }
         Verdict::Accepted(_) => Err(format!("ajv accepts it as {value}, but")),
         Verdict::Rejected { .. } => Err("ajv accepts it, but".to_owned()),
     }))
@@ -161,14 +177,25 @@ fn holding_catch_all(ir: &Ir) -> BTreeSet<String> {
         .values()
         .map(|definition| {
             let mut into = BTreeSet::new();
-            named(&serde_json::to_value(&definition.kind).unwrap_or(Value::Null), &mut into);
+            named(
+                &serde_json::to_value(&definition.kind).unwrap_or(Value::Null),
+                &mut into,
+            );
             (definition.name.as_str(), into)
         })
         .collect();
-    let mut holding: BTreeSet<String> =
-        ir.types.values().filter(|definition| matches!(&definition.kind, TypeKind::Union(union) if union.other.is_some())).map(|definition| definition.name.clone()).collect();
+    let mut holding: BTreeSet<String> = ir
+        .types
+        .values()
+        .filter(|definition| matches!(&definition.kind, TypeKind::Union(union) if union.other.is_some()))
+        .map(|definition| definition.name.clone())
+        .collect();
     loop {
-        let more: Vec<String> = names.iter().filter(|(name, refs)| !holding.contains(**name) && refs.iter().any(|used| holding.contains(used))).map(|(name, _)| (*name).to_owned()).collect();
+        let more: Vec<String> = names
+            .iter()
+            .filter(|(name, refs)| !holding.contains(**name) && refs.iter().any(|used| holding.contains(used)))
+            .map(|(name, _)| (*name).to_owned())
+            .collect();
         if more.is_empty() {
             return holding;
         }
@@ -180,7 +207,13 @@ fn holding_catch_all(ir: &Ir) -> BTreeSet<String> {
 /// the value may be kept as it came, its type holding an extensible union
 /// whose catch-all keeps an unknown variant whole (whatever the schema says
 /// inside it), or being read tolerantly.
-fn judge_invalid(key: String, invalid: Invalid, value: Value, kept_whole: Option<Rc<Cell<usize>>>, validators: Rc<Validators>) -> Expected {
+fn judge_invalid(
+    key: String,
+    invalid: Invalid,
+    value: Value,
+    kept_whole: Option<Rc<Cell<usize>>>,
+    validators: Rc<Validators>,
+) -> Expected {
     Expected::Judged(Box::new(move |verdict| match verdict {
         Verdict::Rejected { pointer } if invalid.errors.iter().any(|error| related(error, pointer)) => Ok(()),
         Verdict::Rejected { .. } => Err(format!("ajv rejects it at {:?}, but", invalid.errors)),
@@ -190,7 +223,10 @@ fn judge_invalid(key: String, invalid: Invalid, value: Value, kept_whole: Option
         }
         Verdict::Accepted(output) => {
             if !invalid.explains(&value, output, "", true) {
-                return Err(format!("ajv rejects it at {:?} and no rule covers the change, but", invalid.errors));
+                return Err(format!(
+                    "ajv rejects it at {:?} and no rule covers the change, but",
+                    invalid.errors
+                ));
             }
             match (validators.valid(&key, output), &kept_whole) {
                 (Ok(true), _) => Ok(()),
@@ -207,13 +243,26 @@ fn judge_invalid(key: String, invalid: Invalid, value: Value, kept_whole: Option
 }
 
 fn strings(line: &Value, member: &str) -> Vec<String> {
-    line[member].as_array().into_iter().flatten().filter_map(Value::as_str).map(str::to_owned).collect()
+    line[member]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(str::to_owned)
+        .collect()
 }
 
 /// Generates the values of `schema` (written in `bindings/schema`) and runs
 /// them through the chain; fails on any value lost, changed or misjudged,
 /// or when fewer than [`MINIMUM_VALID`] valid values came out.
-pub fn run(workspace: &Path, bindings: &Path, label: &str, schema: &ExtendedSchema, ir: &Ir, tolerant: bool) -> Result<()> {
+pub fn run(
+    workspace: &Path,
+    bindings: &Path,
+    label: &str,
+    schema: &ExtendedSchema,
+    ir: &Ir,
+    tolerant: bool,
+) -> Result<()> {
     let folder = generator(workspace)?;
     let schema_file = bindings.join("schema").join("acp.schema.json");
     let output = bindings.join("independent.jsonl");
@@ -222,23 +271,39 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str, schema: &ExtendedSche
             .arg(folder.join("values.mjs"))
             .arg("--schema")
             .arg(&schema_file)
-            .args(["--seed", &SEED.to_string(), "--valid-target", &TARGET_VALID.to_string(), "--out"])
+            .args([
+                "--seed",
+                &SEED.to_string(),
+                "--valid-target",
+                &TARGET_VALID.to_string(),
+                "--out",
+            ])
             .arg(&output),
         &format!("{label}: generating independent values"),
     )?;
-    let names: BTreeMap<&str, &str> = ir.types.values().filter_map(|definition| Some((definition.definition.as_deref()?, definition.name.as_str()))).collect();
+    let names: BTreeMap<&str, &str> = ir
+        .types
+        .values()
+        .filter_map(|definition| Some((definition.definition.as_deref()?, definition.name.as_str())))
+        .collect();
     // Types that hold an extensible union: its catch-all keeps an unknown
     // variant whole, whatever the schema says inside it.
     let extensible = holding_catch_all(ir);
     let kept = Rc::new(Cell::new(0));
-    let validators = Rc::new(Validators { document: schema.document.clone(), compiled: Default::default() });
+    let validators = Rc::new(Validators {
+        document: schema.document.clone(),
+        compiled: Default::default(),
+    });
     let text = std::fs::read_to_string(&output).with_context(|| format!("reading {}", output.display()))?;
     let mut cases = Vec::new();
     let mut unbound = BTreeSet::new();
     let mut disagreements = Vec::new();
     for line in text.lines().filter(|line| !line.is_empty()) {
         let line: Value = serde_json::from_str(line).with_context(|| format!("reading {}", output.display()))?;
-        let key = line["type"].as_str().context("a generated value without a type")?.to_owned();
+        let key = line["type"]
+            .as_str()
+            .context("a generated value without a type")?
+            .to_owned();
         let Some(type_name) = names.get(key.as_str()) else {
             unbound.insert(key);
             continue;
@@ -247,45 +312,96 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str, schema: &ExtendedSche
         // Only where the two validators agree: ajv, and the `jsonschema` crate.
         let ajv_valid = line["kind"] == "valid";
         if validators.valid(&key, &value).map_err(|error| anyhow::anyhow!(error))? != ajv_valid {
-            disagreements.push(format!("{key} / {}: ajv says {}", line["name"].as_str().unwrap_or_default(), if ajv_valid { "valid" } else { "invalid" }));
+            disagreements.push(format!(
+                "{key} / {}: ajv says {}",
+                line["name"].as_str().unwrap_or_default(),
+                if ajv_valid { "valid" } else { "invalid" }
+            ));
             continue;
         }
         let mut errors = strings(&line, "errors");
         // The bindings hold integers to their `format`'s range.
         errors.extend(strings(&line, "intFormatIssues"));
-        let rules = Invalid { errors, repairable: strings(&line, "repairable").into_iter().collect(), skip_arrays: strings(&line, "skipArrays").into_iter().collect() };
+        let rules = Invalid {
+            errors,
+            repairable: strings(&line, "repairable").into_iter().collect(),
+            skip_arrays: strings(&line, "skipArrays").into_iter().collect(),
+        };
         let (kind, expected) = match line["kind"].as_str() {
-            Some("valid") if rules.errors.is_empty() => ("valid", judge_valid(key.clone(), rules, value.clone(), validators.clone())),
+            Some("valid") if rules.errors.is_empty() => (
+                "valid",
+                judge_valid(key.clone(), rules, value.clone(), validators.clone()),
+            ),
             Some("valid" | "invalid") => {
                 let kept_whole = (tolerant || extensible.contains(*type_name)).then(|| kept.clone());
-                ("invalid", judge_invalid(key.clone(), rules, value.clone(), kept_whole, validators.clone()))
+                (
+                    "invalid",
+                    judge_invalid(key.clone(), rules, value.clone(), kept_whole, validators.clone()),
+                )
             }
             other => bail!("a generated value of unknown kind {other:?}"),
         };
         let name = line["name"].as_str().unwrap_or_default().to_owned();
         let double_lossy = line["doubleLossy"] == true;
-        cases.push(Case { type_name: (*type_name).to_owned(), name, kind, value, expected, double_lossy });
+        cases.push(Case {
+            type_name: (*type_name).to_owned(),
+            name,
+            kind,
+            value,
+            expected,
+            double_lossy,
+        });
     }
     let valid = cases.iter().filter(|case| case.kind == "valid").count();
     let invalid = cases.len() - valid;
     if !unbound.is_empty() {
-        eprintln!("{label}: {} `$defs` entries have no type of their own in the bindings: {unbound:?}", unbound.len());
+        eprintln!(
+            "{label}: {} `$defs` entries have no type of their own in the bindings: {unbound:?}",
+            unbound.len()
+        );
     }
-    let failures = chain::run_cases(workspace, bindings, "independent", &cases, Compare { numbers: Numbers::ByValue, judge_rejections: true })?;
+    let failures = chain::run_cases(
+        workspace,
+        bindings,
+        "independent",
+        &cases,
+        Compare {
+            numbers: Numbers::ByValue,
+            judge_rejections: true,
+        },
+    )?;
     for language in ["Rust", "TypeScript", "Python"] {
-        println!("independent values {label}: {language} tried {} ({valid} valid, {invalid} invalid)", cases.len());
+        println!(
+            "independent values {label}: {language} tried {} ({valid} valid, {invalid} invalid)",
+            cases.len()
+        );
     }
-    println!("independent values {label} (Rust -> TypeScript -> Python -> Rust): {} of {} agree with ajv", cases.len() - failures.len(), cases.len());
+    println!(
+        "independent values {label} (Rust -> TypeScript -> Python -> Rust): {} of {} agree with ajv",
+        cases.len() - failures.len(),
+        cases.len()
+    );
     if !disagreements.is_empty() {
-        println!("  left out: {} values on which ajv and the jsonschema crate disagree, such as {}", disagreements.len(), disagreements[..disagreements.len().min(3)].join("; "));
+        println!(
+            "  left out: {} values on which ajv and the jsonschema crate disagree, such as {}",
+            disagreements.len(),
+            disagreements[..disagreements.len().min(3)].join("; ")
+        );
     }
     // Counted when the first language is judged; the others must agree with it.
-    println!("  of the invalid ones, {} were kept as they came: read tolerantly, or held in an extensible union's catch-all", kept.get());
+    println!(
+        "  of the invalid ones, {} were kept as they came: read tolerantly, or held in an extensible union's catch-all",
+        kept.get()
+    );
     for failure in failures.iter().take(40) {
         println!("  {failure}");
     }
     if !failures.is_empty() {
-        bail!("{label}: {} of {} independent values were lost, changed or misjudged", failures.len(), cases.len());
+        bail!(
+            "{label}: {} of {} independent values were lost, changed or misjudged",
+            failures.len(),
+            cases.len()
+        );
     }
     if valid < MINIMUM_VALID {
         bail!("{label}: only {valid} independent valid values, fewer than {MINIMUM_VALID}");
@@ -299,7 +415,11 @@ mod tests {
 
     #[test]
     fn a_repair_is_explained_only_where_a_rule_applies() {
-        let invalid = Invalid { errors: vec!["/items/1".into()], repairable: ["/items/0".into(), "/items/1".into(), "/meta".into()].into(), skip_arrays: ["/items".into()].into() };
+        let invalid = Invalid {
+            errors: vec!["/items/1".into()],
+            repairable: ["/items/0".into(), "/items/1".into(), "/meta".into()].into(),
+            skip_arrays: ["/items".into()].into(),
+        };
         let input = json!({"items": [1, "x"], "meta": 5, "name": "n"});
         assert!(invalid.explains(&input, &json!({"items": [1], "name": "n"}), "", true));
         assert!(!invalid.explains(&input, &json!({"items": [1], "name": "n"}), "", false));

@@ -22,7 +22,10 @@ pub fn lower_told(schema: &ExtendedSchema, mode: Unsupported, strict_names: bool
         );
     }
     for renamed in &ir.renamed {
-        eprintln!("note: {}#{}: `{}` is named `{}`: `{}` is taken first", schema.origin, renamed.pointer, renamed.wire, renamed.name, renamed.base);
+        eprintln!(
+            "note: {}#{}: `{}` is named `{}`: `{}` is taken first",
+            schema.origin, renamed.pointer, renamed.wire, renamed.name, renamed.base
+        );
     }
     Ok(ir)
 }

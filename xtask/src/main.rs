@@ -11,15 +11,15 @@ mod captures;
 mod chain;
 mod check_trace;
 mod differential;
-mod mutation;
-mod negotiate;
-mod negotiation_suite;
 mod generate;
 mod handlers;
 mod history;
 mod independent;
 mod interop;
 mod lowering;
+mod mutation;
+mod negotiate;
+mod negotiation_suite;
 mod output;
 mod package;
 mod review;
@@ -45,7 +45,11 @@ use acp_schema_source::{RfdSelection, SourceOptions};
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[derive(Debug, Parser)]
-#[command(name = "cargo xtask", bin_name = "cargo xtask", about = "ACP schema -> IR -> vectors and bindings")]
+#[command(
+    name = "cargo xtask",
+    bin_name = "cargo xtask",
+    about = "ACP schema -> IR -> vectors and bindings"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -261,7 +265,10 @@ impl SourceArgs {
         } else {
             RfdSelection::Only(self.rfds.clone())
         };
-        SourceOptions { schema_file: self.schema.clone(), rfds }
+        SourceOptions {
+            schema_file: self.schema.clone(),
+            rfds,
+        }
     }
 }
 
@@ -303,19 +310,54 @@ fn run(command: Command) -> Result<()> {
             output::replace_directory(&out, &files)?;
             eprintln!("wrote {} vector files to {}", files.len(), out.display());
         }
-        Command::Generate { source, names, languages, tolerant, out } => {
-            generate::generate(&source.options(), &names.names(), &languages, tolerant, source.strict_names, &out)?;
+        Command::Generate {
+            source,
+            names,
+            languages,
+            tolerant,
+            out,
+        } => {
+            generate::generate(
+                &source.options(),
+                &names.names(),
+                &languages,
+                tolerant,
+                source.strict_names,
+                &out,
+            )?;
             eprintln!("wrote {}", out.display());
         }
-        Command::Package { source, names, base_version, out } => {
-            let options = package::Options { source: source.options(), names: names.names(), version: base_version, strict_names: source.strict_names, out };
+        Command::Package {
+            source,
+            names,
+            base_version,
+            out,
+        } => {
+            let options = package::Options {
+                source: source.options(),
+                names: names.names(),
+                version: base_version,
+                strict_names: source.strict_names,
+                out,
+            };
             let packaged = package::run(&options)?;
             for artifact in &packaged.artifacts {
-                eprintln!("wrote {} ({} bytes)", artifact.display(), std::fs::metadata(artifact)?.len());
+                eprintln!(
+                    "wrote {} ({} bytes)",
+                    artifact.display(),
+                    std::fs::metadata(artifact)?.len()
+                );
             }
         }
         Command::CheckPackages => package::check::run()?,
-        Command::Review { base, head, format, out, fail_on, strict_names } => {
+        Command::Review {
+            base,
+            head,
+            format,
+            out,
+            fail_on,
+            strict_names,
+        } => {
             let threshold = fail_on.as_deref().map(review::fail_level).transpose()?;
             let outcome = review::run(&base, &head, out.is_some(), strict_names)?;
             if let Some(out) = &out {
@@ -329,14 +371,29 @@ fn run(command: Command) -> Result<()> {
                 std::process::exit(2);
             }
         }
-        Command::Negotiate { source, request, response } => print!("{}", negotiate::run(&source.options(), source.strict_names, &request, &response)?),
+        Command::Negotiate {
+            source,
+            request,
+            response,
+        } => print!(
+            "{}",
+            negotiate::run(&source.options(), source.strict_names, &request, &response)?
+        ),
         Command::CheckTrace { source, trace } => {
             if check_trace::run(&source.options(), source.strict_names, &trace)? {
                 std::process::exit(2);
             }
         }
         Command::GenTrace { args } => check_trace::generate::run(&args)?,
-        Command::Test { only, languages, suites } => test_command::run(&test_command::Selection { schemas: only, languages, suites })?,
+        Command::Test {
+            only,
+            languages,
+            suites,
+        } => test_command::run(&test_command::Selection {
+            schemas: only,
+            languages,
+            suites,
+        })?,
         Command::Bench { quick, peers, out } => bench::run(&bench::Options { quick, peers, out })?,
         Command::Interop { out } => interop::run(out.as_deref())?,
     }

@@ -53,7 +53,8 @@ const MUTANTS: &[Mutant] = &[
         name: "errors name no pointer",
         file: "typescript/dist/runtime.js",
         find: "    constructor(typeName, issues) {\n",
-        replace: "    constructor(typeName, issues) {\n        issues = issues.map((issue) => ({ ...issue, path: \"\" }));\n",
+        replace:
+            "    constructor(typeName, issues) {\n        issues = issues.map((issue) => ({ ...issue, path: \"\" }));\n",
     },
     Mutant {
         language: "python",
@@ -96,21 +97,31 @@ const MUTANTS: &[Mutant] = &[
 /// already tested) and fails if a suite passes on a mutant.
 pub fn run(workspace: &Path, bindings: &Path) -> Result<()> {
     for (index, mutant) in MUTANTS.iter().enumerate() {
-        let folder = workspace.join("target").join("mutants").join(format!("{index}-{}", mutant.language));
+        let folder = workspace
+            .join("target")
+            .join("mutants")
+            .join(format!("{index}-{}", mutant.language));
         if folder.exists() {
             std::fs::remove_dir_all(&folder).with_context(|| format!("removing {}", folder.display()))?;
         }
         copy_tree(&bindings.join(mutant.language), &folder.join(mutant.language))?;
         copy_tree(&bindings.join("vectors"), &folder.join("vectors"))?;
-        std::fs::copy(bindings.join("negotiation.json"), folder.join("negotiation.json")).context("copying the negotiation cases")?;
+        std::fs::copy(bindings.join("negotiation.json"), folder.join("negotiation.json"))
+            .context("copying the negotiation cases")?;
         let label = format!("mutant {index}");
         let path = folder.join(mutant.file);
         let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
         let occurrences = text.matches(mutant.find).count();
         if occurrences != 1 {
-            bail!("mutant `{}` ({}): its text occurs {occurrences} times in {}, not once: update the mutant", mutant.name, mutant.language, mutant.file);
+            bail!(
+                "mutant `{}` ({}): its text occurs {occurrences} times in {}, not once: update the mutant",
+                mutant.name,
+                mutant.language,
+                mutant.file
+            );
         }
-        std::fs::write(&path, text.replacen(mutant.find, mutant.replace, 1)).with_context(|| format!("writing {}", path.display()))?;
+        std::fs::write(&path, text.replacen(mutant.find, mutant.replace, 1))
+            .with_context(|| format!("writing {}", path.display()))?;
         let outcome = match mutant.language {
             "rust" => crate::test_rust::vector_suite(workspace, &folder)?,
             "typescript" => crate::test_typescript::vector_suite(workspace, &folder, &label)?,
@@ -119,7 +130,12 @@ pub fn run(workspace: &Path, bindings: &Path) -> Result<()> {
         };
         let summary = summary_line(mutant.language, &outcome.output);
         if outcome.passed {
-            bail!("the {} vector suite passes on the mutant `{}`: it does not test what it claims\n{}", mutant.language, mutant.name, outcome.output);
+            bail!(
+                "the {} vector suite passes on the mutant `{}`: it does not test what it claims\n{}",
+                mutant.language,
+                mutant.name,
+                outcome.output
+            );
         }
         println!("mutant {} / {}: caught ({summary})", mutant.language, mutant.name);
     }
@@ -131,7 +147,13 @@ fn summary_line(language: &str, output: &str) -> String {
     let found = match language {
         "rust" => output.lines().find(|line| line.starts_with("rust vectors:")),
         "typescript" => output.lines().find(|line| line.contains("vectors passed:")),
-        _ => output.lines().rev().find(|line| line.contains(" failed") || line.contains(" passed")),
+        _ => output
+            .lines()
+            .rev()
+            .find(|line| line.contains(" failed") || line.contains(" passed")),
     };
-    found.map_or_else(|| "no summary line".to_owned(), |line| line.trim_start_matches("# ").trim().to_owned())
+    found.map_or_else(
+        || "no summary line".to_owned(),
+        |line| line.trim_start_matches("# ").trim().to_owned(),
+    )
 }

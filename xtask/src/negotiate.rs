@@ -15,8 +15,13 @@ use acp_schema_source::SourceOptions;
 fn read_message(path: &Path) -> Result<Value> {
     let file = path.display();
     let text = std::fs::read_to_string(path).with_context(|| format!("{file}: cannot read"))?;
-    let value: Value = serde_json::from_str(&text)
-        .map_err(|error| anyhow::anyhow!("{file}: not valid JSON (line {}, column {}): {error}", error.line(), error.column()))?;
+    let value: Value = serde_json::from_str(&text).map_err(|error| {
+        anyhow::anyhow!(
+            "{file}: not valid JSON (line {}, column {}): {error}",
+            error.line(),
+            error.column()
+        )
+    })?;
     if !value.is_object() {
         bail!("{file}#(root): an initialize message must be a JSON object");
     }
@@ -30,13 +35,18 @@ pub fn run(source: &SourceOptions, strict_names: bool, request: &Path, response:
     let schema = acp_schema_source::load(source)?;
     let ir = crate::lowering::lower_told(&schema, Unsupported::Fail, strict_names)?;
     let Some(model) = negotiation::model(&ir) else {
-        bail!("{}: the schema's initialize messages match no capability layout", schema.origin);
+        bail!(
+            "{}: the schema's initialize messages match no capability layout",
+            schema.origin
+        );
     };
     let request_message = read_message(request)?;
     let response_message = read_message(response)?;
     let view = model.view(&request_message, &response_message).map_err(|error| {
         let file = match &error {
-            NegotiationError::MissingVersion { message: "InitializeRequest" } => request,
+            NegotiationError::MissingVersion {
+                message: "InitializeRequest",
+            } => request,
             _ => response,
         };
         anyhow::anyhow!("{}#/protocolVersion: {error}", file.display())

@@ -26,8 +26,9 @@ fn entry(label: &str) -> &str {
 /// Writes the label's cases into the bindings folder and removes earlier outputs.
 pub fn prepare(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
     let file = workspace.join("tests").join("negotiation.json");
-    let table: Value = serde_json::from_str(&std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?)
-        .with_context(|| format!("{}: not valid JSON", file.display()))?;
+    let table: Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?)
+            .with_context(|| format!("{}: not valid JSON", file.display()))?;
     let Some(cases) = table.pointer(&format!("/schemas/{}", entry(label))) else {
         bail!("{}: no entry for the schema `{}`", file.display(), entry(label));
     };
@@ -46,7 +47,12 @@ pub fn compare(bindings: &Path, label: &str) -> Result<()> {
     let mut first: Option<(&str, Vec<u8>)> = None;
     for language in LANGUAGES {
         let output = bindings.join(format!("negotiation-{language}.txt"));
-        let bytes = std::fs::read(&output).with_context(|| format!("{label}: the {language} negotiation tests wrote no {}", output.display()))?;
+        let bytes = std::fs::read(&output).with_context(|| {
+            format!(
+                "{label}: the {language} negotiation tests wrote no {}",
+                output.display()
+            )
+        })?;
         ensure!(!bytes.is_empty(), "{label}: {} is empty", output.display());
         match &first {
             None => first = Some((language, bytes)),
@@ -57,6 +63,9 @@ pub fn compare(bindings: &Path, label: &str) -> Result<()> {
             ),
         }
     }
-    eprintln!("{label}: the negotiated views are byte-identical in {}", LANGUAGES.join(", "));
+    eprintln!(
+        "{label}: the negotiated views are byte-identical in {}",
+        LANGUAGES.join(", ")
+    );
     Ok(())
 }

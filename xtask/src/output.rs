@@ -27,7 +27,6 @@ pub fn write_file(path: &Path, contents: &[u8]) -> Result<()> {
     Ok(())
 }
 
-
 /// Makes the directory `directory` hold exactly `files` (plus the marker):
 /// an [`Update`] given every file, then committed.
 pub fn replace_directory(directory: &Path, files: &Files) -> Result<()> {
@@ -64,13 +63,22 @@ impl Update {
     pub fn begin(directory: &Path) -> Result<Update> {
         let existing = directory.exists();
         if existing && !directory.join(MARKER).exists() {
-            bail!("{} exists and was not written by this tool; refusing to replace it", directory.display());
+            bail!(
+                "{} exists and was not written by this tool; refusing to replace it",
+                directory.display()
+            );
         }
         let staging = sibling(directory, "partial");
         if staging.exists() {
             fs::remove_dir_all(&staging).with_context(|| format!("removing {}", staging.display()))?;
         }
-        Ok(Update { directory: directory.to_owned(), staging, existing, wanted: BTreeSet::new(), staged: Vec::new() })
+        Ok(Update {
+            directory: directory.to_owned(),
+            staging,
+            existing,
+            wanted: BTreeSet::new(),
+            staged: Vec::new(),
+        })
     }
 
     /// Adds one file: staged, unless the target holds it already.
@@ -96,18 +104,25 @@ impl Update {
                 fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
             }
             fs::create_dir_all(&self.staging).with_context(|| format!("creating {}", self.staging.display()))?;
-            fs::write(self.staging.join(MARKER), MARKER_TEXT).with_context(|| format!("writing the marker in {}", self.staging.display()))?;
+            fs::write(self.staging.join(MARKER), MARKER_TEXT)
+                .with_context(|| format!("writing the marker in {}", self.staging.display()))?;
             fs::rename(&self.staging, directory).with_context(|| format!("renaming into {}", directory.display()))?;
             return Ok(());
         }
-        let folders: BTreeSet<&Path> = self.wanted.iter().flat_map(|relative| relative.ancestors().skip(1)).filter(|folder| !folder.as_os_str().is_empty()).collect();
+        let folders: BTreeSet<&Path> = self
+            .wanted
+            .iter()
+            .flat_map(|relative| relative.ancestors().skip(1))
+            .filter(|folder| !folder.as_os_str().is_empty())
+            .collect();
         remove_stale(directory, Path::new(""), &self.wanted, &folders)?;
         for relative in &self.staged {
             let path = directory.join(relative);
             if let Some(parent) = path.parent() {
                 fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
             }
-            fs::rename(self.staging.join(relative), &path).with_context(|| format!("renaming into {}", path.display()))?;
+            fs::rename(self.staging.join(relative), &path)
+                .with_context(|| format!("renaming into {}", path.display()))?;
         }
         if !directory.join(MARKER).is_file() {
             write_file(&directory.join(MARKER), MARKER_TEXT.as_bytes())?;
@@ -119,7 +134,8 @@ impl Update {
 /// Generation stages each file as it is rendered.
 impl acp_generate::Sink for Update {
     fn add(&mut self, relative: PathBuf, contents: String) -> Result<(), acp_generate::Error> {
-        self.stage(&relative, contents.as_bytes()).map_err(|error| acp_generate::Error::Sink(format!("{error:#}")))
+        self.stage(&relative, contents.as_bytes())
+            .map_err(|error| acp_generate::Error::Sink(format!("{error:#}")))
     }
 }
 
@@ -146,7 +162,9 @@ fn remove_stale(directory: &Path, relative: &Path, files: &BTreeSet<PathBuf>, fo
             continue;
         }
         // Not followed: a link is removed or replaced like a file.
-        let kind = entry.file_type().with_context(|| format!("reading {}", entry.path().display()))?;
+        let kind = entry
+            .file_type()
+            .with_context(|| format!("reading {}", entry.path().display()))?;
         if kind.is_dir() && folders.contains(path.as_path()) {
             remove_stale(directory, &path, files, folders)?;
         } else if kind.is_dir() {
@@ -195,7 +213,10 @@ mod tests {
     }
 
     fn files(entries: &[(&str, &str)]) -> Files {
-        entries.iter().map(|(path, contents)| (PathBuf::from(path), (*contents).to_owned())).collect()
+        entries
+            .iter()
+            .map(|(path, contents)| (PathBuf::from(path), (*contents).to_owned()))
+            .collect()
     }
 
     /// Every file under `directory`, relative, with its contents.
@@ -220,12 +241,28 @@ mod tests {
     fn an_existing_directory_ends_with_exactly_the_files_and_only_changed_ones_are_rewritten() {
         let root = Scratch::new();
         let directory = root.path().join("out");
-        replace_directory(&directory, &files(&[("same.txt", "same"), ("changed.txt", "old"), ("gone.txt", "x"), ("old/deep/file.txt", "x"), ("kept/a.txt", "a")])).unwrap();
+        replace_directory(
+            &directory,
+            &files(&[
+                ("same.txt", "same"),
+                ("changed.txt", "old"),
+                ("gone.txt", "x"),
+                ("old/deep/file.txt", "x"),
+                ("kept/a.txt", "a"),
+            ]),
+        )
+        .unwrap();
         fs::write(directory.join("stray.txt"), "left by someone").unwrap();
         let inode = |name: &str| fs::metadata(directory.join(name)).unwrap().ino();
         let (same, changed) = (inode("same.txt"), inode("changed.txt"));
 
-        let wanted = files(&[("same.txt", "same"), ("changed.txt", "new"), ("kept/a.txt", "a"), ("kept/b/c.txt", "c"), ("gone.txt/now-a-folder.txt", "f")]);
+        let wanted = files(&[
+            ("same.txt", "same"),
+            ("changed.txt", "new"),
+            ("kept/a.txt", "a"),
+            ("kept/b/c.txt", "c"),
+            ("gone.txt/now-a-folder.txt", "f"),
+        ]);
         replace_directory(&directory, &wanted).unwrap();
 
         let mut expected = wanted.clone();
@@ -233,8 +270,14 @@ mod tests {
         assert_eq!(read_tree(&directory), expected);
         assert_eq!(inode("same.txt"), same, "an unchanged file is not rewritten");
         assert_ne!(inode("changed.txt"), changed, "a changed file is replaced by a new one");
-        assert!(!directory.join("old").exists(), "a folder holding nothing generated is removed");
-        let leftovers: Vec<_> = fs::read_dir(root.path()).unwrap().map(|entry| entry.unwrap().file_name()).collect();
+        assert!(
+            !directory.join("old").exists(),
+            "a folder holding nothing generated is removed"
+        );
+        let leftovers: Vec<_> = fs::read_dir(root.path())
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name())
+            .collect();
         assert_eq!(leftovers, ["out"], "no staging or temporary sibling is left");
     }
 
@@ -251,7 +294,10 @@ mod tests {
             drop(update);
         }
         assert_eq!(read_tree(&directory), before);
-        let leftovers: Vec<_> = fs::read_dir(root.path()).unwrap().map(|entry| entry.unwrap().file_name()).collect();
+        let leftovers: Vec<_> = fs::read_dir(root.path())
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name())
+            .collect();
         assert_eq!(leftovers, ["out"], "nothing staged is left, and no new folder appears");
     }
 

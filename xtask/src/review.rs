@@ -29,12 +29,24 @@ pub struct Outcome {
 pub fn run(base: &str, head: &str, with_bindings: bool, strict_names: bool) -> Result<Outcome> {
     let base = assemble(base).with_context(|| format!("the base `{base}`"))?;
     let head = assemble(head).with_context(|| format!("the head `{head}`"))?;
-    let base_ir = lower_told(&base.schema, Unsupported::Fail, strict_names).with_context(|| format!("lowering the base `{}`", base.label))?;
-    let head_ir = lower_told(&head.schema, Unsupported::Fail, strict_names).with_context(|| format!("lowering the head `{}`", head.label))?;
+    let base_ir = lower_told(&base.schema, Unsupported::Fail, strict_names)
+        .with_context(|| format!("lowering the base `{}`", base.label))?;
+    let head_ir = lower_told(&head.schema, Unsupported::Fail, strict_names)
+        .with_context(|| format!("lowering the head `{}`", head.label))?;
     let mut conflicts = base.conflicts;
     conflicts.extend(head.conflicts);
-    let (base_schema, head_schema) = (Schema { document: &base.schema.document, ir: &base_ir }, Schema { document: &head.schema.document, ir: &head_ir });
-    let review = review::review(&base.label, base_schema, &head.label, head_schema, conflicts).map_err(|error| anyhow::anyhow!("the validator cannot confirm witnesses: {error}"))?;
+    let (base_schema, head_schema) = (
+        Schema {
+            document: &base.schema.document,
+            ir: &base_ir,
+        },
+        Schema {
+            document: &head.schema.document,
+            ir: &head_ir,
+        },
+    );
+    let review = review::review(&base.label, base_schema, &head.label, head_schema, conflicts)
+        .map_err(|error| anyhow::anyhow!("the validator cannot confirm witnesses: {error}"))?;
     let mut files = Files::new();
     files.insert(PathBuf::from("review.md"), report::markdown(&review));
     files.insert(PathBuf::from("review.json"), report::json(&review));
@@ -50,7 +62,14 @@ pub fn run(base: &str, head: &str, with_bindings: bool, strict_names: bool) -> R
 /// The unified diff of two rendered package sets, file by file.
 fn unified_diff(old: &crate::generate::Outputs, new: &crate::generate::Outputs) -> String {
     let flatten = |outputs: &crate::generate::Outputs| -> Files {
-        outputs.iter().flat_map(|(folder, files)| files.iter().map(move |(path, text)| (Path::new(folder).join(path), text.clone()))).collect()
+        outputs
+            .iter()
+            .flat_map(|(folder, files)| {
+                files
+                    .iter()
+                    .map(move |(path, text)| (Path::new(folder).join(path), text.clone()))
+            })
+            .collect()
     };
     let (old, new) = (flatten(old), flatten(new));
     let mut paths: Vec<&PathBuf> = old.keys().chain(new.keys()).collect();
@@ -58,13 +77,22 @@ fn unified_diff(old: &crate::generate::Outputs, new: &crate::generate::Outputs) 
     paths.dedup();
     let mut text = String::new();
     for path in paths {
-        let (before, after) = (old.get(path).map_or("", String::as_str), new.get(path).map_or("", String::as_str));
+        let (before, after) = (
+            old.get(path).map_or("", String::as_str),
+            new.get(path).map_or("", String::as_str),
+        );
         if before == after {
             continue;
         }
         let name = path.display().to_string();
         let diff = similar::TextDiff::from_lines(before, after);
-        text.push_str(&diff.unified_diff().context_radius(3).header(&format!("base/{name}"), &format!("head/{name}")).to_string());
+        text.push_str(
+            &diff
+                .unified_diff()
+                .context_radius(3)
+                .header(&format!("base/{name}"), &format!("head/{name}"))
+                .to_string(),
+        );
     }
     text
 }

@@ -21,26 +21,40 @@ use anyhow::{bail, Context, Result};
 use acp_codegen::emit::PackageNames;
 use acp_schema_source::{ExtendedSchema, RfdSelection, SourceOptions};
 
-use crate::{bench, captures, chain, generate, handlers, independent, mutation, negotiation_suite, package, source, test_python, test_rust, test_typescript, upstream};
 use crate::tools::{run_checked, workspace_root};
-
-
-
-
+use crate::{
+    bench, captures, chain, generate, handlers, independent, mutation, negotiation_suite, package, source, test_python,
+    test_rust, test_typescript, upstream,
+};
 
 /// The schemas whose bindings are tested, with whether they read tolerantly:
 /// the default, the default with tolerant reading, and the latest release's
 /// four schemas without RFD overlays. (`hostile` is tested beside them.)
 fn schemas_under_test(upstream_root: &Path) -> Vec<(String, SourceOptions, bool)> {
-    let mut schemas = vec![("default".to_owned(), SourceOptions::default(), false), ("default-tolerant".to_owned(), SourceOptions::default(), true)];
-    let latest = upstream_root.join(format!("sdk-{}", upstream::SDK_RELEASES[upstream::SDK_RELEASES.len() - 1])).join("package/schema");
+    let mut schemas = vec![
+        ("default".to_owned(), SourceOptions::default(), false),
+        ("default-tolerant".to_owned(), SourceOptions::default(), true),
+    ];
+    let latest = upstream_root
+        .join(format!(
+            "sdk-{}",
+            upstream::SDK_RELEASES[upstream::SDK_RELEASES.len() - 1]
+        ))
+        .join("package/schema");
     for (label, file) in [
         ("v1-stable", "v1/schema.json"),
         ("v1-unstable", "v1/schema.unstable.json"),
         ("v2-stable", "v2/schema.json"),
         ("v2-unstable", "v2/schema.unstable.json"),
     ] {
-        schemas.push((label.to_owned(), SourceOptions { schema_file: Some(latest.join(file)), rfds: RfdSelection::Nothing }, false));
+        schemas.push((
+            label.to_owned(),
+            SourceOptions {
+                schema_file: Some(latest.join(file)),
+                rfds: RfdSelection::Nothing,
+            },
+            false,
+        ));
     }
     schemas
 }
@@ -49,7 +63,11 @@ fn schemas_under_test(upstream_root: &Path) -> Vec<(String, SourceOptions, bool)
 /// words as member names, and text that tries to leave a comment, a
 /// docstring or a string, in every language.
 fn hostile(workspace: &Path) -> Result<ExtendedSchema> {
-    let overlay = workspace.join("codegen").join("tests").join("fixtures").join("hostile.overlay.json");
+    let overlay = workspace
+        .join("codegen")
+        .join("tests")
+        .join("fixtures")
+        .join("hostile.overlay.json");
     let assembled = source::assemble(&format!("default+{}", overlay.display()))?;
     if let Some(conflict) = assembled.conflicts.first() {
         bail!("the hostile fixture does not apply: {}", conflict.message);
@@ -74,13 +92,22 @@ pub const SUITES: [(&str, &str); 12] = [
     ("clippy", "cargo clippy --workspace -D warnings"),
     ("history", "the review on the published history"),
     ("handlers", "no required handler the official SDK leaves optional"),
-    ("bindings", "each language's suite on the bindings of each schema (--lang picks languages)"),
+    (
+        "bindings",
+        "each language's suite on the bindings of each schema (--lang picks languages)",
+    ),
     ("negotiation", "the negotiation views, byte-identical in every language"),
     ("chain", "every vector through Rust -> TypeScript -> Python -> Rust"),
     ("independent", "values made from the raw schema, through the chain"),
-    ("captures", "real agents' traffic through the chain and the trace checker"),
+    (
+        "captures",
+        "real agents' traffic through the chain and the trace checker",
+    ),
     ("mutation", "the mutants, on the default schema"),
-    ("packages", "the packages of cargo xtask package, built twice, installed and used"),
+    (
+        "packages",
+        "the packages of cargo xtask package, built twice, installed and used",
+    ),
     ("bench", "the quick benchmark"),
 ];
 
@@ -107,14 +134,29 @@ impl Selection {
     }
 
     fn check(&self) -> Result<()> {
-        if let Some(unknown) = self.suites.iter().find(|suite| !SUITES.iter().any(|(name, _)| name == *suite)) {
-            bail!("--suite {unknown}: no such suite (known: {})", SUITES.map(|(name, _)| name).join(", "));
+        if let Some(unknown) = self
+            .suites
+            .iter()
+            .find(|suite| !SUITES.iter().any(|(name, _)| name == *suite))
+        {
+            bail!(
+                "--suite {unknown}: no such suite (known: {})",
+                SUITES.map(|(name, _)| name).join(", ")
+            );
         }
-        if let Some(unknown) = self.languages.iter().find(|language| !LANGUAGES.contains(&language.as_str())) {
+        if let Some(unknown) = self
+            .languages
+            .iter()
+            .find(|language| !LANGUAGES.contains(&language.as_str()))
+        {
             bail!("--lang {unknown}: no such language (known: rust, typescript, python)");
         }
         if !self.languages.is_empty() && self.languages.len() < LANGUAGES.len() {
-            if let Some(across) = self.suites.iter().find(|suite| ACROSS_LANGUAGES.contains(&suite.as_str())) {
+            if let Some(across) = self
+                .suites
+                .iter()
+                .find(|suite| ACROSS_LANGUAGES.contains(&suite.as_str()))
+            {
                 bail!("--suite {across} runs on every language's bindings at once: drop --lang");
             }
         }
@@ -141,7 +183,11 @@ pub fn run(selection: &Selection) -> Result<()> {
         labelled.push((label, acp_schema_source::load(&source)?, tolerant));
     }
     labelled.push(("hostile".to_owned(), hostile(&workspace)?, false));
-    if let Some(unknown) = selection.schemas.iter().find(|wanted| labelled.iter().all(|(label, _, _)| label != *wanted)) {
+    if let Some(unknown) = selection
+        .schemas
+        .iter()
+        .find(|wanted| labelled.iter().all(|(label, _, _)| label != *wanted))
+    {
         bail!("--only {unknown}: no such schema under test");
     }
     if !selection.schemas.is_empty() {
@@ -149,10 +195,29 @@ pub fn run(selection: &Selection) -> Result<()> {
     }
     let cargo = || Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()));
     if selection.wants("workspace") {
-        run_checked(cargo().args(["test", "--workspace", "--", "--include-ignored"]).env("ACP_UPSTREAM_SCHEMAS", &upstream_root).current_dir(&workspace), "cargo test --workspace")?;
+        run_checked(
+            cargo()
+                .args(["test", "--workspace", "--", "--include-ignored"])
+                .env("ACP_UPSTREAM_SCHEMAS", &upstream_root)
+                .current_dir(&workspace),
+            "cargo test --workspace",
+        )?;
     }
     if selection.wants("clippy") {
-        run_checked(cargo().args(["clippy", "--quiet", "--workspace", "--all-targets", "--", "-D", "warnings"]).current_dir(&workspace), "cargo clippy --workspace")?;
+        run_checked(
+            cargo()
+                .args([
+                    "clippy",
+                    "--quiet",
+                    "--workspace",
+                    "--all-targets",
+                    "--",
+                    "-D",
+                    "warnings",
+                ])
+                .current_dir(&workspace),
+            "cargo clippy --workspace",
+        )?;
     }
     if selection.wants("history") {
         eprintln!("== the review on the published history");
@@ -165,7 +230,11 @@ pub fn run(selection: &Selection) -> Result<()> {
     }
     if selection.wants("bench") {
         eprintln!("== the quick benchmark");
-        bench::run(&bench::Options { quick: true, peers: false, out: None })?;
+        bench::run(&bench::Options {
+            quick: true,
+            peers: false,
+            out: None,
+        })?;
     }
     Ok(())
 }
@@ -174,22 +243,46 @@ pub fn run(selection: &Selection) -> Result<()> {
 /// the handler check against the official SDK, every language's suite, the
 /// chain, the independent values, the real agents' captures and (on the
 /// default) the mutants.
-fn test_schemas(workspace: &Path, upstream_root: &Path, labelled: Vec<(String, ExtendedSchema, bool)>, selection: &Selection) -> Result<()> {
-    let per_schema = ["handlers", "bindings", "negotiation", "chain", "independent", "captures", "mutation"];
+fn test_schemas(
+    workspace: &Path,
+    upstream_root: &Path,
+    labelled: Vec<(String, ExtendedSchema, bool)>,
+    selection: &Selection,
+) -> Result<()> {
+    let per_schema = [
+        "handlers",
+        "bindings",
+        "negotiation",
+        "chain",
+        "independent",
+        "captures",
+        "mutation",
+    ];
     if !per_schema.iter().any(|suite| selection.wants(suite)) {
         return Ok(());
     }
     // The chain and what runs through it use the harnesses the language
     // suites build.
-    let bindings = ["bindings", "negotiation", "chain", "independent", "captures", "mutation"].iter().any(|suite| selection.wants(suite));
+    let bindings = [
+        "bindings",
+        "negotiation",
+        "chain",
+        "independent",
+        "captures",
+        "mutation",
+    ]
+    .iter()
+    .any(|suite| selection.wants(suite));
     let workspace = workspace.to_path_buf();
     let generated = workspace.join("target").join("bindings");
     for (label, schema, tolerant) in labelled {
-        let outputs = generate::render_schema(&schema, &PackageNames::default(), &[], tolerant, false).with_context(|| format!("generating bindings for {label}"))?;
+        let outputs = generate::render_schema(&schema, &PackageNames::default(), &[], tolerant, false)
+            .with_context(|| format!("generating bindings for {label}"))?;
         let folder = generated.join(&label);
         generate::write(&folder, &outputs)?;
         eprintln!("== bindings for {label} in {}", folder.display());
-        let ir = acp_codegen::lower::lower(&schema, acp_codegen::lower::Unsupported::Fail).with_context(|| format!("lowering {label}"))?;
+        let ir = acp_codegen::lower::lower(&schema, acp_codegen::lower::Unsupported::Fail)
+            .with_context(|| format!("lowering {label}"))?;
         if selection.wants("handlers") {
             handlers::check(upstream_root, &label, &ir)?;
         }

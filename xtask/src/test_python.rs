@@ -30,7 +30,11 @@ use crate::tools::{copy_tree, run_checked, virtual_environment, SuiteOutcome};
 /// `generate`, holding `python/` and `vectors/`); `label` names the schema.
 pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
     let package = bindings.join("python");
-    ensure!(package.join("pyproject.toml").is_file(), "{label}: no Python package in {}", package.display());
+    ensure!(
+        package.join("pyproject.toml").is_file(),
+        "{label}: no Python package in {}",
+        package.display()
+    );
     let import_name = PackageNames::default().python_package;
     let tests = workspace.join("tests").join("python");
     let tools = workspace.join(".tools");
@@ -38,7 +42,9 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
 
     let work = install(&python, bindings, workspace, label)?;
     run_checked(
-        Command::new(&python).args(["-m", "ruff", "check", "--no-cache", &import_name]).current_dir(&package),
+        Command::new(&python)
+            .args(["-m", "ruff", "check", "--no-cache", &import_name])
+            .current_dir(&package),
         &format!("{label}: ruff check"),
     )?;
     // From a folder without the sources, which mypy would find first: a
@@ -54,11 +60,21 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
         &format!("{label}: mypy --strict on the installed package"),
     )?;
     if label == "default" {
-        check_usage_program(&python, &tests.join("usage_program.py"), &package.join("pyproject.toml"), &tools, &work)?;
+        check_usage_program(
+            &python,
+            &tests.join("usage_program.py"),
+            &package.join("pyproject.toml"),
+            &tools,
+            &work,
+        )?;
     }
     let outcome = pytest(&python, workspace, bindings, &tests, Some(label))?;
     print!("{}", outcome.output);
-    ensure!(outcome.passed, "{label}: pytest {} failed (exit 5 means no test ran)", tests.display());
+    ensure!(
+        outcome.passed,
+        "{label}: pytest {} failed (exit 5 means no test ran)",
+        tests.display()
+    );
     Ok(())
 }
 
@@ -69,15 +85,28 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
 fn check_usage_program(python: &Path, program: &Path, config: &Path, tools: &Path, work: &Path) -> Result<()> {
     let cache = tools.join("mypy-cache").join("usage");
     run_checked(
-        Command::new(python).args(["-m", "mypy", "--strict", "--config-file"]).arg(config).arg("--cache-dir").arg(cache.join("plugin")).arg(program),
+        Command::new(python)
+            .args(["-m", "mypy", "--strict", "--config-file"])
+            .arg(config)
+            .arg("--cache-dir")
+            .arg(cache.join("plugin"))
+            .arg(program),
         "mypy --strict (pydantic plugin) on tests/python/usage_program.py",
     )?;
     run_checked(
-        Command::new(python).args(["-m", "mypy", "--strict", "--cache-dir"]).arg(cache.join("plain")).arg(program).current_dir(work),
+        Command::new(python)
+            .args(["-m", "mypy", "--strict", "--cache-dir"])
+            .arg(cache.join("plain"))
+            .arg(program)
+            .current_dir(work),
         "mypy --strict (no plugin) on tests/python/usage_program.py",
     )?;
     run_checked(
-        Command::new(python).args(["-m", "pyright", "--pythonpath"]).arg(python).arg(program).current_dir(work),
+        Command::new(python)
+            .args(["-m", "pyright", "--pythonpath"])
+            .arg(python)
+            .arg(program)
+            .current_dir(work),
         "pyright (strict) on tests/python/usage_program.py",
     )
 }
@@ -91,7 +120,9 @@ fn install(python: &Path, bindings: &Path, workspace: &Path, label: &str) -> Res
     }
     let wheel = build_wheel(python, &bindings.join("python"), &work, label)?;
     run_checked(
-        Command::new(python).args(["-m", "pip", "install", "--quiet", "--no-deps", "--force-reinstall"]).arg(&wheel),
+        Command::new(python)
+            .args(["-m", "pip", "install", "--quiet", "--no-deps", "--force-reinstall"])
+            .arg(&wheel),
         &format!("{label}: pip install {}", wheel.display()),
     )?;
     Ok(work)
@@ -141,7 +172,15 @@ fn build_wheel(python: &Path, package: &Path, work: &Path, label: &str) -> Resul
     copy_tree(package, &source)?;
     run_checked(
         Command::new(python)
-            .args(["-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "--wheel-dir"])
+            .args([
+                "-m",
+                "pip",
+                "wheel",
+                "--quiet",
+                "--no-deps",
+                "--no-build-isolation",
+                "--wheel-dir",
+            ])
             .arg(&wheels)
             .arg(&source),
         &format!("{label}: pip wheel {}", package.display()),
@@ -153,8 +192,10 @@ fn build_wheel(python: &Path, package: &Path, work: &Path, label: &str) -> Resul
     built.retain(|path| path.extension().is_some_and(|extension| extension == "whl"));
     match built.as_slice() {
         [wheel] => Ok(wheel.clone()),
-        _ => bail!("{label}: pip wheel built {} wheels in {}, not one", built.len(), wheels.display()),
+        _ => bail!(
+            "{label}: pip wheel built {} wheels in {}, not one",
+            built.len(),
+            wheels.display()
+        ),
     }
 }
-
-

@@ -17,10 +17,13 @@ use anyhow::{Context, Result};
 
 use crate::tools::{cargo, run_checked, SuiteOutcome};
 
-
 /// The batch round-trip program `run` builds for the bindings it tested last.
 pub fn batch_program(workspace: &Path) -> std::path::PathBuf {
-    workspace.join("target").join("bindings-target").join("debug").join("roundtrip-batch")
+    workspace
+        .join("target")
+        .join("bindings-target")
+        .join("debug")
+        .join("roundtrip-batch")
 }
 
 /// Runs the Rust suite on the bindings in `bindings` (a folder written by
@@ -29,11 +32,18 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
     let target = workspace.join("target").join("bindings-target");
     let crate_folder = bindings.join("rust");
     run_checked(
-        cargo().args(["clippy", "--quiet", "--", "-D", "warnings"]).env("CARGO_TARGET_DIR", &target).current_dir(&crate_folder),
+        cargo()
+            .args(["clippy", "--quiet", "--", "-D", "warnings"])
+            .env("CARGO_TARGET_DIR", &target)
+            .current_dir(&crate_folder),
         &format!("clippy on the Rust bindings for {label}"),
     )?;
     run_checked(
-        cargo().args(["doc", "--quiet", "--no-deps"]).env("CARGO_TARGET_DIR", &target).env("RUSTDOCFLAGS", "-D warnings").current_dir(&crate_folder),
+        cargo()
+            .args(["doc", "--quiet", "--no-deps"])
+            .env("CARGO_TARGET_DIR", &target)
+            .env("RUSTDOCFLAGS", "-D warnings")
+            .current_dir(&crate_folder),
         &format!("cargo doc on the Rust bindings for {label}"),
     )?;
     let outcome = vector_suite(workspace, bindings)?;
@@ -43,7 +53,10 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
     }
     let harness = bindings.join("rust-vectors");
     run_checked(
-        cargo().args(["build", "--quiet", "--bin", "roundtrip-batch"]).env("CARGO_TARGET_DIR", &target).current_dir(&harness),
+        cargo()
+            .args(["build", "--quiet", "--bin", "roundtrip-batch"])
+            .env("CARGO_TARGET_DIR", &target)
+            .current_dir(&harness),
         &format!("the Rust batch round-trip for {label}"),
     )?;
     if label == "default" {
@@ -63,7 +76,15 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
 /// fuzz tests read the vectors (`ACP_VECTORS`) and run
 /// [`FUZZ_CASES`] cases per property.
 /// The connection's race tests (`connection.rs`) run here too.
-const USAGE_PROGRAMS: [&str; 7] = ["usage.rs", "usage_official.rs", "api.rs", "hostile_wire.rs", "fuzz_decoders.rs", "helpers.rs", "connection.rs"];
+const USAGE_PROGRAMS: [&str; 7] = [
+    "usage.rs",
+    "usage_official.rs",
+    "api.rs",
+    "hostile_wire.rs",
+    "fuzz_decoders.rs",
+    "helpers.rs",
+    "connection.rs",
+];
 
 /// The programs written against protocol v2 (the latest release's stable
 /// schema): the connection's v2 turns and the turn tracker's v2 scenarios.
@@ -79,18 +100,36 @@ fn usage_suite(workspace: &Path, bindings: &Path, target: &Path, programs: &[&st
     let harness = bindings.join("rust-usage");
     std::fs::create_dir_all(harness.join("tests")).context("creating the Rust usage harness")?;
     std::fs::create_dir_all(harness.join("src"))?;
-    std::fs::write(harness.join("Cargo.toml"), include_str!("../../tests/rust/harness/usage.Cargo.toml").replace("{upstream}", acp_schema_source::upstream::UPSTREAM_VERSION))?;
-    std::fs::write(harness.join("src").join("lib.rs"), "//! The usage programs are this crate's tests.\n")?;
+    std::fs::write(
+        harness.join("Cargo.toml"),
+        include_str!("../../tests/rust/harness/usage.Cargo.toml")
+            .replace("{upstream}", acp_schema_source::upstream::UPSTREAM_VERSION),
+    )?;
+    std::fs::write(
+        harness.join("src").join("lib.rs"),
+        "//! The usage programs are this crate's tests.\n",
+    )?;
     for program in programs {
-        std::fs::copy(workspace.join("tests").join("rust").join(program), harness.join("tests").join(program)).with_context(|| format!("copying {program}"))?;
+        std::fs::copy(
+            workspace.join("tests").join("rust").join(program),
+            harness.join("tests").join(program),
+        )
+        .with_context(|| format!("copying {program}"))?;
     }
     // The race tests' seeded randomness, a module of theirs (not a test of its own).
-    crate::tools::copy_tree(&workspace.join("tests").join("rust").join("dice"), &harness.join("tests").join("dice"))?;
+    crate::tools::copy_tree(
+        &workspace.join("tests").join("rust").join("dice"),
+        &harness.join("tests").join("dice"),
+    )?;
     for table in ["hostile-wire.json", "helpers.json"] {
-        std::fs::copy(workspace.join("tests").join(table), harness.join(table)).with_context(|| format!("copying tests/{table}"))?;
+        std::fs::copy(workspace.join("tests").join(table), harness.join(table))
+            .with_context(|| format!("copying tests/{table}"))?;
     }
     run_checked(
-        cargo().args(["clippy", "--quiet", "--all-targets", "--", "-D", "warnings"]).env("CARGO_TARGET_DIR", target).current_dir(&harness),
+        cargo()
+            .args(["clippy", "--quiet", "--all-targets", "--", "-D", "warnings"])
+            .env("CARGO_TARGET_DIR", target)
+            .current_dir(&harness),
         "clippy on the Rust usage programs",
     )?;
     run_checked(
@@ -108,11 +147,23 @@ fn usage_suite(workspace: &Path, bindings: &Path, target: &Path, programs: &[&st
 fn write_harness(workspace: &Path, bindings: &Path) -> Result<PathBuf> {
     let harness = bindings.join("rust-vectors");
     std::fs::create_dir_all(harness.join("tests")).context("creating the Rust harness")?;
-    std::fs::write(harness.join("Cargo.toml"), include_str!("../../tests/rust/harness/vectors.Cargo.toml"))?;
+    std::fs::write(
+        harness.join("Cargo.toml"),
+        include_str!("../../tests/rust/harness/vectors.Cargo.toml"),
+    )?;
     std::fs::create_dir_all(harness.join("src"))?;
-    std::fs::copy(workspace.join("tests").join("rust").join("roundtrip_batch.rs"), harness.join("src").join("main.rs"))?;
-    std::fs::copy(workspace.join("tests").join("rust").join("vectors.rs"), harness.join("tests").join("vectors.rs"))?;
-    std::fs::copy(workspace.join("tests").join("rust").join("negotiation.rs"), harness.join("tests").join("negotiation.rs"))?;
+    std::fs::copy(
+        workspace.join("tests").join("rust").join("roundtrip_batch.rs"),
+        harness.join("src").join("main.rs"),
+    )?;
+    std::fs::copy(
+        workspace.join("tests").join("rust").join("vectors.rs"),
+        harness.join("tests").join("vectors.rs"),
+    )?;
+    std::fs::copy(
+        workspace.join("tests").join("rust").join("negotiation.rs"),
+        harness.join("tests").join("negotiation.rs"),
+    )?;
     Ok(harness)
 }
 

@@ -45,8 +45,14 @@ const RUNTIME_CONFIG: &str = include_str!("../../tests/typescript/harness/tsconf
 /// without `exactOptionalPropertyTypes` (the setting most consumers use),
 /// which also writes the JavaScript that Node runs.
 const USAGE_CONFIGS: [(&str, &str); 2] = [
-    ("tsconfig.usage-exact.json", include_str!("../../tests/typescript/harness/tsconfig.usage-exact.json")),
-    ("tsconfig.usage.json", include_str!("../../tests/typescript/harness/tsconfig.usage.json")),
+    (
+        "tsconfig.usage-exact.json",
+        include_str!("../../tests/typescript/harness/tsconfig.usage-exact.json"),
+    ),
+    (
+        "tsconfig.usage.json",
+        include_str!("../../tests/typescript/harness/tsconfig.usage.json"),
+    ),
 ];
 
 /// The schemas (by label) whose bindings the usage program runs on: it is
@@ -80,30 +86,60 @@ const CONNECTION_SCHEMAS: [&str; 2] = ["default", "v2-stable"];
 /// `generate`, holding `typescript/` and `vectors/`); `label` names the schema.
 pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
     let package = bindings.join("typescript");
-    ensure!(package.join("package.json").is_file(), "{label}: no TypeScript package in {}", package.display());
+    ensure!(
+        package.join("package.json").is_file(),
+        "{label}: no TypeScript package in {}",
+        package.display()
+    );
     let tests = workspace.join("tests").join("typescript");
     run_checked(
-        Command::new("npm").args(["ci", "--no-audit", "--no-fund"]).current_dir(&package),
+        Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund"])
+            .current_dir(&package),
         &format!("{label}: npm ci in {}", package.display()),
     )?;
-    run_checked(Command::new("npm").args(["run", "build"]).current_dir(&package), &format!("{label}: npm run build (tsc)"))?;
     run_checked(
-        Command::new("npm").args(["exec", "--no", "--", "tsc", "-p", "tsconfig.json", "--noEmit", "--strict"]).current_dir(&package),
+        Command::new("npm").args(["run", "build"]).current_dir(&package),
+        &format!("{label}: npm run build (tsc)"),
+    )?;
+    run_checked(
+        Command::new("npm")
+            .args([
+                "exec",
+                "--no",
+                "--",
+                "tsc",
+                "-p",
+                "tsconfig.json",
+                "--noEmit",
+                "--strict",
+            ])
+            .current_dir(&package),
         &format!("{label}: tsc --noEmit --strict"),
     )?;
     let runtime = workspace.join("templates").join("typescript").join("runtime.ts");
     let runtime_config = bindings.join("tsconfig.runtime.json");
-    let config = RUNTIME_CONFIG.replace("{runtime}", &runtime.display().to_string()).replace("{root}", &runtime.parent().unwrap_or(workspace).display().to_string());
+    let config = RUNTIME_CONFIG
+        .replace("{runtime}", &runtime.display().to_string())
+        .replace("{root}", &runtime.parent().unwrap_or(workspace).display().to_string());
     std::fs::write(&runtime_config, config).context("writing the runtime's tsconfig.json")?;
     run_checked(
-        Command::new("npm").args(["exec", "--no", "--", "tsc", "-p"]).arg(&runtime_config).current_dir(&package),
+        Command::new("npm")
+            .args(["exec", "--no", "--", "tsc", "-p"])
+            .arg(&runtime_config)
+            .current_dir(&package),
         &format!("{label}: tsc --strict on templates/typescript/runtime.ts alone"),
     )?;
     let consumer = install_consumer(workspace, bindings, label)?;
-    std::fs::copy(tests.join("typecheck.ts"), consumer.join("typecheck.ts")).context("copying the type-level checks")?;
-    std::fs::write(consumer.join("tsconfig.json"), TYPECHECK_CONFIG).context("writing the type-level checks' tsconfig.json")?;
+    std::fs::copy(tests.join("typecheck.ts"), consumer.join("typecheck.ts"))
+        .context("copying the type-level checks")?;
+    std::fs::write(consumer.join("tsconfig.json"), TYPECHECK_CONFIG)
+        .context("writing the type-level checks' tsconfig.json")?;
     run_checked(
-        Command::new("npm").args(["exec", "--no", "--", "tsc", "-p"]).arg(consumer.join("tsconfig.json")).current_dir(&package),
+        Command::new("npm")
+            .args(["exec", "--no", "--", "tsc", "-p"])
+            .arg(consumer.join("tsconfig.json"))
+            .current_dir(&package),
         &format!("{label}: tsc on the type-level checks against the installed package"),
     )?;
     if USAGE_SCHEMAS.contains(&label) {
@@ -111,11 +147,19 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
     }
     let outcome = node_tests(workspace, bindings, &NODE_TESTS)?;
     print!("{}", outcome.output);
-    ensure!(outcome.passed, "{label}: node --test on {} failed", NODE_TESTS.join(", "));
+    ensure!(
+        outcome.passed,
+        "{label}: node --test on {} failed",
+        NODE_TESTS.join(", ")
+    );
     if label == "default" {
         let outcome = node_tests(workspace, bindings, &DEFAULT_TESTS)?;
         print!("{}", outcome.output);
-        ensure!(outcome.passed, "{label}: node --test on {} failed", DEFAULT_TESTS.join(", "));
+        ensure!(
+            outcome.passed,
+            "{label}: node --test on {} failed",
+            DEFAULT_TESTS.join(", ")
+        );
     }
     if label == "v2-stable" {
         let outcome = node_tests(workspace, bindings, &V2_TESTS)?;
@@ -125,7 +169,11 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
     if CONNECTION_SCHEMAS.contains(&label) {
         let outcome = node_tests(workspace, bindings, &CONNECTION_TESTS)?;
         print!("{}", outcome.output);
-        ensure!(outcome.passed, "{label}: node --test on {} failed", CONNECTION_TESTS.join(", "));
+        ensure!(
+            outcome.passed,
+            "{label}: node --test on {} failed",
+            CONNECTION_TESTS.join(", ")
+        );
     }
     Ok(())
 }
@@ -142,12 +190,18 @@ fn usage_program(tests: &Path, package: &Path, consumer: &Path, label: &str) -> 
     for (file, config) in USAGE_CONFIGS {
         std::fs::write(consumer.join(file), config).with_context(|| format!("writing the usage program's {file}"))?;
         run_checked(
-            Command::new("npm").args(["exec", "--no", "--", "tsc", "-p"]).arg(consumer.join(file)).current_dir(package),
+            Command::new("npm")
+                .args(["exec", "--no", "--", "tsc", "-p"])
+                .arg(consumer.join(file))
+                .current_dir(package),
             &format!("{label}: tsc -p {file} on the usage program against the installed package"),
         )?;
     }
     run_checked(
-        Command::new("node").arg("usage-wire.mjs").arg(consumer.join("usage").join("usage.js")).current_dir(consumer),
+        Command::new("node")
+            .arg("usage-wire.mjs")
+            .arg(consumer.join("usage").join("usage.js"))
+            .current_dir(consumer),
         &format!("{label}: node on the usage program"),
     )?;
     if label == "default" {
@@ -161,12 +215,33 @@ fn usage_program(tests: &Path, package: &Path, consumer: &Path, label: &str) -> 
 /// and runs it.
 fn official_usage_program(tests: &Path, folder: &Path) -> Result<()> {
     std::fs::create_dir_all(folder).with_context(|| format!("creating {}", folder.display()))?;
-    for file in ["package.json", "package-lock.json", "tsconfig.json", "usage_official.ts"] {
-        std::fs::copy(tests.join("official").join(file), folder.join(file)).with_context(|| format!("copying official/{file}"))?;
+    for file in [
+        "package.json",
+        "package-lock.json",
+        "tsconfig.json",
+        "usage_official.ts",
+    ] {
+        std::fs::copy(tests.join("official").join(file), folder.join(file))
+            .with_context(|| format!("copying official/{file}"))?;
     }
-    run_checked(Command::new("npm").args(["ci", "--no-audit", "--no-fund"]).current_dir(folder), "npm ci for the official SDK's usage program")?;
-    run_checked(Command::new("npm").args(["exec", "--no", "--", "tsc", "-p", "tsconfig.json"]).current_dir(folder), "tsc on the official SDK's usage program")?;
-    run_checked(Command::new("node").arg(folder.join("out").join("usage_official.js")).current_dir(folder), "node on the official SDK's usage program")
+    run_checked(
+        Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund"])
+            .current_dir(folder),
+        "npm ci for the official SDK's usage program",
+    )?;
+    run_checked(
+        Command::new("npm")
+            .args(["exec", "--no", "--", "tsc", "-p", "tsconfig.json"])
+            .current_dir(folder),
+        "tsc on the official SDK's usage program",
+    )?;
+    run_checked(
+        Command::new("node")
+            .arg(folder.join("out").join("usage_official.js"))
+            .current_dir(folder),
+        "node on the official SDK's usage program",
+    )
 }
 
 fn install_consumer(workspace: &Path, bindings: &Path, label: &str) -> Result<PathBuf> {
@@ -192,10 +267,17 @@ fn node_tests(workspace: &Path, bindings: &Path, files: &[&str]) -> Result<Suite
         "node --test",
     )?;
     for counter in ["# skipped ", "# todo "] {
-        let count = outcome.output.lines().find_map(|line| line.strip_prefix(counter)).map(str::trim);
+        let count = outcome
+            .output
+            .lines()
+            .find_map(|line| line.strip_prefix(counter))
+            .map(str::trim);
         if count != Some("0") {
             outcome.passed = false;
-            outcome.output.push_str(&format!("\n`{}` is {count:?}, not 0: a test that does not run fails the suite\n", counter.trim()));
+            outcome.output.push_str(&format!(
+                "\n`{}` is {count:?}, not 0: a test that does not run fails the suite\n",
+                counter.trim()
+            ));
         }
     }
     Ok(outcome)
@@ -223,13 +305,21 @@ fn install_packed(package: &Path, consumer: &Path, label: &str) -> Result<()> {
         .stderr(Stdio::inherit())
         .output()
         .with_context(|| format!("starting npm pack in {}", package.display()))?;
-    ensure!(packed.status.success(), "{label}: npm pack in {} failed ({})", package.display(), packed.status);
+    ensure!(
+        packed.status.success(),
+        "{label}: npm pack in {} failed ({})",
+        package.display(),
+        packed.status
+    );
     let report: Value = serde_json::from_slice(&packed.stdout).context("reading npm pack's report")?;
     let (Some(name), Some(tarball)) = (report[0]["name"].as_str(), report[0]["filename"].as_str()) else {
         bail!("{label}: npm pack named no package and tarball");
     };
     run_checked(
-        Command::new("npm").args(["install", "--no-audit", "--no-fund"]).arg(format!("./{tarball}")).current_dir(consumer),
+        Command::new("npm")
+            .args(["install", "--no-audit", "--no-fund"])
+            .arg(format!("./{tarball}"))
+            .current_dir(consumer),
         &format!("{label}: npm install {tarball} in {}", consumer.display()),
     )?;
     check_entry_points(&consumer.join("node_modules").join(name), label)
@@ -245,13 +335,25 @@ fn check_entry_points(installed: &Path, label: &str) -> Result<()> {
     let manifest: Value = serde_json::from_str(&text).with_context(|| format!("reading {}", path.display()))?;
     let mut targets = Vec::new();
     for field in ["main", "types", "exports"] {
-        ensure!(!manifest[field].is_null(), "{label}: {} names no `{field}`", path.display());
+        ensure!(
+            !manifest[field].is_null(),
+            "{label}: {} names no `{field}`",
+            path.display()
+        );
         strings(&manifest[field], &mut targets);
     }
     targets.sort_unstable();
     targets.dedup();
-    let missing: Vec<&str> = targets.into_iter().filter(|target| !installed.join(target).is_file()).collect();
-    ensure!(missing.is_empty(), "{label}: {} names files the installed package lacks: {}", path.display(), missing.join(", "));
+    let missing: Vec<&str> = targets
+        .into_iter()
+        .filter(|target| !installed.join(target).is_file())
+        .collect();
+    ensure!(
+        missing.is_empty(),
+        "{label}: {} names files the installed package lacks: {}",
+        path.display(),
+        missing.join(", ")
+    );
     Ok(())
 }
 

@@ -9,7 +9,10 @@ use anyhow::{bail, Context, Result};
 
 /// The workspace root (the parent of this crate's folder).
 pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask sits in the workspace").to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask sits in the workspace")
+        .to_path_buf()
 }
 
 /// How a test suite ended, and what it printed (stdout, then stderr).
@@ -24,7 +27,10 @@ impl SuiteOutcome {
         let output = command.output().with_context(|| format!("starting {what}"))?;
         let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
         text.push_str(&String::from_utf8_lossy(&output.stderr));
-        Ok(SuiteOutcome { passed: output.status.success(), output: text })
+        Ok(SuiteOutcome {
+            passed: output.status.success(),
+            output: text,
+        })
     }
 }
 
@@ -49,13 +55,19 @@ pub fn virtual_environment(folder: &Path, requirements: &Path) -> Result<PathBuf
     let venv = folder.join("venv");
     let python = venv.join("bin").join("python");
     if !python.is_file() {
-        run_checked(Command::new("python3").args(["-m", "venv"]).arg(&venv), &format!("python3 -m venv {}", venv.display()))?;
+        run_checked(
+            Command::new("python3").args(["-m", "venv"]).arg(&venv),
+            &format!("python3 -m venv {}", venv.display()),
+        )?;
     }
-    let wanted = std::fs::read_to_string(requirements).with_context(|| format!("reading {}", requirements.display()))?;
+    let wanted =
+        std::fs::read_to_string(requirements).with_context(|| format!("reading {}", requirements.display()))?;
     let stamp = venv.join("installed-requirements.txt");
     if std::fs::read_to_string(&stamp).ok().as_deref() != Some(wanted.as_str()) {
         run_checked(
-            Command::new(&python).args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r"]).arg(requirements),
+            Command::new(&python)
+                .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r"])
+                .arg(requirements),
             &format!("pip install -r {}", requirements.display()),
         )?;
         std::fs::write(&stamp, &wanted).with_context(|| format!("writing {}", stamp.display()))?;

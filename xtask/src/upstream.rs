@@ -27,10 +27,22 @@ pub fn fetch(workspace: &Path) -> Result<PathBuf> {
             .output()
             .context("running npm pack (is Node.js installed?)")?;
         if !packed.status.success() {
-            bail!("npm pack {PACKAGE}@{version} failed: {}", String::from_utf8_lossy(&packed.stderr));
+            bail!(
+                "npm pack {PACKAGE}@{version} failed: {}",
+                String::from_utf8_lossy(&packed.stderr)
+            );
         }
-        let tarball = String::from_utf8_lossy(&packed.stdout).trim().lines().last().unwrap_or_default().to_owned();
-        let status = Command::new("tar").args(["xzf", &tarball]).current_dir(&folder).status().context("running tar")?;
+        let tarball = String::from_utf8_lossy(&packed.stdout)
+            .trim()
+            .lines()
+            .last()
+            .unwrap_or_default()
+            .to_owned();
+        let status = Command::new("tar")
+            .args(["xzf", &tarball])
+            .current_dir(&folder)
+            .status()
+            .context("running tar")?;
         if !status.success() {
             bail!("could not unpack {tarball}");
         }

@@ -47,7 +47,11 @@ fn a_schema_file_needs_a_version() {
     let schema = folder.join("schema.json");
     std::fs::write(&schema, r#"{"$defs": {}}"#).unwrap();
     let out = folder.join("out");
-    refused(&out, &["--schema", schema.to_str().unwrap(), "--no-rfd"], &["--version"]);
+    refused(
+        &out,
+        &["--schema", schema.to_str().unwrap(), "--no-rfd"],
+        &["--version"],
+    );
     assert!(!out.exists());
 }
 
@@ -65,5 +69,8 @@ fn the_python_package_requires_the_pydantic_release_it_is_tested_with() {
     let requirements = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/python/requirements.txt");
     let pinned = format!("pydantic=={}", acp_codegen::emit::python::PYDANTIC_TESTED);
     let text = std::fs::read_to_string(requirements).unwrap();
-    assert!(text.lines().any(|line| line == pinned), "{pinned} in tests/python/requirements.txt");
+    assert!(
+        text.lines().any(|line| line == pinned),
+        "{pinned} in tests/python/requirements.txt"
+    );
 }

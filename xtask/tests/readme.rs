@@ -15,8 +15,15 @@ fn blocks(text: &str) -> Vec<(String, Option<String>, Vec<String>)> {
     let mut previous = "";
     while let Some(line) = lines.next() {
         if let Some(info) = line.strip_prefix("```") {
-            let marker = previous.strip_prefix("<!-- excerpt: ").and_then(|rest| rest.strip_suffix(" -->")).map(str::to_owned);
-            let body: Vec<String> = lines.by_ref().take_while(|line| !line.starts_with("```")).map(str::to_owned).collect();
+            let marker = previous
+                .strip_prefix("<!-- excerpt: ")
+                .and_then(|rest| rest.strip_suffix(" -->"))
+                .map(str::to_owned);
+            let body: Vec<String> = lines
+                .by_ref()
+                .take_while(|line| !line.starts_with("```"))
+                .map(str::to_owned)
+                .collect();
             blocks.push((info.trim().to_owned(), marker, body));
             previous = "";
             continue;
@@ -30,11 +37,18 @@ fn blocks(text: &str) -> Vec<(String, Option<String>, Vec<String>)> {
 fn every_code_block_is_an_excerpt_of_a_tested_program() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let mut pages = vec![root.join("README.md")];
-    let mut docs: Vec<_> = std::fs::read_dir(root.join("docs")).unwrap().map(|entry| entry.unwrap().path()).filter(|path| path.extension().is_some_and(|extension| extension == "md")).collect();
+    let mut docs: Vec<_> = std::fs::read_dir(root.join("docs"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|extension| extension == "md"))
+        .collect();
     docs.sort();
     pages.extend(docs);
     let mut excerpts = Vec::new();
-    for (info, marker, body) in pages.iter().flat_map(|page| blocks(&std::fs::read_to_string(page).unwrap())) {
+    for (info, marker, body) in pages
+        .iter()
+        .flat_map(|page| blocks(&std::fs::read_to_string(page).unwrap()))
+    {
         if !["rust", "ts", "python"].contains(&info.as_str()) {
             continue;
         }
@@ -49,7 +63,10 @@ fn every_code_block_is_an_excerpt_of_a_tested_program() {
                 continue;
             }
             if skipping {
-                assert!(source_lines.any(|candidate| candidate == line), "README excerpt of {marker}: `{line}` is not in it (or not in this order)");
+                assert!(
+                    source_lines.any(|candidate| candidate == line),
+                    "README excerpt of {marker}: `{line}` is not in it (or not in this order)"
+                );
             } else {
                 let next = source_lines.next();
                 assert_eq!(next, Some(line), "README excerpt of {marker}: `{line}` does not follow the line before it; mark what is left out with `// ...` or `# ...`");
@@ -69,10 +86,23 @@ fn every_code_block_is_an_excerpt_of_a_tested_program() {
 fn the_readme_is_short_and_links_every_page() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    assert!(readme.lines().count() <= 150, "the README has {} lines", readme.lines().count());
+    assert!(
+        readme.lines().count() <= 150,
+        "the README has {} lines",
+        readme.lines().count()
+    );
     for entry in std::fs::read_dir(root.join("docs")).unwrap() {
         let name = entry.unwrap().file_name().into_string().unwrap();
-        assert!(readme.contains(&format!("](docs/{name})")), "the README does not link docs/{name}");
+        assert!(
+            readme.contains(&format!("](docs/{name})")),
+            "the README does not link docs/{name}"
+        );
     }
-    assert!(readme.lines().take(6).any(|line| line.starts_with("cargo xtask generate")) && readme.lines().take(6).any(|line| line.starts_with("cargo xtask test")));
+    assert!(
+        readme
+            .lines()
+            .take(6)
+            .any(|line| line.starts_with("cargo xtask generate"))
+            && readme.lines().take(6).any(|line| line.starts_with("cargo xtask test"))
+    );
 }

@@ -12,7 +12,11 @@ use std::path::Path;
 /// (language, ours, the official twin), relative to `tests/`.
 const PAIRS: [(&str, &str, &str); 3] = [
     ("Rust", "rust/usage.rs", "rust/usage_official.rs"),
-    ("TypeScript", "typescript/usage.ts", "typescript/official/usage_official.ts"),
+    (
+        "TypeScript",
+        "typescript/usage.ts",
+        "typescript/official/usage_official.ts",
+    ),
     ("Python", "python/usage_program.py", "python/usage_official.py"),
 ];
 
@@ -49,7 +53,8 @@ fn lines_of_code(source: &str) -> usize {
 
 #[test]
 fn the_counter_skips_what_is_not_code() {
-    let python = "\"\"\"Module\ndocstring.\"\"\"\n\nimport os\n# comment\ndef f():\n    \"\"\"One line.\"\"\"\n    return os\n";
+    let python =
+        "\"\"\"Module\ndocstring.\"\"\"\n\nimport os\n# comment\ndef f():\n    \"\"\"One line.\"\"\"\n    return os\n";
     assert_eq!(lines_of_code(python), 3);
     let rust = "//! Docs\n/// More\nfn main() {\n    /* block\n     * comment */\n    let x = 1; // trailing\n}\n";
     assert_eq!(lines_of_code(rust), 3);
@@ -61,7 +66,9 @@ fn each_usage_program_is_no_longer_than_its_official_twin() {
     let mut table = String::from("| language | ours | official |\n| --- | --- | --- |\n");
     let mut wrong = Vec::new();
     for (language, ours, official) in PAIRS {
-        let [ours, official] = [ours, official].map(|path| lines_of_code(&std::fs::read_to_string(tests.join(path)).unwrap_or_else(|error| panic!("{path}: {error}"))));
+        let [ours, official] = [ours, official].map(|path| {
+            lines_of_code(&std::fs::read_to_string(tests.join(path)).unwrap_or_else(|error| panic!("{path}: {error}")))
+        });
         table.push_str(&format!("| {language} | {ours} | {official} |\n"));
         let allowed = LONGER.iter().any(|(longer, _)| *longer == language);
         if (ours > official) != allowed {
@@ -69,5 +76,8 @@ fn each_usage_program_is_no_longer_than_its_official_twin() {
         }
     }
     println!("{table}");
-    assert!(wrong.is_empty(), "longer than the official SDK's twin, or listed in LONGER and no longer longer: {wrong:?}\n{table}");
+    assert!(
+        wrong.is_empty(),
+        "longer than the official SDK's twin, or listed in LONGER and no longer longer: {wrong:?}\n{table}"
+    );
 }

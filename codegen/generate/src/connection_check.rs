@@ -24,10 +24,17 @@ pub mod methods {
     pub mod agent {
         use super::*;
 
-        pub async fn dispatch_request<H: super::Agent + ?Sized>(_: &H, method: &str, params: Value) -> Result<Value, Error> {
+        pub async fn dispatch_request<H: super::Agent + ?Sized>(
+            _: &H,
+            method: &str,
+            params: Value,
+        ) -> Result<Value, Error> {
             match method {
                 "echo" => Ok(params),
-                _ => Err(Error { code: -32601, message: "Method not found".to_owned() }),
+                _ => Err(Error {
+                    code: -32601,
+                    message: "Method not found".to_owned(),
+                }),
             }
         }
 
@@ -40,7 +47,10 @@ pub mod methods {
         use super::*;
 
         pub async fn dispatch_request<H: super::Client + ?Sized>(_: &H, _: &str, _: Value) -> Result<Value, Error> {
-            Err(Error { code: -32601, message: "Method not found".to_owned() })
+            Err(Error {
+                code: -32601,
+                message: "Method not found".to_owned(),
+            })
         }
 
         pub async fn dispatch_notification<H: super::Client + ?Sized>(_: &H, _: &str, _: Value) -> Result<(), Error> {
@@ -58,7 +68,13 @@ pub use crate::codec;
 pub mod ends {
     use super::connection::{Features, Rules};
 
-    pub static RULES: Rules = Rules { initialize: "initialize", features: |_, _| Features::default(), ready: None, turns: None, cancel: None };
+    pub static RULES: Rules = Rules {
+        initialize: "initialize",
+        features: |_, _| Features::default(),
+        ready: None,
+        turns: None,
+        cancel: None,
+    };
 }
 
 #[path = "../../../templates/rust/connection.rs"]
@@ -82,7 +98,10 @@ mod tests {
     /// A pipe: a writer into a channel, and a reader of it.
     fn pipe() -> (futures::io::AllowStdIo<Channel>, impl futures::io::AsyncBufRead + Unpin) {
         let (sender, receiver) = mpsc::unbounded::<Vec<u8>>();
-        (futures::io::AllowStdIo::new(Channel(sender)), receiver.map(Ok::<_, std::io::Error>).into_async_read())
+        (
+            futures::io::AllowStdIo::new(Channel(sender)),
+            receiver.map(Ok::<_, std::io::Error>).into_async_read(),
+        )
     }
 
     struct Channel(mpsc::UnboundedSender<Vec<u8>>);
@@ -112,7 +131,9 @@ mod tests {
         let scenario = async {
             let echoed: Value = client.call("echo", &json!({"a": [1, 2]})).await.unwrap();
             assert_eq!(echoed, json!({"a": [1, 2]}));
-            let Err(CallError::Remote(error)) = client.request("nothing", json!(null)).await else { panic!("method not found") };
+            let Err(CallError::Remote(error)) = client.request("nothing", json!(null)).await else {
+                panic!("method not found")
+            };
             assert_eq!(error.code, -32601);
             client.close();
         };
@@ -141,15 +162,28 @@ mod tests {
         let dropped = Arc::new(Mutex::new(Vec::new()));
         let reports = dropped.clone();
         let options = Options::dropped(move |report| reports.lock().unwrap().push(report));
-        let (_, agent) = AgentEnd::connect_with(|_| Echo, futures::io::Cursor::new(input), futures::io::AllowStdIo::new(Channel(sender)), options);
+        let (_, agent) = AgentEnd::connect_with(
+            |_| Echo,
+            futures::io::Cursor::new(input),
+            futures::io::AllowStdIo::new(Channel(sender)),
+            options,
+        );
         futures::executor::block_on(agent).unwrap();
         let text: Vec<u8> = futures::executor::block_on(written.concat());
-        let answers: Vec<Value> = text.split(|byte| *byte == b'\n').filter(|line| !line.is_empty()).map(|line| serde_json::from_slice(line).unwrap()).collect();
-        let invalid = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "not a JSON-RPC 2.0 message"}});
+        let answers: Vec<Value> = text
+            .split(|byte| *byte == b'\n')
+            .filter(|line| !line.is_empty())
+            .map(|line| serde_json::from_slice(line).unwrap())
+            .collect();
+        let invalid =
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "not a JSON-RPC 2.0 message"}});
         assert_eq!(answers.len(), 6, "{answers:?}");
         assert_eq!(answers[0]["error"]["code"], -32700);
         assert_eq!(answers[1..4], [invalid.clone(), invalid.clone(), invalid]);
-        assert!(answers.contains(&json!({"jsonrpc": "2.0", "id": 2, "result": {"last": true}})), "{answers:?}");
+        assert!(
+            answers.contains(&json!({"jsonrpc": "2.0", "id": 2, "result": {"last": true}})),
+            "{answers:?}"
+        );
         assert!(answers.contains(&json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32600, "message": "neither a call nor an answer"}})), "{answers:?}");
         let reports = dropped.lock().unwrap().clone();
         assert_eq!(reports.len(), 6, "{reports:?}");

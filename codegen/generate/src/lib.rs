@@ -19,6 +19,10 @@ mod test_support;
 #[allow(dead_code)]
 mod connection_check;
 
+#[cfg(test)]
+#[allow(dead_code)]
+#[path = "../../../templates/rust/codec.rs"]
+pub mod codec;
 /// The hand-written runtime files the Rust emitter copies into every
 /// generated crate, compiled here (and checked by clippy) as the modules
 /// they become there. The codec's items serve the generated types, which
@@ -26,10 +30,6 @@ mod connection_check;
 #[cfg(test)]
 #[path = "../../../templates/rust/nullable.rs"]
 pub mod nullable;
-#[cfg(test)]
-#[allow(dead_code)]
-#[path = "../../../templates/rust/codec.rs"]
-pub mod codec;
 /// The fixed part of the `negotiation` module, with stand-ins for what the
 /// emitter writes at its marker (the tables, `Message`).
 #[cfg(test)]

@@ -69,12 +69,27 @@ pub fn generate(schema: &ExtendedSchema, ir: &Ir, options: &Options) -> Result<V
 /// and the vectors only read the IR: each runs on a thread of its own and
 /// fills its own sink, and the folders keep a fixed order whatever finishes
 /// first.
-pub fn generate_into<S: Sink + Send>(schema: &ExtendedSchema, ir: &Ir, options: &Options, open: &(dyn Fn(&str) -> Result<S, Error> + Sync)) -> Result<Vec<(String, S)>, Error> {
-    if let Some(unknown) = options.languages.iter().find(|language| !LANGUAGES.iter().any(|(known, _)| known == *language)) {
+pub fn generate_into<S: Sink + Send>(
+    schema: &ExtendedSchema,
+    ir: &Ir,
+    options: &Options,
+    open: &(dyn Fn(&str) -> Result<S, Error> + Sync),
+) -> Result<Vec<(String, S)>, Error> {
+    if let Some(unknown) = options
+        .languages
+        .iter()
+        .find(|language| !LANGUAGES.iter().any(|(known, _)| known == *language))
+    {
         return Err(Error::UnknownLanguage(unknown.clone()));
     }
-    let ir = if options.tolerant { Cow::Owned(crate::tolerant::tolerant(ir)) } else { Cow::Borrowed(ir) };
-    let wanted = LANGUAGES.into_iter().filter(|(language, _)| options.languages.is_empty() || options.languages.iter().any(|wanted| wanted == language));
+    let ir = if options.tolerant {
+        Cow::Owned(crate::tolerant::tolerant(ir))
+    } else {
+        Cow::Borrowed(ir)
+    };
+    let wanted = LANGUAGES.into_iter().filter(|(language, _)| {
+        options.languages.is_empty() || options.languages.iter().any(|wanted| wanted == language)
+    });
     // Printed by the first emitter that needs it, while the others go on.
     let schema_text = std::sync::OnceLock::new();
     let names = &options.names;
@@ -87,7 +102,9 @@ pub fn generate_into<S: Sink + Send>(schema: &ExtendedSchema, ir: &Ir, options: 
                     for (path, text) in emit(ir, names)? {
                         sink.add(path, text)?;
                     }
-                    for (path, text) in emit::package::extras(ir, names, language, schema_text.get_or_init(|| schema.to_pretty_json()))? {
+                    for (path, text) in
+                        emit::package::extras(ir, names, language, schema_text.get_or_init(|| schema.to_pretty_json()))?
+                    {
                         sink.add(path, text)?;
                     }
                     Ok(sink)
@@ -102,19 +119,31 @@ pub fn generate_into<S: Sink + Send>(schema: &ExtendedSchema, ir: &Ir, options: 
         });
         let mut outputs = Vec::new();
         for (language, emitting) in bindings {
-            outputs.push((language.to_owned(), emitting.join().map_err(|_| Error::Panicked(language.to_owned()))??));
+            outputs.push((
+                language.to_owned(),
+                emitting.join().map_err(|_| Error::Panicked(language.to_owned()))??,
+            ));
         }
         let mut schema_sink = open("schema")?;
-        schema_sink.add(PathBuf::from("acp.schema.json"), schema_text.get_or_init(|| schema.to_pretty_json()).clone())?;
+        schema_sink.add(
+            PathBuf::from("acp.schema.json"),
+            schema_text.get_or_init(|| schema.to_pretty_json()).clone(),
+        )?;
         outputs.push(("schema".to_owned(), schema_sink));
-        outputs.push(("vectors".to_owned(), vectors.join().map_err(|_| Error::Panicked("vector".to_owned()))??));
+        outputs.push((
+            "vectors".to_owned(),
+            vectors.join().map_err(|_| Error::Panicked("vector".to_owned()))??,
+        ));
         Ok(outputs)
     })
 }
 
 /// The packages of every language for `ir`, without schema and vectors.
 pub fn bindings(ir: &Ir, names: &PackageNames) -> Result<Vec<(String, Folder)>, Error> {
-    LANGUAGES.into_iter().map(|(language, emit)| Ok((language.to_owned(), emit(ir, names)?.into_iter().collect()))).collect()
+    LANGUAGES
+        .into_iter()
+        .map(|(language, emit)| Ok((language.to_owned(), emit(ir, names)?.into_iter().collect())))
+        .collect()
 }
 
 /// The vectors of `ir`, refused if the validator disagrees with any of them.
@@ -129,12 +158,16 @@ pub fn checked_vectors(schema: &ExtendedSchema, ir: &Ir) -> Result<Folder, Error
 /// are held in memory.
 fn checked_vectors_into(schema: &ExtendedSchema, ir: &Ir, sink: &mut dyn Sink) -> Result<(), Error> {
     let names: Vec<&String> = ir.types.keys().collect();
-    let checker = acp_vectors::validate::Checker::new(&schema.document, ir, &names).map_err(|finding| Error::Vectors(finding.message))?;
+    let checker = acp_vectors::validate::Checker::new(&schema.document, ir, &names)
+        .map_err(|finding| Error::Vectors(finding.message))?;
     let mut report = acp_vectors::validate::Report::default();
     for definition in ir.types.values() {
         let file = acp_vectors::vectors::of_type(ir, definition);
         checker.check(&definition.name, &file, &mut report);
-        sink.add(PathBuf::from(format!("{}.json", definition.name)), acp_vectors::vectors::to_pretty_json(&file))?;
+        sink.add(
+            PathBuf::from(format!("{}.json", definition.name)),
+            acp_vectors::vectors::to_pretty_json(&file),
+        )?;
     }
     match report.findings.first() {
         Some(finding) => Err(Error::Vectors(format!(

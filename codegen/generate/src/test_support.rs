@@ -17,10 +17,18 @@ pub(crate) fn ir_of(definitions: Value) -> Ir {
 
 /// The IR of the embedded default schema, every RFD overlay applied.
 pub(crate) fn default_ir() -> Ir {
-    lower(&acp_schema_source::load(&acp_schema_source::SourceOptions::default()).unwrap(), Unsupported::Fail).unwrap()
+    lower(
+        &acp_schema_source::load(&acp_schema_source::SourceOptions::default()).unwrap(),
+        Unsupported::Fail,
+    )
+    .unwrap()
 }
 
 /// The contents of the emitted file at `path`.
 pub(crate) fn file<'a>(files: &'a Files, path: &str) -> &'a str {
-    files.iter().find(|(name, _)| name == &PathBuf::from(path)).map(|(_, text)| text.as_str()).unwrap_or_else(|| panic!("no {path}"))
+    files
+        .iter()
+        .find(|(name, _)| name == &PathBuf::from(path))
+        .map(|(_, text)| text.as_str())
+        .unwrap_or_else(|| panic!("no {path}"))
 }

@@ -34,6 +34,11 @@ impl CodegenError {
     /// A failure of the generator itself in `part` (a template, an
     /// emitter): no schema location, and said to be a bug.
     pub fn internal(part: impl Into<String>, message: impl std::fmt::Display) -> CodegenError {
-        CodegenError { kind: ErrorKind::Internal, file: part.into(), pointer: String::new(), message: format!("internal error (a bug of the generator, not of the schema): {message}") }
+        CodegenError {
+            kind: ErrorKind::Internal,
+            file: part.into(),
+            pointer: String::new(),
+            message: format!("internal error (a bug of the generator, not of the schema): {message}"),
+        }
     }
 }

@@ -51,7 +51,12 @@ pub const TURN_OUTPUT: [&str; 12] = [
 /// The turn output that is the agent's own reply, its message and thought:
 /// foreground work by v2's definition, so never sent while the session is
 /// idle (tool calls and plans may belong to background work).
-pub const REPLY: [&str; 4] = ["agent_message_chunk", "agent_message", "agent_thought_chunk", "agent_thought"];
+pub const REPLY: [&str; 4] = [
+    "agent_message_chunk",
+    "agent_message",
+    "agent_thought_chunk",
+    "agent_thought",
+];
 
 /// The `turn_complete` tag (RFD turn-complete).
 pub const TURN_COMPLETE: &str = "turn_complete";
@@ -70,7 +75,10 @@ pub struct Member {
 
 impl Member {
     fn of(field: &Field) -> Self {
-        Member { name: field.name.clone(), wire: field.wire_name.clone() }
+        Member {
+            name: field.name.clone(),
+            wire: field.wire_name.clone(),
+        }
     }
 }
 
@@ -193,8 +201,13 @@ pub const CANCEL_REQUEST: &str = "$/cancel_request";
 
 fn cancel(ir: &Ir) -> Option<Cancel> {
     let params = &ir.methods.get(CANCEL_REQUEST)?.notification.as_ref()?.params;
-    let member = struct_fields(ir, params).into_iter().find(|field| field.required && named(&field.ty) == Some(REQUEST_ID))?;
-    Some(Cancel { method: CANCEL_REQUEST.to_owned(), member: member.wire_name.clone() })
+    let member = struct_fields(ir, params)
+        .into_iter()
+        .find(|field| field.required && named(&field.ty) == Some(REQUEST_ID))?;
+    Some(Cancel {
+        method: CANCEL_REQUEST.to_owned(),
+        member: member.wire_name.clone(),
+    })
 }
 
 /// What the client's end of a connection waits for before a prompt call
@@ -218,7 +231,11 @@ pub enum TurnEnd {
     /// Protocol v1 with the turn-complete RFD (when negotiated): the
     /// `turn_complete` update, its member naming the prompt's request id,
     /// and its stop reason member (the prompt result's, too).
-    Complete { tag: String, request: String, stop_reason: String },
+    Complete {
+        tag: String,
+        request: String,
+        stop_reason: String,
+    },
     /// Protocol v2: the update whose `state` member says `idle`.
     Idle { tag: String, state: String, idle: String },
     /// Neither: the response ends the turn.
@@ -230,7 +247,13 @@ pub const IDLE: &str = "idle";
 
 /// The model for `ir`.
 pub fn model(ir: &Ir) -> Helpers {
-    Helpers { turns: turns(ir), status: status(ir), ready: ready(ir), drain: drain(ir), cancel: cancel(ir) }
+    Helpers {
+        turns: turns(ir),
+        status: status(ir),
+        ready: ready(ir),
+        drain: drain(ir),
+        cancel: cancel(ir),
+    }
 }
 
 /// The update union of `session/update`: the params type, the member that
@@ -238,11 +261,15 @@ pub fn model(ir: &Ir) -> Helpers {
 fn update_union(ir: &Ir) -> Option<(String, &Field, &Field, &crate::ir::UnionType)> {
     let notification = ir.methods.get("session/update")?.notification.as_ref()?.params.clone();
     let fields = struct_fields(ir, &notification);
-    let session = fields.iter().find(|field| field.wire_name == SESSION_ID && field.required)?;
+    let session = fields
+        .iter()
+        .find(|field| field.wire_name == SESSION_ID && field.required)?;
     fields.iter().filter(|field| field.required).find_map(|field| {
         let name = named(&field.ty)?;
         match &ir.get(name)?.kind {
-            TypeKind::Union(union) if matches!(union.style, UnionStyle::Tagged { .. }) => Some((notification.clone(), *session, *field, union)),
+            TypeKind::Union(union) if matches!(union.style, UnionStyle::Tagged { .. }) => {
+                Some((notification.clone(), *session, *field, union))
+            }
             _ => None,
         }
     })
@@ -251,13 +278,21 @@ fn update_union(ir: &Ir) -> Option<(String, &Field, &Field, &crate::ir::UnionTyp
 fn drain(ir: &Ir) -> Option<Drain> {
     ir.methods.get("session/prompt")?.request.as_ref()?;
     let (_, session, update, union) = update_union(ir)?;
-    let UnionStyle::Tagged { property } = &union.style else { return None };
-    let complete = turns(ir).and_then(|turns| turns.complete).map(|complete| TurnEnd::Complete {
-        tag: complete.variant.tag,
-        request: complete.request.wire,
-        stop_reason: complete.stop_reason.wire,
+    let UnionStyle::Tagged { property } = &union.style else {
+        return None;
+    };
+    let complete = turns(ir)
+        .and_then(|turns| turns.complete)
+        .map(|complete| TurnEnd::Complete {
+            tag: complete.variant.tag,
+            request: complete.request.wire,
+            stop_reason: complete.stop_reason.wire,
+        });
+    let idle = lifecycle(ir, union).map(|lifecycle| TurnEnd::Idle {
+        tag: lifecycle.variant.tag,
+        state: lifecycle.tag_property,
+        idle: lifecycle.idle.tag,
     });
-    let idle = lifecycle(ir, union).map(|lifecycle| TurnEnd::Idle { tag: lifecycle.variant.tag, state: lifecycle.tag_property, idle: lifecycle.idle.tag });
     Some(Drain {
         prompt: "session/prompt".to_owned(),
         update: "session/update".to_owned(),
@@ -272,50 +307,95 @@ fn drain(ir: &Ir) -> Option<Drain> {
 /// own, a tagged union with an `idle` variant: v2's `state_update`.
 fn lifecycle(ir: &Ir, union: &crate::ir::UnionType) -> Option<Lifecycle> {
     union.variants.iter().find_map(|variant| {
-        let Payload::Struct { base: Some(base), fields } = &variant.payload else { return None };
+        let Payload::Struct {
+            base: Some(base),
+            fields,
+        } = &variant.payload
+        else {
+            return None;
+        };
         if !fields.is_empty() {
             return None;
         }
-        let TypeKind::Union(states) = &ir.get(base)?.kind else { return None };
-        let UnionStyle::Tagged { property } = &states.style else { return None };
-        let idle = states.variants.iter().find(|candidate| candidate.tag.as_deref() == Some(IDLE))?;
+        let TypeKind::Union(states) = &ir.get(base)?.kind else {
+            return None;
+        };
+        let UnionStyle::Tagged { property } = &states.style else {
+            return None;
+        };
+        let idle = states
+            .variants
+            .iter()
+            .find(|candidate| candidate.tag.as_deref() == Some(IDLE))?;
         Some(Lifecycle {
-            variant: UpdateVariant { name: variant.name.clone(), tag: variant.tag.clone()? },
+            variant: UpdateVariant {
+                name: variant.name.clone(),
+                tag: variant.tag.clone()?,
+            },
             union: base.clone(),
             tag_property: property.clone(),
-            idle: UpdateVariant { name: idle.name.clone(), tag: IDLE.to_owned() },
+            idle: UpdateVariant {
+                name: idle.name.clone(),
+                tag: IDLE.to_owned(),
+            },
         })
     })
 }
 
 fn has_session(ir: &Ir, type_name: &str) -> bool {
-    struct_fields(ir, type_name).iter().any(|field| field.wire_name == SESSION_ID && field.required)
+    struct_fields(ir, type_name)
+        .iter()
+        .any(|field| field.wire_name == SESSION_ID && field.required)
 }
 
 fn ready(ir: &Ir) -> Option<Ready> {
     let method = ir.methods.get("session/ready")?;
-    method.notification.as_ref().filter(|notification| has_session(ir, &notification.params))?;
+    method
+        .notification
+        .as_ref()
+        .filter(|notification| has_session(ir, &notification.params))?;
     let openers = OPENERS
         .iter()
         .filter_map(|name| {
             let request = ir.methods.get(*name)?.request.as_ref()?;
             let in_result = has_session(ir, &request.result);
-            (in_result || has_session(ir, &request.params)).then(|| SessionMember { method: (*name).to_owned(), in_result, member: SESSION_ID.to_owned() })
+            (in_result || has_session(ir, &request.params)).then(|| SessionMember {
+                method: (*name).to_owned(),
+                in_result,
+                member: SESSION_ID.to_owned(),
+            })
         })
         .collect();
     let scoped = ir
         .methods
         .values()
         .filter_map(|method| {
-            let notification = method.notification.as_ref().filter(|notification| notification.side == Side::Client)?;
-            has_session(ir, &notification.params).then(|| SessionMember { method: method.name.clone(), in_result: false, member: SESSION_ID.to_owned() })
+            let notification = method
+                .notification
+                .as_ref()
+                .filter(|notification| notification.side == Side::Client)?;
+            has_session(ir, &notification.params).then(|| SessionMember {
+                method: method.name.clone(),
+                in_result: false,
+                member: SESSION_ID.to_owned(),
+            })
         })
         .collect();
-    Some(Ready { notification: SessionMember { method: method.name.clone(), in_result: false, member: SESSION_ID.to_owned() }, openers, scoped })
+    Some(Ready {
+        notification: SessionMember {
+            method: method.name.clone(),
+            in_result: false,
+            member: SESSION_ID.to_owned(),
+        },
+        openers,
+        scoped,
+    })
 }
 
 fn struct_fields<'a>(ir: &'a Ir, name: &str) -> Vec<&'a Field> {
-    let Some(TypeKind::Struct(structure)) = ir.get(name).map(|definition| &definition.kind) else { return Vec::new() };
+    let Some(TypeKind::Struct(structure)) = ir.get(name).map(|definition| &definition.kind) else {
+        return Vec::new();
+    };
     let mut fields: Vec<&Field> = structure.fields.iter().collect();
     for base in &structure.flatten {
         fields.extend(struct_fields(ir, base));
@@ -335,28 +415,66 @@ const REQUEST_ID: &str = "RequestId";
 
 fn turns(ir: &Ir) -> Option<Turns> {
     let prompt = ir.methods.get("session/prompt")?.request.as_ref()?;
-    let stop_reason_type = struct_fields(ir, &prompt.result).into_iter().find(|field| field.wire_name == "stopReason").and_then(|field| named(&field.ty)).map(str::to_owned);
+    let stop_reason_type = struct_fields(ir, &prompt.result)
+        .into_iter()
+        .find(|field| field.wire_name == "stopReason")
+        .and_then(|field| named(&field.ty))
+        .map(str::to_owned);
     ir.get(REQUEST_ID)?;
     let (notification, session, update, union) = update_union(ir)?;
     let union_name = named(&update.ty)?.to_owned();
-    let UnionStyle::Tagged { property } = &union.style else { return None };
+    let UnionStyle::Tagged { property } = &union.style else {
+        return None;
+    };
     let lifecycle = stop_reason_type.is_none().then(|| lifecycle(ir, union)).flatten();
     if stop_reason_type.is_none() && lifecycle.is_none() {
         return None;
     }
-    let variant = |variant: &crate::ir::Variant| variant.tag.as_ref().map(|tag| UpdateVariant { name: variant.name.clone(), tag: tag.clone() });
-    let output: Vec<UpdateVariant> = union.variants.iter().filter(|candidate| candidate.tag.as_deref().is_some_and(|tag| TURN_OUTPUT.contains(&tag))).filter_map(variant).collect();
-    let replies = output.iter().filter(|variant| REPLY.contains(&variant.tag.as_str())).cloned().collect();
-    let complete = union.variants.iter().find(|candidate| candidate.tag.as_deref() == Some(TURN_COMPLETE)).and_then(|found| {
-        let Payload::Struct { base, fields } = &found.payload else { return None };
-        let mut members: Vec<&Field> = fields.iter().collect();
-        if let Some(base) = base {
-            members.extend(struct_fields(ir, base));
-        }
-        let request = members.iter().find(|field| field.wire_name == "promptRequestId" && field.required && named(&field.ty) == Some(REQUEST_ID))?;
-        let stop_reason = members.iter().find(|field| field.wire_name == "stopReason" && field.required && stop_reason_type.is_some() && named(&field.ty) == stop_reason_type.as_deref())?;
-        Some(Complete { variant: variant(found)?, payload: base.clone(), request: Member::of(request), stop_reason: Member::of(stop_reason) })
-    });
+    let variant = |variant: &crate::ir::Variant| {
+        variant.tag.as_ref().map(|tag| UpdateVariant {
+            name: variant.name.clone(),
+            tag: tag.clone(),
+        })
+    };
+    let output: Vec<UpdateVariant> = union
+        .variants
+        .iter()
+        .filter(|candidate| candidate.tag.as_deref().is_some_and(|tag| TURN_OUTPUT.contains(&tag)))
+        .filter_map(variant)
+        .collect();
+    let replies = output
+        .iter()
+        .filter(|variant| REPLY.contains(&variant.tag.as_str()))
+        .cloned()
+        .collect();
+    let complete = union
+        .variants
+        .iter()
+        .find(|candidate| candidate.tag.as_deref() == Some(TURN_COMPLETE))
+        .and_then(|found| {
+            let Payload::Struct { base, fields } = &found.payload else {
+                return None;
+            };
+            let mut members: Vec<&Field> = fields.iter().collect();
+            if let Some(base) = base {
+                members.extend(struct_fields(ir, base));
+            }
+            let request = members.iter().find(|field| {
+                field.wire_name == "promptRequestId" && field.required && named(&field.ty) == Some(REQUEST_ID)
+            })?;
+            let stop_reason = members.iter().find(|field| {
+                field.wire_name == "stopReason"
+                    && field.required
+                    && stop_reason_type.is_some()
+                    && named(&field.ty) == stop_reason_type.as_deref()
+            })?;
+            Some(Complete {
+                variant: variant(found)?,
+                payload: base.clone(),
+                request: Member::of(request),
+                stop_reason: Member::of(stop_reason),
+            })
+        });
     Some(Turns {
         notification,
         session: Member::of(session),
@@ -374,12 +492,19 @@ fn turns(ir: &Ir) -> Option<Turns> {
 
 fn status(ir: &Ir) -> Option<Status> {
     let result = &ir.methods.get("session/status")?.request.as_ref()?.result;
-    let field = struct_fields(ir, result).into_iter().find(|field| field.wire_name == "status" && field.required)?;
+    let field = struct_fields(ir, result)
+        .into_iter()
+        .find(|field| field.wire_name == "status" && field.required)?;
     let type_name = named(&field.ty)?;
-    let TypeKind::Enum(enumeration) = &ir.get(type_name)?.kind else { return None };
+    let TypeKind::Enum(enumeration) = &ir.get(type_name)?.kind else {
+        return None;
+    };
     enumeration.other.as_ref()?;
     let live = enumeration.values.iter().find(|value| value.value == LIVE)?;
-    Some(Status { type_name: type_name.to_owned(), live: live.name.clone() })
+    Some(Status {
+        type_name: type_name.to_owned(),
+        live: live.name.clone(),
+    })
 }
 
 impl Turns {
@@ -396,7 +521,9 @@ impl Turns {
                 request: update.get(&complete.request.wire)?.clone(),
                 stop_reason: update.get(&complete.stop_reason.wire)?.clone(),
             },
-            (_, Some(lifecycle)) if lifecycle.variant.tag == tag => Scope::State { idle: update.get(&lifecycle.tag_property).and_then(Value::as_str) == Some(&lifecycle.idle.tag) },
+            (_, Some(lifecycle)) if lifecycle.variant.tag == tag => Scope::State {
+                idle: update.get(&lifecycle.tag_property).and_then(Value::as_str) == Some(&lifecycle.idle.tag),
+            },
             _ if self.replies.iter().any(|variant| variant.tag == tag) => Scope::Reply,
             _ if self.output.iter().any(|variant| variant.tag == tag) => Scope::Turn,
             _ => Scope::Session,

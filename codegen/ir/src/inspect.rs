@@ -34,7 +34,12 @@ pub struct Summary {
 
 /// Counts what `ir` holds.
 pub fn summarize(ir: &Ir) -> Summary {
-    let mut summary = Summary { origin: ir.origin.clone(), overlays: ir.overlays.clone(), types: ir.types.len(), ..Summary::default() };
+    let mut summary = Summary {
+        origin: ir.origin.clone(),
+        overlays: ir.overlays.clone(),
+        types: ir.types.len(),
+        ..Summary::default()
+    };
     for definition in ir.types.values() {
         if definition.definition.is_some() {
             summary.definitions += 1;
@@ -68,7 +73,9 @@ pub fn summarize(ir: &Ir) -> Summary {
                 }
                 for variant in &union.variants {
                     match &variant.payload {
-                        Payload::Struct { fields: variant_fields, .. } => fields.extend(variant_fields),
+                        Payload::Struct {
+                            fields: variant_fields, ..
+                        } => fields.extend(variant_fields),
                         Payload::Type { ty } => expressions.push(ty),
                         Payload::Unit => {}
                     }
@@ -79,16 +86,26 @@ pub fn summarize(ir: &Ir) -> Summary {
         expressions.extend(fields.iter().map(|field| &field.ty));
         for expression in expressions {
             collect_untyped(expression, &mut |pointer, reason| {
-                summary.untyped.push((definition.name.clone(), pointer.to_owned(), reason.to_owned()));
+                summary
+                    .untyped
+                    .push((definition.name.clone(), pointer.to_owned(), reason.to_owned()));
             });
         }
     }
     for method in ir.methods.values() {
         if let Some(request) = &method.request {
-            summary.methods.entry(format!("{:?}", request.side).to_lowercase()).or_default().0 += 1;
+            summary
+                .methods
+                .entry(format!("{:?}", request.side).to_lowercase())
+                .or_default()
+                .0 += 1;
         }
         if let Some(notification) = &method.notification {
-            summary.methods.entry(format!("{:?}", notification.side).to_lowercase()).or_default().1 += 1;
+            summary
+                .methods
+                .entry(format!("{:?}", notification.side).to_lowercase())
+                .or_default()
+                .1 += 1;
         }
         if method.gate.is_some() {
             summary.gated_methods += 1;
@@ -111,9 +128,17 @@ fn collect_untyped(expression: &TypeExpr, found: &mut impl FnMut(&str, &str)) {
 impl fmt::Display for Summary {
     fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(out, "schema: {}", self.origin)?;
-        let overlays = if self.overlays.is_empty() { "none".to_owned() } else { self.overlays.join(", ") };
+        let overlays = if self.overlays.is_empty() {
+            "none".to_owned()
+        } else {
+            self.overlays.join(", ")
+        };
         writeln!(out, "overlays: {overlays}")?;
-        writeln!(out, "types: {} ({} definitions, {} synthesized)", self.types, self.definitions, self.synthesized)?;
+        writeln!(
+            out,
+            "types: {} ({} definitions, {} synthesized)",
+            self.types, self.definitions, self.synthesized
+        )?;
         writeln!(out, "  structs: {}", self.structs)?;
         writeln!(out, "  aliases/newtypes: {}", self.aliases)?;
         writeln!(out, "  enums: {} closed, {} open", self.enums_closed, self.enums_open)?;
@@ -122,11 +147,22 @@ impl fmt::Display for Summary {
             "  unions: {} tagged, {} untagged, {} by method; {} extensible",
             self.unions_tagged, self.unions_untagged, self.unions_by_method, self.unions_extensible
         )?;
-        writeln!(out, "  fields with x-deserialize rules: {}", self.fields_with_decode_rules)?;
+        writeln!(
+            out,
+            "  fields with x-deserialize rules: {}",
+            self.fields_with_decode_rules
+        )?;
         for (side, (requests, notifications)) in &self.methods {
-            writeln!(out, "methods handled by {side}: {requests} requests, {notifications} notifications")?;
+            writeln!(
+                out,
+                "methods handled by {side}: {requests} requests, {notifications} notifications"
+            )?;
         }
-        writeln!(out, "gated methods: {}; gated variants: {}", self.gated_methods, self.gated_variants)?;
+        writeln!(
+            out,
+            "gated methods: {}; gated variants: {}",
+            self.gated_methods, self.gated_variants
+        )?;
         writeln!(out, "untyped fallbacks: {}", self.untyped.len())?;
         for (name, pointer, reason) in &self.untyped {
             writeln!(out, "  {name} at {pointer}: {reason}")?;

@@ -80,7 +80,9 @@ pub struct TypeDef {
 pub enum TypeKind {
     Struct(StructType),
     /// A newtype or alias of another type expression (`SessionId` = string).
-    Alias { target: TypeExpr },
+    Alias {
+        target: TypeExpr,
+    },
     Enum(EnumType),
     Union(UnionType),
 }
@@ -169,13 +171,18 @@ impl DecodeRules {
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum TypeExpr {
     /// A named type.
-    Named { name: String },
+    Named {
+        name: String,
+    },
     /// Any JSON value, because the schema leaves it open on purpose (`{}`,
     /// `true`, `_meta` contents, raw tool input).
     Any,
     /// Structure the IR could not represent, kept as any JSON only when
     /// lowering was asked to fall back (`inspect`); never produced otherwise.
-    Untyped { pointer: String, reason: String },
+    Untyped {
+        pointer: String,
+        reason: String,
+    },
     /// Exactly `null`.
     Null,
     Boolean,
@@ -184,9 +191,13 @@ pub enum TypeExpr {
     Number(NumberType),
     Array(ArrayType),
     /// An object used as a map from string keys to values of one type.
-    Map { values: Box<TypeExpr> },
+    Map {
+        values: Box<TypeExpr>,
+    },
     /// The inner type or `null`.
-    Nullable { inner: Box<TypeExpr> },
+    Nullable {
+        inner: Box<TypeExpr>,
+    },
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -559,7 +570,14 @@ impl Gate {
     /// A capability gate on a whole method, with no initialize pointer
     /// (for hand-built IRs in tests).
     pub fn capability(advertised_by: Side, root: &str, path: &str) -> Gate {
-        Gate { advertised_by, root: root.to_owned(), path: path.to_owned(), kind: GateKind::Capability, initialize_pointer: String::new(), sites: Vec::new() }
+        Gate {
+            advertised_by,
+            root: root.to_owned(),
+            path: path.to_owned(),
+            kind: GateKind::Capability,
+            initialize_pointer: String::new(),
+            sites: Vec::new(),
+        }
     }
 }
 
@@ -622,12 +640,16 @@ impl Ir {
                                 self.collect_member_names(base, seen, into);
                             }
                         }
-                        Payload::Type { ty: TypeExpr::Named { name } } => self.collect_member_names(name, seen, into),
+                        Payload::Type {
+                            ty: TypeExpr::Named { name },
+                        } => self.collect_member_names(name, seen, into),
                         _ => {}
                     }
                 }
             }
-            Some(TypeKind::Alias { target: TypeExpr::Named { name } }) => self.collect_member_names(name, seen, into),
+            Some(TypeKind::Alias {
+                target: TypeExpr::Named { name },
+            }) => self.collect_member_names(name, seen, into),
             _ => {}
         }
     }
@@ -642,7 +664,9 @@ impl Ir {
     /// string `message` and an optional `data`, when the schema has one.
     pub fn error_object(&self) -> Option<ErrorObject> {
         self.types.values().find_map(|definition| {
-            let TypeKind::Struct(structure) = &definition.kind else { return None };
+            let TypeKind::Struct(structure) = &definition.kind else {
+                return None;
+            };
             let member = |name: &str| structure.fields.iter().find(|field| field.wire_name == name);
             let (code, message, data) = (member("code")?, member("message")?, member("data"));
             let shape = structure.fields.len() == 2 + usize::from(data.is_some())
@@ -654,12 +678,18 @@ impl Ir {
             let codes = match &code.ty {
                 TypeExpr::Integer(_) => None,
                 TypeExpr::Named { name } => match self.get(name).map(|definition| &definition.kind) {
-                    Some(TypeKind::Enum(EnumType { repr: EnumRepr::Integer { .. }, .. })) => Some(name.clone()),
+                    Some(TypeKind::Enum(EnumType {
+                        repr: EnumRepr::Integer { .. },
+                        ..
+                    })) => Some(name.clone()),
                     _ => return None,
                 },
                 _ => return None,
             };
-            shape.then(|| ErrorObject { name: definition.name.clone(), codes })
+            shape.then(|| ErrorObject {
+                name: definition.name.clone(),
+                codes,
+            })
         })
     }
 }
@@ -746,10 +776,19 @@ impl Ir {
     /// proxy when some method is a proxy's to handle.
     pub fn endpoints(&self) -> Vec<Side> {
         let proxy = self.methods.values().any(|method| {
-            method.request.as_ref().is_some_and(|request| request.side == Side::Proxy)
-                || method.notification.as_ref().is_some_and(|notification| notification.side == Side::Proxy)
+            method
+                .request
+                .as_ref()
+                .is_some_and(|request| request.side == Side::Proxy)
+                || method
+                    .notification
+                    .as_ref()
+                    .is_some_and(|notification| notification.side == Side::Proxy)
         });
-        Side::ENDPOINTS.into_iter().filter(|side| *side != Side::Proxy || proxy).collect()
+        Side::ENDPOINTS
+            .into_iter()
+            .filter(|side| *side != Side::Proxy || proxy)
+            .collect()
     }
 
     /// `root` and every named type its values may contain.
@@ -761,7 +800,12 @@ impl Ir {
                 continue;
             }
             if let Some(definition) = self.get(&name) {
-                pending.extend(definition.references().into_iter().map(|reference| reference.name.to_owned()));
+                pending.extend(
+                    definition
+                        .references()
+                        .into_iter()
+                        .map(|reference| reference.name.to_owned()),
+                );
             }
         }
         seen

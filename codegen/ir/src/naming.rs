@@ -20,11 +20,9 @@ fn words(text: &str) -> Vec<String> {
         if let Some(&previous) = current.chars().last().as_ref() {
             let next = characters.get(index + 1).copied();
             let lower_to_upper = previous.is_lowercase() && character.is_uppercase();
-            let acronym_end = previous.is_uppercase()
-                && character.is_uppercase()
-                && next.is_some_and(char::is_lowercase);
-            let digit_boundary = previous.is_ascii_digit() != character.is_ascii_digit()
-                && !previous.is_ascii_digit();
+            let acronym_end =
+                previous.is_uppercase() && character.is_uppercase() && next.is_some_and(char::is_lowercase);
+            let digit_boundary = previous.is_ascii_digit() != character.is_ascii_digit() && !previous.is_ascii_digit();
             if lower_to_upper || acronym_end || digit_boundary {
                 result.push(std::mem::take(&mut current));
             }
@@ -62,7 +60,11 @@ pub fn pascal_case(text: &str) -> String {
 
 /// `sessionUpdate` -> `session_update`, `_meta` -> `meta`.
 pub fn snake_case(text: &str) -> String {
-    words(text).iter().map(|word| word.to_lowercase()).collect::<Vec<_>>().join("_")
+    words(text)
+        .iter()
+        .map(|word| word.to_lowercase())
+        .collect::<Vec<_>>()
+        .join("_")
 }
 
 /// The canonical name of a `$defs` entry.
@@ -87,7 +89,8 @@ pub fn flattened_union_name(owner: &str, tag_property: Option<&str>) -> String {
 /// what remains is not a name of its own.
 pub fn variant_without_repetition(union: &str, variant: &str) -> Option<String> {
     let rest = variant.strip_prefix(union).or_else(|| variant.strip_suffix(union))?;
-    rest.starts_with(|first: char| first.is_ascii_uppercase()).then(|| rest.to_owned())
+    rest.starts_with(|first: char| first.is_ascii_uppercase())
+        .then(|| rest.to_owned())
 }
 
 /// The name of an integer enum constant without a title.
@@ -120,10 +123,19 @@ pub fn catch_all_name(title: Option<&str>, taken: &[String]) -> String {
 /// every language. `reserved` names (a tag member, say) keep their base
 /// names and are never renamed. The result does not depend on the order
 /// of `wires`; each entry is the name and whether it differs from the base.
-pub fn distinct(wires: &[&str], reserved: &[&str], base: impl Fn(&str) -> String, numbered: fn(&str, usize) -> String, forms: &[fn(&str) -> String]) -> Vec<(String, bool)> {
-    let mut taken: Vec<std::collections::BTreeSet<String>> = forms.iter().map(|_| std::collections::BTreeSet::new()).collect();
-    let bases: Vec<std::collections::BTreeSet<String>> =
-        forms.iter().map(|form| wires.iter().chain(reserved).map(|wire| form(&base(wire))).collect()).collect();
+pub fn distinct(
+    wires: &[&str],
+    reserved: &[&str],
+    base: impl Fn(&str) -> String,
+    numbered: fn(&str, usize) -> String,
+    forms: &[fn(&str) -> String],
+) -> Vec<(String, bool)> {
+    let mut taken: Vec<std::collections::BTreeSet<String>> =
+        forms.iter().map(|_| std::collections::BTreeSet::new()).collect();
+    let bases: Vec<std::collections::BTreeSet<String>> = forms
+        .iter()
+        .map(|form| wires.iter().chain(reserved).map(|wire| form(&base(wire))).collect())
+        .collect();
     let free = |taken: &[std::collections::BTreeSet<String>], name: &str, own: bool| {
         forms.iter().enumerate().all(|(index, form)| {
             let identifier = form(name);
@@ -194,7 +206,11 @@ const RUST_NON_RAW: &[&str] = &["crate", "self", "Self", "super", "_"];
 /// A Rust field or function name for `name` (snake_case; keywords raw, `r#type`).
 pub fn rust_field(name: &str) -> String {
     let snake = snake_case(name);
-    let snake = if snake.is_empty() || snake.starts_with(|c: char| c.is_ascii_digit()) { format!("field_{snake}") } else { snake };
+    let snake = if snake.is_empty() || snake.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("field_{snake}")
+    } else {
+        snake
+    };
     if RUST_NON_RAW.contains(&snake.as_str()) {
         format!("{snake}_")
     } else if RUST_KEYWORDS.contains(&snake.as_str()) {
@@ -216,17 +232,87 @@ pub fn rust_type(canonical: &str) -> String {
 /// A Rust constant name: `session/load` -> `SESSION_LOAD`.
 pub fn rust_constant(name: &str) -> String {
     let upper = snake_case(name).to_uppercase();
-    if upper.is_empty() || upper.starts_with(|c: char| c.is_ascii_digit()) { format!("N_{upper}") } else { upper }
+    if upper.is_empty() || upper.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("N_{upper}")
+    } else {
+        upper
+    }
 }
 
 const TYPESCRIPT_RESERVED: &[&str] = &[
-    "break", "case", "catch", "class", "const", "continue", "debugger", "default", "delete", "do", "else", "enum",
-    "export", "extends", "false", "finally", "for", "function", "if", "import", "in", "instanceof", "new", "null",
-    "return", "super", "switch", "this", "throw", "true", "try", "typeof", "var", "void", "while", "with", "as",
-    "implements", "interface", "let", "package", "private", "protected", "public", "static", "yield", "any",
-    "boolean", "number", "string", "symbol", "unknown", "never", "object", "undefined", "type", "declare",
-    "Object", "String", "Number", "Boolean", "Array", "Record", "Map", "Set", "Promise", "Error", "Symbol", "Date",
-    "Function", "JSON", "Partial", "Readonly",
+    "break",
+    "case",
+    "catch",
+    "class",
+    "const",
+    "continue",
+    "debugger",
+    "default",
+    "delete",
+    "do",
+    "else",
+    "enum",
+    "export",
+    "extends",
+    "false",
+    "finally",
+    "for",
+    "function",
+    "if",
+    "import",
+    "in",
+    "instanceof",
+    "new",
+    "null",
+    "return",
+    "super",
+    "switch",
+    "this",
+    "throw",
+    "true",
+    "try",
+    "typeof",
+    "var",
+    "void",
+    "while",
+    "with",
+    "as",
+    "implements",
+    "interface",
+    "let",
+    "package",
+    "private",
+    "protected",
+    "public",
+    "static",
+    "yield",
+    "any",
+    "boolean",
+    "number",
+    "string",
+    "symbol",
+    "unknown",
+    "never",
+    "object",
+    "undefined",
+    "type",
+    "declare",
+    "Object",
+    "String",
+    "Number",
+    "Boolean",
+    "Array",
+    "Record",
+    "Map",
+    "Set",
+    "Promise",
+    "Error",
+    "Symbol",
+    "Date",
+    "Function",
+    "JSON",
+    "Partial",
+    "Readonly",
 ];
 
 /// A TypeScript type name for a canonical name; names that are reserved or
@@ -247,13 +333,22 @@ pub fn typescript_function(name: &str) -> String {
         Some(first) => first.to_lowercase().chain(characters).collect(),
         None => String::new(),
     };
-    if TYPESCRIPT_RESERVED.contains(&camel.as_str()) { format!("{camel}_") } else { camel }
+    if TYPESCRIPT_RESERVED.contains(&camel.as_str()) {
+        format!("{camel}_")
+    } else {
+        camel
+    }
 }
 
 /// A TypeScript property key: the wire name, quoted when it is not an identifier.
 pub fn typescript_property(wire_name: &str) -> String {
-    let identifier = wire_name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
-        && wire_name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
+    let identifier = wire_name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
+        && wire_name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
     if identifier {
         wire_name.to_owned()
     } else {
@@ -268,15 +363,34 @@ const PYTHON_KEYWORDS: &[&str] = &[
 ];
 /// Names a pydantic `BaseModel` attribute cannot take, and `self`, which
 /// every generated method and constructor takes first.
-const PYDANTIC_RESERVED: &[&str] =
-    &["copy", "dict", "json", "schema", "schema_json", "construct", "validate", "fields", "parse_obj", "parse_raw", "from_orm", "self"];
+const PYDANTIC_RESERVED: &[&str] = &[
+    "copy",
+    "dict",
+    "json",
+    "schema",
+    "schema_json",
+    "construct",
+    "validate",
+    "fields",
+    "parse_obj",
+    "parse_raw",
+    "from_orm",
+    "self",
+];
 
 /// A Python attribute or function name: snake_case, with a `_` suffix for
 /// keywords and names pydantic reserves (`model_*` included).
 pub fn python_attribute(name: &str) -> String {
     let snake = snake_case(name);
-    let snake = if snake.is_empty() || snake.starts_with(|c: char| c.is_ascii_digit()) { format!("field_{snake}") } else { snake };
-    if PYTHON_KEYWORDS.contains(&snake.as_str()) || PYDANTIC_RESERVED.contains(&snake.as_str()) || snake.starts_with("model_") {
+    let snake = if snake.is_empty() || snake.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("field_{snake}")
+    } else {
+        snake
+    };
+    if PYTHON_KEYWORDS.contains(&snake.as_str())
+        || PYDANTIC_RESERVED.contains(&snake.as_str())
+        || snake.starts_with("model_")
+    {
         format!("{snake}_")
     } else {
         snake
@@ -285,7 +399,9 @@ pub fn python_attribute(name: &str) -> String {
 
 /// A Python class name for a canonical name.
 pub fn python_class(canonical: &str) -> String {
-    if PYTHON_KEYWORDS.contains(&canonical) || ["BaseModel", "Field", "Any", "Optional", "Literal", "Union"].contains(&canonical) {
+    if PYTHON_KEYWORDS.contains(&canonical)
+        || ["BaseModel", "Field", "Any", "Optional", "Literal", "Union"].contains(&canonical)
+    {
         format!("{canonical}_")
     } else {
         canonical.to_owned()
@@ -319,7 +435,9 @@ pub fn python_default_accessor(wire_name: &str) -> String {
 /// `CreateElicitationRequest` + `CreateElicitationRequestMode` -> `mode`),
 /// else its whole name in snake_case.
 pub fn flattened_member(owner: &str, flattened: &str) -> String {
-    let short = flattened.strip_prefix(owner).filter(|rest| rest.starts_with(|first: char| first.is_ascii_uppercase()));
+    let short = flattened
+        .strip_prefix(owner)
+        .filter(|rest| rest.starts_with(|first: char| first.is_ascii_uppercase()));
     snake_case(short.unwrap_or(flattened))
 }
 
@@ -328,7 +446,11 @@ pub fn flattened_member(owner: &str, flattened: &str) -> String {
 /// member, its whole name.
 pub fn python_flattened_attribute(owner: &str, flattened: &str, taken: impl Fn(&str) -> bool) -> String {
     let short = python_attribute(&flattened_member(owner, flattened));
-    if taken(&short) { python_attribute(flattened) } else { short }
+    if taken(&short) {
+        python_attribute(flattened)
+    } else {
+        short
+    }
 }
 
 /// The Rust field that holds the flattened member `flattened` of `owner`
@@ -336,7 +458,11 @@ pub fn python_flattened_attribute(owner: &str, flattened: &str, taken: impl Fn(&
 /// whole name.
 pub fn rust_flattened_field(owner: &str, flattened: &str, taken: impl Fn(&str) -> bool) -> String {
     let short = rust_field(&flattened_member(owner, flattened));
-    if taken(&short) { rust_field(flattened) } else { short }
+    if taken(&short) {
+        rust_field(flattened)
+    } else {
+        short
+    }
 }
 
 /// The Python union of the params a side handles, per role: (`agent`,
@@ -368,7 +494,11 @@ pub fn python_side_table(side: &str, role: &str) -> String {
 /// notification whose name the side also handles as a request gets a
 /// `_notification` suffix (`mcp_message_notification`).
 pub fn python_handler(method: &str, notification_beside_request: bool) -> String {
-    if notification_beside_request { python_attribute(&format!("{method}_notification")) } else { python_attribute(method) }
+    if notification_beside_request {
+        python_attribute(&format!("{method}_notification"))
+    } else {
+        python_attribute(method)
+    }
 }
 
 /// The Rust trait function of a method: `session/prompt` ->
@@ -397,7 +527,10 @@ pub fn typescript_handler(method: &str, notification_beside_request: bool) -> St
 /// The distribution (pip) name of a Python import name: `acp_bindings` ->
 /// `acp-bindings`; `None` when `package` is not a plain Python identifier.
 pub fn python_distribution(package: &str) -> Option<String> {
-    let identifier = package.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+    let identifier = package
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && package.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
         && !PYTHON_KEYWORDS.contains(&package);
     identifier.then(|| package.replace('_', "-"))
@@ -516,35 +649,74 @@ mod tests {
     #[test]
     fn synthesized_names() {
         assert_eq!(member_type_name("AgentRequest", "params"), "AgentRequestParams");
-        assert_eq!(flattened_union_name("SessionConfigOption", Some("type")), "SessionConfigOptionType");
-        assert_eq!(flattened_union_name("ElicitationFormMode", None), "ElicitationFormModeKind");
+        assert_eq!(
+            flattened_union_name("SessionConfigOption", Some("type")),
+            "SessionConfigOptionType"
+        );
+        assert_eq!(
+            flattened_union_name("ElicitationFormMode", None),
+            "ElicitationFormModeKind"
+        );
         assert_eq!(integer_constant_name(-32700), "Minus32700");
-        assert_eq!(variant_without_repetition("AuthMethod", "AuthMethodAgent").as_deref(), Some("Agent"));
-        assert_eq!(variant_without_repetition("MultiSelectItems", "TitledMultiSelectItems").as_deref(), Some("Titled"));
+        assert_eq!(
+            variant_without_repetition("AuthMethod", "AuthMethodAgent").as_deref(),
+            Some("Agent")
+        );
+        assert_eq!(
+            variant_without_repetition("MultiSelectItems", "TitledMultiSelectItems").as_deref(),
+            Some("Titled")
+        );
         assert_eq!(variant_without_repetition("Content", "Contents"), None);
         assert_eq!(variant_without_repetition("Content", "Content"), None);
         assert_eq!(variant_without_repetition("ContentBlock", "Text"), None);
         assert_eq!(typescript_guard("SessionUpdate", "ToolCall"), "isSessionUpdateToolCall");
         assert_eq!(typescript_guard("McpServer", "McpServerStdio"), "isMcpServerStdio");
-        assert_eq!(typescript_side_function("dispatch", "agent", "request"), "dispatchAgentRequest");
-        assert_eq!(typescript_side_function("encode", "client", "notification"), "encodeClientNotification");
+        assert_eq!(
+            typescript_side_function("dispatch", "agent", "request"),
+            "dispatchAgentRequest"
+        );
+        assert_eq!(
+            typescript_side_function("encode", "client", "notification"),
+            "encodeClientNotification"
+        );
     }
 
     #[test]
     fn python_variant_classes_avoid_taken_names() {
-        assert_eq!(python_variant_class("ContentBlock", "Text", |_| false), "ContentBlockText");
-        assert_eq!(python_variant_class("AuthMethod", "Terminal", |name| name == "AuthMethodTerminal"), "AuthMethodTerminalVariant");
+        assert_eq!(
+            python_variant_class("ContentBlock", "Text", |_| false),
+            "ContentBlockText"
+        );
+        assert_eq!(
+            python_variant_class("AuthMethod", "Terminal", |name| name == "AuthMethodTerminal"),
+            "AuthMethodTerminalVariant"
+        );
         assert_eq!(python_default_accessor("_meta"), "meta_or_default");
         assert_eq!(python_default_accessor("maxTokens"), "max_tokens_or_default");
         assert_eq!(python_distribution("acp_bindings").as_deref(), Some("acp-bindings"));
         assert_eq!(python_distribution("acp-bindings"), None);
         assert_eq!(python_distribution("class"), None);
-        assert_eq!(python_flattened_attribute("SessionConfigOption", "SessionConfigOptionType", |_| false), "type_");
-        assert_eq!(python_flattened_attribute("CreateElicitationRequest", "CreateElicitationRequestMode", |_| false), "mode");
-        assert_eq!(python_flattened_attribute("Request", "RequestMode", |attr| attr == "mode"), "request_mode");
-        assert_eq!(python_flattened_attribute("FormVariant", "ElicitationScope", |_| false), "elicitation_scope");
+        assert_eq!(
+            python_flattened_attribute("SessionConfigOption", "SessionConfigOptionType", |_| false),
+            "type_"
+        );
+        assert_eq!(
+            python_flattened_attribute("CreateElicitationRequest", "CreateElicitationRequestMode", |_| false),
+            "mode"
+        );
+        assert_eq!(
+            python_flattened_attribute("Request", "RequestMode", |attr| attr == "mode"),
+            "request_mode"
+        );
+        assert_eq!(
+            python_flattened_attribute("FormVariant", "ElicitationScope", |_| false),
+            "elicitation_scope"
+        );
         assert_eq!(python_handled_union("agent", "request"), "AgentHandledRequest");
-        assert_eq!(python_side_function("dispatch", "client", "notification"), "dispatch_client_notification");
+        assert_eq!(
+            python_side_function("dispatch", "client", "notification"),
+            "dispatch_client_notification"
+        );
         assert_eq!(python_side_table("client", "notification"), "CLIENT_NOTIFICATIONS");
         assert_eq!(python_handler("$/cancel_request", false), "cancel_request");
         assert_eq!(python_handler("mcp/message", true), "mcp_message_notification");

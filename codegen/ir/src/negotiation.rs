@@ -58,12 +58,23 @@ pub fn entries_json(entries: &[Entry]) -> Value {
         Requirement::Never => Value::Bool(false),
         Requirement::Rule(rule) => Value::from(rule),
     };
-    Value::Array(entries.iter().map(|entry| Value::Array(vec![Value::from(entry.name.as_str()), needs(entry)])).collect())
+    Value::Array(
+        entries
+            .iter()
+            .map(|entry| Value::Array(vec![Value::from(entry.name.as_str()), needs(entry)]))
+            .collect(),
+    )
 }
 
 /// The reference tokens of a JSON pointer, unescaped, as a JSON array.
 pub fn pointer_tokens(pointer: &str) -> Value {
-    Value::Array(pointer.split('/').skip(1).map(|token| Value::from(token.replace("~1", "/").replace("~0", "~"))).collect())
+    Value::Array(
+        pointer
+            .split('/')
+            .skip(1)
+            .map(|token| Value::from(token.replace("~1", "/").replace("~0", "~")))
+            .collect(),
+    )
 }
 
 /// A section of the view: a member name and its entries, in key order.
@@ -148,7 +159,11 @@ pub fn model(ir: &Ir) -> Option<Negotiation> {
     let initialize = ir.methods.get("initialize")?.request.as_ref()?;
     let mut rules: Vec<Rule> = Vec::new();
     let mut rule_of = |gate: &Gate| -> usize {
-        let rule = Rule { side: gate.advertised_by, pointer: gate.initialize_pointer.clone(), offered: gate.kind == GateKind::Offered };
+        let rule = Rule {
+            side: gate.advertised_by,
+            pointer: gate.initialize_pointer.clone(),
+            offered: gate.kind == GateKind::Offered,
+        };
         match rules.iter().position(|known| *known == rule) {
             Some(index) => index,
             None => {
@@ -160,13 +175,30 @@ pub fn model(ir: &Ir) -> Option<Negotiation> {
     let mut agent_methods = Vec::new();
     let mut client_methods = Vec::new();
     for method in ir.methods.values() {
-        let sides: Vec<Side> = method.request.iter().map(|request| request.side).chain(method.notification.iter().map(|notification| notification.side)).collect();
-        let needs = method.gate.as_ref().map_or(Requirement::Always, |gate| Requirement::Rule(rule_of(gate)));
-        let entry = Entry { name: method.name.clone(), needs };
-        if sides.iter().any(|side| matches!(side, Side::Agent | Side::Protocol | Side::Both)) {
+        let sides: Vec<Side> = method
+            .request
+            .iter()
+            .map(|request| request.side)
+            .chain(method.notification.iter().map(|notification| notification.side))
+            .collect();
+        let needs = method
+            .gate
+            .as_ref()
+            .map_or(Requirement::Always, |gate| Requirement::Rule(rule_of(gate)));
+        let entry = Entry {
+            name: method.name.clone(),
+            needs,
+        };
+        if sides
+            .iter()
+            .any(|side| matches!(side, Side::Agent | Side::Protocol | Side::Both))
+        {
             agent_methods.push(entry.clone());
         }
-        if sides.iter().any(|side| matches!(side, Side::Client | Side::Protocol | Side::Both)) {
+        if sides
+            .iter()
+            .any(|side| matches!(side, Side::Client | Side::Protocol | Side::Both))
+        {
             client_methods.push(entry);
         }
     }
@@ -174,11 +206,21 @@ pub fn model(ir: &Ir) -> Option<Negotiation> {
         let mut entries: Vec<Entry> = ir
             .gated_variants
             .iter()
-            .filter(|(key, gate)| key.split_once('/').is_some_and(|(owner, _)| owner == union) && side.is_none_or(|side| gate.advertised_by == side))
+            .filter(|(key, gate)| {
+                key.split_once('/').is_some_and(|(owner, _)| owner == union)
+                    && side.is_none_or(|side| gate.advertised_by == side)
+            })
             .map(|(key, gate)| {
                 let tag = key.split_once('/').map_or(key.as_str(), |(_, tag)| tag);
-                let name = if key_from_capability { gate.path.rsplit('/').next().unwrap_or(tag) } else { tag };
-                Entry { name: name.to_owned(), needs: Requirement::Rule(rule_of(gate)) }
+                let name = if key_from_capability {
+                    gate.path.rsplit('/').next().unwrap_or(tag)
+                } else {
+                    tag
+                };
+                Entry {
+                    name: name.to_owned(),
+                    needs: Requirement::Rule(rule_of(gate)),
+                }
             })
             .collect();
         entries.sort_by(|a, b| a.name.cmp(&b.name));
@@ -213,14 +255,23 @@ pub fn model(ir: &Ir) -> Option<Negotiation> {
             };
             // A feature the schema lacks is never supported.
             let needs = gate.map_or(Requirement::Never, |gate| Requirement::Rule(rule_of(gate)));
-            Entry { name: (*name).to_owned(), needs }
+            Entry {
+                name: (*name).to_owned(),
+                needs,
+            }
         })
         .collect();
     Some(Negotiation {
         protocol_version: layout.protocol_version,
         request_type: initialize.params.clone(),
         response_type: initialize.result.clone(),
-        rules, agent_methods, client_methods, sections, features, checks })
+        rules,
+        agent_methods,
+        client_methods,
+        sections,
+        features,
+        checks,
+    })
 }
 
 impl Negotiation {
@@ -249,13 +300,28 @@ impl Negotiation {
 
     /// The agreed protocol version, or why there is none.
     pub fn agreed_version(&self, request: &Value, response: &Value) -> Result<u64, NegotiationError> {
-        let requested = request.get("protocolVersion").and_then(Value::as_u64).ok_or(NegotiationError::MissingVersion { message: "InitializeRequest" })?;
-        let answered = response.get("protocolVersion").and_then(Value::as_u64).ok_or(NegotiationError::MissingVersion { message: "InitializeResponse" })?;
+        let requested =
+            request
+                .get("protocolVersion")
+                .and_then(Value::as_u64)
+                .ok_or(NegotiationError::MissingVersion {
+                    message: "InitializeRequest",
+                })?;
+        let answered =
+            response
+                .get("protocolVersion")
+                .and_then(Value::as_u64)
+                .ok_or(NegotiationError::MissingVersion {
+                    message: "InitializeResponse",
+                })?;
         if answered > requested {
             return Err(NegotiationError::VersionAboveRequested { requested, answered });
         }
         if answered != u64::from(self.protocol_version) {
-            return Err(NegotiationError::UnsupportedVersion { answered, supported: self.protocol_version });
+            return Err(NegotiationError::UnsupportedVersion {
+                answered,
+                supported: self.protocol_version,
+            });
         }
         Ok(answered)
     }
@@ -265,7 +331,17 @@ impl Negotiation {
     pub fn view(&self, request: &Value, response: &Value) -> Result<Value, NegotiationError> {
         let version = self.agreed_version(request, response)?;
         let entries = |entries: &[Entry]| -> Value {
-            Value::Object(entries.iter().map(|entry| (entry.name.clone(), Value::Bool(self.entry_holds(entry, request, response)))).collect::<Map<String, Value>>())
+            Value::Object(
+                entries
+                    .iter()
+                    .map(|entry| {
+                        (
+                            entry.name.clone(),
+                            Value::Bool(self.entry_holds(entry, request, response)),
+                        )
+                    })
+                    .collect::<Map<String, Value>>(),
+            )
         };
         let mut view = Map::new();
         view.insert("protocolVersion".to_owned(), Value::from(version));
@@ -275,7 +351,10 @@ impl Negotiation {
             view.insert(section.name.to_owned(), entries(&section.entries));
         }
         for feature in &self.features {
-            view.insert(feature.name.clone(), Value::Bool(self.entry_holds(feature, request, response)));
+            view.insert(
+                feature.name.clone(),
+                Value::Bool(self.entry_holds(feature, request, response)),
+            );
         }
         Ok(Value::Object(view))
     }
@@ -285,12 +364,22 @@ impl Negotiation {
     pub fn check_outgoing(&self, request: &Value, response: &Value, method: &str, params: &Value) -> Option<Refusal> {
         let refusal = |rule: usize, pointer: String| {
             let rule = &self.rules[rule];
-            Refusal { method: method.to_owned(), pointer, side: rule.side, capability: rule.pointer.clone() }
+            Refusal {
+                method: method.to_owned(),
+                pointer,
+                side: rule.side,
+                capability: rule.pointer.clone(),
+            }
         };
-        let method_rule = self.agent_methods.iter().chain(&self.client_methods).find(|entry| entry.name == method).and_then(|entry| match entry.needs {
-            Requirement::Rule(rule) => Some(rule),
-            Requirement::Always | Requirement::Never => None,
-        });
+        let method_rule = self
+            .agent_methods
+            .iter()
+            .chain(&self.client_methods)
+            .find(|entry| entry.name == method)
+            .and_then(|entry| match entry.needs {
+                Requirement::Rule(rule) => Some(rule),
+                Requirement::Always | Requirement::Never => None,
+            });
         if let Some(rule) = method_rule.filter(|rule| !self.holds(*rule, request, response)) {
             return Some(refusal(rule, String::new()));
         }

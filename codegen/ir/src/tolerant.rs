@@ -13,7 +13,9 @@ use crate::naming;
 pub fn tolerant(ir: &Ir) -> Ir {
     let mut opened = ir.clone();
     for definition in opened.types.values_mut() {
-        let TypeKind::Union(union) = &mut definition.kind else { continue };
+        let TypeKind::Union(union) = &mut definition.kind else {
+            continue;
+        };
         let tagged = matches!(union.style, UnionStyle::Tagged { .. });
         if !tagged || union.other.is_some() || union.variants.iter().any(|variant| variant.tag.is_none()) {
             continue;
@@ -21,7 +23,10 @@ pub fn tolerant(ir: &Ir) -> Ir {
         let taken: Vec<String> = union.variants.iter().map(|variant| variant.name.clone()).collect();
         union.other = Some(CatchAll {
             name: naming::catch_all_name(None, &taken),
-            description: Some("A variant this version does not know, kept whole (tolerant reading: the schema closes this union).".to_owned()),
+            description: Some(
+                "A variant this version does not know, kept whole (tolerant reading: the schema closes this union)."
+                    .to_owned(),
+            ),
         });
         union.tolerant = true;
     }

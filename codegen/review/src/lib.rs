@@ -77,8 +77,15 @@ pub struct Review {
 impl Review {
     /// The worst level of any finding or conflict.
     pub fn worst(&self) -> Level {
-        let conflicts = if self.conflicts.is_empty() { Level::Safe } else { Level::Breaking };
-        self.findings.iter().map(|finding| finding.level).fold(conflicts, Level::max)
+        let conflicts = if self.conflicts.is_empty() {
+            Level::Safe
+        } else {
+            Level::Breaking
+        };
+        self.findings
+            .iter()
+            .map(|finding| finding.level)
+            .fold(conflicts, Level::max)
     }
 
     /// How many findings have `level`.
@@ -92,7 +99,13 @@ impl Review {
 /// reader stands only with a witness; without one the change is equivalent
 /// for that reader ([`Level::Info`]). An error when the validator cannot
 /// compile a schema, so no witness can be confirmed.
-pub fn review(base_label: &str, base_schema: Schema, head_label: &str, head_schema: Schema, conflicts: Vec<Conflict>) -> Result<Review, String> {
+pub fn review(
+    base_label: &str,
+    base_schema: Schema,
+    head_label: &str,
+    head_schema: Schema,
+    conflicts: Vec<Conflict>,
+) -> Result<Review, String> {
     let (base, head) = (base_schema.ir, head_schema.ir);
     let searcher = Searcher::new(base_schema, head_schema)?;
     let base_flows = roles::flows(base);
@@ -118,8 +131,21 @@ pub fn review(base_label: &str, base_schema: Schema, head_label: &str, head_sche
     for change in diff::diff(base, head) {
         let (directions, messages): (BTreeSet<Direction>, Vec<String>) = match &change.subject {
             Subject::Type { name, .. } => {
-                let flows: BTreeSet<&roles::Flow> = base_flows.get(name).into_iter().chain(head_flows.get(name)).flatten().collect();
-                (flows.iter().map(|flow| flow.direction).collect(), flows.iter().map(|flow| flow.message.clone()).collect::<BTreeSet<_>>().into_iter().collect())
+                let flows: BTreeSet<&roles::Flow> = base_flows
+                    .get(name)
+                    .into_iter()
+                    .chain(head_flows.get(name))
+                    .flatten()
+                    .collect();
+                (
+                    flows.iter().map(|flow| flow.direction).collect(),
+                    flows
+                        .iter()
+                        .map(|flow| flow.message.clone())
+                        .collect::<BTreeSet<_>>()
+                        .into_iter()
+                        .collect(),
+                )
             }
             Subject::Method { name } => {
                 let mut directions = roles::method_directions(base, name);
@@ -146,12 +172,17 @@ pub fn review(base_label: &str, base_schema: Schema, head_label: &str, head_sche
             detail.push_str(&format!(" (no message breaks {} readers)", equivalent.join(" or ")));
         }
         let level = old_reader.max(new_reader);
-        if let Subject::Type { member: Some(member), .. } = &change.subject {
+        if let Subject::Type {
+            member: Some(member), ..
+        } = &change.subject
+        {
             let key = (change.rule, member.clone(), detail.clone(), old_reader, new_reader);
             if let Some(&index) = same_change.get(&key) {
                 let first = &mut findings[index];
                 first.also.push(change.subject.describe());
-                first.directions.extend(directions.into_iter().map(|direction| (direction, level)));
+                first
+                    .directions
+                    .extend(directions.into_iter().map(|direction| (direction, level)));
                 first.messages.extend(messages);
                 first.messages.sort();
                 first.messages.dedup();
@@ -173,14 +204,23 @@ pub fn review(base_label: &str, base_schema: Schema, head_label: &str, head_sche
             witnesses,
         });
     }
-    Ok(Review { base: base_label.to_owned(), head: head_label.to_owned(), conflicts, findings })
+    Ok(Review {
+        base: base_label.to_owned(),
+        head: head_label.to_owned(),
+        conflicts,
+        findings,
+    })
 }
 
 /// The public names a change touches in each language.
 fn api(subject: &Subject) -> Api {
     match subject {
         Subject::Type { name, variant, member } => {
-            let (mut rust, mut typescript, mut python) = (naming::rust_type(name), naming::typescript_type(name), naming::python_class(name));
+            let (mut rust, mut typescript, mut python) = (
+                naming::rust_type(name),
+                naming::typescript_type(name),
+                naming::python_class(name),
+            );
             if let Some(variant) = variant {
                 rust.push_str(&format!("::{}", naming::rust_type(&naming::pascal_case(variant))));
                 typescript.push_str(&format!(" ({variant:?})"));
@@ -191,8 +231,16 @@ fn api(subject: &Subject) -> Api {
                 typescript.push_str(&format!(".{}", naming::typescript_property(member)));
                 python.push_str(&format!(".{}", naming::python_attribute(member)));
             }
-            Api { rust, typescript, python }
+            Api {
+                rust,
+                typescript,
+                python,
+            }
         }
-        Subject::Method { name } => Api { rust: name.clone(), typescript: name.clone(), python: name.clone() },
+        Subject::Method { name } => Api {
+            rust: name.clone(),
+            typescript: name.clone(),
+            python: name.clone(),
+        },
     }
 }

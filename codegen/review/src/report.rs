@@ -28,7 +28,12 @@ fn directions(finding: &Finding) -> String {
     if finding.directions.is_empty() {
         return "bindings only".to_owned();
     }
-    finding.directions.keys().map(|direction| direction.as_str()).collect::<Vec<_>>().join(", ")
+    finding
+        .directions
+        .keys()
+        .map(|direction| direction.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A Markdown table: `header` then one line per row; cells are escaped.
@@ -43,19 +48,64 @@ fn table(out: &mut String, header: &[&str], rows: impl IntoIterator<Item = Vec<S
 /// The review as Markdown.
 pub fn markdown(review: &Review) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "# Schema review\n\n- base: `{}`\n- head: `{}`\n- verdict: **{}**\n", review.base, review.head, review.worst().as_str());
+    let _ = writeln!(
+        out,
+        "# Schema review\n\n- base: `{}`\n- head: `{}`\n- verdict: **{}**\n",
+        review.base,
+        review.head,
+        review.worst().as_str()
+    );
     let summary = LEVELS.iter().map(|level| {
-        let of_level: Vec<&Finding> = review.findings.iter().filter(|finding| finding.level == *level).collect();
-        let in_direction = |direction: Direction| of_level.iter().filter(|finding| finding.directions.contains_key(&direction)).count().to_string();
-        let unattached = of_level.iter().filter(|finding| finding.directions.is_empty()).count().to_string();
-        vec![level.as_str().to_owned(), of_level.len().to_string(), in_direction(Direction::ClientToAgent), in_direction(Direction::AgentToClient), unattached]
+        let of_level: Vec<&Finding> = review
+            .findings
+            .iter()
+            .filter(|finding| finding.level == *level)
+            .collect();
+        let in_direction = |direction: Direction| {
+            of_level
+                .iter()
+                .filter(|finding| finding.directions.contains_key(&direction))
+                .count()
+                .to_string()
+        };
+        let unattached = of_level
+            .iter()
+            .filter(|finding| finding.directions.is_empty())
+            .count()
+            .to_string();
+        vec![
+            level.as_str().to_owned(),
+            of_level.len().to_string(),
+            in_direction(Direction::ClientToAgent),
+            in_direction(Direction::AgentToClient),
+            unattached,
+        ]
     });
-    table(&mut out, &["level", "changes", "client-to-agent", "agent-to-client", "bindings only"], summary);
+    table(
+        &mut out,
+        &[
+            "level",
+            "changes",
+            "client-to-agent",
+            "agent-to-client",
+            "bindings only",
+        ],
+        summary,
+    );
     for conflict in &review.conflicts {
-        let _ = writeln!(out, "\n> **Conflict**: overlay `{}` cannot apply to the base: {}", conflict.overlay, cell(&conflict.message));
+        let _ = writeln!(
+            out,
+            "\n> **Conflict**: overlay `{}` cannot apply to the base: {}",
+            conflict.overlay,
+            cell(&conflict.message)
+        );
     }
     for level in LEVELS {
-        let of_level: Vec<&Finding> = review.findings.iter().filter(|finding| finding.level == level).collect();
+        let of_level: Vec<&Finding> = review
+            .findings
+            .iter()
+            .filter(|finding| finding.level == level)
+            .collect();
         if of_level.is_empty() {
             continue;
         }
@@ -71,17 +121,38 @@ pub fn markdown(review: &Review) -> String {
                 carried_by(finding),
             ]
         });
-        table(&mut out, &["rule", "change", "detail", "old readers", "new readers", "directions", "carried by"], rows);
+        table(
+            &mut out,
+            &[
+                "rule",
+                "change",
+                "detail",
+                "old readers",
+                "new readers",
+                "directions",
+                "carried by",
+            ],
+            rows,
+        );
         if level == Level::Breaking {
             witnesses(&mut out, &of_level);
         }
     }
-    let touched: Vec<&Finding> = review.findings.iter().filter(|finding| !finding.api.rust.is_empty()).collect();
+    let touched: Vec<&Finding> = review
+        .findings
+        .iter()
+        .filter(|finding| !finding.api.rust.is_empty())
+        .collect();
     if !touched.is_empty() {
         let _ = writeln!(out, "\n## Binding impact\n");
         let rows = touched.iter().map(|finding| {
             let api = &finding.api;
-            vec![format!("`{}` {}", finding.rule, finding.subject), format!("`{}`", api.rust), format!("`{}`", api.typescript), format!("`{}`", api.python)]
+            vec![
+                format!("`{}` {}", finding.rule, finding.subject),
+                format!("`{}`", api.rust),
+                format!("`{}`", api.typescript),
+                format!("`{}`", api.python),
+            ]
         });
         table(&mut out, &["change", "Rust", "TypeScript", "Python"], rows);
     }
@@ -91,7 +162,10 @@ pub fn markdown(review: &Review) -> String {
 /// The message behind each breaking verdict, shortened (the JSON report has
 /// it whole).
 fn witnesses(out: &mut String, findings: &[&Finding]) {
-    let _ = writeln!(out, "\nWitnesses: a message one side sends that the other side's schema rejects.\n");
+    let _ = writeln!(
+        out,
+        "\nWitnesses: a message one side sends that the other side's schema rejects.\n"
+    );
     for finding in findings {
         for witness in &finding.witnesses {
             let message = shortened(&serde_json::to_string(&witness.message).expect("a message serializes"));
@@ -117,7 +191,13 @@ fn subject(finding: &Finding) -> String {
         0 => format!("`{}`", finding.subject),
         more => {
             const SHOWN: usize = 5;
-            let mut listed = finding.also.iter().take(SHOWN).map(|also| format!("`{also}`")).collect::<Vec<_>>().join(", ");
+            let mut listed = finding
+                .also
+                .iter()
+                .take(SHOWN)
+                .map(|also| format!("`{also}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
             if more > SHOWN {
                 listed.push_str(", …");
             }
@@ -138,7 +218,13 @@ fn shortened(text: &str) -> String {
 /// The first few messages that carry a finding.
 fn carried_by(finding: &Finding) -> String {
     const SHOWN: usize = 3;
-    let mut text = finding.messages.iter().take(SHOWN).map(|message| format!("`{message}`")).collect::<Vec<_>>().join(", ");
+    let mut text = finding
+        .messages
+        .iter()
+        .take(SHOWN)
+        .map(|message| format!("`{message}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
     if finding.messages.len() > SHOWN {
         let _ = write!(text, " and {} more", finding.messages.len() - SHOWN);
     }
@@ -147,5 +233,8 @@ fn carried_by(finding: &Finding) -> String {
 
 fn capitalized(text: &str) -> String {
     let mut characters = text.chars();
-    characters.next().map(|first| first.to_uppercase().chain(characters).collect()).unwrap_or_default()
+    characters
+        .next()
+        .map(|first| first.to_uppercase().chain(characters).collect())
+        .unwrap_or_default()
 }

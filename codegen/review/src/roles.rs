@@ -28,17 +28,32 @@ pub fn flows(ir: &Ir) -> BTreeMap<String, BTreeSet<Flow>> {
     let mut carry = |root: &str, message: String, directions: Vec<Direction>| {
         for name in ir.reachable(root) {
             for direction in &directions {
-                flows.entry(name.clone()).or_default().insert(Flow { direction: *direction, message: message.clone() });
+                flows.entry(name.clone()).or_default().insert(Flow {
+                    direction: *direction,
+                    message: message.clone(),
+                });
             }
         }
     };
     for method in ir.methods.values() {
         if let Some(request) = &method.request {
-            carry(&request.params, format!("{} params", method.name), Direction::towards(request.side));
-            carry(&request.result, format!("{} result", method.name), away_from(request.side));
+            carry(
+                &request.params,
+                format!("{} params", method.name),
+                Direction::towards(request.side),
+            );
+            carry(
+                &request.result,
+                format!("{} result", method.name),
+                away_from(request.side),
+            );
         }
         if let Some(notification) = &method.notification {
-            carry(&notification.params, method.name.clone(), Direction::towards(notification.side));
+            carry(
+                &notification.params,
+                method.name.clone(),
+                Direction::towards(notification.side),
+            );
         }
     }
     flows
@@ -59,4 +74,3 @@ pub fn method_directions(ir: &Ir, method: &str) -> BTreeSet<Direction> {
     }
     directions
 }
-

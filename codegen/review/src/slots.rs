@@ -69,7 +69,10 @@ impl Carrier {
         match self.role {
             Role::Params => method.request.as_ref().map(|request| request.params.clone()),
             Role::Result => method.request.as_ref().map(|request| request.result.clone()),
-            Role::Notification => method.notification.as_ref().map(|notification| notification.params.clone()),
+            Role::Notification => method
+                .notification
+                .as_ref()
+                .map(|notification| notification.params.clone()),
         }
     }
 
@@ -77,9 +80,15 @@ impl Carrier {
     /// sits in it.
     pub fn envelope(&self, payload: Value) -> (Value, &'static str) {
         match self.role {
-            Role::Params => (json!({"jsonrpc": "2.0", "id": 1, "method": self.method, "params": payload}), "/params"),
+            Role::Params => (
+                json!({"jsonrpc": "2.0", "id": 1, "method": self.method, "params": payload}),
+                "/params",
+            ),
             Role::Result => (json!({"jsonrpc": "2.0", "id": 1, "result": payload}), "/result"),
-            Role::Notification => (json!({"jsonrpc": "2.0", "method": self.method, "params": payload}), "/params"),
+            Role::Notification => (
+                json!({"jsonrpc": "2.0", "method": self.method, "params": payload}),
+                "/params",
+            ),
         }
     }
 }
@@ -97,13 +106,28 @@ pub fn carriers(ir: &Ir) -> Vec<Carrier> {
     for method in ir.methods.values() {
         if let Some(request) = &method.request {
             for direction in Direction::towards(request.side) {
-                carriers.push(Carrier { method: method.name.clone(), role: Role::Params, payload: request.params.clone(), direction });
-                carriers.push(Carrier { method: method.name.clone(), role: Role::Result, payload: request.result.clone(), direction: direction.reverse() });
+                carriers.push(Carrier {
+                    method: method.name.clone(),
+                    role: Role::Params,
+                    payload: request.params.clone(),
+                    direction,
+                });
+                carriers.push(Carrier {
+                    method: method.name.clone(),
+                    role: Role::Result,
+                    payload: request.result.clone(),
+                    direction: direction.reverse(),
+                });
             }
         }
         if let Some(notification) = &method.notification {
             for direction in Direction::towards(notification.side) {
-                carriers.push(Carrier { method: method.name.clone(), role: Role::Notification, payload: notification.params.clone(), direction });
+                carriers.push(Carrier {
+                    method: method.name.clone(),
+                    role: Role::Notification,
+                    payload: notification.params.clone(),
+                    direction,
+                });
             }
         }
     }
@@ -122,8 +146,15 @@ pub fn slots(ir: &Ir, per_type: usize) -> BTreeMap<String, Vec<Slot>> {
                 continue;
             }
             let slots = found.entry(name.clone()).or_default();
-            if slots.len() < per_type && !slots.iter().any(|slot| slot.carrier.method == carrier.method && slot.carrier.role == carrier.role) {
-                slots.push(Slot { carrier: carrier.clone(), steps: steps.clone() });
+            if slots.len() < per_type
+                && !slots
+                    .iter()
+                    .any(|slot| slot.carrier.method == carrier.method && slot.carrier.role == carrier.role)
+            {
+                slots.push(Slot {
+                    carrier: carrier.clone(),
+                    steps: steps.clone(),
+                });
             }
             let Some(definition) = ir.get(&name) else { continue };
             for (next, more) in children(&definition.kind) {
@@ -148,7 +179,12 @@ fn children(kind: &TypeKind) -> Vec<(String, Vec<Step>)> {
     };
     match kind {
         TypeKind::Struct(structure) => {
-            children.extend(structure.flatten.iter().map(|base| (base.clone(), vec![Step::Merged(base.clone())])));
+            children.extend(
+                structure
+                    .flatten
+                    .iter()
+                    .map(|base| (base.clone(), vec![Step::Merged(base.clone())])),
+            );
             fields(&structure.fields, Vec::new(), &mut children);
         }
         TypeKind::Alias { target } => named(target, Vec::new(), &mut children),
@@ -206,11 +242,15 @@ impl Slot {
 }
 
 fn fill_named(ir: &Ir, name: &str, steps: &[Step], value: Value) -> Option<Value> {
-    let Some((step, rest)) = steps.split_first() else { return Some(value) };
+    let Some((step, rest)) = steps.split_first() else {
+        return Some(value);
+    };
     match (&ir.get(name)?.kind, step) {
         (TypeKind::Alias { target }, _) => fill_expression(ir, target, steps, value),
         (TypeKind::Struct(structure), _) => {
-            let mut object = vectors::sample(ir, &TypeExpr::Named { name: name.to_owned() }, false)?.as_object()?.clone();
+            let mut object = vectors::sample(ir, &TypeExpr::Named { name: name.to_owned() }, false)?
+                .as_object()?
+                .clone();
             fill_object(ir, &mut object, &structure.fields, step, rest, value)?;
             Some(Value::Object(object))
         }
@@ -233,7 +273,14 @@ fn fill_named(ir: &Ir, name: &str, steps: &[Step], value: Value) -> Option<Value
 
 /// Puts what the path below `step` gives into `object`: a member's value, or
 /// a merged base's members in place of the sample's.
-fn fill_object(ir: &Ir, object: &mut Map<String, Value>, fields: &[Field], step: &Step, rest: &[Step], value: Value) -> Option<()> {
+fn fill_object(
+    ir: &Ir,
+    object: &mut Map<String, Value>,
+    fields: &[Field],
+    step: &Step,
+    rest: &[Step],
+    value: Value,
+) -> Option<()> {
     match step {
         Step::Member(wire_name) => {
             let field = fields.iter().find(|field| &field.wire_name == wire_name)?;
@@ -253,7 +300,9 @@ fn fill_object(ir: &Ir, object: &mut Map<String, Value>, fields: &[Field], step:
 
 /// The wire names a struct declares, its merged bases' included.
 fn member_names(ir: &Ir, name: &str) -> Vec<String> {
-    let Some(TypeKind::Struct(structure)) = ir.get(name).map(|definition| &definition.kind) else { return Vec::new() };
+    let Some(TypeKind::Struct(structure)) = ir.get(name).map(|definition| &definition.kind) else {
+        return Vec::new();
+    };
     let mut members: Vec<String> = structure.fields.iter().map(|field| field.wire_name.clone()).collect();
     for base in &structure.flatten {
         members.extend(member_names(ir, base));
@@ -275,7 +324,9 @@ fn fill_expression(ir: &Ir, expression: &TypeExpr, steps: &[Step], value: Value)
             }
             Some(Value::Array(items))
         }
-        (TypeExpr::Map { values }, Some(Step::Entry)) => Some(json!({ MAP_KEY: fill_expression(ir, values, &steps[1..], value)? })),
+        (TypeExpr::Map { values }, Some(Step::Entry)) => {
+            Some(json!({ MAP_KEY: fill_expression(ir, values, &steps[1..], value)? }))
+        }
         _ => None,
     }
 }

@@ -84,7 +84,18 @@ const VALUES: usize = 24;
 
 /// Every kind of JSON value, and integers past each common format's range.
 fn kinds() -> Vec<Value> {
-    vec![json!(null), json!(true), json!(0), json!(-1), json!(1.5), json!("x"), json!([]), json!({}), json!(4_294_967_296_u64), json!(18_446_744_073_709_551_615_u64)]
+    vec![
+        json!(null),
+        json!(true),
+        json!(0),
+        json!(-1),
+        json!(1.5),
+        json!("x"),
+        json!([]),
+        json!({}),
+        json!(4_294_967_296_u64),
+        json!(18_446_744_073_709_551_615_u64),
+    ]
 }
 
 /// One schema of the two, ready to judge messages.
@@ -97,10 +108,18 @@ struct Party<'a> {
 
 impl<'a> Party<'a> {
     fn new(schema: Schema<'a>) -> Result<Party<'a>, String> {
-        let payloads: Vec<String> = slots::carriers(schema.ir).into_iter().map(|carrier| carrier.payload).collect();
+        let payloads: Vec<String> = slots::carriers(schema.ir)
+            .into_iter()
+            .map(|carrier| carrier.payload)
+            .collect();
         let names: Vec<&String> = payloads.iter().collect();
         let (oracle, _) = Oracle::new(schema.document, schema.ir, &names)?;
-        Ok(Party { ir: schema.ir, oracle, slots: slots::slots(schema.ir, SLOTS), vectors: RefCell::new(BTreeMap::new()) })
+        Ok(Party {
+            ir: schema.ir,
+            oracle,
+            slots: slots::slots(schema.ir, SLOTS),
+            vectors: RefCell::new(BTreeMap::new()),
+        })
     }
 
     /// Why this schema refuses `payload` as a `type_name`, told at the
@@ -119,7 +138,11 @@ impl<'a> Party<'a> {
             return known.clone();
         }
         let values: Vec<(String, Value)> = match self.ir.get(name) {
-            Some(definition) => vectors::of_type(self.ir, definition).valid.into_iter().map(|vector| (format!("vector {}", vector.name), vector.value)).collect(),
+            Some(definition) => vectors::of_type(self.ir, definition)
+                .valid
+                .into_iter()
+                .map(|vector| (format!("vector {}", vector.name), vector.value))
+                .collect(),
             None => Vec::new(),
         };
         self.vectors.borrow_mut().insert(name.to_owned(), values.clone());
@@ -134,10 +157,19 @@ impl<'a> Party<'a> {
         };
         match (variant, union) {
             (Some(label), Some(union)) => {
-                let Some(variant) = union.variants.iter().find(|variant| variant.label() == label) else { return Vec::new() };
+                let Some(variant) = union.variants.iter().find(|variant| variant.label() == label) else {
+                    return Vec::new();
+                };
                 [false, true]
                     .into_iter()
-                    .filter_map(|full| vectors::sample_variant(self.ir, union, variant, full).map(|value| (format!("vector variant_{label}{}", if full { "_full" } else { "" }), value)))
+                    .filter_map(|full| {
+                        vectors::sample_variant(self.ir, union, variant, full).map(|value| {
+                            (
+                                format!("vector variant_{label}{}", if full { "_full" } else { "" }),
+                                value,
+                            )
+                        })
+                    })
                     .collect()
             }
             _ => self.valid(name),
@@ -151,7 +183,11 @@ impl<'a> Party<'a> {
             TypeExpr::Named { name } => values.extend(self.valid(name)),
             TypeExpr::Array(array) => {
                 if let TypeExpr::Named { name } = array.items.as_ref() {
-                    values.extend(self.valid(name).into_iter().map(|(found_by, value)| (format!("{found_by} as the only item"), json!([value]))));
+                    values.extend(
+                        self.valid(name)
+                            .into_iter()
+                            .map(|(found_by, value)| (format!("{found_by} as the only item"), json!([value]))),
+                    );
                 }
             }
             _ => {}
@@ -179,7 +215,10 @@ impl<'a> Searcher<'a> {
     /// A searcher of `base` and `head`; an error when the validator cannot
     /// compile either document.
     pub fn new(base: Schema<'a>, head: Schema<'a>) -> Result<Searcher<'a>, String> {
-        Ok(Searcher { base: Party::new(base).map_err(|error| format!("the base: {error}"))?, head: Party::new(head).map_err(|error| format!("the head: {error}"))? })
+        Ok(Searcher {
+            base: Party::new(base).map_err(|error| format!("the base: {error}"))?,
+            head: Party::new(head).map_err(|error| format!("the head: {error}"))?,
+        })
     }
 
     /// A message that shows `change` breaking for `reader`, if one exists.
@@ -191,12 +230,16 @@ impl<'a> Searcher<'a> {
         let witness = match &change.subject {
             Subject::Method { name } => {
                 let name = match (change.rule, reader) {
-                    (Rule::MethodRenamed, Reader::New) => change.detail.strip_prefix("renamed from ").unwrap_or(name).to_owned(),
+                    (Rule::MethodRenamed, Reader::New) => {
+                        change.detail.strip_prefix("renamed from ").unwrap_or(name).to_owned()
+                    }
                     _ => name.clone(),
                 };
                 method_witness(writer, read_by, &name)
             }
-            Subject::Type { name, variant, member } => type_witness(writer, read_by, name, variant.as_deref(), member.as_deref()),
+            Subject::Type { name, variant, member } => {
+                type_witness(writer, read_by, name, variant.as_deref(), member.as_deref())
+            }
         };
         witness.map(|found| Witness { reader, ..found })
     }
@@ -211,16 +254,29 @@ struct Nodes {
 impl Nodes {
     fn of(writer: &Party, reader: &Party, carrier: &Carrier, read_as: Option<&str>) -> Nodes {
         let pointer = |ir: &Ir, name: &str| ir.get(name).map(|definition| definition.pointer.clone());
-        Nodes { writer: pointer(writer.ir, &carrier.payload).unwrap_or_default(), reader: read_as.and_then(|name| pointer(reader.ir, name)) }
+        Nodes {
+            writer: pointer(writer.ir, &carrier.payload).unwrap_or_default(),
+            reader: read_as.and_then(|name| pointer(reader.ir, name)),
+        }
     }
 }
 
 /// The message a reader sees: the writer's payload in its envelope, with
 /// `pointer` inside the payload (or, without a reader's node, inside the
 /// message: its method table refused it).
-fn witness(carrier: &Carrier, payload: Value, (pointer, error): (String, String), found_by: String, nodes: Nodes) -> Witness {
+fn witness(
+    carrier: &Carrier,
+    payload: Value,
+    (pointer, error): (String, String),
+    found_by: String,
+    nodes: Nodes,
+) -> Witness {
     let (message, at) = carrier.envelope(payload);
-    let pointer = if nodes.reader.is_none() { pointer } else { format!("{at}{pointer}") };
+    let pointer = if nodes.reader.is_none() {
+        pointer
+    } else {
+        format!("{at}{pointer}")
+    };
     Witness {
         reader: Reader::Old,
         direction: carrier.direction,
@@ -235,18 +291,35 @@ fn witness(carrier: &Carrier, payload: Value, (pointer, error): (String, String)
 }
 
 fn method_witness(writer: &Party, reader: &Party, name: &str) -> Option<Witness> {
-    for carrier in slots::carriers(writer.ir).into_iter().filter(|carrier| carrier.method == name) {
+    for carrier in slots::carriers(writer.ir)
+        .into_iter()
+        .filter(|carrier| carrier.method == name)
+    {
         let payloads = writer.valid(&carrier.payload);
         for (found_by, payload) in payloads.into_iter().take(VALUES) {
             if !writer.accepts(&carrier.payload, &payload) {
                 continue;
             }
             if let Some(rejection) = method_rejection(reader.ir, &carrier) {
-                return Some(witness(&carrier, payload, rejection, found_by, Nodes::of(writer, reader, &carrier, None)));
+                return Some(witness(
+                    &carrier,
+                    payload,
+                    rejection,
+                    found_by,
+                    Nodes::of(writer, reader, &carrier, None),
+                ));
             }
-            let Some(read_as) = carrier.payload_in(reader.ir) else { continue };
+            let Some(read_as) = carrier.payload_in(reader.ir) else {
+                continue;
+            };
             if let Some(rejection) = reader.rejection(&read_as, &payload) {
-                return Some(witness(&carrier, payload, rejection, found_by, Nodes::of(writer, reader, &carrier, Some(&read_as))));
+                return Some(witness(
+                    &carrier,
+                    payload,
+                    rejection,
+                    found_by,
+                    Nodes::of(writer, reader, &carrier, Some(&read_as)),
+                ));
             }
         }
     }
@@ -257,35 +330,79 @@ fn method_witness(writer: &Party, reader: &Party, name: &str) -> Option<Witness>
 /// read: no such method, another kind, or handled by the other side.
 fn method_rejection(reader: &Ir, carrier: &Carrier) -> Option<(String, String)> {
     let Some(method) = reader.methods.get(&carrier.method) else {
-        return Some(("/method".to_owned(), format!("the reader's schema has no method `{}`", carrier.method)));
+        return Some((
+            "/method".to_owned(),
+            format!("the reader's schema has no method `{}`", carrier.method),
+        ));
     };
     let side = match carrier.role {
         Role::Params | Role::Result => match &method.request {
             Some(request) => request.side,
-            None => return Some(("/id".to_owned(), format!("`{}` is a notification in the reader's schema: a request is refused", carrier.method))),
+            None => {
+                return Some((
+                    "/id".to_owned(),
+                    format!(
+                        "`{}` is a notification in the reader's schema: a request is refused",
+                        carrier.method
+                    ),
+                ))
+            }
         },
         Role::Notification => match &method.notification {
             Some(notification) => notification.side,
-            None => return Some(("/method".to_owned(), format!("`{}` is a request in the reader's schema: a notification is refused", carrier.method))),
+            None => {
+                return Some((
+                    "/method".to_owned(),
+                    format!(
+                        "`{}` is a request in the reader's schema: a notification is refused",
+                        carrier.method
+                    ),
+                ))
+            }
         },
     };
     let handler = match (carrier.role, carrier.direction) {
-        (Role::Result, Direction::ClientToAgent) | (Role::Params | Role::Notification, Direction::AgentToClient) => Side::Client,
+        (Role::Result, Direction::ClientToAgent) | (Role::Params | Role::Notification, Direction::AgentToClient) => {
+            Side::Client
+        }
         _ => Side::Agent,
     };
     // A proxy's method travels both ways between agent and client.
     let handled_there = side.handled_by(handler) || side == Side::Proxy;
-    (!handled_there).then(|| ("/method".to_owned(), format!("the reader's schema has the {} handle `{}`, not the {}", side.as_str(), carrier.method, handler.as_str())))
+    (!handled_there).then(|| {
+        (
+            "/method".to_owned(),
+            format!(
+                "the reader's schema has the {} handle `{}`, not the {}",
+                side.as_str(),
+                carrier.method,
+                handler.as_str()
+            ),
+        )
+    })
 }
 
-fn type_witness(writer: &Party, reader: &Party, name: &str, variant: Option<&str>, member: Option<&str>) -> Option<Witness> {
+fn type_witness(
+    writer: &Party,
+    reader: &Party,
+    name: &str,
+    variant: Option<&str>,
+    member: Option<&str>,
+) -> Option<Witness> {
     for slot in writer.slots.get(name).into_iter().flatten() {
-        let Some(read_as) = slot.carrier.payload_in(reader.ir) else { continue };
+        let Some(read_as) = slot.carrier.payload_in(reader.ir) else {
+            continue;
+        };
         let framed = |value: &Value| slot.message(writer.ir, value.clone());
         // A change inside a variant is framed by that variant; a variant of
         // its own by any value the reader takes there.
         let around = if member.is_some() { variant } else { None };
-        let mut controls: Vec<Value> = writer.values(name, around).into_iter().chain(reader.values(name, around)).map(|(_, value)| value).collect();
+        let mut controls: Vec<Value> = writer
+            .values(name, around)
+            .into_iter()
+            .chain(reader.values(name, around))
+            .map(|(_, value)| value)
+            .collect();
         if let Some(member) = member {
             // A member the reader requires and the writer lacks: the
             // control carries the reader's value of it.
@@ -293,25 +410,42 @@ fn type_witness(writer: &Party, reader: &Party, name: &str, variant: Option<&str
                 let with_member: Vec<Value> = controls
                     .iter()
                     .filter_map(Value::as_object)
-                    .flat_map(|object| reader.member_values(&field).into_iter().map(move |(_, value)| with(object, member, Some(value))))
+                    .flat_map(|object| {
+                        reader
+                            .member_values(&field)
+                            .into_iter()
+                            .map(move |(_, value)| with(object, member, Some(value)))
+                    })
                     .collect();
                 controls.extend(with_member);
             }
         }
-        let controls: Vec<Value> = controls.into_iter().filter(|control| framed(control).is_some_and(|(payload, _)| reader.accepts(&read_as, &payload))).take(CONTROLS).collect();
+        let controls: Vec<Value> = controls
+            .into_iter()
+            .filter(|control| framed(control).is_some_and(|(payload, _)| reader.accepts(&read_as, &payload)))
+            .take(CONTROLS)
+            .collect();
         for control in &controls {
             let candidates: Vec<(String, Value)> = match member {
                 None => writer.values(name, variant),
                 Some(member) => member_candidates(writer, name, variant, member, control),
             };
             for (found_by, candidate) in candidates {
-                let Some((payload, at)) = framed(&candidate) else { continue };
+                let Some((payload, at)) = framed(&candidate) else {
+                    continue;
+                };
                 if !writer.accepts(&slot.carrier.payload, &payload) {
                     continue;
                 }
                 if let Some(rejection) = reader.rejection(&read_as, &payload) {
                     let found_by = format!("{found_by} at {}", if at.is_empty() { "the payload" } else { &at });
-                    return Some(witness(&slot.carrier, payload, rejection, found_by, Nodes::of(writer, reader, &slot.carrier, Some(&read_as))));
+                    return Some(witness(
+                        &slot.carrier,
+                        payload,
+                        rejection,
+                        found_by,
+                        Nodes::of(writer, reader, &slot.carrier, Some(&read_as)),
+                    ));
                 }
             }
         }
@@ -322,14 +456,29 @@ fn type_witness(writer: &Party, reader: &Party, name: &str, variant: Option<&str
 /// The control changed at `member` alone: removed, or, where the writer
 /// declares it, set to each value its type takes and to every kind of JSON
 /// value.
-fn member_candidates(writer: &Party, name: &str, variant: Option<&str>, member: &str, control: &Value) -> Vec<(String, Value)> {
-    let Some(object) = control.as_object() else { return Vec::new() };
+fn member_candidates(
+    writer: &Party,
+    name: &str,
+    variant: Option<&str>,
+    member: &str,
+    control: &Value,
+) -> Vec<(String, Value)> {
+    let Some(object) = control.as_object() else {
+        return Vec::new();
+    };
     let key = if member == "*" { "x_witness_member" } else { member };
     let mut candidates = vec![(format!("`{key}` left out"), with(object, key, None))];
     // A member the writer does not declare is only left out: an extension
     // member of any value would pass an open object, but says nothing.
-    let Some(declared) = find_member(writer.ir, name, variant, member).or_else(|| (member == "*").then(any_member)) else { return candidates };
-    for (found_by, value) in writer.member_values(&declared).into_iter().chain(kinds().into_iter().map(|value| (format!("search: {value}"), value))) {
+    let Some(declared) = find_member(writer.ir, name, variant, member).or_else(|| (member == "*").then(any_member))
+    else {
+        return candidates;
+    };
+    for (found_by, value) in writer
+        .member_values(&declared)
+        .into_iter()
+        .chain(kinds().into_iter().map(|value| (format!("search: {value}"), value)))
+    {
         candidates.push((format!("`{key}` set by {found_by}"), with(object, key, Some(value))));
     }
     candidates
@@ -364,13 +513,27 @@ fn with(object: &serde_json::Map<String, Value>, member: &str, value: Option<Val
 fn find_member(ir: &Ir, name: &str, variant: Option<&str>, member: &str) -> Option<Field> {
     let in_fields = |fields: &[Field]| fields.iter().find(|field| field.wire_name == member).cloned();
     match (&ir.get(name)?.kind, variant) {
-        (TypeKind::Struct(structure), _) => in_fields(&structure.fields).or_else(|| structure.flatten.iter().find_map(|base| find_member(ir, base, None, member))),
-        (TypeKind::Alias { target: TypeExpr::Named { name } }, _) => find_member(ir, name, variant, member),
+        (TypeKind::Struct(structure), _) => in_fields(&structure.fields).or_else(|| {
+            structure
+                .flatten
+                .iter()
+                .find_map(|base| find_member(ir, base, None, member))
+        }),
+        (
+            TypeKind::Alias {
+                target: TypeExpr::Named { name },
+            },
+            _,
+        ) => find_member(ir, name, variant, member),
         (TypeKind::Union(union), Some(label)) => {
             let variant = union.variants.iter().find(|variant| variant.label() == label)?;
             match &variant.payload {
-                Payload::Struct { base, fields } => in_fields(fields).or_else(|| base.as_ref().and_then(|base| find_member(ir, base, None, member))),
-                Payload::Type { ty: TypeExpr::Named { name } } => find_member(ir, name, None, member),
+                Payload::Struct { base, fields } => {
+                    in_fields(fields).or_else(|| base.as_ref().and_then(|base| find_member(ir, base, None, member)))
+                }
+                Payload::Type {
+                    ty: TypeExpr::Named { name },
+                } => find_member(ir, name, None, member),
                 _ => None,
             }
         }

@@ -18,5 +18,9 @@ pub fn assert_snapshot(path: &Path, actual: &str) {
         return;
     }
     let expected = std::fs::read_to_string(path).unwrap_or_default();
-    assert!(expected == actual, "{} differs from the output; review it and re-run with UPDATE_SNAPSHOTS={UPDATE}\n{actual}", path.display());
+    assert!(
+        expected == actual,
+        "{} differs from the output; review it and re-run with UPDATE_SNAPSHOTS={UPDATE}\n{actual}",
+        path.display()
+    );
 }

@@ -84,12 +84,27 @@ struct Units {
 impl Units {
     fn open(path: &Path) -> Result<Units> {
         let file = path.display().to_string();
-        let unreadable = |error: std::io::Error| InputError { file: file.clone(), line: None, message: format!("cannot read: {error}") };
+        let unreadable = |error: std::io::Error| InputError {
+            file: file.clone(),
+            line: None,
+            message: format!("cannot read: {error}"),
+        };
         let handle = File::open(path).map_err(unreadable)?;
         let mut reader = BufReader::with_capacity(1 << 20, handle);
-        let first = reader.fill_buf().map_err(unreadable)?.iter().find(|byte| !byte.is_ascii_whitespace()).copied();
+        let first = reader
+            .fill_buf()
+            .map_err(unreadable)?
+            .iter()
+            .find(|byte| !byte.is_ascii_whitespace())
+            .copied();
         let array = first == Some(b'[');
-        let mut units = Units { reader, file, array, line: 1, done: false };
+        let mut units = Units {
+            reader,
+            file,
+            array,
+            line: 1,
+            done: false,
+        };
         if array {
             units.skip_whitespace()?;
             units.byte()?;
@@ -98,7 +113,11 @@ impl Units {
     }
 
     fn error(&self, line: u64, message: impl std::fmt::Display) -> InputError {
-        InputError { file: self.file.clone(), line: Some(line), message: message.to_string() }
+        InputError {
+            file: self.file.clone(),
+            line: Some(line),
+            message: message.to_string(),
+        }
     }
 
     fn peek(&mut self) -> Result<Option<u8>> {
@@ -135,7 +154,10 @@ impl Units {
         loop {
             bytes.clear();
             let line = self.line;
-            let read = self.reader.read_until(b'\n', &mut bytes).map_err(|error| self.error(line, error))?;
+            let read = self
+                .reader
+                .read_until(b'\n', &mut bytes)
+                .map_err(|error| self.error(line, error))?;
             if read == 0 {
                 return Ok(None);
             }
@@ -185,7 +207,11 @@ impl Units {
         }
         let text = String::from_utf8(text).map_err(|_| self.error(start, "not UTF-8"))?;
         if text.trim().is_empty() {
-            return if self.done { Ok(None) } else { Err(self.error(start, "an empty element in the JSON array")) };
+            return if self.done {
+                Ok(None)
+            } else {
+                Err(self.error(start, "an empty element in the JSON array"))
+            };
         }
         Ok(Some((start, text)))
     }
@@ -228,7 +254,9 @@ impl Scan {
 fn parse(units: &Units, line: u64, text: &str) -> Result<Value> {
     serde_json::from_str(text.trim_end_matches(['\n', '\r'])).map_err(|error| {
         let message = error.to_string();
-        let message = message.rsplit_once(" at line ").map_or(message.as_str(), |(message, _)| message);
+        let message = message
+            .rsplit_once(" at line ")
+            .map_or(message.as_str(), |(message, _)| message);
         let line = line + (error.line() as u64).saturating_sub(1);
         units.error(line, format!("not valid JSON (column {}): {message}", error.column()))
     })
@@ -241,25 +269,52 @@ fn millis(time: Option<DateTime<FixedOffset>>) -> Option<u64> {
 
 fn time(units: &Units, line: u64, value: Option<&Value>) -> Result<Option<DateTime<FixedOffset>>> {
     let Some(value) = value else { return Ok(None) };
-    let text = value.as_str().ok_or_else(|| units.error(line, "`time` is not a string"))?;
-    DateTime::parse_from_rfc3339(text).map(Some).map_err(|error| units.error(line, format!("`time` {text:?} is not RFC 3339: {error}")))
+    let text = value
+        .as_str()
+        .ok_or_else(|| units.error(line, "`time` is not a string"))?;
+    DateTime::parse_from_rfc3339(text)
+        .map(Some)
+        .map_err(|error| units.error(line, format!("`time` {text:?} is not RFC 3339: {error}")))
 }
 
 /// One trace record of a records file, and its time.
 fn record(units: &Units, line: u64, text: &str) -> Result<(Option<u64>, Record)> {
-    let Value::Object(mut members) = parse(units, line, text)? else { return Err(units.error(line, "a trace record is a JSON object")) };
+    let Value::Object(mut members) = parse(units, line, text)? else {
+        return Err(units.error(line, "a trace record is a JSON object"));
+    };
     let time = millis(time(units, line, members.get("time"))?);
     if let Some(direction) = members.remove("direction") {
-        let direction = direction.as_str().and_then(Direction::parse).ok_or_else(|| units.error(line, "`direction` is neither \"client-to-agent\" nor \"agent-to-client\""))?;
-        let message = members.remove("message").ok_or_else(|| units.error(line, "a record with `direction` needs `message`"))?;
+        let direction = direction.as_str().and_then(Direction::parse).ok_or_else(|| {
+            units.error(
+                line,
+                "`direction` is neither \"client-to-agent\" nor \"agent-to-client\"",
+            )
+        })?;
+        let message = members
+            .remove("message")
+            .ok_or_else(|| units.error(line, "a record with `direction` needs `message`"))?;
         return Ok((time, Record::Message { direction, message }));
     }
     if let Some(stream) = members.remove("stream") {
-        let stream = stream.as_str().ok_or_else(|| units.error(line, "`stream` is not a string"))?.to_owned();
-        let frame = members.remove("frame").ok_or_else(|| units.error(line, "a record with `stream` needs `frame` (null: the stream's end)"))?;
-        return Ok((time, Record::Frame { stream, frame: Some(frame).filter(|frame| !frame.is_null()) }));
+        let stream = stream
+            .as_str()
+            .ok_or_else(|| units.error(line, "`stream` is not a string"))?
+            .to_owned();
+        let frame = members
+            .remove("frame")
+            .ok_or_else(|| units.error(line, "a record with `stream` needs `frame` (null: the stream's end)"))?;
+        return Ok((
+            time,
+            Record::Frame {
+                stream,
+                frame: Some(frame).filter(|frame| !frame.is_null()),
+            },
+        ));
     }
-    Err(units.error(line, "a trace record has `direction` and `message`, or `stream` and `frame`"))
+    Err(units.error(
+        line,
+        "a trace record has `direction` and `message`, or `stream` and `frame`",
+    ))
 }
 
 /// One message of a tee, with its time.
@@ -270,11 +325,19 @@ struct Teed {
 }
 
 fn teed(units: &mut Units) -> Result<Option<Teed>> {
-    let Some((line, text)) = units.next()? else { return Ok(None) };
+    let Some((line, text)) = units.next()? else {
+        return Ok(None);
+    };
     let mut value = parse(units, line, &text)?;
-    let wrapped = value.as_object().is_some_and(|members| members.contains_key("message") && !members.contains_key("jsonrpc"));
+    let wrapped = value
+        .as_object()
+        .is_some_and(|members| members.contains_key("message") && !members.contains_key("jsonrpc"));
     if !wrapped {
-        return Ok(Some(Teed { line, message: value, time: None }));
+        return Ok(Some(Teed {
+            line,
+            message: value,
+            time: None,
+        }));
     }
     let time = time(units, line, value.get("time"))?;
     let message = value.get_mut("message").map(Value::take).unwrap_or_default();
@@ -311,9 +374,15 @@ impl Reader {
     pub fn read(&mut self) -> Result<Option<Entry>> {
         match &mut self.0 {
             Source::Records(units) => {
-                let Some((line, text)) = units.next()? else { return Ok(None) };
+                let Some((line, text)) = units.next()? else {
+                    return Ok(None);
+                };
                 let (time, record) = record(units, line, &text)?;
-                Ok(Some(Entry { at: Place { input: 0, line }, time, record }))
+                Ok(Some(Entry {
+                    at: Place { input: 0, line },
+                    time,
+                    record,
+                }))
             }
             Source::Tees(tees) => {
                 let Tees { units, heads } = &mut **tees;
@@ -327,10 +396,26 @@ impl Reader {
                     },
                 };
                 let next = teed(&mut units[index])?;
-                let Some(head) = std::mem::replace(&mut heads[index], next) else { return Ok(None) };
-                let direction = if index == 0 { Direction::ClientToAgent } else { Direction::AgentToClient };
-                let record = Record::Message { direction, message: head.message };
-                Ok(Some(Entry { at: Place { input: index, line: head.line }, time: millis(head.time), record }))
+                let Some(head) = std::mem::replace(&mut heads[index], next) else {
+                    return Ok(None);
+                };
+                let direction = if index == 0 {
+                    Direction::ClientToAgent
+                } else {
+                    Direction::AgentToClient
+                };
+                let record = Record::Message {
+                    direction,
+                    message: head.message,
+                };
+                Ok(Some(Entry {
+                    at: Place {
+                        input: index,
+                        line: head.line,
+                    },
+                    time: millis(head.time),
+                    record,
+                }))
             }
         }
     }

@@ -58,19 +58,43 @@ pub struct Finding {
 
 /// Every rule id with what it checks, in the order reports list them.
 pub const RULES: [(&str, &str); 13] = [
-    ("SCHEMA", "params, a result or a notification does not validate against the extended schema"),
+    (
+        "SCHEMA",
+        "params, a result or a notification does not validate against the extended schema",
+    ),
     ("JSONRPC", "not a JSON-RPC 2.0 request, notification or response"),
-    ("UNKNOWN_METHOD", "a method the receiving side does not handle in this schema"),
-    ("NOT_ADVERTISED", "a method, or a part of its params, the receiving side did not advertise in `initialize`"),
+    (
+        "UNKNOWN_METHOD",
+        "a method the receiving side does not handle in this schema",
+    ),
+    (
+        "NOT_ADVERTISED",
+        "a method, or a part of its params, the receiving side did not advertise in `initialize`",
+    ),
     ("BEFORE_INIT", "a message before the `initialize` exchange completed"),
-    ("NEGOTIATION", "the `initialize` exchange agrees on no protocol version these rules know"),
+    (
+        "NEGOTIATION",
+        "the `initialize` exchange agrees on no protocol version these rules know",
+    ),
     ("UNKNOWN_ID", "a response whose id matches no request in flight"),
     ("DUPLICATE_ID", "a request whose id is already in flight the same way"),
-    ("R1", "a session-scoped notification before `session/ready`, or no `session/ready` at all (when negotiated)"),
-    ("R2", "not exactly one `turn_complete` per prompt, after every other update, with the response's stop reason"),
+    (
+        "R1",
+        "a session-scoped notification before `session/ready`, or no `session/ready` at all (when negotiated)",
+    ),
+    (
+        "R2",
+        "not exactly one `turn_complete` per prompt, after every other update, with the response's stop reason",
+    ),
     ("R4", "an update of a turn after its `session/prompt` response"),
-    ("R5", "a reply stream that does not open with exactly one status/ack, or acks a request that failed to decode"),
-    ("FRAME", "a reply-stream frame that is not `{\"type\": ..., \"data\": ...}`"),
+    (
+        "R5",
+        "a reply stream that does not open with exactly one status/ack, or acks a request that failed to decode",
+    ),
+    (
+        "FRAME",
+        "a reply-stream frame that is not `{\"type\": ..., \"data\": ...}`",
+    ),
 ];
 
 /// The checker of one connection.
@@ -94,7 +118,12 @@ struct Found {
 
 impl Found {
     fn new(rule: &'static str, message: String) -> Self {
-        Found { rule, session: None, request: None, message }
+        Found {
+            rule,
+            session: None,
+            request: None,
+            message,
+        }
     }
 
     fn session(mut self, session: Option<&str>) -> Self {
@@ -108,7 +137,13 @@ impl Found {
     }
 
     fn at(self, at: Place) -> Finding {
-        Finding { at, rule: self.rule, session: self.session, request: self.request, message: self.message }
+        Finding {
+            at,
+            rule: self.rule,
+            session: self.session,
+            request: self.request,
+            message: self.message,
+        }
     }
 }
 
@@ -158,7 +193,15 @@ impl Checker {
         }
     }
 
-    fn request(&mut self, at: Place, direction: Direction, id: Value, method: String, mut params: Option<Value>, found: &mut Vec<Found>) {
+    fn request(
+        &mut self,
+        at: Place,
+        direction: Direction,
+        id: Value,
+        method: String,
+        mut params: Option<Value>,
+        found: &mut Vec<Found>,
+    ) {
         let session = session_of(params.as_ref()).map(str::to_owned);
         let finding = |rule, message| Found::new(rule, message).session(session.as_deref()).request(Some(&id));
         if let Some(duplicate) = self.rpc.request(direction, &id, &method, session.as_deref(), at) {
@@ -166,40 +209,96 @@ impl Checker {
         }
         let opens = method == "initialize" && direction == Direction::ClientToAgent;
         if !self.peers.initialized() && !opens {
-            found.push(finding("BEFORE_INIT", format!("{} request `{method}` before `initialize` completed", direction.sender())));
+            found.push(finding(
+                "BEFORE_INIT",
+                format!(
+                    "{} request `{method}` before `initialize` completed",
+                    direction.sender()
+                ),
+            ));
         }
-        found.extend(self.schema.request(direction, &method, &mut params).into_iter().map(|(rule, message)| finding(rule, message)));
-        found.extend(self.peers.advertised(direction, &method, params.as_ref()).map(|message| finding("NOT_ADVERTISED", message)));
+        found.extend(
+            self.schema
+                .request(direction, &method, &mut params)
+                .into_iter()
+                .map(|(rule, message)| finding(rule, message)),
+        );
+        found.extend(
+            self.peers
+                .advertised(direction, &method, params.as_ref())
+                .map(|message| finding("NOT_ADVERTISED", message)),
+        );
         self.peers.request(direction, &method, params.as_ref());
         self.order.request(direction, &id, &method, session.as_deref());
     }
 
-    fn notification(&mut self, direction: Direction, method: String, mut params: Option<Value>, found: &mut Vec<Found>) {
+    fn notification(
+        &mut self,
+        direction: Direction,
+        method: String,
+        mut params: Option<Value>,
+        found: &mut Vec<Found>,
+    ) {
         let session = session_of(params.as_ref()).map(str::to_owned);
         let finding = |rule, message| Found::new(rule, message).session(session.as_deref());
         if !self.peers.initialized() {
-            found.push(finding("BEFORE_INIT", format!("{} notification `{method}` before `initialize` completed", direction.sender())));
+            found.push(finding(
+                "BEFORE_INIT",
+                format!(
+                    "{} notification `{method}` before `initialize` completed",
+                    direction.sender()
+                ),
+            ));
         }
-        found.extend(self.schema.notification(direction, &method, &mut params).into_iter().map(|(rule, message)| finding(rule, message)));
-        found.extend(self.peers.advertised(direction, &method, params.as_ref()).map(|message| finding("NOT_ADVERTISED", message)));
+        found.extend(
+            self.schema
+                .notification(direction, &method, &mut params)
+                .into_iter()
+                .map(|(rule, message)| finding(rule, message)),
+        );
+        found.extend(
+            self.peers
+                .advertised(direction, &method, params.as_ref())
+                .map(|message| finding("NOT_ADVERTISED", message)),
+        );
         found.extend(self.order.notification(direction, &method, params.as_ref()));
     }
 
     fn response(&mut self, at: Place, direction: Direction, id: Value, outcome: rpc::Outcome, found: &mut Vec<Found>) {
         let Some(request) = self.rpc.response(direction, &id) else {
             if !id.is_null() {
-                let message = format!("{} answered id {id}, which is no {} request in flight", direction.sender(), direction.receiver());
+                let message = format!(
+                    "{} answered id {id}, which is no {} request in flight",
+                    direction.sender(),
+                    direction.receiver()
+                );
                 found.push(Found::new("UNKNOWN_ID", message).request(Some(&id)));
             }
             return;
         };
-        let finding = |rule, message| Found::new(rule, message).session(request.session.as_deref()).request(Some(&id));
+        let finding = |rule, message| {
+            Found::new(rule, message)
+                .session(request.session.as_deref())
+                .request(Some(&id))
+        };
         if !self.peers.initialized() && request.method != "initialize" {
-            found.push(finding("BEFORE_INIT", format!("{} answered `{}` before `initialize` completed", direction.sender(), request.method)));
+            found.push(finding(
+                "BEFORE_INIT",
+                format!(
+                    "{} answered `{}` before `initialize` completed",
+                    direction.sender(),
+                    request.method
+                ),
+            ));
         }
         let result = match outcome {
             rpc::Outcome::Result(mut result) => {
-                found.extend(self.schema.result(direction, &request.method, &mut result).into_iter().map(|(rule, message)| finding(rule, message)));
+                found.extend(
+                    self.schema
+                        .result(direction, &request.method, &mut result)
+                        .into_iter()
+                        .map(|(rule, message)| finding(rule, message)),
+                );
                 Some(result)
             }
             rpc::Outcome::Error(problem) => {
@@ -218,7 +317,11 @@ impl Checker {
     /// Checks one frame of the reply stream `stream`; `None` is the stream's
     /// end (its empty terminating message).
     pub fn frame(&mut self, at: Place, stream: &str, frame: Option<&Value>) -> Vec<Finding> {
-        self.streams.frame(stream, frame).into_iter().map(|finding| finding.at(at)).collect()
+        self.streams
+            .frame(stream, frame)
+            .into_iter()
+            .map(|finding| finding.at(at))
+            .collect()
     }
 
     /// The findings only the end of the capture shows (turns answered but

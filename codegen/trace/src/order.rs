@@ -61,11 +61,19 @@ pub(super) struct Order {
 fn explain(kind: ViolationKind, request: Option<&Value>, tag: &str) -> String {
     let request = request.map_or_else(|| "?".to_owned(), Value::to_string);
     match kind {
-        ViolationKind::UpdateAfterResponse => format!("`{tag}` of the turn of prompt {request} came after its `session/prompt` response"),
-        ViolationKind::UpdateAfterTurnComplete => format!("`{tag}` of the turn of prompt {request} came after its `turn_complete`"),
+        ViolationKind::UpdateAfterResponse => {
+            format!("`{tag}` of the turn of prompt {request} came after its `session/prompt` response")
+        }
+        ViolationKind::UpdateAfterTurnComplete => {
+            format!("`{tag}` of the turn of prompt {request} came after its `turn_complete`")
+        }
         ViolationKind::DuplicateTurnComplete => format!("a second `turn_complete` for prompt {request}"),
-        ViolationKind::StopReasonMismatch => format!("`turn_complete` and the `session/prompt` response of prompt {request} give different stop reasons"),
-        ViolationKind::UnknownTurn => format!("`turn_complete` names prompt {request}, which has no turn in flight in this session"),
+        ViolationKind::StopReasonMismatch => {
+            format!("`turn_complete` and the `session/prompt` response of prompt {request} give different stop reasons")
+        }
+        ViolationKind::UnknownTurn => {
+            format!("`turn_complete` names prompt {request}, which has no turn in flight in this session")
+        }
         ViolationKind::UpdateAfterIdle => {
             format!("`{tag}` came after the `idle` state update that ended the turn of prompt {request}, with no `running` or `requires_action` before it")
         }
@@ -121,7 +129,9 @@ impl Order {
 
     /// A notification went `direction`.
     pub(super) fn notification(&mut self, direction: Direction, method: &str, params: Option<&Value>) -> Vec<Found> {
-        let Some(session) = super::session_of(params) else { return Vec::new() };
+        let Some(session) = super::session_of(params) else {
+            return Vec::new();
+        };
         let mut found = Vec::new();
         if direction == Direction::ClientToAgent {
             if method == "session/ready" && self.watched.remove(session).is_some() {
@@ -133,42 +143,74 @@ impl Order {
         if let (Some(timeout), Some(now)) = (self.timeout, self.now) {
             self.gate.expire(now, timeout);
         }
-        let tag = params.and_then(|params| params.get("update")).and_then(|update| update.get("sessionUpdate")).and_then(Value::as_str);
+        let tag = params
+            .and_then(|params| params.get("update"))
+            .and_then(|update| update.get("sessionUpdate"))
+            .and_then(Value::as_str);
         if self.watched.contains_key(session) && self.gate.send(session, (), self.now.unwrap_or_default()).is_empty() {
             let what = tag.map_or_else(|| format!("`{method}`"), |tag| format!("`{method}` (`{tag}`)"));
-            found.push(Found::new("R1", format!("the agent sent {what} for session {session} before the client's `session/ready`")).session(Some(session)));
+            found.push(
+                Found::new(
+                    "R1",
+                    format!("the agent sent {what} for session {session} before the client's `session/ready`"),
+                )
+                .session(Some(session)),
+            );
         }
         if method != "session/update" {
             return found;
         }
-        let Some((_, scope)) = self.turns.as_ref().and_then(|turns| params.and_then(|params| turns.scope_of(params))) else { return found };
+        let Some((_, scope)) = self
+            .turns
+            .as_ref()
+            .and_then(|turns| params.and_then(|params| turns.scope_of(params)))
+        else {
+            return found;
+        };
         if self.loading.contains(session) && !matches!(scope, Scope::State { .. }) {
             return found;
         }
         let observation = self.tracker.update(session, scope);
         for violation in &observation.violations {
             let message = explain(violation.kind, violation.request.as_ref(), tag.unwrap_or("?"));
-            found.push(Found::new(violation.kind.rule(), message).session(Some(session)).request(violation.request.as_ref()));
+            found.push(
+                Found::new(violation.kind.rule(), message)
+                    .session(Some(session))
+                    .request(violation.request.as_ref()),
+            );
         }
         if observation.drained.is_some() {
             let tracker = &self.tracker;
-            self.awaiting.retain(|_, awaiting| !tracker.is_drained(&awaiting.request));
+            self.awaiting
+                .retain(|_, awaiting| !tracker.is_drained(&awaiting.request));
         }
         found
     }
 
     /// The response that went `direction` to `request` (id `id`) arrived at
     /// `at`, with `result` (`None`: an error response).
-    pub(super) fn response(&mut self, direction: Direction, id: &Value, request: &Pending, result: Option<&Value>, at: Place) -> Vec<Found> {
+    pub(super) fn response(
+        &mut self,
+        direction: Direction,
+        id: &Value,
+        request: &Pending,
+        result: Option<&Value>,
+        at: Place,
+    ) -> Vec<Found> {
         if direction != Direction::AgentToClient {
             return Vec::new();
         }
-        if let ("session/load" | "session/resume", Some(session)) = (request.method.as_str(), request.session.as_deref()) {
+        if let ("session/load" | "session/resume", Some(session)) =
+            (request.method.as_str(), request.session.as_deref())
+        {
             self.loading.remove(session);
         }
         match request.method.as_str() {
             "session/new" | "session/load" if self.features.session_ready => {
-                let answered = result.and_then(|result| result.get("sessionId")).and_then(Value::as_str).or(request.session.as_deref());
+                let answered = result
+                    .and_then(|result| result.get("sessionId"))
+                    .and_then(Value::as_str)
+                    .or(request.session.as_deref());
                 if let (Some(_), Some(session)) = (result, answered) {
                     self.gate.responded(session, self.now.unwrap_or_default());
                     self.watched.insert(session.to_owned(), at);
@@ -178,17 +220,43 @@ impl Order {
             "session/prompt" => {
                 let lifecycle = self.turns.as_ref().is_some_and(|turns| turns.lifecycle.is_some());
                 // v2: any value for an accepted prompt.
-                let stop_reason = result.map(|result| if lifecycle { Value::Bool(true) } else { result.get("stopReason").cloned().unwrap_or(Value::Null) });
+                let stop_reason = result.map(|result| {
+                    if lifecycle {
+                        Value::Bool(true)
+                    } else {
+                        result.get("stopReason").cloned().unwrap_or(Value::Null)
+                    }
+                });
                 let answered = stop_reason.is_some();
                 let observation = self.tracker.response(id, stop_reason);
                 let session = request.session.as_deref();
                 let found = observation
                     .violations
                     .iter()
-                    .map(|violation| Found::new(violation.kind.rule(), explain(violation.kind, violation.request.as_ref(), "session/prompt response")).session(session).request(Some(id)))
+                    .map(|violation| {
+                        Found::new(
+                            violation.kind.rule(),
+                            explain(violation.kind, violation.request.as_ref(), "session/prompt response"),
+                        )
+                        .session(session)
+                        .request(Some(id))
+                    })
                     .collect();
-                if let (true, true, Some(_), None, Some(session)) = (answered, lifecycle || self.features.turn_complete, observation.turn, observation.drained, session) {
-                    self.awaiting.insert(id.to_string(), Awaiting { session: session.to_owned(), request: id.clone(), at });
+                if let (true, true, Some(_), None, Some(session)) = (
+                    answered,
+                    lifecycle || self.features.turn_complete,
+                    observation.turn,
+                    observation.drained,
+                    session,
+                ) {
+                    self.awaiting.insert(
+                        id.to_string(),
+                        Awaiting {
+                            session: session.to_owned(),
+                            request: id.clone(),
+                            at,
+                        },
+                    );
                 }
                 found
             }
@@ -212,11 +280,20 @@ impl Order {
         });
         let incomplete = self.awaiting.into_values().map(|awaiting| {
             let message = if lifecycle {
-                format!("prompt {} was accepted but no `idle` state update ended its turn", awaiting.request)
+                format!(
+                    "prompt {} was accepted but no `idle` state update ended its turn",
+                    awaiting.request
+                )
             } else {
-                format!("prompt {} was answered but no `turn_complete` for it ever came", awaiting.request)
+                format!(
+                    "prompt {} was answered but no `turn_complete` for it ever came",
+                    awaiting.request
+                )
             };
-            Found::new("R2", message).session(Some(&awaiting.session)).request(Some(&awaiting.request)).at(awaiting.at)
+            Found::new("R2", message)
+                .session(Some(&awaiting.session))
+                .request(Some(&awaiting.request))
+                .at(awaiting.at)
         });
         let mut found: Vec<Finding> = unready.chain(incomplete).collect();
         found.sort_by_key(|finding| finding.at);

@@ -37,7 +37,12 @@ pub(super) struct Peers {
 
 impl Peers {
     pub(super) fn new(ir: &Ir) -> Peers {
-        Peers { model: negotiation::model(ir), request: None, initialized: false, agreed: None }
+        Peers {
+            model: negotiation::model(ir),
+            request: None,
+            initialized: false,
+            agreed: None,
+        }
     }
 
     /// Whether the agent has answered `initialize` with a result.
@@ -62,12 +67,21 @@ impl Peers {
         let result = result?;
         self.initialized = true;
         let request = self.request.take().unwrap_or(Value::Null);
-        let Some(model) = &self.model else { return Some(Ok(Features::default())) };
+        let Some(model) = &self.model else {
+            return Some(Ok(Features::default()));
+        };
         match model.view(&request, result) {
             Ok(view) => {
                 let feature = |name: &str| view.get(name).and_then(Value::as_bool).unwrap_or(false);
-                let features = Features { session_ready: feature("sessionReady"), turn_complete: feature("turnComplete") };
-                self.agreed = Some(Agreed { view, request, response: result.clone() });
+                let features = Features {
+                    session_ready: feature("sessionReady"),
+                    turn_complete: feature("turnComplete"),
+                };
+                self.agreed = Some(Agreed {
+                    view,
+                    request,
+                    response: result.clone(),
+                });
                 Some(Ok(features))
             }
             Err(error) => Some(Err(format!("the initialize exchange does not negotiate: {error}"))),
@@ -86,8 +100,17 @@ impl Peers {
         let params = params.unwrap_or(&Value::Null);
         let receiver = direction.receiver();
         match model.check_outgoing(&agreed.request, &agreed.response, method, params) {
-            Some(refusal) if refusal.pointer.is_empty() => Some(format!("`{method}` is not allowed: the {} did not advertise `{}`", refusal.side.as_str(), refusal.capability)),
-            Some(refusal) => Some(format!("`{method}` params at {} are not allowed: the {} did not advertise `{}`", refusal.pointer, refusal.side.as_str(), refusal.capability)),
+            Some(refusal) if refusal.pointer.is_empty() => Some(format!(
+                "`{method}` is not allowed: the {} did not advertise `{}`",
+                refusal.side.as_str(),
+                refusal.capability
+            )),
+            Some(refusal) => Some(format!(
+                "`{method}` params at {} are not allowed: the {} did not advertise `{}`",
+                refusal.pointer,
+                refusal.side.as_str(),
+                refusal.capability
+            )),
             None if !handled => Some(format!("the {receiver} did not advertise `{method}`")),
             None => None,
         }

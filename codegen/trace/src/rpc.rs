@@ -13,9 +13,19 @@ use super::{Direction, Place};
 /// One message, taken apart.
 #[derive(Debug)]
 pub(super) enum Envelope {
-    Request { id: Value, method: String, params: Option<Value> },
-    Notification { method: String, params: Option<Value> },
-    Response { id: Value, outcome: Outcome },
+    Request {
+        id: Value,
+        method: String,
+        params: Option<Value>,
+    },
+    Notification {
+        method: String,
+        params: Option<Value>,
+    },
+    Response {
+        id: Value,
+        outcome: Outcome,
+    },
 }
 
 /// What a response carries.
@@ -27,7 +37,9 @@ pub(super) enum Outcome {
 }
 
 fn error_problem(error: &Value) -> Option<String> {
-    let Some(error) = error.as_object() else { return Some("`error` is not an object".to_owned()) };
+    let Some(error) = error.as_object() else {
+        return Some("`error` is not an object".to_owned());
+    };
     if !error.get("code").is_some_and(|code| code.is_i64() || code.is_u64()) {
         return Some("`error.code` is not an integer".to_owned());
     }
@@ -40,19 +52,26 @@ fn error_problem(error: &Value) -> Option<String> {
 impl Envelope {
     /// Takes `message` apart, or says why it is no JSON-RPC 2.0 message.
     pub(super) fn read(message: Value) -> Result<Envelope, String> {
-        let Value::Object(mut members) = message else { return Err("the message is not a JSON object".to_owned()) };
+        let Value::Object(mut members) = message else {
+            return Err("the message is not a JSON object".to_owned());
+        };
         if members.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
             return Err("`jsonrpc` is not \"2.0\"".to_owned());
         }
         let params = members.remove("params");
-        if params.as_ref().is_some_and(|params| !params.is_object() && !params.is_array()) {
+        if params
+            .as_ref()
+            .is_some_and(|params| !params.is_object() && !params.is_array())
+        {
             return Err("`params` is neither an object nor an array".to_owned());
         }
         match members.remove("method") {
             Some(Value::String(method)) => match members.remove("id") {
                 None => Ok(Envelope::Notification { method, params }),
                 Some(id) if is_request_id(&id) => Ok(Envelope::Request { id, method, params }),
-                Some(_) => Err(format!("the id of request `{method}` is neither a string nor an integer")),
+                Some(_) => Err(format!(
+                    "the id of request `{method}` is neither a string nor an integer"
+                )),
             },
             Some(_) => Err("`method` is not a string".to_owned()),
             None => response(members),
@@ -65,13 +84,21 @@ fn is_request_id(id: &Value) -> bool {
 }
 
 fn response(mut members: Map<String, Value>) -> Result<Envelope, String> {
-    let Some(id) = members.remove("id") else { return Err("neither `method` nor `id`".to_owned()) };
+    let Some(id) = members.remove("id") else {
+        return Err("neither `method` nor `id`".to_owned());
+    };
     if !is_request_id(&id) && !id.is_null() {
         return Err("the response id is neither a string, an integer nor null".to_owned());
     }
     match (members.remove("result"), members.remove("error")) {
-        (Some(result), None) => Ok(Envelope::Response { id, outcome: Outcome::Result(result) }),
-        (None, Some(error)) => Ok(Envelope::Response { id, outcome: Outcome::Error(error_problem(&error)) }),
+        (Some(result), None) => Ok(Envelope::Response {
+            id,
+            outcome: Outcome::Result(result),
+        }),
+        (None, Some(error)) => Ok(Envelope::Response {
+            id,
+            outcome: Outcome::Error(error_problem(&error)),
+        }),
         (Some(_), Some(_)) => Err("a response with both `result` and `error`".to_owned()),
         (None, None) => Err("a response with neither `result` nor `error`".to_owned()),
     }
@@ -98,10 +125,24 @@ fn key(id: &Value) -> String {
 
 impl Requests {
     /// A request went `direction`: what is wrong with its id, if anything.
-    pub(super) fn request(&mut self, direction: Direction, id: &Value, method: &str, session: Option<&str>, at: Place) -> Option<String> {
-        let pending = Pending { method: method.to_owned(), session: session.map(str::to_owned), at };
+    pub(super) fn request(
+        &mut self,
+        direction: Direction,
+        id: &Value,
+        method: &str,
+        session: Option<&str>,
+        at: Place,
+    ) -> Option<String> {
+        let pending = Pending {
+            method: method.to_owned(),
+            session: session.map(str::to_owned),
+            at,
+        };
         let earlier = self.open.insert((direction, key(id)), pending)?;
-        Some(format!("id {id} is already in flight for `{}` (line {}), unanswered", earlier.method, earlier.at.line))
+        Some(format!(
+            "id {id} is already in flight for `{}` (line {}), unanswered",
+            earlier.method, earlier.at.line
+        ))
     }
 
     /// A response went `direction`: the request it answers, which is then

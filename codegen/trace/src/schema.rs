@@ -40,7 +40,10 @@ impl Catalog {
         for method in ir.methods.values() {
             if let Some(request) = &method.request {
                 for direction in directions(request.side) {
-                    requests.insert((*direction, method.name.clone()), (request.params.clone(), request.result.clone()));
+                    requests.insert(
+                        (*direction, method.name.clone()),
+                        (request.params.clone(), request.result.clone()),
+                    );
                 }
             }
             if let Some(notification) = &method.notification {
@@ -49,40 +52,67 @@ impl Catalog {
                 }
             }
         }
-        let mut names: Vec<&String> = requests.values().flat_map(|(params, result)| [params, result]).chain(notifications.values()).collect();
+        let mut names: Vec<&String> = requests
+            .values()
+            .flat_map(|(params, result)| [params, result])
+            .chain(notifications.values())
+            .collect();
         names.sort();
         names.dedup();
         let (oracle, unresolved) = Oracle::new(document, ir, &names)?;
         if let Some((name, reason)) = unresolved.into_iter().next() {
             return Err(format!("the validator cannot check `{name}`: {reason}"));
         }
-        Ok(Catalog { oracle, requests, notifications })
+        Ok(Catalog {
+            oracle,
+            requests,
+            notifications,
+        })
     }
 
     fn validate(&self, what: &str, type_name: &str, value: &mut Value) -> Problems {
         let errors = self.oracle.errors_in_place(type_name, value);
-        let Some((pointer, error)) = errors.first() else { return Vec::new() };
+        let Some((pointer, error)) = errors.first() else {
+            return Vec::new();
+        };
         let more = match errors.len() {
             1 => String::new(),
             count => format!(" (and {} more)", count - 1),
         };
         let pointer = if pointer.is_empty() { "(root)" } else { pointer };
-        vec![("SCHEMA", format!("{what} is no {type_name}: {error} at {pointer}{more}"))]
+        vec![(
+            "SCHEMA",
+            format!("{what} is no {type_name}: {error} at {pointer}{more}"),
+        )]
     }
 
     fn unknown(&self, direction: Direction, kind: &str, method: &str) -> Problems {
         if method.starts_with('_') {
             return Vec::new();
         }
-        let other = self.requests.contains_key(&(direction.reverse(), method.to_owned())) || self.notifications.contains_key(&(direction.reverse(), method.to_owned()));
-        let hint = if other { format!(" (the {} does)", direction.sender()) } else { String::new() };
-        vec![("UNKNOWN_METHOD", format!("the {} handles no {kind} `{method}`{hint}", direction.receiver()))]
+        let other = self.requests.contains_key(&(direction.reverse(), method.to_owned()))
+            || self
+                .notifications
+                .contains_key(&(direction.reverse(), method.to_owned()));
+        let hint = if other {
+            format!(" (the {} does)", direction.sender())
+        } else {
+            String::new()
+        };
+        vec![(
+            "UNKNOWN_METHOD",
+            format!("the {} handles no {kind} `{method}`{hint}", direction.receiver()),
+        )]
     }
 
     /// Checks the params of a request that went `direction`.
     pub(super) fn request(&self, direction: Direction, method: &str, params: &mut Option<Value>) -> Problems {
         match self.requests.get(&(direction, method.to_owned())) {
-            Some((params_type, _)) => self.validate(&format!("`{method}` params"), params_type, params.get_or_insert(Value::Null)),
+            Some((params_type, _)) => self.validate(
+                &format!("`{method}` params"),
+                params_type,
+                params.get_or_insert(Value::Null),
+            ),
             None => self.unknown(direction, "request", method),
         }
     }
@@ -90,7 +120,11 @@ impl Catalog {
     /// Checks the params of a notification that went `direction`.
     pub(super) fn notification(&self, direction: Direction, method: &str, params: &mut Option<Value>) -> Problems {
         match self.notifications.get(&(direction, method.to_owned())) {
-            Some(params_type) => self.validate(&format!("`{method}` params"), params_type, params.get_or_insert(Value::Null)),
+            Some(params_type) => self.validate(
+                &format!("`{method}` params"),
+                params_type,
+                params.get_or_insert(Value::Null),
+            ),
             None => self.unknown(direction, "notification", method),
         }
     }

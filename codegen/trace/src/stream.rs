@@ -32,8 +32,12 @@ enum Kind<'a> {
 }
 
 fn kind(frame: &Value) -> Result<Kind<'_>, String> {
-    let Some(members) = frame.as_object() else { return Err("the frame is not a JSON object".to_owned()) };
-    let Some(kind) = members.get("type").and_then(Value::as_str) else { return Err("the frame has no string `type`".to_owned()) };
+    let Some(members) = frame.as_object() else {
+        return Err("the frame is not a JSON object".to_owned());
+    };
+    let Some(kind) = members.get("type").and_then(Value::as_str) else {
+        return Err("the frame has no string `type`".to_owned());
+    };
     let data = members.get("data");
     Ok(match kind {
         "status" if data.and_then(Value::as_str) == Some("ack") => Kind::Ack,
@@ -66,11 +70,19 @@ impl Streams {
             }
             (None, Kind::Other(other)) => {
                 self.open.insert(stream.to_owned(), Open { acked: false });
-                finding("R5", format!("reply stream {stream} opens with a `{other}` frame, not the leading status/ack"))
+                finding(
+                    "R5",
+                    format!("reply stream {stream} opens with a `{other}` frame, not the leading status/ack"),
+                )
             }
             (Some(open), Kind::DecodeError) if open.acked => {
                 open.acked = false;
-                finding("R5", format!("reply stream {stream} acked a request that then failed to decode (error 400 after the ack)"))
+                finding(
+                    "R5",
+                    format!(
+                        "reply stream {stream} acked a request that then failed to decode (error 400 after the ack)"
+                    ),
+                )
             }
             (Some(_), _) => Vec::new(),
         }

@@ -22,23 +22,43 @@ fn checker() -> Checker {
 fn run(checker: &mut Checker, messages: &[(Direction, Value)]) -> Vec<(u64, &'static str)> {
     let mut found = Vec::new();
     for (index, (direction, message)) in messages.iter().enumerate() {
-        let at = Place { input: 0, line: index as u64 + 1 };
-        found.extend(checker.message(at, *direction, message.clone()).into_iter().map(|finding| (finding.at.line, finding.rule)));
+        let at = Place {
+            input: 0,
+            line: index as u64 + 1,
+        };
+        found.extend(
+            checker
+                .message(at, *direction, message.clone())
+                .into_iter()
+                .map(|finding| (finding.at.line, finding.rule)),
+        );
     }
     found
 }
 
 fn opening(agent_capabilities: Value) -> Vec<(Direction, Value)> {
     vec![
-        (C, json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1, "clientCapabilities": {}}})),
-        (A, json!({"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": 1, "agentCapabilities": agent_capabilities}})),
-        (C, json!({"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {"cwd": "/", "mcpServers": []}})),
+        (
+            C,
+            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1, "clientCapabilities": {}}}),
+        ),
+        (
+            A,
+            json!({"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": 1, "agentCapabilities": agent_capabilities}}),
+        ),
+        (
+            C,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {"cwd": "/", "mcpServers": []}}),
+        ),
         (A, json!({"jsonrpc": "2.0", "id": 1, "result": {"sessionId": "s"}})),
     ]
 }
 
 fn update(session: &str, update: Value) -> (Direction, Value) {
-    (A, json!({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": session, "update": update}}))
+    (
+        A,
+        json!({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": session, "update": update}}),
+    )
 }
 
 fn chunk() -> Value {
@@ -50,10 +70,19 @@ fn answered_requests_and_drained_turns_are_forgotten() {
     let mut checker = checker();
     let mut messages = opening(json!({"sessionCapabilities": {"turnComplete": {}}}));
     for id in 2..1002 {
-        messages.push((C, json!({"jsonrpc": "2.0", "id": id, "method": "session/prompt", "params": {"sessionId": "s", "prompt": []}})));
+        messages.push((
+            C,
+            json!({"jsonrpc": "2.0", "id": id, "method": "session/prompt", "params": {"sessionId": "s", "prompt": []}}),
+        ));
         messages.push(update("s", chunk()));
-        messages.push(update("s", json!({"sessionUpdate": "turn_complete", "promptRequestId": id, "stopReason": "end_turn"})));
-        messages.push((A, json!({"jsonrpc": "2.0", "id": id, "result": {"stopReason": "end_turn"}})));
+        messages.push(update(
+            "s",
+            json!({"sessionUpdate": "turn_complete", "promptRequestId": id, "stopReason": "end_turn"}),
+        ));
+        messages.push((
+            A,
+            json!({"jsonrpc": "2.0", "id": id, "result": {"stopReason": "end_turn"}}),
+        ));
     }
     assert_eq!(run(&mut checker, &messages), Vec::new());
     assert_eq!(checker.rpc.in_flight(), 0, "every request was answered");
@@ -66,9 +95,18 @@ fn r1_watches_only_sessions_the_agent_answered_new_or_load_for() {
     let mut checker = checker();
     let mut messages = opening(json!({"sessionCapabilities": {"ready": {}}}));
     messages.push(update("other", chunk()));
-    messages.push(update("s", json!({"sessionUpdate": "available_commands_update", "availableCommands": []})));
-    messages.push((C, json!({"jsonrpc": "2.0", "method": "session/ready", "params": {"sessionId": "s"}})));
-    messages.push(update("s", json!({"sessionUpdate": "available_commands_update", "availableCommands": []})));
+    messages.push(update(
+        "s",
+        json!({"sessionUpdate": "available_commands_update", "availableCommands": []}),
+    ));
+    messages.push((
+        C,
+        json!({"jsonrpc": "2.0", "method": "session/ready", "params": {"sessionId": "s"}}),
+    ));
+    messages.push(update(
+        "s",
+        json!({"sessionUpdate": "available_commands_update", "availableCommands": []}),
+    ));
     assert_eq!(run(&mut checker, &messages), vec![(6, "R1")]);
 }
 
@@ -77,7 +115,11 @@ fn a_session_never_made_ready_is_r1_at_its_response_when_the_capture_ends() {
     let mut checker = checker();
     let messages = opening(json!({"sessionCapabilities": {"ready": {}}}));
     assert_eq!(run(&mut checker, &messages), Vec::new());
-    let found: Vec<(u64, &str)> = checker.finish().into_iter().map(|finding| (finding.at.line, finding.rule)).collect();
+    let found: Vec<(u64, &str)> = checker
+        .finish()
+        .into_iter()
+        .map(|finding| (finding.at.line, finding.rule))
+        .collect();
     assert_eq!(found, vec![(4, "R1")]);
 }
 
@@ -85,15 +127,25 @@ fn a_session_never_made_ready_is_r1_at_its_response_when_the_capture_ends() {
 fn the_history_replayed_by_session_load_is_no_turn_output() {
     let mut checker = checker();
     let mut messages = opening(json!({"loadSession": true}));
-    messages.push((C, json!({"jsonrpc": "2.0", "id": 2, "method": "session/prompt", "params": {"sessionId": "s", "prompt": []}})));
-    messages.push((A, json!({"jsonrpc": "2.0", "id": 2, "result": {"stopReason": "end_turn"}})));
+    messages.push((
+        C,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "session/prompt", "params": {"sessionId": "s", "prompt": []}}),
+    ));
+    messages.push((
+        A,
+        json!({"jsonrpc": "2.0", "id": 2, "result": {"stopReason": "end_turn"}}),
+    ));
     messages.push((C, json!({"jsonrpc": "2.0", "id": 3, "method": "session/load", "params": {"sessionId": "s", "cwd": "/", "mcpServers": []}})));
     messages.push(update("s", chunk()));
     messages.push((A, json!({"jsonrpc": "2.0", "id": 3, "result": {}})));
     assert_eq!(run(&mut checker, &messages), Vec::new());
     messages.push(update("s", chunk()));
     let mut checker = self::checker();
-    assert_eq!(run(&mut checker, &messages), vec![(10, "R4")], "after the load, a chunk is the last turn's again");
+    assert_eq!(
+        run(&mut checker, &messages),
+        vec![(10, "R4")],
+        "after the load, a chunk is the last turn's again"
+    );
 }
 
 #[test]
@@ -103,14 +155,24 @@ fn gated_parts_of_params_and_missing_params_are_found() {
     // An image block without promptCapabilities.image, and a turn_complete
     // the agent did not advertise.
     messages.push((C, json!({"jsonrpc": "2.0", "id": 2, "method": "session/prompt", "params": {"sessionId": "s", "prompt": [{"type": "image", "data": "", "mimeType": "image/png"}]}})));
-    messages.push(update("s", json!({"sessionUpdate": "turn_complete", "promptRequestId": 2, "stopReason": "end_turn"})));
+    messages.push(update(
+        "s",
+        json!({"sessionUpdate": "turn_complete", "promptRequestId": 2, "stopReason": "end_turn"}),
+    ));
     messages.push((C, json!({"jsonrpc": "2.0", "id": 3, "method": "session/cancel"})));
     let found = run(&mut checker, &messages);
-    assert_eq!(found, vec![(5, "NOT_ADVERTISED"), (6, "NOT_ADVERTISED"), (7, "UNKNOWN_METHOD")]);
+    assert_eq!(
+        found,
+        vec![(5, "NOT_ADVERTISED"), (6, "NOT_ADVERTISED"), (7, "UNKNOWN_METHOD")]
+    );
     let mut checker = self::checker();
     let mut messages = opening(json!({}));
     messages.push((C, json!({"jsonrpc": "2.0", "method": "session/cancel"})));
-    assert_eq!(run(&mut checker, &messages), vec![(5, "SCHEMA")], "absent params are no CancelNotification");
+    assert_eq!(
+        run(&mut checker, &messages),
+        vec![(5, "SCHEMA")],
+        "absent params are no CancelNotification"
+    );
 }
 
 #[test]

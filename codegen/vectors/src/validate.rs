@@ -57,7 +57,9 @@ fn agrees(error: &jsonschema::ValidationError<'_>, path: &str, pointer: &str) ->
     if path == pointer {
         return true;
     }
-    let Some((parent, member)) = pointer.rsplit_once('/') else { return false };
+    let Some((parent, member)) = pointer.rsplit_once('/') else {
+        return false;
+    };
     let member = member.replace("~1", "/").replace("~0", "~");
     parent == path
         && match error.kind() {
@@ -83,12 +85,20 @@ fn deepest(error: &jsonschema::ValidationError<'_>) -> (String, String) {
         ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => context,
         _ => return here(),
     };
-    let mismatched = |branch: &Vec<jsonschema::ValidationError<'static>>| branch.iter().any(|error| matches!(error.kind(), ValidationErrorKind::Constant { .. }));
+    let mismatched = |branch: &Vec<jsonschema::ValidationError<'static>>| {
+        branch
+            .iter()
+            .any(|error| matches!(error.kind(), ValidationErrorKind::Constant { .. }))
+    };
     let causes: Vec<(bool, usize, (String, String))> = branches
         .iter()
         .filter(|branch| !branch.is_empty())
         .map(|branch| {
-            let cause = branch.iter().map(deepest).max_by_key(|(path, _)| path.matches('/').count()).unwrap_or_default();
+            let cause = branch
+                .iter()
+                .map(deepest)
+                .max_by_key(|(path, _)| path.matches('/').count())
+                .unwrap_or_default();
             (!mismatched(branch), cause.0.matches('/').count(), cause)
         })
         .collect();
@@ -101,13 +111,18 @@ fn deepest(error: &jsonschema::ValidationError<'_>) -> (String, String) {
         .iter()
         .flatten()
         .filter_map(|error| match error.kind() {
-            ValidationErrorKind::Constant { expected_value } => Some((error.instance_path().to_string(), expected_value.to_string())),
+            ValidationErrorKind::Constant { expected_value } => {
+                Some((error.instance_path().to_string(), expected_value.to_string()))
+            }
             _ => None,
         })
         .collect();
     if matched.is_empty() && tags.len() == branches.len() && tags.iter().all(|(path, _)| *path == tags[0].0) {
         let expected: Vec<&str> = tags.iter().map(|(_, value)| value.as_str()).collect();
-        return (tags[0].0.clone(), format!("a value none of the branches takes (they take {})", expected.join(", ")));
+        return (
+            tags[0].0.clone(),
+            format!("a value none of the branches takes (they take {})", expected.join(", ")),
+        );
     }
     match causes.iter().max_by_key(|(matched, depth, _)| (*matched, *depth)) {
         Some((_, depth, cause)) if *depth > error.instance_path().to_string().matches('/').count() => cause.clone(),
@@ -129,7 +144,10 @@ impl Oracle {
     pub fn new(document: &Value, ir: &Ir, names: &[&String]) -> Result<(Oracle, BTreeMap<String, String>), String> {
         let mut registered = document.clone();
         registered["$schema"] = json!("https://json-schema.org/draft/2020-12/schema");
-        let registry = jsonschema::Registry::new().add(DOCUMENT, &registered).and_then(jsonschema::RegistryBuilder::prepare).map_err(|error| error.to_string())?;
+        let registry = jsonschema::Registry::new()
+            .add(DOCUMENT, &registered)
+            .and_then(jsonschema::RegistryBuilder::prepare)
+            .map_err(|error| error.to_string())?;
         let mut properties = serde_json::Map::new();
         let mut unresolved = BTreeMap::new();
         for name in names {
@@ -142,20 +160,29 @@ impl Oracle {
                         properties.insert((*name).clone(), schema);
                     }
                     None => {
-                        unresolved.insert((*name).clone(), format!("pointer {} does not resolve", definition.pointer));
+                        unresolved.insert(
+                            (*name).clone(),
+                            format!("pointer {} does not resolve", definition.pointer),
+                        );
                     }
                 },
             }
         }
         let root = json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "properties": properties});
-        let validator = jsonschema::options().with_registry(&registry).build(&root).map_err(|error| error.to_string())?;
+        let validator = jsonschema::options()
+            .with_registry(&registry)
+            .build(&root)
+            .map_err(|error| error.to_string())?;
         Ok((Oracle { validator }, unresolved))
     }
 
     /// The errors of `value` as a `type_name`, each with its location in `value`.
     fn errors(&self, type_name: &str, value: &Value) -> Vec<(String, jsonschema::ValidationError<'static>)> {
         let wrapped = json!({type_name: value});
-        self.validator.iter_errors(&wrapped).map(|error| (within(type_name, &error.instance_path().to_string()), error.to_owned())).collect()
+        self.validator
+            .iter_errors(&wrapped)
+            .map(|error| (within(type_name, &error.instance_path().to_string()), error.to_owned()))
+            .collect()
     }
 
     /// The errors of `value` as a `type_name`, as (location in `value`,
@@ -168,7 +195,10 @@ impl Oracle {
         let errors = if self.validator.is_valid(&wrapped) {
             Vec::new()
         } else {
-            self.validator.iter_errors(&wrapped).map(|error| (within(type_name, &error.instance_path().to_string()), error.to_string())).collect()
+            self.validator
+                .iter_errors(&wrapped)
+                .map(|error| (within(type_name, &error.instance_path().to_string()), error.to_string()))
+                .collect()
         };
         if let Value::Object(mut wrapper) = wrapped {
             *value = wrapper.remove(type_name).unwrap_or_default();
@@ -192,7 +222,11 @@ impl Oracle {
     }
 
     fn explain(&self, type_name: &str, value: &Value) -> String {
-        self.errors(type_name, value).iter().map(|(path, error)| format!("{error} at {path}")).collect::<Vec<_>>().join("; ")
+        self.errors(type_name, value)
+            .iter()
+            .map(|(path, error)| format!("{error} at {path}"))
+            .collect::<Vec<_>>()
+            .join("; ")
     }
 }
 
@@ -221,13 +255,19 @@ impl<'a> Checker<'a> {
         let oracle = &self.oracle;
         report.types += 1;
         let mut finding = |vector: &str, message: String| {
-            report.findings.push(Finding { type_name: type_name.to_owned(), vector: vector.to_owned(), message });
+            report.findings.push(Finding {
+                type_name: type_name.to_owned(),
+                vector: vector.to_owned(),
+                message,
+            });
         };
         if let Some(reason) = self.unresolved.get(type_name) {
             finding("*", reason.clone());
             return;
         }
-        let Some(definition) = self.ir.get(type_name) else { return };
+        let Some(definition) = self.ir.get(type_name) else {
+            return;
+        };
         if file.valid.is_empty() {
             finding("*", "no valid vector".to_owned());
         }
@@ -237,8 +277,17 @@ impl<'a> Checker<'a> {
             report.checked += 1;
             let deviation = tolerant && vector.name == "custom_variant";
             match (oracle.is_valid(type_name, &vector.value), deviation) {
-                (false, false) => finding(&vector.name, format!("valid vector fails the schema: {}", oracle.explain(type_name, &vector.value))),
-                (true, true) => finding(&vector.name, "tolerant reading's unknown variant passes the schema: the union is not closed".to_owned()),
+                (false, false) => finding(
+                    &vector.name,
+                    format!(
+                        "valid vector fails the schema: {}",
+                        oracle.explain(type_name, &vector.value)
+                    ),
+                ),
+                (true, true) => finding(
+                    &vector.name,
+                    "tolerant reading's unknown variant passes the schema: the union is not closed".to_owned(),
+                ),
                 _ => {}
             }
         }
@@ -248,17 +297,36 @@ impl<'a> Checker<'a> {
             if errors.is_empty() {
                 finding(&vector.name, "invalid vector passes the schema".to_owned());
             } else if !errors.iter().any(|(path, error)| agrees(error, path, &vector.pointer)) {
-                let located: Vec<String> = errors.iter().map(|(path, error)| format!("{error} at {path:?}")).collect();
-                finding(&vector.name, format!("the vector says it fails at {:?}, the validator: {}", vector.pointer, located.join("; ")));
+                let located: Vec<String> = errors
+                    .iter()
+                    .map(|(path, error)| format!("{error} at {path:?}"))
+                    .collect();
+                finding(
+                    &vector.name,
+                    format!(
+                        "the vector says it fails at {:?}, the validator: {}",
+                        vector.pointer,
+                        located.join("; ")
+                    ),
+                );
             }
         }
         for vector in &file.lenient {
             report.checked += 2;
             if oracle.is_valid(type_name, &vector.value) {
-                finding(&vector.name, "lenient input passes the schema (it should need the rule)".to_owned());
+                finding(
+                    &vector.name,
+                    "lenient input passes the schema (it should need the rule)".to_owned(),
+                );
             }
             if !oracle.is_valid(type_name, &vector.expected) {
-                finding(&vector.name, format!("lenient expected value fails the schema: {}", oracle.explain(type_name, &vector.expected)));
+                finding(
+                    &vector.name,
+                    format!(
+                        "lenient expected value fails the schema: {}",
+                        oracle.explain(type_name, &vector.expected)
+                    ),
+                );
             }
         }
     }

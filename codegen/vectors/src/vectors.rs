@@ -46,12 +46,20 @@ pub struct InvalidValue {
 impl InvalidValue {
     /// An invalid value whose error is about the value as a whole.
     fn whole(name: impl Into<String>, value: Value) -> Self {
-        InvalidValue { name: name.into(), value, pointer: String::new() }
+        InvalidValue {
+            name: name.into(),
+            value,
+            pointer: String::new(),
+        }
     }
 
     /// An invalid object whose error is about its member `member`.
     fn member(name: impl Into<String>, value: Value, member: &str) -> Self {
-        InvalidValue { name: name.into(), value, pointer: format!("/{}", escape(member)) }
+        InvalidValue {
+            name: name.into(),
+            value,
+            pointer: format!("/{}", escape(member)),
+        }
     }
 }
 
@@ -81,8 +89,15 @@ enum JsonType {
     Object,
 }
 
-const ALL_TYPES: [JsonType; 7] =
-    [JsonType::Null, JsonType::Boolean, JsonType::Integer, JsonType::Number, JsonType::String, JsonType::Array, JsonType::Object];
+const ALL_TYPES: [JsonType; 7] = [
+    JsonType::Null,
+    JsonType::Boolean,
+    JsonType::Integer,
+    JsonType::Number,
+    JsonType::String,
+    JsonType::Array,
+    JsonType::Object,
+];
 
 /// Nested samples stop growing past this depth (recursive types).
 const MAX_SAMPLE_DEPTH: usize = 12;
@@ -93,7 +108,10 @@ const UNKNOWN_MEMBER: &str = "x_unknown_member";
 
 /// Vectors for every type of `ir`, keyed by type name.
 pub fn generate(ir: &Ir) -> BTreeMap<String, VectorFile> {
-    ir.types.values().map(|definition| (definition.name.clone(), of_type(ir, definition))).collect()
+    ir.types
+        .values()
+        .map(|definition| (definition.name.clone(), of_type(ir, definition)))
+        .collect()
 }
 
 /// The vectors of one type of `ir`: each type's file is made on its own, so
@@ -130,7 +148,10 @@ struct Generator<'a> {
 /// Adds `name`/`value` unless an equal value is already listed.
 fn push_unique(list: &mut Vec<NamedValue>, name: impl Into<String>, value: Value) {
     if !list.iter().any(|existing| existing.value == value) {
-        list.push(NamedValue { name: name.into(), value });
+        list.push(NamedValue {
+            name: name.into(),
+            value,
+        });
     }
 }
 
@@ -142,7 +163,12 @@ fn merge(into: &mut Map<String, Value>, from: Value) {
 
 impl Generator<'_> {
     fn file(&self, definition: &TypeDef) -> VectorFile {
-        let mut file = VectorFile { type_name: definition.name.clone(), valid: Vec::new(), invalid: Vec::new(), lenient: Vec::new() };
+        let mut file = VectorFile {
+            type_name: definition.name.clone(),
+            valid: Vec::new(),
+            invalid: Vec::new(),
+            lenient: Vec::new(),
+        };
         match &definition.kind {
             TypeKind::Struct(structure) => self.struct_vectors(structure, &mut file),
             TypeKind::Alias { target } => self.alias_vectors(target, &mut file),
@@ -172,7 +198,10 @@ impl Generator<'_> {
                     .variants
                     .iter()
                     .partition(|variant| matches!(&variant.payload, Payload::Type { ty: TypeExpr::Null }));
-                others.into_iter().chain(nulls).find_map(|variant| self.sample_variant(union, variant, full, depth))
+                others
+                    .into_iter()
+                    .chain(nulls)
+                    .find_map(|variant| self.sample_variant(union, variant, full, depth))
             }
         }
     }
@@ -257,7 +286,9 @@ impl Generator<'_> {
     /// Members no schema names, as a newer peer would send them, when the
     /// object keeps such members: a decoder must re-encode them unchanged.
     fn unknown_members(&self, additional: &AdditionalProperties) -> Option<Map<String, Value>> {
-        let AdditionalProperties::Kept(values) = additional else { return None };
+        let AdditionalProperties::Kept(values) = additional else {
+            return None;
+        };
         let mut members = Map::new();
         members.insert(format!("{UNKNOWN_MEMBER}_object"), self.sample(values, true, 1)?);
         members.insert(format!("{UNKNOWN_MEMBER}_second"), self.sample(values, false, 1)?);
@@ -268,11 +299,17 @@ impl Generator<'_> {
     /// beside `_meta`, `session_id` beside `sessionId`, `type_` beside
     /// `type`): a binding must read members by wire name only.
     fn name_twins(&self, fields: &[Field], additional: &AdditionalProperties) -> Option<Map<String, Value>> {
-        let AdditionalProperties::Kept(values) = additional else { return None };
+        let AdditionalProperties::Kept(values) = additional else {
+            return None;
+        };
         let value = self.sample(values, false, 1)?;
         let mut twins = Map::new();
         for field in fields {
-            for twin in [field.name.clone(), crate::naming::python_attribute(&field.name), crate::naming::rust_field(&field.name)] {
+            for twin in [
+                field.name.clone(),
+                crate::naming::python_attribute(&field.name),
+                crate::naming::rust_field(&field.name),
+            ] {
                 let twin = twin.trim_start_matches("r#").to_owned();
                 if fields.iter().all(|other| other.wire_name != twin) {
                     twins.insert(twin, value.clone());
@@ -299,17 +336,31 @@ impl Generator<'_> {
         };
         match expression {
             TypeExpr::Named { name } => match &self.ir.get(name)?.kind {
-                TypeKind::Struct(structure) => broken(self.sample_struct(structure, false, 1)?, structure.fields.iter().find(|field| field.required)),
+                TypeKind::Struct(structure) => broken(
+                    self.sample_struct(structure, false, 1)?,
+                    structure.fields.iter().find(|field| field.required),
+                ),
                 TypeKind::Alias { target } => self.nested(target, depth + 1, alter),
-                TypeKind::Union(union) if matches!(union.style, UnionStyle::Tagged { .. }) => union.variants.iter().find_map(|variant| {
-                    let Payload::Struct { base, fields } = &variant.payload else { return None };
-                    let base_fields = match base.as_ref().and_then(|base| self.ir.get(base)).map(|definition| &definition.kind) {
-                        Some(TypeKind::Struct(structure)) => structure.fields.as_slice(),
-                        _ => &[],
-                    };
-                    let field = fields.iter().chain(base_fields).find(|field| field.required);
-                    broken(self.sample_variant(union, variant, false, 1)?.as_object()?.clone(), field)
-                }),
+                TypeKind::Union(union) if matches!(union.style, UnionStyle::Tagged { .. }) => {
+                    union.variants.iter().find_map(|variant| {
+                        let Payload::Struct { base, fields } = &variant.payload else {
+                            return None;
+                        };
+                        let base_fields = match base
+                            .as_ref()
+                            .and_then(|base| self.ir.get(base))
+                            .map(|definition| &definition.kind)
+                        {
+                            Some(TypeKind::Struct(structure)) => structure.fields.as_slice(),
+                            _ => &[],
+                        };
+                        let field = fields.iter().chain(base_fields).find(|field| field.required);
+                        broken(
+                            self.sample_variant(union, variant, false, 1)?.as_object()?.clone(),
+                            field,
+                        )
+                    })
+                }
                 _ => None,
             },
             TypeExpr::Nullable { inner } => self.nested(inner, depth + 1, alter),
@@ -343,7 +394,10 @@ impl Generator<'_> {
             if member.decode.default_on_error {
                 return None;
             }
-            object.insert(member.wire_name.clone(), self.wrong_value(&member.ty, member.nullable, member.decode.default_on_null)?);
+            object.insert(
+                member.wire_name.clone(),
+                self.wrong_value(&member.ty, member.nullable, member.decode.default_on_null)?,
+            );
             Some(())
         };
         let alterations: [(&str, &Alteration); 2] = [("nested_missing", &missing), ("nested_wrong_type", &wrong)];
@@ -351,7 +405,11 @@ impl Generator<'_> {
             if let Some((broken, inner)) = self.nested(&field.ty, 0, alter) {
                 let mut value = full.clone();
                 value.insert(field.wire_name.clone(), broken);
-                let mut vector = InvalidValue::member(format!("{label}_{}", field.wire_name), Value::Object(value), &field.wire_name);
+                let mut vector = InvalidValue::member(
+                    format!("{label}_{}", field.wire_name),
+                    Value::Object(value),
+                    &field.wire_name,
+                );
                 vector.pointer.push_str(&inner);
                 file.invalid.push(vector);
             }
@@ -420,13 +478,19 @@ impl Generator<'_> {
             (JsonType::Object, json!({"wrong": "type"})),
             (JsonType::Null, Value::Null),
         ];
-        candidates.into_iter().find(|(kind, _)| !accepted.contains(kind)).map(|(_, value)| value)
+        candidates
+            .into_iter()
+            .find(|(kind, _)| !accepted.contains(kind))
+            .map(|(_, value)| value)
     }
 
     // ---- per kind -------------------------------------------------------
 
     fn struct_vectors(&self, structure: &StructType, file: &mut VectorFile) {
-        let (Some(minimal), Some(full)) = (self.sample_struct(structure, false, 0), self.sample_struct(structure, true, 0)) else {
+        let (Some(minimal), Some(full)) = (
+            self.sample_struct(structure, false, 0),
+            self.sample_struct(structure, true, 0),
+        ) else {
             return;
         };
         push_unique(&mut file.valid, "minimal", Value::Object(minimal.clone()));
@@ -442,7 +506,10 @@ impl Generator<'_> {
             push_unique(&mut file.valid, "name_twins", Value::Object(value));
         }
         // `null` is a value of any JSON too, unless a rule discards it.
-        let takes_null = |field: &&Field| field.nullable || (matches!(field.ty, TypeExpr::Any | TypeExpr::Untyped { .. }) && !field.decode.default_on_null);
+        let takes_null = |field: &&Field| {
+            field.nullable
+                || (matches!(field.ty, TypeExpr::Any | TypeExpr::Untyped { .. }) && !field.decode.default_on_null)
+        };
         let nullable: Vec<&Field> = structure.fields.iter().filter(takes_null).collect();
         if !nullable.is_empty() {
             let mut nulls = minimal.clone();
@@ -453,7 +520,9 @@ impl Generator<'_> {
         }
         // One vector per alternative of every flattened union.
         for base in &structure.flatten {
-            let Some(TypeKind::Union(union)) = self.ir.get(base).map(|definition| &definition.kind) else { continue };
+            let Some(TypeKind::Union(union)) = self.ir.get(base).map(|definition| &definition.kind) else {
+                continue;
+            };
             let own = {
                 let mut own = Map::new();
                 self.sample_fields(&structure.fields, false, 0, &mut own);
@@ -468,7 +537,11 @@ impl Generator<'_> {
                         }
                     }
                     merge(&mut value, variant_value);
-                    push_unique(&mut file.valid, format!("variant_{}", variant_label(variant)), Value::Object(value));
+                    push_unique(
+                        &mut file.valid,
+                        format!("variant_{}", variant_label(variant)),
+                        Value::Object(value),
+                    );
                 }
             }
         }
@@ -477,7 +550,11 @@ impl Generator<'_> {
             if field.required {
                 let mut missing = full.clone();
                 missing.remove(name);
-                file.invalid.push(InvalidValue::member(format!("missing_{name}"), Value::Object(missing), name));
+                file.invalid.push(InvalidValue::member(
+                    format!("missing_{name}"),
+                    Value::Object(missing),
+                    name,
+                ));
             }
             self.nested_vectors(field, &full, file);
             // What a rule leaves of `full` once it discards the field's value.
@@ -498,26 +575,47 @@ impl Generator<'_> {
                 let mut value = full.clone();
                 value.insert(name.clone(), wrong);
                 match discarded().filter(|_| field.decode.default_on_error) {
-                    Some(expected) => file.lenient.push(LenientValue { name: format!("default_on_error_{name}"), value: Value::Object(value), expected }),
-                    None => file.invalid.push(InvalidValue::member(format!("wrong_type_{name}"), Value::Object(value), name)),
+                    Some(expected) => file.lenient.push(LenientValue {
+                        name: format!("default_on_error_{name}"),
+                        value: Value::Object(value),
+                        expected,
+                    }),
+                    None => file.invalid.push(InvalidValue::member(
+                        format!("wrong_type_{name}"),
+                        Value::Object(value),
+                        name,
+                    )),
                 }
             }
             if field.decode.default_on_null && !field.nullable {
                 let mut value = full.clone();
                 value.insert(name.clone(), Value::Null);
                 match discarded() {
-                    Some(expected) => file.lenient.push(LenientValue { name: format!("default_on_null_{name}"), value: Value::Object(value), expected }),
-                    None => file.invalid.push(InvalidValue::member(format!("null_{name}"), Value::Object(value), name)),
+                    Some(expected) => file.lenient.push(LenientValue {
+                        name: format!("default_on_null_{name}"),
+                        value: Value::Object(value),
+                        expected,
+                    }),
+                    None => file
+                        .invalid
+                        .push(InvalidValue::member(format!("null_{name}"), Value::Object(value), name)),
                 }
             }
             if field.decode.skip_invalid_items {
                 if let TypeExpr::Array(array) = &field.ty {
-                    if let (Some(good), Some(bad)) = (self.sample(&array.items, false, 1), self.wrong_value(&array.items, false, true)) {
+                    if let (Some(good), Some(bad)) = (
+                        self.sample(&array.items, false, 1),
+                        self.wrong_value(&array.items, false, true),
+                    ) {
                         let mut value = full.clone();
                         value.insert(name.clone(), json!([good.clone(), bad]));
                         let mut expected = full.clone();
                         expected.insert(name.clone(), json!([good]));
-                        file.lenient.push(LenientValue { name: format!("skip_invalid_items_{name}"), value: Value::Object(value), expected: Value::Object(expected) });
+                        file.lenient.push(LenientValue {
+                            name: format!("skip_invalid_items_{name}"),
+                            value: Value::Object(value),
+                            expected: Value::Object(expected),
+                        });
                     }
                 }
             }
@@ -525,11 +623,16 @@ impl Generator<'_> {
                 for (label, broken) in broken_constraints(&field.ty) {
                     let mut value = full.clone();
                     value.insert(name.clone(), broken);
-                    file.invalid.push(InvalidValue::member(format!("{label}_{name}"), Value::Object(value), name));
+                    file.invalid.push(InvalidValue::member(
+                        format!("{label}_{name}"),
+                        Value::Object(value),
+                        name,
+                    ));
                 }
             }
         }
-        file.invalid.push(InvalidValue::whole("wrong_type", json!("wrong type")));
+        file.invalid
+            .push(InvalidValue::whole("wrong_type", json!("wrong type")));
     }
 
     fn alias_vectors(&self, target: &TypeExpr, file: &mut VectorFile) {
@@ -552,12 +655,20 @@ impl Generator<'_> {
 
     fn enum_vectors(&self, enumeration: &EnumType, file: &mut VectorFile) {
         for value in &enumeration.values {
-            push_unique(&mut file.valid, format!("value_{}", value_label(&value.value)), value.value.clone());
+            push_unique(
+                &mut file.valid,
+                format!("value_{}", value_label(&value.value)),
+                value.value.clone(),
+            );
         }
         let unknown = match enumeration.repr {
             EnumRepr::String => json!(UNKNOWN_STRING),
             EnumRepr::Integer { .. } => {
-                let taken: BTreeSet<i64> = enumeration.values.iter().filter_map(|value| value.value.as_i64()).collect();
+                let taken: BTreeSet<i64> = enumeration
+                    .values
+                    .iter()
+                    .filter_map(|value| value.value.as_i64())
+                    .collect();
                 json!((1..).find(|candidate| !taken.contains(candidate)).unwrap_or(1))
             }
         };
@@ -588,14 +699,20 @@ impl Generator<'_> {
             for variant in union.variants.iter().filter(|variant| variant.tag.is_some()) {
                 if let Some(Value::Object(mut value)) = self.sample_variant(union, variant, true, 0) {
                     value.extend(unknown.clone());
-                    push_unique(&mut file.valid, format!("variant_{}_unknown_members", variant_label(variant)), Value::Object(value));
+                    push_unique(
+                        &mut file.valid,
+                        format!("variant_{}_unknown_members", variant_label(variant)),
+                        Value::Object(value),
+                    );
                 }
             }
         }
         match &union.style {
             UnionStyle::Tagged { property } => {
                 let tagged = union.variants.iter().find(|variant| variant.tag.is_some());
-                let Some(template) = tagged.and_then(|variant| self.sample_variant(union, variant, false, 0)) else { return };
+                let Some(template) = tagged.and_then(|variant| self.sample_variant(union, variant, false, 0)) else {
+                    return;
+                };
                 let mut retagged = template.as_object().cloned().unwrap_or_default();
                 retagged.insert(property.clone(), json!(CUSTOM_TAG));
                 // A member that carries no tag and leaves it open takes a tag
@@ -607,7 +724,11 @@ impl Generator<'_> {
                 if union.other.is_some() {
                     push_unique(&mut file.valid, "custom_variant", Value::Object(retagged));
                 } else if union.default_open {
-                    let mut untagged = union.variants.iter().filter(|variant| variant.tag.is_none()).filter_map(|variant| self.sample_variant(union, variant, false, 0));
+                    let mut untagged = union
+                        .variants
+                        .iter()
+                        .filter(|variant| variant.tag.is_none())
+                        .filter_map(|variant| self.sample_variant(union, variant, false, 0));
                     if let Some(Value::Object(default)) = untagged.next() {
                         for (label, tag) in [("unclaimed_tag", json!(CUSTOM_TAG)), ("non_string_tag", json!(12345))] {
                             let mut value = default.clone();
@@ -616,17 +737,27 @@ impl Generator<'_> {
                         }
                     }
                 } else if !has_untagged_member {
-                    file.invalid.push(InvalidValue::member("unknown_tag", Value::Object(retagged), property));
+                    file.invalid
+                        .push(InvalidValue::member("unknown_tag", Value::Object(retagged), property));
                 }
                 if !has_untagged_member {
                     let mut untagged = template.as_object().cloned().unwrap_or_default();
                     untagged.remove(property);
-                    file.invalid.push(InvalidValue::member(format!("missing_{property}"), Value::Object(untagged), property));
+                    file.invalid.push(InvalidValue::member(
+                        format!("missing_{property}"),
+                        Value::Object(untagged),
+                        property,
+                    ));
                     let mut wrong_tag = template.as_object().cloned().unwrap_or_default();
                     wrong_tag.insert(property.clone(), json!(12345));
-                    file.invalid.push(InvalidValue::member(format!("wrong_type_{property}"), Value::Object(wrong_tag), property));
+                    file.invalid.push(InvalidValue::member(
+                        format!("wrong_type_{property}"),
+                        Value::Object(wrong_tag),
+                        property,
+                    ));
                 }
-                file.invalid.push(InvalidValue::whole("wrong_type", json!("wrong type")));
+                file.invalid
+                    .push(InvalidValue::whole("wrong_type", json!("wrong type")));
             }
             UnionStyle::Untagged | UnionStyle::ByMethod => {
                 let variants: Vec<TypeExpr> = union
@@ -634,16 +765,35 @@ impl Generator<'_> {
                     .iter()
                     .map(|variant| match &variant.payload {
                         Payload::Type { ty } => ty.clone(),
-                        _ => TypeExpr::Map { values: Box::new(TypeExpr::Any) },
+                        _ => TypeExpr::Map {
+                            values: Box::new(TypeExpr::Any),
+                        },
                     })
                     .collect();
                 let mut accepted = BTreeSet::new();
                 for variant in &variants {
                     accepted.extend(self.accepted(variant, &mut BTreeSet::new()));
                 }
-                let candidates = [json!("wrong type"), json!(12345), json!(true), json!(["wrong type"]), Value::Null];
-                let kinds = [JsonType::String, JsonType::Integer, JsonType::Boolean, JsonType::Array, JsonType::Null];
-                if let Some(wrong) = kinds.iter().zip(candidates).find(|(kind, _)| !accepted.contains(kind)).map(|(_, value)| value) {
+                let candidates = [
+                    json!("wrong type"),
+                    json!(12345),
+                    json!(true),
+                    json!(["wrong type"]),
+                    Value::Null,
+                ];
+                let kinds = [
+                    JsonType::String,
+                    JsonType::Integer,
+                    JsonType::Boolean,
+                    JsonType::Array,
+                    JsonType::Null,
+                ];
+                if let Some(wrong) = kinds
+                    .iter()
+                    .zip(candidates)
+                    .find(|(kind, _)| !accepted.contains(kind))
+                    .map(|(_, value)| value)
+                {
                     file.invalid.push(InvalidValue::whole("wrong_type", wrong));
                 }
             }
@@ -652,7 +802,10 @@ impl Generator<'_> {
 }
 
 fn variant_label(variant: &Variant) -> String {
-    variant.tag.clone().unwrap_or_else(|| crate::naming::snake_case(&variant.name))
+    variant
+        .tag
+        .clone()
+        .unwrap_or_else(|| crate::naming::snake_case(&variant.name))
 }
 
 fn value_label(value: &Value) -> String {
@@ -700,15 +853,27 @@ fn string_matching(pattern: &str) -> Option<String> {
         _ => unanchored,
     };
     // ECMA-262 classes such as `\\d` are ASCII-only: parse without Unicode.
-    let hir = regex_syntax::ParserBuilder::new().unicode(false).build().parse(unanchored).ok()?;
+    let hir = regex_syntax::ParserBuilder::new()
+        .unicode(false)
+        .build()
+        .parse(unanchored)
+        .ok()?;
     let generator = rand_regex::Regex::with_hir(hir, 8).ok()?;
     let mut random = rand::rngs::StdRng::seed_from_u64(0x5eed);
     Some(random.sample(&generator))
 }
 
 fn sample_integer(integer: &IntegerType) -> i64 {
-    let minimum = integer.minimum.as_ref().and_then(|number| number.as_f64()).map(|value| value.ceil() as i64);
-    let maximum = integer.maximum.as_ref().and_then(|number| number.as_f64()).map(|value| value.floor() as i64);
+    let minimum = integer
+        .minimum
+        .as_ref()
+        .and_then(|number| number.as_f64())
+        .map(|value| value.ceil() as i64);
+    let maximum = integer
+        .maximum
+        .as_ref()
+        .and_then(|number| number.as_f64())
+        .map(|value| value.floor() as i64);
     let mut value = 1;
     if let Some(minimum) = minimum {
         value = value.max(minimum);
@@ -724,7 +889,8 @@ fn sample_integer(integer: &IntegerType) -> i64 {
 fn sample_number(number: &NumberType) -> Value {
     let minimum = number.minimum.as_ref().and_then(serde_json::Number::as_f64);
     let maximum = number.maximum.as_ref().and_then(serde_json::Number::as_f64);
-    let inside = |value: f64| minimum.is_none_or(|minimum| value >= minimum) && maximum.is_none_or(|maximum| value <= maximum);
+    let inside =
+        |value: f64| minimum.is_none_or(|minimum| value >= minimum) && maximum.is_none_or(|maximum| value <= maximum);
     let candidates = [
         Some(1.5),
         minimum.zip(maximum).map(|(minimum, maximum)| (minimum + maximum) / 2.0),

@@ -64,7 +64,11 @@ pub fn scan(schema: &Value) -> Vec<ProseGate> {
     let mut hit = |subject: Subject, pointer: String, text: Option<&str>| {
         for sentence in sentences(text.unwrap_or_default()) {
             if states_gate(&sentence) {
-                found.push(ProseGate { subject: subject.clone(), pointer: pointer.clone(), sentence });
+                found.push(ProseGate {
+                    subject: subject.clone(),
+                    pointer: pointer.clone(),
+                    sentence,
+                });
             }
         }
     };
@@ -74,16 +78,39 @@ pub fn scan(schema: &Value) -> Vec<ProseGate> {
             Some(method) if !key.ends_with("Response") => Subject::Method(method.to_owned()),
             _ => Subject::Type(key.clone()),
         };
-        hit(subject, format!("{base}/description"), definition.get("description").and_then(Value::as_str));
-        for (member, property) in definition.get("properties").and_then(Value::as_object).into_iter().flatten() {
+        hit(
+            subject,
+            format!("{base}/description"),
+            definition.get("description").and_then(Value::as_str),
+        );
+        for (member, property) in definition
+            .get("properties")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+        {
             let pointer = format!("{base}/properties/{}/description", escape_pointer_token(member));
-            hit(Subject::Field(format!("{key}/{member}")), pointer, property.get("description").and_then(Value::as_str));
+            hit(
+                Subject::Field(format!("{key}/{member}")),
+                pointer,
+                property.get("description").and_then(Value::as_str),
+            );
         }
-        let keyword = if definition.get("oneOf").is_some() { "oneOf" } else { "anyOf" };
+        let keyword = if definition.get("oneOf").is_some() {
+            "oneOf"
+        } else {
+            "anyOf"
+        };
         for (index, member) in union_members(definition).enumerate() {
-            let tag = member_tag(member).map(|tag| tag.value).or_else(|| member.get("title").and_then(Value::as_str).map(str::to_owned));
+            let tag = member_tag(member)
+                .map(|tag| tag.value)
+                .or_else(|| member.get("title").and_then(Value::as_str).map(str::to_owned));
             let Some(tag) = tag else { continue };
-            hit(Subject::Variant(format!("{key}/{tag}")), format!("{base}/{keyword}/{index}/description"), member.get("description").and_then(Value::as_str));
+            hit(
+                Subject::Variant(format!("{key}/{tag}")),
+                format!("{base}/{keyword}/{index}/description"),
+                member.get("description").and_then(Value::as_str),
+            );
         }
         for (index, member) in envelope_members(definition).into_iter().enumerate() {
             let method = reference(member)
@@ -92,7 +119,11 @@ pub fn scan(schema: &Value) -> Vec<ProseGate> {
                 .and_then(Value::as_str);
             if let Some(method) = method {
                 let pointer = format!("{base}/properties/params/anyOf/0/anyOf/{index}/description");
-                hit(Subject::Method(method.to_owned()), pointer, member.get("description").and_then(Value::as_str));
+                hit(
+                    Subject::Method(method.to_owned()),
+                    pointer,
+                    member.get("description").and_then(Value::as_str),
+                );
             }
         }
     }
@@ -119,7 +150,10 @@ impl CapabilityAnnotations {
     /// The gate sentences of `schema` whose subject has no annotation and is
     /// not listed as not negotiated.
     pub fn unannotated(&self, schema: &Value) -> Vec<ProseGate> {
-        scan(schema).into_iter().filter(|gate| !self.covers(schema, &gate.subject)).collect()
+        scan(schema)
+            .into_iter()
+            .filter(|gate| !self.covers(schema, &gate.subject))
+            .collect()
     }
 
     fn covers(&self, schema: &Value, subject: &Subject) -> bool {

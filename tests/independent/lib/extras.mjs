@@ -41,12 +41,27 @@ const LARGE_INTEGERS = [
 const FLOAT_TEXTS = ["1.0", "1", "-1.5", "0.1", "-0.0", "1e300", "5e-324", "9007199254740993"];
 const NESTED_JSON = { list: [1, "two", null, { deep: [[], {}] }], obj: { k: { m: [true, false] } } };
 const ANY_JSON_VALUES = [
-  ["null", null], ["true", true], ["zero", 0], ["neg-float", -1.5], ["empty-string", ""],
-  ["empty-array", []], ["empty-object", {}], ["nested", NESTED_JSON],
-  ["float-1.0", new RawNumber("1.0")], ["2^64-1", new RawNumber(String(2n ** 64n - 1n))],
+  ["null", null],
+  ["true", true],
+  ["zero", 0],
+  ["neg-float", -1.5],
+  ["empty-string", ""],
+  ["empty-array", []],
+  ["empty-object", {}],
+  ["nested", NESTED_JSON],
+  ["float-1.0", new RawNumber("1.0")],
+  ["2^64-1", new RawNumber(String(2n ** 64n - 1n))],
   ["every-kind-members", { n: null, b: true, i: 0, f: -1.5, s: "", a: [], o: {}, nested: NESTED_JSON }],
 ];
-const TWIN_VALUES = [["copy", undefined], ["string", "zz"], ["zero", 0], ["null", null], ["object", {}], ["array", []], ["true", true]];
+const TWIN_VALUES = [
+  ["copy", undefined],
+  ["string", "zz"],
+  ["zero", 0],
+  ["null", null],
+  ["object", {}],
+  ["array", []],
+  ["true", true],
+];
 const WRONG_KIND = { null: {}, boolean: "true", number: "0", string: 0, array: {}, object: [] };
 
 /** A pointer for messages: the root shows as "(root)". */
@@ -90,13 +105,22 @@ function bigExtreme(values, smallest = false) {
 export function intFormatRange(view) {
   const ranges = [...view.formats].map((f) => INT_FORMAT_RANGES[f]);
   if (ranges.length === 0 || ranges.includes(undefined)) return undefined;
-  return [bigExtreme(ranges.map((r) => r[0]), true), bigExtreme(ranges.map((r) => r[1]))];
+  return [
+    bigExtreme(
+      ranges.map((r) => r[0]),
+      true,
+    ),
+    bigExtreme(ranges.map((r) => r[1])),
+  ];
 }
 
 function integerVariants(view) {
   const [formatLow, formatHigh] = intFormatRange(view) ?? [];
   const low = bigExtreme([formatLow, view.minimum === undefined ? undefined : BigInt(Math.ceil(view.minimum))]);
-  const high = bigExtreme([formatHigh, view.maximum === undefined ? undefined : BigInt(Math.floor(view.maximum))], true);
+  const high = bigExtreme(
+    [formatHigh, view.maximum === undefined ? undefined : BigInt(Math.floor(view.maximum))],
+    true,
+  );
   const out = [];
   if (low !== undefined) out.push(["min", low], ["min-1", low - 1n]);
   if (high !== undefined) out.push(["max", high], ["max+1", high + 1n]);
@@ -153,14 +177,20 @@ function enumerateTwins(pos, add) {
   for (const member of declared) {
     for (const name of twinNames(member).filter((n) => !declared.has(n))) {
       const [label, twin] = twinValue(value[member], name, member);
-      add("twin", `${site}/${escapeToken(member)}`, name, `${where(path)}: add "${name}" (${label}) after "${member}"`,
-        () => updateAt(base, path, (o) => withMember(o, name, twin, member)));
+      add(
+        "twin",
+        `${site}/${escapeToken(member)}`,
+        name,
+        `${where(path)}: add "${name}" (${label}) after "${member}"`,
+        () => updateAt(base, path, (o) => withMember(o, name, twin, member)),
+      );
     }
   }
   for (const name of KEYWORD_MEMBERS.filter((n) => !declared.has(n))) {
     const [label, twin] = twinValue(undefined, name, site);
-    add("twin", `${site}#keywords`, name, `${where(path)}: add keyword member "${name}" (${label})`,
-      () => updateAt(base, path, (o) => withMember(o, name, twin)));
+    add("twin", `${site}#keywords`, name, `${where(path)}: add keyword member "${name}" (${label})`, () =>
+      updateAt(base, path, (o) => withMember(o, name, twin)),
+    );
   }
 }
 
@@ -174,8 +204,9 @@ function enumerateTags(pos, add, index) {
     const tagSite = `${site}#${tag}`;
     const tagAt = pointer([...path, tag]);
     for (const t of [...UNCLAIMED_TAGS.filter((u) => !claimed.has(u)), 5, null]) {
-      add("tag", tagSite, JSON.stringify(t), `${tagAt} = ${JSON.stringify(t)}`,
-        () => updateAt(base, path, (o) => withMember(o, tag, t)));
+      add("tag", tagSite, JSON.stringify(t), `${tagAt} = ${JSON.stringify(t)}`, () =>
+        updateAt(base, path, (o) => withMember(o, tag, t)),
+      );
     }
     add("tag", tagSite, "remove", `${tagAt} removed`, () => updateAt(base, path, (o) => withoutMember(o, tag)));
   }
@@ -187,9 +218,13 @@ function enumerateNulls(pos, add, index) {
   for (const [member, nodes] of view.props) {
     if (value[member] === null) continue;
     const allowed = nodes.every((n) => index.allowsNull(n));
-    add("null", `${site}/${escapeToken(member)}`, "null",
+    add(
+      "null",
+      `${site}/${escapeToken(member)}`,
+      "null",
       `${pointer([...path, member])} = null (schema ${allowed ? "allows" : "does not allow"} null)`,
-      () => updateAt(base, path, (o) => withMember(o, member, null)));
+      () => updateAt(base, path, (o) => withMember(o, member, null)),
+    );
   }
 }
 
@@ -202,8 +237,9 @@ function enumerateAnyJson(pos, add, index, rootNode) {
   if (!isObject(value)) return;
   for (const [member, nodes] of view.props) {
     if (!nodes.every((n) => index.acceptsAny(n) || index.isOpenObject(n))) continue;
-    replace(`${site}/${escapeToken(member)}`, pointer([...path, member]),
-      (v) => updateAt(base, path, (o) => withMember(o, member, v)));
+    replace(`${site}/${escapeToken(member)}`, pointer([...path, member]), (v) =>
+      updateAt(base, path, (o) => withMember(o, member, v)),
+    );
   }
 }
 
@@ -213,33 +249,45 @@ function enumerateBounds(pos, add) {
   const variants = isIntegerView(view) ? integerVariants(view) : numberVariants(view);
   const format = view.formats.size ? ` (${[...view.formats].join("|")})` : "";
   for (const [label, text] of variants) {
-    add("bounds", site, text, `${where(path)} = ${text} [${label}${format}]`,
-      () => updateAt(base, path, () => new RawNumber(text)));
+    add("bounds", site, text, `${where(path)} = ${text} [${label}${format}]`, () =>
+      updateAt(base, path, () => new RawNumber(text)),
+    );
   }
 }
 
 function enumerateMutations(pos, add, index) {
   const { value, view, path, site, base } = pos;
   const wrong = WRONG_KIND[kindOf(value)];
-  add("mutate", site, "wrong-kind", `${where(path)}: ${kindOf(value)} replaced by ${kindOf(wrong)}`,
-    () => updateAt(base, path, () => wrong));
+  add("mutate", site, "wrong-kind", `${where(path)}: ${kindOf(value)} replaced by ${kindOf(wrong)}`, () =>
+    updateAt(base, path, () => wrong),
+  );
   if (isObject(value)) {
     for (const member of view.required) {
       if (!Object.hasOwn(value, member)) continue;
-      add("mutate", `${site}/${escapeToken(member)}`, "remove-required", `${pointer([...path, member])}: required member removed`,
-        () => updateAt(base, path, (o) => withoutMember(o, member)));
+      add(
+        "mutate",
+        `${site}/${escapeToken(member)}`,
+        "remove-required",
+        `${pointer([...path, member])}: required member removed`,
+        () => updateAt(base, path, (o) => withoutMember(o, member)),
+      );
     }
   }
   if (Array.isArray(value)) {
     const item = value.length ? WRONG_KIND[kindOf(value[0])] : 7;
-    add("mutate", `${site}[]`, "wrong-item", `${where(path)}: ${kindOf(item)} item appended`,
-      () => updateAt(base, path, (a) => [...a, item]));
+    add("mutate", `${site}[]`, "wrong-item", `${where(path)}: ${kindOf(item)} item appended`, () =>
+      updateAt(base, path, (a) => [...a, item]),
+    );
   }
   const choices = typeof value === "string" ? index.stringChoices(view) : null;
   if (choices && !choices.values.has("zz_unknown_variant")) {
-    add("mutate", `${site}#enum`, "enum-unknown",
+    add(
+      "mutate",
+      `${site}#enum`,
+      "enum-unknown",
       `${where(path)} = "zz_unknown_variant" (${choices.open ? "open" : "closed"} enum)`,
-      () => updateAt(base, path, () => "zz_unknown_variant"));
+      () => updateAt(base, path, () => "zz_unknown_variant"),
+    );
   }
 }
 

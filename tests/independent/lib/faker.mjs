@@ -21,14 +21,31 @@ import { generateSync } from "json-schema-faker";
 import { isObject } from "./json.mjs";
 
 const ANNOTATIONS = new Set([
-  "$comment", "contentEncoding", "contentMediaType", "default", "deprecated",
-  "description", "discriminator", "examples", "readOnly", "title", "writeOnly",
+  "$comment",
+  "contentEncoding",
+  "contentMediaType",
+  "default",
+  "deprecated",
+  "description",
+  "discriminator",
+  "examples",
+  "readOnly",
+  "title",
+  "writeOnly",
 ]);
 const SCHEMA_MAPS = new Set(["$defs", "properties", "patternProperties", "dependentSchemas"]);
 const SCHEMA_LISTS = new Set(["allOf", "anyOf", "oneOf", "prefixItems"]);
 const SCHEMA_SINGLES = new Set([
-  "items", "additionalProperties", "not", "if", "then", "else", "contains",
-  "propertyNames", "unevaluatedProperties", "unevaluatedItems",
+  "items",
+  "additionalProperties",
+  "not",
+  "if",
+  "then",
+  "else",
+  "contains",
+  "propertyNames",
+  "unevaluatedProperties",
+  "unevaluatedItems",
 ]);
 
 /**
@@ -57,7 +74,8 @@ function forFaker(node, fillMaps) {
     else if (SCHEMA_SINGLES.has(k)) out[k] = forFaker(v, fillMaps);
     else out[k] = v;
   }
-  const isMap = node.properties === undefined && node.additionalProperties !== undefined && node.additionalProperties !== false;
+  const isMap =
+    node.properties === undefined && node.additionalProperties !== undefined && node.additionalProperties !== false;
   if (fillMaps && isMap) out.minProperties = Math.max(1, node.minProperties ?? 0);
   if (typeof out.$ref === "string" && Object.keys(out).length > 1) {
     out.allOf = [{ $ref: out.$ref }, ...(out.allOf ?? [])];

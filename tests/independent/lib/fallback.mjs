@@ -43,12 +43,17 @@ function baseValue(index, s, depth) {
       const item = s.items.reduce((acc, n) => combine(acc, minimalValue(index, n, depth + 1)), undefined) ?? null;
       return Array.from({ length: s.minItems ?? 0 }, () => item);
     }
-    case "string": return "a".repeat(s.minLength ?? 0);
+    case "string":
+      return "a".repeat(s.minLength ?? 0);
     case "integer":
-    case "number": return clampNumber(s);
-    case "boolean": return false;
-    case "null": return null;
-    default: return undefined;
+    case "number":
+      return clampNumber(s);
+    case "boolean":
+      return false;
+    case "null":
+      return null;
+    default:
+      return undefined;
   }
 }
 

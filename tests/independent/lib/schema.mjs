@@ -182,8 +182,15 @@ export class SchemaIndex {
   acceptsAny(node, depth = 0) {
     const s = this.shape(node);
     const constrained =
-      s.types !== null || s.consts.length || s.enums.length || s.props.size || s.required.size || s.items.length ||
-      s.additional.some((a) => a !== true) || s.minimum !== undefined || s.maximum !== undefined;
+      s.types !== null ||
+      s.consts.length ||
+      s.enums.length ||
+      s.props.size ||
+      s.required.size ||
+      s.items.length ||
+      s.additional.some((a) => a !== true) ||
+      s.minimum !== undefined ||
+      s.maximum !== undefined;
     if (constrained || depth > 16) return false;
     return s.unions.every((u) => u.some((b) => this.acceptsAny(b, depth + 1)));
   }

@@ -91,10 +91,16 @@ class Interop(acp.Client):
             raise acp.RequestError.invalid_params({"outside": str(full)})
         return full
 
-    async def request_permission(self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption], **kwargs: Any) -> acp.RequestPermissionResponse:
+    async def request_permission(
+        self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption], **kwargs: Any
+    ) -> acp.RequestPermissionResponse:
         self.permissions += 1
         chosen = next((option for option in options if option.kind == "allow_once"), options[0] if options else None)
-        outcome = DeniedOutcome(outcome="cancelled") if chosen is None else AllowedOutcome(outcome="selected", option_id=chosen.option_id)
+        outcome = (
+            DeniedOutcome(outcome="cancelled")
+            if chosen is None
+            else AllowedOutcome(outcome="selected", option_id=chosen.option_id)
+        )
         return acp.RequestPermissionResponse(outcome=outcome)
 
     async def session_update(
@@ -117,7 +123,9 @@ class Interop(acp.Client):
     ) -> None:
         self.updates[update.session_update] = self.updates.get(update.session_update, 0) + 1
 
-    async def read_text_file(self, session_id: str, path: str, line: int | None = None, limit: int | None = None, **kwargs: Any) -> acp.ReadTextFileResponse:
+    async def read_text_file(
+        self, session_id: str, path: str, line: int | None = None, limit: int | None = None, **kwargs: Any
+    ) -> acp.ReadTextFileResponse:
         text = self.inside(path).read_text()
         self.reads += 1
         if line is not None or limit is not None:
@@ -125,7 +133,9 @@ class Interop(acp.Client):
             text = "".join(f"{each}\n" for each in lines[: limit or len(lines)])
         return acp.ReadTextFileResponse(content=text)
 
-    async def write_text_file(self, session_id: str, path: str, content: str, **kwargs: Any) -> acp.WriteTextFileResponse | None:
+    async def write_text_file(
+        self, session_id: str, path: str, content: str, **kwargs: Any
+    ) -> acp.WriteTextFileResponse | None:
         self.inside(path).write_text(content)
         self.writes += 1
         return acp.WriteTextFileResponse()
@@ -138,26 +148,48 @@ async def main() -> int:
     logging.getLogger().addHandler(dropped)
     # acp.Client is a Protocol whose methods have no bodies: mypy counts those this client leaves out as abstract.
     client = Interop(options.cwd)  # type: ignore[abstract]
-    async with acp.spawn_stdio_transport(*options.agent, env=os.environ, cwd=options.cwd, stderr=None) as (reader, writer, _):
-        conn = acp.connect_to_agent(client, RecordedStdio(reader, writer, options.trace, sent="client-to-agent", received="agent-to-client"))
+    async with acp.spawn_stdio_transport(*options.agent, env=os.environ, cwd=options.cwd, stderr=None) as (
+        reader,
+        writer,
+        _,
+    ):
+        conn = acp.connect_to_agent(
+            client, RecordedStdio(reader, writer, options.trace, sent="client-to-agent", received="agent-to-client")
+        )
         try:
-            capabilities = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=False)
+            capabilities = ClientCapabilities(
+                fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=False
+            )
             info = Implementation(name="official Python SDK interop client", version="0.12.1")
-            initialized = await conn.initialize(protocol_version=acp.PROTOCOL_VERSION, client_capabilities=capabilities, client_info=info)
+            initialized = await conn.initialize(
+                protocol_version=acp.PROTOCOL_VERSION, client_capabilities=capabilities, client_info=info
+            )
             if options.authenticate:
                 await conn.authenticate(method_id=options.authenticate)
             session = await conn.new_session(cwd=str(options.cwd), mcp_servers=[])
             stop_reasons = []
             for text in prompts:
-                response = await conn.prompt(session_id=session.session_id, prompt=[TextContentBlock(type="text", text=text)])
+                response = await conn.prompt(
+                    session_id=session.session_id, prompt=[TextContentBlock(type="text", text=text)]
+                )
                 stop_reasons.append(response.stop_reason)
         except Exception as error:  # noqa: BLE001 (the first failure is the cell's result)
             print(f"FAIL: {type(error).__name__}: {error} (dropped: {dropped.seen})", file=sys.stderr)
             return 1
         finally:
             await conn.close()
-    agent = initialized.agent_info.model_dump(mode="json", by_alias=True, exclude_none=True) if initialized.agent_info else None
-    seen = {"updates": client.updates, "permissions": client.permissions, "reads": client.reads, "writes": client.writes, "dropped": dropped.seen}
+    agent = (
+        initialized.agent_info.model_dump(mode="json", by_alias=True, exclude_none=True)
+        if initialized.agent_info
+        else None
+    )
+    seen = {
+        "updates": client.updates,
+        "permissions": client.permissions,
+        "reads": client.reads,
+        "writes": client.writes,
+        "dropped": dropped.seen,
+    }
     print(json.dumps({"agent": agent, "stopReasons": stop_reasons, **seen}))
     return 0
 

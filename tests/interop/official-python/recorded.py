@@ -19,7 +19,15 @@ from typing import Any
 
 
 class RecordedStdio:
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, trace: Path | None, *, sent: str, received: str) -> None:
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        trace: Path | None,
+        *,
+        sent: str,
+        received: str,
+    ) -> None:
         self.reader = reader
         self.writer = writer
         self.file = trace.open("w") if trace else None

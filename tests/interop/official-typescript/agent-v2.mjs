@@ -25,12 +25,19 @@ let messages = 0;
 async function turn(client, sessionId, prompt, messageId) {
   const update = (update) => client.notify(acp.methods.client.session.update, { sessionId, update });
   const reply = `reply-to-${messageId}`;
-  const chunk = (text) => update({ sessionUpdate: "agent_message_chunk", messageId: reply, content: { type: "text", text } });
+  const chunk = (text) =>
+    update({ sessionUpdate: "agent_message_chunk", messageId: reply, content: { type: "text", text } });
   let stopReason = "end_turn";
   try {
     await update({ sessionUpdate: "user_message", messageId, content: prompt });
     await chunk("Editing notes.txt.");
-    await update({ sessionUpdate: "tool_call_update", toolCallId: "call-1", title: "Edit notes.txt", kind: "edit", status: "in_progress" });
+    await update({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "call-1",
+      title: "Edit notes.txt",
+      kind: "edit",
+      status: "in_progress",
+    });
     const answer = await client.request(acp.methods.client.session.requestPermission, {
       sessionId,
       title: "Edit notes.txt?",
@@ -65,7 +72,10 @@ const app = acp
   .onRequest(acp.methods.agent.session.prompt, async ({ params, client }) => {
     messages += 1;
     const messageId = `message-${messages}`;
-    await client.notify(acp.methods.client.session.update, { sessionId: params.sessionId, update: { sessionUpdate: "state_update", state: "running" } });
+    await client.notify(acp.methods.client.session.update, {
+      sessionId: params.sessionId,
+      update: { sessionUpdate: "state_update", state: "running" },
+    });
     setImmediate(() => void turn(client, params.sessionId, params.prompt, messageId));
     return { messageId };
   });
@@ -73,5 +83,8 @@ const app = acp
 const stdio = acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin));
 const sent = recording("agent-to-client");
 void sent.readable.pipeTo(stdio.writable).catch(() => {});
-const connection = app.connect({ readable: stdio.readable.pipeThrough(recording("client-to-agent")), writable: sent.writable });
+const connection = app.connect({
+  readable: stdio.readable.pipeThrough(recording("client-to-agent")),
+  writable: sent.writable,
+});
 await connection.closed;

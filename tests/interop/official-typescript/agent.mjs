@@ -22,7 +22,11 @@ const app = acp
   .agent({ name: "official TypeScript SDK interop agent" })
   .onRequest(acp.methods.agent.initialize, ({ params }) => {
     clientCapabilities = params.clientCapabilities;
-    return { protocolVersion: acp.PROTOCOL_VERSION, agentCapabilities: {}, agentInfo: { name: "official TypeScript SDK interop agent", version: "2.4.0" } };
+    return {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      agentCapabilities: {},
+      agentInfo: { name: "official TypeScript SDK interop agent", version: "2.4.0" },
+    };
   })
   .onRequest(acp.methods.agent.session.new, ({ params }) => {
     const sessionId = `official-session-${sessions.size + 1}`;
@@ -34,9 +38,22 @@ const app = acp
     const notes = join(sessions.get(sessionId) ?? "", "notes.txt");
     const update = (update) => client.notify(acp.methods.client.session.update, { sessionId, update });
     await update(chunk("Reading notes.txt."));
-    await update({ sessionUpdate: "tool_call", toolCallId: "call-1", title: "Read notes.txt", kind: "read", status: "in_progress" });
-    const text = clientCapabilities?.fs?.readTextFile ? (await client.request(acp.methods.client.fs.readTextFile, { sessionId, path: notes })).content : "";
-    await update({ sessionUpdate: "tool_call_update", toolCallId: "call-1", status: "completed", content: [{ type: "content", content: { type: "text", text } }] });
+    await update({
+      sessionUpdate: "tool_call",
+      toolCallId: "call-1",
+      title: "Read notes.txt",
+      kind: "read",
+      status: "in_progress",
+    });
+    const text = clientCapabilities?.fs?.readTextFile
+      ? (await client.request(acp.methods.client.fs.readTextFile, { sessionId, path: notes })).content
+      : "";
+    await update({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "call-1",
+      status: "completed",
+      content: [{ type: "content", content: { type: "text", text } }],
+    });
     const answer = await client.request(acp.methods.client.session.requestPermission, {
       sessionId,
       toolCall: { toolCallId: "call-2", title: "Edit notes.txt", kind: "edit" },
@@ -46,7 +63,8 @@ const app = acp
       ],
     });
     const allowed = answer.outcome.outcome === "selected" && answer.outcome.optionId === "allow";
-    if (allowed && clientCapabilities?.fs?.writeTextFile) await client.request(acp.methods.client.fs.writeTextFile, { sessionId, path: notes, content: `${text}edited\n` });
+    if (allowed && clientCapabilities?.fs?.writeTextFile)
+      await client.request(acp.methods.client.fs.writeTextFile, { sessionId, path: notes, content: `${text}edited\n` });
     await update(chunk(allowed ? "Edited." : "Left as it was."));
     return { stopReason: "end_turn" };
   })
@@ -55,5 +73,8 @@ const app = acp
 const stdio = acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin));
 const sent = recording("agent-to-client");
 void sent.readable.pipeTo(stdio.writable).catch(() => {});
-const connection = app.connect({ readable: stdio.readable.pipeThrough(recording("client-to-agent")), writable: sent.writable });
+const connection = app.connect({
+  readable: stdio.readable.pipeThrough(recording("client-to-agent")),
+  writable: sent.writable,
+});
 await connection.closed;

@@ -22,7 +22,9 @@ import * as acp from "@agentclientprotocol/sdk/experimental/v2";
 
 import { clientOptions, recorder } from "./common.mjs";
 
-const options = clientOptions("client-v2.mjs --cwd ABSOLUTE_DIR [--trace FILE] [--prompt TEXT]... -- AGENT [ARGS]...", { authenticate: false });
+const options = clientOptions("client-v2.mjs --cwd ABSOLUTE_DIR [--trace FILE] [--prompt TEXT]... -- AGENT [ARGS]...", {
+  authenticate: false,
+});
 const recording = recorder(options.trace);
 
 const seen = { updates: {}, permissions: 0, dropped: [] };
@@ -32,7 +34,9 @@ const app = acp
   .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
     seen.permissions++;
     const chosen = params.options.find((option) => option.kind === "allow_once") ?? params.options[0];
-    return { outcome: chosen === undefined ? { outcome: "cancelled" } : { outcome: "selected", optionId: chosen.optionId } };
+    return {
+      outcome: chosen === undefined ? { outcome: "cancelled" } : { outcome: "selected", optionId: chosen.optionId },
+    };
   })
   .onNotification(acp.methods.client.session.update, ({ params }) => {
     seen.updates[params.update.sessionUpdate] = (seen.updates[params.update.sessionUpdate] ?? 0) + 1;

@@ -21,7 +21,10 @@ import * as acp from "@agentclientprotocol/sdk";
 
 import { clientOptions, recorder } from "./common.mjs";
 
-const options = clientOptions("client.mjs --cwd ABSOLUTE_DIR [--trace FILE] [--authenticate METHOD] [--prompt TEXT]... -- AGENT [ARGS]...", { authenticate: true });
+const options = clientOptions(
+  "client.mjs --cwd ABSOLUTE_DIR [--trace FILE] [--authenticate METHOD] [--prompt TEXT]... -- AGENT [ARGS]...",
+  { authenticate: true },
+);
 const recording = recorder(options.trace);
 
 const seen = { updates: {}, permissions: 0, reads: 0, writes: 0, dropped: [] };
@@ -36,7 +39,9 @@ const app = acp
   .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
     seen.permissions++;
     const chosen = params.options.find((option) => option.kind === "allow_once") ?? params.options[0];
-    return { outcome: chosen === undefined ? { outcome: "cancelled" } : { outcome: "selected", optionId: chosen.optionId } };
+    return {
+      outcome: chosen === undefined ? { outcome: "cancelled" } : { outcome: "selected", optionId: chosen.optionId },
+    };
   })
   .onNotification(acp.methods.client.session.update, ({ params }) => {
     seen.updates[params.update.sessionUpdate] = (seen.updates[params.update.sessionUpdate] ?? 0) + 1;
@@ -46,7 +51,12 @@ const app = acp
     seen.reads++;
     if (params.line == null && params.limit == null) return { content: text };
     const lines = text.split("\n").slice(Math.max((params.line ?? 1) - 1, 0));
-    return { content: lines.slice(0, params.limit ?? lines.length).map((line) => `${line}\n`).join("") };
+    return {
+      content: lines
+        .slice(0, params.limit ?? lines.length)
+        .map((line) => `${line}\n`)
+        .join(""),
+    };
   })
   .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => {
     writeFileSync(inside(params.path), params.content);
@@ -79,11 +89,18 @@ try {
         clientInfo: { name: "official TypeScript SDK interop client", version: "2.4.0" },
       }),
     );
-    if (options.authenticate) await step("authenticate", () => connection.request(acp.methods.agent.authenticate, { methodId: options.authenticate }));
-    const { sessionId } = await step("session/new", () => connection.request(acp.methods.agent.session.new, { cwd: options.cwd, mcpServers: [] }));
+    if (options.authenticate)
+      await step("authenticate", () =>
+        connection.request(acp.methods.agent.authenticate, { methodId: options.authenticate }),
+      );
+    const { sessionId } = await step("session/new", () =>
+      connection.request(acp.methods.agent.session.new, { cwd: options.cwd, mcpServers: [] }),
+    );
     const stopReasons = [];
     for (const text of options.prompts) {
-      const response = await step("session/prompt", () => connection.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] }));
+      const response = await step("session/prompt", () =>
+        connection.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] }),
+      );
       stopReasons.push(response.stopReason);
     }
     return { agent: initialized.agentInfo ?? null, stopReasons, ...seen };

@@ -26,7 +26,9 @@ class Interop(acp.Agent):
 
     async def initialize(self, params: acp.InitializeRequest) -> acp.InitializeResponse:
         info = {"name": "acp-codegen interop agent (Python, v2)", "version": "0.1.0"}
-        return acp.decode_result("initialize", {"protocolVersion": acp.PROTOCOL_VERSION, "info": info, "capabilities": {"session": {}}})
+        return acp.decode_result(
+            "initialize", {"protocolVersion": acp.PROTOCOL_VERSION, "info": info, "capabilities": {"session": {}}}
+        )
 
     async def session_new(self, params: acp.NewSessionRequest) -> acp.NewSessionResponse:
         self.sessions += 1
@@ -54,10 +56,20 @@ class Interop(acp.Agent):
         stop_reason = "end_turn"
         try:
             await self.update(session, {"sessionUpdate": "user_message", "messageId": message, "content": prompt})
-            await self.update(session, {"sessionUpdate": "agent_message_chunk", "messageId": reply, "content": {"type": "text", "text": "Editing notes.txt."}})
+            await self.update(
+                session,
+                {
+                    "sessionUpdate": "agent_message_chunk",
+                    "messageId": reply,
+                    "content": {"type": "text", "text": "Editing notes.txt."},
+                },
+            )
             call = {"sessionUpdate": "tool_call_update", "toolCallId": "call-1"}
             await self.update(session, {**call, "title": "Edit notes.txt", "kind": "edit", "status": "in_progress"})
-            options = [{"optionId": "allow", "name": "Allow", "kind": "allow_once"}, {"optionId": "reject", "name": "Reject", "kind": "reject_once"}]
+            options = [
+                {"optionId": "allow", "name": "Allow", "kind": "allow_once"},
+                {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
+            ]
             subject = {"type": "tool_call", "toolCall": {"toolCallId": "call-1"}}
             request = {"sessionId": session, "title": "Edit notes.txt?", "subject": subject, "options": options}
             answer = acp.to_json(await self.end.request("session/request_permission", request))

@@ -69,11 +69,17 @@ async def main() -> None:
         )
         initialized = acp.to_json(await end.request("initialize", initialize))
         if options.authenticate:
-            await end.request("authenticate", acp.AuthenticateRequest.model_validate({"methodId": options.authenticate}))
-        session = await end.request("session/new", acp.NewSessionRequest.model_validate({"cwd": str(options.cwd), "mcpServers": []}))
+            await end.request(
+                "authenticate", acp.AuthenticateRequest.model_validate({"methodId": options.authenticate})
+            )
+        session = await end.request(
+            "session/new", acp.NewSessionRequest.model_validate({"cwd": str(options.cwd), "mcpServers": []})
+        )
         stop_reasons = []
         for text in options.prompt:
-            prompt = acp.PromptRequest.model_validate({"sessionId": session.session_id, "prompt": [{"type": "text", "text": text}]})
+            prompt = acp.PromptRequest.model_validate(
+                {"sessionId": session.session_id, "prompt": [{"type": "text", "text": text}]}
+            )
             response = acp.to_json(await end.request("session/prompt", prompt))
             stop_reasons.append(response["stopReason"])
         return {"agent": initialized.get("agentInfo"), "stopReasons": stop_reasons, **client.seen}

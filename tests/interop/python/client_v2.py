@@ -54,7 +54,9 @@ async def main() -> None:
         stop_reasons = []
         for text in options.prompt:
             client.idle = UNSEEN
-            prompt = acp.PromptRequest.model_validate({"sessionId": session.session_id, "prompt": [{"type": "text", "text": text}]})
+            prompt = acp.PromptRequest.model_validate(
+                {"sessionId": session.session_id, "prompt": [{"type": "text", "text": text}]}
+            )
             await end.request("session/prompt", prompt)
             if client.idle is UNSEEN:
                 raise RuntimeError("session/prompt: the call returned before an idle ended its turn")

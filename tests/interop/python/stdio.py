@@ -63,14 +63,21 @@ def permission_outcome(params: acp.RequestPermissionRequest) -> acp.RequestPermi
     return acp.decode_result("session/request_permission", {"outcome": outcome})
 
 
-async def run_client(options: argparse.Namespace, client: Any, dropped: list[str], play: Callable[[Any], Awaitable[dict[str, Any]]]) -> None:
+async def run_client(
+    options: argparse.Namespace, client: Any, dropped: list[str], play: Callable[[Any], Awaitable[dict[str, Any]]]
+) -> None:
     """Runs the agent command of `options`, connects `client`'s end to it,
     plays the session (`play` returns the summary printed as JSON) and exits
     0, or 1 naming the first failure and what the connection dropped."""
     recorder = Recorder(options.trace)
     # A process group of its own, so that its children stop with it.
     agent = await asyncio.create_subprocess_exec(
-        *options.agent, cwd=options.cwd, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, limit=2**26, start_new_session=True
+        *options.agent,
+        cwd=options.cwd,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        limit=2**26,
+        start_new_session=True,
     )
     assert agent.stdin is not None and agent.stdout is not None
     stdin, stdout = agent.stdin, agent.stdout

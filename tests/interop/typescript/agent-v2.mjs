@@ -18,18 +18,30 @@ let messages = 0;
 async function turn(connection, sessionId, prompt, messageId) {
   const update = (update) => connection.notify("session/update", { sessionId, update });
   const reply = `reply-to-${messageId}`;
-  const chunk = (text) => update({ sessionUpdate: "agent_message_chunk", messageId: reply, content: { type: "text", text } });
+  const chunk = (text) =>
+    update({ sessionUpdate: "agent_message_chunk", messageId: reply, content: { type: "text", text } });
   let stopReason = "end_turn";
   try {
     update({ sessionUpdate: "user_message", messageId, content: prompt });
     chunk("Editing notes.txt.");
-    update({ sessionUpdate: "tool_call_update", toolCallId: "call-1", title: "Edit notes.txt", kind: "edit", status: "in_progress" });
+    update({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "call-1",
+      title: "Edit notes.txt",
+      kind: "edit",
+      status: "in_progress",
+    });
     const options = [
       { optionId: "allow", name: "Allow", kind: "allow_once" },
       { optionId: "reject", name: "Reject", kind: "reject_once" },
     ];
     const subject = { type: "tool_call", toolCall: { toolCallId: "call-1" } };
-    const answer = await connection.request("session/request_permission", { sessionId, title: "Edit notes.txt?", subject, options });
+    const answer = await connection.request("session/request_permission", {
+      sessionId,
+      title: "Edit notes.txt?",
+      subject,
+      options,
+    });
     const allowed = answer.outcome.outcome === "selected" && answer.outcome.optionId === "allow";
     update({ sessionUpdate: "tool_call_update", toolCallId: "call-1", status: allowed ? "completed" : "failed" });
     chunk(allowed ? "Edited." : "Left as it was.");
@@ -42,7 +54,11 @@ async function turn(connection, sessionId, prompt, messageId) {
 
 serveAgent(acp, (connection) => ({
   initialize() {
-    return { protocolVersion: acp.PROTOCOL_VERSION, info: { name: "acp-codegen interop agent (TypeScript, v2)", version: "0.1.0" }, capabilities: { session: {} } };
+    return {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      info: { name: "acp-codegen interop agent (TypeScript, v2)", version: "0.1.0" },
+      capabilities: { session: {} },
+    };
   },
   sessionNew() {
     sessions += 1;
@@ -54,7 +70,10 @@ serveAgent(acp, (connection) => ({
   sessionPrompt(params) {
     messages += 1;
     const messageId = `message-${messages}`;
-    connection.notify("session/update", { sessionId: params.sessionId, update: { sessionUpdate: "state_update", state: "running" } });
+    connection.notify("session/update", {
+      sessionId: params.sessionId,
+      update: { sessionUpdate: "state_update", state: "running" },
+    });
     setImmediate(() => void turn(connection, params.sessionId, params.prompt, messageId));
     return { messageId };
   },

@@ -13,7 +13,9 @@
 import { clientOptions, permissionOutcome, runClient } from "./stdio.mjs";
 
 const acp = await import(process.env.ACP_PACKAGE);
-const options = clientOptions("client-v2.mjs --cwd ABSOLUTE_DIR [--trace FILE] [--prompt TEXT]... -- AGENT [ARGS]...", { authenticate: false });
+const options = clientOptions("client-v2.mjs --cwd ABSOLUTE_DIR [--trace FILE] [--prompt TEXT]... -- AGENT [ARGS]...", {
+  authenticate: false,
+});
 
 const seen = { updates: {}, permissions: 0, dropped: [] };
 /** The stop reason of the last `idle` handled (`null` when it gave none). */
@@ -32,13 +34,18 @@ const handlers = {
 
 await runClient(acp, options, seen, handlers, async (client, step) => {
   const initialized = await step("initialize", () =>
-    client.request("initialize", { protocolVersion: acp.PROTOCOL_VERSION, info: { name: "acp-codegen interop client (TypeScript, v2)", version: "0.1.0" } }),
+    client.request("initialize", {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      info: { name: "acp-codegen interop client (TypeScript, v2)", version: "0.1.0" },
+    }),
   );
   const session = await step("session/new", () => client.request("session/new", { cwd: options.cwd }));
   const stopReasons = [];
   for (const text of options.prompts) {
     idle = undefined;
-    await step("session/prompt", () => client.request("session/prompt", { sessionId: session.sessionId, prompt: [{ type: "text", text }] }));
+    await step("session/prompt", () =>
+      client.request("session/prompt", { sessionId: session.sessionId, prompt: [{ type: "text", text }] }),
+    );
     if (idle === undefined) throw new Error("session/prompt: the call resolved before an idle ended its turn");
     stopReasons.push(idle);
   }

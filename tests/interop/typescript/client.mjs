@@ -15,7 +15,10 @@ import { resolve } from "node:path";
 import { clientOptions, permissionOutcome, runClient } from "./stdio.mjs";
 
 const acp = await import(process.env.ACP_PACKAGE);
-const options = clientOptions("client.mjs --cwd ABSOLUTE_DIR [--trace FILE] [--authenticate METHOD] [--prompt TEXT]... -- AGENT [ARGS]...", { authenticate: true });
+const options = clientOptions(
+  "client.mjs --cwd ABSOLUTE_DIR [--trace FILE] [--authenticate METHOD] [--prompt TEXT]... -- AGENT [ARGS]...",
+  { authenticate: true },
+);
 
 const seen = { updates: {}, permissions: 0, reads: 0, writes: 0, dropped: [] };
 const inside = (path) => {
@@ -37,7 +40,12 @@ const handlers = {
     seen.reads++;
     if (params.line == null && params.limit == null) return { content: text };
     const lines = text.split("\n").slice(Math.max((params.line ?? 1) - 1, 0));
-    return { content: lines.slice(0, params.limit ?? lines.length).map((line) => `${line}\n`).join("") };
+    return {
+      content: lines
+        .slice(0, params.limit ?? lines.length)
+        .map((line) => `${line}\n`)
+        .join(""),
+    };
   },
   async fsWriteTextFile(params) {
     writeFileSync(inside(params.path), params.content);
@@ -54,11 +62,14 @@ await runClient(acp, options, seen, handlers, async (client, step) => {
       clientInfo: { name: "acp-codegen interop client (TypeScript)", version: "0.1.0" },
     }),
   );
-  if (options.authenticate) await step("authenticate", () => client.request("authenticate", { methodId: options.authenticate }));
+  if (options.authenticate)
+    await step("authenticate", () => client.request("authenticate", { methodId: options.authenticate }));
   const session = await step("session/new", () => client.request("session/new", { cwd: options.cwd, mcpServers: [] }));
   const stopReasons = [];
   for (const text of options.prompts) {
-    const response = await step("session/prompt", () => client.request("session/prompt", { sessionId: session.sessionId, prompt: [{ type: "text", text }] }));
+    const response = await step("session/prompt", () =>
+      client.request("session/prompt", { sessionId: session.sessionId, prompt: [{ type: "text", text }] }),
+    );
     stopReasons.push(response.stopReason);
   }
   return { agent: initialized.agentInfo ?? null, stopReasons, ...seen };

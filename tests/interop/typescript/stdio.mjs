@@ -59,7 +59,9 @@ export function recorder(path) {
 /** The first "allow once" option (else the first), or `cancelled` without options. */
 export function permissionOutcome(params) {
   const chosen = params.options.find((option) => option.kind === "allow_once") ?? params.options[0];
-  return { outcome: chosen === undefined ? { outcome: "cancelled" } : { outcome: "selected", optionId: chosen.optionId } };
+  return {
+    outcome: chosen === undefined ? { outcome: "cancelled" } : { outcome: "selected", optionId: chosen.optionId },
+  };
 }
 
 /**
@@ -70,7 +72,10 @@ export function permissionOutcome(params) {
  */
 export async function runClient(acp, options, seen, handlers, play) {
   const record = recorder(options.trace);
-  const agent = spawn(options.agent[0], options.agent.slice(1), { cwd: options.cwd, stdio: ["pipe", "pipe", "inherit"] });
+  const agent = spawn(options.agent[0], options.agent.slice(1), {
+    cwd: options.cwd,
+    stdio: ["pipe", "pipe", "inherit"],
+  });
   const client = acp.connectClient(
     () => handlers,
     (text) => {

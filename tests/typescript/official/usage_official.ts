@@ -13,15 +13,27 @@ const echoAgent = agent()
   .onRequest("session/prompt", async ({ params: { sessionId, prompt }, client }) => {
     const send = (update: SessionUpdate) => client.notify("session/update", { sessionId, update });
     const first = prompt[0];
-    await send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: first?.type === "text" ? `You said: ${first.text}` : "?" } });
-    await send({ sessionUpdate: "tool_call", toolCallId: "call-1", title: "Reading notes.md", kind: "read", status: "in_progress" });
+    await send({
+      sessionUpdate: "agent_message_chunk",
+      content: { type: "text", text: first?.type === "text" ? `You said: ${first.text}` : "?" },
+    });
+    await send({
+      sessionUpdate: "tool_call",
+      toolCallId: "call-1",
+      title: "Reading notes.md",
+      kind: "read",
+      status: "in_progress",
+    });
     await send({
       sessionUpdate: "tool_call_update",
       toolCallId: "call-1",
       status: "completed",
       content: [{ type: "content", content: { type: "text", text: "# Notes" } }],
     });
-    await send({ sessionUpdate: "plan", entries: [{ content: "Summarize the notes", priority: "high", status: "pending" }] });
+    await send({
+      sessionUpdate: "plan",
+      entries: [{ content: "Summarize the notes", priority: "high", status: "pending" }],
+    });
     await send({ sessionUpdate: "_zed/cursor", line: 3 } as unknown as SessionUpdate);
     return { stopReason: "end_turn" as const };
   });
@@ -49,9 +61,18 @@ const demoClient = client()
 
 const connection = demoClient.connect(echoAgent);
 await connection.agent.request("initialize", { protocolVersion: 1 });
-const answer = await connection.agent.request("session/prompt", { sessionId: "session-1", prompt: [{ type: "text", text: "hello" }] });
+const answer = await connection.agent.request("session/prompt", {
+  sessionId: "session-1",
+  prompt: [{ type: "text", text: "hello" }],
+});
 await new Promise((resolve) => setTimeout(resolve, 10));
 if (answer.stopReason !== "end_turn") throw new Error(`unexpected answer ${JSON.stringify(answer)}`);
-const expected = ["You said: hello", "tool call-1: Reading notes.md", "tool call-1 completed with 1 content", "plan: Summarize the notes"];
-if (JSON.stringify(log.slice(0, 4)) !== JSON.stringify(expected)) throw new Error(`the client saw ${JSON.stringify(log, null, 2)}`);
+const expected = [
+  "You said: hello",
+  "tool call-1: Reading notes.md",
+  "tool call-1 completed with 1 content",
+  "plan: Summarize the notes",
+];
+if (JSON.stringify(log.slice(0, 4)) !== JSON.stringify(expected))
+  throw new Error(`the client saw ${JSON.stringify(log, null, 2)}`);
 connection.close();

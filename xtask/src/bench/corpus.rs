@@ -21,7 +21,13 @@ use serde_json::{json, Map, Value};
 use acp_schema_source::ExtendedSchema;
 
 /// The type every corpus line is decoded as, in every language.
-pub const TYPES: [&str; 5] = ["SessionNotification", "PromptRequest", "PromptResponse", "RequestPermissionRequest", "RequestPermissionResponse"];
+pub const TYPES: [&str; 5] = [
+    "SessionNotification",
+    "PromptRequest",
+    "PromptResponse",
+    "RequestPermissionRequest",
+    "RequestPermissionResponse",
+];
 
 /// One message: the type it is decoded as and its JSON text.
 pub struct Message {
@@ -36,18 +42,87 @@ pub struct Corpus {
 }
 
 const WORDS: [&str; 48] = [
-    "the", "a", "function", "returns", "value", "error", "file", "test", "build", "session", "update", "config", "module", "parser", "I'll",
-    "check", "read", "write", "fix", "change", "branch", "commit", "because", "this", "that", "with", "without", "should", "type", "field",
-    "schema", "client", "agent", "tool", "call", "—", "naïve", "café", "数据", "🙂", "\"quoted\"", "path\\to", "line\nbreak", "`code`", "{}",
-    "<tag>", "100%", "x=1;",
+    "the",
+    "a",
+    "function",
+    "returns",
+    "value",
+    "error",
+    "file",
+    "test",
+    "build",
+    "session",
+    "update",
+    "config",
+    "module",
+    "parser",
+    "I'll",
+    "check",
+    "read",
+    "write",
+    "fix",
+    "change",
+    "branch",
+    "commit",
+    "because",
+    "this",
+    "that",
+    "with",
+    "without",
+    "should",
+    "type",
+    "field",
+    "schema",
+    "client",
+    "agent",
+    "tool",
+    "call",
+    "—",
+    "naïve",
+    "café",
+    "数据",
+    "🙂",
+    "\"quoted\"",
+    "path\\to",
+    "line\nbreak",
+    "`code`",
+    "{}",
+    "<tag>",
+    "100%",
+    "x=1;",
 ];
 
 const IDENTIFIERS: [&str; 16] = [
-    "parse_config", "Session", "handle_update", "value", "result", "decoder", "items", "index", "buffer", "reader", "writer", "options",
-    "context", "state", "message", "schema",
+    "parse_config",
+    "Session",
+    "handle_update",
+    "value",
+    "result",
+    "decoder",
+    "items",
+    "index",
+    "buffer",
+    "reader",
+    "writer",
+    "options",
+    "context",
+    "state",
+    "message",
+    "schema",
 ];
 
-const TOOL_KINDS: [&str; 10] = ["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"];
+const TOOL_KINDS: [&str; 10] = [
+    "read",
+    "edit",
+    "delete",
+    "move",
+    "search",
+    "execute",
+    "think",
+    "fetch",
+    "switch_mode",
+    "other",
+];
 const TOOL_STATUSES: [&str; 4] = ["pending", "in_progress", "completed", "failed"];
 
 /// The seeded generator.
@@ -100,7 +175,11 @@ impl Generator {
     }
 
     fn path(&mut self) -> String {
-        format!("/home/user/project/src/{}/{}.rs", self.pick(&IDENTIFIERS), self.pick(&IDENTIFIERS))
+        format!(
+            "/home/user/project/src/{}/{}.rs",
+            self.pick(&IDENTIFIERS),
+            self.pick(&IDENTIFIERS)
+        )
     }
 
     fn text_block(&mut self, words: usize) -> Value {
@@ -113,7 +192,9 @@ impl Generator {
 
     fn content_block(&mut self) -> Value {
         match self.random.random_range(0..10) {
-            0 => json!({"type": "resource_link", "name": self.pick(&IDENTIFIERS), "uri": format!("file://{}", self.path())}),
+            0 => {
+                json!({"type": "resource_link", "name": self.pick(&IDENTIFIERS), "uri": format!("file://{}", self.path())})
+            }
             1 => {
                 let lines = self.random.random_range(5..40);
                 json!({"type": "resource", "resource": {"uri": format!("file://{}", self.path()), "mimeType": "text/x-rust", "text": self.code(lines)}})
@@ -150,7 +231,10 @@ impl Generator {
             input.insert("limit".to_owned(), json!(self.random.random_range(1..500)));
         }
         if self.chance(0.3) {
-            input.insert("command".to_owned(), json!(format!("cargo test -p {}", self.pick(&IDENTIFIERS))));
+            input.insert(
+                "command".to_owned(),
+                json!(format!("cargo test -p {}", self.pick(&IDENTIFIERS))),
+            );
             input.insert("recursive".to_owned(), json!(self.chance(0.5)));
         }
         Value::Object(input)
@@ -164,7 +248,11 @@ impl Generator {
     fn tool_call(&mut self) -> Value {
         self.tool_calls += 1;
         let mut update = json!({"sessionUpdate": "tool_call", "toolCallId": format!("call_{}", self.tool_calls)});
-        update["title"] = json!(format!("{} {}", self.pick(&["Reading", "Editing", "Searching", "Running"]), self.path()));
+        update["title"] = json!(format!(
+            "{} {}",
+            self.pick(&["Reading", "Editing", "Searching", "Running"]),
+            self.path()
+        ));
         update["kind"] = json!(self.pick(&TOOL_KINDS));
         update["status"] = json!(if self.chance(0.7) { "pending" } else { "in_progress" });
         if self.chance(0.5) {
@@ -253,10 +341,17 @@ impl Generator {
                 let prompt: Vec<Value> = (0..count).map(|_| self.content_block()).collect();
                 ("PromptRequest", json!({"sessionId": self.session, "prompt": prompt}))
             }
-            20..=39 => ("PromptResponse", json!({"stopReason": self.pick(&["end_turn", "end_turn", "max_tokens", "cancelled", "refusal"])})),
+            20..=39 => (
+                "PromptResponse",
+                json!({"stopReason": self.pick(&["end_turn", "end_turn", "max_tokens", "cancelled", "refusal"])}),
+            ),
             40..=54 => ("RequestPermissionRequest", self.permission_request()),
             55..=69 => {
-                let outcome = if self.chance(0.8) { json!({"outcome": "selected", "optionId": "allow-once"}) } else { json!({"outcome": "cancelled"}) };
+                let outcome = if self.chance(0.8) {
+                    json!({"outcome": "selected", "optionId": "allow-once"})
+                } else {
+                    json!({"outcome": "cancelled"})
+                };
                 ("RequestPermissionResponse", json!({"outcome": outcome}))
             }
             70..=79 => {
@@ -293,7 +388,11 @@ impl Generator {
 
 /// At least `bytes` bytes of messages (JSON text), the same for the same `seed`.
 pub fn generate(seed: u64, bytes: usize) -> Vec<(&'static str, Value)> {
-    let mut generator = Generator { random: StdRng::seed_from_u64(seed), session: format!("sess_{seed:016x}"), tool_calls: 0 };
+    let mut generator = Generator {
+        random: StdRng::seed_from_u64(seed),
+        session: format!("sess_{seed:016x}"),
+        tool_calls: 0,
+    };
     let mut messages = Vec::new();
     let mut total = 0;
     while total < bytes {
@@ -310,20 +409,33 @@ pub fn validate(schema: &ExtendedSchema, messages: &[(&'static str, Value)]) -> 
     const DOCUMENT: &str = "urn:acp-codegen:bench";
     let mut registered = schema.document.clone();
     registered["$schema"] = json!("https://json-schema.org/draft/2020-12/schema");
-    let registry = jsonschema::Registry::new().add(DOCUMENT, &registered).and_then(jsonschema::RegistryBuilder::prepare).context("preparing the schema for the validator")?;
+    let registry = jsonschema::Registry::new()
+        .add(DOCUMENT, &registered)
+        .and_then(jsonschema::RegistryBuilder::prepare)
+        .context("preparing the schema for the validator")?;
     let mut validators = Vec::new();
     for type_name in TYPES {
         if schema.document.pointer(&format!("/$defs/{type_name}")).is_none() {
             bail!("the schema defines no `{type_name}`, which the benchmark corpus needs");
         }
         let reference = json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "$ref": format!("{DOCUMENT}#/$defs/{type_name}")});
-        let validator = jsonschema::options().with_registry(&registry).build(&reference).with_context(|| format!("building the validator of {type_name}"))?;
+        let validator = jsonschema::options()
+            .with_registry(&registry)
+            .build(&reference)
+            .with_context(|| format!("building the validator of {type_name}"))?;
         validators.push((type_name, validator));
     }
     for (index, (type_name, value)) in messages.iter().enumerate() {
-        let (_, validator) = validators.iter().find(|(name, _)| name == type_name).expect("every corpus type has a validator");
+        let (_, validator) = validators
+            .iter()
+            .find(|(name, _)| name == type_name)
+            .expect("every corpus type has a validator");
         if let Some(error) = validator.iter_errors(value).next() {
-            bail!("corpus message {} ({type_name}) fails the schema at {}: {error}", index + 1, error.instance_path());
+            bail!(
+                "corpus message {} ({type_name}) fails the schema at {}: {error}",
+                index + 1,
+                error.instance_path()
+            );
         }
     }
     Ok(())
@@ -333,7 +445,13 @@ pub fn validate(schema: &ExtendedSchema, messages: &[(&'static str, Value)]) -> 
 pub fn build(schema: &ExtendedSchema, seed: u64, bytes: usize, path: &Path) -> Result<Corpus> {
     let values = generate(seed, bytes);
     validate(schema, &values)?;
-    let messages: Vec<Message> = values.into_iter().map(|(type_name, value)| Message { type_name, text: value.to_string() }).collect();
+    let messages: Vec<Message> = values
+        .into_iter()
+        .map(|(type_name, value)| Message {
+            type_name,
+            text: value.to_string(),
+        })
+        .collect();
     let mut file = String::new();
     for message in &messages {
         file.push_str(message.type_name);
@@ -352,7 +470,12 @@ mod tests {
 
     #[test]
     fn the_same_seed_makes_the_same_corpus_and_another_seed_another() {
-        let text = |seed| generate(seed, 40_000).into_iter().map(|(name, value)| format!("{name}\t{value}\n")).collect::<String>();
+        let text = |seed| {
+            generate(seed, 40_000)
+                .into_iter()
+                .map(|(name, value)| format!("{name}\t{value}\n"))
+                .collect::<String>()
+        };
         assert_eq!(text(7), text(7));
         assert_ne!(text(7), text(8));
     }
@@ -363,14 +486,20 @@ mod tests {
         let messages = generate(1, 200_000);
         validate(&schema, &messages).unwrap();
         for type_name in TYPES {
-            assert!(messages.iter().any(|(name, _)| *name == type_name), "no {type_name} in the corpus");
+            assert!(
+                messages.iter().any(|(name, _)| *name == type_name),
+                "no {type_name} in the corpus"
+            );
         }
     }
 
     #[test]
     fn a_message_the_schema_refuses_fails_validation() {
         let schema = acp_schema_source::load(&acp_schema_source::SourceOptions::default()).unwrap();
-        let broken = vec![("SessionNotification", json!({"sessionId": "s", "update": {"sessionUpdate": "plan"}}))];
+        let broken = vec![(
+            "SessionNotification",
+            json!({"sessionId": "s", "update": {"sessionUpdate": "plan"}}),
+        )];
         let error = validate(&schema, &broken).unwrap_err().to_string();
         assert!(error.contains("corpus message 1 (SessionNotification)"), "{error}");
     }

@@ -43,11 +43,20 @@ pub struct Contender {
 /// in a fresh process, for one timed run, so that on a busy machine each
 /// of them meets the same load and their ratios hold. The median is over
 /// the rounds; peak memory is the largest any of its processes reached.
-pub fn measure_interleaved(language: &'static str, setup: &Setup, contenders: &[Contender]) -> Result<Vec<Measurement>> {
+pub fn measure_interleaved(
+    language: &'static str,
+    setup: &Setup,
+    contenders: &[Contender],
+) -> Result<Vec<Measurement>> {
     let mut measurements: Vec<Option<Measurement>> = contenders.iter().map(|_| None).collect();
     for round in 0..setup.runs() {
         for (contender, slot) in contenders.iter().zip(measurements.iter_mut()) {
-            eprintln!("bench: {language} {} (round {} of {})", contender.role, round + 1, setup.runs());
+            eprintln!(
+                "bench: {language} {} (round {} of {})",
+                contender.role,
+                round + 1,
+                setup.runs()
+            );
             let what = format!("the {language} bench program ({})", contender.role);
             let report = run_program(&mut (contender.command)(1), &what)?;
             let measured = Measurement::from_report(language, contender.role, contender.label.clone(), &report)?;
@@ -92,9 +101,19 @@ pub struct Measurement {
 impl Measurement {
     /// Reads the JSON object a decode-encode program prints.
     fn from_report(language: &'static str, role: &'static str, label: String, report: &Value) -> Result<Measurement> {
-        let count = |key: &str| report[key].as_u64().with_context(|| format!("the {language} {role} program reported no `{key}`"));
-        let seconds: Vec<f64> = report["seconds"].as_array().map(|runs| runs.iter().filter_map(Value::as_f64).collect()).unwrap_or_default();
-        ensure!(!seconds.is_empty(), "the {language} {role} program reported no timed run");
+        let count = |key: &str| {
+            report[key]
+                .as_u64()
+                .with_context(|| format!("the {language} {role} program reported no `{key}`"))
+        };
+        let seconds: Vec<f64> = report["seconds"]
+            .as_array()
+            .map(|runs| runs.iter().filter_map(Value::as_f64).collect())
+            .unwrap_or_default();
+        ensure!(
+            !seconds.is_empty(),
+            "the {language} {role} program reported no timed run"
+        );
         Ok(Measurement {
             language,
             role,
@@ -143,7 +162,11 @@ pub fn median(seconds: &[f64]) -> f64 {
 pub fn run_program(command: &mut Command, what: &str) -> Result<Value> {
     let output = command.output().with_context(|| format!("starting {what}"))?;
     if !output.status.success() {
-        bail!("{what} failed ({}): {}", output.status, String::from_utf8_lossy(&output.stderr).trim());
+        bail!(
+            "{what} failed ({}): {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr).trim()
+        );
     }
     let stdout = String::from_utf8_lossy(&output.stdout);
     let last = stdout.lines().last().unwrap_or_default();

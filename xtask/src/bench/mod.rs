@@ -51,15 +51,6 @@ pub struct Options {
 /// The corpus seed: the same corpus on every machine and every run.
 const SEED: u64 = 0xAC9_2026;
 
-
-
-
-
-
-
-
-
-
 /// Writes the default schema's bindings to `target/bench/bindings/` unless
 /// the same bindings are there already; returns whether they changed.
 fn bindings(folder: &Path) -> Result<bool> {
@@ -79,7 +70,11 @@ fn bindings(folder: &Path) -> Result<bool> {
 /// Checks the options before any work: `--out` must name a file.
 pub fn check(options: &Options) -> Result<()> {
     if let Some(out) = &options.out {
-        ensure!(!out.is_dir(), "--out {}: is a directory; name the JSON file to write", out.display());
+        ensure!(
+            !out.is_dir(),
+            "--out {}: is a directory; name the JSON file to write",
+            out.display()
+        );
     }
     Ok(())
 }
@@ -90,13 +85,28 @@ pub fn run(options: &Options) -> Result<()> {
     let folder = workspace.join("target").join("bench");
     let bindings_folder = folder.join("bindings");
     let bindings_changed = bindings(&bindings_folder)?;
-    let setup = Setup { workspace, bindings: bindings_folder, folder, bindings_changed, quick: options.quick };
+    let setup = Setup {
+        workspace,
+        bindings: bindings_folder,
+        folder,
+        bindings_changed,
+        quick: options.quick,
+    };
 
     let schema = acp_schema_source::load(&SourceOptions::default())?;
-    let (size, name) = if setup.quick { (300_000, "corpus-quick.tsv") } else { (10_500_000, "corpus.tsv") };
+    let (size, name) = if setup.quick {
+        (300_000, "corpus-quick.tsv")
+    } else {
+        (10_500_000, "corpus.tsv")
+    };
     let corpus_path = setup.folder.join("corpus").join(name);
     let corpus = corpus::build(&schema, SEED, size, &corpus_path)?;
-    eprintln!("bench: corpus of {} messages, {} bytes, validated, in {}", corpus.messages.len(), corpus.bytes, corpus_path.display());
+    eprintln!(
+        "bench: corpus of {} messages, {} bytes, validated, in {}",
+        corpus.messages.len(),
+        corpus.bytes,
+        corpus_path.display()
+    );
 
     let mut measurements = Vec::new();
     measurements.extend(rust::measure(&setup, &corpus_path)?);
@@ -110,11 +120,23 @@ pub fn run(options: &Options) -> Result<()> {
     let generation = generation::measure(&setup, (&xtask, build), options.peers)?;
     let scale = scale::measure(&setup, &xtask, if setup.quick { 1 } else { 3 })?;
 
-    let results =
-        report::Results { quick: setup.quick, seed: SEED, corpus_messages: corpus.messages.len(), corpus_bytes: corpus.bytes, measurements, startup, generation, scale };
+    let results = report::Results {
+        quick: setup.quick,
+        seed: SEED,
+        corpus_messages: corpus.messages.len(),
+        corpus_bytes: corpus.bytes,
+        measurements,
+        startup,
+        generation,
+        scale,
+    };
     print!("{}", report::markdown(&results));
     if let Some(out) = &options.out {
-        let text = if out.extension().is_some_and(|extension| extension == "md") { page::markdown(&results) } else { report::json(&results) };
+        let text = if out.extension().is_some_and(|extension| extension == "md") {
+            page::markdown(&results)
+        } else {
+            report::json(&results)
+        };
         crate::output::write_file(out, text.as_bytes())?;
         eprintln!("wrote {}", out.display());
     }
@@ -122,16 +144,37 @@ pub fn run(options: &Options) -> Result<()> {
         .measurements
         .iter()
         .filter(|measurement| measurement.role == "ours" && !measurement.exact())
-        .map(|measurement| format!("{}: {}", measurement.language, measurement.first_difference.as_deref().unwrap_or("?")))
+        .map(|measurement| {
+            format!(
+                "{}: {}",
+                measurement.language,
+                measurement.first_difference.as_deref().unwrap_or("?")
+            )
+        })
         .collect();
     if !inexact.is_empty() {
-        bail!("our bindings do not re-encode every corpus message exactly: {}", inexact.join("; "));
+        bail!(
+            "our bindings do not re-encode every corpus message exactly: {}",
+            inexact.join("; ")
+        );
     }
     // A peer may fail (it is reported as such); our own runs may not.
-    let ours = results.generation.iter().filter(|timing| timing.tool.starts_with("xtask"));
+    let ours = results
+        .generation
+        .iter()
+        .filter(|timing| timing.tool.starts_with("xtask"));
     let scaled = results.scale.iter().map(|point| &point.timing);
     let loaded = results.startup.iter().filter_map(|startup| startup.timings.first());
-    let failed: Vec<String> = ours.chain(scaled).chain(loaded).filter_map(|timing| timing.failure.as_ref().map(|failure| format!("{}: {failure}", timing.tool))).collect();
+    let failed: Vec<String> = ours
+        .chain(scaled)
+        .chain(loaded)
+        .filter_map(|timing| {
+            timing
+                .failure
+                .as_ref()
+                .map(|failure| format!("{}: {failure}", timing.tool))
+        })
+        .collect();
     if !failed.is_empty() {
         bail!("our own timed runs failed: {}", failed.join("; "));
     }

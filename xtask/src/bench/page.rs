@@ -14,7 +14,11 @@ const LIMITS: &str = include_str!("page/limits.md");
 
 /// The page for `results`.
 pub fn markdown(results: &Results) -> String {
-    let run = if results.quick { "`cargo xtask bench --quick`" } else { "`cargo xtask bench --peers`" };
+    let run = if results.quick {
+        "`cargo xtask bench --quick`"
+    } else {
+        "`cargo xtask bench --peers`"
+    };
     format!(
         "{INTRO}\nThis run ({run}, {}; {}; this machine's speed varies from run to run by up to a fifth, which moves all the columns of a run together, the ratios far less):\n\n{}\n{LIMITS}",
         today(),
@@ -28,20 +32,40 @@ fn machine() -> String {
     let cores = std::thread::available_parallelism().map_or(0, usize::from);
     let processor = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
-        .and_then(|text| text.lines().find_map(|line| line.strip_prefix("model name").and_then(|rest| rest.split_once(':')).map(|(_, name)| name.trim().to_owned())))
+        .and_then(|text| {
+            text.lines().find_map(|line| {
+                line.strip_prefix("model name")
+                    .and_then(|rest| rest.split_once(':'))
+                    .map(|(_, name)| name.trim().to_owned())
+            })
+        })
         .unwrap_or_else(|| "an unknown processor".to_owned());
     let version = |program: &str| {
         Command::new(program)
             .arg("--version")
             .output()
             .ok()
-            .map(|output| String::from_utf8_lossy(if output.stdout.is_empty() { &output.stderr } else { &output.stdout }).trim().to_owned())
+            .map(|output| {
+                String::from_utf8_lossy(if output.stdout.is_empty() {
+                    &output.stderr
+                } else {
+                    &output.stdout
+                })
+                .trim()
+                .to_owned()
+            })
             .unwrap_or_else(|| "none".to_owned())
     };
-    format!("{cores} cores, {processor}, Node {}, {}", version("node").trim_start_matches('v'), version("python3"))
+    format!(
+        "{cores} cores, {processor}, Node {}, {}",
+        version("node").trim_start_matches('v'),
+        version("python3")
+    )
 }
 
 /// Today's date (UTC).
 fn today() -> String {
-    chrono::DateTime::<chrono::Utc>::from(std::time::SystemTime::now()).format("%Y-%m-%d").to_string()
+    chrono::DateTime::<chrono::Utc>::from(std::time::SystemTime::now())
+        .format("%Y-%m-%d")
+        .to_string()
 }

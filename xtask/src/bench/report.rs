@@ -9,9 +9,9 @@ use std::fmt::Write;
 use serde_json::{json, Value};
 
 use super::generation::Timing;
+use super::measure::Measurement;
 use super::scale::Point;
 use super::startup::Startup;
-use super::measure::Measurement;
 
 pub struct Results {
     pub quick: bool,
@@ -54,7 +54,12 @@ fn correctness(measurement: &Measurement) -> String {
 
 /// Ours, the official implementation and the floor of `language`.
 fn roles<'a>(results: &'a Results, language: &str) -> [Option<&'a Measurement>; 3] {
-    ["ours", "official", "floor"].map(|role| results.measurements.iter().find(|measurement| measurement.language == language && measurement.role == role))
+    ["ours", "official", "floor"].map(|role| {
+        results
+            .measurements
+            .iter()
+            .find(|measurement| measurement.language == language && measurement.role == role)
+    })
 }
 
 fn languages(results: &Results) -> Vec<&'static str> {
@@ -84,8 +89,11 @@ pub fn markdown(results: &Results) -> String {
     );
     text.push_str("| language | ours MB/s | official MB/s | ours / official | floor MB/s | ours / floor |\n| --- | ---: | ---: | ---: | ---: | ---: |\n");
     for language in languages(results) {
-        let [ours, official, floor] = roles(results, language).map(|measurement| measurement.map(Measurement::megabytes_per_second));
-        let show = |value: Option<f64>, digits: usize| value.map_or_else(|| "-".to_owned(), |value| format!("{value:.digits$}"));
+        let [ours, official, floor] =
+            roles(results, language).map(|measurement| measurement.map(Measurement::megabytes_per_second));
+        let show = |value: Option<f64>, digits: usize| {
+            value.map_or_else(|| "-".to_owned(), |value| format!("{value:.digits$}"))
+        };
         let _ = writeln!(
             text,
             "| {language} | {} | {} | {} | {} | {} |",
@@ -120,9 +128,19 @@ pub fn markdown(results: &Results) -> String {
         );
     }
     startup_markdown(results, &mut text);
-    let ours = results.generation.first().filter(|timing| timing.failure.is_none()).map(Timing::median);
-    let _ = writeln!(text, "\nGeneration (whole process, medians of {} runs):\n", results.generation.first().map_or(0, |timing| timing.seconds.len()));
-    text.push_str("| generator | output | seconds | peak memory MiB | its time / ours |\n| --- | --- | ---: | ---: | ---: |\n");
+    let ours = results
+        .generation
+        .first()
+        .filter(|timing| timing.failure.is_none())
+        .map(Timing::median);
+    let _ = writeln!(
+        text,
+        "\nGeneration (whole process, medians of {} runs):\n",
+        results.generation.first().map_or(0, |timing| timing.seconds.len())
+    );
+    text.push_str(
+        "| generator | output | seconds | peak memory MiB | its time / ours |\n| --- | --- | ---: | ---: | ---: |\n",
+    );
     for timing in &results.generation {
         match &timing.failure {
             None => {
@@ -137,7 +155,13 @@ pub fn markdown(results: &Results) -> String {
                 );
             }
             Some(failure) => {
-                let _ = writeln!(text, "| {} | {} | failed: {} | - | - |", timing.tool, timing.output, shorten(failure, 120));
+                let _ = writeln!(
+                    text,
+                    "| {} | {} | failed: {} | - | - |",
+                    timing.tool,
+                    timing.output,
+                    shorten(failure, 120)
+                );
             }
         }
     }
@@ -148,14 +172,21 @@ pub fn markdown(results: &Results) -> String {
 /// Generation as the schema grows: time and peak memory, whole and per definition.
 fn scale_markdown(results: &Results, text: &mut String) {
     let Some(first) = results.scale.first() else { return };
-    let _ = writeln!(text, "\nGeneration as the schema grows (synthetic schemas, `--no-rfd`, medians of {} runs):\n", first.timing.seconds.len());
+    let _ = writeln!(
+        text,
+        "\nGeneration as the schema grows (synthetic schemas, `--no-rfd`, medians of {} runs):\n",
+        first.timing.seconds.len()
+    );
     text.push_str("| definitions | schema KiB | seconds | ms per definition | peak memory MiB | KiB per definition |\n| ---: | ---: | ---: | ---: | ---: | ---: |\n");
     for point in &results.scale {
         let kib = point.schema_bytes as f64 / 1024.0;
         match &point.timing.failure {
             None => {
                 let seconds = point.timing.median();
-                let per_definition = point.timing.peak_kib.map_or_else(|| "-".to_owned(), |peak| format!("{:.1}", peak as f64 / point.definitions as f64));
+                let per_definition = point.timing.peak_kib.map_or_else(
+                    || "-".to_owned(),
+                    |peak| format!("{:.1}", peak as f64 / point.definitions as f64),
+                );
                 let _ = writeln!(
                     text,
                     "| {} | {kib:.0} | {seconds:.3} | {:.3} | {} | {per_definition} |",
@@ -165,7 +196,12 @@ fn scale_markdown(results: &Results, text: &mut String) {
                 );
             }
             Some(failure) => {
-                let _ = writeln!(text, "| {} | {kib:.0} | failed: {} | - | - | - |", point.definitions, shorten(failure, 120));
+                let _ = writeln!(
+                    text,
+                    "| {} | {kib:.0} | failed: {} | - | - | - |",
+                    point.definitions,
+                    shorten(failure, 120)
+                );
             }
         }
     }
@@ -200,14 +236,33 @@ pub fn json(results: &Results) -> String {
             json!({"language": language, "ours_per_official": ratio(ours, official), "ours_per_floor": ratio(ours, floor)})
         })
         .collect();
-    let generation: Vec<Value> = results.generation.iter().map(|timing| timed(json!({"tool": timing.tool, "output": timing.output}), timing)).collect();
+    let generation: Vec<Value> = results
+        .generation
+        .iter()
+        .map(|timing| timed(json!({"tool": timing.tool, "output": timing.output}), timing))
+        .collect();
     let startup: Vec<Value> = results
         .startup
         .iter()
-        .flat_map(|startup| startup.timings.iter().map(|timing| timed(json!({"language": startup.language, "implementation": timing.tool}), timing)))
+        .flat_map(|startup| {
+            startup.timings.iter().map(|timing| {
+                timed(
+                    json!({"language": startup.language, "implementation": timing.tool}),
+                    timing,
+                )
+            })
+        })
         .collect();
-    let scale: Vec<Value> =
-        results.scale.iter().map(|point| timed(json!({"definitions": point.definitions, "schema_bytes": point.schema_bytes}), &point.timing)).collect();
+    let scale: Vec<Value> = results
+        .scale
+        .iter()
+        .map(|point| {
+            timed(
+                json!({"definitions": point.definitions, "schema_bytes": point.schema_bytes}),
+                &point.timing,
+            )
+        })
+        .collect();
     let document = json!({
         "quick": results.quick,
         "corpus": {"seed": results.seed, "messages": results.corpus_messages, "bytes": results.corpus_bytes},
@@ -222,19 +277,43 @@ pub fn json(results: &Results) -> String {
 
 /// Loading the bindings: per language, ours, the official SDK and the floor.
 fn startup_markdown(results: &Results, text: &mut String) {
-    let runs = results.startup.first().and_then(|startup| startup.timings.first()).map_or(0, |timing| timing.seconds.len());
-    let _ = writeln!(text, "\nLoading the bindings (a process that imports them and exits, medians of {runs} runs):\n");
+    let runs = results
+        .startup
+        .first()
+        .and_then(|startup| startup.timings.first())
+        .map_or(0, |timing| timing.seconds.len());
+    let _ = writeln!(
+        text,
+        "\nLoading the bindings (a process that imports them and exits, medians of {runs} runs):\n"
+    );
     text.push_str("| language | implementation | seconds | peak memory MiB | its time / ours |\n| --- | --- | ---: | ---: | ---: |\n");
     for startup in &results.startup {
-        let ours = startup.timings.first().filter(|timing| timing.failure.is_none()).map(Timing::median);
+        let ours = startup
+            .timings
+            .first()
+            .filter(|timing| timing.failure.is_none())
+            .map(Timing::median);
         for timing in &startup.timings {
             match &timing.failure {
                 None => {
                     let ratio = ours.map_or_else(|| "-".to_owned(), |ours| format!("{:.2}", timing.median() / ours));
-                    let _ = writeln!(text, "| {} | {} | {:.3} | {} | {ratio} |", startup.language, timing.tool, timing.median(), mebibytes(timing.peak_kib));
+                    let _ = writeln!(
+                        text,
+                        "| {} | {} | {:.3} | {} | {ratio} |",
+                        startup.language,
+                        timing.tool,
+                        timing.median(),
+                        mebibytes(timing.peak_kib)
+                    );
                 }
                 Some(failure) => {
-                    let _ = writeln!(text, "| {} | {} | failed: {} | - | - |", startup.language, timing.tool, shorten(failure, 120));
+                    let _ = writeln!(
+                        text,
+                        "| {} | {} | failed: {} | - | - |",
+                        startup.language,
+                        timing.tool,
+                        shorten(failure, 120)
+                    );
                 }
             }
         }
@@ -243,7 +322,11 @@ fn startup_markdown(results: &Results, text: &mut String) {
 
 /// `what` (a JSON object) with `timing`'s runs, median, peak memory and failure.
 fn timed(mut what: Value, timing: &Timing) -> Value {
-    let median = if timing.failure.is_none() { Some(timing.median()) } else { None };
+    let median = if timing.failure.is_none() {
+        Some(timing.median())
+    } else {
+        None
+    };
     if let Value::Object(fields) = &mut what {
         fields.insert("seconds".to_owned(), json!(timing.seconds));
         fields.insert("median_seconds".to_owned(), json!(median));

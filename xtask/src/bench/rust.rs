@@ -42,7 +42,10 @@ fn build(setup: &Setup, folder: &str, manifest: &str, program: &str, binary: &st
     let target = setup.folder.join("rust-target");
     eprintln!("bench: building the Rust program {binary} (release)");
     crate::tools::run_checked(
-        cargo().args(["build", "--quiet", "--release"]).env("CARGO_TARGET_DIR", &target).current_dir(&crate_folder),
+        cargo()
+            .args(["build", "--quiet", "--release"])
+            .env("CARGO_TARGET_DIR", &target)
+            .current_dir(&crate_folder),
         &format!("building the Rust bench program {binary}"),
     )?;
     Ok(target.join("release").join(binary))
@@ -52,8 +55,16 @@ pub fn measure(setup: &Setup, corpus: &Path) -> Result<Vec<Measurement>> {
     let program = build(setup, "rust", &manifest(), PROGRAM, "decode-encode")?;
     let version = acp_schema_source::upstream::UPSTREAM_VERSION;
     let contenders = [
-        ("ours", "ours", "generated crate (serde_json::from_str + to_string)".to_owned()),
-        ("official", "official", format!("agent-client-protocol-schema {version}")),
+        (
+            "ours",
+            "ours",
+            "generated crate (serde_json::from_str + to_string)".to_owned(),
+        ),
+        (
+            "official",
+            "official",
+            format!("agent-client-protocol-schema {version}"),
+        ),
         ("floor", "value", "serde_json::Value round trip".to_owned()),
     ]
     .map(|(role, implementation, label)| {
@@ -86,15 +97,37 @@ fn connection_manifest() -> String {
 /// (`Rust connection`) and request round trips (`Rust round trip`), ours
 /// against the official SDK's.
 pub fn measure_connection(setup: &Setup, corpus: &Path) -> Result<Vec<Measurement>> {
-    let program = build(setup, "rust-connection", &connection_manifest(), CONNECTION, "connection")?;
+    let program = build(
+        setup,
+        "rust-connection",
+        &connection_manifest(),
+        CONNECTION,
+        "connection",
+    )?;
     let mut measurements = Vec::new();
     for (language, mode, ours, official, floor) in [
-        ("Rust connection", "receive", "generated crate (ClientEnd over the corpus's text)", "ByteStreams client", "serde_json::Value per line"),
-        ("Rust round trip", "round-trip", "generated crate (ClientEnd and AgentEnd, session/new one after another)", "Client connected to Agent, session/new", "print and parse request and response"),
+        (
+            "Rust connection",
+            "receive",
+            "generated crate (ClientEnd over the corpus's text)",
+            "ByteStreams client",
+            "serde_json::Value per line",
+        ),
+        (
+            "Rust round trip",
+            "round-trip",
+            "generated crate (ClientEnd and AgentEnd, session/new one after another)",
+            "Client connected to Agent, session/new",
+            "print and parse request and response",
+        ),
     ] {
         let contenders = [
             ("ours", "ours", ours.to_owned()),
-            ("official", "official", format!("agent-client-protocol {SDK_VERSION} ({official})")),
+            (
+                "official",
+                "official",
+                format!("agent-client-protocol {SDK_VERSION} ({official})"),
+            ),
             ("floor", "floor", floor.to_owned()),
         ]
         .map(|(role, implementation, label)| {

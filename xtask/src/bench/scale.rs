@@ -33,7 +33,9 @@ fn reference(index: usize) -> Value {
 fn definition(index: usize) -> Value {
     let earlier = |back: usize| index.checked_sub(back);
     match index % 10 {
-        4 => json!({"type": "string", "enum": ["alpha", "beta", "gamma", "delta", "epsilon"], "description": format!("Enumeration {index}.")}),
+        4 => {
+            json!({"type": "string", "enum": ["alpha", "beta", "gamma", "delta", "epsilon"], "description": format!("Enumeration {index}.")})
+        }
         9 => {
             let variants: Vec<Value> = ["first", "second", "third"]
                 .iter()
@@ -41,7 +43,10 @@ fn definition(index: usize) -> Value {
                 .map(|(offset, tag)| {
                     let mut properties = Map::new();
                     properties.insert("kind".to_owned(), json!({"type": "string", "const": tag}));
-                    properties.insert(format!("value{offset}"), earlier(offset + 1).map_or_else(|| json!({"type": "string"}), reference));
+                    properties.insert(
+                        format!("value{offset}"),
+                        earlier(offset + 1).map_or_else(|| json!({"type": "string"}), reference),
+                    );
                     json!({"type": "object", "properties": properties, "required": ["kind"]})
                 })
                 .collect();
@@ -50,15 +55,27 @@ fn definition(index: usize) -> Value {
         _ => {
             let mut properties = Map::new();
             properties.insert("name".to_owned(), json!({"type": "string"}));
-            properties.insert("count".to_owned(), json!({"type": "integer", "format": "uint32", "minimum": 0}));
-            properties.insert("labels".to_owned(), json!({"type": ["array", "null"], "items": {"type": "string"}}));
+            properties.insert(
+                "count".to_owned(),
+                json!({"type": "integer", "format": "uint32", "minimum": 0}),
+            );
+            properties.insert(
+                "labels".to_owned(),
+                json!({"type": ["array", "null"], "items": {"type": "string"}}),
+            );
             if let Some(previous) = earlier(1) {
-                properties.insert("items".to_owned(), json!({"type": "array", "items": reference(previous)}));
+                properties.insert(
+                    "items".to_owned(),
+                    json!({"type": "array", "items": reference(previous)}),
+                );
             }
             if let Some(further) = earlier(7) {
                 properties.insert("next".to_owned(), reference(further));
             }
-            properties.insert("_meta".to_owned(), json!({"type": ["object", "null"], "additionalProperties": true}));
+            properties.insert(
+                "_meta".to_owned(),
+                json!({"type": ["object", "null"], "additionalProperties": true}),
+            );
             json!({"type": "object", "properties": properties, "required": ["name"], "description": format!("Object {index}.")})
         }
     }
@@ -72,7 +89,11 @@ pub fn synthetic(definitions: usize) -> Value {
 
 /// Times `xtask generate` on synthetic schemas of each size.
 pub fn measure(setup: &Setup, xtask: &Path, runs: usize) -> Result<Vec<Point>> {
-    let sizes: &[usize] = if setup.quick { &[100, 200] } else { &[1_000, 2_000, 5_000] };
+    let sizes: &[usize] = if setup.quick {
+        &[100, 200]
+    } else {
+        &[1_000, 2_000, 5_000]
+    };
     let work = setup.folder.join("generation").join("scale");
     std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
     let mut points = Vec::new();
@@ -82,12 +103,28 @@ pub fn measure(setup: &Setup, xtask: &Path, runs: usize) -> Result<Vec<Point>> {
         super::measure::write_if_changed(&schema, &text)?;
         eprintln!("bench: timing generation of {definitions} synthetic definitions");
         let out = work.join(format!("bindings-{definitions}"));
-        let timing = time(&format!("xtask generate, {definitions} definitions"), "Rust, TypeScript, Python, schema, vectors", runs, &|| {
-            let mut command = Command::new(xtask);
-            command.arg("generate").arg("--schema").arg(&schema).arg("--no-rfd").arg("--out").arg(&out).current_dir(&setup.workspace);
-            command
+        let timing = time(
+            &format!("xtask generate, {definitions} definitions"),
+            "Rust, TypeScript, Python, schema, vectors",
+            runs,
+            &|| {
+                let mut command = Command::new(xtask);
+                command
+                    .arg("generate")
+                    .arg("--schema")
+                    .arg(&schema)
+                    .arg("--no-rfd")
+                    .arg("--out")
+                    .arg(&out)
+                    .current_dir(&setup.workspace);
+                command
+            },
+        );
+        points.push(Point {
+            definitions,
+            schema_bytes: text.len(),
+            timing,
         });
-        points.push(Point { definitions, schema_bytes: text.len(), timing });
     }
     Ok(points)
 }
@@ -106,13 +143,30 @@ mod tests {
         std::fs::create_dir_all(&folder).unwrap();
         let file = folder.join("synthetic.json");
         std::fs::write(&file, serde_json::to_string(&synthetic(40)).unwrap()).unwrap();
-        let schema = load(&SourceOptions { schema_file: Some(file), rfds: RfdSelection::Nothing }).expect("the synthetic schema loads");
+        let schema = load(&SourceOptions {
+            schema_file: Some(file),
+            rfds: RfdSelection::Nothing,
+        })
+        .expect("the synthetic schema loads");
         let ir = lower(&schema, Unsupported::Fail).expect("the synthetic schema lowers");
         std::fs::remove_dir_all(&folder).unwrap();
-        let kind = |index: usize| &ir.get(&name(index)).unwrap_or_else(|| panic!("{} is lowered", name(index))).kind;
+        let kind = |index: usize| {
+            &ir.get(&name(index))
+                .unwrap_or_else(|| panic!("{} is lowered", name(index)))
+                .kind
+        };
         assert!(matches!(kind(4), TypeKind::Enum(_)));
-        assert!(matches!(kind(39), TypeKind::Union(union) if union.variants.len() == 3 && matches!(&union.style, UnionStyle::Tagged { property } if property == "kind")));
-        assert!(matches!(kind(38), TypeKind::Struct(object) if object.fields.len() == 6), "{:?}", kind(38));
-        assert!(matches!(kind(0), TypeKind::Struct(object) if object.fields.len() == 4), "the first object refers to nothing before it");
+        assert!(
+            matches!(kind(39), TypeKind::Union(union) if union.variants.len() == 3 && matches!(&union.style, UnionStyle::Tagged { property } if property == "kind"))
+        );
+        assert!(
+            matches!(kind(38), TypeKind::Struct(object) if object.fields.len() == 6),
+            "{:?}",
+            kind(38)
+        );
+        assert!(
+            matches!(kind(0), TypeKind::Struct(object) if object.fields.len() == 4),
+            "the first object refers to nothing before it"
+        );
     }
 }

@@ -30,16 +30,36 @@ fn python(setup: &Setup) -> Result<Startup> {
     let (bindings, cache) = (setup.bindings.join("python"), setup.folder.join("pycache"));
     let import = |module: &str| {
         let mut command = Command::new(&interpreter);
-        command.arg("-c").arg(format!("import {module}")).env("PYTHONPATH", &bindings).env("PYTHONPYCACHEPREFIX", &cache).env_remove("PYTHONDONTWRITEBYTECODE");
+        command
+            .arg("-c")
+            .arg(format!("import {module}"))
+            .env("PYTHONPATH", &bindings)
+            .env("PYTHONPYCACHEPREFIX", &cache)
+            .env_remove("PYTHONDONTWRITEBYTECODE");
         command
     };
     let contenders = [
-        (format!("ours: import {}", PackageNames::default().python_package), PackageNames::default().python_package),
-        (format!("official: import acp.schema (agent-client-protocol {})", super::python::SDK_VERSION), "acp.schema".to_owned()),
+        (
+            format!("ours: import {}", PackageNames::default().python_package),
+            PackageNames::default().python_package,
+        ),
+        (
+            format!(
+                "official: import acp.schema (agent-client-protocol {})",
+                super::python::SDK_VERSION
+            ),
+            "acp.schema".to_owned(),
+        ),
         ("floor: import pydantic".to_owned(), "pydantic".to_owned()),
     ];
-    let timings = contenders.iter().map(|(label, module)| timed(label, setup, &|| import(module))).collect::<Result<_>>()?;
-    Ok(Startup { language: "Python", timings })
+    let timings = contenders
+        .iter()
+        .map(|(label, module)| timed(label, setup, &|| import(module)))
+        .collect::<Result<_>>()?;
+    Ok(Startup {
+        language: "Python",
+        timings,
+    })
 }
 
 fn node(setup: &Setup) -> Result<Startup> {
@@ -47,11 +67,16 @@ fn node(setup: &Setup) -> Result<Startup> {
     let sdk = super::typescript::official_sdk(setup)?;
     let manifest = sdk.join("package.json");
     let text = std::fs::read_to_string(&manifest).with_context(|| format!("reading {}", manifest.display()))?;
-    let main = serde_json::from_str::<serde_json::Value>(&text)?["main"].as_str().map(str::to_owned).with_context(|| format!("{} names no `main`", manifest.display()))?;
+    let main = serde_json::from_str::<serde_json::Value>(&text)?["main"]
+        .as_str()
+        .map(str::to_owned)
+        .with_context(|| format!("{} names no `main`", manifest.display()))?;
     let import = |entry: Option<&Path>| {
         let mut command = Command::new("node");
         match entry {
-            Some(entry) => command.args(["--input-type=module", "-e", "await import(process.argv[1])"]).arg(format!("file://{}", entry.display())),
+            Some(entry) => command
+                .args(["--input-type=module", "-e", "await import(process.argv[1])"])
+                .arg(format!("file://{}", entry.display())),
             None => command.args(["-e", "0"]),
         };
         command
@@ -59,11 +84,23 @@ fn node(setup: &Setup) -> Result<Startup> {
     let official = sdk.join(main);
     let contenders = [
         ("ours: import dist/index.js".to_owned(), Some(ours.as_path())),
-        (format!("official: import @agentclientprotocol/sdk {}", super::typescript::SDK_VERSION), Some(official.as_path())),
+        (
+            format!(
+                "official: import @agentclientprotocol/sdk {}",
+                super::typescript::SDK_VERSION
+            ),
+            Some(official.as_path()),
+        ),
         ("floor: node -e 0".to_owned(), None),
     ];
-    let timings = contenders.iter().map(|(label, entry)| timed(label, setup, &|| import(*entry))).collect::<Result<_>>()?;
-    Ok(Startup { language: "TypeScript", timings })
+    let timings = contenders
+        .iter()
+        .map(|(label, entry)| timed(label, setup, &|| import(*entry)))
+        .collect::<Result<_>>()?;
+    Ok(Startup {
+        language: "TypeScript",
+        timings,
+    })
 }
 
 /// A first, untimed run (it fills the caches, and fails loudly), then the timed ones.

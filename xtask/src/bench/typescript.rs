@@ -31,7 +31,12 @@ pub fn official_sdk(setup: &Setup) -> Result<std::path::PathBuf> {
     let sdk = folder.join("node_modules").join("@agentclientprotocol").join("sdk");
     if changed || !sdk.is_dir() {
         eprintln!("bench: installing @agentclientprotocol/sdk@{SDK_VERSION}");
-        run_checked(Command::new("npm").args(["install", "--no-audit", "--no-fund", "--silent"]).current_dir(&folder), "npm install of the official SDK")?;
+        run_checked(
+            Command::new("npm")
+                .args(["install", "--no-audit", "--no-fund", "--silent"])
+                .current_dir(&folder),
+            "npm install of the official SDK",
+        )?;
     }
     Ok(sdk)
 }
@@ -42,8 +47,18 @@ pub fn ours(setup: &Setup) -> Result<std::path::PathBuf> {
     let entry = package.join("dist").join("index.js");
     if setup.bindings_changed || !entry.is_file() {
         eprintln!("bench: building the TypeScript bindings");
-        run_checked(Command::new("npm").args(["ci", "--no-audit", "--no-fund", "--silent"]).current_dir(&package), "npm ci in the TypeScript bindings")?;
-        run_checked(Command::new("npm").args(["run", "--silent", "build"]).current_dir(&package), "building the TypeScript bindings")?;
+        run_checked(
+            Command::new("npm")
+                .args(["ci", "--no-audit", "--no-fund", "--silent"])
+                .current_dir(&package),
+            "npm ci in the TypeScript bindings",
+        )?;
+        run_checked(
+            Command::new("npm")
+                .args(["run", "--silent", "build"])
+                .current_dir(&package),
+            "building the TypeScript bindings",
+        )?;
     }
     Ok(entry)
 }
@@ -53,11 +68,27 @@ pub fn measure(setup: &Setup, corpus: &Path) -> Result<Vec<Measurement>> {
     write_if_changed(&program, PROGRAM)?;
     let ours = ours(setup)?;
     // The v1 zod schemas.
-    let official = official_sdk(setup)?.join("dist").join("v1").join("schema").join("zod.gen.js");
+    let official = official_sdk(setup)?
+        .join("dist")
+        .join("v1")
+        .join("schema")
+        .join("zod.gen.js");
     let contenders = [
-        ("ours", ours, "generated package (JSON.parse, decodeX, encode, JSON.stringify)".to_owned()),
-        ("official", official, format!("@agentclientprotocol/sdk {SDK_VERSION} zod schemas (zod {ZOD_VERSION})")),
-        ("floor", std::path::PathBuf::from("-"), "JSON.parse + JSON.stringify".to_owned()),
+        (
+            "ours",
+            ours,
+            "generated package (JSON.parse, decodeX, encode, JSON.stringify)".to_owned(),
+        ),
+        (
+            "official",
+            official,
+            format!("@agentclientprotocol/sdk {SDK_VERSION} zod schemas (zod {ZOD_VERSION})"),
+        ),
+        (
+            "floor",
+            std::path::PathBuf::from("-"),
+            "JSON.parse + JSON.stringify".to_owned(),
+        ),
     ]
     .map(|(role, module, label)| node(&program, role, None, module, corpus, label));
     measure_interleaved("TypeScript", setup, &contenders)
@@ -70,10 +101,20 @@ pub fn measure_connection(setup: &Setup, corpus: &Path) -> Result<Vec<Measuremen
     let program = setup.folder.join("programs").join("connection.mjs");
     write_if_changed(&program, CONNECTION)?;
     let ours = ours(setup)?;
-    let official = official_sdk(setup)?.join("dist").join("v1").join("stable").join("acp.js");
+    let official = official_sdk(setup)?
+        .join("dist")
+        .join("v1")
+        .join("stable")
+        .join("acp.js");
     let mut measurements = Vec::new();
     for (language, mode, ours_label, official_label, floor_label) in [
-        ("TypeScript connection", "receive", "generated package (connectClient, receive)", "client app over a stream, JSON.parse per message", "JSON.parse"),
+        (
+            "TypeScript connection",
+            "receive",
+            "generated package (connectClient, receive)",
+            "client app over a stream, JSON.parse per message",
+            "JSON.parse",
+        ),
         (
             "TypeScript round trip",
             "round-trip",
@@ -84,7 +125,11 @@ pub fn measure_connection(setup: &Setup, corpus: &Path) -> Result<Vec<Measuremen
     ] {
         let contenders = [
             ("ours", ours.clone(), ours_label.to_owned()),
-            ("official", official.clone(), format!("@agentclientprotocol/sdk {SDK_VERSION} ({official_label})")),
+            (
+                "official",
+                official.clone(),
+                format!("@agentclientprotocol/sdk {SDK_VERSION} ({official_label})"),
+            ),
             ("floor", std::path::PathBuf::from("-"), floor_label.to_owned()),
         ]
         .map(|(role, module, label)| node(&program, role, Some(mode), module, corpus, label));
@@ -95,14 +140,27 @@ pub fn measure_connection(setup: &Setup, corpus: &Path) -> Result<Vec<Measuremen
 
 /// A contender run by Node: `program ROLE [MODE] MODULE CORPUS RUNS`, where
 /// `MODULE` is what the contender imports (`-` for none).
-fn node(program: &Path, role: &'static str, mode: Option<&'static str>, module: PathBuf, corpus: &Path, label: String) -> Contender {
+fn node(
+    program: &Path,
+    role: &'static str,
+    mode: Option<&'static str>,
+    module: PathBuf,
+    corpus: &Path,
+    label: String,
+) -> Contender {
     let (program, corpus) = (program.to_path_buf(), corpus.to_path_buf());
     Contender {
         role,
         label,
         command: Box::new(move |runs| {
             let mut command = Command::new("node");
-            command.arg(&program).arg(role).args(mode).arg(&module).arg(&corpus).arg(runs.to_string());
+            command
+                .arg(&program)
+                .arg(role)
+                .args(mode)
+                .arg(&module)
+                .arg(&corpus)
+                .arg(runs.to_string());
             command
         }),
     }

@@ -43,7 +43,11 @@ fn parse_size(text: &str) -> Result<u64, String> {
         "G" => 1 << 30,
         _ => return Err(format!("`{text}`: a size is digits with an optional k, M or G")),
     };
-    digits.parse::<u64>().ok().and_then(|count| count.checked_mul(scale)).ok_or_else(|| format!("`{text}` is not a size"))
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|count| count.checked_mul(scale))
+        .ok_or_else(|| format!("`{text}` is not a size"))
 }
 
 const SESSION: &str = "sess_trace";
@@ -72,7 +76,10 @@ impl<W: Write> Writer<W> {
     }
 
     fn request(&mut self, direction: &str, id: u64, method: &str, params: Value) -> Result<()> {
-        self.record(direction, json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+        self.record(
+            direction,
+            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+        )
     }
 
     fn response(&mut self, direction: &str, id: u64, result: Value) -> Result<()> {
@@ -88,7 +95,12 @@ impl<W: Write> Writer<W> {
         let response = json!({"protocolVersion": 1, "agentCapabilities": {"loadSession": true, "promptCapabilities": {"image": true, "audio": true, "embeddedContext": true}, "mcpCapabilities": {"http": true, "sse": true}, "sessionCapabilities": {"list": {}, "resume": {}, "close": {}, "ready": {}, "turnComplete": {}, "status": {}}}, "authMethods": []});
         self.request("client-to-agent", 0, "initialize", request)?;
         self.response("agent-to-client", 0, response)?;
-        self.request("client-to-agent", 1, "session/new", json!({"cwd": "/home/user/project", "mcpServers": []}))?;
+        self.request(
+            "client-to-agent",
+            1,
+            "session/new",
+            json!({"cwd": "/home/user/project", "mcpServers": []}),
+        )?;
         self.response("agent-to-client", 1, json!({"sessionId": SESSION}))?;
         self.notify("client-to-agent", "session/ready", json!({"sessionId": SESSION}))?;
         self.next_prompt = 2;
@@ -115,7 +127,11 @@ impl<W: Write> Writer<W> {
     fn end_turn(&mut self, stop_reason: &str) -> Result<()> {
         let Some(id) = self.turn.take() else { return Ok(()) };
         let complete = json!({"sessionUpdate": "turn_complete", "promptRequestId": id, "stopReason": stop_reason});
-        self.notify("agent-to-client", "session/update", json!({"sessionId": SESSION, "update": complete}))?;
+        self.notify(
+            "agent-to-client",
+            "session/update",
+            json!({"sessionId": SESSION, "update": complete}),
+        )?;
         self.response("agent-to-client", id, json!({"stopReason": stop_reason}))
     }
 
@@ -138,7 +154,11 @@ impl<W: Write> Writer<W> {
                 let id = self.next_agent_request;
                 self.next_agent_request += 1;
                 self.request("agent-to-client", id, "session/request_permission", value)?;
-                self.response("client-to-agent", id, json!({"outcome": {"outcome": "selected", "optionId": "allow-once"}}))
+                self.response(
+                    "client-to-agent",
+                    id,
+                    json!({"outcome": {"outcome": "selected", "optionId": "allow-once"}}),
+                )
             }
             _ => Ok(()),
         }
@@ -149,7 +169,14 @@ impl<W: Write> Writer<W> {
 pub fn write(path: &Path, bytes: u64, seed: u64) -> Result<u64> {
     let scratch = path.with_extension(format!("partial-{}", std::process::id()));
     let file = File::create(&scratch).with_context(|| format!("{}: cannot write", scratch.display()))?;
-    let mut writer = Writer { out: BufWriter::with_capacity(1 << 20, file), bytes: 0, clock: 0, next_prompt: 0, next_agent_request: 0, turn: None };
+    let mut writer = Writer {
+        out: BufWriter::with_capacity(1 << 20, file),
+        bytes: 0,
+        clock: 0,
+        next_prompt: 0,
+        next_agent_request: 0,
+        turn: None,
+    };
     let written = (|| -> Result<()> {
         writer.opening()?;
         let mut chunk = 0u64;
@@ -163,7 +190,9 @@ pub fn write(path: &Path, bytes: u64, seed: u64) -> Result<u64> {
         writer.out.flush()?;
         Ok(())
     })();
-    if let Err(error) = written.and_then(|()| std::fs::rename(&scratch, path).with_context(|| format!("{}: cannot write", path.display()))) {
+    if let Err(error) = written
+        .and_then(|()| std::fs::rename(&scratch, path).with_context(|| format!("{}: cannot write", path.display())))
+    {
         let _ = std::fs::remove_file(&scratch);
         return Err(error);
     }

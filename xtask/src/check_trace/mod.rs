@@ -25,7 +25,11 @@ use report::{Format, Report};
 #[derive(Debug, Args)]
 pub struct CheckArgs {
     /// The capture: JSON Lines of trace records, or a JSON array of them.
-    #[arg(value_name = "FILE", required_unless_present = "client_to_agent", conflicts_with = "client_to_agent")]
+    #[arg(
+        value_name = "FILE",
+        required_unless_present = "client_to_agent",
+        conflicts_with = "client_to_agent"
+    )]
     file: Option<PathBuf>,
     /// A tee of what the client sent, one JSON-RPC message a line (with
     /// `--agent-to-client`, instead of FILE).
@@ -50,7 +54,11 @@ pub fn run(source: &SourceOptions, strict_names: bool, args: &CheckArgs) -> Resu
     let inputs = match (&args.file, &args.client_to_agent, &args.agent_to_client) {
         (Some(file), _, _) => Inputs::Records(file.clone()),
         (None, Some(client), Some(agent)) => Inputs::Tees(client.clone(), agent.clone()),
-        _ => return Err(anyhow!("give a capture FILE, or both --client-to-agent and --agent-to-client")),
+        _ => {
+            return Err(anyhow!(
+                "give a capture FILE, or both --client-to-agent and --agent-to-client"
+            ))
+        }
     };
     let schema = acp_schema_source::load(source)?;
     let ir = crate::lowering::lower_told(&schema, Unsupported::Fail, strict_names)?;
@@ -59,7 +67,11 @@ pub fn run(source: &SourceOptions, strict_names: bool, args: &CheckArgs) -> Resu
         checker.fall_back_after(timeout);
     }
     let mut reader = Reader::open(&inputs)?;
-    let format = if args.format == "json" { Format::Json } else { Format::Text };
+    let format = if args.format == "json" {
+        Format::Json
+    } else {
+        Format::Text
+    };
     let mut report = Report::new(format, inputs.names())?;
     while let Some(Entry { at, time, record }) = reader.read()? {
         if let Some(time) = time {

@@ -37,17 +37,45 @@ pub struct Report {
 
 impl Report {
     pub fn new(format: Format, inputs: Vec<String>) -> Result<Report> {
-        let scratch = std::env::temp_dir().join(format!("acp-check-trace-{}-{}", std::process::id(), std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |elapsed| elapsed.as_nanos())));
-        let file = File::options().write(true).create_new(true).open(&scratch).with_context(|| format!("{}: cannot create the scratch file", scratch.display()))?;
-        Ok(Report { format, inputs, scratch, spill: BufWriter::new(file), counts: BTreeMap::new(), messages: 0, frames: 0 })
+        let scratch = std::env::temp_dir().join(format!(
+            "acp-check-trace-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |elapsed| elapsed.as_nanos())
+        ));
+        let file = File::options()
+            .write(true)
+            .create_new(true)
+            .open(&scratch)
+            .with_context(|| format!("{}: cannot create the scratch file", scratch.display()))?;
+        Ok(Report {
+            format,
+            inputs,
+            scratch,
+            spill: BufWriter::new(file),
+            counts: BTreeMap::new(),
+            messages: 0,
+            frames: 0,
+        })
     }
 
     fn write(&mut self, finding: &Finding) -> Result<()> {
         let file = self.inputs.get(finding.at.input).map_or("?", String::as_str);
         match self.format {
             Format::Text => {
-                let request = finding.request.as_ref().map_or_else(|| "-".to_owned(), Value::to_string);
-                writeln!(self.spill, "{file}:{}: {} session={} request={request}: {}", finding.at.line, finding.rule, finding.session.as_deref().unwrap_or("-"), finding.message)?;
+                let request = finding
+                    .request
+                    .as_ref()
+                    .map_or_else(|| "-".to_owned(), Value::to_string);
+                writeln!(
+                    self.spill,
+                    "{file}:{}: {} session={} request={request}: {}",
+                    finding.at.line,
+                    finding.rule,
+                    finding.session.as_deref().unwrap_or("-"),
+                    finding.message
+                )?;
             }
             Format::Json => {
                 let mut object = Map::new();
@@ -69,7 +97,8 @@ impl Report {
     /// Adds `findings`.
     pub fn add(&mut self, findings: Vec<Finding>) -> Result<()> {
         for finding in findings {
-            self.write(&finding).with_context(|| format!("{}: cannot write", self.scratch.display()))?;
+            self.write(&finding)
+                .with_context(|| format!("{}: cannot write", self.scratch.display()))?;
             *self.counts.entry(finding.rule).or_default() += 1;
         }
         Ok(())
@@ -82,7 +111,12 @@ impl Report {
 
     /// The counts per rule, in the order of [`RULES`] (any other after).
     fn summary(&self) -> Vec<(&'static str, u64)> {
-        let position = |rule: &str| RULES.iter().position(|(known, _)| *known == rule).unwrap_or(RULES.len());
+        let position = |rule: &str| {
+            RULES
+                .iter()
+                .position(|(known, _)| *known == rule)
+                .unwrap_or(RULES.len())
+        };
         let mut counts: Vec<(&'static str, u64)> = self.counts.iter().map(|(rule, count)| (*rule, *count)).collect();
         counts.sort_by_key(|(rule, _)| position(rule));
         counts
@@ -91,7 +125,8 @@ impl Report {
     /// Prints everything to `out`.
     pub fn print(mut self, out: &mut impl Write) -> Result<()> {
         self.spill.flush()?;
-        let mut spilled = File::open(&self.scratch).with_context(|| format!("{}: cannot read back", self.scratch.display()))?;
+        let mut spilled =
+            File::open(&self.scratch).with_context(|| format!("{}: cannot read back", self.scratch.display()))?;
         let summary = self.summary();
         match self.format {
             Format::Text => {
@@ -105,7 +140,10 @@ impl Report {
                 }
             }
             Format::Json => {
-                let counts: Map<String, Value> = summary.iter().map(|(rule, count)| ((*rule).to_owned(), json!(count))).collect();
+                let counts: Map<String, Value> = summary
+                    .iter()
+                    .map(|(rule, count)| ((*rule).to_owned(), json!(count)))
+                    .collect();
                 let close = if self.total() == 0 { "" } else { "\n" };
                 out.write_all(b"{\"findings\": [")?;
                 std::io::copy(&mut spilled, out)?;

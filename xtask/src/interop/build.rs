@@ -32,10 +32,23 @@ pub fn official_rust(setup: &Setup) -> Result<Versions> {
     let source = setup.sources("official-rust");
     let built = setup.folder.join("official-rust");
     let manifest = source.join("Cargo.toml");
-    crate::output::write_file(&built.join("Cargo.toml"), &std::fs::read(&manifest).with_context(|| format!("reading {}", manifest.display()))?)?;
+    crate::output::write_file(
+        &built.join("Cargo.toml"),
+        &std::fs::read(&manifest).with_context(|| format!("reading {}", manifest.display()))?,
+    )?;
     copy_tree(&source.join("src"), &built.join("src"))?;
-    run_checked(cargo().args(["build", "--quiet"]).env("CARGO_TARGET_DIR", &setup.target).current_dir(&built), "building the agents on the official Rust SDK")?;
-    let metadata = cargo().args(["metadata", "--format-version", "1"]).current_dir(&built).output().context("cargo metadata")?;
+    run_checked(
+        cargo()
+            .args(["build", "--quiet"])
+            .env("CARGO_TARGET_DIR", &setup.target)
+            .current_dir(&built),
+        "building the agents on the official Rust SDK",
+    )?;
+    let metadata = cargo()
+        .args(["metadata", "--format-version", "1"])
+        .current_dir(&built)
+        .output()
+        .context("cargo metadata")?;
     let metadata: serde_json::Value = serde_json::from_slice(&metadata.stdout).context("reading cargo metadata")?;
     let package = metadata["packages"]
         .as_array()
@@ -44,7 +57,9 @@ pub fn official_rust(setup: &Setup) -> Result<Versions> {
         .find(|package| package["name"] == "agent-client-protocol")
         .context("the official SDK is not among the agent's dependencies")?;
     let version = package["version"].as_str().context("the official SDK's version")?;
-    let manifest = package["manifest_path"].as_str().context("the official SDK's manifest")?;
+    let manifest = package["manifest_path"]
+        .as_str()
+        .context("the official SDK's manifest")?;
     let sources = Path::new(manifest).parent().context("the SDK's folder")?;
     let sdk = setup.folder.join("official-rust-sdk");
     if !sdk.join("Cargo.toml").is_file() {
@@ -52,15 +67,38 @@ pub fn official_rust(setup: &Setup) -> Result<Versions> {
         // Its lock pins versions the registry may no longer serve; inside
         // this repository's target folder it must be a workspace of its own.
         let _ = std::fs::remove_file(sdk.join("Cargo.lock"));
-        let manifest = std::fs::read_to_string(sdk.join("Cargo.toml")).context("reading the official SDK's manifest")?;
+        let manifest =
+            std::fs::read_to_string(sdk.join("Cargo.toml")).context("reading the official SDK's manifest")?;
         crate::output::write_file(&sdk.join("Cargo.toml"), format!("{manifest}\n[workspace]\n").as_bytes())?;
     }
-    let examples = ["--example", "yolo_one_shot_client", "--example", "v2_one_shot_client", "--features", "process,unstable_protocol_v2"];
-    run_checked(cargo().args(["build", "--quiet"]).args(examples).env("CARGO_TARGET_DIR", &setup.target).current_dir(&sdk), "building the official Rust SDK's example clients")?;
+    let examples = [
+        "--example",
+        "yolo_one_shot_client",
+        "--example",
+        "v2_one_shot_client",
+        "--features",
+        "process,unstable_protocol_v2",
+    ];
+    run_checked(
+        cargo()
+            .args(["build", "--quiet"])
+            .args(examples)
+            .env("CARGO_TARGET_DIR", &setup.target)
+            .current_dir(&sdk),
+        "building the official Rust SDK's example clients",
+    )?;
     let debug = setup.target.join("debug");
     let official = |agent: &str, example: &str, what: &str| Official {
-        agent: Program::new(&format!("official Rust SDK {version} (a small {what}agent on its API)"), &[&debug.join(agent)], &[]),
-        client: Program::new(&format!("official Rust SDK {version} (its example client {example})"), &[&debug.join("examples").join(example)], &[]),
+        agent: Program::new(
+            &format!("official Rust SDK {version} (a small {what}agent on its API)"),
+            &[&debug.join(agent)],
+            &[],
+        ),
+        client: Program::new(
+            &format!("official Rust SDK {version} (its example client {example})"),
+            &[&debug.join("examples").join(example)],
+            &[],
+        ),
     };
     Ok(Versions {
         v1: official("acp-interop-official", "yolo_one_shot_client", ""),
@@ -71,7 +109,14 @@ pub fn official_rust(setup: &Setup) -> Result<Versions> {
 /// The agent and client of `tests/interop/official-<language>`, run by
 /// `interpreter` from `folder`, on the official SDK `version`: on protocol
 /// v1, or on `protocol` (`agent-v2.mjs` and `client-v2.mjs` for v2).
-fn scripts(language: &str, version: &str, interpreter: &Path, folder: &Path, extension: &str, protocol: Option<&str>) -> Official {
+fn scripts(
+    language: &str,
+    version: &str,
+    interpreter: &Path,
+    folder: &Path,
+    extension: &str,
+    protocol: Option<&str>,
+) -> Official {
     let label = |what: &str| match protocol {
         Some(protocol) => format!("official {language} SDK {version} (a small {protocol} {what} on its API)"),
         None => format!("official {language} SDK {version} (a small {what} on its API)"),
@@ -91,13 +136,24 @@ fn scripts(language: &str, version: &str, interpreter: &Path, folder: &Path, ext
 pub fn official_typescript(setup: &Setup) -> Result<Versions> {
     let folder = setup.folder.join("official-typescript");
     copy_tree(&setup.sources("official-typescript"), &folder)?;
-    run_checked(Command::new("npm").args(["ci", "--no-audit", "--no-fund", "--silent"]).current_dir(&folder), "npm ci for the official TypeScript SDK")?;
+    run_checked(
+        Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund", "--silent"])
+            .current_dir(&folder),
+        "npm ci for the official TypeScript SDK",
+    )?;
     let manifest = folder.join("package.json");
     let manifest: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(&manifest).with_context(|| format!("reading {}", manifest.display()))?).context("reading package.json")?;
-    let version = manifest["dependencies"]["@agentclientprotocol/sdk"].as_str().context("package.json pins no @agentclientprotocol/sdk")?;
+        serde_json::from_slice(&std::fs::read(&manifest).with_context(|| format!("reading {}", manifest.display()))?)
+            .context("reading package.json")?;
+    let version = manifest["dependencies"]["@agentclientprotocol/sdk"]
+        .as_str()
+        .context("package.json pins no @agentclientprotocol/sdk")?;
     let node = Path::new("node");
-    Ok(Versions { v1: scripts("TypeScript", version, node, &folder, "mjs", None), v2: scripts("TypeScript", version, node, &folder, "mjs", Some("v2")) })
+    Ok(Versions {
+        v1: scripts("TypeScript", version, node, &folder, "mjs", None),
+        v2: scripts("TypeScript", version, node, &folder, "mjs", Some("v2")),
+    })
 }
 
 /// Copies `tests/interop/official-python` to `target/interop/` and installs
@@ -108,8 +164,17 @@ pub fn official_python(setup: &Setup, tools: &Path) -> Result<Official> {
     let requirements = folder.join("requirements.txt");
     let interpreter = virtual_environment(&folder, &requirements)?;
     let programs = ["agent.py", "client.py", "recorded.py"].map(|script| folder.join(script));
-    super::check::python(tools, &programs.each_ref().map(PathBuf::as_path), &interpreter, None, "the Python programs on the official SDK")?;
+    super::check::python(
+        tools,
+        &programs.each_ref().map(PathBuf::as_path),
+        &interpreter,
+        None,
+        "the Python programs on the official SDK",
+    )?;
     let pins = std::fs::read_to_string(&requirements).with_context(|| format!("reading {}", requirements.display()))?;
-    let version = pins.lines().find_map(|line| line.trim().strip_prefix("agent-client-protocol==")).context("requirements.txt pins no agent-client-protocol")?;
+    let version = pins
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("agent-client-protocol=="))
+        .context("requirements.txt pins no agent-client-protocol")?;
     Ok(scripts("Python", version, &interpreter, &folder, "py", None))
 }

@@ -17,10 +17,22 @@ use crate::tools::run_checked;
 pub fn python(tools: &Path, scripts: &[&Path], packages: &Path, path: Option<&Path>, what: &str) -> Result<()> {
     // Run where the scripts are, so that ruff counts their sibling modules
     // as their own (first-party) imports.
-    let folder = scripts.first().and_then(|script| script.parent()).unwrap_or(Path::new("."));
-    run_checked(Command::new(tools).args(["-m", "ruff", "check", "--no-cache", "--quiet"]).args(scripts).current_dir(folder), &format!("ruff check on {what}"))?;
+    let folder = scripts
+        .first()
+        .and_then(|script| script.parent())
+        .unwrap_or(Path::new("."));
+    run_checked(
+        Command::new(tools)
+            .args(["-m", "ruff", "check", "--no-cache", "--quiet"])
+            .args(scripts)
+            .current_dir(folder),
+        &format!("ruff check on {what}"),
+    )?;
     let mut mypy = Command::new(tools);
-    mypy.args(["-m", "mypy", "--strict", "--no-incremental", "--python-executable"]).arg(packages).args(scripts).env_remove("PYTHONPATH");
+    mypy.args(["-m", "mypy", "--strict", "--no-incremental", "--python-executable"])
+        .arg(packages)
+        .args(scripts)
+        .env_remove("PYTHONPATH");
     if let Some(path) = path {
         mypy.env("MYPYPATH", path);
     }

@@ -57,17 +57,32 @@ const REAL_AGENTS: [&str; 2] = ["codex", "claude-code"];
 pub fn run(out: Option<&Path>) -> Result<()> {
     let workspace = workspace_root();
     let folder = workspace.join("target").join("interop");
-    let setup = Setup { target: folder.join("target"), folder, workspace };
+    let setup = Setup {
+        target: folder.join("target"),
+        folder,
+        workspace,
+    };
     let release = upstream::SDK_RELEASES[upstream::SDK_RELEASES.len() - 1];
-    let schemas = upstream::fetch(&setup.workspace)?.join(format!("sdk-{release}")).join("package").join("schema");
-    let v1 = Protocol { name: "v1", heading: "Protocol v1 (the default schema)".to_owned(), schema: None, example_done: "Stop reason: EndTurn" };
+    let schemas = upstream::fetch(&setup.workspace)?
+        .join(format!("sdk-{release}"))
+        .join("package")
+        .join("schema");
+    let v1 = Protocol {
+        name: "v1",
+        heading: "Protocol v1 (the default schema)".to_owned(),
+        schema: None,
+        example_done: "Stop reason: EndTurn",
+    };
     let v2 = Protocol {
         name: "v2",
         heading: format!("Protocol v2 (the v2 stable schema of `@agentclientprotocol/sdk` {release})"),
         schema: Some(schemas.join("v2").join("schema.json")),
         example_done: "Session is idle: Some(EndTurn)",
     };
-    let python = virtual_environment(&setup.workspace.join(".tools"), &setup.workspace.join("tests").join("python").join("requirements.txt"))?;
+    let python = virtual_environment(
+        &setup.workspace.join(".tools"),
+        &setup.workspace.join("tests").join("python").join("requirements.txt"),
+    )?;
     // v1 first: the v2 Rust programs share the v1 harness's stdio helpers.
     let ours_v1 = ours::build(&setup, &v1, &python)?;
     let ours_v2 = ours::build(&setup, &v2, &python)?;
@@ -76,7 +91,11 @@ pub fn run(out: Option<&Path>) -> Result<()> {
     let official_python = build::official_python(&setup, &python)?;
 
     let mut v1_cells = Vec::new();
-    let official_agents = [&official_rust.v1.agent, &official_typescript.v1.agent, &official_python.agent];
+    let official_agents = [
+        &official_rust.v1.agent,
+        &official_typescript.v1.agent,
+        &official_python.agent,
+    ];
     for client in &ours_v1.clients {
         for agent in ours_v1.agents.iter().chain(official_agents) {
             v1_cells.push(play::client_against(&setup, &v1, client, agent));
@@ -95,7 +114,11 @@ pub fn run(out: Option<&Path>) -> Result<()> {
     }
     let mut v2_cells = Vec::new();
     for client in &ours_v2.clients {
-        for agent in ours_v2.agents.iter().chain([&official_rust.v2.agent, &official_typescript.v2.agent]) {
+        for agent in ours_v2
+            .agents
+            .iter()
+            .chain([&official_rust.v2.agent, &official_typescript.v2.agent])
+        {
             v2_cells.push(play::client_against(&setup, &v2, client, agent));
         }
     }
@@ -106,7 +129,11 @@ pub fn run(out: Option<&Path>) -> Result<()> {
         v2_cells.push(play::client_against(&setup, &v2, &official_typescript.v2.client, agent));
     }
 
-    let tables = format!("{}\n{}", page::matrix(&v1.heading, &v1_cells), page::matrix(&v2.heading, &v2_cells));
+    let tables = format!(
+        "{}\n{}",
+        page::matrix(&v1.heading, &v1_cells),
+        page::matrix(&v2.heading, &v2_cells)
+    );
     print!("{tables}");
     if let Some(out) = out {
         crate::output::write_file(out, page::page(&tables).as_bytes())?;

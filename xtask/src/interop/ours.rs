@@ -28,7 +28,14 @@ pub struct Ours {
 pub fn build(setup: &Setup, protocol: &Protocol, python: &Path) -> Result<Ours> {
     let bindings = setup.folder.join(protocol.named("bindings", '-'));
     let languages = ["rust".to_owned(), "typescript".to_owned(), "python".to_owned()];
-    crate::generate::generate(&protocol.source(), &PackageNames::default(), &languages, false, false, &bindings)?;
+    crate::generate::generate(
+        &protocol.source(),
+        &PackageNames::default(),
+        &languages,
+        false,
+        false,
+        &bindings,
+    )?;
     let rust = rust(setup, &protocol.named("rust", '-'), &bindings)?;
     let typescript_entry = typescript_package(&bindings)?;
     let python_bindings = bindings.join("python");
@@ -36,24 +43,59 @@ pub fn build(setup: &Setup, protocol: &Protocol, python: &Path) -> Result<Ours> 
     let package = [("ACP_PACKAGE", typescript_entry.as_path())];
     let typescript = setup.sources("typescript");
     let python_scripts = setup.sources("python");
-    let scripts = [protocol.named("client", '_'), protocol.named("agent", '_'), "stdio".to_owned()].map(|name| python_scripts.join(format!("{name}.py")));
-    super::check::python(python, &scripts.each_ref().map(PathBuf::as_path), python, Some(&python_bindings), &format!("our {} Python programs", protocol.name))?;
+    let scripts = [
+        protocol.named("client", '_'),
+        protocol.named("agent", '_'),
+        "stdio".to_owned(),
+    ]
+    .map(|name| python_scripts.join(format!("{name}.py")));
+    super::check::python(
+        python,
+        &scripts.each_ref().map(PathBuf::as_path),
+        python,
+        Some(&python_bindings),
+        &format!("our {} Python programs", protocol.name),
+    )?;
     let node = Path::new("node");
     let programs = |what: &str| {
         vec![
             Program::new("ours (Rust)", &[&rust.join(protocol.named(what, '_'))], &[]),
-            Program::new("ours (TypeScript)", &[node, &typescript.join(format!("{}.mjs", protocol.named(what, '-')))], &package),
-            Program::new("ours (Python)", &[python, &python_scripts.join(format!("{}.py", protocol.named(what, '_')))], &python_path),
+            Program::new(
+                "ours (TypeScript)",
+                &[node, &typescript.join(format!("{}.mjs", protocol.named(what, '-')))],
+                &package,
+            ),
+            Program::new(
+                "ours (Python)",
+                &[
+                    python,
+                    &python_scripts.join(format!("{}.py", protocol.named(what, '_'))),
+                ],
+                &python_path,
+            ),
         ]
     };
-    Ok(Ours { clients: programs("client"), agents: programs("agent") })
+    Ok(Ours {
+        clients: programs("client"),
+        agents: programs("agent"),
+    })
 }
 
 /// Builds the TypeScript package; returns its entry point.
 fn typescript_package(bindings: &Path) -> Result<PathBuf> {
     let package = bindings.join("typescript");
-    run_checked(Command::new("npm").args(["ci", "--no-audit", "--no-fund", "--silent"]).current_dir(&package), "npm ci in the TypeScript package")?;
-    run_checked(Command::new("npm").args(["run", "--silent", "build"]).current_dir(&package), "building the TypeScript package")?;
+    run_checked(
+        Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund", "--silent"])
+            .current_dir(&package),
+        "npm ci in the TypeScript package",
+    )?;
+    run_checked(
+        Command::new("npm")
+            .args(["run", "--silent", "build"])
+            .current_dir(&package),
+        "building the TypeScript package",
+    )?;
     Ok(package.join("dist").join("index.js"))
 }
 
@@ -68,6 +110,12 @@ fn rust(setup: &Setup, name: &str, bindings: &Path) -> Result<PathBuf> {
         .replace("{bindings}", &bindings.join("rust").display().to_string());
     crate::output::write_file(&harness.join("Cargo.toml"), manifest.as_bytes())?;
     copy_tree(&source.join("src"), &harness.join("src"))?;
-    run_checked(cargo().args(["build", "--quiet", "--bins"]).env("CARGO_TARGET_DIR", &setup.target).current_dir(&harness), &format!("building our Rust programs of tests/interop/{name}"))?;
+    run_checked(
+        cargo()
+            .args(["build", "--quiet", "--bins"])
+            .env("CARGO_TARGET_DIR", &setup.target)
+            .current_dir(&harness),
+        &format!("building our Rust programs of tests/interop/{name}"),
+    )?;
     Ok(setup.target.join("debug"))
 }

@@ -8,11 +8,28 @@ use super::program::Cell;
 /// reasons, and what the agent asked of the client (file reads and writes
 /// where the protocol has them).
 fn described(summary: &str) -> String {
-    let Ok(summary) = serde_json::from_str::<serde_json::Value>(summary) else { return summary.to_owned() };
-    let stops: Vec<&str> = summary["stopReasons"].as_array().into_iter().flatten().filter_map(serde_json::Value::as_str).collect();
-    let updates: u64 = summary["updates"].as_object().into_iter().flatten().filter_map(|(_, count)| count.as_u64()).sum();
+    let Ok(summary) = serde_json::from_str::<serde_json::Value>(summary) else {
+        return summary.to_owned();
+    };
+    let stops: Vec<&str> = summary["stopReasons"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(serde_json::Value::as_str)
+        .collect();
+    let updates: u64 = summary["updates"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter_map(|(_, count)| count.as_u64())
+        .sum();
     let count = |key: &str| summary[key].as_u64().unwrap_or(0);
-    let mut described = format!("turns: {} ({}); updates: {updates}; permission requests: {}", stops.len(), stops.join(", "), count("permissions"));
+    let mut described = format!(
+        "turns: {} ({}); updates: {updates}; permission requests: {}",
+        stops.len(),
+        stops.join(", "),
+        count("permissions")
+    );
     for (key, what) in [("reads", "file reads"), ("writes", "file writes")] {
         if summary.get(key).is_some() {
             described.push_str(&format!("; {what}: {}", count(key)));
@@ -36,5 +53,9 @@ pub fn matrix(heading: &str, cells: &[Cell]) -> String {
 
 /// The page: `tables`, the matrices of every protocol version.
 pub fn page(tables: &str) -> String {
-    format!("{}\n\n{tables}\n{}", include_str!("intro.md").trim_end(), include_str!("limits.md"))
+    format!(
+        "{}\n\n{tables}\n{}",
+        include_str!("intro.md").trim_end(),
+        include_str!("limits.md")
+    )
 }

@@ -12,7 +12,10 @@ use super::program::{Cell, Program, Protocol, Setup};
 
 /// A scratch project with `notes.txt`, as the agents expect.
 fn project(setup: &Setup, protocol: &Protocol, client: &Program, agent: &Program) -> Result<PathBuf, String> {
-    let folder = setup.folder.join("sessions").join(file_name(&format!("{}-{}-{}", protocol.name, client.label, agent.label)));
+    let folder = setup.folder.join("sessions").join(file_name(&format!(
+        "{}-{}-{}",
+        protocol.name, client.label, agent.label
+    )));
     let _ = std::fs::remove_dir_all(&folder);
     crate::output::write_file(&folder.join("notes.txt"), b"hello\n").map_err(|error| format!("{error:#}"))?;
     Ok(folder)
@@ -42,7 +45,12 @@ fn check(protocol: &Protocol, trace: &Path) -> Result<(), String> {
 
 /// The last line of what a program wrote, for a failure's message.
 fn last_line(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).lines().rev().find(|line| !line.trim().is_empty()).unwrap_or("").to_owned()
+    String::from_utf8_lossy(bytes)
+        .lines()
+        .rev()
+        .find(|line| !line.trim().is_empty())
+        .unwrap_or("")
+        .to_owned()
 }
 
 /// A client with our clients' command line (`--cwd DIR --trace FILE --
@@ -52,7 +60,14 @@ pub fn client_against(setup: &Setup, protocol: &Protocol, client: &Program, agen
         let folder = project(setup, protocol, client, agent)?;
         let trace = folder.with_extension("jsonl");
         let mut command = client.command();
-        command.arg("--cwd").arg(&folder).arg("--trace").arg(&trace).arg("--").args(&agent.command).envs(agent.env.iter().map(|(key, value)| (key, value)));
+        command
+            .arg("--cwd")
+            .arg(&folder)
+            .arg("--trace")
+            .arg(&trace)
+            .arg("--")
+            .args(&agent.command)
+            .envs(agent.env.iter().map(|(key, value)| (key, value)));
         let output = command.output().map_err(|error| error.to_string())?;
         if !output.status.success() {
             return Err(last_line(&output.stderr));
@@ -60,7 +75,11 @@ pub fn client_against(setup: &Setup, protocol: &Protocol, client: &Program, agen
         check(protocol, &trace)?;
         Ok(last_line(&output.stdout))
     })();
-    Cell { client: client.label.clone(), agent: agent.label.clone(), outcome }
+    Cell {
+        client: client.label.clone(),
+        agent: agent.label.clone(),
+        outcome,
+    }
 }
 
 /// An official Rust SDK's example client against an agent, which records
@@ -84,14 +103,22 @@ pub fn rust_example_client(setup: &Setup, protocol: &Protocol, client: &Program,
         check(protocol, &trace)?;
         Ok(protocol.example_done.to_owned())
     })();
-    Cell { client: client.label.clone(), agent: agent.label.clone(), outcome }
+    Cell {
+        client: client.label.clone(),
+        agent: agent.label.clone(),
+        outcome,
+    }
 }
 
 /// One of our clients against a real agent from the npm registry, through
 /// `capture.py`'s recipe and mock model.
 pub fn real_agent(setup: &Setup, protocol: &Protocol, client: &Program, name: &str) -> Cell {
     let outcome = (|| {
-        let trace = setup.folder.join("sessions").join(format!("{}-{}-{name}.jsonl", protocol.name, file_name(&client.label)));
+        let trace =
+            setup
+                .folder
+                .join("sessions")
+                .join(format!("{}-{}-{name}.jsonl", protocol.name, file_name(&client.label)));
         let capture = setup.workspace.join("tests").join("agents").join("capture.py");
         let output = Command::new("python3")
             .arg(capture)
@@ -108,5 +135,9 @@ pub fn real_agent(setup: &Setup, protocol: &Protocol, client: &Program, name: &s
         check(protocol, &trace)?;
         Ok(last_line(&output.stdout))
     })();
-    Cell { client: client.label.clone(), agent: format!("{name} (npm, mock model)"), outcome }
+    Cell {
+        client: client.label.clone(),
+        agent: format!("{name} (npm, mock model)"),
+        outcome,
+    }
 }

@@ -43,7 +43,10 @@ pub struct Protocol {
 impl Protocol {
     pub fn source(&self) -> SourceOptions {
         match &self.schema {
-            Some(file) => SourceOptions { schema_file: Some(file.clone()), rfds: RfdSelection::Nothing },
+            Some(file) => SourceOptions {
+                schema_file: Some(file.clone()),
+                rfds: RfdSelection::Nothing,
+            },
             None => SourceOptions::default(),
         }
     }
@@ -71,14 +74,19 @@ impl Program {
         Program {
             label: label.to_owned(),
             command: command.iter().map(|part| part.display().to_string()).collect(),
-            env: env.iter().map(|(key, value)| ((*key).to_owned(), value.display().to_string())).collect(),
+            env: env
+                .iter()
+                .map(|(key, value)| ((*key).to_owned(), value.display().to_string()))
+                .collect(),
         }
     }
 
     /// The program with its environment, ready for more arguments.
     pub fn command(&self) -> Command {
         let mut command = Command::new(&self.command[0]);
-        command.args(&self.command[1..]).envs(self.env.iter().map(|(key, value)| (key, value)));
+        command
+            .args(&self.command[1..])
+            .envs(self.env.iter().map(|(key, value)| (key, value)));
         command
     }
 }

@@ -26,7 +26,14 @@ pub fn quiet(command: &mut Command, what: &str) -> Result<Vec<u8>> {
     if !output.status.success() {
         let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
         text.push_str(&String::from_utf8_lossy(&output.stderr));
-        let tail: Vec<&str> = text.lines().rev().take(15).collect::<Vec<_>>().into_iter().rev().collect();
+        let tail: Vec<&str> = text
+            .lines()
+            .rev()
+            .take(15)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
         eprintln!("{}", tail.join("\n"));
         bail!("{what} failed ({})", output.status);
     }
@@ -54,9 +61,23 @@ pub fn rust(source: &Path, name: &str, version: &str, into: &Path) -> Result<Pat
 /// `npm ci` (the locked compiler), `tsc` through the package's `build`
 /// script, then `npm pack` into `into`.
 pub fn typescript(source: &Path, into: &Path) -> Result<PathBuf> {
-    quiet(Command::new("npm").args(["ci", "--no-audit", "--no-fund"]).current_dir(source), "npm ci")?;
-    quiet(Command::new("npm").args(["run", "build"]).current_dir(source), "npm run build (tsc)")?;
-    let report = quiet(Command::new("npm").args(["pack", "--json", "--pack-destination"]).arg(into).current_dir(source), "npm pack")?;
+    quiet(
+        Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund"])
+            .current_dir(source),
+        "npm ci",
+    )?;
+    quiet(
+        Command::new("npm").args(["run", "build"]).current_dir(source),
+        "npm run build (tsc)",
+    )?;
+    let report = quiet(
+        Command::new("npm")
+            .args(["pack", "--json", "--pack-destination"])
+            .arg(into)
+            .current_dir(source),
+        "npm pack",
+    )?;
     let report: Value = serde_json::from_slice(&report).context("reading npm pack's report")?;
     let Some(file) = report[0]["filename"].as_str() else {
         bail!("npm pack named no tarball");
@@ -69,7 +90,13 @@ pub fn typescript(source: &Path, into: &Path) -> Result<PathBuf> {
 pub fn python(source: &Path, into: &Path) -> Result<Vec<PathBuf>> {
     let python = tools_python()?;
     let folder = source.with_file_name("python-dist");
-    quiet(Command::new(&python).args(["-m", "build", "--no-isolation", "--outdir"]).arg(&folder).arg(source), "python -m build")?;
+    quiet(
+        Command::new(&python)
+            .args(["-m", "build", "--no-isolation", "--outdir"])
+            .arg(&folder)
+            .arg(source),
+        "python -m build",
+    )?;
     let mut built: Vec<PathBuf> = std::fs::read_dir(&folder)
         .with_context(|| format!("reading {}", folder.display()))?
         .map(|entry| entry.map(|entry| entry.path()))
@@ -77,7 +104,11 @@ pub fn python(source: &Path, into: &Path) -> Result<Vec<PathBuf>> {
     built.sort();
     let is = |path: &PathBuf, suffix: &str| path.to_string_lossy().ends_with(suffix);
     if built.len() != 2 || !built.iter().any(|path| is(path, ".whl")) || !built.iter().any(|path| is(path, ".tar.gz")) {
-        bail!("python -m build made {} files in {}, not one sdist and one wheel", built.len(), folder.display());
+        bail!(
+            "python -m build made {} files in {}, not one sdist and one wheel",
+            built.len(),
+            folder.display()
+        );
     }
     built
         .into_iter()
@@ -93,7 +124,10 @@ pub fn python(source: &Path, into: &Path) -> Result<Vec<PathBuf>> {
 /// `build`, `hatchling` and `twine` of `tests/python/requirements.txt`).
 pub fn tools_python() -> Result<PathBuf> {
     let workspace = workspace_root();
-    crate::tools::virtual_environment(&workspace.join(".tools"), &workspace.join("tests").join("python").join("requirements.txt"))
+    crate::tools::virtual_environment(
+        &workspace.join(".tools"),
+        &workspace.join("tests").join("python").join("requirements.txt"),
+    )
 }
 
 /// The `SOURCE_DATE_EPOCH` every build tool gets: the caller's, or 1980-01-01.

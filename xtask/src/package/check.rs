@@ -36,7 +36,10 @@ use super::{Options, Packaged, Scratch};
 fn expected() -> Vec<(String, Value)> {
     vec![
         ("ContentBlock".to_owned(), json!({"type": "text", "text": "hello"})),
-        ("session/update".to_owned(), json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}})),
+        (
+            "session/update".to_owned(),
+            json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}}),
+        ),
         ("client handles fs/read_text_file".to_owned(), json!(true)),
         ("agent handles session/load".to_owned(), json!(true)),
         ("refused session/prompt at".to_owned(), json!("/prompt/0")),
@@ -48,33 +51,65 @@ pub fn run() -> Result<()> {
     let scratch = Scratch::new()?;
     let names = PackageNames::default();
     let pack = |folder: &str| {
-        super::run(&Options { source: SourceOptions::default(), names: names.clone(), version: None, strict_names: false, out: scratch.path.join(folder) })
+        super::run(&Options {
+            source: SourceOptions::default(),
+            names: names.clone(),
+            version: None,
+            strict_names: false,
+            out: scratch.path.join(folder),
+        })
     };
     let packaged = pack("first")?;
     let again = pack("second")?;
     identical(&packaged, &again)?;
     for artifact in &packaged.artifacts {
         let size = std::fs::metadata(artifact)?.len();
-        eprintln!("packaged {} ({size} bytes), byte-identical when packed again", artifact.file_name().unwrap_or_default().to_string_lossy());
+        eprintln!(
+            "packaged {} ({size} bytes), byte-identical when packed again",
+            artifact.file_name().unwrap_or_default().to_string_lossy()
+        );
     }
     let find = |suffix: &str| {
-        packaged.artifacts.iter().find(|path| path.to_string_lossy().ends_with(suffix)).cloned().with_context(|| format!("no `*{suffix}` artifact"))
+        packaged
+            .artifacts
+            .iter()
+            .find(|path| path.to_string_lossy().ends_with(suffix))
+            .cloned()
+            .with_context(|| format!("no `*{suffix}` artifact"))
     };
     let work = &scratch.path;
     let outputs = [
         ("rust", rust(&find(".crate")?, &names, &packaged.version, work)?),
-        ("typescript", typescript(&find(".tgz")?, &names, &packaged.version, work)?),
-        ("python wheel", python(&find(".whl")?, &names, &packaged.version, &work.join("wheel"))?),
-        ("python sdist", python(&find(".tar.gz")?, &names, &packaged.version, &work.join("sdist"))?),
+        (
+            "typescript",
+            typescript(&find(".tgz")?, &names, &packaged.version, work)?,
+        ),
+        (
+            "python wheel",
+            python(&find(".whl")?, &names, &packaged.version, &work.join("wheel"))?,
+        ),
+        (
+            "python sdist",
+            python(&find(".tar.gz")?, &names, &packaged.version, &work.join("sdist"))?,
+        ),
     ];
     let expected = expected();
     for (what, output) in outputs {
         let printed = parse(&output).with_context(|| format!("{what}: the usage example printed\n{output}"))?;
-        ensure!(printed == expected, "{what}: the usage example printed\n{output}\nnot\n{expected:?}");
+        ensure!(
+            printed == expected,
+            "{what}: the usage example printed\n{output}\nnot\n{expected:?}"
+        );
         eprintln!("{what}: the usage example ran against the installed package as expected");
     }
     let python = tools_python()?;
-    quiet(Command::new(&python).args(["-m", "twine", "check", "--strict"]).arg(find(".whl")?).arg(find(".tar.gz")?), "twine check --strict")?;
+    quiet(
+        Command::new(&python)
+            .args(["-m", "twine", "check", "--strict"])
+            .arg(find(".whl")?)
+            .arg(find(".tar.gz")?),
+        "twine check --strict",
+    )?;
     eprintln!("twine check --strict passed");
     Ok(())
 }
@@ -83,7 +118,10 @@ pub fn run() -> Result<()> {
 /// the very program the check runs.
 fn readme_holds_example(readme: &str, language: &str, names: &PackageNames) -> Result<()> {
     let example = acp_codegen::emit::package::example(language, names)?;
-    ensure!(readme.contains(&example), "{language}: the package's README does not show the usage example the check runs");
+    ensure!(
+        readme.contains(&example),
+        "{language}: the package's README does not show the usage example the check runs"
+    );
     Ok(())
 }
 
@@ -93,11 +131,21 @@ fn identical(first: &Packaged, second: &Packaged) -> Result<()> {
         packaged
             .artifacts
             .iter()
-            .map(|path| Ok((path.file_name().unwrap_or_default().to_string_lossy().into_owned(), std::fs::read(path)?)))
+            .map(|path| {
+                Ok((
+                    path.file_name().unwrap_or_default().to_string_lossy().into_owned(),
+                    std::fs::read(path)?,
+                ))
+            })
             .collect()
     };
     let (one, two) = (read(first)?, read(second)?);
-    ensure!(one.keys().eq(two.keys()), "packing twice made different files: {:?} and {:?}", one.keys(), two.keys());
+    ensure!(
+        one.keys().eq(two.keys()),
+        "packing twice made different files: {:?} and {:?}",
+        one.keys(),
+        two.keys()
+    );
     for (name, bytes) in &one {
         ensure!(two[name] == *bytes, "packing twice made different bytes for {name}");
     }
@@ -109,15 +157,24 @@ fn parse(output: &str) -> Result<Vec<(String, Value)>> {
     output
         .lines()
         .map(|line| {
-            let (label, value) = line.split_once(": ").with_context(|| format!("`{line}` is not `label: JSON`"))?;
-            Ok((label.to_owned(), serde_json::from_str(value).with_context(|| format!("`{value}` is not JSON"))?))
+            let (label, value) = line
+                .split_once(": ")
+                .with_context(|| format!("`{line}` is not `label: JSON`"))?;
+            Ok((
+                label.to_owned(),
+                serde_json::from_str(value).with_context(|| format!("`{value}` is not JSON"))?,
+            ))
         })
         .collect()
 }
 
 fn unpack(archive: &Path, into: &Path) -> Result<()> {
     std::fs::create_dir_all(into).with_context(|| format!("creating {}", into.display()))?;
-    quiet(Command::new("tar").arg("-xzf").arg(archive).arg("-C").arg(into), &format!("tar -xzf {}", archive.display())).map(drop)
+    quiet(
+        Command::new("tar").arg("-xzf").arg(archive).arg("-C").arg(into),
+        &format!("tar -xzf {}", archive.display()),
+    )
+    .map(drop)
 }
 
 fn write(path: &Path, contents: &str) -> Result<()> {
@@ -149,16 +206,23 @@ fn rust(artifact: &Path, names: &PackageNames, version: &str, work: &Path) -> Re
             names.rust_crate
         ),
     )?;
-    write(&consumer.join("src").join("main.rs"), &acp_codegen::emit::package::example("rust", names)?)?;
+    write(
+        &consumer.join("src").join("main.rs"),
+        &acp_codegen::emit::package::example("rust", names)?,
+    )?;
     let output = quiet(
-        Command::new(&cargo).args(["run", "--quiet", "--offline", "--target-dir"]).arg(cargo_target()).current_dir(&consumer),
+        Command::new(&cargo)
+            .args(["run", "--quiet", "--offline", "--target-dir"])
+            .arg(cargo_target())
+            .current_dir(&consumer),
         "cargo run of the usage example against the unpacked crate",
     )?;
 
     let publishing = work.join("crate-publish");
     unpack(artifact, &publishing)?;
     let folder = publishing.join(format!("{}-{version}", names.rust_crate));
-    std::fs::rename(folder.join("Cargo.toml.orig"), folder.join("Cargo.toml")).context("restoring the original Cargo.toml")?;
+    std::fs::rename(folder.join("Cargo.toml.orig"), folder.join("Cargo.toml"))
+        .context("restoring the original Cargo.toml")?;
     // The shared target folder, where `cargo package` already verified the
     // same sources. A dry run leaves the crate it would upload in
     // `package/tmp-crate/`, removed first so that only this run's counts.
@@ -168,9 +232,18 @@ fn rust(artifact: &Path, names: &PackageNames, version: &str, work: &Path) -> Re
     if packed.exists() {
         std::fs::remove_file(&packed).with_context(|| format!("removing {}", packed.display()))?;
     }
-    quiet(Command::new(&cargo).args(["publish", "--dry-run", "--quiet", "--target-dir"]).arg(&target).current_dir(&folder), "cargo publish --dry-run")?;
+    quiet(
+        Command::new(&cargo)
+            .args(["publish", "--dry-run", "--quiet", "--target-dir"])
+            .arg(&target)
+            .current_dir(&folder),
+        "cargo publish --dry-run",
+    )?;
     let republished = std::fs::read(&packed).context("reading the crate cargo publish --dry-run packed")?;
-    ensure!(republished == std::fs::read(artifact)?, "cargo publish --dry-run in the unpacked crate packed other bytes than the artifact");
+    ensure!(
+        republished == std::fs::read(artifact)?,
+        "cargo publish --dry-run in the unpacked crate packed other bytes than the artifact"
+    );
     eprintln!("cargo publish --dry-run passed and packs the artifact's bytes");
     String::from_utf8(output).context("the example printed UTF-8")
 }
@@ -197,30 +270,68 @@ const TS_CONFIG: &str = r#"{
 /// it; `npm publish --dry-run` checks the tarball.
 fn typescript(artifact: &Path, names: &PackageNames, version: &str, work: &Path) -> Result<String> {
     let consumer = work.join("ts-consumer");
-    write(&consumer.join("package.json"), "{\n  \"name\": \"acp-bindings-consumer\",\n  \"private\": true,\n  \"type\": \"module\"\n}\n")?;
-    write(&consumer.join("usage.ts"), &acp_codegen::emit::package::example("typescript", names)?)?;
+    write(
+        &consumer.join("package.json"),
+        "{\n  \"name\": \"acp-bindings-consumer\",\n  \"private\": true,\n  \"type\": \"module\"\n}\n",
+    )?;
+    write(
+        &consumer.join("usage.ts"),
+        &acp_codegen::emit::package::example("typescript", names)?,
+    )?;
     write(&consumer.join("tsconfig.json"), TS_CONFIG)?;
     quiet(
         Command::new("npm")
             .args(["install", "--no-audit", "--no-fund"])
             .arg(artifact)
-            .arg(format!("typescript@{}", acp_codegen::emit::typescript::TYPESCRIPT_VERSION))
+            .arg(format!(
+                "typescript@{}",
+                acp_codegen::emit::typescript::TYPESCRIPT_VERSION
+            ))
             .current_dir(&consumer),
         "npm install of the tarball",
     )?;
     let installed = consumer.join("node_modules").join(&names.npm_package);
     let manifest: Value = serde_json::from_str(&std::fs::read_to_string(installed.join("package.json"))?)?;
-    ensure!(manifest["version"] == version, "the installed package.json has version {}", manifest["version"]);
-    ensure!(manifest["sideEffects"] == false && manifest["engines"]["node"].is_string() && manifest["files"].is_array(), "package.json: {manifest}");
-    for file in [manifest["types"].as_str(), manifest["exports"]["."]["default"].as_str(), Some("dist/index.js.map"), Some("schema/acp.schema.json")] {
+    ensure!(
+        manifest["version"] == version,
+        "the installed package.json has version {}",
+        manifest["version"]
+    );
+    ensure!(
+        manifest["sideEffects"] == false && manifest["engines"]["node"].is_string() && manifest["files"].is_array(),
+        "package.json: {manifest}"
+    );
+    for file in [
+        manifest["types"].as_str(),
+        manifest["exports"]["."]["default"].as_str(),
+        Some("dist/index.js.map"),
+        Some("schema/acp.schema.json"),
+    ] {
         let file = file.context("package.json names its `types` and `exports`")?;
         ensure!(installed.join(file).is_file(), "the installed package lacks {file}");
     }
-    readme_holds_example(&std::fs::read_to_string(installed.join("README.md"))?, "typescript", names)?;
-    quiet(Command::new("npm").args(["exec", "--no", "--", "tsc", "-p", "tsconfig.json", "--strict"]).current_dir(&consumer), "tsc --strict on the usage example")?;
-    let output = quiet(Command::new("node").arg(consumer.join("out").join("usage.js")).current_dir(&consumer), "node on the usage example")?;
+    readme_holds_example(
+        &std::fs::read_to_string(installed.join("README.md"))?,
+        "typescript",
+        names,
+    )?;
+    quiet(
+        Command::new("npm")
+            .args(["exec", "--no", "--", "tsc", "-p", "tsconfig.json", "--strict"])
+            .current_dir(&consumer),
+        "tsc --strict on the usage example",
+    )?;
+    let output = quiet(
+        Command::new("node")
+            .arg(consumer.join("out").join("usage.js"))
+            .current_dir(&consumer),
+        "node on the usage example",
+    )?;
     let mut publish = Command::new("npm");
-    publish.args(["publish", "--dry-run"]).arg(artifact).current_dir(&consumer);
+    publish
+        .args(["publish", "--dry-run"])
+        .arg(artifact)
+        .current_dir(&consumer);
     if version.contains('-') {
         publish.args(["--tag", "rfd"]);
     }
@@ -234,19 +345,37 @@ fn typescript(artifact: &Path, names: &PackageNames, version: &str, work: &Path)
 /// the example against it, and its interpreter runs the example.
 fn python(artifact: &Path, names: &PackageNames, version: &str, folder: &Path) -> Result<String> {
     let venv = folder.join("venv");
-    quiet(Command::new("python3").args(["-m", "venv"]).arg(&venv), "python3 -m venv")?;
+    quiet(
+        Command::new("python3").args(["-m", "venv"]).arg(&venv),
+        "python3 -m venv",
+    )?;
     let interpreter = venv.join("bin").join("python");
     quiet(
-        Command::new(&interpreter).args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"]).arg(artifact),
+        Command::new(&interpreter)
+            .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"])
+            .arg(artifact),
         &format!("pip install {}", artifact.display()),
     )?;
     let metadata = installed_metadata(&interpreter, names)?;
     let spelled = format!("Version: {}", acp_codegen::emit::package::python_version(version));
-    for field in [spelled.as_str(), "Requires-Python: >=3.10", "License-Expression: Apache-2.0"] {
-        ensure!(metadata.lines().any(|line| line == field), "the installed METADATA lacks `{field}`");
+    for field in [
+        spelled.as_str(),
+        "Requires-Python: >=3.10",
+        "License-Expression: Apache-2.0",
+    ] {
+        ensure!(
+            metadata.lines().any(|line| line == field),
+            "the installed METADATA lacks `{field}`"
+        );
     }
-    let pydantic = format!("Requires-Dist: pydantic<3,>={}", acp_codegen::emit::python::PYDANTIC_TESTED);
-    ensure!(metadata.lines().any(|line| line == pydantic), "the installed METADATA lacks `{pydantic}`:\n{metadata}");
+    let pydantic = format!(
+        "Requires-Dist: pydantic<3,>={}",
+        acp_codegen::emit::python::PYDANTIC_TESTED
+    );
+    ensure!(
+        metadata.lines().any(|line| line == pydantic),
+        "the installed METADATA lacks `{pydantic}`:\n{metadata}"
+    );
     readme_holds_example(&metadata, "python", names)?;
     let program = folder.join("usage").join("usage.py");
     write(&program, &acp_codegen::emit::package::example("python", names)?)?;
@@ -261,7 +390,10 @@ fn python(artifact: &Path, names: &PackageNames, version: &str, folder: &Path) -
             .current_dir(program.parent().context("the program has a folder")?),
         "mypy --strict on the usage example",
     )?;
-    let output = quiet(Command::new(&interpreter).arg(&program).current_dir(folder), "python on the usage example")?;
+    let output = quiet(
+        Command::new(&interpreter).arg(&program).current_dir(folder),
+        "python on the usage example",
+    )?;
     String::from_utf8(output).context("the example printed UTF-8")
 }
 
@@ -272,7 +404,10 @@ fn installed_metadata(interpreter: &Path, names: &PackageNames) -> Result<String
         names.python_package,
         names.python_package.replace('_', "-")
     );
-    let output = quiet(Command::new(interpreter).args(["-c", &script]), "reading the installed METADATA")?;
+    let output = quiet(
+        Command::new(interpreter).args(["-c", &script]),
+        "reading the installed METADATA",
+    )?;
     let text = String::from_utf8(output).context("METADATA is UTF-8")?;
     if text.trim().is_empty() {
         bail!("the installed distribution has no METADATA");

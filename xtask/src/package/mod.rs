@@ -27,7 +27,6 @@ use acp_schema_source::SourceOptions;
 
 use crate::generate;
 
-
 /// What `cargo xtask package` was asked for.
 pub struct Options {
     pub source: SourceOptions,
@@ -53,14 +52,22 @@ pub fn run(options: &Options) -> Result<Packaged> {
     let base = match (&options.version, &options.source.schema_file) {
         (Some(base), _) => base.clone(),
         (None, None) => acp_schema_source::upstream::UPSTREAM_VERSION.to_owned(),
-        (None, Some(file)) => bail!("--schema {}: give --version MAJOR.MINOR.PATCH too (a schema file does not say which release it is)", file.display()),
+        (None, Some(file)) => bail!(
+            "--schema {}: give --version MAJOR.MINOR.PATCH too (a schema file does not say which release it is)",
+            file.display()
+        ),
     };
-    let version_of = |overlays: &[String]| acp_codegen::emit::package::version(&base, overlays).map_err(|message| anyhow::anyhow!("--version: {message}"));
+    let version_of = |overlays: &[String]| {
+        acp_codegen::emit::package::version(&base, overlays).map_err(|message| anyhow::anyhow!("--version: {message}"))
+    };
     version_of(&[])?;
     let schema = acp_schema_source::load(&options.source)?;
     let overlays: Vec<String> = schema.overlays.iter().map(|overlay| overlay.id.clone()).collect();
     let version = version_of(&overlays)?;
-    let names = PackageNames { version: version.clone(), ..options.names.clone() };
+    let names = PackageNames {
+        version: version.clone(),
+        ..options.names.clone()
+    };
     let outputs = generate::render_schema(&schema, &names, &[], false, options.strict_names)?;
     let scratch = Scratch::new()?;
     let built = scratch.path.join("artifacts");
@@ -69,7 +76,12 @@ pub fn run(options: &Options) -> Result<Packaged> {
     for (language, files) in &outputs {
         let source = scratch.path.join(language);
         match language.as_str() {
-            "rust" => artifacts.push(build::rust(&write_package(&source, files)?, &names.rust_crate, &version, &built)?),
+            "rust" => artifacts.push(build::rust(
+                &write_package(&source, files)?,
+                &names.rust_crate,
+                &version,
+                &built,
+            )?),
             "typescript" => artifacts.push(build::typescript(&write_package(&source, files)?, &built)?),
             "python" => artifacts.extend(build::python(&write_package(&source, files)?, &built)?),
             _ => {}
@@ -78,13 +90,17 @@ pub fn run(options: &Options) -> Result<Packaged> {
     std::fs::create_dir_all(&options.out).with_context(|| format!("creating {}", options.out.display()))?;
     let mut moved = Vec::new();
     for artifact in artifacts {
-        let target = options.out.join(artifact.file_name().context("an artifact has a file name")?);
+        let target = options
+            .out
+            .join(artifact.file_name().context("an artifact has a file name")?);
         move_file(&artifact, &target)?;
         moved.push(target);
     }
-    Ok(Packaged { version, artifacts: moved })
+    Ok(Packaged {
+        version,
+        artifacts: moved,
+    })
 }
-
 
 /// Writes one package's files into `folder`.
 fn write_package(folder: &Path, files: &crate::output::Files) -> Result<PathBuf> {

@@ -6,12 +6,19 @@ use std::process::{Command, Output};
 
 /// Runs the built `xtask` with `arguments`.
 pub fn xtask(arguments: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_xtask")).args(arguments).output().expect("xtask runs")
+    Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(arguments)
+        .output()
+        .expect("xtask runs")
 }
 
 /// An empty folder of its own for the test `name` of this process.
 pub fn scratch(name: &str) -> PathBuf {
-    let folder = std::env::temp_dir().join(format!("acp-xtask-{}-{name}-{}", env!("CARGO_CRATE_NAME"), std::process::id()));
+    let folder = std::env::temp_dir().join(format!(
+        "acp-xtask-{}-{name}-{}",
+        env!("CARGO_CRATE_NAME"),
+        std::process::id()
+    ));
     let _ = std::fs::remove_dir_all(&folder);
     std::fs::create_dir_all(&folder).unwrap();
     folder

@@ -42,7 +42,9 @@ pub type Emitter = fn(&Ir, &PackageNames) -> Result<Files, CodegenError>;
 /// Renders the askama template `templates/{file}`; the text ends with one
 /// newline, as a text file does, whatever the template's last line.
 pub(crate) fn render(template: &impl askama::Template, file: &str) -> Result<String, CodegenError> {
-    let mut text = template.render().map_err(|error| CodegenError::internal(format!("templates/{file}"), error))?;
+    let mut text = template
+        .render()
+        .map_err(|error| CodegenError::internal(format!("templates/{file}"), error))?;
     text.truncate(text.trim_end_matches('\n').len());
     text.push('\n');
     Ok(text)

@@ -14,4 +14,8 @@ pub mod typescript;
 pub use files::{Emitter, Files, PackageNames};
 
 /// Every language, with the folder its package goes to.
-pub const LANGUAGES: [(&str, Emitter); 3] = [("rust", rust::emit), ("typescript", typescript::emit), ("python", python::emit)];
+pub const LANGUAGES: [(&str, Emitter); 3] = [
+    ("rust", rust::emit),
+    ("typescript", typescript::emit),
+    ("python", python::emit),
+];

@@ -73,7 +73,11 @@ pub fn schema_path(language: &str, names: &PackageNames) -> PathBuf {
 /// or what is wrong with them.
 pub fn version(base: &str, overlays: &[String]) -> Result<String, String> {
     let parts: Vec<&str> = base.split('.').collect();
-    let number = |part: &&str| !part.is_empty() && part.bytes().all(|byte| byte.is_ascii_digit()) && (part.len() == 1 || !part.starts_with('0'));
+    let number = |part: &&str| {
+        !part.is_empty()
+            && part.bytes().all(|byte| byte.is_ascii_digit())
+            && (part.len() == 1 || !part.starts_with('0'))
+    };
     if parts.len() != 3 || !parts.iter().all(number) {
         return Err(format!("invalid version `{base}`: give MAJOR.MINOR.PATCH, decimal numbers without leading zeros (the RFD set is added as `-{RFD_LABEL}.N`)"));
     }
@@ -84,15 +88,22 @@ pub fn version(base: &str, overlays: &[String]) -> Result<String, String> {
         };
         code |= bit;
     }
-    Ok(if code == 0 { base.to_owned() } else { format!("{base}-{RFD_LABEL}.{code}") })
+    Ok(if code == 0 {
+        base.to_owned()
+    } else {
+        format!("{base}-{RFD_LABEL}.{code}")
+    })
 }
 
 /// What the version says, for the README.
 fn version_note(version: &str, overlays: &[String]) -> String {
     let marker = format!("-{RFD_LABEL}.");
     if let Some((base, code)) = version.split_once(&marker) {
-        let bits: Vec<String> =
-            RFD_BITS.iter().filter(|(id, _)| overlays.iter().any(|overlay| overlay == id)).map(|(id, bit)| format!("`{id}` {bit}")).collect();
+        let bits: Vec<String> = RFD_BITS
+            .iter()
+            .filter(|(id, _)| overlays.iter().any(|overlay| overlay == id))
+            .map(|(id, bit)| format!("`{id}` {bit}"))
+            .collect();
         format!(
             "`{base}` is the release of the base schema (or the maintainer's own base version); `{RFD_LABEL}.{code}` records the RFD overlays, one bit each ({}). Python spells the same version `{}`.",
             bits.join(", "),
@@ -101,7 +112,8 @@ fn version_note(version: &str, overlays: &[String]) -> String {
     } else if overlays.is_empty() {
         "The release of the base schema (or the maintainer's own base version); no RFD overlay.".to_owned()
     } else {
-        "A development build: `cargo xtask package` gives the version that records the schema release and the RFD set.".to_owned()
+        "A development build: `cargo xtask package` gives the version that records the schema release and the RFD set."
+            .to_owned()
     }
 }
 
@@ -144,9 +156,24 @@ struct PythonExample {
 /// the package by its name.
 pub fn example(language: &str, names: &PackageNames) -> Result<String, CodegenError> {
     let text = match language {
-        "rust" => render(&RustExample { module: names.rust_crate.replace('-', "_") }, "example.rs"),
-        "typescript" => render(&TypeScriptExample { module: serde_json::Value::String(names.npm_package.clone()).to_string() }, "example.ts"),
-        "python" => render(&PythonExample { module: names.python_package.clone() }, "example.py"),
+        "rust" => render(
+            &RustExample {
+                module: names.rust_crate.replace('-', "_"),
+            },
+            "example.rs",
+        ),
+        "typescript" => render(
+            &TypeScriptExample {
+                module: serde_json::Value::String(names.npm_package.clone()).to_string(),
+            },
+            "example.ts",
+        ),
+        "python" => render(
+            &PythonExample {
+                module: names.python_package.clone(),
+            },
+            "example.py",
+        ),
         other => Err(CodegenError::internal("package", format!("no package for `{other}`"))),
     }?;
     Ok(format!("{}\n", text.trim_end()))
@@ -166,9 +193,24 @@ pub fn extras(ir: &Ir, names: &PackageNames, language: &str, schema: &str) -> Re
     let schema_path = schema_path(language, names);
     let distribution = names.python_package.replace('_', "-");
     let (name, display, install, fence) = match language {
-        "rust" => (names.rust_crate.clone(), "Rust", format!("cargo add {}@={}", names.rust_crate, names.version), "rust"),
-        "typescript" => (names.npm_package.clone(), "TypeScript", format!("npm install {}@{}", names.npm_package, names.version), "ts"),
-        _ => (distribution.clone(), "Python", format!("pip install '{distribution}=={}'", python_version(&names.version)), "python"),
+        "rust" => (
+            names.rust_crate.clone(),
+            "Rust",
+            format!("cargo add {}@={}", names.rust_crate, names.version),
+            "rust",
+        ),
+        "typescript" => (
+            names.npm_package.clone(),
+            "TypeScript",
+            format!("npm install {}@{}", names.npm_package, names.version),
+            "ts",
+        ),
+        _ => (
+            distribution.clone(),
+            "Python",
+            format!("pip install '{distribution}=={}'", python_version(&names.version)),
+            "python",
+        ),
     };
     let readme = Readme {
         name,
@@ -206,8 +248,14 @@ mod tests {
     fn the_version_records_the_rfd_set_as_a_development_release() {
         assert_eq!(version("1.20.0", &[]).unwrap(), "1.20.0");
         assert_eq!(version("1.20.0", &ids(&["session-ready"])).unwrap(), "1.20.0-dev.1");
-        assert_eq!(version("1.20.0", &ids(&["session-status", "turn-complete"])).unwrap(), "1.20.0-dev.6");
-        assert_eq!(version("2.0.10", &ids(&["session-ready", "turn-complete", "session-status"])).unwrap(), "2.0.10-dev.7");
+        assert_eq!(
+            version("1.20.0", &ids(&["session-status", "turn-complete"])).unwrap(),
+            "1.20.0-dev.6"
+        );
+        assert_eq!(
+            version("2.0.10", &ids(&["session-ready", "turn-complete", "session-status"])).unwrap(),
+            "2.0.10-dev.7"
+        );
     }
 
     #[test]
@@ -219,7 +267,14 @@ mod tests {
     #[test]
     fn every_rfd_set_has_its_own_code() {
         let mut codes: Vec<u32> = (0..1u32 << RFD_BITS.len())
-            .map(|set| RFD_BITS.iter().enumerate().filter(|(index, _)| set & (1 << index) != 0).map(|(_, (_, bit))| bit).sum())
+            .map(|set| {
+                RFD_BITS
+                    .iter()
+                    .enumerate()
+                    .filter(|(index, _)| set & (1 << index) != 0)
+                    .map(|(_, (_, bit))| bit)
+                    .sum()
+            })
             .collect();
         codes.sort_unstable();
         codes.dedup();
@@ -228,7 +283,16 @@ mod tests {
 
     #[test]
     fn a_base_that_is_not_three_plain_numbers_is_refused() {
-        for base in ["1.0", "1.0.0.0", "01.2.3", "1.2.3-rc.1", "1.2.3+x", "v1.2.3", "", "1..3"] {
+        for base in [
+            "1.0",
+            "1.0.0.0",
+            "01.2.3",
+            "1.2.3-rc.1",
+            "1.2.3+x",
+            "v1.2.3",
+            "",
+            "1..3",
+        ] {
             let error = version(base, &[]).unwrap_err();
             assert!(error.contains(&format!("`{base}`")), "{base}: {error}");
         }
@@ -238,16 +302,36 @@ mod tests {
     #[test]
     fn a_schema_the_example_does_not_fit_gets_a_readme_without_it() {
         let ir = crate::test_support::ir_of(serde_json::json!({"Item": {"type": "string"}}));
-        assert_eq!(example_applies(&ir).unwrap_err(), "this schema has no capability negotiation");
-        let names = PackageNames { version: "1.20.0-dev.3".to_owned(), ..PackageNames::default() };
+        assert_eq!(
+            example_applies(&ir).unwrap_err(),
+            "this schema has no capability negotiation"
+        );
+        let names = PackageNames {
+            version: "1.20.0-dev.3".to_owned(),
+            ..PackageNames::default()
+        };
         for language in ["rust", "typescript", "python"] {
             let files = extras(&ir, &names, language, "{}\n").unwrap();
             let readme = &files[0].1;
             assert!(!readme.contains(&example(language, &names).unwrap()), "{language}");
-            assert!(readme.contains("this schema has no capability negotiation, so it is left out"), "{readme}");
-            assert!(readme.contains("`1.20.0-dev.3`") && readme.contains("1.20.0.dev3"), "{readme}");
-            assert!(files.iter().any(|(path, text)| path == &schema_path(language, &names) && text == "{}\n"), "{language}");
-            assert!(!files.iter().any(|(path, _)| path.starts_with("examples")), "{language}");
+            assert!(
+                readme.contains("this schema has no capability negotiation, so it is left out"),
+                "{readme}"
+            );
+            assert!(
+                readme.contains("`1.20.0-dev.3`") && readme.contains("1.20.0.dev3"),
+                "{readme}"
+            );
+            assert!(
+                files
+                    .iter()
+                    .any(|(path, text)| path == &schema_path(language, &names) && text == "{}\n"),
+                "{language}"
+            );
+            assert!(
+                !files.iter().any(|(path, _)| path.starts_with("examples")),
+                "{language}"
+            );
         }
     }
 }

@@ -27,7 +27,10 @@ mod tests {
     #[test]
     fn control_characters_are_escaped_and_line_breaks_normalized() {
         assert_eq!(prose("a\r\nb\rc\nd"), "a\nb\nc\nd");
-        assert_eq!(prose("nul \u{0} bell \u{7} tab\tok"), "nul \\u{0000} bell \\u{0007} tab\tok");
+        assert_eq!(
+            prose("nul \u{0} bell \u{7} tab\tok"),
+            "nul \\u{0000} bell \\u{0007} tab\tok"
+        );
         assert_eq!(prose("line\u{2028}para\u{2029}"), "line\\u{2028}para\\u{2029}");
         assert_eq!(prose("*/ \"\"\" ${x} ünï"), "*/ \"\"\" ${x} ünï");
     }

@@ -44,7 +44,11 @@ struct Waiting<T> {
 impl<T> SessionReadyGate<T> {
     /// A gate; `required` is whether the agent advertised `session/ready`.
     pub fn new(required: bool) -> Self {
-        SessionReadyGate { required, waiting: BTreeMap::new(), ready: BTreeSet::new() }
+        SessionReadyGate {
+            required,
+            waiting: BTreeMap::new(),
+            ready: BTreeSet::new(),
+        }
     }
 
     /// Whether the gate holds anything at all.
@@ -59,7 +63,10 @@ impl<T> SessionReadyGate<T> {
             return;
         }
         self.ready.remove(session);
-        self.waiting.entry(session.to_owned()).or_insert_with(|| Waiting { since: now, held: Vec::new() });
+        self.waiting.entry(session.to_owned()).or_insert_with(|| Waiting {
+            since: now,
+            held: Vec::new(),
+        });
     }
 
     /// A session-scoped notification the agent wants to send at `now`:
@@ -68,7 +75,14 @@ impl<T> SessionReadyGate<T> {
         if !self.required || self.ready.contains(session) {
             return vec![item];
         }
-        self.waiting.entry(session.to_owned()).or_insert_with(|| Waiting { since: now, held: Vec::new() }).held.push(item);
+        self.waiting
+            .entry(session.to_owned())
+            .or_insert_with(|| Waiting {
+                since: now,
+                held: Vec::new(),
+            })
+            .held
+            .push(item);
         Vec::new()
     }
 
@@ -78,7 +92,9 @@ impl<T> SessionReadyGate<T> {
             return Vec::new();
         }
         self.ready.insert(session.to_owned());
-        self.waiting.remove(session).map_or_else(Vec::new, |waiting| waiting.held)
+        self.waiting
+            .remove(session)
+            .map_or_else(Vec::new, |waiting| waiting.held)
     }
 
     /// The fallback the caller chooses: every session that has waited
@@ -104,7 +120,9 @@ impl<T> SessionReadyGate<T> {
     /// was never sent.
     pub fn closed(&mut self, session: &str) -> Vec<T> {
         self.ready.remove(session);
-        self.waiting.remove(session).map_or_else(Vec::new, |waiting| waiting.held)
+        self.waiting
+            .remove(session)
+            .map_or_else(Vec::new, |waiting| waiting.held)
     }
 
     /// How many items `session` holds.
@@ -194,7 +212,11 @@ pub struct Observation<R> {
 
 impl<R> Observation<R> {
     fn new(turn: Option<R>) -> Self {
-        Observation { turn, drained: None, violations: Vec::new() }
+        Observation {
+            turn,
+            drained: None,
+            violations: Vec::new(),
+        }
     }
 }
 
@@ -239,7 +261,11 @@ impl<R: Clone + PartialEq, S: Clone + PartialEq> TurnTracker<R, S> {
     /// A protocol v1 tracker; `turn_complete` is whether the agent
     /// advertised it.
     pub fn new(turn_complete: bool) -> Self {
-        TurnTracker::ending(if turn_complete { End::TurnComplete } else { End::Response })
+        TurnTracker::ending(if turn_complete {
+            End::TurnComplete
+        } else {
+            End::Response
+        })
     }
 
     /// A protocol v2 tracker: `idle` state updates end turns, and a
@@ -250,7 +276,11 @@ impl<R: Clone + PartialEq, S: Clone + PartialEq> TurnTracker<R, S> {
     }
 
     fn ending(end: End) -> Self {
-        TurnTracker { end, sessions: BTreeMap::new(), working: BTreeSet::new() }
+        TurnTracker {
+            end,
+            sessions: BTreeMap::new(),
+            working: BTreeSet::new(),
+        }
     }
 
     fn drained(&self, turn: &Turn<R, S>) -> bool {
@@ -262,18 +292,30 @@ impl<R: Clone + PartialEq, S: Clone + PartialEq> TurnTracker<R, S> {
         let end = self.end;
         let turns = self.sessions.entry(session.to_owned()).or_default();
         turns.retain(|turn| !drained(end, turn));
-        turns.push(Turn { request, completed: None, responded: None, working: false, idled: false });
+        turns.push(Turn {
+            request,
+            completed: None,
+            responded: None,
+            working: false,
+            idled: false,
+        });
     }
 
     /// A `session/update` for `session` arrived.
     pub fn update(&mut self, session: &str, scope: Scope<R, S>) -> Observation<R> {
-        let violation = |kind, request: &R| Violation { kind, session: session.to_owned(), request: Some(request.clone()) };
+        let violation = |kind, request: &R| Violation {
+            kind,
+            session: session.to_owned(),
+            request: Some(request.clone()),
+        };
         match scope {
             Scope::Session => Observation::new(None),
             Scope::State { idle } if self.end == End::Idle => self.state(session, idle),
             Scope::State { .. } => Observation::new(None),
             Scope::Turn | Scope::Reply if self.end == End::Idle => {
-                let Some(turn) = self.sessions.get(session).and_then(|turns| turns.last()) else { return Observation::new(None) };
+                let Some(turn) = self.sessions.get(session).and_then(|turns| turns.last()) else {
+                    return Observation::new(None);
+                };
                 if !turn.idled {
                     return Observation::new(Some(turn.request.clone()));
                 }
@@ -283,41 +325,63 @@ impl<R: Clone + PartialEq, S: Clone + PartialEq> TurnTracker<R, S> {
                 let mut observation = Observation::new(None);
                 if matches!(scope, Scope::Reply) && !self.working.contains(session) {
                     observation.turn = Some(turn.request.clone());
-                    observation.violations.push(violation(ViolationKind::UpdateAfterIdle, &turn.request));
+                    observation
+                        .violations
+                        .push(violation(ViolationKind::UpdateAfterIdle, &turn.request));
                 }
                 observation
             }
             Scope::Turn | Scope::Reply => {
-                let Some(turn) = self.sessions.get(session).and_then(|turns| turns.last()) else { return Observation::new(None) };
+                let Some(turn) = self.sessions.get(session).and_then(|turns| turns.last()) else {
+                    return Observation::new(None);
+                };
                 let mut observation = Observation::new(Some(turn.request.clone()));
                 if turn.responded.is_some() {
-                    observation.violations.push(violation(ViolationKind::UpdateAfterResponse, &turn.request));
+                    observation
+                        .violations
+                        .push(violation(ViolationKind::UpdateAfterResponse, &turn.request));
                 } else if turn.completed.is_some() {
-                    observation.violations.push(violation(ViolationKind::UpdateAfterTurnComplete, &turn.request));
+                    observation
+                        .violations
+                        .push(violation(ViolationKind::UpdateAfterTurnComplete, &turn.request));
                 }
                 observation
             }
             Scope::Complete { request, stop_reason } => {
-                let position = self.sessions.get(session).and_then(|turns| turns.iter().position(|turn| turn.request == request));
+                let position = self
+                    .sessions
+                    .get(session)
+                    .and_then(|turns| turns.iter().position(|turn| turn.request == request));
                 let Some(position) = position else {
                     let mut observation = Observation::new(None);
-                    observation.violations.push(violation(ViolationKind::UnknownTurn, &request));
+                    observation
+                        .violations
+                        .push(violation(ViolationKind::UnknownTurn, &request));
                     return observation;
                 };
                 let mut observation = Observation::new(Some(request.clone()));
                 let turn = &self.sessions[session][position];
                 if turn.responded.is_some() {
-                    observation.violations.push(violation(ViolationKind::UpdateAfterResponse, &request));
+                    observation
+                        .violations
+                        .push(violation(ViolationKind::UpdateAfterResponse, &request));
                 }
                 if turn.completed.is_some() {
-                    observation.violations.push(violation(ViolationKind::DuplicateTurnComplete, &request));
+                    observation
+                        .violations
+                        .push(violation(ViolationKind::DuplicateTurnComplete, &request));
                     return observation;
                 }
                 if matches!(&turn.responded, Some(Some(answered)) if *answered != stop_reason) {
-                    observation.violations.push(violation(ViolationKind::StopReasonMismatch, &request));
+                    observation
+                        .violations
+                        .push(violation(ViolationKind::StopReasonMismatch, &request));
                 }
                 let was_drained = self.drained(turn);
-                let turns = self.sessions.get_mut(session).expect("the turn was found in this session");
+                let turns = self
+                    .sessions
+                    .get_mut(session)
+                    .expect("the turn was found in this session");
                 turns[position].completed = Some(stop_reason);
                 if !was_drained && self.drained(&self.sessions[session][position]) {
                     observation.drained = Some(request);
@@ -337,7 +401,13 @@ impl<R: Clone + PartialEq, S: Clone + PartialEq> TurnTracker<R, S> {
         }
         let end = self.end;
         let mut observation = Observation::new(None);
-        for turn in self.sessions.get_mut(session).into_iter().flatten().filter(|turn| !turn.idled) {
+        for turn in self
+            .sessions
+            .get_mut(session)
+            .into_iter()
+            .flatten()
+            .filter(|turn| !turn.idled)
+        {
             if !idle {
                 turn.working = true;
                 observation.turn = Some(turn.request.clone());
@@ -358,8 +428,15 @@ impl<R: Clone + PartialEq, S: Clone + PartialEq> TurnTracker<R, S> {
     /// response. A request the tracker was not told of gives an empty
     /// observation.
     pub fn response(&mut self, request: &R, stop_reason: Option<S>) -> Observation<R> {
-        let found = self.sessions.iter().find_map(|(session, turns)| turns.iter().position(|turn| turn.request == *request).map(|position| (session.clone(), position)));
-        let Some((session, position)) = found else { return Observation::new(None) };
+        let found = self.sessions.iter().find_map(|(session, turns)| {
+            turns
+                .iter()
+                .position(|turn| turn.request == *request)
+                .map(|position| (session.clone(), position))
+        });
+        let Some((session, position)) = found else {
+            return Observation::new(None);
+        };
         let mut observation = Observation::new(Some(request.clone()));
         let turn = &self.sessions[&session][position];
         if turn.responded.is_some() {
@@ -367,10 +444,17 @@ impl<R: Clone + PartialEq, S: Clone + PartialEq> TurnTracker<R, S> {
         }
         if let (Some(completed), Some(answered)) = (&turn.completed, &stop_reason) {
             if completed != answered {
-                observation.violations.push(Violation { kind: ViolationKind::StopReasonMismatch, session: session.clone(), request: Some(request.clone()) });
+                observation.violations.push(Violation {
+                    kind: ViolationKind::StopReasonMismatch,
+                    session: session.clone(),
+                    request: Some(request.clone()),
+                });
             }
         }
-        let turns = self.sessions.get_mut(&session).expect("the turn was found in this session");
+        let turns = self
+            .sessions
+            .get_mut(&session)
+            .expect("the turn was found in this session");
         turns[position].responded = Some(stop_reason);
         if self.drained(&self.sessions[&session][position]) {
             observation.drained = Some(request.clone());
@@ -380,12 +464,21 @@ impl<R: Clone + PartialEq, S: Clone + PartialEq> TurnTracker<R, S> {
 
     /// The prompt request of `session`'s turn that is not drained yet.
     pub fn pending(&self, session: &str) -> Option<&R> {
-        self.sessions.get(session)?.iter().rev().find(|turn| !self.drained(turn)).map(|turn| &turn.request)
+        self.sessions
+            .get(session)?
+            .iter()
+            .rev()
+            .find(|turn| !self.drained(turn))
+            .map(|turn| &turn.request)
     }
 
     /// Whether the turn of the prompt `request` is drained (or unknown).
     pub fn is_drained(&self, request: &R) -> bool {
-        self.sessions.values().flatten().find(|turn| turn.request == *request).is_none_or(|turn| self.drained(turn))
+        self.sessions
+            .values()
+            .flatten()
+            .find(|turn| turn.request == *request)
+            .is_none_or(|turn| self.drained(turn))
     }
 }
 

@@ -8,9 +8,10 @@
 use std::sync::{Arc, Mutex};
 
 use agent_client_protocol::v1::schema::{
-    AgentCapabilities, ClientCapabilities, Content, ContentBlock, ContentChunk, Implementation, InitializeRequest, InitializeResponse, NewSessionRequest,
-    NewSessionResponse, PermissionOption, PermissionOptionKind, PromptRequest, PromptResponse, ReadTextFileRequest, RequestPermissionOutcome,
-    RequestPermissionRequest, SessionNotification, SessionUpdate, StopReason, TextContent, ToolCall, ToolCallContent, ToolCallStatus, ToolCallUpdate,
+    AgentCapabilities, ClientCapabilities, Content, ContentBlock, ContentChunk, Implementation, InitializeRequest,
+    InitializeResponse, NewSessionRequest, NewSessionResponse, PermissionOption, PermissionOptionKind, PromptRequest,
+    PromptResponse, ReadTextFileRequest, RequestPermissionOutcome, RequestPermissionRequest, SessionNotification,
+    SessionUpdate, StopReason, TextContent, ToolCall, ToolCallContent, ToolCallStatus, ToolCallUpdate,
     ToolCallUpdateFields, ToolKind, WriteTextFileRequest,
 };
 use agent_client_protocol::v1::ConnectionTo;
@@ -26,29 +27,78 @@ fn chunk(text: &str) -> SessionUpdate {
     SessionUpdate::AgentMessageChunk(ContentChunk::new(ContentBlock::Text(TextContent::new(text))))
 }
 
-async fn turn(state: Arc<Mutex<State>>, request: PromptRequest, connection: ConnectionTo<Client>) -> Result<PromptResponse> {
+async fn turn(
+    state: Arc<Mutex<State>>,
+    request: PromptRequest,
+    connection: ConnectionTo<Client>,
+) -> Result<PromptResponse> {
     let session = request.session_id.clone();
     let (cwd, read, write) = {
         let state = state.lock().unwrap();
-        let cwd = state.sessions.iter().find(|(id, _)| *id == session.0.as_ref()).map(|(_, cwd)| cwd.clone()).unwrap_or_default();
+        let cwd = state
+            .sessions
+            .iter()
+            .find(|(id, _)| *id == session.0.as_ref())
+            .map(|(_, cwd)| cwd.clone())
+            .unwrap_or_default();
         let fs = state.client.as_ref().map(|client| client.fs.clone());
-        (cwd, fs.as_ref().is_some_and(|fs| fs.read_text_file), fs.as_ref().is_some_and(|fs| fs.write_text_file))
+        (
+            cwd,
+            fs.as_ref().is_some_and(|fs| fs.read_text_file),
+            fs.as_ref().is_some_and(|fs| fs.write_text_file),
+        )
     };
     let notes = cwd.join("notes.txt");
     connection.send_notification(SessionNotification::new(session.clone(), chunk("Reading notes.txt.")))?;
-    let call = ToolCall::new("call-1", "Read notes.txt").kind(ToolKind::Read).status(ToolCallStatus::InProgress);
+    let call = ToolCall::new("call-1", "Read notes.txt")
+        .kind(ToolKind::Read)
+        .status(ToolCallStatus::InProgress);
     connection.send_notification(SessionNotification::new(session.clone(), SessionUpdate::ToolCall(call)))?;
-    let text = if read { connection.send_request(ReadTextFileRequest::new(session.clone(), notes.clone())).block_task().await?.content } else { String::new() };
-    let fields = ToolCallUpdateFields::new().status(ToolCallStatus::Completed).content(vec![ToolCallContent::Content(Content::new(ContentBlock::Text(TextContent::new(text.clone()))))]);
-    connection.send_notification(SessionNotification::new(session.clone(), SessionUpdate::ToolCallUpdate(ToolCallUpdate::new("call-1", fields))))?;
-    let options = vec![PermissionOption::new("allow", "Allow", PermissionOptionKind::AllowOnce), PermissionOption::new("reject", "Reject", PermissionOptionKind::RejectOnce)];
-    let edit = ToolCallUpdate::new("call-2", ToolCallUpdateFields::new().title("Edit notes.txt").kind(ToolKind::Edit));
-    let answer = connection.send_request(RequestPermissionRequest::new(session.clone(), edit, options)).block_task().await?;
+    let text = if read {
+        connection
+            .send_request(ReadTextFileRequest::new(session.clone(), notes.clone()))
+            .block_task()
+            .await?
+            .content
+    } else {
+        String::new()
+    };
+    let fields = ToolCallUpdateFields::new()
+        .status(ToolCallStatus::Completed)
+        .content(vec![ToolCallContent::Content(Content::new(ContentBlock::Text(
+            TextContent::new(text.clone()),
+        )))]);
+    connection.send_notification(SessionNotification::new(
+        session.clone(),
+        SessionUpdate::ToolCallUpdate(ToolCallUpdate::new("call-1", fields)),
+    ))?;
+    let options = vec![
+        PermissionOption::new("allow", "Allow", PermissionOptionKind::AllowOnce),
+        PermissionOption::new("reject", "Reject", PermissionOptionKind::RejectOnce),
+    ];
+    let edit = ToolCallUpdate::new(
+        "call-2",
+        ToolCallUpdateFields::new().title("Edit notes.txt").kind(ToolKind::Edit),
+    );
+    let answer = connection
+        .send_request(RequestPermissionRequest::new(session.clone(), edit, options))
+        .block_task()
+        .await?;
     let allowed = matches!(&answer.outcome, RequestPermissionOutcome::Selected(selected) if selected.option_id.0.as_ref() == "allow");
     if allowed && write {
-        connection.send_request(WriteTextFileRequest::new(session.clone(), notes, format!("{text}edited\n"))).block_task().await?;
+        connection
+            .send_request(WriteTextFileRequest::new(
+                session.clone(),
+                notes,
+                format!("{text}edited\n"),
+            ))
+            .block_task()
+            .await?;
     }
-    connection.send_notification(SessionNotification::new(session, chunk(if allowed { "Edited." } else { "Left as it was." })))?;
+    connection.send_notification(SessionNotification::new(
+        session,
+        chunk(if allowed { "Edited." } else { "Left as it was." }),
+    ))?;
     Ok(PromptResponse::new(StopReason::EndTurn))
 }
 
@@ -60,7 +110,9 @@ async fn main() -> Result<()> {
         .v1()
         .name("official-sdk-interop-agent")
         .on_receive_request(
-            async move |initialize: InitializeRequest, responder: Responder<InitializeResponse, V1>, _connection: ConnectionTo<Client>| {
+            async move |initialize: InitializeRequest,
+                        responder: Responder<InitializeResponse, V1>,
+                        _connection: ConnectionTo<Client>| {
                 on_initialize.lock().unwrap().client = Some(initialize.client_capabilities.clone());
                 responder.respond(
                     InitializeResponse::new(initialize.protocol_version)
@@ -71,7 +123,9 @@ async fn main() -> Result<()> {
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_request(
-            async move |request: NewSessionRequest, responder: Responder<NewSessionResponse, V1>, _connection: ConnectionTo<Client>| {
+            async move |request: NewSessionRequest,
+                        responder: Responder<NewSessionResponse, V1>,
+                        _connection: ConnectionTo<Client>| {
                 let mut state = on_new.lock().unwrap();
                 let id = format!("official-session-{}", state.sessions.len() + 1);
                 state.sessions.push((id.clone(), request.cwd.clone()));
@@ -80,7 +134,9 @@ async fn main() -> Result<()> {
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_request(
-            async move |request: PromptRequest, responder: Responder<PromptResponse, V1>, connection: ConnectionTo<Client>| {
+            async move |request: PromptRequest,
+                        responder: Responder<PromptResponse, V1>,
+                        connection: ConnectionTo<Client>| {
                 let state = on_prompt.clone();
                 let worker = connection.clone();
                 connection.spawn(async move {

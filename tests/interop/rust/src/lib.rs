@@ -40,12 +40,20 @@ impl Arguments {
     }
 
     fn read(mut given: impl Iterator<Item = String>, usage: &str, authenticate: bool) -> Result<Arguments, String> {
-        let mut arguments = Arguments { cwd: PathBuf::new(), trace: None, authenticate: None, prompts: Vec::new(), agent: Vec::new() };
+        let mut arguments = Arguments {
+            cwd: PathBuf::new(),
+            trace: None,
+            authenticate: None,
+            prompts: Vec::new(),
+            agent: Vec::new(),
+        };
         while let Some(argument) = given.next() {
             match argument.as_str() {
                 "--cwd" => arguments.cwd = given.next().ok_or("--cwd needs a folder")?.into(),
                 "--trace" => arguments.trace = Some(given.next().ok_or("--trace needs a file")?),
-                "--authenticate" if authenticate => arguments.authenticate = Some(given.next().ok_or("--authenticate needs a method id")?),
+                "--authenticate" if authenticate => {
+                    arguments.authenticate = Some(given.next().ok_or("--authenticate needs a method id")?)
+                }
                 "--prompt" => arguments.prompts.push(given.next().ok_or("--prompt needs text")?),
                 "--" => arguments.agent = given.by_ref().collect(),
                 other => return Err(format!("unknown argument {other}")),
@@ -65,14 +73,27 @@ impl Arguments {
 /// stream a client's end reads and its input as the one it writes, each
 /// line recorded in the trace; exits 1 when the agent cannot start.
 pub fn spawn_agent(arguments: &Arguments) -> (Child, impl AsyncBufRead + Unpin, Writer<ChildStdin>) {
-    let spawned = Command::new(&arguments.agent[0]).args(&arguments.agent[1..]).current_dir(&arguments.cwd).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn();
+    let spawned = Command::new(&arguments.agent[0])
+        .args(&arguments.agent[1..])
+        .current_dir(&arguments.cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn();
     let mut child = spawned.unwrap_or_else(|error| {
         eprintln!("FAIL ours: cannot start {}: {error}", arguments.agent[0]);
         std::process::exit(1);
     });
     let trace = Trace::create(arguments.trace.as_deref()).expect("the trace file");
-    let input = reader(child.stdout.take().expect("its output is piped"), trace.clone(), "agent-to-client");
-    let output = Writer::new(child.stdin.take().expect("its input is piped"), trace, "client-to-agent");
+    let input = reader(
+        child.stdout.take().expect("its output is piped"),
+        trace.clone(),
+        "agent-to-client",
+    );
+    let output = Writer::new(
+        child.stdin.take().expect("its input is piped"),
+        trace,
+        "client-to-agent",
+    );
     (child, input, output)
 }
 
@@ -80,7 +101,11 @@ pub fn spawn_agent(arguments: &Arguments) -> (Child, impl AsyncBufRead + Unpin, 
 /// agent `child`: an agent need not exit when its input ends, so the
 /// session decides. A failed session comes with how the connection ended,
 /// if it had.
-pub fn play<T, D>(session: impl Future<Output = Result<T, String>>, driver: impl Future<Output = D>, child: &mut Child) -> Result<T, (String, Option<D>)> {
+pub fn play<T, D>(
+    session: impl Future<Output = Result<T, String>>,
+    driver: impl Future<Output = D>,
+    child: &mut Child,
+) -> Result<T, (String, Option<D>)> {
     let outcome = futures::executor::block_on(async {
         match futures::future::select(Box::pin(session), Box::pin(driver)).await {
             Either::Left((outcome, _)) => outcome.map_err(|message| (message, None)),
@@ -107,7 +132,8 @@ impl Trace {
 
     fn record(&self, direction: &str, line: &[u8]) {
         let Some(file) = &self.0 else { return };
-        let message: serde_json::Value = serde_json::from_slice(line).unwrap_or_else(|_| serde_json::Value::String(String::from_utf8_lossy(line).into_owned()));
+        let message: serde_json::Value = serde_json::from_slice(line)
+            .unwrap_or_else(|_| serde_json::Value::String(String::from_utf8_lossy(line).into_owned()));
         let record = serde_json::json!({"direction": direction, "message": message});
         let _ = writeln!(file.lock().unwrap(), "{record}");
     }
@@ -149,7 +175,12 @@ pub struct Writer<W: Write> {
 
 impl<W: Write> Writer<W> {
     pub fn new(output: W, trace: Trace, direction: &'static str) -> Self {
-        Writer { output, trace, direction, line: Vec::new() }
+        Writer {
+            output,
+            trace,
+            direction,
+            line: Vec::new(),
+        }
     }
 }
 

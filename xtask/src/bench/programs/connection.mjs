@@ -76,7 +76,10 @@ const ours = {
       (text) => void clientEnd.receive(text),
     );
     clientEnd = module.connectClient(
-      () => ({ sessionRequestPermission: () => ({ outcome: { outcome: "cancelled" } }), sessionUpdate: () => undefined }),
+      () => ({
+        sessionRequestPermission: () => ({ outcome: { outcome: "cancelled" } }),
+        sessionUpdate: () => undefined,
+      }),
       (text) => void agentEnd.receive(text),
     );
     await clientEnd.request("initialize", { protocolVersion: 1 });
@@ -105,7 +108,7 @@ const official = {
         // The connection closes when its stream ends: end it once every
         // notification was handled, or once a turn of the event loop
         // handled none more.
-        for (let before = -1; handled < texts.length && handled !== before; ) {
+        for (let before = -1; handled < texts.length && handled !== before;) {
           before = handled;
           await turn();
         }
@@ -150,7 +153,9 @@ const floor = {
     let answered = 0;
     for (let id = 0; id < calls; id += 1) {
       const request = JSON.parse(JSON.stringify({ jsonrpc: "2.0", id, method: "session/new", params: NEW_SESSION }));
-      const response = JSON.parse(JSON.stringify({ jsonrpc: "2.0", id: request.id, result: { sessionId: "session-1" } }));
+      const response = JSON.parse(
+        JSON.stringify({ jsonrpc: "2.0", id: request.id, result: { sessionId: "session-1" } }),
+      );
       if (response.result.sessionId === "session-1") answered += 1;
     }
     return answered;
@@ -182,7 +187,8 @@ for (let index = 0; index < runs; index += 1) {
 const exchange =
   JSON.stringify({ jsonrpc: "2.0", id: 1, method: "session/new", params: NEW_SESSION }).length +
   JSON.stringify({ jsonrpc: "2.0", id: 1, result: { sessionId: "session-1" } }).length;
-const bytes = mode === "receive" ? texts.reduce((sum, text) => sum + Buffer.byteLength(text), 0) : texts.length * exchange;
+const bytes =
+  mode === "receive" ? texts.reduce((sum, text) => sum + Buffer.byteLength(text), 0) : texts.length * exchange;
 const failures = texts.length - Math.min(handled, texts.length);
 console.log(
   JSON.stringify({
@@ -191,7 +197,10 @@ console.log(
     seconds,
     failures,
     differ: 0,
-    first_difference: failures > 0 ? `${failures} of ${texts.length} ${mode === "receive" ? "notifications were not handled" : "calls were not answered"}` : null,
+    first_difference:
+      failures > 0
+        ? `${failures} of ${texts.length} ${mode === "receive" ? "notifications were not handled" : "calls were not answered"}`
+        : null,
     outcome: mode === "receive" ? "handled" : "answered",
     peak_kib: peakKib(),
   }),

@@ -46,7 +46,10 @@ mod ours {
     struct Counter(Arc<AtomicUsize>);
 
     impl Client for Counter {
-        async fn session_request_permission(&self, _: RequestPermissionRequest) -> Result<RequestPermissionResponse, Error> {
+        async fn session_request_permission(
+            &self,
+            _: RequestPermissionRequest,
+        ) -> Result<RequestPermissionResponse, Error> {
             Err(Error::method_not_found())
         }
         async fn session_update(&self, _: SessionNotification) {
@@ -56,7 +59,11 @@ mod ours {
 
     pub fn receive(input: &[u8]) -> usize {
         let count = Arc::new(AtomicUsize::new(0));
-        let (_, driver) = ClientEnd::connect(|_| Counter(count.clone()), futures::io::Cursor::new(input), futures::io::sink());
+        let (_, driver) = ClientEnd::connect(
+            |_| Counter(count.clone()),
+            futures::io::Cursor::new(input),
+            futures::io::sink(),
+        );
         futures::executor::block_on(driver).unwrap_or_else(|error| fail(error.to_string()));
         count.load(Ordering::Relaxed)
     }
@@ -73,7 +80,10 @@ mod ours {
         async fn session_set_mode(&self, _: SetSessionModeRequest) -> Result<SetSessionModeResponse, Error> {
             Err(Error::method_not_found())
         }
-        async fn session_set_config_option(&self, _: SetSessionConfigOptionRequest) -> Result<SetSessionConfigOptionResponse, Error> {
+        async fn session_set_config_option(
+            &self,
+            _: SetSessionConfigOptionRequest,
+        ) -> Result<SetSessionConfigOptionResponse, Error> {
             Err(Error::method_not_found())
         }
         async fn session_cancel(&self, _: CancelNotification) {}
@@ -85,7 +95,10 @@ mod ours {
     /// A writer into a channel, and a reader of it.
     fn pipe() -> (futures::io::AllowStdIo<Channel>, impl futures::io::AsyncBufRead + Unpin) {
         let (sender, receiver) = futures::channel::mpsc::unbounded::<Vec<u8>>();
-        (futures::io::AllowStdIo::new(Channel(sender)), receiver.map(Ok::<_, std::io::Error>).into_async_read())
+        (
+            futures::io::AllowStdIo::new(Channel(sender)),
+            receiver.map(Ok::<_, std::io::Error>).into_async_read(),
+        )
     }
 
     struct Channel(futures::channel::mpsc::UnboundedSender<Vec<u8>>);
@@ -113,7 +126,11 @@ mod ours {
         let (client, driver) = ClientEnd::connect(|_| Counter(Arc::default()), client_reads, to_agent);
         let calls = async {
             let mut answered = 0;
-            if client.initialize(InitializeRequest::new(PROTOCOL_VERSION)).await.is_err() {
+            if client
+                .initialize(InitializeRequest::new(PROTOCOL_VERSION))
+                .await
+                .is_err()
+            {
                 return 0;
             }
             for _ in 0..calls {
@@ -132,12 +149,17 @@ mod ours {
 
 mod official {
     use super::*;
-    use agent_client_protocol::v1::schema::{InitializeRequest, NewSessionRequest, NewSessionResponse, SessionNotification};
+    use agent_client_protocol::v1::schema::{
+        InitializeRequest, NewSessionRequest, NewSessionResponse, SessionNotification,
+    };
     use agent_client_protocol::v1::ConnectionTo;
     use agent_client_protocol::{Agent, ByteStreams, Client, Responder, V1};
 
     fn runtime() -> tokio::runtime::Runtime {
-        tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap_or_else(|error| fail(error.to_string()))
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap_or_else(|error| fail(error.to_string()))
     }
 
     pub fn receive(input: Vec<u8>, expected: usize) -> usize {
@@ -160,7 +182,9 @@ mod official {
                 let _ = tokio::time::timeout(std::time::Duration::from_secs(120), done.notified()).await;
                 Ok(())
             });
-        runtime().block_on(session).unwrap_or_else(|error| fail(format!("{error:?}")));
+        runtime()
+            .block_on(session)
+            .unwrap_or_else(|error| fail(format!("{error:?}")));
         count.load(Ordering::Relaxed)
     }
 
@@ -168,27 +192,47 @@ mod official {
         let agent = Agent
             .v1()
             .on_receive_request(
-                async move |_: NewSessionRequest, responder: Responder<NewSessionResponse, V1>, _: ConnectionTo<Client>| responder.respond(NewSessionResponse::new("session-1")),
+                async move |_: NewSessionRequest,
+                            responder: Responder<NewSessionResponse, V1>,
+                            _: ConnectionTo<Client>| {
+                    responder.respond(NewSessionResponse::new("session-1"))
+                },
                 agent_client_protocol::on_receive_request!(),
             )
             .on_receive_request(
                 async move |request: InitializeRequest, responder: Responder<_, V1>, _: ConnectionTo<Client>| {
-                    responder.respond(agent_client_protocol::v1::schema::InitializeResponse::new(request.protocol_version))
+                    responder.respond(agent_client_protocol::v1::schema::InitializeResponse::new(
+                        request.protocol_version,
+                    ))
                 },
                 agent_client_protocol::on_receive_request!(),
             );
         let answered = Arc::new(AtomicUsize::new(0));
         let counted = answered.clone();
-        let session = Client.v1().connect_with(agent, async move |connection: ConnectionTo<Agent>| {
-            connection.send_request(InitializeRequest::new(agent_client_protocol::schema::ProtocolVersion::V1)).block_task().await?;
-            for _ in 0..calls {
-                if connection.send_request(NewSessionRequest::new("/tmp")).block_task().await.is_ok() {
-                    counted.fetch_add(1, Ordering::Relaxed);
+        let session = Client
+            .v1()
+            .connect_with(agent, async move |connection: ConnectionTo<Agent>| {
+                connection
+                    .send_request(InitializeRequest::new(
+                        agent_client_protocol::schema::ProtocolVersion::V1,
+                    ))
+                    .block_task()
+                    .await?;
+                for _ in 0..calls {
+                    if connection
+                        .send_request(NewSessionRequest::new("/tmp"))
+                        .block_task()
+                        .await
+                        .is_ok()
+                    {
+                        counted.fetch_add(1, Ordering::Relaxed);
+                    }
                 }
-            }
-            Ok(())
-        });
-        runtime().block_on(session).unwrap_or_else(|error| fail(format!("{error:?}")));
+                Ok(())
+            });
+        runtime()
+            .block_on(session)
+            .unwrap_or_else(|error| fail(format!("{error:?}")));
         answered.load(Ordering::Relaxed)
     }
 }
@@ -197,7 +241,11 @@ mod floor {
     use super::*;
 
     pub fn receive(input: &[u8]) -> usize {
-        input.split(|byte| *byte == b'\n').filter(|line| !line.is_empty()).filter(|line| serde_json::from_slice::<Value>(line).is_ok()).count()
+        input
+            .split(|byte| *byte == b'\n')
+            .filter(|line| !line.is_empty())
+            .filter(|line| serde_json::from_slice::<Value>(line).is_ok())
+            .count()
     }
 
     pub fn round_trips(calls: usize) -> usize {
@@ -205,8 +253,11 @@ mod floor {
         for id in 0..calls {
             let request = json!({"jsonrpc": "2.0", "id": id, "method": "session/new", "params": {"cwd": "/tmp", "mcpServers": []}}).to_string();
             let read: Value = serde_json::from_str(&request).unwrap_or_default();
-            let response = json!({"jsonrpc": "2.0", "id": read["id"], "result": {"sessionId": "session-1"}}).to_string();
-            if serde_json::from_str::<Value>(&response).is_ok_and(|response| response["result"]["sessionId"] == "session-1") {
+            let response =
+                json!({"jsonrpc": "2.0", "id": read["id"], "result": {"sessionId": "session-1"}}).to_string();
+            if serde_json::from_str::<Value>(&response)
+                .is_ok_and(|response| response["result"]["sessionId"] == "session-1")
+            {
                 answered += 1;
             }
         }
@@ -219,12 +270,16 @@ fn main() {
     let [implementation, mode, corpus, runs] = arguments.as_slice() else {
         fail("usage: connection <ours|official|floor> <receive|round-trip> <corpus.tsv> <runs>".to_owned());
     };
-    let runs: usize = runs.parse().unwrap_or_else(|_| fail(format!("runs: {runs:?} is not a count")));
+    let runs: usize = runs
+        .parse()
+        .unwrap_or_else(|_| fail(format!("runs: {runs:?} is not a count")));
     let text = std::fs::read_to_string(corpus).unwrap_or_else(|error| fail(format!("{corpus}: {error}")));
     let mut input = Vec::new();
     for line in text.lines() {
         if let Some(("SessionNotification", params)) = line.split_once('\t') {
-            input.extend_from_slice(format!(r#"{{"jsonrpc":"2.0","method":"session/update","params":{params}}}"#).as_bytes());
+            input.extend_from_slice(
+                format!(r#"{{"jsonrpc":"2.0","method":"session/update","params":{params}}}"#).as_bytes(),
+            );
             input.push(b'\n');
         }
     }
@@ -246,9 +301,18 @@ fn main() {
         seconds.push(start.elapsed().as_secs_f64());
     }
     // A round trip counts the bytes of a request and its response as the floor prints them.
-    let exchange = json!({"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {"cwd": "/tmp", "mcpServers": []}}).to_string().len()
-        + json!({"jsonrpc": "2.0", "id": 1, "result": {"sessionId": "session-1"}}).to_string().len();
-    let bytes = if mode == "receive" { input.len() } else { messages * exchange };
+    let exchange =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {"cwd": "/tmp", "mcpServers": []}})
+            .to_string()
+            .len()
+            + json!({"jsonrpc": "2.0", "id": 1, "result": {"sessionId": "session-1"}})
+                .to_string()
+                .len();
+    let bytes = if mode == "receive" {
+        input.len()
+    } else {
+        messages * exchange
+    };
     let report = json!({
         "messages": messages,
         "bytes": bytes,

@@ -49,9 +49,13 @@ function equal(left, right) {
   if (left === right) return true;
   if (typeof left !== "object" || typeof right !== "object" || left === null || right === null) return false;
   if (Array.isArray(left) !== Array.isArray(right)) return false;
-  if (Array.isArray(left)) return left.length === right.length && left.every((item, index) => equal(item, right[index]));
+  if (Array.isArray(left))
+    return left.length === right.length && left.every((item, index) => equal(item, right[index]));
   const keys = Object.keys(left);
-  return keys.length === Object.keys(right).length && keys.every((key) => Object.hasOwn(right, key) && equal(left[key], right[key]));
+  return (
+    keys.length === Object.keys(right).length &&
+    keys.every((key) => Object.hasOwn(right, key) && equal(left[key], right[key]))
+  );
 }
 
 function peakKib() {
@@ -104,4 +108,15 @@ for (let run = 0; run < runs; run += 1) {
   }
   seconds.push(Number(process.hrtime.bigint() - start) / 1e9);
 }
-console.log(JSON.stringify({ messages: messages.length, bytes, seconds, failures, differ, first_difference: firstDifference, peak_kib: peakKib(), printed }));
+console.log(
+  JSON.stringify({
+    messages: messages.length,
+    bytes,
+    seconds,
+    failures,
+    differ,
+    first_difference: firstDifference,
+    peak_kib: peakKib(),
+    printed,
+  }),
+);

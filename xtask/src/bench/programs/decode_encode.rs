@@ -61,7 +61,9 @@ fn main() {
     let [implementation, corpus, runs] = arguments.as_slice() else {
         fail("usage: decode-encode <ours|official|value> <corpus.tsv> <runs>".to_owned());
     };
-    let runs: usize = runs.parse().unwrap_or_else(|_| fail(format!("runs: {runs:?} is not a count")));
+    let runs: usize = runs
+        .parse()
+        .unwrap_or_else(|_| fail(format!("runs: {runs:?} is not a count")));
     let text = std::fs::read_to_string(corpus).unwrap_or_else(|error| fail(format!("{corpus}: {error}")));
     let pick: fn(&str) -> Option<Codec> = match implementation.as_str() {
         "ours" => ours,
@@ -71,7 +73,9 @@ fn main() {
     };
     let mut messages: Vec<(Codec, &str, &str)> = Vec::new();
     for line in text.lines() {
-        let (type_name, json) = line.split_once('\t').unwrap_or_else(|| fail(format!("a corpus line without a type: {line:.60}")));
+        let (type_name, json) = line
+            .split_once('\t')
+            .unwrap_or_else(|| fail(format!("a corpus line without a type: {line:.60}")));
         let codec = pick(type_name).unwrap_or_else(|| fail(format!("no codec for {type_name}")));
         messages.push((codec, type_name, json));
     }
@@ -81,7 +85,8 @@ fn main() {
     let mut differ = 0usize;
     let mut first_difference: Option<String> = None;
     for (index, (codec, type_name, json)) in messages.iter().enumerate() {
-        let input: Value = serde_json::from_str(json).unwrap_or_else(|error| fail(format!("line {}: {error}", index + 1)));
+        let input: Value =
+            serde_json::from_str(json).unwrap_or_else(|error| fail(format!("line {}: {error}", index + 1)));
         let problem = match codec(json) {
             Err(error) => {
                 failures += 1;
@@ -95,7 +100,10 @@ fn main() {
                 }
                 Err(error) => {
                     differ += 1;
-                    Some(format!("line {} ({type_name}) printed invalid JSON: {error}", index + 1))
+                    Some(format!(
+                        "line {} ({type_name}) printed invalid JSON: {error}",
+                        index + 1
+                    ))
                 }
             },
         };

@@ -110,7 +110,11 @@ def main(argv: list[str]) -> int:
     if implementation not in makers:
         raise SystemExit(f"unknown implementation {implementation!r}")
     run = makers[implementation](module_name)
-    texts = ['{"jsonrpc":"2.0","method":"session/update","params":' + text + "}" for type_name, text in corpus(corpus_path) if type_name == "SessionNotification"]
+    texts = [
+        '{"jsonrpc":"2.0","method":"session/update","params":' + text + "}"
+        for type_name, text in corpus(corpus_path)
+        if type_name == "SessionNotification"
+    ]
     size = sum(len(text.encode("utf-8")) for text in texts)
 
     handled = asyncio.run(run(texts))

@@ -16,9 +16,15 @@ pub(super) fn variant_classes(ir: &Ir) -> VariantClasses {
     let mut taken: BTreeSet<String> = ir.types.keys().map(|name| python_class(name)).collect();
     let mut classes = VariantClasses::new();
     for (name, definition) in &ir.types {
-        let TypeKind::Union(union) = &definition.kind else { continue };
-        let mut members: Vec<&str> =
-            union.variants.iter().filter(|variant| !matches!(variant.payload, Payload::Type { .. })).map(|variant| variant.name.as_str()).collect();
+        let TypeKind::Union(union) = &definition.kind else {
+            continue;
+        };
+        let mut members: Vec<&str> = union
+            .variants
+            .iter()
+            .filter(|variant| !matches!(variant.payload, Payload::Type { .. }))
+            .map(|variant| variant.name.as_str())
+            .collect();
         if let (Some(other), UnionStyle::Tagged { .. }) = (&union.other, &union.style) {
             members.push(&other.name);
         }
@@ -33,5 +39,8 @@ pub(super) fn variant_classes(ir: &Ir) -> VariantClasses {
 
 /// The class of `variant` of `union`.
 pub(super) fn variant_class(classes: &VariantClasses, union: &str, variant: &str) -> String {
-    classes.get(&(union.to_owned(), variant.to_owned())).cloned().unwrap_or_else(|| python_class(variant))
+    classes
+        .get(&(union.to_owned(), variant.to_owned()))
+        .cloned()
+        .unwrap_or_else(|| python_class(variant))
 }

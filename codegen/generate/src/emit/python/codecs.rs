@@ -47,10 +47,26 @@ pub(super) fn annotation(expr: &TypeExpr) -> String {
         }
         TypeExpr::Integer(integer) => {
             let (low, high) = integer.format.range();
-            let minimum = integer.minimum.as_ref().and_then(|n| n.as_i64()).map_or(low, |n| i128::from(n).max(low));
-            let minimum = integer.minimum.as_ref().and_then(|n| n.as_u64()).map_or(minimum, |n| i128::from(n).max(minimum));
-            let maximum = integer.maximum.as_ref().and_then(|n| n.as_i64()).map_or(high, |n| i128::from(n).min(high));
-            let maximum = integer.maximum.as_ref().and_then(|n| n.as_u64()).map_or(maximum, |n| i128::from(n).min(maximum));
+            let minimum = integer
+                .minimum
+                .as_ref()
+                .and_then(|n| n.as_i64())
+                .map_or(low, |n| i128::from(n).max(low));
+            let minimum = integer
+                .minimum
+                .as_ref()
+                .and_then(|n| n.as_u64())
+                .map_or(minimum, |n| i128::from(n).max(minimum));
+            let maximum = integer
+                .maximum
+                .as_ref()
+                .and_then(|n| n.as_i64())
+                .map_or(high, |n| i128::from(n).min(high));
+            let maximum = integer
+                .maximum
+                .as_ref()
+                .and_then(|n| n.as_u64())
+                .map_or(maximum, |n| i128::from(n).min(maximum));
             format!("_t.Annotated[int, _p.Strict(), _p.Field(ge={minimum}, le={maximum})]")
         }
         TypeExpr::Number(number) => {
@@ -61,7 +77,11 @@ pub(super) fn annotation(expr: &TypeExpr) -> String {
             if let Some(max) = bound(&number.maximum) {
                 constraints.push(format!("le={max}"));
             }
-            let field = if constraints.is_empty() { String::new() } else { format!(", _p.Field({})", constraints.join(", ")) };
+            let field = if constraints.is_empty() {
+                String::new()
+            } else {
+                format!(", _p.Field({})", constraints.join(", "))
+            };
             format!("_t.Annotated[int, _p.Strict(){field}] | _t.Annotated[float, _p.Strict(){field}]")
         }
         TypeExpr::Array(array) => {
@@ -73,7 +93,11 @@ pub(super) fn annotation(expr: &TypeExpr) -> String {
             if let Some(max) = array.max_items {
                 constraints.push(format!("max_length={max}"));
             }
-            if constraints.is_empty() { list } else { format!("_t.Annotated[{list}, _p.Field({})]", constraints.join(", ")) }
+            if constraints.is_empty() {
+                list
+            } else {
+                format!("_t.Annotated[{list}, _p.Field({})]", constraints.join(", "))
+            }
         }
         TypeExpr::Map { values } => format!("dict[str, {}]", annotation(values)),
         TypeExpr::Nullable { inner } => or_none(annotation(inner)),
@@ -98,7 +122,11 @@ pub(super) fn value_annotation(expr: &TypeExpr) -> String {
 
 /// `inner` or `None`.
 pub(super) fn or_none(inner: String) -> String {
-    if inner == "None" { inner } else { format!("{inner} | None") }
+    if inner == "None" {
+        inner
+    } else {
+        format!("{inner} | None")
+    }
 }
 
 /// The union of `options` in PEP 604 form: each once, `None` last.
@@ -114,7 +142,6 @@ fn union_of(options: &[String]) -> String {
     }
     arms.join(" | ")
 }
-
 
 /// Whether `null` is a value of `expr` itself (through aliases and unions).
 fn accepts_null(ir: &Ir, expr: &TypeExpr, seen: &mut BTreeSet<String>) -> bool {
@@ -173,12 +200,23 @@ fn union_value(name: &str, union: &UnionType, classes: &VariantClasses, open: &B
         .collect();
     match &union.style {
         UnionStyle::Tagged { property } => {
-            let message = string_literal(&format!("the tag `{property}` is missing, not a string, or names no variant of `{name}`"));
+            let message = string_literal(&format!(
+                "the tag `{property}` is missing, not a string, or names no variant of `{name}`"
+            ));
             // Every variant a class of its own with a tag: pydantic-core
             // picks the variant by the tag's value, without calling Python.
-            let by_tag = union.other.is_none() && union.variants.iter().all(|variant| variant.tag.is_some() && !matches!(variant.payload, Payload::Type { .. }));
+            let by_tag = union.other.is_none()
+                && union
+                    .variants
+                    .iter()
+                    .all(|variant| variant.tag.is_some() && !matches!(variant.payload, Payload::Type { .. }));
             if by_tag && options.len() > 1 {
-                let tags: Vec<String> = union.variants.iter().filter_map(|variant| variant.tag.as_deref()).map(string_literal).collect();
+                let tags: Vec<String> = union
+                    .variants
+                    .iter()
+                    .filter_map(|variant| variant.tag.as_deref())
+                    .map(string_literal)
+                    .collect();
                 return format!(
                     "_t.Annotated[{}, _rt.Tagged({}, {}, ({},), {message})]",
                     options.join(" | "),
@@ -187,15 +225,31 @@ fn union_value(name: &str, union: &UnionType, classes: &VariantClasses, open: &B
                     tags.join(", ")
                 );
             }
-            let mut arms: Vec<String> = options.iter().map(|class| format!("_t.Annotated[{class}, _p.Tag({})]", string_literal(class))).collect();
+            let mut arms: Vec<String> = options
+                .iter()
+                .map(|class| format!("_t.Annotated[{class}, _p.Tag({})]", string_literal(class)))
+                .collect();
             let labels: Vec<String> = union
                 .variants
                 .iter()
                 .zip(&options)
-                .filter_map(|(variant, class)| variant.tag.as_ref().map(|tag| format!("{}: {}", string_literal(tag), string_literal(class))))
+                .filter_map(|(variant, class)| {
+                    variant
+                        .tag
+                        .as_ref()
+                        .map(|tag| format!("{}: {}", string_literal(tag), string_literal(class)))
+                })
                 .collect();
-            let untagged = union.variants.iter().zip(&options).find(|(variant, _)| variant.tag.is_none()).map(|(_, class)| string_literal(class));
-            let other = union.other.as_ref().map(|other| variant_class(classes, name, &other.name));
+            let untagged = union
+                .variants
+                .iter()
+                .zip(&options)
+                .find(|(variant, _)| variant.tag.is_none())
+                .map(|(_, class)| string_literal(class));
+            let other = union
+                .other
+                .as_ref()
+                .map(|other| variant_class(classes, name, &other.name));
             if let Some(other) = &other {
                 arms.push(format!("_t.Annotated[{other}, _p.Tag({})]", string_literal(other)));
             }
@@ -218,7 +272,9 @@ fn union_value(name: &str, union: &UnionType, classes: &VariantClasses, open: &B
                 .iter()
                 .zip(&options)
                 .find(|(variant, _)| union.default_open && variant.tag.is_none())
-                .map_or_else(String::new, |(_, class)| format!(", _p.WrapValidator(_rt.default_on_failure(lambda: {class}))"));
+                .map_or_else(String::new, |(_, class)| {
+                    format!(", _p.WrapValidator(_rt.default_on_failure(lambda: {class}))")
+                });
             format!(
                 "_t.Annotated[{}, _p.Discriminator(_rt.tag_of({}, {{{}}}, {}, {}, {}), custom_error_type={}, custom_error_message={}){fallback}]",
                 union_of(&arms),
@@ -238,7 +294,11 @@ fn union_value(name: &str, union: &UnionType, classes: &VariantClasses, open: &B
                 .zip(&options)
                 .map(|(variant, option)| match &variant.payload {
                     Payload::Type { ty } => {
-                        if ty.references().iter().any(|reference| open.contains(reference.name)) { "_t.Any".to_owned() } else { option.clone() }
+                        if ty.references().iter().any(|reference| open.contains(reference.name)) {
+                            "_t.Any".to_owned()
+                        } else {
+                            option.clone()
+                        }
                     }
                     Payload::Unit | Payload::Struct { .. } => option.clone(),
                 })
@@ -255,7 +315,11 @@ fn union_value(name: &str, union: &UnionType, classes: &VariantClasses, open: &B
 /// Aliases and unions in an order where each is defined before it is used.
 /// Their right-hand sides are evaluated at import: a union may refer back to
 /// itself (see [`union_value`]), a plain alias may not.
-pub(super) fn order_aliases(ir: &Ir, pending: &BTreeMap<String, (BTreeSet<String>, String)>, classes: &VariantClasses) -> Result<Vec<AliasView>, CodegenError> {
+pub(super) fn order_aliases(
+    ir: &Ir,
+    pending: &BTreeMap<String, (BTreeSet<String>, String)>,
+    classes: &VariantClasses,
+) -> Result<Vec<AliasView>, CodegenError> {
     let mut done: BTreeSet<String> = BTreeSet::new();
     let mut visiting: Vec<String> = Vec::new();
     let mut order = Vec::new();
@@ -276,7 +340,9 @@ fn visit(
     if done.contains(name) {
         return Ok(());
     }
-    let Some((refs, doc)) = pending.get(name) else { return Ok(()) };
+    let Some((refs, doc)) = pending.get(name) else {
+        return Ok(());
+    };
     if visiting.iter().any(|open| open == name) {
         return Ok(());
     }
@@ -291,8 +357,13 @@ fn visit(
                 return Err(CodegenError {
                     kind: ErrorKind::Unsupported,
                     file: "python bindings".to_owned(),
-                    pointer: ir.get(name).map(|definition| definition.pointer.clone()).unwrap_or_default(),
-                    message: format!("the Python type alias `{name}` refers back to `{back}`, which is not defined yet"),
+                    pointer: ir
+                        .get(name)
+                        .map(|definition| definition.pointer.clone())
+                        .unwrap_or_default(),
+                    message: format!(
+                        "the Python type alias `{name}` refers back to `{back}`, which is not defined yet"
+                    ),
                 });
             }
             annotation(target)
@@ -302,7 +373,10 @@ fn visit(
     };
     visiting.pop();
     done.insert(name.to_owned());
-    order.push(AliasView { name: python_class(name), value, doc: doc.clone() });
+    order.push(AliasView {
+        name: python_class(name),
+        value,
+        doc: doc.clone(),
+    });
     Ok(())
 }
-

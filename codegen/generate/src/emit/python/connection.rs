@@ -60,7 +60,11 @@ struct CallView {
 
 /// The peer of each side that has one.
 fn peer(side: Side) -> Side {
-    if side == Side::Agent { Side::Client } else { Side::Agent }
+    if side == Side::Agent {
+        Side::Client
+    } else {
+        Side::Agent
+    }
 }
 
 pub(super) fn connection_view(ir: &Ir) -> ConnectionView {
@@ -74,10 +78,22 @@ pub(super) fn connection_view(ir: &Ir) -> ConnectionView {
             let mut notifications = Vec::new();
             for (name, method) in &ir.methods {
                 if let Some(request) = method.request.as_ref().filter(|request| request.side.handled_by(other)) {
-                    requests.push(CallView { method: string_literal(name), params: python_class(&request.params), result: python_class(&request.result) });
+                    requests.push(CallView {
+                        method: string_literal(name),
+                        params: python_class(&request.params),
+                        result: python_class(&request.result),
+                    });
                 }
-                if let Some(notification) = method.notification.as_ref().filter(|notification| notification.side.handled_by(other)) {
-                    notifications.push(CallView { method: string_literal(name), params: python_class(&notification.params), result: String::new() });
+                if let Some(notification) = method
+                    .notification
+                    .as_ref()
+                    .filter(|notification| notification.side.handled_by(other))
+                {
+                    notifications.push(CallView {
+                        method: string_literal(name),
+                        params: python_class(&notification.params),
+                        result: String::new(),
+                    });
                 }
             }
             let label = side.as_str();
@@ -95,7 +111,11 @@ pub(super) fn connection_view(ir: &Ir) -> ConnectionView {
         })
         .collect();
     let mut protocol_names: Vec<String> = sides.iter().map(|side| side.handler.clone()).collect();
-    protocol_names.extend(sides.iter().flat_map(|side| [side.dispatch_notification.clone(), side.dispatch_request.clone()]));
+    protocol_names.extend(
+        sides
+            .iter()
+            .flat_map(|side| [side.dispatch_notification.clone(), side.dispatch_request.clone()]),
+    );
     protocol_names.sort_by_cached_key(|name| super::text::import_order(name));
     let model = crate::helpers::model(ir);
     let negotiated = crate::negotiation::model(ir).is_some();
@@ -118,7 +138,13 @@ fn none() -> String {
 
 /// `_Ready(...)`: rule R1's messages.
 fn ready_literal(ready: &Ready) -> String {
-    let openers = tuple(ready.openers.iter().map(|opener| format!("({}, {})", string_literal(&opener.method), if opener.in_result { "True" } else { "False" })));
+    let openers = tuple(ready.openers.iter().map(|opener| {
+        format!(
+            "({}, {})",
+            string_literal(&opener.method),
+            if opener.in_result { "True" } else { "False" }
+        )
+    }));
     let scoped = tuple(ready.scoped.iter().map(|scoped| string_literal(&scoped.method)));
     format!(
         "_Ready(notification={}, session={}, openers={openers}, scoped={scoped})",
@@ -130,10 +156,24 @@ fn ready_literal(ready: &Ready) -> String {
 /// `_Turns(...)`: a prompt turn's messages and what ends it.
 fn turns_literal(drain: &Drain) -> String {
     let end = match &drain.end {
-        TurnEnd::Complete { tag, request, stop_reason } => {
-            format!("_Complete(tag={}, request={}, stop_reason={})", string_literal(tag), string_literal(request), string_literal(stop_reason))
+        TurnEnd::Complete {
+            tag,
+            request,
+            stop_reason,
+        } => {
+            format!(
+                "_Complete(tag={}, request={}, stop_reason={})",
+                string_literal(tag),
+                string_literal(request),
+                string_literal(stop_reason)
+            )
         }
-        TurnEnd::Idle { tag, state, idle } => format!("_Idle(tag={}, state={}, idle={})", string_literal(tag), string_literal(state), string_literal(idle)),
+        TurnEnd::Idle { tag, state, idle } => format!(
+            "_Idle(tag={}, state={}, idle={})",
+            string_literal(tag),
+            string_literal(state),
+            string_literal(idle)
+        ),
         TurnEnd::Response => none(),
     };
     format!(
@@ -148,7 +188,11 @@ fn turns_literal(drain: &Drain) -> String {
 
 /// `("$/cancel_request", "requestId")`.
 fn cancel_literal(cancel: &Cancel) -> String {
-    format!("({}, {})", string_literal(&cancel.method), string_literal(&cancel.member))
+    format!(
+        "({}, {})",
+        string_literal(&cancel.method),
+        string_literal(&cancel.member)
+    )
 }
 
 /// Items as a Python tuple literal.
@@ -164,7 +208,11 @@ fn tuple(items: impl Iterator<Item = String>) -> String {
 /// The names `connection.py` defines that the package root re-exports.
 pub(super) fn exports(view: &ConnectionView) -> Vec<String> {
     let mut names = vec!["Connection".to_owned(), "Dropped".to_owned(), "Send".to_owned()];
-    names.extend(view.sides.iter().flat_map(|side| [side.name.clone(), side.connect.clone()]));
+    names.extend(
+        view.sides
+            .iter()
+            .flat_map(|side| [side.name.clone(), side.connect.clone()]),
+    );
     names
 }
 
@@ -195,10 +243,23 @@ mod tests {
             session: "sessionId".into(),
             payload: "update".into(),
             tag: "sessionUpdate".into(),
-            end: TurnEnd::Idle { tag: "state_update".into(), state: "state".into(), idle: "idle".into() },
+            end: TurnEnd::Idle {
+                tag: "state_update".into(),
+                state: "state".into(),
+                idle: "idle".into(),
+            },
         };
         assert!(turns_literal(&drain).ends_with("end=_Idle(tag=\"state_update\", state=\"state\", idle=\"idle\"))"));
-        assert_eq!(turns_literal(&Drain { end: TurnEnd::Response, ..drain }).rsplit_once(", ").unwrap().1, "end=None)");
+        assert_eq!(
+            turns_literal(&Drain {
+                end: TurnEnd::Response,
+                ..drain
+            })
+            .rsplit_once(", ")
+            .unwrap()
+            .1,
+            "end=None)"
+        );
         assert_eq!(tuple(std::iter::empty()), "()");
         assert_eq!(tuple(["\"a\"".to_owned()].into_iter()), "(\"a\",)");
     }

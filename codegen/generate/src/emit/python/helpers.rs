@@ -69,15 +69,27 @@ impl HelpersPy {
 /// The template's view of `model`; `classes` names the variant classes.
 pub fn view(model: &Helpers, classes: &VariantClasses) -> HelpersPy {
     let turns = model.turns.as_ref().map(|turns| {
-        let class = |name: &str| classes.get(&(turns.union.clone(), name.to_owned())).cloned().unwrap_or_else(|| python_class(name));
+        let class = |name: &str| {
+            classes
+                .get(&(turns.union.clone(), name.to_owned()))
+                .cloned()
+                .unwrap_or_else(|| python_class(name))
+        };
         let output: Vec<String> = turns.output.iter().map(|variant| class(&variant.name)).collect();
         let replies: Vec<String> = turns.replies.iter().map(|variant| class(&variant.name)).collect();
         let lifecycle = turns.lifecycle.as_ref().map(|lifecycle| {
             let variant = class(&lifecycle.variant.name);
             let tag = python_attribute(&turns.tag_property);
             let state = python_flattened_attribute(&variant, &lifecycle.union, |attr| attr == tag);
-            let idle = classes.get(&(lifecycle.union.clone(), lifecycle.idle.name.clone())).cloned().unwrap_or_else(|| python_class(&lifecycle.idle.name));
-            LifecycleView { class: variant, state, idle }
+            let idle = classes
+                .get(&(lifecycle.union.clone(), lifecycle.idle.name.clone()))
+                .cloned()
+                .unwrap_or_else(|| python_class(&lifecycle.idle.name));
+            LifecycleView {
+                class: variant,
+                state,
+                idle,
+            }
         });
         let complete = turns.complete.as_ref().map(|complete| CompleteView {
             class: class(&complete.variant.name),
@@ -96,14 +108,22 @@ pub fn view(model: &Helpers, classes: &VariantClasses) -> HelpersPy {
             lifecycle,
         }
     });
-    let status = model.status.as_ref().map(|status| StatusView { type_name: python_class(&status.type_name), live: python_constant(&status.live) });
+    let status = model.status.as_ref().map(|status| StatusView {
+        type_name: python_class(&status.type_name),
+        live: python_constant(&status.live),
+    });
     let mut imports: Vec<String> = Vec::new();
     if let Some(turns) = &turns {
         imports.extend([&turns.notification, &turns.request_type].into_iter().cloned());
         imports.extend(turns.stop_reason_type.iter().cloned());
         imports.extend(turns.output.iter().cloned());
         imports.extend(turns.complete.iter().map(|complete| complete.class.clone()));
-        imports.extend(turns.lifecycle.iter().flat_map(|lifecycle| [lifecycle.class.clone(), lifecycle.idle.clone()]));
+        imports.extend(
+            turns
+                .lifecycle
+                .iter()
+                .flat_map(|lifecycle| [lifecycle.class.clone(), lifecycle.idle.clone()]),
+        );
     }
     imports.extend(status.iter().map(|status| status.type_name.clone()));
     imports.sort_by_cached_key(|name| super::text::import_order(name));

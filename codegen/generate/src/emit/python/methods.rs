@@ -60,7 +60,11 @@ struct SideView {
 /// Why a method is optional, or `None` when every implementation must handle it.
 pub(super) fn optional(method: &Method, side: Side) -> Option<String> {
     method.optional(side).map(|reason| match reason {
-        Optional::Gated(gate) => format!("gated by the {} capability `{}`", gate.advertised_by.as_str(), gate.path),
+        Optional::Gated(gate) => format!(
+            "gated by the {} capability `{}`",
+            gate.advertised_by.as_str(),
+            gate.path
+        ),
         Optional::NotNegotiated(reason) => format!("not negotiated at initialize: {reason}"),
         Optional::Unstable => "unstable".to_owned(),
         Optional::ProtocolLevel => "protocol-level".to_owned(),
@@ -68,7 +72,11 @@ pub(super) fn optional(method: &Method, side: Side) -> Option<String> {
 }
 
 fn flag(on: bool) -> &'static str {
-    if on { "True" } else { "False" }
+    if on {
+        "True"
+    } else {
+        "False"
+    }
 }
 
 pub(super) fn methods_view(ir: &Ir) -> MethodsView {
@@ -95,21 +103,68 @@ pub(super) fn methods_view(ir: &Ir) -> MethodsView {
     }
     let mut sides = Vec::new();
     for side in ir.endpoints() {
-        let requests = ir.methods.values().filter_map(|method| Some((&method.name, &method.request.as_ref().filter(|request| request.side.handled_by(side))?.params)));
-        sides.push(side_view(side.as_str(), "request", requests.collect(), "_rt.ExtensionRequest"));
-        let notifications = ir
-            .methods
-            .values()
-            .filter_map(|method| Some((&method.name, &method.notification.as_ref().filter(|notification| notification.side.handled_by(side))?.params)));
-        sides.push(side_view(side.as_str(), "notification", notifications.collect(), "_rt.ExtensionNotification"));
+        let requests = ir.methods.values().filter_map(|method| {
+            Some((
+                &method.name,
+                &method
+                    .request
+                    .as_ref()
+                    .filter(|request| request.side.handled_by(side))?
+                    .params,
+            ))
+        });
+        sides.push(side_view(
+            side.as_str(),
+            "request",
+            requests.collect(),
+            "_rt.ExtensionRequest",
+        ));
+        let notifications = ir.methods.values().filter_map(|method| {
+            Some((
+                &method.name,
+                &method
+                    .notification
+                    .as_ref()
+                    .filter(|notification| notification.side.handled_by(side))?
+                    .params,
+            ))
+        });
+        sides.push(side_view(
+            side.as_str(),
+            "notification",
+            notifications.collect(),
+            "_rt.ExtensionNotification",
+        ));
     }
-    let imports = if ir.methods.is_empty() { Vec::new() } else { vec!["from . import models as _m".to_owned()] };
-    let constants = ir.methods.keys().map(|name| (python_constant(name), string_literal(name))).collect();
-    MethodsView { imports, constants, requests, notifications, sides }
+    let imports = if ir.methods.is_empty() {
+        Vec::new()
+    } else {
+        vec!["from . import models as _m".to_owned()]
+    };
+    let constants = ir
+        .methods
+        .keys()
+        .map(|name| (python_constant(name), string_literal(name)))
+        .collect();
+    MethodsView {
+        imports,
+        constants,
+        requests,
+        notifications,
+        sides,
+    }
 }
 
-fn side_view(side: &'static str, role: &'static str, handled: Vec<(&String, &String)>, extension: &'static str) -> SideView {
-    let entries: Vec<(String, String)> = handled.iter().map(|(name, params)| (string_literal(name), format!("_m.{}", python_class(params)))).collect();
+fn side_view(
+    side: &'static str,
+    role: &'static str,
+    handled: Vec<(&String, &String)>,
+    extension: &'static str,
+) -> SideView {
+    let entries: Vec<(String, String)> = handled
+        .iter()
+        .map(|(name, params)| (string_literal(name), format!("_m.{}", python_class(params))))
+        .collect();
     let mut members: Vec<String> = Vec::new();
     for (_, params) in &entries {
         if !members.contains(params) {

@@ -29,8 +29,8 @@ use std::path::PathBuf;
 
 use askama::Template;
 
-use super::files::{Files, PackageNames};
 use self::text::{import_order, render};
+use super::files::{Files, PackageNames};
 use crate::error::{CodegenError, ErrorKind};
 use crate::ir::Ir;
 use crate::naming::python_distribution;
@@ -40,7 +40,18 @@ const CODEC: &str = include_str!("../../../../../templates/python/codec.py");
 
 /// What the package root re-exports from the modules that are not generated.
 const FIXED_EXPORTS: [(&str, &[&str]); 2] = [
-    ("._runtime", &["DecodeError", "ExtensionNotification", "ExtensionRequest", "InvalidParams", "MethodNotFound", "RequestError", "to_json"]),
+    (
+        "._runtime",
+        &[
+            "DecodeError",
+            "ExtensionNotification",
+            "ExtensionRequest",
+            "InvalidParams",
+            "MethodNotFound",
+            "RequestError",
+            "to_json",
+        ],
+    ),
     (".codec", &["roundtrip"]),
 ];
 
@@ -81,28 +92,51 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
     let methods = methods::methods_view(ir);
     let protocols = protocols::protocols_view(ir)?;
     let connection = connection::connection_view(ir);
-    let mut imports: Vec<(String, Vec<String>)> =
-        FIXED_EXPORTS.iter().map(|(module, names)| ((*module).to_owned(), names.iter().map(|name| (*name).to_owned()).collect())).collect();
+    let mut imports: Vec<(String, Vec<String>)> = FIXED_EXPORTS
+        .iter()
+        .map(|(module, names)| {
+            (
+                (*module).to_owned(),
+                names.iter().map(|name| (*name).to_owned()).collect(),
+            )
+        })
+        .collect();
     imports.push((".connection".to_owned(), connection::exports(&connection)));
     imports.push((".methods".to_owned(), methods::exports(&methods)));
     imports.push((".models".to_owned(), types::exports(&models)));
     imports.push((".protocols".to_owned(), protocols::exports(&protocols)));
     let model = crate::negotiation::model(ir);
-    let helpers = model.as_ref().map(|_| helpers::view(&crate::helpers::model(ir), &classes::variant_classes(ir)));
+    let helpers = model
+        .as_ref()
+        .map(|_| helpers::view(&crate::helpers::model(ir), &classes::variant_classes(ir)));
     if let Some(helpers) = &helpers {
         imports.push((".helpers".to_owned(), helpers.exports()));
-        imports.push((".negotiation".to_owned(), negotiation::EXPORTS.iter().map(|name| (*name).to_owned()).collect()));
+        imports.push((
+            ".negotiation".to_owned(),
+            negotiation::EXPORTS.iter().map(|name| (*name).to_owned()).collect(),
+        ));
     }
     imports.sort_by(|a, b| a.0.cmp(&b.0));
     for (_, names) in &mut imports {
         names.sort_by_cached_key(|name| import_order(name));
     }
-    let init = InitView { all: root_names(&imports)?, imports };
+    let init = InitView {
+        all: root_names(&imports)?,
+        imports,
+    };
     let root = PathBuf::from(&package);
     let mut files = vec![
         (
             PathBuf::from("pyproject.toml"),
-            render(&PyprojectView { distribution, package: package.clone(), version: super::package::python_version(&names.version), pydantic: PYDANTIC_TESTED }, "pyproject.toml")?,
+            render(
+                &PyprojectView {
+                    distribution,
+                    package: package.clone(),
+                    version: super::package::python_version(&names.version),
+                    pydantic: PYDANTIC_TESTED,
+                },
+                "pyproject.toml",
+            )?,
         ),
         (root.join("__init__.py"), render(&init, "__init__.py")?),
         (root.join("py.typed"), String::new()),
@@ -114,7 +148,10 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
         (root.join("connection.py"), render(&connection, "connection.py")?),
     ];
     if let (Some(model), Some(helpers)) = (&model, &helpers) {
-        files.push((root.join("negotiation.py"), render(&negotiation::view(model), "negotiation.py")?));
+        files.push((
+            root.join("negotiation.py"),
+            render(&negotiation::view(model), "negotiation.py")?,
+        ));
         files.push((root.join("helpers.py"), render(helpers, "helpers.py")?));
     }
     Ok(files)
@@ -168,8 +205,19 @@ mod tests {
     }
 
     fn with_methods(mut ir: Ir) -> Ir {
-        let request = |side| Some(RequestMethod { side, params: "Item".into(), result: "Item".into() });
-        let notification = |side| Some(NotificationMethod { side, params: "Item".into() });
+        let request = |side| {
+            Some(RequestMethod {
+                side,
+                params: "Item".into(),
+                result: "Item".into(),
+            })
+        };
+        let notification = |side| {
+            Some(NotificationMethod {
+                side,
+                params: "Item".into(),
+            })
+        };
         for (name, request, notification) in [
             ("session/prompt", request(Side::Agent), None),
             ("session/fork", request(Side::Agent), None),
@@ -177,7 +225,17 @@ mod tests {
             ("$/cancel_request", None, notification(Side::Protocol)),
             ("proxy/connect", request(Side::Proxy), None),
         ] {
-            ir.methods.insert(name.into(), Method { name: name.into(), request, notification, gate: None, not_negotiated: None, unstable: name == "session/fork" });
+            ir.methods.insert(
+                name.into(),
+                Method {
+                    name: name.into(),
+                    request,
+                    notification,
+                    gate: None,
+                    not_negotiated: None,
+                    unstable: name == "session/fork",
+                },
+            );
         }
         ir
     }
@@ -187,26 +245,50 @@ mod tests {
         let files = emit(&with_methods(sample()), &PackageNames::default()).unwrap();
         let connection = file(&files, "acp_bindings/connection.py");
         let class = |name: &str| {
-            let start = connection.find(&format!("class {name}(Connection):")).unwrap_or_else(|| panic!("{name} in\n{connection}"));
+            let start = connection
+                .find(&format!("class {name}(Connection):"))
+                .unwrap_or_else(|| panic!("{name} in\n{connection}"));
             connection[start..].split("\n\n\ndef ").next().unwrap().to_owned()
         };
         let agent = class("AgentConnection");
         // One method of a kind: a plain typed method (a single overload is an error).
-        assert!(agent.contains("    async def request(self, method: _t.Literal[\"fs/read_text_file\"], params: _m.Item) -> _m.Item:"), "{agent}");
-        assert!(agent.contains("    async def notify(self, method: _t.Literal[\"$/cancel_request\"], params: _m.Item) -> None:"), "{agent}");
-        assert!(!agent.contains("@_t.overload") && !agent.contains("session/prompt"), "{agent}");
+        assert!(
+            agent.contains(
+                "    async def request(self, method: _t.Literal[\"fs/read_text_file\"], params: _m.Item) -> _m.Item:"
+            ),
+            "{agent}"
+        );
+        assert!(
+            agent.contains(
+                "    async def notify(self, method: _t.Literal[\"$/cancel_request\"], params: _m.Item) -> None:"
+            ),
+            "{agent}"
+        );
+        assert!(
+            !agent.contains("@_t.overload") && !agent.contains("session/prompt"),
+            "{agent}"
+        );
         let client = class("ClientConnection");
         for method in ["session/prompt", "session/fork"] {
             let overload = format!("    @_t.overload\n    async def request(self, method: _t.Literal[\"{method}\"], params: _m.Item) -> _m.Item: ...");
             assert!(client.contains(&overload), "{overload} in\n{client}");
         }
-        assert!(client.contains("    async def notify(self, method: _t.Literal[\"fs/read_text_file\"], params: _m.Item) -> None: ..."), "{client}");
+        assert!(
+            client.contains(
+                "    async def notify(self, method: _t.Literal[\"fs/read_text_file\"], params: _m.Item) -> None: ..."
+            ),
+            "{client}"
+        );
         assert!(connection.contains(
             "def connect_agent(implementation: _t.Callable[[AgentConnection], Agent], send: Send, dropped: Dropped | None = None, *, unordered: bool = False) -> AgentConnection:"
         ));
         assert!(connection.contains("    return ClientConnection(implementation, \"client\", dispatch_client_request, dispatch_client_notification, send, dropped, unordered)"));
         // Without `session/update` or a `$/cancel_request` naming a request id, nothing is treated specially.
-        for constant in ["_READY: _Ready | None = None", "_TURNS: _Turns | None = None", "_CANCEL: tuple[str, str] | None = None"] {
+        for constant in [
+            "_READY: _Ready | None = None",
+            "_TURNS: _Turns | None = None",
+            "_CANCEL: tuple[str, str] | None = None",
+        ] {
             assert!(connection.contains(constant), "{constant} in\n{connection}");
         }
         let init = file(&files, "acp_bindings/__init__.py");
@@ -215,36 +297,72 @@ mod tests {
 
     #[test]
     fn package_files() {
-        let names = PackageNames { python_package: "my_acp".into(), ..PackageNames::default() };
+        let names = PackageNames {
+            python_package: "my_acp".into(),
+            ..PackageNames::default()
+        };
         let files = emit(&sample(), &names).unwrap();
         let paths: Vec<String> = files.iter().map(|(path, _)| path.display().to_string()).collect();
         assert_eq!(
             paths,
-            ["pyproject.toml", "my_acp/__init__.py", "my_acp/py.typed", "my_acp/_runtime.py", "my_acp/codec.py", "my_acp/models.py", "my_acp/methods.py", "my_acp/protocols.py", "my_acp/connection.py"]
+            [
+                "pyproject.toml",
+                "my_acp/__init__.py",
+                "my_acp/py.typed",
+                "my_acp/_runtime.py",
+                "my_acp/codec.py",
+                "my_acp/models.py",
+                "my_acp/methods.py",
+                "my_acp/protocols.py",
+                "my_acp/connection.py"
+            ]
         );
         let pyproject = file(&files, "pyproject.toml");
-        for expected in ["name = \"my-acp\"", "requires-python = \">=3.10\"", "\"pydantic>=2.14.3,<3\"", "version = \"0.1.0\"", "build-backend = \"hatchling.build\"", "packages = [\"my_acp\"]", "plugins = [\"pydantic.mypy\"]"] {
+        for expected in [
+            "name = \"my-acp\"",
+            "requires-python = \">=3.10\"",
+            "\"pydantic>=2.14.3,<3\"",
+            "version = \"0.1.0\"",
+            "build-backend = \"hatchling.build\"",
+            "packages = [\"my_acp\"]",
+            "plugins = [\"pydantic.mypy\"]",
+        ] {
             assert!(pyproject.contains(expected), "{expected} in\n{pyproject}");
         }
         let init = file(&files, "my_acp/__init__.py");
-        for expected in ["from .codec import (\n    roundtrip,\n)", "from .models import (\n    Item,\n", "    \"Item\",\n", "    \"decode_agent_request\",\n"] {
+        for expected in [
+            "from .codec import (\n    roundtrip,\n)",
+            "from .models import (\n    Item,\n",
+            "    \"Item\",\n",
+            "    \"decode_agent_request\",\n",
+        ] {
             assert!(init.contains(expected), "{expected} in\n{init}");
         }
-        assert_eq!(files, emit(&sample(), &names).unwrap(), "the output is the same on every run");
+        assert_eq!(
+            files,
+            emit(&sample(), &names).unwrap(),
+            "the output is the same on every run"
+        );
     }
 
     #[test]
     fn a_package_name_that_is_no_identifier_is_an_error() {
-        let names = PackageNames { python_package: "my-acp".into(), ..PackageNames::default() };
+        let names = PackageNames {
+            python_package: "my-acp".into(),
+            ..PackageNames::default()
+        };
         let error = emit(&sample(), &names).unwrap_err();
         assert_eq!(error.kind, ErrorKind::Malformed);
         assert!(error.message.contains("`my-acp`"), "{}", error.message);
     }
 
-
     #[test]
     fn models_keep_wire_names_nullability_and_constraints() {
-        let models = file(&emit(&sample(), &PackageNames::default()).unwrap(), "acp_bindings/models.py").to_owned();
+        let models = file(
+            &emit(&sample(), &PackageNames::default()).unwrap(),
+            "acp_bindings/models.py",
+        )
+        .to_owned();
         for expected in [
             "class Status(_rt.OpenStrEnum):",
             "    NOT_FOUND = \"not_found\"",
@@ -263,14 +381,29 @@ mod tests {
 
     #[test]
     fn tagged_unions_are_discriminated_by_tag_value() {
-        let models = file(&emit(&sample(), &PackageNames::default()).unwrap(), "acp_bindings/models.py").to_owned();
+        let models = file(
+            &emit(&sample(), &PackageNames::default()).unwrap(),
+            "acp_bindings/models.py",
+        )
+        .to_owned();
         assert!(models.contains("class UpdateChunk(_rt.WireModel):"), "{models}");
-        assert!(models.contains("    kind: _t.Literal[\"chunk\"] = \"chunk\"\n"), "a tag defaults to its value:\n{models}");
-        assert!(models.contains("    __acp_variant_tag__ = (\"kind\", \"kind\", \"chunk\")"), "{models}");
-        assert!(models.contains("        def __init__(self, *, kind: _t.Literal[\"chunk\"] = \"chunk\", text: _p.StrictStr, **extra: _t.Any) -> None: ..."), "{models}");
-        assert!(models.contains("class UpdateDoneVariant(_rt.WireModel):"), "a variant class never takes a type's name:\n{models}");
         assert!(
-            models.contains("_t.Annotated[UpdateChunk | UpdateDoneVariant, _rt.Tagged(\"kind\", \"kind\", (\"chunk\", \"done\",), "),
+            models.contains("    kind: _t.Literal[\"chunk\"] = \"chunk\"\n"),
+            "a tag defaults to its value:\n{models}"
+        );
+        assert!(
+            models.contains("    __acp_variant_tag__ = (\"kind\", \"kind\", \"chunk\")"),
+            "{models}"
+        );
+        assert!(models.contains("        def __init__(self, *, kind: _t.Literal[\"chunk\"] = \"chunk\", text: _p.StrictStr, **extra: _t.Any) -> None: ..."), "{models}");
+        assert!(
+            models.contains("class UpdateDoneVariant(_rt.WireModel):"),
+            "a variant class never takes a type's name:\n{models}"
+        );
+        assert!(
+            models.contains(
+                "_t.Annotated[UpdateChunk | UpdateDoneVariant, _rt.Tagged(\"kind\", \"kind\", (\"chunk\", \"done\",), "
+            ),
             "pydantic-core picks the variant by the tag's value:\n{models}"
         );
     }
@@ -292,8 +425,14 @@ mod tests {
         let ir = ir_of(json!({"Both": {"type": "object", "properties": {"meta": {}, "_meta": {}}}}));
         let models = file(&emit(&ir, &PackageNames::default()).unwrap(), "acp_bindings/models.py").to_owned();
         // `_meta` sorts first, so it keeps `meta`.
-        assert!(models.contains("    meta: _t.Annotated[_t.Any | None, _p.Field(alias=\"_meta\")] = None"), "{models}");
-        assert!(models.contains("    meta_2: _t.Annotated[_t.Any | None, _p.Field(alias=\"meta\")] = None"), "{models}");
+        assert!(
+            models.contains("    meta: _t.Annotated[_t.Any | None, _p.Field(alias=\"_meta\")] = None"),
+            "{models}"
+        );
+        assert!(
+            models.contains("    meta_2: _t.Annotated[_t.Any | None, _p.Field(alias=\"meta\")] = None"),
+            "{models}"
+        );
     }
 
     #[test]
@@ -306,10 +445,19 @@ mod tests {
         }));
         let models = file(&emit(&ir, &PackageNames::default()).unwrap(), "acp_bindings/models.py").to_owned();
         let shape = &models[models.find("class Shape(_rt.FlatModel):").expect("Shape flattens")..];
-        assert!(shape.contains("__acp_flattened__ = (\"kind\",)") && shape.contains("    kind: ShapeKind\n"), "named after what it adds to Shape:\n{shape}");
-        assert!(shape.contains("__acp_closed__ = True") && !shape[..shape.find("\n\n\nclass").unwrap()].contains("extra="), "{shape}");
+        assert!(
+            shape.contains("__acp_flattened__ = (\"kind\",)") && shape.contains("    kind: ShapeKind\n"),
+            "named after what it adds to Shape:\n{shape}"
+        );
+        assert!(
+            shape.contains("__acp_closed__ = True") && !shape[..shape.find("\n\n\nclass").unwrap()].contains("extra="),
+            "{shape}"
+        );
         let plain = &models[models.find("class Plain(_rt.WireModel):").expect("Plain")..];
-        assert!(plain.contains("model_config = _p.ConfigDict(extra=\"forbid\")"), "{plain}");
+        assert!(
+            plain.contains("model_config = _p.ConfigDict(extra=\"forbid\")"),
+            "{plain}"
+        );
     }
 
     #[test]
@@ -317,15 +465,42 @@ mod tests {
         let files = emit(&with_methods(sample()), &PackageNames::default()).unwrap();
         let protocols = file(&files, "acp_bindings/protocols.py");
         let (agent, client) = protocols.split_once("class Client(_t.Protocol):").unwrap();
-        let (client, proxy) = client.split_once("class Proxy(_t.Protocol):").expect("a proxy protocol when a method is a proxy's");
-        assert!(proxy.contains("async def proxy_connect(self, params: _m.Item) -> _m.Item:"), "{proxy}");
-        assert!(proxy.contains("async def cancel_request(self, params: _m.Item) -> None:") && !proxy.contains("session_prompt"), "{proxy}");
-        assert!(agent.contains("async def session_prompt(self, params: _m.Item) -> _m.Item:"), "{agent}");
-        assert!(agent.contains("async def fs_read_text_file(self, params: _m.Item) -> None:"), "{agent}");
-        assert!(agent.contains("async def cancel_request(self, params: _m.Item) -> None:"), "{agent}");
-        assert!(client.contains("async def fs_read_text_file(self, params: _m.Item) -> _m.Item:"), "{client}");
-        assert!(client.contains("async def cancel_request(self, params: _m.Item) -> None:"), "{client}");
-        assert!(!client.contains("session_prompt") && !agent.contains("proxy_connect") && !client.contains("proxy_connect"), "{protocols}");
+        let (client, proxy) = client
+            .split_once("class Proxy(_t.Protocol):")
+            .expect("a proxy protocol when a method is a proxy's");
+        assert!(
+            proxy.contains("async def proxy_connect(self, params: _m.Item) -> _m.Item:"),
+            "{proxy}"
+        );
+        assert!(
+            proxy.contains("async def cancel_request(self, params: _m.Item) -> None:")
+                && !proxy.contains("session_prompt"),
+            "{proxy}"
+        );
+        assert!(
+            agent.contains("async def session_prompt(self, params: _m.Item) -> _m.Item:"),
+            "{agent}"
+        );
+        assert!(
+            agent.contains("async def fs_read_text_file(self, params: _m.Item) -> None:"),
+            "{agent}"
+        );
+        assert!(
+            agent.contains("async def cancel_request(self, params: _m.Item) -> None:"),
+            "{agent}"
+        );
+        assert!(
+            client.contains("async def fs_read_text_file(self, params: _m.Item) -> _m.Item:"),
+            "{client}"
+        );
+        assert!(
+            client.contains("async def cancel_request(self, params: _m.Item) -> None:"),
+            "{client}"
+        );
+        assert!(
+            !client.contains("session_prompt") && !agent.contains("proxy_connect") && !client.contains("proxy_connect"),
+            "{protocols}"
+        );
         let methods = file(&files, "acp_bindings/methods.py");
         for expected in [
             "\"proxy/connect\": RequestMethod(\"proxy/connect\", \"proxy\", _m.Item, _m.Item, False),",
@@ -345,12 +520,23 @@ mod tests {
         let files = emit(&with_methods(sample()), &PackageNames::default()).unwrap();
         let protocols = file(&files, "acp_bindings/protocols.py");
         let handler = |name: &str| {
-            let start = protocols.find(&format!("    async def {name}(")).unwrap_or_else(|| panic!("{name} in\n{protocols}"));
+            let start = protocols
+                .find(&format!("    async def {name}("))
+                .unwrap_or_else(|| panic!("{name} in\n{protocols}"));
             protocols[start + 1..].split("\n\n    async").next().unwrap().to_owned()
         };
-        assert!(handler("session_prompt").ends_with("\"\"\"Handles the `session/prompt` request.\"\"\"\n        ..."), "required:\n{protocols}");
-        assert!(handler("session_fork").contains("Optional (unstable)") && handler("session_fork").ends_with("raise _rt.MethodNotFound(\"session/fork\")"));
-        assert!(handler("cancel_request").contains("Optional (protocol-level)") && handler("cancel_request").ends_with("\n        return"));
+        assert!(
+            handler("session_prompt").ends_with("\"\"\"Handles the `session/prompt` request.\"\"\"\n        ..."),
+            "required:\n{protocols}"
+        );
+        assert!(
+            handler("session_fork").contains("Optional (unstable)")
+                && handler("session_fork").ends_with("raise _rt.MethodNotFound(\"session/fork\")")
+        );
+        assert!(
+            handler("cancel_request").contains("Optional (protocol-level)")
+                && handler("cancel_request").ends_with("\n        return")
+        );
         for expected in [
             "    if method == \"session/prompt\":\n        return _rt.encode(_m.Item, await handler.session_prompt(_rt.decode_params(method, _m.Item, params, checked)))",
             "    if method == \"fs/read_text_file\":\n        return await handler.fs_read_text_file(_rt.decode_params(method, _m.Item, params, checked))",
@@ -362,7 +548,11 @@ mod tests {
 
     #[test]
     fn a_description_cannot_end_its_docstring_in_models() {
-        let models = file(&emit(&sample(), &PackageNames::default()).unwrap(), "acp_bindings/models.py").to_owned();
+        let models = file(
+            &emit(&sample(), &PackageNames::default()).unwrap(),
+            "acp_bindings/models.py",
+        )
+        .to_owned();
         assert!(models.contains(r#""""Ends ""\" early \\""""#), "{models}");
     }
 }

@@ -11,7 +11,13 @@ use crate::naming;
 use crate::negotiation::{entries_json, pointer_tokens, Negotiation};
 
 /// Names the module adds to the package root.
-pub const EXPORTS: [&str; 5] = ["PROTOCOL_VERSION", "CapabilityError", "Negotiated", "NegotiationError", "negotiate"];
+pub const EXPORTS: [&str; 5] = [
+    "PROTOCOL_VERSION",
+    "CapabilityError",
+    "Negotiated",
+    "NegotiationError",
+    "negotiate",
+];
 
 #[derive(Template)]
 #[template(path = "python/negotiation.py", escape = "none")]
@@ -31,9 +37,35 @@ pub struct NegotiationPy {
 pub fn view(model: &Negotiation) -> NegotiationPy {
     let entries = entries_json;
     let tokens = pointer_tokens;
-    let rules = Value::Array(model.rules.iter().map(|rule| json!([rule.side == Side::Agent, tokens(&rule.pointer), rule.offered])).collect());
-    let sections = Value::Array(model.sections.iter().map(|section| json!([section.name, entries(&section.entries)])).collect());
-    let checks = Value::Array(model.checks.iter().map(|check| json!([check.method, tokens(&check.pointer), check.tag_property, check.tag_value, check.rule])).collect());
+    let rules = Value::Array(
+        model
+            .rules
+            .iter()
+            .map(|rule| json!([rule.side == Side::Agent, tokens(&rule.pointer), rule.offered]))
+            .collect(),
+    );
+    let sections = Value::Array(
+        model
+            .sections
+            .iter()
+            .map(|section| json!([section.name, entries(&section.entries)]))
+            .collect(),
+    );
+    let checks = Value::Array(
+        model
+            .checks
+            .iter()
+            .map(|check| {
+                json!([
+                    check.method,
+                    tokens(&check.pointer),
+                    check.tag_property,
+                    check.tag_value,
+                    check.rule
+                ])
+            })
+            .collect(),
+    );
     NegotiationPy {
         protocol_version: model.protocol_version,
         request_type: naming::python_class(&model.request_type),

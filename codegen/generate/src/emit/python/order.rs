@@ -25,7 +25,12 @@ pub(super) fn build_order(ir: &Ir, classes: &VariantClasses) -> Vec<String> {
 
 /// Depth first, each class after what it depends on; `done` also marks the
 /// classes being visited, which breaks cycles.
-fn visit<'a>(class: &'a str, dependencies: &'a BTreeMap<String, BTreeSet<String>>, done: &mut BTreeSet<&'a str>, order: &mut Vec<String>) {
+fn visit<'a>(
+    class: &'a str,
+    dependencies: &'a BTreeMap<String, BTreeSet<String>>,
+    done: &mut BTreeSet<&'a str>,
+    order: &mut Vec<String>,
+) {
     if !done.insert(class) {
         return;
     }
@@ -41,7 +46,10 @@ fn dependencies(ir: &Ir, classes: &VariantClasses) -> BTreeMap<String, BTreeSet<
     for (name, definition) in &ir.types {
         match &definition.kind {
             TypeKind::Struct(object) => {
-                found.insert(python_class(name), members(ir, classes, &object.fields, &object.flatten));
+                found.insert(
+                    python_class(name),
+                    members(ir, classes, &object.fields, &object.flatten),
+                );
             }
             TypeKind::Union(union) => {
                 for variant in &union.variants {
@@ -51,10 +59,23 @@ fn dependencies(ir: &Ir, classes: &VariantClasses) -> BTreeMap<String, BTreeSet<
                         }
                         continue;
                     };
-                    let flattened: Vec<String> = base.iter().filter(|base| !matches!(ir.get(base).map(|definition| &definition.kind), Some(TypeKind::Struct(_)))).cloned().collect();
+                    let flattened: Vec<String> = base
+                        .iter()
+                        .filter(|base| {
+                            !matches!(
+                                ir.get(base).map(|definition| &definition.kind),
+                                Some(TypeKind::Struct(_))
+                            )
+                        })
+                        .cloned()
+                        .collect();
                     let mut needs = members(ir, classes, fields, &flattened);
                     // A variant whose payload is a struct inherits that struct's class.
-                    needs.extend(base.iter().filter(|base| !flattened.contains(base)).map(|base| python_class(base)));
+                    needs.extend(
+                        base.iter()
+                            .filter(|base| !flattened.contains(base))
+                            .map(|base| python_class(base)),
+                    );
                     found.insert(variant_class(classes, name, &variant.name), needs);
                 }
                 if let (Some(other), UnionStyle::Tagged { .. }) = (&union.other, &union.style) {
@@ -71,7 +92,13 @@ fn dependencies(ir: &Ir, classes: &VariantClasses) -> BTreeMap<String, BTreeSet<
 fn members(ir: &Ir, classes: &VariantClasses, fields: &[Field], flatten: &[String]) -> BTreeSet<String> {
     let mut names = BTreeSet::new();
     for field in fields {
-        names.extend(field.ty.references().into_iter().map(|reference| reference.name.to_owned()));
+        names.extend(
+            field
+                .ty
+                .references()
+                .into_iter()
+                .map(|reference| reference.name.to_owned()),
+        );
     }
     names.extend(flatten.iter().cloned());
     let mut found = BTreeSet::new();
@@ -83,7 +110,13 @@ fn members(ir: &Ir, classes: &VariantClasses, fields: &[Field], flatten: &[Strin
 
 /// The classes a value of the named type `name` is one of: its own for a
 /// struct, through aliases their targets', through unions their variants'.
-fn classes_of(ir: &Ir, classes: &VariantClasses, name: &str, seen: &mut BTreeSet<String>, found: &mut BTreeSet<String>) {
+fn classes_of(
+    ir: &Ir,
+    classes: &VariantClasses,
+    name: &str,
+    seen: &mut BTreeSet<String>,
+    found: &mut BTreeSet<String>,
+) {
     if !seen.insert(name.to_owned()) {
         return;
     }
@@ -124,7 +157,11 @@ mod tests {
         let ir = crate::test_support::default_ir();
         let classes = variant_classes(&ir);
         let order = build_order(&ir, &classes);
-        let position: BTreeMap<&str, usize> = order.iter().enumerate().map(|(index, class)| (class.as_str(), index)).collect();
+        let position: BTreeMap<&str, usize> = order
+            .iter()
+            .enumerate()
+            .map(|(index, class)| (class.as_str(), index))
+            .collect();
         assert_eq!(position.len(), order.len(), "a class is built twice");
         let dependencies = dependencies(&ir, &classes);
         assert_eq!(position.len(), dependencies.len());
@@ -133,7 +170,10 @@ mod tests {
             for need in needs {
                 // Within a cycle one of the two must come first.
                 let cycle = dependencies.get(need).is_some_and(|back| back.contains(class));
-                assert!(cycle || position[need.as_str()] < position[class.as_str()], "{class} is built before {need}, which it refers to");
+                assert!(
+                    cycle || position[need.as_str()] < position[class.as_str()],
+                    "{class} is built before {need}, which it refers to"
+                );
                 checked += 1;
             }
         }

@@ -59,28 +59,54 @@ pub(super) fn protocols_view(ir: &Ir) -> Result<ProtocolsView, CodegenError> {
                     name: python_handler(name, false),
                     params: python_class(&request.params),
                     result: Some(python_class(&request.result)),
-                    doc: handler_doc(&format!("Handles the `{name}` request."), optional.as_deref(), "answers method-not-found"),
-                    body: if optional.is_some() { format!("raise _rt.MethodNotFound({})", string_literal(name)) } else { "...".to_owned() },
+                    doc: handler_doc(
+                        &format!("Handles the `{name}` request."),
+                        optional.as_deref(),
+                        "answers method-not-found",
+                    ),
+                    body: if optional.is_some() {
+                        format!("raise _rt.MethodNotFound({})", string_literal(name))
+                    } else {
+                        "...".to_owned()
+                    },
                 });
             }
-            if let Some(notification) = method.notification.as_ref().filter(|notification| notification.side.handled_by(side)) {
+            if let Some(notification) = method
+                .notification
+                .as_ref()
+                .filter(|notification| notification.side.handled_by(side))
+            {
                 let optional = optional(method, notification.side);
                 handlers.push(HandlerView {
                     method: string_literal(name),
                     name: python_handler(name, request.is_some()),
                     params: python_class(&notification.params),
                     result: None,
-                    doc: handler_doc(&format!("Handles the `{name}` notification."), optional.as_deref(), "ignores it"),
-                    body: if optional.is_some() { "return".to_owned() } else { "...".to_owned() },
+                    doc: handler_doc(
+                        &format!("Handles the `{name}` notification."),
+                        optional.as_deref(),
+                        "ignores it",
+                    ),
+                    body: if optional.is_some() {
+                        "return".to_owned()
+                    } else {
+                        "...".to_owned()
+                    },
                 });
             }
         }
-        if let Some(handler) = handlers.iter().find(|handler| EXTENSION_HANDLERS.contains(&handler.name.as_str())) {
+        if let Some(handler) = handlers
+            .iter()
+            .find(|handler| EXTENSION_HANDLERS.contains(&handler.name.as_str()))
+        {
             return Err(CodegenError {
                 kind: ErrorKind::NameCollision,
                 file: "python bindings".to_owned(),
                 pointer: String::new(),
-                message: format!("the handler of {} is `{}`, the name of the extension handler", handler.method, handler.name),
+                message: format!(
+                    "the handler of {} is `{}`, the name of the extension handler",
+                    handler.method, handler.name
+                ),
             });
         }
         let label = side.as_str();
@@ -99,18 +125,34 @@ pub(super) fn protocols_view(ir: &Ir) -> Result<ProtocolsView, CodegenError> {
             dispatch_notification: python_side_function("dispatch", label, "notification"),
         })
     }
-    let imports = if ir.methods.is_empty() { Vec::new() } else { vec!["from . import models as _m".to_owned()] };
+    let imports = if ir.methods.is_empty() {
+        Vec::new()
+    } else {
+        vec!["from . import models as _m".to_owned()]
+    };
     Ok(ProtocolsView { imports, sides })
 }
 
 fn handler_doc(summary: &str, optional: Option<&str>, default: &str) -> String {
     match optional {
-        Some(reason) => docstring(&format!("{summary}\n\nOptional ({reason}): unless overridden, {default}."), 8),
+        Some(reason) => docstring(
+            &format!("{summary}\n\nOptional ({reason}): unless overridden, {default}."),
+            8,
+        ),
         None => docstring(summary, 8),
     }
 }
 
 /// The names `protocols.py` defines that the package root re-exports.
 pub(super) fn exports(view: &ProtocolsView) -> Vec<String> {
-    view.sides.iter().flat_map(|side| [side.name.clone(), side.dispatch_request.clone(), side.dispatch_notification.clone()]).collect()
+    view.sides
+        .iter()
+        .flat_map(|side| {
+            [
+                side.name.clone(),
+                side.dispatch_request.clone(),
+                side.dispatch_notification.clone(),
+            ]
+        })
+        .collect()
 }

@@ -73,9 +73,21 @@ pub(super) fn docstring(text: &str, indent: usize) -> String {
     let margin = " ".repeat(indent);
     let mut lines = escaped.lines();
     let first = lines.next().unwrap_or_default();
-    let rest: Vec<String> =
-        lines.map(|line| line.trim_end()).map(|line| if line.is_empty() { String::new() } else { format!("{margin}{line}") }).collect();
-    if rest.is_empty() { format!("\"\"\"{first}\"\"\"") } else { format!("\"\"\"{first}\n{}\n{margin}\"\"\"", rest.join("\n")) }
+    let rest: Vec<String> = lines
+        .map(|line| line.trim_end())
+        .map(|line| {
+            if line.is_empty() {
+                String::new()
+            } else {
+                format!("{margin}{line}")
+            }
+        })
+        .collect();
+    if rest.is_empty() {
+        format!("\"\"\"{first}\"\"\"")
+    } else {
+        format!("\"\"\"{first}\n{}\n{margin}\"\"\"", rest.join("\n"))
+    }
 }
 
 /// `description`, else `fallback`, as a docstring.
@@ -97,7 +109,11 @@ pub(super) fn literal(value: &Value) -> String {
         Value::Array(items) => format!("[{}]", items.iter().map(literal).collect::<Vec<_>>().join(", ")),
         Value::Object(members) => format!(
             "{{{}}}",
-            members.iter().map(|(key, item)| format!("{}: {}", literal(&Value::String(key.clone())), literal(item))).collect::<Vec<_>>().join(", ")
+            members
+                .iter()
+                .map(|(key, item)| format!("{}: {}", literal(&Value::String(key.clone())), literal(item)))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     }
 }
@@ -115,6 +131,10 @@ mod tests {
     fn descriptions_cannot_end_the_docstring() {
         assert_eq!(docstring("a \"\"\" b \\", 0), r#""""a ""\" b \\""""#);
         assert_eq!(docstring("say \"hi\"", 0), r#""""say "hi\"""""#);
-        assert_eq!(docstring("\\\"", 0), r#""""\\\"""""#, "a quote after an escaped backslash is still escaped at the end");
+        assert_eq!(
+            docstring("\\\"", 0),
+            r#""""\\\"""""#,
+            "a quote after an escaped backslash is still escaped at the end"
+        );
     }
 }

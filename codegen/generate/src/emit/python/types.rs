@@ -9,9 +9,12 @@ use super::classes::{variant_class, variant_classes};
 use super::codecs::{annotation, member, or_none, order_aliases, value_annotation, AliasView};
 use super::text::{describe, docstring, literal, string_literal};
 use crate::error::{CodegenError, ErrorKind};
-use crate::ir::{AdditionalProperties, EnumRepr, Field, Ir, Payload, TypeExpr, TypeKind, UnionStyle, UnionType, Variant};
-use crate::naming::{python_attribute, python_class, python_constant, python_default_accessor, python_flattened_attribute};
-
+use crate::ir::{
+    AdditionalProperties, EnumRepr, Field, Ir, Payload, TypeExpr, TypeKind, UnionStyle, UnionType, Variant,
+};
+use crate::naming::{
+    python_attribute, python_class, python_constant, python_default_accessor, python_flattened_attribute,
+};
 
 #[derive(Template)]
 #[template(path = "python/models.py", escape = "none")]
@@ -76,8 +79,6 @@ struct Parameter {
     default: Option<String>,
 }
 
-
-
 /// The declaration of the attribute `attr` of type `annotation`, read from
 /// the wire member `wire`, with the `Member` that says how it decodes.
 fn declared(attr: &str, annotation: &str, wire: &str, member: Option<String>) -> String {
@@ -86,33 +87,63 @@ fn declared(attr: &str, annotation: &str, wire: &str, member: Option<String>) ->
         metadata.push(format!("_p.Field(alias={})", string_literal(wire)));
     }
     metadata.extend(member);
-    if metadata.is_empty() { annotation.to_owned() } else { format!("_t.Annotated[{annotation}, {}]", metadata.join(", ")) }
+    if metadata.is_empty() {
+        annotation.to_owned()
+    } else {
+        format!("_t.Annotated[{annotation}, {}]", metadata.join(", "))
+    }
 }
 
 /// The attribute, type and default of a field: optional fields default to `None`.
 fn parameter(field: &Field) -> Parameter {
     let inner = annotation(&field.ty);
-    let annotation = if field.required && !field.nullable { inner } else { or_none(inner) };
-    Parameter { attr: python_attribute(&field.name), annotation, default: (!field.required).then(|| "None".to_owned()) }
+    let annotation = if field.required && !field.nullable {
+        inner
+    } else {
+        or_none(inner)
+    };
+    Parameter {
+        attr: python_attribute(&field.name),
+        annotation,
+        default: (!field.required).then(|| "None".to_owned()),
+    }
 }
 
 fn field_view(ir: &Ir, field: &Field) -> FieldView {
-    let Parameter { attr, annotation, default } = parameter(field);
+    let Parameter {
+        attr,
+        annotation,
+        default,
+    } = parameter(field);
     FieldView {
         declared: declared(&attr, &annotation, &field.wire_name, member(ir, field)),
         attr,
         default: default.map(|value| format!(" = {value}")).unwrap_or_default(),
-        doc: field.description.as_deref().map(str::trim).filter(|text| !text.is_empty()).map(|text| docstring(text, 4)),
+        doc: field
+            .description
+            .as_deref()
+            .map(str::trim)
+            .filter(|text| !text.is_empty())
+            .map(|text| docstring(text, 4)),
     }
 }
 
 /// The attribute and class of each flattened named type in `flatten` of
 /// the object `owner`, away from the attributes of its `fields` and `tag`.
 fn flattened(owner: &str, fields: &[Field], flatten: &[String], tag: Option<&str>) -> Vec<(String, String)> {
-    let taken: Vec<String> = fields.iter().map(|field| python_attribute(&field.name)).chain(tag.map(python_attribute)).collect();
+    let taken: Vec<String> = fields
+        .iter()
+        .map(|field| python_attribute(&field.name))
+        .chain(tag.map(python_attribute))
+        .collect();
     flatten
         .iter()
-        .map(|name| (python_flattened_attribute(owner, name, |attr| taken.iter().any(|known| known == attr)), python_class(name)))
+        .map(|name| {
+            (
+                python_flattened_attribute(owner, name, |attr| taken.iter().any(|known| known == attr)),
+                python_class(name),
+            )
+        })
         .collect()
 }
 
@@ -121,7 +152,11 @@ fn flattened(owner: &str, fields: &[Field], flatten: &[String], tag: Option<&str
 fn parameters(owner: &str, fields: &[Field], flatten: &[String], tag: Option<&str>) -> Vec<Parameter> {
     let mut parameters: Vec<Parameter> = fields.iter().map(parameter).collect();
     let flattened = flattened(owner, fields, flatten, tag);
-    parameters.extend(flattened.into_iter().map(|(attr, annotation)| Parameter { attr, annotation, default: None }));
+    parameters.extend(flattened.into_iter().map(|(attr, annotation)| Parameter {
+        attr,
+        annotation,
+        default: None,
+    }));
     parameters
 }
 
@@ -135,24 +170,45 @@ fn signature(parameters: Vec<Parameter>, extra: Option<String>) -> String {
     }
     let mut parts: Vec<String> = unique
         .into_iter()
-        .map(|Parameter { attr, annotation, default }| match default {
-            Some(value) => format!("{attr}: {annotation} = {value}"),
-            None => format!("{attr}: {annotation}"),
-        })
+        .map(
+            |Parameter {
+                 attr,
+                 annotation,
+                 default,
+             }| match default {
+                Some(value) => format!("{attr}: {annotation} = {value}"),
+                None => format!("{attr}: {annotation}"),
+            },
+        )
         .collect();
     parts.extend(extra.map(|values| format!("**extra: {values}")));
-    if parts.is_empty() { "self".to_owned() } else { format!("self, *, {}", parts.join(", ")) }
+    if parts.is_empty() {
+        "self".to_owned()
+    } else {
+        format!("self, *, {}", parts.join(", "))
+    }
 }
 
 /// The class settings, fields and default accessors of an object made of
 /// `fields` plus the flattened named types `flatten`; `tag` is the member
 /// and value of a tagged variant, which defaults to its value.
-fn object_members(ir: &Ir, owner: &str, fields: &[Field], flatten: &[String], tag: Option<(&str, &str)>) -> (Vec<String>, Vec<FieldView>, Vec<AccessorView>) {
+fn object_members(
+    ir: &Ir,
+    owner: &str,
+    fields: &[Field],
+    flatten: &[String],
+    tag: Option<(&str, &str)>,
+) -> (Vec<String>, Vec<FieldView>, Vec<AccessorView>) {
     let mut settings = Vec::new();
     let mut views = Vec::new();
     if let Some((property, value)) = tag {
         let attr = python_attribute(property);
-        settings.push(format!("__acp_variant_tag__ = ({}, {}, {})", string_literal(property), string_literal(&attr), string_literal(value)));
+        settings.push(format!(
+            "__acp_variant_tag__ = ({}, {}, {})",
+            string_literal(property),
+            string_literal(&attr),
+            string_literal(value)
+        ));
         views.push(FieldView {
             declared: declared(&attr, &tag_annotation(value), property, None),
             attr,
@@ -165,7 +221,12 @@ fn object_members(ir: &Ir, owner: &str, fields: &[Field], flatten: &[String], ta
         let flattened = flattened(owner, fields, flatten, tag.map(|(property, _)| property));
         let attrs: Vec<String> = flattened.iter().map(|(attr, _)| string_literal(attr)).collect();
         settings.push(format!("__acp_flattened__ = ({},)", attrs.join(", ")));
-        views.extend(flattened.into_iter().map(|(attr, declared)| FieldView { attr, declared, default: String::new(), doc: None }));
+        views.extend(flattened.into_iter().map(|(attr, declared)| FieldView {
+            attr,
+            declared,
+            default: String::new(),
+            doc: None,
+        }));
     }
     let accessors = fields
         .iter()
@@ -177,7 +238,13 @@ fn object_members(ir: &Ir, owner: &str, fields: &[Field], flatten: &[String], ta
                 annotation: if field.nullable { or_none(inner) } else { inner },
                 attr: string_literal(&python_attribute(&field.name)),
                 default: literal(default),
-                doc: docstring(&format!("`{}`, or the schema default `{default}` when it is absent.", field.wire_name), 8),
+                doc: docstring(
+                    &format!(
+                        "`{}`, or the schema default `{default}` when it is absent.",
+                        field.wire_name
+                    ),
+                    8,
+                ),
             })
         })
         .collect();
@@ -188,14 +255,15 @@ fn tag_annotation(value: &str) -> String {
     format!("_t.Literal[{}]", string_literal(value))
 }
 
-
 /// The names `models.py` defines: classes, enums and aliases.
 pub(super) fn exports(view: &ModelsView) -> Vec<String> {
     let classes = view.classes.iter().map(|class| class.name.clone());
     let enums = view.enums.iter().map(|item| item.name.clone());
-    classes.chain(enums).chain(view.aliases.iter().map(|alias| alias.name.clone())).collect()
+    classes
+        .chain(enums)
+        .chain(view.aliases.iter().map(|alias| alias.name.clone()))
+        .collect()
 }
-
 
 pub(super) fn models_view(ir: &Ir) -> Result<ModelsView, CodegenError> {
     let classes = variant_classes(ir);
@@ -207,8 +275,16 @@ pub(super) fn models_view(ir: &Ir) -> Result<ModelsView, CodegenError> {
     for (name, definition) in &ir.types {
         let class = python_class(name);
         class_pointers.insert(class.clone(), definition.pointer.clone());
-        for ((union, _), variant) in classes.range((name.clone(), String::new())..).take_while(|((union, _), _)| union == name) {
-            class_pointers.insert(variant.clone(), ir.get(union).map(|definition| definition.pointer.clone()).unwrap_or_default());
+        for ((union, _), variant) in classes
+            .range((name.clone(), String::new())..)
+            .take_while(|((union, _), _)| union == name)
+        {
+            class_pointers.insert(
+                variant.clone(),
+                ir.get(union)
+                    .map(|definition| definition.pointer.clone())
+                    .unwrap_or_default(),
+            );
         }
         let fallback_doc = format!("`{name}`, from `{}`.", definition.pointer);
         match &definition.kind {
@@ -217,17 +293,32 @@ pub(super) fn models_view(ir: &Ir) -> Result<ModelsView, CodegenError> {
                 let extra = unnamed_members(&object.additional, !object.flatten.is_empty(), &mut settings);
                 structs.push(ClassView {
                     name: class,
-                    base: if object.flatten.is_empty() { "_rt.WireModel" } else { "_rt.FlatModel" }.to_owned(),
+                    base: if object.flatten.is_empty() {
+                        "_rt.WireModel"
+                    } else {
+                        "_rt.FlatModel"
+                    }
+                    .to_owned(),
                     doc: describe(definition.description.as_deref(), &fallback_doc, 4),
                     settings,
                     fields,
                     accessors,
-                    signature: Some(signature(parameters(name, &object.fields, &object.flatten, None), extra)),
+                    signature: Some(signature(
+                        parameters(name, &object.fields, &object.flatten, None),
+                        extra,
+                    )),
                 });
             }
             TypeKind::Alias { target } => {
-                let refs = target.references().into_iter().map(|reference| reference.name.to_owned()).collect();
-                pending.insert(name.clone(), (refs, describe(definition.description.as_deref(), &fallback_doc, 0)));
+                let refs = target
+                    .references()
+                    .into_iter()
+                    .map(|reference| reference.name.to_owned())
+                    .collect();
+                pending.insert(
+                    name.clone(),
+                    (refs, describe(definition.description.as_deref(), &fallback_doc, 0)),
+                );
             }
             TypeKind::Enum(enumeration) => {
                 let base = match (&enumeration.repr, enumeration.other.is_some()) {
@@ -254,7 +345,12 @@ pub(super) fn models_view(ir: &Ir) -> Result<ModelsView, CodegenError> {
                         .map(|value| MemberView {
                             name: python_constant(&value.name),
                             value: literal(&value.value),
-                            doc: value.description.as_deref().map(str::trim).filter(|text| !text.is_empty()).map(|text| docstring(text, 4)),
+                            doc: value
+                                .description
+                                .as_deref()
+                                .map(str::trim)
+                                .filter(|text| !text.is_empty())
+                                .map(|text| docstring(text, 4)),
                         })
                         .collect(),
                 });
@@ -263,9 +359,16 @@ pub(super) fn models_view(ir: &Ir) -> Result<ModelsView, CodegenError> {
                 let mut refs = BTreeSet::new();
                 for variant in &union.variants {
                     match &variant.payload {
-                        Payload::Type { ty } => refs.extend(ty.references().into_iter().map(|reference| reference.name.to_owned())),
+                        Payload::Type { ty } => {
+                            refs.extend(ty.references().into_iter().map(|reference| reference.name.to_owned()))
+                        }
                         Payload::Unit | Payload::Struct { .. } => {
-                            variants.push(variant_class_view(ir, union, variant, &variant_class(&classes, name, &variant.name)));
+                            variants.push(variant_class_view(
+                                ir,
+                                union,
+                                variant,
+                                &variant_class(&classes, name, &variant.name),
+                            ));
                         }
                     }
                 }
@@ -274,19 +377,30 @@ pub(super) fn models_view(ir: &Ir) -> Result<ModelsView, CodegenError> {
                     variants.push(ClassView {
                         name: other_class,
                         base: "_rt.CatchAll".to_owned(),
-                        doc: describe(other.description.as_deref(), &format!("Any other `{property}` of `{name}`, kept whole."), 4),
+                        doc: describe(
+                            other.description.as_deref(),
+                            &format!("Any other `{property}` of `{name}`, kept whole."),
+                            4,
+                        ),
                         settings: vec![format!("__acp_tag__ = {}", string_literal(property))],
                         fields: Vec::new(),
                         accessors: Vec::new(),
                         signature: None,
                     });
                 }
-                pending.insert(name.clone(), (refs, describe(definition.description.as_deref(), &fallback_doc, 0)));
+                pending.insert(
+                    name.clone(),
+                    (refs, describe(definition.description.as_deref(), &fallback_doc, 0)),
+                );
             }
         }
     }
     let aliases = order_aliases(ir, &pending, &classes)?;
-    let table = ir.types.keys().map(|name| (string_literal(name), python_class(name))).collect();
+    let table = ir
+        .types
+        .keys()
+        .map(|name| (string_literal(name), python_class(name)))
+        .collect();
     let mut all = structs;
     all.extend(variants);
     for class in &all {
@@ -296,12 +410,22 @@ pub(super) fn models_view(ir: &Ir) -> Result<ModelsView, CodegenError> {
                 kind: ErrorKind::NameCollision,
                 file: "python bindings".to_owned(),
                 pointer: class_pointers.get(&class.name).cloned().unwrap_or_default(),
-                message: format!("two members of `{}` are both the Python attribute `{}`", class.name, field.attr),
+                message: format!(
+                    "two members of `{}` are both the Python attribute `{}`",
+                    class.name, field.attr
+                ),
             });
         }
     }
     let build_order = super::order::build_order(ir, &classes);
-    Ok(ModelsView { origin: ir.origin.clone(), enums, classes: all, aliases, table, build_order })
+    Ok(ModelsView {
+        origin: ir.origin.clone(),
+        enums,
+        classes: all,
+        aliases,
+        table,
+        build_order,
+    })
 }
 
 fn variant_class_view(ir: &Ir, union: &UnionType, variant: &Variant, class: &str) -> ClassView {
@@ -311,7 +435,10 @@ fn variant_class_view(ir: &Ir, union: &UnionType, variant: &Variant, class: &str
     };
     let mut inherited = Vec::new();
     let (base, fields, flatten) = match &variant.payload {
-        Payload::Struct { base: Some(base), fields } => match ir.get(base).map(|definition| &definition.kind) {
+        Payload::Struct {
+            base: Some(base),
+            fields,
+        } => match ir.get(base).map(|definition| &definition.kind) {
             Some(TypeKind::Struct(object)) => {
                 inherited = parameters(base, &object.fields, &object.flatten, None);
                 (python_class(base), fields.as_slice(), Vec::new())
@@ -323,7 +450,11 @@ fn variant_class_view(ir: &Ir, union: &UnionType, variant: &Variant, class: &str
     };
     let (mut settings, views, accessors) = object_members(ir, class, fields, &flatten, tag);
     // A variant that inherits a struct's class keeps what that class keeps.
-    let extra = if inherited.is_empty() { unnamed_members(&union.additional, !flatten.is_empty(), &mut settings) } else { None };
+    let extra = if inherited.is_empty() {
+        unnamed_members(&union.additional, !flatten.is_empty(), &mut settings)
+    } else {
+        None
+    };
     let tag_parameter = tag.map(|(property, value)| Parameter {
         attr: python_attribute(property),
         annotation: tag_annotation(value),
@@ -356,7 +487,10 @@ fn unnamed_members(additional: &AdditionalProperties, flattens: bool, settings: 
             settings.push("model_config = _p.ConfigDict(extra=\"allow\")".to_owned());
             // Declaring the values' type costs every write; `Any` is pydantic's own.
             if !matches!(values, TypeExpr::Any | TypeExpr::Untyped { .. }) {
-                settings.push(format!("__pydantic_extra__: dict[str, {}] = _p.Field(init=False)", annotation(values)));
+                settings.push(format!(
+                    "__pydantic_extra__: dict[str, {}] = _p.Field(init=False)",
+                    annotation(values)
+                ));
             }
             Some(annotation(values))
         }

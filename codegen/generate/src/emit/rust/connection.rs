@@ -17,7 +17,12 @@ const SOURCE: &str = include_str!("../../../../../templates/rust/connection.rs")
 
 /// `connection.rs`, the runtime.
 pub(crate) fn runtime() -> Result<TokenStream, CodegenError> {
-    SOURCE.parse().map_err(|error: proc_macro2::LexError| CodegenError::internal("templates/rust/connection.rs", format!("the connection runtime does not parse: {error}")))
+    SOURCE.parse().map_err(|error: proc_macro2::LexError| {
+        CodegenError::internal(
+            "templates/rust/connection.rs",
+            format!("the connection runtime does not parse: {error}"),
+        )
+    })
 }
 
 /// `ends.rs`: the rules and the typed calls.
@@ -89,12 +94,25 @@ pub(crate) fn ends(ir: &Ir, model: &Helpers) -> TokenStream {
 }
 
 fn turn_rules(drain: &Drain) -> TokenStream {
-    let Drain { prompt, update, session, payload, tag, end } = drain;
+    let Drain {
+        prompt,
+        update,
+        session,
+        payload,
+        tag,
+        end,
+    } = drain;
     let end = match end {
-        TurnEnd::Complete { tag, request, stop_reason } => {
+        TurnEnd::Complete {
+            tag,
+            request,
+            stop_reason,
+        } => {
             quote!(crate::connection::TurnEnd::Complete { tag: #tag, request: #request, stop_reason: #stop_reason })
         }
-        TurnEnd::Idle { tag, state, idle } => quote!(crate::connection::TurnEnd::Idle { tag: #tag, state: #state, idle: #idle }),
+        TurnEnd::Idle { tag, state, idle } => {
+            quote!(crate::connection::TurnEnd::Idle { tag: #tag, state: #state, idle: #idle })
+        }
         TurnEnd::Response => quote!(crate::connection::TurnEnd::Response),
     };
     quote!(::std::option::Option::Some(crate::connection::TurnRules {
@@ -112,7 +130,10 @@ fn calls(ir: &Ir, model: &Helpers, handler: Side) -> Vec<TokenStream> {
     let mut found = Vec::new();
     for method in ir.methods.values() {
         let wire = &method.name;
-        let request = method.request.as_ref().filter(|request| request.side.handled_by(handler));
+        let request = method
+            .request
+            .as_ref()
+            .filter(|request| request.side.handled_by(handler));
         if let Some(request) = request {
             let function = ident(&naming::rust_handler(wire, false));
             let (params, result) = (type_ident(&request.params), type_ident(&request.result));
@@ -128,9 +149,19 @@ fn calls(ir: &Ir, model: &Helpers, handler: Side) -> Vec<TokenStream> {
                 }
             });
         }
-        if method.notification.as_ref().is_some_and(|notification| notification.side.handled_by(handler)) {
+        if method
+            .notification
+            .as_ref()
+            .is_some_and(|notification| notification.side.handled_by(handler))
+        {
             let function = ident(&naming::rust_handler(wire, request.is_some()));
-            let params = type_ident(&method.notification.as_ref().map(|notification| notification.params.clone()).unwrap_or_default());
+            let params = type_ident(
+                &method
+                    .notification
+                    .as_ref()
+                    .map(|notification| notification.params.clone())
+                    .unwrap_or_default(),
+            );
             let doc = format!("Sends `{wire}`, after every message this end made before it.");
             found.push(quote! {
                 #[doc = #doc]

@@ -62,7 +62,11 @@ pub(crate) struct Parameter {
 impl Parameter {
     /// The stored value made from the argument `name`.
     pub fn store(&self, name: &Ident) -> TokenStream {
-        let value = if self.converts { quote!(#name.into()) } else { quote!(#name) };
+        let value = if self.converts {
+            quote!(#name.into())
+        } else {
+            quote!(#name)
+        };
         if self.boxed {
             quote!(::std::boxed::Box::new(#value))
         } else {
@@ -89,11 +93,22 @@ impl<'a> RustContext<'a> {
         let mut variant_structs = BTreeMap::new();
         for definition in ir.types.values() {
             let edges = direct.entry(definition.name.as_str()).or_default();
-            edges.extend(definition.references().into_iter().filter(|reference| reference.direct).map(|reference| reference.name));
-            let TypeKind::Union(union) = &definition.kind else { continue };
+            edges.extend(
+                definition
+                    .references()
+                    .into_iter()
+                    .filter(|reference| reference.direct)
+                    .map(|reference| reference.name),
+            );
+            let TypeKind::Union(union) = &definition.kind else {
+                continue;
+            };
             // A unit variant of a union that keeps unknown members needs a
             // payload struct to keep them in, as a variant with members does.
-            let kept = matches!((&union.style, &union.additional), (UnionStyle::Tagged { .. }, AdditionalProperties::Kept(_)));
+            let kept = matches!(
+                (&union.style, &union.additional),
+                (UnionStyle::Tagged { .. }, AdditionalProperties::Kept(_))
+            );
             for variant in &union.variants {
                 let needs_struct = match &variant.payload {
                     Payload::Unit => kept && variant.tag.is_some(),
@@ -101,20 +116,34 @@ impl<'a> RustContext<'a> {
                     Payload::Type { .. } => false,
                 };
                 if needs_struct {
-                    variant_structs.insert((definition.name.clone(), variant.name.clone()), payload_struct_name(ir, definition, variant)?);
+                    variant_structs.insert(
+                        (definition.name.clone(), variant.name.clone()),
+                        payload_struct_name(ir, definition, variant)?,
+                    );
                 }
             }
         }
-        let not_eq = super::eq::not_eq_types(ir, &variant_structs).into_iter().map(str::to_owned).collect();
+        let not_eq = super::eq::not_eq_types(ir, &variant_structs)
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
         let error_object = ir.error_object();
-        Ok(RustContext { ir, component: components(&direct), variant_structs, not_eq, error_object })
+        Ok(RustContext {
+            ir,
+            component: components(&direct),
+            variant_structs,
+            not_eq,
+            error_object,
+        })
     }
 
     /// Whether a direct reference from `from` to `to` must be boxed: `to`
     /// contains `from` again without indirection, which for a reference
     /// that exists means the two share a strongly connected component.
     pub fn boxed(&self, from: &str, to: &str) -> bool {
-        self.component.get(from).is_some_and(|component| self.component.get(to) == Some(component))
+        self.component
+            .get(from)
+            .is_some_and(|component| self.component.get(to) == Some(component))
     }
 
     /// Whether the type called `name` (an IR type or a variant payload
@@ -160,13 +189,27 @@ impl<'a> RustContext<'a> {
         match expression {
             TypeExpr::Named { name } => {
                 let name_ident = type_ident(name);
-                Parameter { ty: quote!(impl ::std::convert::Into<crate::types::#name_ident>), converts: true, boxed: self.boxed(owner, name) }
+                Parameter {
+                    ty: quote!(impl ::std::convert::Into<crate::types::#name_ident>),
+                    converts: true,
+                    boxed: self.boxed(owner, name),
+                }
             }
-            TypeExpr::String(_) => Parameter { ty: quote!(impl ::std::convert::Into<::std::string::String>), converts: true, boxed: false },
-            TypeExpr::Any | TypeExpr::Untyped { .. } => {
-                Parameter { ty: quote!(impl ::std::convert::Into<::serde_json::Value>), converts: true, boxed: false }
-            }
-            _ => Parameter { ty: self.rust_type(owner, expression), converts: false, boxed: false },
+            TypeExpr::String(_) => Parameter {
+                ty: quote!(impl ::std::convert::Into<::std::string::String>),
+                converts: true,
+                boxed: false,
+            },
+            TypeExpr::Any | TypeExpr::Untyped { .. } => Parameter {
+                ty: quote!(impl ::std::convert::Into<::serde_json::Value>),
+                converts: true,
+                boxed: false,
+            },
+            _ => Parameter {
+                ty: self.rust_type(owner, expression),
+                converts: false,
+                boxed: false,
+            },
         }
     }
 
@@ -176,7 +219,8 @@ impl<'a> RustContext<'a> {
     pub fn takes_arguments(&self, name: &str) -> bool {
         match self.ir.get(name).map(|definition| &definition.kind) {
             Some(TypeKind::Struct(structure)) => {
-                structure.fields.iter().any(|field| field.required) || structure.flatten.iter().any(|base| self.takes_arguments(base))
+                structure.fields.iter().any(|field| field.required)
+                    || structure.flatten.iter().any(|base| self.takes_arguments(base))
             }
             _ => true,
         }
@@ -223,8 +267,15 @@ fn components<'a>(graph: &BTreeMap<&'a str, BTreeSet<&'a str>>) -> BTreeMap<&'a 
     let nodes: BTreeSet<&str> = graph.keys().copied().chain(graph.values().flatten().copied()).collect();
     let index_of: BTreeMap<&str, usize> = nodes.iter().enumerate().map(|(index, node)| (*node, index)).collect();
     let names: Vec<&str> = nodes.into_iter().collect();
-    let edges: Vec<Vec<usize>> = names.iter().map(|name| graph.get(name).into_iter().flatten().map(|to| index_of[to]).collect()).collect();
-    let (mut order, mut low, mut on_stack) = (vec![usize::MAX; names.len()], vec![0; names.len()], vec![false; names.len()]);
+    let edges: Vec<Vec<usize>> = names
+        .iter()
+        .map(|name| graph.get(name).into_iter().flatten().map(|to| index_of[to]).collect())
+        .collect();
+    let (mut order, mut low, mut on_stack) = (
+        vec![usize::MAX; names.len()],
+        vec![0; names.len()],
+        vec![false; names.len()],
+    );
     let (mut stack, mut component, mut next, mut count) = (Vec::new(), vec![usize::MAX; names.len()], 0, 0);
     for root in 0..names.len() {
         if order[root] != usize::MAX {
@@ -303,7 +354,10 @@ fn payload_struct_name(ir: &Ir, union: &TypeDef, variant: &Variant) -> Result<St
             kind: ErrorKind::NameCollision,
             file: ir.origin.clone(),
             pointer: union.pointer.clone(),
-            message: format!("the Rust payload struct `{name}` of variant `{}` collides with a schema type", variant.name),
+            message: format!(
+                "the Rust payload struct `{name}` of variant `{}` collides with a schema type",
+                variant.name
+            ),
         });
     }
     Ok(name)
@@ -315,7 +369,16 @@ mod tests {
 
     #[test]
     fn components_find_every_cycle_without_direct_indirection() {
-        let edges = [("a", "b"), ("b", "a"), ("b", "c"), ("c", "c"), ("d", "e"), ("e", "f"), ("f", "d"), ("x", "y")];
+        let edges = [
+            ("a", "b"),
+            ("b", "a"),
+            ("b", "c"),
+            ("c", "c"),
+            ("d", "e"),
+            ("e", "f"),
+            ("f", "d"),
+            ("x", "y"),
+        ];
         let mut graph: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
         for (from, to) in edges {
             graph.entry(from).or_default().insert(to);

@@ -14,36 +14,57 @@ pub(crate) fn enum_item(name: &str, enumeration: &EnumType, documentation: &Toke
     let type_name = type_ident(name);
     let variants: Vec<proc_macro2::Ident> = enumeration.values.iter().map(|value| type_ident(&value.name)).collect();
     let docs = enumeration.values.iter().map(|value| doc(value.description.as_deref()));
-    let (repr, wire_values, read, write): (TokenStream, Vec<TokenStream>, TokenStream, TokenStream) = match enumeration.repr {
-        EnumRepr::String => (
-            quote!(::std::string::String),
-            enumeration.values.iter().map(|value| { let text = value.value.as_str().unwrap_or_default(); quote!(#text) }).collect(),
-            // Borrowed from the input where it can be: a known value costs no copy.
-            quote!(<crate::codec::Key<'de> as ::serde::Deserialize>::deserialize(deserializer)?),
-            quote!(serializer.serialize_str(self.as_str())),
-        ),
-        EnumRepr::Integer { format } => {
-            let integer = integer_type(format);
-            (
-                integer.clone(),
-                enumeration.values.iter().map(|value| {
-                    let literal: TokenStream = value.value.to_string().parse().unwrap_or_default();
-                    quote!(#literal)
-                }).collect(),
-                quote!(<#integer as ::serde::Deserialize>::deserialize(deserializer)?),
-                quote!(::serde::Serialize::serialize(&self.value(), serializer)),
-            )
-        }
-    };
+    let (repr, wire_values, read, write): (TokenStream, Vec<TokenStream>, TokenStream, TokenStream) =
+        match enumeration.repr {
+            EnumRepr::String => (
+                quote!(::std::string::String),
+                enumeration
+                    .values
+                    .iter()
+                    .map(|value| {
+                        let text = value.value.as_str().unwrap_or_default();
+                        quote!(#text)
+                    })
+                    .collect(),
+                // Borrowed from the input where it can be: a known value costs no copy.
+                quote!(<crate::codec::Key<'de> as ::serde::Deserialize>::deserialize(
+                    deserializer
+                )?),
+                quote!(serializer.serialize_str(self.as_str())),
+            ),
+            EnumRepr::Integer { format } => {
+                let integer = integer_type(format);
+                (
+                    integer.clone(),
+                    enumeration
+                        .values
+                        .iter()
+                        .map(|value| {
+                            let literal: TokenStream = value.value.to_string().parse().unwrap_or_default();
+                            quote!(#literal)
+                        })
+                        .collect(),
+                    quote!(<#integer as ::serde::Deserialize>::deserialize(deserializer)?),
+                    quote!(::serde::Serialize::serialize(&self.value(), serializer)),
+                )
+            }
+        };
     let string_repr = enumeration.repr == EnumRepr::String;
     let other_variant = enumeration.other.as_ref().map(|other| {
         let other_name = type_ident(&other.name);
-        let other_doc = doc(other.description.as_deref().or(Some("A value this version does not know, kept as it came.")));
+        let other_doc = doc(other
+            .description
+            .as_deref()
+            .or(Some("A value this version does not know, kept as it came.")));
         (other_name, other_doc)
     });
-    let other_definition = other_variant.as_ref().map(|(other_name, other_doc)| quote!(#other_doc #other_name(#repr),));
+    let other_definition = other_variant
+        .as_ref()
+        .map(|(other_name, other_doc)| quote!(#other_doc #other_name(#repr),));
     let accessor = if string_repr {
-        let other_arm = other_variant.as_ref().map(|(other_name, _)| quote!(Self::#other_name(value) => value.as_str(),));
+        let other_arm = other_variant
+            .as_ref()
+            .map(|(other_name, _)| quote!(Self::#other_name(value) => value.as_str(),));
         quote! {
             /// The value on the wire.
             pub fn as_str(&self) -> &str {
@@ -51,7 +72,9 @@ pub(crate) fn enum_item(name: &str, enumeration: &EnumType, documentation: &Toke
             }
         }
     } else {
-        let other_arm = other_variant.as_ref().map(|(other_name, _)| quote!(Self::#other_name(value) => *value,));
+        let other_arm = other_variant
+            .as_ref()
+            .map(|(other_name, _)| quote!(Self::#other_name(value) => *value,));
         quote! {
             /// The value on the wire.
             pub fn value(&self) -> #repr {
@@ -59,9 +82,21 @@ pub(crate) fn enum_item(name: &str, enumeration: &EnumType, documentation: &Toke
             }
         }
     };
-    let match_subject = if string_repr { quote!(value.as_str()) } else { quote!(value) };
-    let kept = if string_repr { quote!(value.into_owned()) } else { quote!(value) };
-    let shown = if string_repr { quote!(value.as_str()) } else { quote!(value) };
+    let match_subject = if string_repr {
+        quote!(value.as_str())
+    } else {
+        quote!(value)
+    };
+    let kept = if string_repr {
+        quote!(value.into_owned())
+    } else {
+        quote!(value)
+    };
+    let shown = if string_repr {
+        quote!(value.as_str())
+    } else {
+        quote!(value)
+    };
     let fallback_arm = match &other_variant {
         Some((other_name, _)) => quote!(_ => ::std::result::Result::Ok(Self::#other_name(#kept)),),
         None => {

@@ -45,7 +45,10 @@ impl<'a> Holds<'a> {
 
 /// The types (IR types and variant payload structs) that hold an `f64`
 /// anywhere below them.
-pub(crate) fn not_eq_types<'a>(ir: &'a Ir, variant_structs: &'a BTreeMap<(String, String), String>) -> BTreeSet<&'a str> {
+pub(crate) fn not_eq_types<'a>(
+    ir: &'a Ir,
+    variant_structs: &'a BTreeMap<(String, String), String>,
+) -> BTreeSet<&'a str> {
     let mut holds: BTreeMap<&str, Holds> = BTreeMap::new();
     for definition in ir.types.values() {
         let mut own = Holds::default();
@@ -93,7 +96,11 @@ pub(crate) fn not_eq_types<'a>(ir: &'a Ir, variant_structs: &'a BTreeMap<(String
             held_by.entry(used).or_default().push(name);
         }
     }
-    let mut not_eq: BTreeSet<&str> = holds.iter().filter(|(_, held)| held.float).map(|(name, _)| *name).collect();
+    let mut not_eq: BTreeSet<&str> = holds
+        .iter()
+        .filter(|(_, held)| held.float)
+        .map(|(name, _)| *name)
+        .collect();
     let mut pending: Vec<&str> = not_eq.iter().copied().collect();
     while let Some(name) = pending.pop() {
         for holder in held_by.get(name).into_iter().flatten() {

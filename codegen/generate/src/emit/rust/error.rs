@@ -27,7 +27,12 @@ struct Code<'a> {
 /// The named codes of the error object's code enum, with the constructor
 /// each gets (`ParseError` -> `parse_error()`, message `Parse error`).
 fn codes<'a>(context: &'a RustContext, error: &ErrorObject) -> Vec<Code<'a>> {
-    let Some(TypeKind::Enum(enumeration)) = error.codes.as_deref().and_then(|name| context.ir.get(name)).map(|definition| &definition.kind) else {
+    let Some(TypeKind::Enum(enumeration)) = error
+        .codes
+        .as_deref()
+        .and_then(|name| context.ir.get(name))
+        .map(|definition| &definition.kind)
+    else {
         return Vec::new();
     };
     enumeration
@@ -40,8 +45,15 @@ fn codes<'a>(context: &'a RustContext, error: &ErrorObject) -> Vec<Code<'a>> {
             }
             let words = naming::snake_case(&value.name).replace('_', " ");
             let mut characters = words.chars();
-            let message = characters.next().map(|first| first.to_uppercase().chain(characters).collect()).unwrap_or_default();
-            Some(Code { value, constructor: format_ident!("{constructor}"), message })
+            let message = characters
+                .next()
+                .map(|first| first.to_uppercase().chain(characters).collect())
+                .unwrap_or_default();
+            Some(Code {
+                value,
+                constructor: format_ident!("{constructor}"),
+                message,
+            })
         })
         .collect()
 }
@@ -58,7 +70,10 @@ fn no_error_object(context: &RustContext, wanted: &str) -> CodegenError {
 
 /// The Rust type of the error object, for method signatures.
 pub(crate) fn error_type(context: &RustContext) -> Result<TokenStream, CodegenError> {
-    let error = context.error_object.as_ref().ok_or_else(|| no_error_object(context, "to answer with"))?;
+    let error = context
+        .error_object
+        .as_ref()
+        .ok_or_else(|| no_error_object(context, "to answer with"))?;
     let type_name = type_ident(&error.name);
     Ok(quote!(crate::types::#type_name))
 }
@@ -67,7 +82,10 @@ pub(crate) fn error_type(context: &RustContext) -> Result<TokenStream, CodegenEr
 /// `methods` module needs one for each of JSON-RPC's method-call errors.
 pub(crate) fn standard_error(context: &RustContext, number: i64) -> Result<TokenStream, CodegenError> {
     let found = context.error_object.as_ref().and_then(|error| {
-        let constructor = codes(context, error).into_iter().find(|code| code.value.value.as_i64() == Some(number))?.constructor;
+        let constructor = codes(context, error)
+            .into_iter()
+            .find(|code| code.value.value.as_i64() == Some(number))?
+            .constructor;
         let type_name = type_ident(&error.name);
         Some(quote!(crate::types::#type_name::#constructor()))
     });
@@ -75,7 +93,9 @@ pub(crate) fn standard_error(context: &RustContext, number: i64) -> Result<Token
 }
 
 pub(crate) fn error_impls(context: &RustContext) -> TokenStream {
-    let Some(error) = &context.error_object else { return quote!() };
+    let Some(error) = &context.error_object else {
+        return quote!();
+    };
     let type_name = type_ident(&error.name);
     let codes = codes(context, error);
     let code_enum = error.codes.as_deref().map(type_ident);
@@ -90,9 +110,17 @@ pub(crate) fn error_impls(context: &RustContext) -> TokenStream {
             }
         }
     });
-    let number = if code_enum.is_some() { quote!(self.code.value()) } else { quote!(self.code) };
+    let number = if code_enum.is_some() {
+        quote!(self.code.value())
+    } else {
+        quote!(self.code)
+    };
     let data = match context.ir.get(&error.name).map(|definition| &definition.kind) {
-        Some(TypeKind::Struct(structure)) => structure.fields.iter().find(|field| field.wire_name == "data").map(Presence::of),
+        Some(TypeKind::Struct(structure)) => structure
+            .fields
+            .iter()
+            .find(|field| field.wire_name == "data")
+            .map(Presence::of),
         _ => None,
     };
     let data_reference = match data {
@@ -108,8 +136,15 @@ pub(crate) fn error_impls(context: &RustContext) -> TokenStream {
             }
         }
     });
-    let from_decode_error = (matches!(data, Some(Presence::Optional | Presence::OptionalNullable)) && codes.iter().any(|code| code.value.value.as_i64() == Some(INVALID_PARAMS))).then(|| {
-        let invalid_params = codes.iter().find(|code| code.value.value.as_i64() == Some(INVALID_PARAMS)).map(|code| &code.constructor);
+    let from_decode_error = (matches!(data, Some(Presence::Optional | Presence::OptionalNullable))
+        && codes
+            .iter()
+            .any(|code| code.value.value.as_i64() == Some(INVALID_PARAMS)))
+    .then(|| {
+        let invalid_params = codes
+            .iter()
+            .find(|code| code.value.value.as_i64() == Some(INVALID_PARAMS))
+            .map(|code| &code.constructor);
         quote! {
             impl ::std::convert::From<crate::codec::DecodeError> for #type_name {
                 /// Invalid params, naming the JSON pointer of the failure in the

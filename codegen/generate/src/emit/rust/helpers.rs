@@ -21,7 +21,12 @@ const MACHINES: &str = crate::helpers::MACHINES_SOURCE;
 
 /// `helpers/machines.rs` as tokens, to be printed like every generated file.
 pub(crate) fn machines() -> Result<TokenStream, CodegenError> {
-    MACHINES.parse().map_err(|error: proc_macro2::LexError| CodegenError::internal("codegen/ir/src/helpers/machines.rs", format!("the helpers' machines do not parse: {error}")))
+    MACHINES.parse().map_err(|error: proc_macro2::LexError| {
+        CodegenError::internal(
+            "codegen/ir/src/helpers/machines.rs",
+            format!("the helpers' machines do not parse: {error}"),
+        )
+    })
 }
 
 /// `helpers.rs`.
@@ -57,7 +62,9 @@ fn tracker(ir: &Ir, turns: &Turns) -> Option<TokenStream> {
         }
         None => quote! { () },
     };
-    let TypeKind::Union(union) = &ir.get(&turns.union)?.kind else { return None };
+    let TypeKind::Union(union) = &ir.get(&turns.union)?.kind else {
+        return None;
+    };
     let notification = type_ident(&turns.notification);
     let union_type = type_ident(&turns.union);
     let update = ident(&naming::rust_field(&turns.update.name));
@@ -70,7 +77,14 @@ fn tracker(ir: &Ir, turns: &Turns) -> Option<TokenStream> {
         (!variants.is_empty()).then(|| quote! { #(#patterns)|* => machines::Scope::#scope, })
     };
     let reply_arm = arm(turns.replies.iter().collect(), quote! { Reply });
-    let output_arm = arm(turns.output.iter().filter(|variant| !turns.replies.contains(variant)).collect(), quote! { Turn });
+    let output_arm = arm(
+        turns
+            .output
+            .iter()
+            .filter(|variant| !turns.replies.contains(variant))
+            .collect(),
+        quote! { Turn },
+    );
     let complete_arm = complete.map(|complete| {
         let name = type_ident(&complete.variant.name);
         let request = ident(&naming::rust_field(&complete.request.name));
@@ -88,7 +102,8 @@ fn tracker(ir: &Ir, turns: &Turns) -> Option<TokenStream> {
         }
     });
     let covered = turns.output.len() + usize::from(complete.is_some()) + usize::from(lifecycle.is_some());
-    let rest = (union.variants.len() + usize::from(union.other.is_some()) > covered).then(|| quote! { _ => machines::Scope::Session, });
+    let rest = (union.variants.len() + usize::from(union.other.is_some()) > covered)
+        .then(|| quote! { _ => machines::Scope::Session, });
     let (constructors, response) = if lifecycle.is_some() {
         (
             quote! {
@@ -141,8 +156,13 @@ fn tracker(ir: &Ir, turns: &Turns) -> Option<TokenStream> {
             }
         }
     });
-    let end = if lifecycle.is_some() { "their `idle` state update" } else { "`turn_complete`" };
-    let doc = format!(" Correlates the client's prompt turns with their updates, {end} and response (rules R2 and R4).");
+    let end = if lifecycle.is_some() {
+        "their `idle` state update"
+    } else {
+        "`turn_complete`"
+    };
+    let doc =
+        format!(" Correlates the client's prompt turns with their updates, {end} and response (rules R2 and R4).");
     Some(quote! {
         /// What the turn tracker made of one message.
         pub type Observation = machines::Observation<crate::types::#request_type>;

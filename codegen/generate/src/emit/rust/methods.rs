@@ -29,17 +29,29 @@ pub(crate) fn emit(context: &RustContext) -> Result<TokenStream, CodegenError> {
     let mut by_side: BTreeMap<Side, Vec<Handled>> = BTreeMap::new();
     for method in ir.methods.values() {
         if let Some(request) = &method.request {
-            by_side.entry(request.side).or_default().push(Handled { method, side: request.side, params: &request.params, result: Some(&request.result) });
+            by_side.entry(request.side).or_default().push(Handled {
+                method,
+                side: request.side,
+                params: &request.params,
+                result: Some(&request.result),
+            });
         }
         if let Some(notification) = &method.notification {
-            by_side.entry(notification.side).or_default().push(Handled { method, side: notification.side, params: &notification.params, result: None });
+            by_side.entry(notification.side).or_default().push(Handled {
+                method,
+                side: notification.side,
+                params: &notification.params,
+                result: None,
+            });
         }
     }
     let error = error_type(context)?;
     let method_not_found = standard_error(context, METHOD_NOT_FOUND)?;
     let internal_error = standard_error(context, INTERNAL_ERROR)?;
     let traits = side_traits(&by_side, &error);
-    let modules = by_side.iter().map(|(side, handled)| side_module(*side, handled, traits.dispatch.get(side), &error));
+    let modules = by_side
+        .iter()
+        .map(|(side, handled)| side_module(*side, handled, traits.dispatch.get(side), &error));
     let trait_items = &traits.items;
     Ok(quote! {
         #(#constants)*
@@ -83,21 +95,36 @@ fn method_enum(role: Role, items: &[&Handled], error_type: &TokenStream) -> Toke
     let entries: Vec<(proc_macro2::Ident, &str, proc_macro2::Ident)> = items
         .iter()
         .filter_map(|handled| {
-            let payload = if role == Role::Response { handled.result? } else { handled.params };
-            Some((variant_of(&handled.method.name), handled.method.name.as_str(), type_ident(payload)))
+            let payload = if role == Role::Response {
+                handled.result?
+            } else {
+                handled.params
+            };
+            Some((
+                variant_of(&handled.method.name),
+                handled.method.name.as_str(),
+                type_ident(payload),
+            ))
         })
         .collect();
     let variants = entries.iter().map(|(variant, method, payload_type)| {
         let text = format!(" `{method}`");
         quote!(#[doc = #text] #variant(crate::types::#payload_type),)
     });
-    let method_arms = entries.iter().map(|(variant, method, _)| quote!(Self::#variant(_) => #method,));
-    let encode_arms = entries.iter().map(|(variant, _, _)| quote!(Self::#variant(payload) => ::serde_json::to_value(payload),));
+    let method_arms = entries
+        .iter()
+        .map(|(variant, method, _)| quote!(Self::#variant(_) => #method,));
+    let encode_arms = entries
+        .iter()
+        .map(|(variant, _, _)| quote!(Self::#variant(payload) => ::serde_json::to_value(payload),));
     let (error, decode_arm, unknown, decode_doc) = if role == Role::Response {
         (
             quote!(crate::codec::DecodeError),
             quote!(crate::codec::decode(#payload_name)),
-            quote!(::std::result::Result::Err(crate::codec::DecodeError { path: ::std::string::String::new(), message: ::std::format!("unknown method `{method}`") })),
+            quote!(::std::result::Result::Err(crate::codec::DecodeError {
+                path: ::std::string::String::new(),
+                message: ::std::format!("unknown method `{method}`")
+            })),
             " Decodes the result of a call to `method`; a `_`-prefixed method's result is kept as [`Self::Extension`].",
         )
     } else {
@@ -108,7 +135,9 @@ fn method_enum(role: Role, items: &[&Handled], error_type: &TokenStream) -> Toke
             " Decodes the params of `method`: an unknown method is method-not-found, params that do not decode are invalid params naming the JSON pointer, and a `_`-prefixed method is kept as [`Self::Extension`].",
         )
     };
-    let decode_arms = entries.iter().map(|(variant, method, _)| quote!(#method => #decode_arm.map(Self::#variant),));
+    let decode_arms = entries
+        .iter()
+        .map(|(variant, method, _)| quote!(#method => #decode_arm.map(Self::#variant),));
     let enum_doc = match role {
         Role::Request => " A request this side handles, by method.",
         Role::Response => " The result of a request this side handles, by method.",
@@ -157,7 +186,12 @@ fn method_enum(role: Role, items: &[&Handled], error_type: &TokenStream) -> Toke
     }
 }
 
-fn side_module(side: Side, handled: &[Handled], dispatch: Option<&TokenStream>, error_type: &TokenStream) -> TokenStream {
+fn side_module(
+    side: Side,
+    handled: &[Handled],
+    dispatch: Option<&TokenStream>,
+    error_type: &TokenStream,
+) -> TokenStream {
     let module = ident(side.as_str());
     let requests: Vec<&Handled> = handled.iter().filter(|entry| entry.result.is_some()).collect();
     let notifications: Vec<&Handled> = handled.iter().filter(|entry| entry.result.is_none()).collect();

@@ -13,7 +13,11 @@ use crate::naming;
 use crate::negotiation::{Entry, Negotiation, Requirement};
 
 fn tokens(pointer: &str) -> Vec<String> {
-    pointer.split('/').skip(1).map(|token| token.replace("~1", "/").replace("~0", "~")).collect()
+    pointer
+        .split('/')
+        .skip(1)
+        .map(|token| token.replace("~1", "/").replace("~0", "~"))
+        .collect()
 }
 
 fn entries(entries: &[Entry]) -> TokenStream {
@@ -83,8 +87,14 @@ const SOURCE: &str = include_str!("../../../../../templates/rust/negotiation.rs"
 const MARKER: &str = "// @generated: the tables, `Message` and `negotiate` go here.";
 
 pub(crate) fn emit(model: &Negotiation) -> Result<TokenStream, CodegenError> {
-    let (head, runtime) = SOURCE.split_once(MARKER).ok_or_else(|| CodegenError::internal("templates/rust/negotiation.rs", "the marker line is missing"))?;
-    let parse = |text: &str| text.parse::<TokenStream>().map_err(|error| CodegenError::internal("templates/rust/negotiation.rs", format!("does not parse: {error}")));
+    let (head, runtime) = SOURCE
+        .split_once(MARKER)
+        .ok_or_else(|| CodegenError::internal("templates/rust/negotiation.rs", "the marker line is missing"))?;
+    let parse = |text: &str| {
+        text.parse::<TokenStream>().map_err(|error| {
+            CodegenError::internal("templates/rust/negotiation.rs", format!("does not parse: {error}"))
+        })
+    };
     let (head, runtime) = (parse(head)?, parse(runtime)?);
     let request = Ident::new(&naming::rust_type(&model.request_type), Span::call_site());
     let response = Ident::new(&naming::rust_type(&model.response_type), Span::call_site());

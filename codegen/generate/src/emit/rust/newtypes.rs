@@ -12,7 +12,12 @@ use super::shared::{constraint_check, derives};
 use crate::ir::*;
 use crate::naming;
 
-pub(crate) fn newtype_item(context: &RustContext, name: &str, target: &TypeExpr, documentation: &TokenStream) -> TokenStream {
+pub(crate) fn newtype_item(
+    context: &RustContext,
+    name: &str,
+    target: &TypeExpr,
+    documentation: &TokenStream,
+) -> TokenStream {
     let type_name = type_ident(name);
     let inner = context.rust_type(name, target);
     let as_str = matches!(target, TypeExpr::String(_)).then(|| {
@@ -24,7 +29,10 @@ pub(crate) fn newtype_item(context: &RustContext, name: &str, target: &TypeExpr,
         }
     });
     let (derive, conversions) = match target {
-        TypeExpr::String(_) => (quote!(#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash, ::std::cmp::PartialOrd, ::std::cmp::Ord)]), string_conversions(name)),
+        TypeExpr::String(_) => (
+            quote!(#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash, ::std::cmp::PartialOrd, ::std::cmp::Ord)]),
+            string_conversions(name),
+        ),
         TypeExpr::Integer(_) | TypeExpr::Boolean => (
             quote!(#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy, ::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash, ::std::cmp::PartialOrd, ::std::cmp::Ord)]),
             from_target(name, &inner),

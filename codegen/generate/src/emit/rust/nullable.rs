@@ -13,5 +13,7 @@ use crate::error::CodegenError;
 const SOURCE: &str = include_str!("../../../../../templates/rust/nullable.rs");
 
 pub(crate) fn emit() -> Result<TokenStream, CodegenError> {
-    SOURCE.parse().map_err(|error: proc_macro2::LexError| CodegenError::internal("templates/rust/nullable.rs", format!("does not parse: {error}")))
+    SOURCE.parse().map_err(|error: proc_macro2::LexError| {
+        CodegenError::internal("templates/rust/nullable.rs", format!("does not parse: {error}"))
+    })
 }

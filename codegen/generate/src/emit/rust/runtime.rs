@@ -17,8 +17,13 @@ const SOURCE: &str = include_str!("../../../../../templates/rust/codec.rs");
 const MARKER: &str = "// @generated: roundtrip_as, roundtrip and type_names go here.";
 
 pub(crate) fn emit(context: &RustContext) -> Result<TokenStream, CodegenError> {
-    let (before, after) = SOURCE.split_once(MARKER).ok_or_else(|| CodegenError::internal("templates/rust/codec.rs", "the marker line is missing"))?;
-    let parse = |text: &str| text.parse::<TokenStream>().map_err(|error| CodegenError::internal("templates/rust/codec.rs", format!("does not parse: {error}")));
+    let (before, after) = SOURCE
+        .split_once(MARKER)
+        .ok_or_else(|| CodegenError::internal("templates/rust/codec.rs", "the marker line is missing"))?;
+    let parse = |text: &str| {
+        text.parse::<TokenStream>()
+            .map_err(|error| CodegenError::internal("templates/rust/codec.rs", format!("does not parse: {error}")))
+    };
     let (before, after) = (parse(before)?, parse(after)?);
     let names: Vec<&String> = context.ir.types.keys().collect();
     let arms = context.ir.types.keys().map(|name| {

@@ -35,7 +35,9 @@ pub(crate) fn constraint_check(expression: &TypeExpr) -> Option<TokenStream> {
         None => quote!(::std::option::Option::None),
     };
     match expression {
-        TypeExpr::String(string) if string.min_length.is_some() || string.max_length.is_some() || string.pattern.is_some() => {
+        TypeExpr::String(string)
+            if string.min_length.is_some() || string.max_length.is_some() || string.pattern.is_some() =>
+        {
             let (min, max) = (option_u64(string.min_length), option_u64(string.max_length));
             let pattern = match &string.pattern {
                 Some(pattern) => quote!(::std::option::Option::Some(#pattern)),

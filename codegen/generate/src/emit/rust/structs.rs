@@ -35,12 +35,14 @@ fn decoder(context: &RustContext, owner: &str, field: &Field, function: &Ident) 
     let presence = Presence::of(field);
     // Any JSON decodes as a `serde_json::Value`: `default_on_error` never applies to one.
     let any_json = matches!(field.ty, TypeExpr::Any | TypeExpr::Untyped { .. });
-    let rules = field.decode.default_on_null || field.decode.skip_invalid_items || (field.decode.default_on_error && !any_json);
+    let rules =
+        field.decode.default_on_null || field.decode.skip_invalid_items || (field.decode.default_on_error && !any_json);
     // Any JSON takes `null` too, which `Option`'s own reading would make absent.
     if any_json && !rules && presence == Presence::Optional {
         return Some(Decoder::Shared(quote!(crate::codec::present), Input::Value));
     }
-    let custom = rules || check.is_some() || field.ty == TypeExpr::Null || (field.nullable && presence == Presence::Required);
+    let custom =
+        rules || check.is_some() || field.ty == TypeExpr::Null || (field.nullable && presence == Presence::Required);
     if !custom {
         return None;
     }
@@ -52,13 +54,20 @@ fn decoder(context: &RustContext, owner: &str, field: &Field, function: &Ident) 
     if on_error && !on_null && check.is_none() && !field.decode.skip_invalid_items {
         match presence {
             Presence::Optional => return Some(Decoder::Shared(quote!(crate::codec::lenient_optional), Input::Buffer)),
-            Presence::OptionalNullable => return Some(Decoder::Shared(quote!(crate::codec::lenient_optional_nullable), Input::Buffer)),
+            Presence::OptionalNullable => {
+                return Some(Decoder::Shared(
+                    quote!(crate::codec::lenient_optional_nullable),
+                    Input::Buffer,
+                ))
+            }
             Presence::Required => {}
         }
     }
     let check_body = match (&check, field.nullable) {
         (Some(check), false) => quote!(|value| #check),
-        (Some(check), true) => quote!(|value| match value { ::std::option::Option::Some(value) => #check, ::std::option::Option::None => ::std::result::Result::Ok(()) }),
+        (Some(check), true) => {
+            quote!(|value| match value { ::std::option::Option::Some(value) => #check, ::std::option::Option::None => ::std::result::Result::Ok(()) })
+        }
         (None, _) => quote!(|_| ::std::result::Result::Ok(())),
     };
     let items_check = match &check {
@@ -70,14 +79,26 @@ fn decoder(context: &RustContext, owner: &str, field: &Field, function: &Ident) 
     let (decode, input) = match (&field.ty, field.decode.skip_invalid_items, field.nullable) {
         (TypeExpr::Array(array), true, false) => {
             let item = context.rust_type(owner, &array.items);
-            (quote!(crate::codec::lenient_items::<#item>(value, rules, #items_check)), Input::Buffer)
+            (
+                quote!(crate::codec::lenient_items::<#item>(value, rules, #items_check)),
+                Input::Buffer,
+            )
         }
         (TypeExpr::Array(array), true, true) => {
             let item = context.rust_type(owner, &array.items);
-            (quote!(crate::codec::lenient_nullable_items::<#item>(value, rules, #items_check)), Input::Buffer)
+            (
+                quote!(crate::codec::lenient_nullable_items::<#item>(value, rules, #items_check)),
+                Input::Buffer,
+            )
         }
-        _ if on_error => (quote!(crate::codec::lenient_field::<#value_type>(value, rules, #check_body)), Input::Buffer),
-        _ => (quote!(crate::codec::field::<#value_type>(value, rules, #check_body)), Input::Value),
+        _ if on_error => (
+            quote!(crate::codec::lenient_field::<#value_type>(value, rules, #check_body)),
+            Input::Buffer,
+        ),
+        _ => (
+            quote!(crate::codec::field::<#value_type>(value, rules, #check_body)),
+            Input::Value,
+        ),
     };
     let result = match presence {
         Presence::Required => {
@@ -146,11 +167,24 @@ fn member(context: &RustContext, owner: &str, field: &Field, derived: bool) -> M
     match presence {
         Presence::Required => {}
         Presence::Optional => attributes.push(quote!(default, skip_serializing_if = "::std::option::Option::is_none")),
-        Presence::OptionalNullable => attributes.push(quote!(default, skip_serializing_if = "crate::nullable::Nullable::is_absent")),
+        Presence::OptionalNullable => attributes.push(quote!(
+            default,
+            skip_serializing_if = "crate::nullable::Nullable::is_absent"
+        )),
     }
-    let function = format_ident!("decode_{}_{}", naming::snake_case(owner), naming::snake_case(&field.name));
+    let function = format_ident!(
+        "decode_{}_{}",
+        naming::snake_case(owner),
+        naming::snake_case(&field.name)
+    );
     let (mut decoder, rule) = match decoder(context, owner, field, &function) {
-        Some(Decoder::Own(code, input)) => (Some(code), Some(Rule { function: quote!(#function), input })),
+        Some(Decoder::Own(code, input)) => (
+            Some(code),
+            Some(Rule {
+                function: quote!(#function),
+                input,
+            }),
+        ),
         Some(Decoder::Shared(path, input)) => (None, Some(Rule { function: path, input })),
         None => (None, None),
     };
@@ -167,10 +201,20 @@ fn member(context: &RustContext, owner: &str, field: &Field, derived: bool) -> M
     if not_null.is_some() && derived {
         attributes.push(quote!(deserialize_with = "crate::codec::not_null"));
     }
-    let serde_attribute = if attributes.is_empty() { quote!() } else { quote!(#[serde(#(#attributes),*)]) };
+    let serde_attribute = if attributes.is_empty() {
+        quote!()
+    } else {
+        quote!(#[serde(#(#attributes),*)])
+    };
     let documentation = doc(field.description.as_deref());
     let (initializer, parameter, setter) = construction(context, owner, field, &name);
-    let slot = Slot { name: name.clone(), wire: field.wire_name.clone(), required: presence == Presence::Required, rule, not_null };
+    let slot = Slot {
+        name: name.clone(),
+        wire: field.wire_name.clone(),
+        required: presence == Presence::Required,
+        rule,
+        not_null,
+    };
     Member {
         definition: quote!(#documentation #serde_attribute pub #name: #field_type,),
         slot,
@@ -184,10 +228,19 @@ fn member(context: &RustContext, owner: &str, field: &Field, derived: bool) -> M
 
 /// How `new` and the setters treat one member: its initializer in `new`,
 /// and either the parameter of `new` (a required member) or a setter.
-fn construction(context: &RustContext, owner: &str, field: &Field, name: &Ident) -> (TokenStream, Option<TokenStream>, Option<TokenStream>) {
+fn construction(
+    context: &RustContext,
+    owner: &str,
+    field: &Field,
+    name: &Ident,
+) -> (TokenStream, Option<TokenStream>, Option<TokenStream>) {
     let presence = Presence::of(field);
     let parameter = if presence == Presence::Required && field.nullable {
-        Parameter { ty: context.value_type(owner, field), converts: false, boxed: false }
+        Parameter {
+            ty: context.value_type(owner, field),
+            converts: false,
+            boxed: false,
+        }
     } else {
         context.parameter(owner, &field.ty)
     };
@@ -205,15 +258,25 @@ fn construction(context: &RustContext, owner: &str, field: &Field, name: &Ident)
         }
         Presence::Optional => {
             let stored = parameter.store(&value);
-            (quote!(::std::option::Option::None), quote!(::std::option::Option::Some(#stored)))
+            (
+                quote!(::std::option::Option::None),
+                quote!(::std::option::Option::Some(#stored)),
+            )
         }
         Presence::OptionalNullable => {
             let stored = parameter.store(&value);
-            (quote!(crate::nullable::Nullable::Absent), quote!(crate::nullable::Nullable::Value(#stored)))
+            (
+                quote!(crate::nullable::Nullable::Absent),
+                quote!(crate::nullable::Nullable::Value(#stored)),
+            )
         }
     };
     // A member called `new` cannot have a setter of that name.
-    let setter_name = if *name == "new" { format_ident!("with_new") } else { name.clone() };
+    let setter_name = if *name == "new" {
+        format_ident!("with_new")
+    } else {
+        name.clone()
+    };
     let text = format!(" Sets `{}`.", field.wire_name);
     let setter = quote! {
         #[doc = #text]
@@ -243,8 +306,15 @@ fn default_accessor(field: &Field, name: &Ident, rust_name: &str) -> Option<Toke
         _ => return None,
     };
     let accessor = format_ident!("{}_or_default", rust_name.trim_start_matches("r#"));
-    let text = format!(" The value of `{}`, or its schema default when absent.", field.wire_name);
-    let read = if matches!(field.ty, TypeExpr::String(_)) { quote!(self.#name.as_deref()) } else { quote!(self.#name) };
+    let text = format!(
+        " The value of `{}`, or its schema default when absent.",
+        field.wire_name
+    );
+    let read = if matches!(field.ty, TypeExpr::String(_)) {
+        quote!(self.#name.as_deref())
+    } else {
+        quote!(self.#name)
+    };
     Some(quote! {
         #[doc = #text]
         pub fn #accessor(&self) -> #value_type {
@@ -253,12 +323,21 @@ fn default_accessor(field: &Field, name: &Ident, rust_name: &str) -> Option<Toke
     })
 }
 
-pub(crate) fn struct_item(context: &RustContext, name: &str, structure: &StructType, documentation: &TokenStream) -> TokenStream {
+pub(crate) fn struct_item(
+    context: &RustContext,
+    name: &str,
+    structure: &StructType,
+    documentation: &TokenStream,
+) -> TokenStream {
     let type_name = type_ident(name);
     // A struct that keeps unknown members and flattens nothing reads them
     // with a visitor of its own; the others derive `Deserialize`.
     let derived = !(matches!(structure.additional, AdditionalProperties::Kept(_)) && structure.flatten.is_empty());
-    let members: Vec<Member> = structure.fields.iter().map(|field| member(context, name, field, derived)).collect();
+    let members: Vec<Member> = structure
+        .fields
+        .iter()
+        .map(|field| member(context, name, field, derived))
+        .collect();
     let definitions = members.iter().map(|member| &member.definition);
     let decoders = members.iter().filter_map(|member| member.decoder.as_ref());
     let accessors = members.iter().filter_map(|member| member.accessor.as_ref());
@@ -266,9 +345,15 @@ pub(crate) fn struct_item(context: &RustContext, name: &str, structure: &StructT
     let mut parameters: Vec<TokenStream> = members.iter().filter_map(|member| member.parameter.clone()).collect();
     let mut initializers: Vec<TokenStream> = members.iter().map(|member| member.initializer.clone()).collect();
     let mut flattened = Vec::new();
-    let taken: Vec<String> = structure.fields.iter().map(|field| naming::rust_field(&field.name)).collect();
+    let taken: Vec<String> = structure
+        .fields
+        .iter()
+        .map(|field| naming::rust_field(&field.name))
+        .collect();
     for base in &structure.flatten {
-        let field_name = ident(&naming::rust_flattened_field(name, base, |field| taken.iter().any(|known| known == field)));
+        let field_name = ident(&naming::rust_flattened_field(name, base, |field| {
+            taken.iter().any(|known| known == field)
+        }));
         let base_type = context.rust_type(name, &TypeExpr::named(base.clone()));
         let text = format!(" The members of `{}`, in the same object.", naming::rust_type(base));
         flattened.push(quote!(#[doc = #text] #[serde(flatten)] pub #field_name: #base_type,));
@@ -318,7 +403,10 @@ pub(crate) fn struct_item(context: &RustContext, name: &str, structure: &StructT
         (quote!(, ::serde::Deserialize), None)
     } else {
         let slots: Vec<&Slot> = members.iter().map(|member| &member.slot).collect();
-        let kept = Kept { name: format_ident!("additional"), boxed: boxed_kept };
+        let kept = Kept {
+            name: format_ident!("additional"),
+            boxed: boxed_kept,
+        };
         (quote!(), Some(deserialize_impl(&type_name, &slots, &kept)))
     };
     let default = parameters.is_empty().then(|| {

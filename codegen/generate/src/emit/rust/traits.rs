@@ -31,17 +31,28 @@ pub(crate) struct Traits {
 }
 
 pub(crate) fn side_traits(by_side: &BTreeMap<Side, Vec<Handled>>, error: &TokenStream) -> Traits {
-    let mut traits = Traits { items: Vec::new(), dispatch: BTreeMap::new() };
+    let mut traits = Traits {
+        items: Vec::new(),
+        dispatch: BTreeMap::new(),
+    };
     for side in Side::ENDPOINTS {
         let trait_name = naming::endpoint_type(side);
         if !by_side.contains_key(&side) {
             continue;
         }
         // Its own methods, then the protocol-level and either-side ones.
-        let handled: Vec<&Handled> = by_side.iter().filter(|(handler, _)| handler.handled_by(side)).flat_map(|(_, entries)| entries).collect();
+        let handled: Vec<&Handled> = by_side
+            .iter()
+            .filter(|(handler, _)| handler.handled_by(side))
+            .flat_map(|(_, entries)| entries)
+            .collect();
         let functions = function_names(&handled);
-        traits.items.push(side_trait(side, &trait_name, &handled, &functions, error));
-        traits.dispatch.insert(side, dispatch_functions(side, &trait_name, &handled, &functions, error));
+        traits
+            .items
+            .push(side_trait(side, &trait_name, &handled, &functions, error));
+        traits
+            .dispatch
+            .insert(side, dispatch_functions(side, &trait_name, &handled, &functions, error));
     }
     traits
 }
@@ -49,10 +60,19 @@ pub(crate) fn side_traits(by_side: &BTreeMap<Side, Vec<Handled>>, error: &TokenS
 /// The trait function of each method use. A name used for both a request
 /// and a notification (`proxy/successor`) gives the notification a suffix.
 fn function_names(handled: &[&Handled]) -> Vec<Ident> {
-    let requests: Vec<&str> = handled.iter().filter(|entry| entry.result.is_some()).map(|entry| entry.method.name.as_str()).collect();
+    let requests: Vec<&str> = handled
+        .iter()
+        .filter(|entry| entry.result.is_some())
+        .map(|entry| entry.method.name.as_str())
+        .collect();
     handled
         .iter()
-        .map(|entry| ident(&naming::rust_handler(&entry.method.name, entry.result.is_none() && requests.contains(&entry.method.name.as_str()))))
+        .map(|entry| {
+            ident(&naming::rust_handler(
+                &entry.method.name,
+                entry.result.is_none() && requests.contains(&entry.method.name.as_str()),
+            ))
+        })
         .collect()
 }
 
@@ -63,7 +83,13 @@ fn optional(entry: &Handled) -> bool {
     entry.method.optional(entry.side).is_some()
 }
 
-fn side_trait(side: Side, trait_name: &str, handled: &[&Handled], functions: &[Ident], error: &TokenStream) -> TokenStream {
+fn side_trait(
+    side: Side,
+    trait_name: &str,
+    handled: &[&Handled],
+    functions: &[Ident],
+    error: &TokenStream,
+) -> TokenStream {
     let trait_ident = format_ident!("{}", trait_name);
     let methods = handled.iter().zip(functions).map(|(entry, function)| {
         let params = type_ident(entry.params);
@@ -129,7 +155,13 @@ fn side_trait(side: Side, trait_name: &str, handled: &[&Handled], functions: &[I
     }
 }
 
-fn dispatch_functions(side: Side, trait_name: &str, handled: &[&Handled], functions: &[Ident], error: &TokenStream) -> TokenStream {
+fn dispatch_functions(
+    side: Side,
+    trait_name: &str,
+    handled: &[&Handled],
+    functions: &[Ident],
+    error: &TokenStream,
+) -> TokenStream {
     let trait_ident = format_ident!("{}", trait_name);
     let mut request_arms = Vec::new();
     let mut notification_arms = Vec::new();

@@ -13,8 +13,6 @@ use crate::error::CodegenError;
 use crate::ir::*;
 use crate::naming;
 
-
-
 /// The items of the types in `range` (positions in the IR's type order), so
 /// that consecutive ranges printed apart and joined give the whole module.
 pub(crate) fn emit(context: &RustContext, range: std::ops::Range<usize>) -> Result<TokenStream, CodegenError> {
@@ -31,7 +29,11 @@ pub(crate) fn emit(context: &RustContext, range: std::ops::Range<usize>) -> Resu
             TypeKind::Union(union) => unions::union_item(context, &definition.name, union, &documentation),
         };
         items.push(item);
-        if context.error_object.as_ref().is_some_and(|error| error.name == definition.name) {
+        if context
+            .error_object
+            .as_ref()
+            .is_some_and(|error| error.name == definition.name)
+        {
             items.push(error::error_impls(context));
         }
     }
@@ -43,9 +45,10 @@ pub(crate) fn emit(context: &RustContext, range: std::ops::Range<usize>) -> Resu
 /// What a type without a description is for, when a struct flattens it.
 fn flattened_into(context: &RustContext, name: &str) -> Option<String> {
     context.ir.types.values().find_map(|owner| match &owner.kind {
-        TypeKind::Struct(structure) if structure.flatten.iter().any(|base| base == name) => {
-            Some(format!("The members of [`{}`] that depend on which alternative it is.", naming::rust_type(&owner.name)))
-        }
+        TypeKind::Struct(structure) if structure.flatten.iter().any(|base| base == name) => Some(format!(
+            "The members of [`{}`] that depend on which alternative it is.",
+            naming::rust_type(&owner.name)
+        )),
         _ => None,
     })
 }

@@ -8,8 +8,8 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::context::{type_ident, RustContext};
-use super::structs::struct_item;
 use super::shared::{derives, doc};
+use super::structs::struct_item;
 use crate::ir::*;
 use crate::naming;
 
@@ -17,9 +17,14 @@ use crate::naming;
 fn payload_type(context: &RustContext, union_name: &str, variant: &Variant) -> Option<TokenStream> {
     match &variant.payload {
         Payload::Type { ty } => Some(context.rust_type(union_name, ty)),
-        Payload::Struct { base: Some(base), fields } if fields.is_empty() => Some(context.rust_type(union_name, &TypeExpr::named(base.clone()))),
+        Payload::Struct {
+            base: Some(base),
+            fields,
+        } if fields.is_empty() => Some(context.rust_type(union_name, &TypeExpr::named(base.clone()))),
         Payload::Unit | Payload::Struct { .. } => {
-            let struct_name = context.variant_structs.get(&(union_name.to_owned(), variant.name.clone()))?;
+            let struct_name = context
+                .variant_structs
+                .get(&(union_name.to_owned(), variant.name.clone()))?;
             let struct_ident = type_ident(struct_name);
             Some(quote!(crate::types::#struct_ident))
         }
@@ -33,19 +38,38 @@ fn variant_structs(context: &RustContext, union_name: &str, union: &UnionType) -
         .variants
         .iter()
         .filter_map(|variant| {
-            let struct_name = context.variant_structs.get(&(union_name.to_owned(), variant.name.clone()))?;
+            let struct_name = context
+                .variant_structs
+                .get(&(union_name.to_owned(), variant.name.clone()))?;
             let structure = match &variant.payload {
-                Payload::Struct { base, fields } => StructType { fields: fields.clone(), flatten: base.iter().cloned().collect(), additional: union.additional.clone() },
-                Payload::Unit => StructType { fields: Vec::new(), flatten: Vec::new(), additional: union.additional.clone() },
+                Payload::Struct { base, fields } => StructType {
+                    fields: fields.clone(),
+                    flatten: base.iter().cloned().collect(),
+                    additional: union.additional.clone(),
+                },
+                Payload::Unit => StructType {
+                    fields: Vec::new(),
+                    flatten: Vec::new(),
+                    additional: union.additional.clone(),
+                },
                 Payload::Type { .. } => return None,
             };
-            let text = format!(" The payload of [`{}::{}`].", naming::rust_type(union_name), naming::rust_type(&variant.name));
+            let text = format!(
+                " The payload of [`{}::{}`].",
+                naming::rust_type(union_name),
+                naming::rust_type(&variant.name)
+            );
             Some(struct_item(context, struct_name, &structure, &quote!(#[doc = #text])))
         })
         .collect()
 }
 
-pub(crate) fn union_item(context: &RustContext, name: &str, union: &UnionType, documentation: &TokenStream) -> TokenStream {
+pub(crate) fn union_item(
+    context: &RustContext,
+    name: &str,
+    union: &UnionType,
+    documentation: &TokenStream,
+) -> TokenStream {
     let type_name = type_ident(name);
     let payload_structs = variant_structs(context, name, union);
     let definitions = union.variants.iter().map(|variant| {
@@ -58,7 +82,10 @@ pub(crate) fn union_item(context: &RustContext, name: &str, union: &UnionType, d
     });
     let other = union.other.as_ref().map(|other| {
         let other_name = type_ident(&other.name);
-        let other_doc = doc(other.description.as_deref().or(Some("A variant this version does not know, kept whole.")));
+        let other_doc = doc(other
+            .description
+            .as_deref()
+            .or(Some("A variant this version does not know, kept whole.")));
         quote!(#other_doc #other_name(::serde_json::Map<::std::string::String, ::serde_json::Value>),)
     });
     let impls = match &union.style {
@@ -90,13 +117,22 @@ fn conversions(context: &RustContext, name: &str, union: &UnionType) -> Vec<Toke
         .filter(|variant| !matches!(variant.payload, Payload::Type { ty: TypeExpr::Null }))
         .filter_map(|variant| Some((variant, payload_type(context, name, variant)?)))
         .collect();
-    let count = |payload: &TokenStream| payloads.iter().filter(|(_, other)| other.to_string() == payload.to_string()).count();
+    let count = |payload: &TokenStream| {
+        payloads
+            .iter()
+            .filter(|(_, other)| other.to_string() == payload.to_string())
+            .count()
+    };
     payloads
         .iter()
         .filter(|(_, payload)| count(payload) == 1)
         .map(|(variant, payload)| {
             let variant_name = type_ident(&variant.name);
-            let text = format!(" [`{}::{}`] with this payload.", naming::rust_type(name), naming::rust_type(&variant.name));
+            let text = format!(
+                " [`{}::{}`] with this payload.",
+                naming::rust_type(name),
+                naming::rust_type(&variant.name)
+            );
             quote! {
                 impl ::std::convert::From<#payload> for #type_name {
                     #[doc = #text]
@@ -124,10 +160,14 @@ fn tagged_impls(context: &RustContext, name: &str, property: &str, union: &Union
     let mut stream_arms = Vec::new();
     // The variant without a tag, read from the whole object; with an open
     // default it also takes what no tagged variant decodes.
-    let untagged_arm = union.variants.iter().find(|variant| variant.tag.is_none()).map(|variant| {
-        let variant_name = type_ident(&variant.name);
-        quote!(crate::codec::payload(::serde_json::Value::Object(members)).map(Self::#variant_name))
-    });
+    let untagged_arm = union
+        .variants
+        .iter()
+        .find(|variant| variant.tag.is_none())
+        .map(|variant| {
+            let variant_name = type_ident(&variant.name);
+            quote!(crate::codec::payload(::serde_json::Value::Object(members)).map(Self::#variant_name))
+        });
     let open_default = untagged_arm.as_ref().filter(|_| union.default_open);
     for variant in &union.variants {
         let variant_name = type_ident(&variant.name);
@@ -153,8 +193,11 @@ fn tagged_impls(context: &RustContext, name: &str, property: &str, union: &Union
             }
             (Some(tag), None) => {
                 mirror_variants.push(quote!(#[serde(rename = #tag)] #variant_name,));
-                serialize_arms.push(quote!(Self::#variant_name => ::serde::Serialize::serialize(&Tagged::#variant_name, serializer),));
-                tag_arms.push(quote!(::std::option::Option::Some(#tag) => ::std::result::Result::Ok(Self::#variant_name),));
+                serialize_arms.push(
+                    quote!(Self::#variant_name => ::serde::Serialize::serialize(&Tagged::#variant_name, serializer),),
+                );
+                tag_arms
+                    .push(quote!(::std::option::Option::Some(#tag) => ::std::result::Result::Ok(Self::#variant_name),));
                 stream_arms.push(quote! {
                     if tag == #tag {
                         while map.next_entry::<::serde::de::IgnoredAny, ::serde::de::IgnoredAny>()?.is_some() {}
@@ -163,7 +206,8 @@ fn tagged_impls(context: &RustContext, name: &str, property: &str, union: &Union
                 });
             }
             (None, _) => {
-                serialize_arms.push(quote!(Self::#variant_name(payload) => ::serde::Serialize::serialize(payload, serializer),));
+                serialize_arms
+                    .push(quote!(Self::#variant_name(payload) => ::serde::Serialize::serialize(payload, serializer),));
             }
         }
     }
@@ -185,7 +229,8 @@ fn tagged_impls(context: &RustContext, name: &str, property: &str, union: &Union
     let unknown_tag = match &union.other {
         Some(other) => {
             let other_name = type_ident(&other.name);
-            serialize_arms.push(quote!(Self::#other_name(members) => ::serde::Serialize::serialize(members, serializer),));
+            serialize_arms
+                .push(quote!(Self::#other_name(members) => ::serde::Serialize::serialize(members, serializer),));
             quote!(::std::option::Option::Some(_) => ::std::result::Result::Ok(Self::#other_name(members)),)
         }
         None => match open_default {
@@ -287,7 +332,6 @@ fn tagged_impls(context: &RustContext, name: &str, property: &str, union: &Union
     }
 }
 
-
 fn untagged_impls(context: &RustContext, name: &str, union: &UnionType) -> TokenStream {
     let type_name = type_ident(name);
     let mut serialize_arms = Vec::new();
@@ -296,7 +340,8 @@ fn untagged_impls(context: &RustContext, name: &str, union: &UnionType) -> Token
         let variant_name = type_ident(&variant.name);
         match payload_type(context, name, variant) {
             Some(payload) => {
-                serialize_arms.push(quote!(Self::#variant_name(payload) => ::serde::Serialize::serialize(payload, serializer),));
+                serialize_arms
+                    .push(quote!(Self::#variant_name(payload) => ::serde::Serialize::serialize(payload, serializer),));
                 attempts.push(quote! {
                     if let ::std::result::Result::Ok(candidate) = crate::codec::payload::<#payload>(value.clone()) {
                         let candidate = Self::#variant_name(candidate);

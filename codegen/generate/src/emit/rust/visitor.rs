@@ -117,7 +117,11 @@ pub(crate) fn deserialize_impl(type_name: &Ident, slots: &[&Slot], kept: &Kept) 
             quote!(#name: #found.unwrap_or_default(),)
         }
     });
-    let kept_value = if kept.boxed { quote!(::std::boxed::Box::new(#kept_local)) } else { quote!(#kept_local) };
+    let kept_value = if kept.boxed {
+        quote!(::std::boxed::Box::new(#kept_local))
+    } else {
+        quote!(#kept_local)
+    };
     quote! {
         impl<'de> ::serde::Deserialize<'de> for #type_name {
             fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {

@@ -33,7 +33,11 @@ struct DecoderView {
 
 pub fn view(ir: &Ir) -> DecodeFile {
     let builder = Builder { ir };
-    let mut file = DecodeFile { codecs: Vec::new(), alternatives: Vec::new(), decoders: Vec::new() };
+    let mut file = DecodeFile {
+        codecs: Vec::new(),
+        alternatives: Vec::new(),
+        decoders: Vec::new(),
+    };
     for definition in ir.types.values() {
         let key = json_string(&definition.name);
         let type_name = naming::typescript_type(&definition.name);
@@ -44,8 +48,14 @@ pub fn view(ir: &Ir) -> DecodeFile {
             TypeKind::Union(union) => match &union.style {
                 UnionStyle::Tagged { property } => builder.tagged_union(property, union),
                 UnionStyle::Untagged | UnionStyle::ByMethod => {
-                    let variants = union.variants.iter().map(|variant| builder.payload(&variant.payload, &union.additional));
-                    file.alternatives.push(CodecView { key: key.clone(), codec: lines(variants) });
+                    let variants = union
+                        .variants
+                        .iter()
+                        .map(|variant| builder.payload(&variant.payload, &union.additional));
+                    file.alternatives.push(CodecView {
+                        key: key.clone(),
+                        codec: lines(variants),
+                    });
                     format!("untaggedUnion({key})")
                 }
             },
@@ -56,7 +66,12 @@ pub fn view(ir: &Ir) -> DecodeFile {
             )),
             &[],
         );
-        file.decoders.push(DecoderView { doc, function: naming::typescript_decoder(&type_name), type_name, key: key.clone() });
+        file.decoders.push(DecoderView {
+            doc,
+            function: naming::typescript_decoder(&type_name),
+            type_name,
+            key: key.clone(),
+        });
         file.codecs.push(CodecView { key, codec });
     }
     file
@@ -90,7 +105,9 @@ fn number_or_null(value: Option<u64>) -> String {
 fn format_bounds(format: IntegerFormat) -> (Vec<String>, Vec<String>, String) {
     match format {
         IntegerFormat::Uint64 => (vec!["0".to_owned()], Vec::new(), "2 ** 64".to_owned()),
-        IntegerFormat::Int64 | IntegerFormat::Unspecified => (vec!["-(2 ** 63)".to_owned()], Vec::new(), "2 ** 63".to_owned()),
+        IntegerFormat::Int64 | IntegerFormat::Unspecified => {
+            (vec!["-(2 ** 63)".to_owned()], Vec::new(), "2 ** 63".to_owned())
+        }
         _ => {
             let (minimum, maximum) = format.range();
             (vec![minimum.to_string()], vec![maximum.to_string()], "null".to_owned())
@@ -98,7 +115,11 @@ fn format_bounds(format: IntegerFormat) -> (Vec<String>, Vec<String>, String) {
     }
 }
 
-fn integer_codec(format: IntegerFormat, minimum: Option<&serde_json::Number>, maximum: Option<&serde_json::Number>) -> String {
+fn integer_codec(
+    format: IntegerFormat,
+    minimum: Option<&serde_json::Number>,
+    maximum: Option<&serde_json::Number>,
+) -> String {
     let (mut minimums, mut maximums, below) = format_bounds(format);
     minimums.extend(minimum.map(ToString::to_string));
     maximums.extend(maximum.map(ToString::to_string));
@@ -110,7 +131,10 @@ fn enumeration_codec(enumeration: &EnumType) -> String {
     let open = enumeration.other.is_some();
     match enumeration.repr {
         EnumRepr::String => format!("enumOfStrings({values}, {open})"),
-        EnumRepr::Integer { format } => format!("enumOfIntegers({values}, {open}, {})", integer_codec(format, None, None)),
+        EnumRepr::Integer { format } => format!(
+            "enumOfIntegers({values}, {open}, {})",
+            integer_codec(format, None, None)
+        ),
     }
 }
 
@@ -132,7 +156,9 @@ impl Builder<'_> {
                 number_or_null(string.max_length),
                 string.pattern.as_deref().map_or_else(|| "null".to_owned(), json_string)
             ),
-            TypeExpr::Integer(integer) => integer_codec(integer.format, integer.minimum.as_ref(), integer.maximum.as_ref()),
+            TypeExpr::Integer(integer) => {
+                integer_codec(integer.format, integer.minimum.as_ref(), integer.maximum.as_ref())
+            }
             TypeExpr::Number(number) => format!(
                 "num({}, {})",
                 list(number.minimum.iter().map(ToString::to_string)),
@@ -153,7 +179,10 @@ impl Builder<'_> {
     fn field(&self, field: &Field) -> String {
         let mut members = vec![
             format!("name: {}", json_string(&field.wire_name)),
-            format!("codec: {}", self.expression_with(&field.ty, field.decode.skip_invalid_items)),
+            format!(
+                "codec: {}",
+                self.expression_with(&field.ty, field.decode.skip_invalid_items)
+            ),
         ];
         let flags = [
             ("required", field.required),
@@ -161,11 +190,19 @@ impl Builder<'_> {
             ("onError", field.decode.default_on_error),
             ("onNull", field.decode.default_on_null),
         ];
-        members.extend(flags.iter().filter(|(_, on)| *on).map(|(flag, _)| format!("{flag}: true")));
+        members.extend(
+            flags
+                .iter()
+                .filter(|(_, on)| *on)
+                .map(|(flag, _)| format!("{flag}: true")),
+        );
         if field.decode.default_on_error || field.decode.default_on_null {
             members.push(match &field.fallback {
                 Fallback::Absent => "fallback: absent".to_owned(),
-                Fallback::Value(value) => format!("fallback: {{ kind: \"value\", json: {} }}", json_string(&value.to_string())),
+                Fallback::Value(value) => format!(
+                    "fallback: {{ kind: \"value\", json: {} }}",
+                    json_string(&value.to_string())
+                ),
                 Fallback::Reject => "fallback: reject".to_owned(),
             });
         }
@@ -188,7 +225,13 @@ impl Builder<'_> {
     }
 
     /// Every member name an object with `fields` and `flatten` can have.
-    fn members_of(&self, fields: &[Field], flatten: &[String], known: &mut BTreeSet<String>, seen: &mut BTreeSet<String>) {
+    fn members_of(
+        &self,
+        fields: &[Field],
+        flatten: &[String],
+        known: &mut BTreeSet<String>,
+        seen: &mut BTreeSet<String>,
+    ) {
         known.extend(fields.iter().map(|field| field.wire_name.clone()));
         for name in flatten {
             self.members_of_named(name, known, seen);
@@ -209,12 +252,16 @@ impl Builder<'_> {
                     match &variant.payload {
                         Payload::Unit => {}
                         Payload::Struct { base, fields } => self.members_of(fields, base.as_slice(), known, seen),
-                        Payload::Type { ty: TypeExpr::Named { name } } => self.members_of_named(name, known, seen),
+                        Payload::Type {
+                            ty: TypeExpr::Named { name },
+                        } => self.members_of_named(name, known, seen),
                         Payload::Type { .. } => {}
                     }
                 }
             }
-            Some(TypeKind::Alias { target: TypeExpr::Named { name } }) => self.members_of_named(name, known, seen),
+            Some(TypeKind::Alias {
+                target: TypeExpr::Named { name },
+            }) => self.members_of_named(name, known, seen),
             _ => {}
         }
     }
@@ -228,15 +275,25 @@ impl Builder<'_> {
     }
 
     fn tagged_union(&self, property: &str, union: &UnionType) -> String {
-        let tagged = union
-            .variants
-            .iter()
-            .filter_map(|variant| variant.tag.as_ref().map(|tag| format!("[{}, {}]", json_string(tag), self.payload(&variant.payload, &union.additional))));
-        let untagged = union
-            .variants
-            .iter()
-            .find(|variant| variant.tag.is_none())
-            .map_or_else(|| "null".to_owned(), |variant| self.payload(&variant.payload, &union.additional));
-        format!("taggedUnion({}, {}, {untagged}, {}, {})", json_string(property), lines(tagged), union.other.is_some(), union.default_open)
+        let tagged = union.variants.iter().filter_map(|variant| {
+            variant.tag.as_ref().map(|tag| {
+                format!(
+                    "[{}, {}]",
+                    json_string(tag),
+                    self.payload(&variant.payload, &union.additional)
+                )
+            })
+        });
+        let untagged = union.variants.iter().find(|variant| variant.tag.is_none()).map_or_else(
+            || "null".to_owned(),
+            |variant| self.payload(&variant.payload, &union.additional),
+        );
+        format!(
+            "taggedUnion({}, {}, {untagged}, {}, {})",
+            json_string(property),
+            lines(tagged),
+            union.other.is_some(),
+            union.default_open
+        )
     }
 }

@@ -27,8 +27,15 @@ pub fn names(canonical: &str, union: &UnionType) -> Vec<String> {
         return Vec::new();
     }
     let variants = union.variants.iter().map(|variant| variant.name.as_str());
-    let catch_all = union.other.iter().filter(|_| matches!(union.style, UnionStyle::Tagged { .. })).map(|other| other.name.as_str());
-    variants.chain(catch_all).map(|variant| naming::typescript_guard(canonical, variant)).collect()
+    let catch_all = union
+        .other
+        .iter()
+        .filter(|_| matches!(union.style, UnionStyle::Tagged { .. }))
+        .map(|other| other.name.as_str());
+    variants
+        .chain(catch_all)
+        .map(|variant| naming::typescript_guard(canonical, variant))
+        .collect()
 }
 
 /// The guards of the union `canonical`, whose alternatives' types are
@@ -37,9 +44,9 @@ pub fn guards(canonical: &str, union: &UnionType, predicates: &[String]) -> Vec<
     let union_type = naming::typescript_type(canonical);
     let tests: Vec<String> = match &union.style {
         UnionStyle::ByMethod => Vec::new(),
-        UnionStyle::Untagged => {
-            (0..union.variants.len()).map(|index| format!("variantIndex({}, value) === {index}", json_string(canonical))).collect()
-        }
+        UnionStyle::Untagged => (0..union.variants.len())
+            .map(|index| format!("variantIndex({}, value) === {index}", json_string(canonical)))
+            .collect(),
         UnionStyle::Tagged { property } => {
             let tag = format!("value[{}]", json_string(property));
             let mut tests: Vec<String> = union
@@ -51,19 +58,33 @@ pub fn guards(canonical: &str, union: &UnionType, predicates: &[String]) -> Vec<
                 })
                 .collect();
             if union.other.is_some() {
-                let known = union.variants.iter().filter_map(|variant| variant.tag.as_deref().map(json_string)).collect::<Vec<_>>().join(", ");
-                tests.push(format!("typeof {tag} === \"string\" && !([{known}] as readonly unknown[]).includes({tag})"));
+                let known = union
+                    .variants
+                    .iter()
+                    .filter_map(|variant| variant.tag.as_deref().map(json_string))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                tests.push(format!(
+                    "typeof {tag} === \"string\" && !([{known}] as readonly unknown[]).includes({tag})"
+                ));
             }
             tests
         }
     };
-    let variants = union.variants.iter().map(|variant| variant.name.as_str()).chain(union.other.iter().map(|other| other.name.as_str()));
+    let variants = union
+        .variants
+        .iter()
+        .map(|variant| variant.name.as_str())
+        .chain(union.other.iter().map(|other| other.name.as_str()));
     names(canonical, union)
         .into_iter()
         .zip(variants)
         .zip(tests.into_iter().zip(predicates))
         .map(|((function, variant), (test, predicate))| GuardView {
-            doc: tsdoc(Some(&format!("Whether a `{union_type}` is its `{variant}` variant.")), &[]),
+            doc: tsdoc(
+                Some(&format!("Whether a `{union_type}` is its `{variant}` variant.")),
+                &[],
+            ),
             function,
             union: union_type.clone(),
             predicate: predicate.clone(),

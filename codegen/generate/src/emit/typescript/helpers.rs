@@ -11,7 +11,16 @@ use crate::naming;
 
 /// Names the module adds to the package root, with and without the parts
 /// a schema may lack.
-pub const EXPORTS: [&str; 8] = ["SessionReadyGate", "SessionReadyLifecycle", "TurnTracker", "nextStep", "NextStep", "Observation", "Violation", "ViolationKind"];
+pub const EXPORTS: [&str; 8] = [
+    "SessionReadyGate",
+    "SessionReadyLifecycle",
+    "TurnTracker",
+    "nextStep",
+    "NextStep",
+    "Observation",
+    "Violation",
+    "ViolationKind",
+];
 
 pub struct TurnsView {
     pub notification: String,
@@ -91,8 +100,22 @@ pub fn view(model: &Helpers) -> HelpersTs {
         session: json_string(&turns.session.wire),
         update: json_string(&turns.update.wire),
         tag_property: json_string(&turns.tag_property),
-        output: serde_json::Value::from(turns.output.iter().map(|variant| variant.tag.as_str()).collect::<Vec<_>>()).to_string(),
-        replies: serde_json::Value::from(turns.replies.iter().map(|variant| variant.tag.as_str()).collect::<Vec<_>>()).to_string(),
+        output: serde_json::Value::from(
+            turns
+                .output
+                .iter()
+                .map(|variant| variant.tag.as_str())
+                .collect::<Vec<_>>(),
+        )
+        .to_string(),
+        replies: serde_json::Value::from(
+            turns
+                .replies
+                .iter()
+                .map(|variant| variant.tag.as_str())
+                .collect::<Vec<_>>(),
+        )
+        .to_string(),
         complete: turns.complete.as_ref().map(|complete| CompleteView {
             tag: json_string(&complete.variant.tag),
             request: json_string(&complete.request.wire),
@@ -104,13 +127,30 @@ pub fn view(model: &Helpers) -> HelpersTs {
             idle: json_string(&lifecycle.idle.tag),
         }),
     });
-    let status = model.status.as_ref().map(|status| StatusView { type_name: naming::typescript_type(&status.type_name), live: json_string(crate::helpers::LIVE) });
+    let status = model.status.as_ref().map(|status| StatusView {
+        type_name: naming::typescript_type(&status.type_name),
+        live: json_string(crate::helpers::LIVE),
+    });
     let ready = model.ready.as_ref().map(|ready| ReadyView {
         method: json_string(&ready.notification.method),
         method_text: format!("`{}`", ready.notification.method),
         member: json_string(&ready.notification.member),
-        openers: serde_json::Value::from(ready.openers.iter().map(|opener| serde_json::json!([opener.method, opener.in_result, opener.member])).collect::<Vec<_>>()).to_string(),
-        scoped: serde_json::Value::from(ready.scoped.iter().map(|scoped| serde_json::json!([scoped.method, scoped.member])).collect::<Vec<_>>()).to_string(),
+        openers: serde_json::Value::from(
+            ready
+                .openers
+                .iter()
+                .map(|opener| serde_json::json!([opener.method, opener.in_result, opener.member]))
+                .collect::<Vec<_>>(),
+        )
+        .to_string(),
+        scoped: serde_json::Value::from(
+            ready
+                .scoped
+                .iter()
+                .map(|scoped| serde_json::json!([scoped.method, scoped.member]))
+                .collect::<Vec<_>>(),
+        )
+        .to_string(),
     });
     HelpersTs { turns, status, ready }
 }

@@ -25,7 +25,14 @@ use crate::naming;
 pub const SIDES: [Side; 3] = [Side::Agent, Side::Client, Side::Proxy];
 /// The names each side's types are derived from: its interface, its maps and
 /// its decoded-call unions.
-pub const ROLES: [&str; 6] = ["", "requests", "notifications", "incoming request", "incoming notification", "connection"];
+pub const ROLES: [&str; 6] = [
+    "",
+    "requests",
+    "notifications",
+    "incoming request",
+    "incoming notification",
+    "connection",
+];
 /// The (verb, role) names of each side's functions.
 pub const FUNCTIONS: [(&str, &str); 9] = [
     ("decode", "incoming request"),
@@ -153,7 +160,14 @@ fn gate_note(method: &Method) -> Vec<String> {
     method
         .gate
         .iter()
-        .map(|gate| format!("Callable only once {} advertised `{}` in its `{}`.", handler(gate.advertised_by), gate.path, gate.root))
+        .map(|gate| {
+            format!(
+                "Callable only once {} advertised `{}` in its `{}`.",
+                handler(gate.advertised_by),
+                gate.path,
+                gate.root
+            )
+        })
         .collect()
 }
 
@@ -178,13 +192,21 @@ fn member_notes(method: &Method, handled_by: Side) -> (Vec<String>, &'static str
 }
 
 fn route(params: &str, result: Option<&str>, function: &str) -> String {
-    let result = result.map(|result| format!(", result: {}", json_string(result))).unwrap_or_default();
-    format!("{{ params: {}{result}, handler: {} }}", json_string(params), json_string(function))
+    let result = result
+        .map(|result| format!(", result: {}", json_string(result)))
+        .unwrap_or_default();
+    format!(
+        "{{ params: {}{result}, handler: {} }}",
+        json_string(params),
+        json_string(function)
+    )
 }
 
 pub fn view(ir: &Ir) -> Result<MethodsFile, CodegenError> {
-    let mut functions: BTreeMap<String, &str> =
-        EXTENSION_HANDLERS.iter().map(|role| (naming::typescript_function(role), "(extension methods)")).collect();
+    let mut functions: BTreeMap<String, &str> = EXTENSION_HANDLERS
+        .iter()
+        .map(|role| (naming::typescript_function(role), "(extension methods)"))
+        .collect();
     let mut names = Vec::new();
     for method in ir.methods.values() {
         let function = naming::typescript_function(&method.name);
@@ -193,14 +215,22 @@ pub fn view(ir: &Ir) -> Result<MethodsFile, CodegenError> {
                 kind: ErrorKind::NameCollision,
                 file: "typescript bindings".to_owned(),
                 pointer: String::new(),
-                message: format!("methods `{previous}` and `{}` both map to the TypeScript name `{function}`", method.name),
+                message: format!(
+                    "methods `{previous}` and `{}` both map to the TypeScript name `{function}`",
+                    method.name
+                ),
             });
         }
         let mut uses = Vec::new();
         let mut payloads = Vec::new();
         if let Some(request) = &method.request {
             let side = request.side.as_str();
-            uses.push(format!("a request {} handles (`{}` -> `{}`)", handler(request.side), request.params, request.result));
+            uses.push(format!(
+                "a request {} handles (`{}` -> `{}`)",
+                handler(request.side),
+                request.params,
+                request.result
+            ));
             payloads.push(format!(
                 "request: {{ side: {}, params: {}, result: {} }}",
                 json_string(side),
@@ -210,11 +240,22 @@ pub fn view(ir: &Ir) -> Result<MethodsFile, CodegenError> {
         }
         if let Some(notification) = &method.notification {
             let side = notification.side.as_str();
-            uses.push(format!("a notification {} handles (`{}`)", handler(notification.side), notification.params));
-            payloads.push(format!("notification: {{ side: {}, params: {} }}", json_string(side), json_string(&notification.params)));
+            uses.push(format!(
+                "a notification {} handles (`{}`)",
+                handler(notification.side),
+                notification.params
+            ));
+            payloads.push(format!(
+                "notification: {{ side: {}, params: {} }}",
+                json_string(side),
+                json_string(&notification.params)
+            ));
         }
         names.push(NameView {
-            doc: tsdoc(Some(&format!("`{}`: {}.", method.name, uses.join("; "))), &gate_note(method)),
+            doc: tsdoc(
+                Some(&format!("`{}`: {}.", method.name, uses.join("; "))),
+                &gate_note(method),
+            ),
             key: function,
             wire: json_string(&method.name),
             payloads: format!("{{ {} }}", payloads.join(", ")),
@@ -223,8 +264,18 @@ pub fn view(ir: &Ir) -> Result<MethodsFile, CodegenError> {
     let model = crate::helpers::model(ir);
     let negotiated = crate::negotiation::model(ir).is_some();
     let session_ready = negotiated && model.ready.is_some();
-    let sides = ir.endpoints().into_iter().map(|side| side_view(ir, side, &model, session_ready)).collect();
-    Ok(MethodsFile { names, sides, session_ready, negotiated, rules: rules_view(&model, session_ready) })
+    let sides = ir
+        .endpoints()
+        .into_iter()
+        .map(|side| side_view(ir, side, &model, session_ready))
+        .collect();
+    Ok(MethodsFile {
+        names,
+        sides,
+        session_ready,
+        negotiated,
+        rules: rules_view(&model, session_ready),
+    })
 }
 
 /// The method whose exchange decides the RFD features.
@@ -234,26 +285,68 @@ fn rules_view(model: &Helpers, session_ready: bool) -> RulesView {
     let turns = model.drain.as_ref().map_or_else(
         || "null".to_owned(),
         |drain| {
-            let Drain { prompt, update, session, payload, tag, end } = drain;
+            let Drain {
+                prompt,
+                update,
+                session,
+                payload,
+                tag,
+                end,
+            } = drain;
             let end = match end {
-                TurnEnd::Complete { tag, request, stop_reason } => {
-                    format!("{{ kind: \"complete\", tag: {}, request: {}, stopReason: {} }}", json_string(tag), json_string(request), json_string(stop_reason))
+                TurnEnd::Complete {
+                    tag,
+                    request,
+                    stop_reason,
+                } => {
+                    format!(
+                        "{{ kind: \"complete\", tag: {}, request: {}, stopReason: {} }}",
+                        json_string(tag),
+                        json_string(request),
+                        json_string(stop_reason)
+                    )
                 }
-                TurnEnd::Idle { tag, state, idle } => format!("{{ kind: \"idle\", tag: {}, state: {}, idle: {} }}", json_string(tag), json_string(state), json_string(idle)),
+                TurnEnd::Idle { tag, state, idle } => format!(
+                    "{{ kind: \"idle\", tag: {}, state: {}, idle: {} }}",
+                    json_string(tag),
+                    json_string(state),
+                    json_string(idle)
+                ),
                 TurnEnd::Response => "{ kind: \"response\" }".to_owned(),
             };
-            let members = [("prompt", prompt), ("update", update), ("session", session), ("payload", payload), ("tag", tag)]
-                .map(|(name, value)| format!("    {name}: {},", json_string(value)))
-                .join("\n");
+            let members = [
+                ("prompt", prompt),
+                ("update", update),
+                ("session", session),
+                ("payload", payload),
+                ("tag", tag),
+            ]
+            .map(|(name, value)| format!("    {name}: {},", json_string(value)))
+            .join("\n");
             format!("{{\n{members}\n    end: {end},\n  }}")
         },
     );
-    let cancel = model
-        .cancel
+    let cancel = model.cancel.as_ref().map_or_else(
+        || "null".to_owned(),
+        |cancel| {
+            format!(
+                "{{ method: {}, member: {} }}",
+                json_string(&cancel.method),
+                json_string(&cancel.member)
+            )
+        },
+    );
+    let ready = model
+        .ready
         .as_ref()
-        .map_or_else(|| "null".to_owned(), |cancel| format!("{{ method: {}, member: {} }}", json_string(&cancel.method), json_string(&cancel.member)));
-    let ready = model.ready.as_ref().filter(|_| session_ready).map_or_else(|| "null".to_owned(), |ready| json_string(&ready.notification.method));
-    RulesView { initialize: json_string(INITIALIZE), turns, ready, cancel }
+        .filter(|_| session_ready)
+        .map_or_else(|| "null".to_owned(), |ready| json_string(&ready.notification.method));
+    RulesView {
+        initialize: json_string(INITIALIZE),
+        turns,
+        ready,
+        cancel,
+    }
 }
 
 /// `text` cut into lines of at most `width` characters, at spaces.
@@ -336,8 +429,15 @@ fn side_view(ir: &Ir, endpoint: Side, model: &Helpers, session_ready: bool) -> S
     for method in ir.methods.values() {
         let wire = json_string(&method.name);
         let function = naming::typescript_function(&method.name);
-        let request_here = method.request.as_ref().is_some_and(|request| request.side.handled_by(endpoint));
-        if let Some(request) = method.request.as_ref().filter(|request| request.side.handled_by(endpoint)) {
+        let request_here = method
+            .request
+            .as_ref()
+            .is_some_and(|request| request.side.handled_by(endpoint));
+        if let Some(request) = method
+            .request
+            .as_ref()
+            .filter(|request| request.side.handled_by(endpoint))
+        {
             let (notes, mark) = member_notes(method, request.side);
             requests.push(CallView {
                 doc: tsdoc(Some(&format!("Handles the `{}` request.", method.name)), &notes),
@@ -349,7 +449,11 @@ fn side_view(ir: &Ir, endpoint: Side, model: &Helpers, session_ready: bool) -> S
                 route: route(&request.params, Some(&request.result), &function),
             });
         }
-        if let Some(notification) = method.notification.as_ref().filter(|notification| notification.side.handled_by(endpoint)) {
+        if let Some(notification) = method
+            .notification
+            .as_ref()
+            .filter(|notification| notification.side.handled_by(endpoint))
+        {
             // A side that also handles the request of that name keeps the
             // two apart.
             let function = naming::typescript_handler(&method.name, request_here);
@@ -425,45 +529,103 @@ mod tests {
     }
 
     fn model(end: TurnEnd) -> Helpers {
-        let session = |method: &str| SessionMember { method: method.to_owned(), in_result: false, member: "sessionId".to_owned() };
+        let session = |method: &str| SessionMember {
+            method: method.to_owned(),
+            in_result: false,
+            member: "sessionId".to_owned(),
+        };
         Helpers {
             turns: None,
             status: None,
-            ready: Some(Ready { notification: session("session/ready"), openers: vec![], scoped: vec![session("session/update")] }),
+            ready: Some(Ready {
+                notification: session("session/ready"),
+                openers: vec![],
+                scoped: vec![session("session/update")],
+            }),
             drain: Some(drain(end)),
-            cancel: Some(Cancel { method: "$/cancel_request".to_owned(), member: "requestId".to_owned() }),
+            cancel: Some(Cancel {
+                method: "$/cancel_request".to_owned(),
+                member: "requestId".to_owned(),
+            }),
         }
     }
 
     #[test]
     fn the_connection_rules_come_from_the_model() {
-        let complete = TurnEnd::Complete { tag: "turn_complete".to_owned(), request: "promptRequestId".to_owned(), stop_reason: "stopReason".to_owned() };
+        let complete = TurnEnd::Complete {
+            tag: "turn_complete".to_owned(),
+            request: "promptRequestId".to_owned(),
+            stop_reason: "stopReason".to_owned(),
+        };
         let rules = rules_view(&model(complete), true);
         assert_eq!(
             rules.turns,
             "{\n    prompt: \"session/prompt\",\n    update: \"session/update\",\n    session: \"sessionId\",\n    payload: \"update\",\n    tag: \"sessionUpdate\",\n    \
              end: { kind: \"complete\", tag: \"turn_complete\", request: \"promptRequestId\", stopReason: \"stopReason\" },\n  }"
         );
-        assert_eq!((rules.ready.as_str(), rules.cancel.as_str()), ("\"session/ready\"", "{ method: \"$/cancel_request\", member: \"requestId\" }"));
+        assert_eq!(
+            (rules.ready.as_str(), rules.cancel.as_str()),
+            (
+                "\"session/ready\"",
+                "{ method: \"$/cancel_request\", member: \"requestId\" }"
+            )
+        );
         // Without the negotiation of `session/ready`, the connection does not act on it.
         assert_eq!(rules_view(&model(TurnEnd::Response), false).ready, "null");
-        let idle = rules_view(&model(TurnEnd::Idle { tag: "state_update".to_owned(), state: "state".to_owned(), idle: "idle".to_owned() }), false);
-        assert!(idle.turns.contains("end: { kind: \"idle\", tag: \"state_update\", state: \"state\", idle: \"idle\" },"), "{}", idle.turns);
-        let none = Helpers { turns: None, status: None, ready: None, drain: None, cancel: None };
+        let idle = rules_view(
+            &model(TurnEnd::Idle {
+                tag: "state_update".to_owned(),
+                state: "state".to_owned(),
+                idle: "idle".to_owned(),
+            }),
+            false,
+        );
+        assert!(
+            idle.turns
+                .contains("end: { kind: \"idle\", tag: \"state_update\", state: \"state\", idle: \"idle\" },"),
+            "{}",
+            idle.turns
+        );
+        let none = Helpers {
+            turns: None,
+            status: None,
+            ready: None,
+            drain: None,
+            cancel: None,
+        };
         let rules = rules_view(&none, false);
         assert_eq!([rules.turns, rules.ready, rules.cancel], ["null", "null", "null"]);
     }
 
     #[test]
     fn each_end_documents_what_the_rules_make_it_do() {
-        let complete = TurnEnd::Complete { tag: "turn_complete".to_owned(), request: "promptRequestId".to_owned(), stop_reason: "stopReason".to_owned() };
+        let complete = TurnEnd::Complete {
+            tag: "turn_complete".to_owned(),
+            request: "promptRequestId".to_owned(),
+            stop_reason: "stopReason".to_owned(),
+        };
         let (prompt, notes) = connection_notes("client", &model(complete), true);
         let prompt = prompt.join("\n");
-        assert!(prompt.starts_with("   * A `session/prompt` call resolves once its turn is drained"), "{prompt}");
-        assert!(prompt.contains("`turn_complete`") && prompt.contains("`promptRequestId`"), "{prompt}");
-        assert!(notes.iter().all(|line| line.len() <= 80 && (line == " *" || line.starts_with(" * "))), "{notes:?}");
+        assert!(
+            prompt.starts_with("   * A `session/prompt` call resolves once its turn is drained"),
+            "{prompt}"
+        );
+        assert!(
+            prompt.contains("`turn_complete`") && prompt.contains("`promptRequestId`"),
+            "{prompt}"
+        );
+        assert!(
+            notes
+                .iter()
+                .all(|line| line.len() <= 80 && (line == " *" || line.starts_with(" * "))),
+            "{notes:?}"
+        );
         assert!(notes.join(" ").contains("`session/ready`"), "{notes:?}");
-        let complete = TurnEnd::Complete { tag: "turn_complete".to_owned(), request: "promptRequestId".to_owned(), stop_reason: "stopReason".to_owned() };
+        let complete = TurnEnd::Complete {
+            tag: "turn_complete".to_owned(),
+            request: "promptRequestId".to_owned(),
+            stop_reason: "stopReason".to_owned(),
+        };
         let (prompt, notes) = connection_notes("agent", &model(complete), true);
         assert!(prompt.is_empty(), "the agent's end calls no prompt");
         assert!(notes.join(" ").contains("just before the response"), "{notes:?}");

@@ -26,8 +26,8 @@ use std::path::PathBuf;
 
 use askama::Template;
 
-use super::files::{Files, PackageNames};
 use self::text::{json_string, render};
+use super::files::{Files, PackageNames};
 use crate::error::{CodegenError, ErrorKind};
 use crate::ir::{Ir, Side, TypeKind};
 use crate::naming;
@@ -122,9 +122,20 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
     check_exports(ir)?;
     let name = json_string(&names.npm_package);
     let version = json_string(&names.version);
-    let package = PackageJson { name: name.clone(), version: version.clone(), typescript: TYPESCRIPT_VERSION };
-    let lock = PackageLock { name, version, typescript: TYPESCRIPT_VERSION };
-    let rpc = Rpc { extension_prefix: json_string(naming::EXTENSION_PREFIX), extension_prefix_text: naming::EXTENSION_PREFIX };
+    let package = PackageJson {
+        name: name.clone(),
+        version: version.clone(),
+        typescript: TYPESCRIPT_VERSION,
+    };
+    let lock = PackageLock {
+        name,
+        version,
+        typescript: TYPESCRIPT_VERSION,
+    };
+    let rpc = Rpc {
+        extension_prefix: json_string(naming::EXTENSION_PREFIX),
+        extension_prefix_text: naming::EXTENSION_PREFIX,
+    };
     let model = crate::negotiation::model(ir);
     let mut files = vec![
         (PathBuf::from("package.json"), render(&package, "package.json")?),
@@ -134,14 +145,35 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
         (PathBuf::from("src/runtime.ts"), RUNTIME.to_owned()),
         (PathBuf::from("src/decode.ts"), render(&codecs::view(ir), "decode.ts")?),
         (PathBuf::from("src/rpc.ts"), render(&rpc, "rpc.ts")?),
-        (PathBuf::from("src/connection.ts"), render(&ConnectionFile, "connection.ts")?),
-        (PathBuf::from("src/methods.ts"), render(&methods::view(ir)?, "methods.ts")?),
+        (
+            PathBuf::from("src/connection.ts"),
+            render(&ConnectionFile, "connection.ts")?,
+        ),
+        (
+            PathBuf::from("src/methods.ts"),
+            render(&methods::view(ir)?, "methods.ts")?,
+        ),
     ];
     let helpers = model.as_ref().map(|_| helpers::view(&crate::helpers::model(ir)));
-    let (helper_values, helper_types) = helpers.as_ref().map_or_else(Default::default, helpers::HelpersTs::exports);
-    files.push((PathBuf::from("src/index.ts"), render(&Index { negotiation: model.is_some(), helper_values, helper_types }, "index.ts")?));
+    let (helper_values, helper_types) = helpers
+        .as_ref()
+        .map_or_else(Default::default, helpers::HelpersTs::exports);
+    files.push((
+        PathBuf::from("src/index.ts"),
+        render(
+            &Index {
+                negotiation: model.is_some(),
+                helper_values,
+                helper_types,
+            },
+            "index.ts",
+        )?,
+    ));
     if let (Some(model), Some(helpers)) = (&model, &helpers) {
-        files.push((PathBuf::from("src/negotiation.ts"), render(&negotiation::view(model), "negotiation.ts")?));
+        files.push((
+            PathBuf::from("src/negotiation.ts"),
+            render(&negotiation::view(model), "negotiation.ts")?,
+        ));
         files.push((PathBuf::from("src/helpers.ts"), render(helpers, "helpers.ts")?));
     }
     Ok(files)
@@ -151,10 +183,23 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
 /// take a name the package itself defines, nor may the names made for two
 /// types (`decodeX`, `XDefaults`, guards) meet.
 fn check_exports(ir: &Ir) -> Result<(), CodegenError> {
-    let mut taken: BTreeSet<String> = FIXED_EXPORTS.iter().chain(&negotiation::EXPORTS).chain(&helpers::EXPORTS).map(|name| (*name).to_owned()).collect();
+    let mut taken: BTreeSet<String> = FIXED_EXPORTS
+        .iter()
+        .chain(&negotiation::EXPORTS)
+        .chain(&helpers::EXPORTS)
+        .map(|name| (*name).to_owned())
+        .collect();
     for side in methods::SIDES.map(Side::as_str) {
-        taken.extend(methods::ROLES.iter().map(|role| naming::typescript_side_type(side, role)));
-        taken.extend(methods::FUNCTIONS.iter().map(|(verb, role)| naming::typescript_side_function(verb, side, role)));
+        taken.extend(
+            methods::ROLES
+                .iter()
+                .map(|role| naming::typescript_side_type(side, role)),
+        );
+        taken.extend(
+            methods::FUNCTIONS
+                .iter()
+                .map(|(verb, role)| naming::typescript_side_function(verb, side, role)),
+        );
     }
     for definition in ir.types.values() {
         let name = naming::typescript_type(&definition.name);
@@ -182,9 +227,6 @@ fn collision(definition: &crate::ir::TypeDef, name: &str) -> CodegenError {
         message: format!("the TypeScript name `{name}` is already taken in the package"),
     }
 }
-
-
-
 
 #[cfg(test)]
 mod tests {
@@ -222,14 +264,28 @@ mod tests {
         let paths: Vec<String> = files.iter().map(|(path, _)| path.display().to_string()).collect();
         assert_eq!(
             paths,
-            ["package.json", "package-lock.json", "tsconfig.json", "src/types.ts", "src/runtime.ts", "src/decode.ts", "src/rpc.ts", "src/connection.ts", "src/methods.ts", "src/index.ts"]
+            [
+                "package.json",
+                "package-lock.json",
+                "tsconfig.json",
+                "src/types.ts",
+                "src/runtime.ts",
+                "src/decode.ts",
+                "src/rpc.ts",
+                "src/connection.ts",
+                "src/methods.ts",
+                "src/index.ts"
+            ]
         );
         assert_eq!(files, emit(&ir, &PackageNames::default()).unwrap());
     }
 
     #[test]
     fn package_name_and_lockfile() {
-        let names = PackageNames { npm_package: "@example/acp".to_owned(), ..PackageNames::default() };
+        let names = PackageNames {
+            npm_package: "@example/acp".to_owned(),
+            ..PackageNames::default()
+        };
         let files = emit(&sample(), &names).unwrap();
         for path in ["package.json", "package-lock.json"] {
             let manifest: Value = serde_json::from_str(file(&files, path)).unwrap();
@@ -237,30 +293,51 @@ mod tests {
             assert!(!file(&files, path).contains("http"), "{path} names no download address");
         }
         let lock: Value = serde_json::from_str(file(&files, "package-lock.json")).unwrap();
-        assert_eq!(lock["packages"]["node_modules/typescript"]["version"], TYPESCRIPT_VERSION);
+        assert_eq!(
+            lock["packages"]["node_modules/typescript"]["version"],
+            TYPESCRIPT_VERSION
+        );
     }
 
     #[test]
     fn types_keep_the_wire_shape() {
         let files = emit(&sample(), &PackageNames::default()).unwrap();
         let types = file(&files, "src/types.ts");
-        assert!(types.contains(" * Ends *\\/ early"), "descriptions cannot close the comment");
+        assert!(
+            types.contains(" * Ends *\\/ early"),
+            "descriptions cannot close the comment"
+        );
         assert!(!types.contains("Ends */"));
-        assert!(types.contains("  | \"live\"\n  | \"not_found\"\n  | (string & {});"), "open enum:\n{types}");
+        assert!(
+            types.contains("  | \"live\"\n  | \"not_found\"\n  | (string & {});"),
+            "open enum:\n{types}"
+        );
         assert!(types.contains("  | \"read\"\n  | \"edit\";"), "closed enum:\n{types}");
-        assert!(types.contains("  | { kind: \"chunk\"; text: string }\n  | { kind: \"done\" };"), "tagged union:\n{types}");
-        assert!(types.contains("  label?: string | null;"), "optional and nullable:\n{types}");
+        assert!(
+            types.contains("  | { kind: \"chunk\"; text: string }\n  | { kind: \"done\" };"),
+            "tagged union:\n{types}"
+        );
+        assert!(
+            types.contains("  label?: string | null;"),
+            "optional and nullable:\n{types}"
+        );
         assert!(types.contains("  status: Status;"), "required:\n{types}");
         assert!(types.contains("2^53"), "64-bit integers are flagged");
         let decode = file(&files, "src/decode.ts");
-        assert!(decode.contains("int([0, 0], [], 2 ** 64)"), "uint64 range and minimum:\n{decode}");
+        assert!(
+            decode.contains("int([0, 0], [], 2 ** 64)"),
+            "uint64 range and minimum:\n{decode}"
+        );
     }
 
     #[test]
     fn the_catch_all_narrows_and_every_variant_has_a_guard() {
         let files = emit(&sample(), &PackageNames::default()).unwrap();
         let types = file(&files, "src/types.ts");
-        assert!(types.contains("  | { state: `_${string}`; [member: string]: unknown };"), "catch-all tag:\n{types}");
+        assert!(
+            types.contains("  | { state: `_${string}`; [member: string]: unknown };"),
+            "catch-all tag:\n{types}"
+        );
         for guard in [
             "export function isUpdateChunk(value: Update): value is { kind: \"chunk\"; text: string } {\n  return value[\"kind\"] === \"chunk\";",
             "export function isExtensibleOther(value: Extensible): value is { state: `_${string}`; [member: string]: unknown } {\n  \
@@ -269,14 +346,24 @@ mod tests {
         ] {
             assert!(types.contains(guard), "{guard}\nin:\n{types}");
         }
-        assert!(types.contains("import { variantIndex } from \"./decode.js\";"), "untagged guards ask the decoder");
+        assert!(
+            types.contains("import { variantIndex } from \"./decode.js\";"),
+            "untagged guards ask the decoder"
+        );
     }
 
     fn method(name: &str, request: Option<(Side, &str, &str)>, notification: Option<(Side, &str)>) -> (String, Method) {
         let method = Method {
             name: name.to_owned(),
-            request: request.map(|(side, params, result)| RequestMethod { side, params: params.to_owned(), result: result.to_owned() }),
-            notification: notification.map(|(side, params)| NotificationMethod { side, params: params.to_owned() }),
+            request: request.map(|(side, params, result)| RequestMethod {
+                side,
+                params: params.to_owned(),
+                result: result.to_owned(),
+            }),
+            notification: notification.map(|(side, params)| NotificationMethod {
+                side,
+                params: params.to_owned(),
+            }),
             gate: None,
             not_negotiated: None,
             unstable: false,
@@ -287,7 +374,12 @@ mod tests {
     /// The lines of the `export interface name { ... }` block of `text`.
     fn interface<'a>(text: &'a str, name: &str) -> Vec<&'a str> {
         let start = format!("export interface {name} {{");
-        text.lines().skip_while(|line| *line != start).skip(1).take_while(|line| *line != "}").filter(|line| !line.trim_start().starts_with(['/', '*'])).collect()
+        text.lines()
+            .skip_while(|line| *line != start)
+            .skip(1)
+            .take_while(|line| *line != "}")
+            .filter(|line| !line.trim_start().starts_with(['/', '*']))
+            .collect()
     }
 
     #[test]
@@ -325,19 +417,38 @@ mod tests {
             ]
         );
         assert!(
-            methods.contains("    [\"session/load\", { params: \"Params\", result: \"Result\", handler: \"sessionLoad\" }],"),
+            methods.contains(
+                "    [\"session/load\", { params: \"Params\", result: \"Result\", handler: \"sessionLoad\" }],"
+            ),
             "routes:\n{methods}"
         );
-        assert!(methods.contains("  | { readonly method: \"session/load\"; readonly params: types.Params }\n  | ExtensionCall;"), "{methods}");
-        assert!(methods.contains("export function dispatchAgentMessage(implementation: Agent, message: unknown"), "{methods}");
-        assert!(!methods.contains("export interface Proxy"), "no proxy side without proxy methods:\n{methods}");
+        assert!(
+            methods.contains(
+                "  | { readonly method: \"session/load\"; readonly params: types.Params }\n  | ExtensionCall;"
+            ),
+            "{methods}"
+        );
+        assert!(
+            methods.contains("export function dispatchAgentMessage(implementation: Agent, message: unknown"),
+            "{methods}"
+        );
+        assert!(
+            !methods.contains("export interface Proxy"),
+            "no proxy side without proxy methods:\n{methods}"
+        );
         for (side, peer) in [("Agent", "Client"), ("Client", "Agent")] {
             let connection = format!("export interface {side}Connection {{\n");
             assert!(methods.contains(&connection), "{methods}");
             let calls = format!(
                 "  request<M extends keyof {peer}Requests>(method: M, params: {peer}Requests[M][\"params\"], options?: RequestOptions): Promise<{peer}Requests[M][\"result\"]>;"
             );
-            assert!(methods.split(&connection).nth(1).is_some_and(|rest| rest.contains(&calls)), "{side} calls the {peer}:\n{methods}");
+            assert!(
+                methods
+                    .split(&connection)
+                    .nth(1)
+                    .is_some_and(|rest| rest.contains(&calls)),
+                "{side} calls the {peer}:\n{methods}"
+            );
             assert!(
                 methods.contains(&format!(
                     "export function connect{side}(implementation: (connection: {side}Connection) => {side}, send: Send, options?: DroppedMessage | ConnectOptions)"
@@ -346,10 +457,22 @@ mod tests {
             );
         }
         // No prompt, no `session/ready`, and a `$/cancel_request` without a request id member: no rules.
-        assert!(methods.contains("  turns: null,\n  ready: null,\n  cancel: null,\n};"), "{methods}");
-        assert!(methods.contains("  \"session/load\": { request: { side: \"agent\", params: \"Params\", result: \"Result\" } },"), "{methods}");
+        assert!(
+            methods.contains("  turns: null,\n  ready: null,\n  cancel: null,\n};"),
+            "{methods}"
+        );
+        assert!(
+            methods.contains(
+                "  \"session/load\": { request: { side: \"agent\", params: \"Params\", result: \"Result\" } },"
+            ),
+            "{methods}"
+        );
 
-        ir.methods.extend([method("proxy/successor", Some((Side::Proxy, "Params", "Result")), Some((Side::Proxy, "Params")))]);
+        ir.methods.extend([method(
+            "proxy/successor",
+            Some((Side::Proxy, "Params", "Result")),
+            Some((Side::Proxy, "Params")),
+        )]);
         let files = emit(&ir, &PackageNames::default()).unwrap();
         assert_eq!(
             interface(file(&files, "src/methods.ts"), "Proxy"),
@@ -375,7 +498,10 @@ mod tests {
         .into_iter()
         .collect();
         ir.methods.get_mut("session/load").unwrap().gate = Some(gate);
-        ir.methods.get_mut("session/fork").expect("the fixture has session/fork").unstable = true;
+        ir.methods
+            .get_mut("session/fork")
+            .expect("the fixture has session/fork")
+            .unstable = true;
         let files = emit(&ir, &PackageNames::default()).unwrap();
         let members = interface(file(&files, "src/methods.ts"), "Agent");
         assert_eq!(
@@ -390,7 +516,13 @@ mod tests {
 
     #[test]
     fn a_schema_type_cannot_take_a_package_name() {
-        for taken in ["JsonValue", "Agent", "ClientRequests", "AgentIncomingRequest", "RequestError"] {
+        for taken in [
+            "JsonValue",
+            "Agent",
+            "ClientRequests",
+            "AgentIncomingRequest",
+            "RequestError",
+        ] {
             let ir = ir_of(json!({ taken: {"type": "string"} }));
             let error = emit(&ir, &PackageNames::default()).unwrap_err();
             assert_eq!(error.kind, ErrorKind::NameCollision, "{taken}");

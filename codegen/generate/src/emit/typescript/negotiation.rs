@@ -11,7 +11,14 @@ use crate::naming;
 use crate::negotiation::{entries_json, pointer_tokens, Negotiation};
 
 /// Names the module adds to the package's exports.
-pub const EXPORTS: [&str; 6] = ["PROTOCOL_VERSION", "NegotiationError", "CapabilityError", "Negotiated", "NegotiatedJson", "negotiate"];
+pub const EXPORTS: [&str; 6] = [
+    "PROTOCOL_VERSION",
+    "NegotiationError",
+    "CapabilityError",
+    "Negotiated",
+    "NegotiatedJson",
+    "negotiate",
+];
 
 #[derive(Template)]
 #[template(path = "typescript/negotiation.ts", escape = "none")]
@@ -57,7 +64,8 @@ pub(crate) fn tables(model: &Negotiation) -> [(&'static str, Value); 6] {
 
 /// The template's view of `model`.
 pub fn view(model: &Negotiation) -> NegotiationTs {
-    let [rules, agent_methods, client_methods, sections, features, checks] = tables(model).map(|(_, value)| literal(&value));
+    let [rules, agent_methods, client_methods, sections, features, checks] =
+        tables(model).map(|(_, value)| literal(&value));
     let request_type = naming::typescript_type(&model.request_type);
     let response_type = naming::typescript_type(&model.response_type);
     NegotiationTs {

@@ -20,7 +20,12 @@ pub(super) fn json_string(text: &str) -> String {
 /// (without indentation), or nothing. `*/` never survives into the text, so
 /// no description can close the comment.
 pub(super) fn tsdoc(description: Option<&str>, notes: &[String]) -> Vec<String> {
-    let mut paragraphs: Vec<String> = description.map(str::trim).filter(|text| !text.is_empty()).map(prose).into_iter().collect();
+    let mut paragraphs: Vec<String> = description
+        .map(str::trim)
+        .filter(|text| !text.is_empty())
+        .map(prose)
+        .into_iter()
+        .collect();
     paragraphs.extend(notes.iter().map(|note| prose(note)));
     if paragraphs.is_empty() {
         return Vec::new();
@@ -32,7 +37,11 @@ pub(super) fn tsdoc(description: Option<&str>, notes: &[String]) -> Vec<String> 
         }
         for line in paragraph.lines() {
             let escaped = line.trim_end().replace("*/", "*\\/");
-            lines.push(if escaped.is_empty() { " *".to_owned() } else { format!(" * {escaped}") });
+            lines.push(if escaped.is_empty() {
+                " *".to_owned()
+            } else {
+                format!(" * {escaped}")
+            });
         }
     }
     lines.push(" */".to_owned());
@@ -46,7 +55,10 @@ mod tests {
     #[test]
     fn tsdoc_cannot_be_closed_by_a_description() {
         let lines = tsdoc(Some("ends */ here\n\nsecond"), &["note".to_owned()]);
-        assert_eq!(lines, ["/**", " * ends *\\/ here", " *", " * second", " *", " * note", " */"]);
+        assert_eq!(
+            lines,
+            ["/**", " * ends *\\/ here", " *", " * second", " *", " * note", " */"]
+        );
         assert!(tsdoc(None, &[]).is_empty());
     }
 }

@@ -70,8 +70,13 @@ struct DefaultsView {
 }
 
 pub fn view(ir: &Ir) -> TypesFile {
-    let mut file =
-        TypesFile { objects: Vec::new(), unions: Vec::new(), constants: Vec::new(), defaults: Vec::new(), imports_variant_index: false };
+    let mut file = TypesFile {
+        objects: Vec::new(),
+        unions: Vec::new(),
+        constants: Vec::new(),
+        defaults: Vec::new(),
+        imports_variant_index: false,
+    };
     for definition in ir.types.values() {
         let name = naming::typescript_type(&definition.name);
         let doc = tsdoc(definition.description.as_deref(), &[]);
@@ -90,14 +95,21 @@ pub fn view(ir: &Ir) -> TypesFile {
                     })
                     .collect();
                 if !entries.is_empty() {
-                    file.defaults.push(DefaultsView { name: naming::typescript_defaults(&name), type_name: name, entries });
+                    file.defaults.push(DefaultsView {
+                        name: naming::typescript_defaults(&name),
+                        type_name: name,
+                        entries,
+                    });
                 }
             }
             TypeKind::Alias { target } => {
                 file.unions.push(UnionView {
                     doc,
                     name,
-                    alternatives: vec![AlternativeView { doc: Vec::new(), ty: expression(target) }],
+                    alternatives: vec![AlternativeView {
+                        doc: Vec::new(),
+                        ty: expression(target),
+                    }],
                     guards: Vec::new(),
                 });
             }
@@ -105,17 +117,26 @@ pub fn view(ir: &Ir) -> TypesFile {
                 let mut alternatives: Vec<AlternativeView> = enumeration
                     .values
                     .iter()
-                    .map(|value| AlternativeView { doc: tsdoc(value.description.as_deref(), &[]), ty: value.value.to_string() })
+                    .map(|value| AlternativeView {
+                        doc: tsdoc(value.description.as_deref(), &[]),
+                        ty: value.value.to_string(),
+                    })
                     .collect();
                 if let Some(other) = &enumeration.other {
                     let open = match enumeration.repr {
                         EnumRepr::String => "(string & {})",
                         EnumRepr::Integer { .. } => "(number & {})",
                     };
-                    alternatives.push(AlternativeView { doc: tsdoc(other.description.as_deref(), &[]), ty: open.to_owned() });
+                    alternatives.push(AlternativeView {
+                        doc: tsdoc(other.description.as_deref(), &[]),
+                        ty: open.to_owned(),
+                    });
                 }
                 if alternatives.is_empty() {
-                    alternatives.push(AlternativeView { doc: Vec::new(), ty: "never".to_owned() });
+                    alternatives.push(AlternativeView {
+                        doc: Vec::new(),
+                        ty: "never".to_owned(),
+                    });
                 }
                 let entries = enumeration
                     .values
@@ -126,8 +147,16 @@ pub fn view(ir: &Ir) -> TypesFile {
                         value: value.value.to_string(),
                     })
                     .collect();
-                file.constants.push(ConstantsView { name: name.clone(), entries });
-                file.unions.push(UnionView { doc, name, alternatives, guards: Vec::new() });
+                file.constants.push(ConstantsView {
+                    name: name.clone(),
+                    entries,
+                });
+                file.unions.push(UnionView {
+                    doc,
+                    name,
+                    alternatives,
+                    guards: Vec::new(),
+                });
             }
             TypeKind::Union(union) => {
                 file.imports_variant_index |= union.style == UnionStyle::Untagged && !union.variants.is_empty();
@@ -147,24 +176,42 @@ fn object_view(doc: Vec<String>, name: String, structure: &StructType) -> Object
     let mut members: Vec<MemberView> = structure.fields.iter().map(member_view).collect();
     match &structure.additional {
         AdditionalProperties::Kept(values) => members.push(MemberView {
-            doc: tsdoc(Some(&format!("Members the schema does not name are kept, each a `{}`.", expression(values))), &[]),
+            doc: tsdoc(
+                Some(&format!(
+                    "Members the schema does not name are kept, each a `{}`.",
+                    expression(values)
+                )),
+                &[],
+            ),
             key: "[member: string]".to_owned(),
             mark: "",
             ty: "unknown".to_owned(),
         }),
         AdditionalProperties::Denied => {}
     }
-    let intersections = structure.flatten.iter().map(|base| format!(" & {}", naming::typescript_type(base))).collect();
-    ObjectView { doc, name, members, intersections }
+    let intersections = structure
+        .flatten
+        .iter()
+        .map(|base| format!(" & {}", naming::typescript_type(base)))
+        .collect();
+    ObjectView {
+        doc,
+        name,
+        members,
+        intersections,
+    }
 }
 
 fn member_view(field: &Field) -> MemberView {
     let mut notes = Vec::new();
     if let Some(default) = &field.default {
-        notes.push(format!("@defaultValue `{default}` (read from the defaults constant; never written when absent)"));
+        notes.push(format!(
+            "@defaultValue `{default}` (read from the defaults constant; never written when absent)"
+        ));
     }
     if mentions_wide_integer(&field.ty) {
-        notes.push("A 64-bit integer on the wire: JavaScript numbers hold integers exactly only up to 2^53.".to_owned());
+        notes
+            .push("A 64-bit integer on the wire: JavaScript numbers hold integers exactly only up to 2^53.".to_owned());
     }
     MemberView {
         doc: tsdoc(field.description.as_deref(), &notes),
@@ -187,7 +234,10 @@ fn field_type(field: &Field) -> String {
 fn mentions_wide_integer(expression: &TypeExpr) -> bool {
     match expression {
         TypeExpr::Integer(integer) => {
-            matches!(integer.format, IntegerFormat::Int64 | IntegerFormat::Uint64 | IntegerFormat::Unspecified)
+            matches!(
+                integer.format,
+                IntegerFormat::Int64 | IntegerFormat::Uint64 | IntegerFormat::Unspecified
+            )
         }
         TypeExpr::Array(array) => mentions_wide_integer(&array.items),
         TypeExpr::Map { values } => mentions_wide_integer(values),
@@ -215,7 +265,14 @@ pub fn expression(expression: &TypeExpr) -> String {
 fn inline_members(fields: &[Field]) -> Vec<String> {
     fields
         .iter()
-        .map(|field| format!("{}{}: {}", naming::typescript_property(&field.wire_name), if field.required { "" } else { "?" }, field_type(field)))
+        .map(|field| {
+            format!(
+                "{}{}: {}",
+                naming::typescript_property(&field.wire_name),
+                if field.required { "" } else { "?" },
+                field_type(field)
+            )
+        })
         .collect()
 }
 
@@ -283,7 +340,15 @@ fn union_view(doc: Vec<String>, canonical: &str, union: &UnionType) -> UnionView
     }
     let predicates: Vec<String> = alternatives.iter().map(|alternative| alternative.ty.clone()).collect();
     if alternatives.is_empty() {
-        alternatives.push(AlternativeView { doc: Vec::new(), ty: "never".to_owned() });
+        alternatives.push(AlternativeView {
+            doc: Vec::new(),
+            ty: "never".to_owned(),
+        });
     }
-    UnionView { doc, name: naming::typescript_type(canonical), alternatives, guards: guards(canonical, union, &predicates) }
+    UnionView {
+        doc,
+        name: naming::typescript_type(canonical),
+        alternatives,
+        guards: guards(canonical, union, &predicates),
+    }
 }

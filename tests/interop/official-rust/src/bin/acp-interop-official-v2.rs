@@ -25,25 +25,54 @@ fn state(state: schema::StateUpdate) -> schema::SessionUpdate {
 }
 
 /// The turn after its acknowledgement, up to its closing chunk.
-async fn turn(connection: &ConnectionTo<Client>, request: schema::PromptRequest, message: schema::MessageId) -> Result<()> {
+async fn turn(
+    connection: &ConnectionTo<Client>,
+    request: schema::PromptRequest,
+    message: schema::MessageId,
+) -> Result<()> {
     let session = &request.session_id;
     let reply = schema::MessageId::new(format!("reply-to-{message}"));
-    send(connection, session, schema::SessionUpdate::UserMessage(schema::UserMessage::new(message).content(request.prompt.clone())))?;
-    send(connection, session, state(schema::StateUpdate::Running(schema::RunningStateUpdate::new())))?;
+    send(
+        connection,
+        session,
+        schema::SessionUpdate::UserMessage(schema::UserMessage::new(message).content(request.prompt.clone())),
+    )?;
+    send(
+        connection,
+        session,
+        state(schema::StateUpdate::Running(schema::RunningStateUpdate::new())),
+    )?;
     send(connection, session, chunk(&reply, "Editing notes.txt."))?;
-    let call = schema::ToolCallUpdate::new("call-1").title("Edit notes.txt").kind(schema::ToolKind::Edit).status(schema::ToolCallStatus::InProgress);
+    let call = schema::ToolCallUpdate::new("call-1")
+        .title("Edit notes.txt")
+        .kind(schema::ToolKind::Edit)
+        .status(schema::ToolCallStatus::InProgress);
     send(connection, session, schema::SessionUpdate::ToolCallUpdate(call))?;
     let options = vec![
         schema::PermissionOption::new("allow", "Allow", schema::PermissionOptionKind::AllowOnce),
         schema::PermissionOption::new("reject", "Reject", schema::PermissionOptionKind::RejectOnce),
     ];
-    let subject = schema::RequestPermissionSubject::ToolCall(Box::new(schema::ToolCallPermissionSubject::new(schema::ToolCallUpdate::new("call-1"))));
+    let subject = schema::RequestPermissionSubject::ToolCall(Box::new(schema::ToolCallPermissionSubject::new(
+        schema::ToolCallUpdate::new("call-1"),
+    )));
     let asked = schema::RequestPermissionRequest::new(session.clone(), "Edit notes.txt?", options).subject(subject);
     let answer = connection.send_request(asked).block_task().await?;
     let allowed = matches!(&answer.outcome, schema::RequestPermissionOutcome::Selected(selected) if selected.option_id.0.as_ref() == "allow");
-    let status = if allowed { schema::ToolCallStatus::Completed } else { schema::ToolCallStatus::Failed };
-    send(connection, session, schema::SessionUpdate::ToolCallUpdate(schema::ToolCallUpdate::new("call-1").status(status)))?;
-    send(connection, session, chunk(&reply, if allowed { "Edited." } else { "Left as it was." }))
+    let status = if allowed {
+        schema::ToolCallStatus::Completed
+    } else {
+        schema::ToolCallStatus::Failed
+    };
+    send(
+        connection,
+        session,
+        schema::SessionUpdate::ToolCallUpdate(schema::ToolCallUpdate::new("call-1").status(status)),
+    )?;
+    send(
+        connection,
+        session,
+        chunk(&reply, if allowed { "Edited." } else { "Left as it was." }),
+    )
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -53,29 +82,39 @@ async fn main() -> Result<()> {
         .v2()
         .name("official-sdk-interop-agent-v2")
         .on_receive_request(
-            async |request: schema::InitializeRequest, responder: Responder<schema::InitializeResponse>, _connection: ConnectionTo<Client>| {
+            async |request: schema::InitializeRequest,
+                   responder: Responder<schema::InitializeResponse>,
+                   _connection: ConnectionTo<Client>| {
                 let info = schema::Implementation::new("official Rust SDK interop agent (v2)", "5.2.0");
                 let capabilities = schema::AgentCapabilities::new().session(schema::SessionCapabilities::new());
-                responder.respond(schema::InitializeResponse::new(request.protocol_version, info).capabilities(capabilities))
+                responder
+                    .respond(schema::InitializeResponse::new(request.protocol_version, info).capabilities(capabilities))
             },
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_request(
-            async move |_: schema::NewSessionRequest, responder: Responder<schema::NewSessionResponse>, _connection: ConnectionTo<Client>| {
+            async move |_: schema::NewSessionRequest,
+                        responder: Responder<schema::NewSessionResponse>,
+                        _connection: ConnectionTo<Client>| {
                 let id = sessions.fetch_add(1, Ordering::Relaxed) + 1;
                 responder.respond(schema::NewSessionResponse::new(format!("official-session-{id}")))
             },
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_request(
-            async |_: schema::CloseSessionRequest, responder: Responder<schema::CloseSessionResponse>, _connection: ConnectionTo<Client>| {
+            async |_: schema::CloseSessionRequest,
+                   responder: Responder<schema::CloseSessionResponse>,
+                   _connection: ConnectionTo<Client>| {
                 responder.respond(schema::CloseSessionResponse::new())
             },
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_request(
-            async move |request: schema::PromptRequest, responder: Responder<schema::PromptResponse>, connection: ConnectionTo<Client>| {
-                let message = schema::MessageId::new(format!("message-{}", messages.fetch_add(1, Ordering::Relaxed) + 1));
+            async move |request: schema::PromptRequest,
+                        responder: Responder<schema::PromptResponse>,
+                        connection: ConnectionTo<Client>| {
+                let message =
+                    schema::MessageId::new(format!("message-{}", messages.fetch_add(1, Ordering::Relaxed) + 1));
                 responder.respond(schema::PromptResponse::new(message.clone()))?;
                 let worker = connection.clone();
                 connection.spawn(async move {
@@ -87,7 +126,13 @@ async fn main() -> Result<()> {
                             schema::StopReason::Error(Default::default())
                         }
                     };
-                    send(&worker, &session, state(schema::StateUpdate::Idle(schema::IdleStateUpdate::new().stop_reason(stop))))
+                    send(
+                        &worker,
+                        &session,
+                        state(schema::StateUpdate::Idle(
+                            schema::IdleStateUpdate::new().stop_reason(stop),
+                        )),
+                    )
                 })
             },
             agent_client_protocol::on_receive_request!(),

@@ -38,7 +38,11 @@ impl Agent for Interop {
     async fn initialize(&self, _: InitializeRequest) -> Result<InitializeResponse, Error> {
         let mut capabilities = AgentCapabilities::new();
         capabilities.session = Nullable::Value(SessionCapabilities::new());
-        Ok(InitializeResponse::new(PROTOCOL_VERSION, Implementation::new("acp-codegen interop agent (Rust, v2)", "0.1.0")).capabilities(capabilities))
+        Ok(InitializeResponse::new(
+            PROTOCOL_VERSION,
+            Implementation::new("acp-codegen interop agent (Rust, v2)", "0.1.0"),
+        )
+        .capabilities(capabilities))
     }
 
     async fn session_new(&self, _: NewSessionRequest) -> Result<NewSessionResponse, Error> {
@@ -57,9 +61,14 @@ impl Agent for Interop {
             counts.1 += 1;
             format!("message-{}", counts.1)
         };
-        let running = UpdateSessionNotification::new(params.session_id.clone(), StateUpdate::Running(RunningStateUpdate::new()));
+        let running = UpdateSessionNotification::new(
+            params.session_id.clone(),
+            StateUpdate::Running(RunningStateUpdate::new()),
+        );
         self.end.session_update(running).map_err(failed)?;
-        self.work.unbounded_send((params.session_id, params.prompt, message.clone())).map_err(|_| Error::internal_error())?;
+        self.work
+            .unbounded_send((params.session_id, params.prompt, message.clone()))
+            .map_err(|_| Error::internal_error())?;
         Ok(PromptResponse::new(message))
     }
 }
@@ -67,17 +76,40 @@ impl Agent for Interop {
 /// One turn after its acknowledgement; whether the edit was allowed, or
 /// the call that failed.
 async fn play(end: &AgentEnd, session: &SessionId, prompt: Vec<ContentBlock>, message: &str) -> Result<bool, String> {
-    let update = |update: SessionUpdate| end.session_update(UpdateSessionNotification::new(session.clone(), update)).map_err(|error| error.to_string());
+    let update = |update: SessionUpdate| {
+        end.session_update(UpdateSessionNotification::new(session.clone(), update))
+            .map_err(|error| error.to_string())
+    };
     let reply = format!("reply-to-{message}");
     update(UserMessage::new(message).content(prompt).into())?;
     update(chunk(&reply, "Editing notes.txt."))?;
-    update(ToolCallUpdate::new("call-1").title("Edit notes.txt").kind(ToolKind::Edit).status(ToolCallStatus::InProgress).into())?;
-    let options = vec![PermissionOption::new("allow", "Allow", PermissionOptionKind::AllowOnce), PermissionOption::new("reject", "Reject", PermissionOptionKind::RejectOnce)];
+    update(
+        ToolCallUpdate::new("call-1")
+            .title("Edit notes.txt")
+            .kind(ToolKind::Edit)
+            .status(ToolCallStatus::InProgress)
+            .into(),
+    )?;
+    let options = vec![
+        PermissionOption::new("allow", "Allow", PermissionOptionKind::AllowOnce),
+        PermissionOption::new("reject", "Reject", PermissionOptionKind::RejectOnce),
+    ];
     let subject = RequestPermissionSubject::ToolCall(ToolCallPermissionSubject::new(ToolCallUpdate::new("call-1")));
     let asked = RequestPermissionRequest::new(session.clone(), "Edit notes.txt?", options).subject(subject);
-    let answer = end.session_request_permission(asked).await.map_err(|error| format!("session/request_permission: {error}"))?;
+    let answer = end
+        .session_request_permission(asked)
+        .await
+        .map_err(|error| format!("session/request_permission: {error}"))?;
     let allowed = matches!(answer.outcome, RequestPermissionOutcome::Selected(ref selected) if selected.option_id.as_str() == "allow");
-    update(ToolCallUpdate::new("call-1").status(if allowed { ToolCallStatus::Completed } else { ToolCallStatus::Failed }).into())?;
+    update(
+        ToolCallUpdate::new("call-1")
+            .status(if allowed {
+                ToolCallStatus::Completed
+            } else {
+                ToolCallStatus::Failed
+            })
+            .into(),
+    )?;
     update(chunk(&reply, if allowed { "Edited." } else { "Left as it was." }))?;
     Ok(allowed)
 }
@@ -91,7 +123,10 @@ async fn turn(end: AgentEnd, (session, prompt, message): Work) {
             ErrorStopReason::new().into()
         }
     };
-    let _ = end.session_update(UpdateSessionNotification::new(session, StateUpdate::Idle(IdleStateUpdate::new(stop))));
+    let _ = end.session_update(UpdateSessionNotification::new(
+        session,
+        StateUpdate::Idle(IdleStateUpdate::new(stop)),
+    ));
 }
 
 /// The worker: each acknowledged prompt's turn, several at once.
@@ -114,7 +149,15 @@ fn main() {
     let input = reader(std::io::stdin(), trace.clone(), "client-to-agent");
     let output = Writer::new(std::io::stdout(), trace, "agent-to-client");
     let (sender, queue) = mpsc::unbounded();
-    let (end, driver) = AgentEnd::connect(|end| Interop { end, counts: Mutex::new((0, 0)), work: sender }, input, output);
+    let (end, driver) = AgentEnd::connect(
+        |end| Interop {
+            end,
+            counts: Mutex::new((0, 0)),
+            work: sender,
+        },
+        input,
+        output,
+    );
     // The connection decides: when its input ends, so does the agent.
     let driven = futures::executor::block_on(async {
         let (driver, worker) = (Box::pin(driver), Box::pin(worker(end, queue)));

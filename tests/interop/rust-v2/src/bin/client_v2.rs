@@ -33,11 +33,20 @@ struct Interop {
 }
 
 impl Client for Interop {
-    async fn session_request_permission(&self, params: RequestPermissionRequest) -> Result<RequestPermissionResponse, Error> {
+    async fn session_request_permission(
+        &self,
+        params: RequestPermissionRequest,
+    ) -> Result<RequestPermissionResponse, Error> {
         self.seen.lock().unwrap().permissions += 1;
-        let chosen = params.options.iter().find(|option| option.kind == PermissionOptionKind::AllowOnce).or(params.options.first());
+        let chosen = params
+            .options
+            .iter()
+            .find(|option| option.kind == PermissionOptionKind::AllowOnce)
+            .or(params.options.first());
         Ok(RequestPermissionResponse::new(match chosen {
-            Some(option) => RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(option.option_id.clone())),
+            Some(option) => {
+                RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(option.option_id.clone()))
+            }
             None => RequestPermissionOutcome::Cancelled(Default::default()),
         }))
     }
@@ -45,7 +54,10 @@ impl Client for Interop {
     async fn session_update(&self, params: UpdateSessionNotification) {
         let update = serde_json::to_value(&params.update).unwrap_or_default();
         let mut seen = self.seen.lock().unwrap();
-        *seen.updates.entry(update["sessionUpdate"].as_str().unwrap_or_default().to_owned()).or_default() += 1;
+        *seen
+            .updates
+            .entry(update["sessionUpdate"].as_str().unwrap_or_default().to_owned())
+            .or_default() += 1;
         if matches!(params.update, SessionUpdate::StateUpdate(StateUpdate::Idle(_))) {
             seen.idle = Some(update["stopReason"].clone());
         }
@@ -53,7 +65,10 @@ impl Client for Interop {
 }
 
 fn main() {
-    let arguments = Arguments::parse("client_v2 --cwd ABSOLUTE_DIR [--trace FILE] [--prompt TEXT]... -- AGENT [ARGS]...", false);
+    let arguments = Arguments::parse(
+        "client_v2 --cwd ABSOLUTE_DIR [--trace FILE] [--prompt TEXT]... -- AGENT [ARGS]...",
+        false,
+    );
     let (mut child, input, output) = spawn_agent(&arguments);
     let seen = Arc::new(Mutex::new(Seen::default()));
     let reports = seen.clone();
@@ -61,15 +76,36 @@ fn main() {
     let handler_seen = seen.clone();
     let (client, driver) = ClientEnd::connect_with(|_| Interop { seen: handler_seen }, input, output, options);
     let session = async {
-        let initialize = InitializeRequest::new(PROTOCOL_VERSION, Implementation::new("acp-codegen interop client (Rust, v2)", "0.1.0"));
-        let initialized = client.initialize(initialize).await.map_err(|error| format!("initialize: {error}"))?;
-        let session = client.session_new(NewSessionRequest::new(arguments.cwd.display().to_string())).await.map_err(|error| format!("session/new: {error}"))?;
+        let initialize = InitializeRequest::new(
+            PROTOCOL_VERSION,
+            Implementation::new("acp-codegen interop client (Rust, v2)", "0.1.0"),
+        );
+        let initialized = client
+            .initialize(initialize)
+            .await
+            .map_err(|error| format!("initialize: {error}"))?;
+        let session = client
+            .session_new(NewSessionRequest::new(arguments.cwd.display().to_string()))
+            .await
+            .map_err(|error| format!("session/new: {error}"))?;
         let mut stop_reasons = Vec::new();
         for text in &arguments.prompts {
             seen.lock().unwrap().idle = None;
-            let prompt = PromptRequest::new(session.session_id.clone(), vec![ContentBlock::Text(TextContent::new(text.clone()))]);
-            client.session_prompt(prompt).await.map_err(|error| format!("session/prompt: {error}"))?;
-            stop_reasons.push(seen.lock().unwrap().idle.take().ok_or("session/prompt: the call completed before an idle ended its turn")?);
+            let prompt = PromptRequest::new(
+                session.session_id.clone(),
+                vec![ContentBlock::Text(TextContent::new(text.clone()))],
+            );
+            client
+                .session_prompt(prompt)
+                .await
+                .map_err(|error| format!("session/prompt: {error}"))?;
+            stop_reasons.push(
+                seen.lock()
+                    .unwrap()
+                    .idle
+                    .take()
+                    .ok_or("session/prompt: the call completed before an idle ended its turn")?,
+            );
         }
         client.close();
         Ok::<_, String>((initialized, stop_reasons))

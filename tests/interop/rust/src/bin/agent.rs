@@ -22,13 +22,16 @@ struct Interop {
 
 impl Interop {
     fn update(&self, session: &SessionId, update: SessionUpdate) -> Result<(), Error> {
-        self.end.session_update(SessionNotification::new(session.clone(), update)).map_err(|error| Error::internal_error().data(serde_json::json!(error.to_string())))
+        self.end
+            .session_update(SessionNotification::new(session.clone(), update))
+            .map_err(|error| Error::internal_error().data(serde_json::json!(error.to_string())))
     }
 
     fn offered(&self, read: bool) -> bool {
         let client = self.client.lock().unwrap();
         let fs = client.as_ref().and_then(|client| client.fs.as_ref());
-        fs.and_then(|fs| if read { fs.read_text_file } else { fs.write_text_file }).unwrap_or(false)
+        fs.and_then(|fs| if read { fs.read_text_file } else { fs.write_text_file })
+            .unwrap_or(false)
     }
 }
 
@@ -55,7 +58,10 @@ impl Agent for Interop {
         Err(Error::method_not_found())
     }
 
-    async fn session_set_config_option(&self, _: SetSessionConfigOptionRequest) -> Result<SetSessionConfigOptionResponse, Error> {
+    async fn session_set_config_option(
+        &self,
+        _: SetSessionConfigOptionRequest,
+    ) -> Result<SetSessionConfigOptionResponse, Error> {
         Err(Error::method_not_found())
     }
 
@@ -63,24 +69,73 @@ impl Agent for Interop {
 
     async fn session_prompt(&self, params: PromptRequest) -> Result<PromptResponse, Error> {
         let session = params.session_id.clone();
-        let cwd = self.sessions.lock().unwrap().iter().find(|(id, _)| *id == session.as_str()).map(|(_, cwd)| cwd.clone()).ok_or_else(Error::invalid_params)?;
+        let cwd = self
+            .sessions
+            .lock()
+            .unwrap()
+            .iter()
+            .find(|(id, _)| *id == session.as_str())
+            .map(|(_, cwd)| cwd.clone())
+            .ok_or_else(Error::invalid_params)?;
         let notes = cwd.join("notes.txt").display().to_string();
-        self.update(&session, SessionUpdate::AgentMessageChunk(ContentChunk::new(TextContent::new("Reading notes.txt."))))?;
-        self.update(&session, ToolCall::new("call-1", "Read notes.txt").kind(ToolKind::Read).status(ToolCallStatus::InProgress).into())?;
+        self.update(
+            &session,
+            SessionUpdate::AgentMessageChunk(ContentChunk::new(TextContent::new("Reading notes.txt."))),
+        )?;
+        self.update(
+            &session,
+            ToolCall::new("call-1", "Read notes.txt")
+                .kind(ToolKind::Read)
+                .status(ToolCallStatus::InProgress)
+                .into(),
+        )?;
         let text = if self.offered(true) {
-            self.end.fs_read_text_file(ReadTextFileRequest::new(session.clone(), notes.clone())).await.map_err(failed)?.content
+            self.end
+                .fs_read_text_file(ReadTextFileRequest::new(session.clone(), notes.clone()))
+                .await
+                .map_err(failed)?
+                .content
         } else {
             String::new()
         };
-        self.update(&session, ToolCallUpdate::new("call-1").status(ToolCallStatus::Completed).content(vec![Content::new(TextContent::new(text.clone())).into()]).into())?;
-        let options = vec![PermissionOption::new("allow", "Allow", PermissionOptionKind::AllowOnce), PermissionOption::new("reject", "Reject", PermissionOptionKind::RejectOnce)];
-        let edit = ToolCallUpdate::new("call-2").title("Edit notes.txt").kind(ToolKind::Edit);
-        let answer = self.end.session_request_permission(RequestPermissionRequest::new(session.clone(), edit, options)).await.map_err(failed)?;
+        self.update(
+            &session,
+            ToolCallUpdate::new("call-1")
+                .status(ToolCallStatus::Completed)
+                .content(vec![Content::new(TextContent::new(text.clone())).into()])
+                .into(),
+        )?;
+        let options = vec![
+            PermissionOption::new("allow", "Allow", PermissionOptionKind::AllowOnce),
+            PermissionOption::new("reject", "Reject", PermissionOptionKind::RejectOnce),
+        ];
+        let edit = ToolCallUpdate::new("call-2")
+            .title("Edit notes.txt")
+            .kind(ToolKind::Edit);
+        let answer = self
+            .end
+            .session_request_permission(RequestPermissionRequest::new(session.clone(), edit, options))
+            .await
+            .map_err(failed)?;
         let allowed = matches!(answer.outcome, RequestPermissionOutcome::Selected(ref selected) if selected.option_id.as_str() == "allow");
         if allowed && self.offered(false) {
-            self.end.fs_write_text_file(WriteTextFileRequest::new(session.clone(), notes, format!("{text}edited\n"))).await.map_err(failed)?;
+            self.end
+                .fs_write_text_file(WriteTextFileRequest::new(
+                    session.clone(),
+                    notes,
+                    format!("{text}edited\n"),
+                ))
+                .await
+                .map_err(failed)?;
         }
-        self.update(&session, SessionUpdate::AgentMessageChunk(ContentChunk::new(TextContent::new(if allowed { "Edited." } else { "Left as it was." }))))?;
+        self.update(
+            &session,
+            SessionUpdate::AgentMessageChunk(ContentChunk::new(TextContent::new(if allowed {
+                "Edited."
+            } else {
+                "Left as it was."
+            }))),
+        )?;
         Ok(PromptResponse::new(StopReason::EndTurn))
     }
 }
@@ -89,7 +144,15 @@ fn main() {
     let trace = Trace::create(std::env::var("ACP_INTEROP_TRACE").ok().as_deref()).expect("the trace file");
     let input = reader(std::io::stdin(), trace.clone(), "client-to-agent");
     let output = Writer::new(std::io::stdout(), trace, "agent-to-client");
-    let (_, driver) = AgentEnd::connect(|end| Interop { end, client: Mutex::new(None), sessions: Mutex::new(Vec::new()) }, input, output);
+    let (_, driver) = AgentEnd::connect(
+        |end| Interop {
+            end,
+            client: Mutex::new(None),
+            sessions: Mutex::new(Vec::new()),
+        },
+        input,
+        output,
+    );
     if let Err(error) = futures::executor::block_on(driver) {
         eprintln!("the connection failed: {error}");
         std::process::exit(1);

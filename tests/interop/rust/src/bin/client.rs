@@ -37,7 +37,11 @@ impl Interop {
     /// `path` when it is inside the working directory.
     fn inside(&self, path: &str) -> Result<PathBuf, Error> {
         let path = Path::new(path);
-        let path = if path.is_absolute() { path.to_path_buf() } else { self.cwd.join(path) };
+        let path = if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            self.cwd.join(path)
+        };
         if path.starts_with(&self.cwd) {
             Ok(path)
         } else {
@@ -47,29 +51,47 @@ impl Interop {
 }
 
 impl Client for Interop {
-    async fn session_request_permission(&self, params: RequestPermissionRequest) -> Result<RequestPermissionResponse, Error> {
+    async fn session_request_permission(
+        &self,
+        params: RequestPermissionRequest,
+    ) -> Result<RequestPermissionResponse, Error> {
         self.seen.lock().unwrap().permissions += 1;
-        let chosen = params.options.iter().find(|option| option.kind == PermissionOptionKind::AllowOnce).or(params.options.first());
+        let chosen = params
+            .options
+            .iter()
+            .find(|option| option.kind == PermissionOptionKind::AllowOnce)
+            .or(params.options.first());
         Ok(RequestPermissionResponse::new(match chosen {
-            Some(option) => RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(option.option_id.clone())),
+            Some(option) => {
+                RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(option.option_id.clone()))
+            }
             None => RequestPermissionOutcome::Cancelled(Default::default()),
         }))
     }
 
     async fn session_update(&self, params: SessionNotification) {
-        let kind = serde_json::to_value(&params.update).ok().and_then(|update| update["sessionUpdate"].as_str().map(str::to_owned)).unwrap_or_default();
+        let kind = serde_json::to_value(&params.update)
+            .ok()
+            .and_then(|update| update["sessionUpdate"].as_str().map(str::to_owned))
+            .unwrap_or_default();
         *self.seen.lock().unwrap().updates.entry(kind).or_default() += 1;
     }
 
     async fn fs_read_text_file(&self, params: ReadTextFileRequest) -> Result<ReadTextFileResponse, Error> {
         let path = self.inside(&params.path)?;
-        let content = std::fs::read_to_string(&path).map_err(|error| Error::internal_error().data(json!(error.to_string())))?;
+        let content =
+            std::fs::read_to_string(&path).map_err(|error| Error::internal_error().data(json!(error.to_string())))?;
         self.seen.lock().unwrap().reads += 1;
         let content = match (params.line.value().copied(), params.limit.value().copied()) {
             (None, None) => content,
             (line, limit) => {
                 let skip = line.map_or(0, |line| line.saturating_sub(1) as usize);
-                content.lines().skip(skip).take(limit.map_or(usize::MAX, |limit| limit as usize)).map(|line| format!("{line}\n")).collect()
+                content
+                    .lines()
+                    .skip(skip)
+                    .take(limit.map_or(usize::MAX, |limit| limit as usize))
+                    .map(|line| format!("{line}\n"))
+                    .collect()
             }
         };
         Ok(ReadTextFileResponse::new(content))
@@ -77,21 +99,33 @@ impl Client for Interop {
 
     async fn fs_write_text_file(&self, params: WriteTextFileRequest) -> Result<WriteTextFileResponse, Error> {
         let path = self.inside(&params.path)?;
-        std::fs::write(&path, &params.content).map_err(|error| Error::internal_error().data(json!(error.to_string())))?;
+        std::fs::write(&path, &params.content)
+            .map_err(|error| Error::internal_error().data(json!(error.to_string())))?;
         self.seen.lock().unwrap().writes += 1;
         Ok(WriteTextFileResponse::default())
     }
 }
 
 fn main() {
-    let arguments = Arguments::parse("client --cwd ABSOLUTE_DIR [--trace FILE] [--authenticate METHOD] [--prompt TEXT]... -- AGENT [ARGS]...", true);
+    let arguments = Arguments::parse(
+        "client --cwd ABSOLUTE_DIR [--trace FILE] [--authenticate METHOD] [--prompt TEXT]... -- AGENT [ARGS]...",
+        true,
+    );
     let (mut child, input, output) = spawn_agent(&arguments);
     let seen = Arc::new(Mutex::new(Seen::default()));
     let reports = seen.clone();
     let options = Options::dropped(move |dropped| reports.lock().unwrap().dropped.push(format!("{dropped:?}")));
     let cwd = arguments.cwd.clone();
     let handler_seen = seen.clone();
-    let (client, driver) = ClientEnd::connect_with(|_| Interop { cwd, seen: handler_seen }, input, output, options);
+    let (client, driver) = ClientEnd::connect_with(
+        |_| Interop {
+            cwd,
+            seen: handler_seen,
+        },
+        input,
+        output,
+        options,
+    );
     let session = async {
         let mut capabilities = ClientCapabilities::default();
         capabilities.fs = Some(serde_json::from_value(json!({"readTextFile": true, "writeTextFile": true})).unwrap());
@@ -99,15 +133,30 @@ fn main() {
         let mut initialize = InitializeRequest::new(PROTOCOL_VERSION);
         initialize.client_capabilities = Some(capabilities);
         initialize.client_info = Nullable::Value(Implementation::new("acp-codegen interop client (Rust)", "0.1.0"));
-        let initialized = client.initialize(initialize).await.map_err(|error| format!("initialize: {error}"))?;
+        let initialized = client
+            .initialize(initialize)
+            .await
+            .map_err(|error| format!("initialize: {error}"))?;
         if let Some(method) = &arguments.authenticate {
-            client.authenticate(AuthenticateRequest::new(method.clone())).await.map_err(|error| format!("authenticate: {error}"))?;
+            client
+                .authenticate(AuthenticateRequest::new(method.clone()))
+                .await
+                .map_err(|error| format!("authenticate: {error}"))?;
         }
-        let session = client.session_new(NewSessionRequest::new(arguments.cwd.display().to_string(), vec![])).await.map_err(|error| format!("session/new: {error}"))?;
+        let session = client
+            .session_new(NewSessionRequest::new(arguments.cwd.display().to_string(), vec![]))
+            .await
+            .map_err(|error| format!("session/new: {error}"))?;
         let mut stop_reasons = Vec::new();
         for text in &arguments.prompts {
-            let prompt = PromptRequest::new(session.session_id.clone(), vec![ContentBlock::Text(TextContent::new(text.clone()))]);
-            let response = client.session_prompt(prompt).await.map_err(|error| format!("session/prompt: {error}"))?;
+            let prompt = PromptRequest::new(
+                session.session_id.clone(),
+                vec![ContentBlock::Text(TextContent::new(text.clone()))],
+            );
+            let response = client
+                .session_prompt(prompt)
+                .await
+                .map_err(|error| format!("session/prompt: {error}"))?;
             stop_reasons.push(serde_json::to_value(response.stop_reason).unwrap_or_default());
         }
         client.close();
