@@ -186,7 +186,17 @@ fn run_pipeline(document: Value, overlays: &[Overlay]) -> Result<Reached, String
     };
     let vectors = acp_codegen::vectors::generate(&ir);
     let report = acp_codegen::validate::check(&schema.document, &ir, &vectors);
-    drop(report);
+    if let Some(finding) = report.findings.first() {
+        return Err(format!(
+            "the validator disagrees with {} of the {} vectors, first {} {}: {} (document {})",
+            report.findings.len(),
+            report.checked,
+            finding.type_name,
+            finding.vector,
+            finding.message,
+            serde_json::to_string(&original).unwrap_or_default()
+        ));
+    }
     for (language, emit) in LANGUAGES {
         if let Err(error) = emit(&ir, &PackageNames::default()) {
             if error.message.is_empty() {

@@ -99,6 +99,20 @@ pub fn load(options: &SourceOptions) -> Result<ExtendedSchema, SourceError> {
     extend(origin, base, &options.rfds.resolve()?, strict)
 }
 
+/// The document is a JSON Schema: its own meta-schema (the draft its
+/// `$schema` names, 2020-12 by default) accepts it. A document that is not
+/// one cannot be lowered faithfully, nor judged by the validator the vectors
+/// and the trace checker rely on.
+fn check_meta_schema(origin: &str, document: &Value) -> Result<(), SourceError> {
+    jsonschema::meta::validate(document).map_err(|error| {
+        SourceError::shape(
+            origin,
+            &error.instance_path().to_string(),
+            format!("not a JSON Schema: {error}"),
+        )
+    })
+}
+
 /// Applies `overlays` to `base` and resolves the capability annotations.
 /// `strict` makes every stable gate mandatory (used for the embedded default).
 pub fn extend(
@@ -110,6 +124,7 @@ pub fn extend(
     for overlay in overlays {
         overlay.apply(&mut document)?;
     }
+    check_meta_schema(&origin, &document)?;
     let applied: Vec<String> = overlays.iter().map(|overlay| overlay.id.clone()).collect();
     let gates = CapabilityAnnotations::builtin()?.resolve(&document, &applied, strict)?;
     Ok(ExtendedSchema {

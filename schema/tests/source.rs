@@ -273,6 +273,28 @@ fn schema_files_with_bad_json_or_no_defs_are_rejected() {
     std::fs::remove_dir_all(&folder).ok();
 }
 
+#[test]
+fn a_document_its_meta_schema_rejects_is_refused_at_the_pointer() {
+    let mut document = upstream::default_schema();
+    document["$defs"]["SessionId"]["type"] = json!(5);
+    let error = extend("bad.json".to_owned(), document, &[], false)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.starts_with("bad.json#/$defs/SessionId/type: not a JSON Schema: "),
+        "{error}"
+    );
+    let mut document = upstream::default_schema();
+    document["$defs"]["SessionId"]["required"] = json!("sessionId");
+    let error = extend("bad.json".to_owned(), document, &[], false)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.starts_with("bad.json#/$defs/SessionId/required: not a JSON Schema: "),
+        "{error}"
+    );
+}
+
 // ---- capability annotations -------------------------------------------
 
 #[test]

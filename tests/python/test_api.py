@@ -96,8 +96,22 @@ def test_a_variant_tag_defaults_to_its_value_and_is_written() -> None:
     assert RUNTIME.encode(MODELS.ContentBlock, block) == {"type": "text", "text": "hi"}
 
 
-def test_field_docstrings_are_field_descriptions() -> None:
-    assert MODELS.TextContent.model_fields["text"].description or MODELS.TextContent.model_fields["meta"].description
+def test_field_descriptions_are_the_schema_descriptions() -> None:
+    """Every field of a model named after a definition whose member has a
+    description carries that text exactly, and no other field has one."""
+    schema = json.loads((bindings_folder() / "schema" / "acp.schema.json").read_text(encoding="utf-8"))
+    compared = 0
+    for name, node in schema["$defs"].items():
+        model = MODELS.TYPES.get(name)
+        if not (inspect.isclass(model) and issubclass(model, RUNTIME.WireModel)) or "properties" not in node:
+            continue
+        for attribute, field in model.model_fields.items():
+            member = node["properties"].get(field.alias or attribute)
+            if member is None:
+                continue
+            assert field.description == member.get("description"), f"{name}.{attribute}"
+            compared += 1
+    assert compared > 100, compared
 
 
 def test_docstrings_indent_their_continuation_lines() -> None:

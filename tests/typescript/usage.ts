@@ -19,8 +19,6 @@ const agentEnd = connectAgent(
   (client): Agent => ({
     initialize: () => ({ protocolVersion: 1 }),
     sessionNew: () => ({ sessionId: "session-1" }),
-    sessionSetMode: () => ({}),
-    sessionSetConfigOption: () => ({ configOptions: [] }),
     sessionCancel: () => {},
     sessionPrompt: ({ sessionId, prompt }) => {
       const send = (update: SessionUpdate) => client.notify("session/update", { sessionId, update });

@@ -23,9 +23,9 @@ const PAIRS: [(&str, &str, &str); 3] = [
 /// Languages whose program may be longer than the official twin, and why.
 const LONGER: [(&str, &str); 1] = [(
     "TypeScript",
-    "the `Agent` and `Client` interfaces make every method the schema does not gate a required member (`sessionCancel`, \
-     `sessionSetMode`, `sessionSetConfigOption`, `elicitationComplete`), a compile-time check the official SDK's \
-     handler registration does not have; and the program exports its wire for the round-trip check",
+    "the program joins its two ends by hand (each end's send passes the text to the other end's receive and records \
+     it, for usage-wire.mjs's round-trip check of every message on the wire), where the official SDK's client \
+     connects to its agent in process without a wire",
 )];
 
 /// The lines of code of `source`: blank lines, `//` and `#` comment lines,
