@@ -4,15 +4,15 @@
 //! directions (methods and gates on its IR), each breaking verdict with the
 //! witness message that proves it.
 
-#[path = "support/snapshots.rs"]
+#[path = "../../tests/support/snapshots.rs"]
 mod snapshots;
 
 use std::path::Path;
 
-use acp_codegen::ir::*;
-use acp_codegen::lower::{lower, Unsupported};
-use acp_codegen::review::witness::{Reader, Schema};
-use acp_codegen::review::{report, review, roles::Direction, rules::Level, rules::Rule, Finding, Review};
+use acp_ir::ir::*;
+use acp_ir::lower::{lower, Unsupported};
+use acp_review::witness::{Reader, Schema};
+use acp_review::{report, review, roles::Direction, rules::Level, rules::Rule, Finding, Review};
 use acp_schema_source::{load, ExtendedSchema, RfdSelection, SourceOptions};
 use serde_json::{json, Value};
 
@@ -774,7 +774,7 @@ fn every_rule_is_proven_by_a_change() {
         assert_witnessed(finding, &reviewed);
         proven.push(rule);
     }
-    let conflict = acp_codegen::review::Conflict {
+    let conflict = acp_review::Conflict {
         overlay: "x".to_owned(),
         message: "conflicts".to_owned(),
     };
