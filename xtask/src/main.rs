@@ -11,6 +11,7 @@ mod captures;
 mod chain;
 mod check_trace;
 mod differential;
+mod format;
 mod generate;
 mod handlers;
 mod history;
@@ -172,7 +173,7 @@ enum Command {
         /// Only the bindings of these schemas (`default`, `default-tolerant`,
         /// `v1-stable`, `v1-unstable`, `v2-stable`, `v2-unstable`, `hostile`;
         /// repeatable), without the suites that run once (workspace, clippy,
-        /// history, packages, benchmark) unless `--suite` names them.
+        /// format, history, packages, benchmark) unless `--suite` names them.
         #[arg(long = "only", value_name = "SCHEMA")]
         only: Vec<String>,
         /// Only these languages' suites (`rust`, `typescript`, `python`;
@@ -181,7 +182,7 @@ enum Command {
         /// mutation).
         #[arg(long = "lang", value_name = "LANGUAGE")]
         languages: Vec<String>,
-        /// Only these suites (repeatable): workspace, clippy, history,
+        /// Only these suites (repeatable): workspace, clippy, format, history,
         /// handlers, bindings, negotiation, chain, independent, captures,
         /// mutation, packages, bench. Without a filter, everything runs.
         #[arg(long = "suite", value_name = "SUITE")]

@@ -23,8 +23,8 @@ use acp_schema_source::{ExtendedSchema, RfdSelection, SourceOptions};
 
 use crate::tools::{run_checked, workspace_root};
 use crate::{
-    bench, captures, chain, generate, handlers, independent, mutation, negotiation_suite, package, source, test_python,
-    test_rust, test_typescript, upstream,
+    bench, captures, chain, format, generate, handlers, independent, mutation, negotiation_suite, package, source,
+    test_python, test_rust, test_typescript, upstream,
 };
 
 /// The schemas whose bindings are tested, with whether they read tolerantly:
@@ -87,9 +87,13 @@ pub struct Selection {
 }
 
 /// Every suite, by the name `--suite` takes, in the order they run.
-pub const SUITES: [(&str, &str); 12] = [
+pub const SUITES: [(&str, &str); 13] = [
     ("workspace", "cargo test --workspace, the upstream suite included"),
     ("clippy", "cargo clippy --workspace -D warnings"),
+    (
+        "format",
+        "every hand-written file as rustfmt, prettier and ruff write it",
+    ),
     ("history", "the review on the published history"),
     ("handlers", "no required handler the official SDK leaves optional"),
     (
@@ -114,7 +118,7 @@ pub const SUITES: [(&str, &str); 12] = [
 /// The suites that run on every language's bindings at once.
 const ACROSS_LANGUAGES: [&str; 5] = ["negotiation", "chain", "independent", "captures", "mutation"];
 /// The suites that run once, not per schema or language.
-const ONCE: [&str; 5] = ["workspace", "clippy", "history", "packages", "bench"];
+const ONCE: [&str; 6] = ["workspace", "clippy", "format", "history", "packages", "bench"];
 const LANGUAGES: [&str; 3] = ["rust", "typescript", "python"];
 
 impl Selection {
@@ -218,6 +222,10 @@ pub fn run(selection: &Selection) -> Result<()> {
                 .current_dir(&workspace),
             "cargo clippy --workspace",
         )?;
+    }
+    if selection.wants("format") {
+        eprintln!("== the format of the hand-written files");
+        format::run(&workspace)?;
     }
     if selection.wants("history") {
         eprintln!("== the review on the published history");
