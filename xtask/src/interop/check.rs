@@ -9,7 +9,7 @@ use std::process::Command;
 
 use anyhow::Result;
 
-use crate::tools::run_checked;
+use crate::support::tools::run_checked;
 
 /// Checks `scripts` (of one folder) with the checkers of `tools` (a Python interpreter):
 /// `packages` is the interpreter whose installed packages mypy reads, and

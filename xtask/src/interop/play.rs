@@ -17,7 +17,7 @@ fn project(setup: &Setup, protocol: &Protocol, client: &Program, agent: &Program
         protocol.name, client.label, agent.label
     )));
     let _ = std::fs::remove_dir_all(&folder);
-    crate::output::write_file(&folder.join("notes.txt"), b"hello\n").map_err(|error| format!("{error:#}"))?;
+    crate::support::output::write_file(&folder.join("notes.txt"), b"hello\n").map_err(|error| format!("{error:#}"))?;
     Ok(folder)
 }
 

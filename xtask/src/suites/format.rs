@@ -14,7 +14,7 @@ use std::process::Command;
 
 use anyhow::{bail, Context, Result};
 
-use crate::tools::{cargo, run_checked, virtual_environment};
+use crate::support::tools::{cargo, run_checked, virtual_environment};
 
 /// Checks every hand-written file of the workspace at `workspace`.
 pub fn run(workspace: &Path) -> Result<()> {
