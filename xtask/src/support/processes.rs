@@ -4,17 +4,51 @@
 //! behind: any live process in its group, or carrying its mark (which also
 //! finds those that moved to a group or session of their own). They are
 //! killed, and named to the caller, which fails on them.
+//!
+//! A group of its own does not get the terminal's Ctrl-C: while a command
+//! runs, an interrupt (SIGINT, SIGTERM, SIGHUP) of this process kills its
+//! group first, then ends this process as the signal would have.
 
 use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
+use std::sync::Once;
 use std::time::{Duration, Instant};
 
 /// The variable that marks a command's processes.
 const MARK: &str = "ACP_XTASK_GROUP";
 /// How long the processes of a command that exited get to end on their own.
 const GRACE: Duration = Duration::from_secs(2);
+
+/// The group of the command [`run`] is waiting for, 0 when none.
+static RUNNING: AtomicI32 = AtomicI32::new(0);
+
+/// On an interrupt: kills the running group, then takes the signal's
+/// default action. Only async-signal-safe calls.
+extern "C" fn interrupted(signal: libc::c_int) {
+    let group = RUNNING.load(Ordering::SeqCst);
+    // SAFETY: kill(2), signal(2) and raise(3) are async-signal-safe and
+    // touch no memory of ours.
+    unsafe {
+        if group > 0 {
+            libc::kill(-group, libc::SIGKILL);
+        }
+        libc::signal(signal, libc::SIG_DFL);
+        libc::raise(signal);
+    }
+}
+
+/// Installs [`interrupted`] for SIGINT, SIGTERM and SIGHUP, once.
+fn handle_interrupts() {
+    static INSTALLED: Once = Once::new();
+    INSTALLED.call_once(|| {
+        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            // SAFETY: the handler only makes async-signal-safe calls.
+            unsafe { libc::signal(signal, interrupted as extern "C" fn(libc::c_int) as libc::sighandler_t) };
+        }
+    });
+}
 
 /// How a command ended, and the processes it left behind (`pid name`).
 pub struct Ended {
@@ -27,6 +61,7 @@ pub struct Ended {
 /// process it left behind and names them.
 pub fn run(command: &mut Command) -> std::io::Result<Ended> {
     static NEXT: AtomicU64 = AtomicU64::new(0);
+    handle_interrupts();
     let mark = format!("{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
     let mut child = command
         .env(MARK, &mark)
@@ -36,6 +71,7 @@ pub fn run(command: &mut Command) -> std::io::Result<Ended> {
         .stderr(Stdio::piped())
         .spawn()?;
     let group = child.id();
+    RUNNING.store(group as i32, Ordering::SeqCst);
     let drain = |pipe: Option<Box<dyn Read + Send>>| {
         std::thread::spawn(move || {
             let mut bytes = Vec::new();
@@ -57,6 +93,7 @@ pub fn run(command: &mut Command) -> std::io::Result<Ended> {
     }
     let left_behind = left.iter().map(|(pid, name)| format!("{pid} {name}")).collect();
     kill_all(group, &mark);
+    RUNNING.store(0, Ordering::SeqCst);
 
     Ok(Ended {
         output: Output {
