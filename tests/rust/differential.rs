@@ -10,7 +10,7 @@
 //! at that place, and every member it drops must be one the schema lets be
 //! absent. Both are judged by the member graph `cargo xtask test` derives
 //! from the base schema's IR (`ACP_MEMBERS`; its format is documented in
-//! `xtask/src/differential.rs`). How many vectors fall in each bucket is
+//! `xtask/src/suites/differential.rs`). How many vectors fall in each bucket is
 //! committed in [`EXPECTED`], so any change in either side fails the test.
 
 use std::collections::BTreeSet;

@@ -5,38 +5,23 @@
 //! output first (in memory, or `generate`'s staged beside its folders) and
 //! only then put it in place, so bad input leaves no partial output behind.
 //! Errors name the file and JSON pointer and exit non-zero.
+//!
+//! This file holds the command line's definitions and sends each command to
+//! the module that does it: [`commands`] (one module per command), the test
+//! orchestration in [`suites`], the benchmark in [`bench`](mod@bench), the interop
+//! matrix in [`interop`]; what they share is in [`support`].
 
 mod bench;
-mod captures;
-mod chain;
-mod check_trace;
-mod differential;
-mod generate;
-mod handlers;
-mod history;
-mod independent;
+mod commands;
 mod interop;
-mod lowering;
-mod mutation;
-mod negotiate;
-mod negotiation_suite;
-mod output;
-mod package;
-mod review;
-mod source;
-mod test_command;
-mod test_python;
-mod test_rust;
-mod test_typescript;
-mod tools;
-mod upstream;
+mod suites;
+mod support;
 
 use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
 
-use acp_codegen::lower::Unsupported;
 use acp_schema_source::{RfdSelection, SourceOptions};
 
 /// Generation allocates and frees many small values (token streams, syntax
@@ -160,19 +145,19 @@ enum Command {
         #[command(flatten)]
         source: SourceArgs,
         #[command(flatten)]
-        trace: check_trace::CheckArgs,
+        trace: commands::check_trace::CheckArgs,
     },
     /// Write a large, clean, seeded capture for measuring `check-trace`.
     GenTrace {
         #[command(flatten)]
-        args: check_trace::generate::GenerateArgs,
+        args: commands::check_trace::generate::GenerateArgs,
     },
     /// Run every test of every language, installing what they need.
     Test {
         /// Only the bindings of these schemas (`default`, `default-tolerant`,
         /// `v1-stable`, `v1-unstable`, `v2-stable`, `v2-unstable`, `hostile`;
         /// repeatable), without the suites that run once (workspace, clippy,
-        /// history, packages, benchmark) unless `--suite` names them.
+        /// format, history, packages, benchmark) unless `--suite` names them.
         #[arg(long = "only", value_name = "SCHEMA")]
         only: Vec<String>,
         /// Only these languages' suites (`rust`, `typescript`, `python`;
@@ -180,12 +165,12 @@ enum Command {
         /// need every language (negotiation, chain, independent, captures,
         /// mutation).
         #[arg(long = "lang", value_name = "LANGUAGE")]
-        languages: Vec<String>,
-        /// Only these suites (repeatable): workspace, clippy, history,
+        languages: Vec<suites::Language>,
+        /// Only these suites (repeatable): workspace, clippy, format, history,
         /// handlers, bindings, negotiation, chain, independent, captures,
         /// mutation, packages, bench. Without a filter, everything runs.
         #[arg(long = "suite", value_name = "SUITE")]
-        suites: Vec<String>,
+        suites: Vec<suites::Suite>,
     },
     /// Run our connections against the official SDKs and real agents over
     /// stdio, print the matrix, and fail unless every cell passes.
@@ -282,74 +267,29 @@ fn main() {
 
 fn run(command: Command) -> Result<()> {
     match command {
-        Command::Schema { source, out } => {
-            let schema = acp_schema_source::load(&source.options())?;
-            // Only a schema the IR can represent is written out.
-            lowering::lower_told(&schema, Unsupported::Fail, source.strict_names)?;
-            output::write_file(&out, schema.to_pretty_json().as_bytes())?;
-            eprintln!("wrote {}", out.display());
-        }
-        Command::Inspect { source, json } => {
-            let schema = acp_schema_source::load(&source.options())?;
-            let ir = lowering::lower_told(&schema, Unsupported::FallBack, source.strict_names)?;
-            let summary = acp_codegen::inspect::summarize(&ir);
-            if json {
-                println!("{}", serde_json::to_string_pretty(&summary)?);
-            } else {
-                print!("{summary}");
-                for skipped in &schema.gates.skipped {
-                    println!("capability annotation not applied: {skipped}");
-                }
-                for unresolved in &schema.gates.unresolved {
-                    println!("capability annotation unresolved: {unresolved}");
-                }
-            }
-        }
-        Command::Vectors { source, out } => {
-            let files = vector_files(&source)?;
-            output::replace_directory(&out, &files)?;
-            eprintln!("wrote {} vector files to {}", files.len(), out.display());
-        }
+        Command::Schema { source, out } => commands::schema::run(&source, &out),
+        Command::Inspect { source, json } => commands::inspect::run(&source, json),
+        Command::Vectors { source, out } => commands::vectors::run(&source, &out),
         Command::Generate {
             source,
             names,
             languages,
             tolerant,
             out,
-        } => {
-            generate::generate(
-                &source.options(),
-                &names.names(),
-                &languages,
-                tolerant,
-                source.strict_names,
-                &out,
-            )?;
-            eprintln!("wrote {}", out.display());
-        }
+        } => commands::generate::command(&source, &names.names(), &languages, tolerant, &out),
         Command::Package {
             source,
             names,
             base_version,
             out,
-        } => {
-            let options = package::Options {
-                source: source.options(),
-                names: names.names(),
-                version: base_version,
-                strict_names: source.strict_names,
-                out,
-            };
-            let packaged = package::run(&options)?;
-            for artifact in &packaged.artifacts {
-                eprintln!(
-                    "wrote {} ({} bytes)",
-                    artifact.display(),
-                    std::fs::metadata(artifact)?.len()
-                );
-            }
-        }
-        Command::CheckPackages => package::check::run()?,
+        } => commands::package::command(commands::package::Options {
+            source: source.options(),
+            names: names.names(),
+            version: base_version,
+            strict_names: source.strict_names,
+            out,
+        }),
+        Command::CheckPackages => commands::package::check::run(),
         Command::Review {
             base,
             head,
@@ -357,52 +297,35 @@ fn run(command: Command) -> Result<()> {
             out,
             fail_on,
             strict_names,
-        } => {
-            let threshold = fail_on.as_deref().map(review::fail_level).transpose()?;
-            let outcome = review::run(&base, &head, out.is_some(), strict_names)?;
-            if let Some(out) = &out {
-                review::write(out, &outcome.files)?;
-                eprintln!("wrote {}", out.display());
-            }
-            let printed = if format == "json" { "review.json" } else { "review.md" };
-            print!("{}", outcome.files[std::path::Path::new(printed)]);
-            if threshold.is_some_and(|threshold| outcome.review.worst() >= threshold) {
-                eprintln!("review: the change reaches `{}`", outcome.review.worst().as_str());
-                std::process::exit(2);
-            }
-        }
+        } => commands::review::command(&base, &head, &format, out.as_deref(), fail_on.as_deref(), strict_names),
         Command::Negotiate {
             source,
             request,
             response,
-        } => print!(
-            "{}",
-            negotiate::run(&source.options(), source.strict_names, &request, &response)?
-        ),
+        } => {
+            print!(
+                "{}",
+                commands::negotiate::run(&source.options(), source.strict_names, &request, &response)?
+            );
+            Ok(())
+        }
         Command::CheckTrace { source, trace } => {
-            if check_trace::run(&source.options(), source.strict_names, &trace)? {
+            if commands::check_trace::run(&source.options(), source.strict_names, &trace)? {
                 std::process::exit(2);
             }
+            Ok(())
         }
-        Command::GenTrace { args } => check_trace::generate::run(&args)?,
+        Command::GenTrace { args } => commands::check_trace::generate::run(&args),
         Command::Test {
             only,
             languages,
             suites,
-        } => test_command::run(&test_command::Selection {
+        } => suites::run(&suites::Selection {
             schemas: only,
             languages,
             suites,
-        })?,
-        Command::Bench { quick, peers, out } => bench::run(&bench::Options { quick, peers, out })?,
-        Command::Interop { out } => interop::run(out.as_deref())?,
+        }),
+        Command::Bench { quick, peers, out } => bench::run(&bench::Options { quick, peers, out }),
+        Command::Interop { out } => interop::run(out.as_deref()),
     }
-    Ok(())
-}
-
-/// Lowers the schema and renders its vectors, checking them with the validator.
-fn vector_files(source: &SourceArgs) -> Result<output::Files> {
-    let schema = acp_schema_source::load(&source.options())?;
-    let ir = lowering::lower_told(&schema, Unsupported::Fail, source.strict_names)?;
-    generate::checked_vectors(&schema, &ir)
 }

@@ -72,10 +72,19 @@ export function permissionOutcome(params) {
  */
 export async function runClient(acp, options, seen, handlers, play) {
   const record = recorder(options.trace);
+  // A process group of its own (`detached`), so that its children stop with it.
   const agent = spawn(options.agent[0], options.agent.slice(1), {
     cwd: options.cwd,
     stdio: ["pipe", "pipe", "inherit"],
+    detached: true,
   });
+  const stop = () => {
+    try {
+      process.kill(-agent.pid, "SIGKILL");
+    } catch {
+      // The group has ended already.
+    }
+  };
   const client = acp.connectClient(
     () => handlers,
     (text) => {
@@ -100,11 +109,11 @@ export async function runClient(acp, options, seen, handlers, play) {
   };
   try {
     console.log(JSON.stringify(await play(client, step)));
-    agent.kill();
+    stop();
     process.exit(0);
   } catch (error) {
     console.error(`FAIL: ${error.message} (dropped: ${JSON.stringify(seen.dropped)})`);
-    agent.kill();
+    stop();
     process.exit(1);
   }
 }

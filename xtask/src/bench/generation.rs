@@ -16,8 +16,8 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 
 use super::measure::{write_if_changed, Setup};
-use crate::tools::cargo;
-use crate::tools::run_checked;
+use crate::support::tools::cargo;
+use crate::support::tools::run_checked;
 
 const JSON_SCHEMA_TO_TYPESCRIPT: &str = "16.0.0";
 const QUICKTYPE: &str = "26.0.0";

@@ -179,6 +179,6 @@ pub fn write_if_changed(path: &Path, contents: &str) -> Result<bool> {
     if std::fs::read_to_string(path).ok().as_deref() == Some(contents) {
         return Ok(false);
     }
-    crate::output::write_file(path, contents.as_bytes())?;
+    crate::support::output::write_file(path, contents.as_bytes())?;
     Ok(true)
 }

@@ -14,7 +14,7 @@
 //! ([`typescript`]) and Python ([`python`]), the generator peers
 //! ([`generation`]); [`report`] prints and writes the results.
 
-pub(crate) mod corpus;
+mod corpus;
 mod generation;
 mod measure;
 mod page;
@@ -34,7 +34,7 @@ use anyhow::{bail, ensure, Result};
 use acp_codegen::emit::PackageNames;
 use acp_schema_source::SourceOptions;
 
-use crate::generate;
+use crate::commands::generate;
 use measure::Setup;
 
 /// What to run.
@@ -63,7 +63,7 @@ fn bindings(folder: &Path) -> Result<bool> {
         return Ok(false);
     }
     generate::write(folder, &outputs)?;
-    crate::output::write_file(&stamp_file, stamp.as_bytes())?;
+    crate::support::output::write_file(&stamp_file, stamp.as_bytes())?;
     Ok(true)
 }
 
@@ -81,7 +81,7 @@ pub fn check(options: &Options) -> Result<()> {
 
 pub fn run(options: &Options) -> Result<()> {
     check(options)?;
-    let workspace = crate::tools::workspace_root();
+    let workspace = crate::support::tools::workspace_root();
     let folder = workspace.join("target").join("bench");
     let bindings_folder = folder.join("bindings");
     let bindings_changed = bindings(&bindings_folder)?;
@@ -137,7 +137,7 @@ pub fn run(options: &Options) -> Result<()> {
         } else {
             report::json(&results)
         };
-        crate::output::write_file(out, text.as_bytes())?;
+        crate::support::output::write_file(out, text.as_bytes())?;
         eprintln!("wrote {}", out.display());
     }
     let inexact: Vec<String> = results

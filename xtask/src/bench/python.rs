@@ -13,7 +13,7 @@ use anyhow::{Context, Result};
 use acp_codegen::emit::PackageNames;
 
 use super::measure::{measure_interleaved, write_if_changed, Contender, Measurement, Setup};
-use crate::tools::run_checked;
+use crate::support::tools::run_checked;
 
 const PROGRAM: &str = include_str!("programs/decode_encode.py");
 const RECEIVE: &str = include_str!("programs/receive.py");

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 
 use super::measure::{measure_interleaved, write_if_changed, Contender, Measurement, Setup};
-use crate::tools::cargo;
+use crate::support::tools::cargo;
 
 const PROGRAM: &str = include_str!("programs/decode_encode.rs");
 const CONNECTION: &str = include_str!("programs/connection.rs");
@@ -41,7 +41,7 @@ fn build(setup: &Setup, folder: &str, manifest: &str, program: &str, binary: &st
     write_if_changed(&crate_folder.join("src").join("main.rs"), program)?;
     let target = setup.folder.join("rust-target");
     eprintln!("bench: building the Rust program {binary} (release)");
-    crate::tools::run_checked(
+    crate::support::tools::run_checked(
         cargo()
             .args(["build", "--quiet", "--release"])
             .env("CARGO_TARGET_DIR", &target)

@@ -106,6 +106,6 @@ fn node(setup: &Setup) -> Result<Startup> {
 /// A first, untimed run (it fills the caches, and fails loudly), then the timed ones.
 fn timed(label: &str, setup: &Setup, make: &dyn Fn() -> Command) -> Result<Timing> {
     eprintln!("bench: loading, {label}");
-    crate::tools::run_checked(&mut make(), label)?;
+    crate::support::tools::run_checked(&mut make(), label)?;
     Ok(time(label, "", setup.runs(), make))
 }

@@ -12,7 +12,7 @@ use std::process::Command;
 use anyhow::Result;
 
 use super::measure::{measure_interleaved, write_if_changed, Contender, Measurement, Setup};
-use crate::tools::run_checked;
+use crate::support::tools::run_checked;
 
 const PROGRAM: &str = include_str!("programs/decode_encode.mjs");
 const CONNECTION: &str = include_str!("programs/connection.mjs");

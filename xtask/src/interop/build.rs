@@ -10,7 +10,7 @@ use std::process::Command;
 use anyhow::{Context, Result};
 
 use super::program::{Program, Setup};
-use crate::tools::{cargo, copy_tree, run_checked, virtual_environment};
+use crate::support::tools::{cargo, copy_tree, run_checked, virtual_environment};
 
 /// An official SDK's agent and client, ready to run.
 pub struct Official {
@@ -32,7 +32,7 @@ pub fn official_rust(setup: &Setup) -> Result<Versions> {
     let source = setup.sources("official-rust");
     let built = setup.folder.join("official-rust");
     let manifest = source.join("Cargo.toml");
-    crate::output::write_file(
+    crate::support::output::write_file(
         &built.join("Cargo.toml"),
         &std::fs::read(&manifest).with_context(|| format!("reading {}", manifest.display()))?,
     )?;
@@ -69,7 +69,7 @@ pub fn official_rust(setup: &Setup) -> Result<Versions> {
         let _ = std::fs::remove_file(sdk.join("Cargo.lock"));
         let manifest =
             std::fs::read_to_string(sdk.join("Cargo.toml")).context("reading the official SDK's manifest")?;
-        crate::output::write_file(&sdk.join("Cargo.toml"), format!("{manifest}\n[workspace]\n").as_bytes())?;
+        crate::support::output::write_file(&sdk.join("Cargo.toml"), format!("{manifest}\n[workspace]\n").as_bytes())?;
     }
     let examples = [
         "--example",

@@ -9,21 +9,30 @@ use std::process::Command;
 
 use anyhow::Result;
 
-use crate::tools::run_checked;
+use crate::support::tools::run_checked;
 
 /// Checks `scripts` (of one folder) with the checkers of `tools` (a Python interpreter):
 /// `packages` is the interpreter whose installed packages mypy reads, and
 /// `path` a folder added to the import path (the generated package's).
 pub fn python(tools: &Path, scripts: &[&Path], packages: &Path, path: Option<&Path>, what: &str) -> Result<()> {
-    // Run where the scripts are, so that ruff counts their sibling modules
-    // as their own (first-party) imports.
+    // Run where the scripts are, with that folder as ruff's source root
+    // (the root's ruff.toml would make it the workspace), so that ruff
+    // counts their sibling modules as their own (first-party) imports.
     let folder = scripts
         .first()
         .and_then(|script| script.parent())
         .unwrap_or(Path::new("."));
     run_checked(
         Command::new(tools)
-            .args(["-m", "ruff", "check", "--no-cache", "--quiet"])
+            .args([
+                "-m",
+                "ruff",
+                "check",
+                "--no-cache",
+                "--quiet",
+                "--config",
+                "src = ['.']",
+            ])
             .args(scripts)
             .current_dir(folder),
         &format!("ruff check on {what}"),

@@ -47,8 +47,8 @@ use std::path::Path;
 
 use anyhow::{bail, Result};
 
-use crate::tools::{virtual_environment, workspace_root};
-use crate::upstream;
+use crate::support::tools::{virtual_environment, workspace_root};
+use crate::support::upstream;
 use program::{Cell, Protocol, Setup};
 
 /// The real agents of the matrix (names of `capture.py`'s recipes).
@@ -136,7 +136,7 @@ pub fn run(out: Option<&Path>) -> Result<()> {
     );
     print!("{tables}");
     if let Some(out) = out {
-        crate::output::write_file(out, page::page(&tables).as_bytes())?;
+        crate::support::output::write_file(out, page::page(&tables).as_bytes())?;
         eprintln!("wrote {}", out.display());
     }
     let cells: Vec<&Cell> = v1_cells.iter().chain(&v2_cells).collect();

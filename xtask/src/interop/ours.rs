@@ -14,7 +14,7 @@ use anyhow::{Context, Result};
 use acp_codegen::emit::PackageNames;
 
 use super::program::{Program, Protocol, Setup};
-use crate::tools::{cargo, copy_tree, run_checked};
+use crate::support::tools::{cargo, copy_tree, run_checked};
 
 /// Our three clients and three agents on one protocol version, in the
 /// order Rust, TypeScript, Python.
@@ -28,7 +28,7 @@ pub struct Ours {
 pub fn build(setup: &Setup, protocol: &Protocol, python: &Path) -> Result<Ours> {
     let bindings = setup.folder.join(protocol.named("bindings", '-'));
     let languages = ["rust".to_owned(), "typescript".to_owned(), "python".to_owned()];
-    crate::generate::generate(
+    crate::commands::generate::generate(
         &protocol.source(),
         &PackageNames::default(),
         &languages,
@@ -108,7 +108,7 @@ fn rust(setup: &Setup, name: &str, bindings: &Path) -> Result<PathBuf> {
     let manifest = std::fs::read_to_string(&manifest_path)
         .with_context(|| format!("reading {}", manifest_path.display()))?
         .replace("{bindings}", &bindings.join("rust").display().to_string());
-    crate::output::write_file(&harness.join("Cargo.toml"), manifest.as_bytes())?;
+    crate::support::output::write_file(&harness.join("Cargo.toml"), manifest.as_bytes())?;
     copy_tree(&source.join("src"), &harness.join("src"))?;
     run_checked(
         cargo()

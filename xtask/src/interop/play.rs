@@ -3,10 +3,15 @@
 //! `check-trace` with the schema of the cell's protocol version. Three kinds
 //! of client: one with our clients' command line (ours and those on the
 //! official TypeScript and Python SDKs), the official Rust SDK's example
-//! clients, and ours against a real agent through `capture.py`.
+//! clients, and ours against a real agent through `capture.py`. Each cell's
+//! client runs in a process group of its own ([`processes::run`]): what it
+//! leaves behind (an agent, or an agent's child) is killed and fails the
+//! cell.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
+
+use crate::support::processes;
 
 use super::program::{Cell, Program, Protocol, Setup};
 
@@ -17,7 +22,7 @@ fn project(setup: &Setup, protocol: &Protocol, client: &Program, agent: &Program
         protocol.name, client.label, agent.label
     )));
     let _ = std::fs::remove_dir_all(&folder);
-    crate::output::write_file(&folder.join("notes.txt"), b"hello\n").map_err(|error| format!("{error:#}"))?;
+    crate::support::output::write_file(&folder.join("notes.txt"), b"hello\n").map_err(|error| format!("{error:#}"))?;
     Ok(folder)
 }
 
@@ -41,6 +46,20 @@ fn check(protocol: &Protocol, trace: &Path) -> Result<(), String> {
     }
     let text = String::from_utf8_lossy(&output.stdout);
     Err(format!("check-trace: {}", text.lines().next().unwrap_or("failed")))
+}
+
+/// Runs a cell's client to the end ([`processes::run`]); a process it left
+/// behind fails the cell.
+fn play(command: &mut Command) -> Result<Output, String> {
+    let ended = processes::run(command).map_err(|error| error.to_string())?;
+    if !ended.left_behind.is_empty() {
+        return Err(format!(
+            "left behind (killed): {}; {}",
+            ended.left_behind.join(", "),
+            last_line(&ended.output.stderr)
+        ));
+    }
+    Ok(ended.output)
 }
 
 /// The last line of what a program wrote, for a failure's message.
@@ -68,7 +87,7 @@ pub fn client_against(setup: &Setup, protocol: &Protocol, client: &Program, agen
             .arg("--")
             .args(&agent.command)
             .envs(agent.env.iter().map(|(key, value)| (key, value)));
-        let output = command.output().map_err(|error| error.to_string())?;
+        let output = play(&mut command)?;
         if !output.status.success() {
             return Err(last_line(&output.stderr));
         }
@@ -88,14 +107,14 @@ pub fn rust_example_client(setup: &Setup, protocol: &Protocol, client: &Program,
     let outcome = (|| {
         let folder = project(setup, protocol, client, agent)?;
         let trace = folder.with_extension("jsonl");
-        let output = client
-            .command()
-            .args(["--command", &agent.command.join(" "), "Read notes.txt, then update it."])
-            .envs(agent.env.iter().map(|(key, value)| (key, value)))
-            .env("ACP_INTEROP_TRACE", &trace)
-            .current_dir(&folder)
-            .output()
-            .map_err(|error| error.to_string())?;
+        let output = play(
+            client
+                .command()
+                .args(["--command", &agent.command.join(" "), "Read notes.txt, then update it."])
+                .envs(agent.env.iter().map(|(key, value)| (key, value)))
+                .env("ACP_INTEROP_TRACE", &trace)
+                .current_dir(&folder),
+        )?;
         let printed = String::from_utf8_lossy(&output.stderr);
         if !output.status.success() || !printed.contains(protocol.example_done) {
             return Err(last_line(&output.stderr));
@@ -120,15 +139,15 @@ pub fn real_agent(setup: &Setup, protocol: &Protocol, client: &Program, name: &s
                 .join("sessions")
                 .join(format!("{}-{}-{name}.jsonl", protocol.name, file_name(&client.label)));
         let capture = setup.workspace.join("tests").join("agents").join("capture.py");
-        let output = Command::new("python3")
-            .arg(capture)
-            .args(["--agent", name, "--client", &client.command.join(" "), "--trace"])
-            .arg(&trace)
-            .arg("--cache")
-            .arg(setup.workspace.join("target").join("agents"))
-            .envs(client.env.iter().map(|(key, value)| (key, value)))
-            .output()
-            .map_err(|error| error.to_string())?;
+        let output = play(
+            Command::new("python3")
+                .arg(capture)
+                .args(["--agent", name, "--client", &client.command.join(" "), "--trace"])
+                .arg(&trace)
+                .arg("--cache")
+                .arg(setup.workspace.join("target").join("agents"))
+                .envs(client.env.iter().map(|(key, value)| (key, value))),
+        )?;
         if !output.status.success() {
             return Err(last_line(&output.stderr));
         }

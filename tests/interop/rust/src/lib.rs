@@ -8,6 +8,7 @@
 use std::fs::File;
 use std::future::Future;
 use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::pin::Pin;
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -69,13 +70,15 @@ impl Arguments {
     }
 }
 
-/// The agent of `arguments`, started in its folder, with its output as the
+/// The agent of `arguments`, started in its folder in a process group of
+/// its own (so that its children stop with it), with its output as the
 /// stream a client's end reads and its input as the one it writes, each
 /// line recorded in the trace; exits 1 when the agent cannot start.
 pub fn spawn_agent(arguments: &Arguments) -> (Child, impl AsyncBufRead + Unpin, Writer<ChildStdin>) {
     let spawned = Command::new(&arguments.agent[0])
         .args(&arguments.agent[1..])
         .current_dir(&arguments.cwd)
+        .process_group(0)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn();
@@ -98,8 +101,8 @@ pub fn spawn_agent(arguments: &Arguments) -> (Child, impl AsyncBufRead + Unpin, 
 }
 
 /// Plays `session` while `driver` (the connection's) runs, then stops the
-/// agent `child`: an agent need not exit when its input ends, so the
-/// session decides. A failed session comes with how the connection ended,
+/// agent `child` and its process group: an agent need not exit when its
+/// input ends, so the session decides. A failed session comes with how the connection ended,
 /// if it had.
 pub fn play<T, D>(
     session: impl Future<Output = Result<T, String>>,
@@ -112,6 +115,10 @@ pub fn play<T, D>(
             Either::Right((driven, session)) => session.await.map_err(|message| (message, Some(driven))),
         }
     });
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{}", child.id())])
+        .stderr(Stdio::null())
+        .status();
     let _ = child.kill();
     let _ = child.wait();
     outcome

@@ -24,7 +24,7 @@ use anyhow::{bail, ensure, Context, Result};
 
 use acp_codegen::emit::PackageNames;
 
-use crate::tools::{copy_tree, run_checked, virtual_environment, SuiteOutcome};
+use crate::support::tools::{copy_tree, run_checked, virtual_environment, SuiteOutcome};
 
 /// Runs the python suite on the bindings in `bindings` (a folder written by
 /// `generate`, holding `python/` and `vectors/`); `label` names the schema.

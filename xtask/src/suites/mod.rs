@@ -6,26 +6,39 @@
 //! every language). Last, the quick benchmark (`cargo xtask bench --quick`)
 //! runs, so that it cannot rot: it fails when our bindings do not re-encode
 //! its corpus exactly. Before it, the packages of `cargo xtask package` are
-//! built twice, compared, installed and used ([`crate::package::check`]).
+//! built twice, compared, installed and used ([`crate::commands::package::check`]).
 //! The first failure fails the command.
 //! `--only LABEL` narrows the run to those schemas' bindings, `--lang` to
-//! those languages' suites, `--suite` to those suites ([`SUITES`]).
+//! those languages' suites, `--suite` to those suites ([`Suite`]).
 //! It refuses to run while `UPDATE_SNAPSHOTS` is set: a run that re-approves
 //! snapshots checks none.
+
+mod captures;
+mod chain;
+mod differential;
+mod format;
+mod handlers;
+mod history;
+mod independent;
+mod mutation;
+mod negotiation;
+mod python;
+mod rust;
+mod typescript;
 
 use std::path::Path;
 use std::process::Command;
 
 use anyhow::{bail, Context, Result};
+use clap::ValueEnum;
 
 use acp_codegen::emit::PackageNames;
 use acp_schema_source::{ExtendedSchema, RfdSelection, SourceOptions};
 
-use crate::tools::{run_checked, workspace_root};
-use crate::{
-    bench, captures, chain, generate, handlers, independent, mutation, negotiation_suite, package, source, test_python,
-    test_rust, test_typescript, upstream,
-};
+use crate::bench;
+use crate::commands::{generate, package};
+use crate::support::tools::{run_checked, workspace_root};
+use crate::support::{source, upstream};
 
 /// The schemas whose bindings are tested, with whether they read tolerantly:
 /// the default, the default with tolerant reading, and the latest release's
@@ -80,84 +93,105 @@ fn hostile(workspace: &Path) -> Result<ExtendedSchema> {
 pub struct Selection {
     /// Schemas by label ([`schemas_under_test`], `hostile`).
     pub schemas: Vec<String>,
-    /// Languages of the bindings suites: `rust`, `typescript`, `python`.
-    pub languages: Vec<String>,
-    /// Suites by name ([`SUITES`]).
-    pub suites: Vec<String>,
+    /// Languages of the bindings suites.
+    pub languages: Vec<Language>,
+    /// Suites by name.
+    pub suites: Vec<Suite>,
 }
 
 /// Every suite, by the name `--suite` takes, in the order they run.
-pub const SUITES: [(&str, &str); 12] = [
-    ("workspace", "cargo test --workspace, the upstream suite included"),
-    ("clippy", "cargo clippy --workspace -D warnings"),
-    ("history", "the review on the published history"),
-    ("handlers", "no required handler the official SDK leaves optional"),
-    (
-        "bindings",
-        "each language's suite on the bindings of each schema (--lang picks languages)",
-    ),
-    ("negotiation", "the negotiation views, byte-identical in every language"),
-    ("chain", "every vector through Rust -> TypeScript -> Python -> Rust"),
-    ("independent", "values made from the raw schema, through the chain"),
-    (
-        "captures",
-        "real agents' traffic through the chain and the trace checker",
-    ),
-    ("mutation", "the mutants, on the default schema"),
-    (
-        "packages",
-        "the packages of cargo xtask package, built twice, installed and used",
-    ),
-    ("bench", "the quick benchmark"),
-];
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Suite {
+    /// cargo test --workspace, the upstream suite included
+    Workspace,
+    /// cargo clippy --workspace -D warnings
+    Clippy,
+    /// every hand-written file as rustfmt, prettier and ruff write it
+    Format,
+    /// the review on the published history
+    History,
+    /// no required handler the official SDK leaves optional
+    Handlers,
+    /// each language's suite on the bindings of each schema (--lang picks languages)
+    Bindings,
+    /// the negotiation views, byte-identical in every language
+    Negotiation,
+    /// every vector through Rust -> TypeScript -> Python -> Rust
+    Chain,
+    /// values made from the raw schema, through the chain
+    Independent,
+    /// real agents' traffic through the chain and the trace checker
+    Captures,
+    /// the mutants, on the default schema
+    Mutation,
+    /// the packages of cargo xtask package, built twice, installed and used
+    Packages,
+    /// the quick benchmark
+    Bench,
+}
 
-/// The suites that run on every language's bindings at once.
-const ACROSS_LANGUAGES: [&str; 5] = ["negotiation", "chain", "independent", "captures", "mutation"];
-/// The suites that run once, not per schema or language.
-const ONCE: [&str; 5] = ["workspace", "clippy", "history", "packages", "bench"];
-const LANGUAGES: [&str; 3] = ["rust", "typescript", "python"];
+impl Suite {
+    /// Whether the suite runs once, not per schema or language.
+    fn runs_once(self) -> bool {
+        matches!(
+            self,
+            Suite::Workspace | Suite::Clippy | Suite::Format | Suite::History | Suite::Packages | Suite::Bench
+        )
+    }
+
+    /// Whether the suite runs on every language's bindings at once.
+    fn across_languages(self) -> bool {
+        matches!(
+            self,
+            Suite::Negotiation | Suite::Chain | Suite::Independent | Suite::Captures | Suite::Mutation
+        )
+    }
+
+    /// Whether the suite needs the harnesses the language suites build (the
+    /// chain and what runs through it).
+    fn needs_bindings(self) -> bool {
+        self == Suite::Bindings || self.across_languages()
+    }
+
+    /// The name `--suite` takes.
+    fn name(self) -> String {
+        self.to_possible_value()
+            .map(|value| value.get_name().to_owned())
+            .unwrap_or_default()
+    }
+}
+
+/// The languages of the bindings suites, by the name `--lang` takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Language {
+    Rust,
+    Typescript,
+    Python,
+}
 
 impl Selection {
     /// Whether `suite` runs: named, or every suite when none is named. A
     /// run narrowed to schemas or languages leaves out the suites that run
     /// once, and one narrowed to languages those that need all three.
-    fn wants(&self, suite: &str) -> bool {
+    fn wants(&self, suite: Suite) -> bool {
         if !self.suites.is_empty() {
-            return self.suites.iter().any(|wanted| wanted == suite);
+            return self.suites.contains(&suite);
         }
         let narrowed = !self.schemas.is_empty() || !self.languages.is_empty();
-        !(narrowed && ONCE.contains(&suite) || !self.languages.is_empty() && ACROSS_LANGUAGES.contains(&suite))
+        !(narrowed && suite.runs_once() || !self.languages.is_empty() && suite.across_languages())
     }
 
-    fn wants_language(&self, language: &str) -> bool {
-        self.languages.is_empty() || self.languages.iter().any(|wanted| wanted == language)
+    fn wants_language(&self, language: Language) -> bool {
+        self.languages.is_empty() || self.languages.contains(&language)
     }
 
     fn check(&self) -> Result<()> {
-        if let Some(unknown) = self
-            .suites
-            .iter()
-            .find(|suite| !SUITES.iter().any(|(name, _)| name == *suite))
-        {
-            bail!(
-                "--suite {unknown}: no such suite (known: {})",
-                SUITES.map(|(name, _)| name).join(", ")
-            );
-        }
-        if let Some(unknown) = self
-            .languages
-            .iter()
-            .find(|language| !LANGUAGES.contains(&language.as_str()))
-        {
-            bail!("--lang {unknown}: no such language (known: rust, typescript, python)");
-        }
-        if !self.languages.is_empty() && self.languages.len() < LANGUAGES.len() {
-            if let Some(across) = self
-                .suites
-                .iter()
-                .find(|suite| ACROSS_LANGUAGES.contains(&suite.as_str()))
-            {
-                bail!("--suite {across} runs on every language's bindings at once: drop --lang");
+        if !self.languages.is_empty() && self.languages.len() < Language::value_variants().len() {
+            if let Some(across) = self.suites.iter().find(|suite| suite.across_languages()) {
+                bail!(
+                    "--suite {} runs on every language's bindings at once: drop --lang",
+                    across.name()
+                );
             }
         }
         Ok(())
@@ -194,7 +228,7 @@ pub fn run(selection: &Selection) -> Result<()> {
         labelled.retain(|(label, _, _)| selection.schemas.contains(label));
     }
     let cargo = || Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()));
-    if selection.wants("workspace") {
+    if selection.wants(Suite::Workspace) {
         run_checked(
             cargo()
                 .args(["test", "--workspace", "--", "--include-ignored"])
@@ -203,7 +237,7 @@ pub fn run(selection: &Selection) -> Result<()> {
             "cargo test --workspace",
         )?;
     }
-    if selection.wants("clippy") {
+    if selection.wants(Suite::Clippy) {
         run_checked(
             cargo()
                 .args([
@@ -219,16 +253,20 @@ pub fn run(selection: &Selection) -> Result<()> {
             "cargo clippy --workspace",
         )?;
     }
-    if selection.wants("history") {
+    if selection.wants(Suite::Format) {
+        eprintln!("== the format of the hand-written files");
+        format::run(&workspace)?;
+    }
+    if selection.wants(Suite::History) {
         eprintln!("== the review on the published history");
-        crate::history::run(&workspace)?;
+        history::run(&workspace)?;
     }
     test_schemas(&workspace, &upstream_root, labelled, selection)?;
-    if selection.wants("packages") {
+    if selection.wants(Suite::Packages) {
         eprintln!("== the packages (cargo xtask package)");
         package::check::run()?;
     }
-    if selection.wants("bench") {
+    if selection.wants(Suite::Bench) {
         eprintln!("== the quick benchmark");
         bench::run(&bench::Options {
             quick: true,
@@ -249,30 +287,13 @@ fn test_schemas(
     labelled: Vec<(String, ExtendedSchema, bool)>,
     selection: &Selection,
 ) -> Result<()> {
-    let per_schema = [
-        "handlers",
-        "bindings",
-        "negotiation",
-        "chain",
-        "independent",
-        "captures",
-        "mutation",
-    ];
-    if !per_schema.iter().any(|suite| selection.wants(suite)) {
+    let per_schema = Suite::value_variants().iter().filter(|suite| !suite.runs_once());
+    if !per_schema.clone().any(|suite| selection.wants(*suite)) {
         return Ok(());
     }
-    // The chain and what runs through it use the harnesses the language
-    // suites build.
-    let bindings = [
-        "bindings",
-        "negotiation",
-        "chain",
-        "independent",
-        "captures",
-        "mutation",
-    ]
-    .iter()
-    .any(|suite| selection.wants(suite));
+    let bindings = per_schema
+        .filter(|suite| suite.needs_bindings())
+        .any(|suite| selection.wants(*suite));
     let workspace = workspace.to_path_buf();
     let generated = workspace.join("target").join("bindings");
     for (label, schema, tolerant) in labelled {
@@ -283,34 +304,34 @@ fn test_schemas(
         eprintln!("== bindings for {label} in {}", folder.display());
         let ir = acp_codegen::lower::lower(&schema, acp_codegen::lower::Unsupported::Fail)
             .with_context(|| format!("lowering {label}"))?;
-        if selection.wants("handlers") {
+        if selection.wants(Suite::Handlers) {
             handlers::check(upstream_root, &label, &ir)?;
         }
         if bindings {
-            negotiation_suite::prepare(&workspace, &folder, &label)?;
-            if selection.wants_language("rust") {
-                test_rust::run(&workspace, &folder, &label)?;
+            negotiation::prepare(&workspace, &folder, &label)?;
+            if selection.wants_language(Language::Rust) {
+                rust::run(&workspace, &folder, &label)?;
             }
-            if selection.wants_language("typescript") {
-                test_typescript::run(&workspace, &folder, &label)?;
+            if selection.wants_language(Language::Typescript) {
+                typescript::run(&workspace, &folder, &label)?;
             }
-            if selection.wants_language("python") {
-                test_python::run(&workspace, &folder, &label)?;
+            if selection.wants_language(Language::Python) {
+                python::run(&workspace, &folder, &label)?;
             }
         }
-        if selection.wants("negotiation") {
-            negotiation_suite::compare(&folder, &label)?;
+        if selection.wants(Suite::Negotiation) {
+            negotiation::compare(&folder, &label)?;
         }
-        if selection.wants("chain") {
+        if selection.wants(Suite::Chain) {
             chain::run(&workspace, &folder, &label)?;
         }
-        if selection.wants("independent") {
+        if selection.wants(Suite::Independent) {
             independent::run(&workspace, &folder, &label, &schema, &ir, tolerant)?;
         }
-        if selection.wants("captures") && captures::applies(&ir) {
+        if selection.wants(Suite::Captures) && captures::applies(&ir) {
             captures::run(&workspace, &folder, &label, &schema, &ir)?;
         }
-        if selection.wants("mutation") && label == "default" {
+        if selection.wants(Suite::Mutation) && label == "default" {
             mutation::run(&workspace, &folder)?;
         }
     }

@@ -33,7 +33,7 @@ fn read_message(path: &Path) -> Result<Value> {
 /// collision rule changed.
 pub fn run(source: &SourceOptions, strict_names: bool, request: &Path, response: &Path) -> Result<String> {
     let schema = acp_schema_source::load(source)?;
-    let ir = crate::lowering::lower_told(&schema, Unsupported::Fail, strict_names)?;
+    let ir = crate::support::lowering::lower_told(&schema, Unsupported::Fail, strict_names)?;
     let Some(model) = negotiation::model(&ir) else {
         bail!(
             "{}: the schema's initialize messages match no capability layout",

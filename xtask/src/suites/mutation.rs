@@ -14,7 +14,7 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 
-use crate::tools::copy_tree;
+use crate::support::tools::copy_tree;
 
 /// One deliberate bug in one generated file.
 struct Mutant {
@@ -123,9 +123,9 @@ pub fn run(workspace: &Path, bindings: &Path) -> Result<()> {
         std::fs::write(&path, text.replacen(mutant.find, mutant.replace, 1))
             .with_context(|| format!("writing {}", path.display()))?;
         let outcome = match mutant.language {
-            "rust" => crate::test_rust::vector_suite(workspace, &folder)?,
-            "typescript" => crate::test_typescript::vector_suite(workspace, &folder, &label)?,
-            "python" => crate::test_python::vector_suite(workspace, &folder, &label)?,
+            "rust" => crate::suites::rust::vector_suite(workspace, &folder)?,
+            "typescript" => crate::suites::typescript::vector_suite(workspace, &folder, &label)?,
+            "python" => crate::suites::python::vector_suite(workspace, &folder, &label)?,
             other => bail!("no vector suite for the language {other}"),
         };
         let summary = summary_line(mutant.language, &outcome.output);

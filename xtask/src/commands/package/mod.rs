@@ -25,7 +25,7 @@ use anyhow::{bail, Context, Result};
 use acp_codegen::emit::PackageNames;
 use acp_schema_source::SourceOptions;
 
-use crate::generate;
+use crate::commands::generate;
 
 /// What `cargo xtask package` was asked for.
 pub struct Options {
@@ -42,6 +42,19 @@ pub struct Options {
 pub struct Packaged {
     pub version: String,
     pub artifacts: Vec<PathBuf>,
+}
+
+/// The command: builds every package and names each artifact with its size.
+pub fn command(options: Options) -> Result<()> {
+    let packaged = run(&options)?;
+    for artifact in &packaged.artifacts {
+        eprintln!(
+            "wrote {} ({} bytes)",
+            artifact.display(),
+            std::fs::metadata(artifact)?.len()
+        );
+    }
+    Ok(())
 }
 
 /// Builds every package and moves the artifacts into `options.out`.
@@ -103,7 +116,7 @@ pub fn run(options: &Options) -> Result<Packaged> {
 }
 
 /// Writes one package's files into `folder`.
-fn write_package(folder: &Path, files: &crate::output::Files) -> Result<PathBuf> {
+fn write_package(folder: &Path, files: &crate::support::output::Files) -> Result<PathBuf> {
     for (relative, contents) in files {
         let path = folder.join(relative);
         if let Some(parent) = path.parent() {

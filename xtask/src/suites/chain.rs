@@ -8,7 +8,7 @@
 //! compared with the vector. Numbers compare exactly: `1` is not `1.0`.
 //! A disagreement names the type, the vector and the two languages.
 //! [`run_cases`] runs the same chain on cases from elsewhere (the
-//! independent values of [`crate::independent`]), whose first step may be
+//! independent values of [`crate::suites::independent`]), whose first step may be
 //! judged by a rule instead of compared with one verdict.
 
 use std::path::{Path, PathBuf};
@@ -17,7 +17,7 @@ use std::process::Command;
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 
-use crate::tools::run_checked;
+use crate::support::tools::run_checked;
 
 /// One language step of the chain: `program arguments... in.jsonl out.jsonl`.
 struct Step {
@@ -191,7 +191,7 @@ pub fn run_cases(
         .unwrap_or_default();
     let rust = || Step {
         language: "Rust",
-        program: crate::test_rust::batch_program(workspace),
+        program: crate::suites::rust::batch_program(workspace),
         arguments: Vec::new(),
     };
     let steps = [

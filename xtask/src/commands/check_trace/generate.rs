@@ -4,7 +4,7 @@
 //! the end. It negotiates every capability of the default schema (so every
 //! RFD rule is live), opens one session, sends `session/ready`, then runs
 //! prompt turns whose content is the benchmark corpus
-//! (`crate::bench::corpus`): updates, permission requests and their
+//! (`crate::support::traffic`): updates, permission requests and their
 //! answers, each turn closed by its `turn_complete` and its response.
 
 use std::fs::File;
@@ -15,7 +15,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use serde_json::{json, Value};
 
-use crate::bench::corpus;
+use crate::support::traffic;
 
 /// What to write.
 #[derive(Debug, Args)]
@@ -181,7 +181,7 @@ pub fn write(path: &Path, bytes: u64, seed: u64) -> Result<u64> {
         writer.opening()?;
         let mut chunk = 0u64;
         while writer.bytes < bytes {
-            for (type_name, value) in corpus::generate(seed.wrapping_add(chunk), 1 << 20) {
+            for (type_name, value) in traffic::generate(seed.wrapping_add(chunk), 1 << 20) {
                 writer.add(type_name, value)?;
             }
             chunk += 1;

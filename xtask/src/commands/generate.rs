@@ -12,7 +12,7 @@ use acp_codegen::emit::PackageNames;
 use acp_codegen::lower::Unsupported;
 use acp_schema_source::{ExtendedSchema, SourceOptions};
 
-use crate::output::{self, Files};
+use crate::support::output::{self, Files};
 
 /// Output folder name -> its files.
 pub type Outputs = Vec<(String, Files)>;
@@ -23,7 +23,7 @@ pub type Outputs = Vec<(String, Files)>;
 /// `languages` picks emitters by folder name (`rust`, `typescript`,
 /// `python`); empty means all. `tolerant` opens every closed tagged union
 /// on decode ([`acp_codegen::tolerant`]); `strict_names` refuses a name the
-/// collision rule would change ([`crate::lowering`]).
+/// collision rule would change ([`crate::support::lowering`]).
 pub fn render(
     source: &SourceOptions,
     names: &PackageNames,
@@ -69,7 +69,20 @@ pub fn generate(
     updates.into_iter().try_for_each(|(_, update)| update.commit())
 }
 
-/// Lowers `schema` (telling renamed names, [`crate::lowering`]) and has
+/// The command: generates from `source` into `out` and says so.
+pub fn command(
+    source: &crate::SourceArgs,
+    names: &PackageNames,
+    languages: &[String],
+    tolerant: bool,
+    out: &Path,
+) -> Result<()> {
+    generate(&source.options(), names, languages, tolerant, source.strict_names, out)?;
+    eprintln!("wrote {}", out.display());
+    Ok(())
+}
+
+/// Lowers `schema` (telling renamed names, [`crate::support::lowering`]) and has
 /// [`acp_generate::generate_into`] render every folder into a sink that
 /// `open` gives by folder name.
 fn render_into<S: acp_generate::Sink + Send>(
@@ -80,7 +93,7 @@ fn render_into<S: acp_generate::Sink + Send>(
     strict_names: bool,
     open: &(dyn Fn(&str) -> Result<S> + Sync),
 ) -> Result<Vec<(String, S)>> {
-    let ir = crate::lowering::lower_told(schema, Unsupported::Fail, strict_names)?;
+    let ir = crate::support::lowering::lower_told(schema, Unsupported::Fail, strict_names)?;
     let options = acp_generate::Options {
         names: names.clone(),
         languages: languages.to_vec(),

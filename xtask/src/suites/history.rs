@@ -102,7 +102,7 @@ pub fn run(workspace: &Path) -> Result<()> {
             let (base, head) = (&pair[0], &pair[1]);
             let key = format!("{line} {} -> {}", base.short(), head.short());
             seen.insert(key.clone());
-            let outcome = crate::review::run(
+            let outcome = crate::commands::review::run(
                 &path_of(&root, base)?.display().to_string(),
                 &path_of(&root, head)?.display().to_string(),
                 false,
@@ -193,7 +193,7 @@ pub fn run(workspace: &Path) -> Result<()> {
 /// Has ajv (`tests/history/confirm.mjs`) check every witness: the writer's
 /// schema accepts it, the reader's rejects it.
 fn confirm(workspace: &Path, root: &Path, cases: &[serde_json::Value], failures: &mut Vec<String>) -> Result<()> {
-    crate::independent::generator(workspace)?;
+    crate::suites::independent::generator(workspace)?;
     let file = root.join("witnesses.json");
     std::fs::write(&file, serde_json::to_string(cases)?).with_context(|| format!("writing {}", file.display()))?;
     let script = workspace.join("tests").join("history").join("confirm.mjs");

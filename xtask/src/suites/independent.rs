@@ -3,7 +3,7 @@
 //! adversarial extras a generator rarely makes, and lets ajv say which are
 //! valid; a value on which the `jsonschema` crate disagrees with ajv is left
 //! out and counted. Every case then goes through the cross-language chain
-//! ([`crate::chain::run_cases`], numbers compared by value as JSON Schema
+//! ([`crate::suites::chain::run_cases`], numbers compared by value as JSON Schema
 //! does, integers exactly but where TypeScript reads them as doubles): a
 //! valid value must come back unchanged from every language, or changed
 //! only by a `default-on-null`/`default-on-error` rule of the schema (a
@@ -31,8 +31,8 @@ use serde_json::{json, Value};
 use acp_codegen::ir::{Ir, TypeKind};
 use acp_schema_source::ExtendedSchema;
 
-use crate::chain::{self, related, same_value, Case, Compare, Expected, Numbers, Verdict};
-use crate::tools::run_checked;
+use crate::suites::chain::{self, related, same_value, Case, Compare, Expected, Numbers, Verdict};
+use crate::support::tools::run_checked;
 
 /// Valid values each schema must yield at least (the bar).
 const MINIMUM_VALID: usize = 10_000;

@@ -9,13 +9,13 @@
 //! `tests/rust/hostile_wire.rs` and the decoder fuzzing of
 //! `tests/rust/fuzz_decoders.rs`) build under `clippy -D warnings` and run,
 //! then the differential test against the official crate follows
-//! ([`crate::differential`]).
+//! ([`crate::suites::differential`]).
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::tools::{cargo, run_checked, SuiteOutcome};
+use crate::support::tools::{cargo, run_checked, SuiteOutcome};
 
 /// The batch round-trip program `run` builds for the bindings it tested last.
 pub fn batch_program(workspace: &Path) -> std::path::PathBuf {
@@ -61,7 +61,7 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
     )?;
     if label == "default" {
         usage_suite(workspace, bindings, &target, &USAGE_PROGRAMS)?;
-        crate::differential::run(workspace, bindings, &target)?;
+        crate::suites::differential::run(workspace, bindings, &target)?;
     }
     if label == "v2-stable" {
         usage_suite(workspace, bindings, &target, &V2_PROGRAMS)?;
@@ -102,7 +102,7 @@ fn usage_suite(workspace: &Path, bindings: &Path, target: &Path, programs: &[&st
     std::fs::create_dir_all(harness.join("src"))?;
     std::fs::write(
         harness.join("Cargo.toml"),
-        include_str!("../../tests/rust/harness/usage.Cargo.toml")
+        include_str!("../../../tests/rust/harness/usage.Cargo.toml")
             .replace("{upstream}", acp_schema_source::upstream::UPSTREAM_VERSION),
     )?;
     std::fs::write(
@@ -117,7 +117,7 @@ fn usage_suite(workspace: &Path, bindings: &Path, target: &Path, programs: &[&st
         .with_context(|| format!("copying {program}"))?;
     }
     // The race tests' seeded randomness, a module of theirs (not a test of its own).
-    crate::tools::copy_tree(
+    crate::support::tools::copy_tree(
         &workspace.join("tests").join("rust").join("dice"),
         &harness.join("tests").join("dice"),
     )?;
@@ -149,7 +149,7 @@ fn write_harness(workspace: &Path, bindings: &Path) -> Result<PathBuf> {
     std::fs::create_dir_all(harness.join("tests")).context("creating the Rust harness")?;
     std::fs::write(
         harness.join("Cargo.toml"),
-        include_str!("../../tests/rust/harness/vectors.Cargo.toml"),
+        include_str!("../../../tests/rust/harness/vectors.Cargo.toml"),
     )?;
     std::fs::create_dir_all(harness.join("src"))?;
     std::fs::copy(

@@ -23,23 +23,23 @@ use std::process::{Command, Stdio};
 use anyhow::{bail, ensure, Context, Result};
 use serde_json::Value;
 
-use crate::tools::{run_checked, SuiteOutcome};
+use crate::support::tools::{run_checked, SuiteOutcome};
 
 /// The name of the consumer folder under a bindings folder; the tests'
 /// `loadBindings` looks for the installed package there.
 const CONSUMER: &str = "ts-consumer";
 
 /// The consumer's manifest: an ES module package of its own.
-const CONSUMER_MANIFEST: &str = include_str!("../../tests/typescript/harness/consumer.package.json");
+const CONSUMER_MANIFEST: &str = include_str!("../../../tests/typescript/harness/consumer.package.json");
 
 /// The type-level checks' compiler settings: the package's own, without
 /// output, on the consumer's code only.
-const TYPECHECK_CONFIG: &str = include_str!("../../tests/typescript/harness/tsconfig.typecheck.json");
+const TYPECHECK_CONFIG: &str = include_str!("../../../tests/typescript/harness/tsconfig.typecheck.json");
 
 /// The hand-written decoding runtime checked alone, as it stands in
 /// `templates/`: the package's settings, and no unused locals or
 /// parameters. `{runtime}` is its absolute path.
-const RUNTIME_CONFIG: &str = include_str!("../../tests/typescript/harness/tsconfig.runtime.json");
+const RUNTIME_CONFIG: &str = include_str!("../../../tests/typescript/harness/tsconfig.runtime.json");
 
 /// The usage program's compiler settings: the package's own, then the same
 /// without `exactOptionalPropertyTypes` (the setting most consumers use),
@@ -47,11 +47,11 @@ const RUNTIME_CONFIG: &str = include_str!("../../tests/typescript/harness/tsconf
 const USAGE_CONFIGS: [(&str, &str); 2] = [
     (
         "tsconfig.usage-exact.json",
-        include_str!("../../tests/typescript/harness/tsconfig.usage-exact.json"),
+        include_str!("../../../tests/typescript/harness/tsconfig.usage-exact.json"),
     ),
     (
         "tsconfig.usage.json",
-        include_str!("../../tests/typescript/harness/tsconfig.usage.json"),
+        include_str!("../../../tests/typescript/harness/tsconfig.usage.json"),
     ),
 ];
 

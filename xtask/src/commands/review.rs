@@ -1,5 +1,5 @@
 //! `cargo xtask review`: the semantic review of a schema change between two
-//! sources ([`crate::source`]). An overlay that conflicts with its base is
+//! sources ([`crate::support::source`]). An overlay that conflicts with its base is
 //! reported, not fatal. The
 //! report goes to stdout; `--out DIR` also writes `review.md`,
 //! `review.json` and `bindings.diff`, the unified diff of the generated
@@ -13,9 +13,9 @@ use acp_codegen::emit::PackageNames;
 use acp_codegen::lower::Unsupported;
 use acp_codegen::review::{self, report, rules::Level, witness::Schema, Review};
 
-use crate::lowering::lower_told;
-use crate::output::{self, Files};
-use crate::source::assemble;
+use crate::support::lowering::lower_told;
+use crate::support::output::{self, Files};
+use crate::support::source::assemble;
 
 /// What a review run produced.
 pub struct Outcome {
@@ -52,16 +52,16 @@ pub fn run(base: &str, head: &str, with_bindings: bool, strict_names: bool) -> R
     files.insert(PathBuf::from("review.json"), report::json(&review));
     if with_bindings {
         let names = PackageNames::default();
-        let old = crate::generate::render_bindings(&base_ir, &names)?;
-        let new = crate::generate::render_bindings(&head_ir, &names)?;
+        let old = crate::commands::generate::render_bindings(&base_ir, &names)?;
+        let new = crate::commands::generate::render_bindings(&head_ir, &names)?;
         files.insert(PathBuf::from("bindings.diff"), unified_diff(&old, &new));
     }
     Ok(Outcome { review, files })
 }
 
 /// The unified diff of two rendered package sets, file by file.
-fn unified_diff(old: &crate::generate::Outputs, new: &crate::generate::Outputs) -> String {
-    let flatten = |outputs: &crate::generate::Outputs| -> Files {
+fn unified_diff(old: &crate::commands::generate::Outputs, new: &crate::commands::generate::Outputs) -> String {
+    let flatten = |outputs: &crate::commands::generate::Outputs| -> Files {
         outputs
             .iter()
             .flat_map(|(folder, files)| {
@@ -109,4 +109,30 @@ pub fn fail_level(name: &str) -> Result<Level> {
 /// Writes the files of a review under `out` (replaced as a whole).
 pub fn write(out: &Path, files: &Files) -> Result<()> {
     output::replace_directory(out, files)
+}
+
+/// The command: reviews `base` against `head`, prints the report in
+/// `format` (`md` or `json`), writes the files to `out` when given, and
+/// exits 2 when a change reaches `fail_on` (`breaking` or `warning`).
+pub fn command(
+    base: &str,
+    head: &str,
+    format: &str,
+    out: Option<&Path>,
+    fail_on: Option<&str>,
+    strict_names: bool,
+) -> Result<()> {
+    let threshold = fail_on.map(fail_level).transpose()?;
+    let outcome = run(base, head, out.is_some(), strict_names)?;
+    if let Some(out) = out {
+        write(out, &outcome.files)?;
+        eprintln!("wrote {}", out.display());
+    }
+    let printed = if format == "json" { "review.json" } else { "review.md" };
+    print!("{}", outcome.files[Path::new(printed)]);
+    if threshold.is_some_and(|threshold| outcome.review.worst() >= threshold) {
+        eprintln!("review: the change reaches `{}`", outcome.review.worst().as_str());
+        std::process::exit(2);
+    }
+    Ok(())
 }

@@ -61,7 +61,7 @@ pub fn run(source: &SourceOptions, strict_names: bool, args: &CheckArgs) -> Resu
         }
     };
     let schema = acp_schema_source::load(source)?;
-    let ir = crate::lowering::lower_told(&schema, Unsupported::Fail, strict_names)?;
+    let ir = crate::support::lowering::lower_told(&schema, Unsupported::Fail, strict_names)?;
     let mut checker = Checker::new(&schema.document, &ir).map_err(|error| anyhow!("{}: {error}", schema.origin))?;
     if let Some(timeout) = args.ready_timeout {
         checker.fall_back_after(timeout);

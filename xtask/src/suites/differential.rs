@@ -15,8 +15,8 @@ use acp_codegen::ir::{AdditionalProperties, Field, Payload, TypeExpr, TypeKind, 
 use acp_codegen::lower::{lower, Unsupported};
 use acp_codegen::Ir;
 
-use crate::tools::cargo;
-use crate::tools::run_checked;
+use crate::support::tools::cargo;
+use crate::support::tools::run_checked;
 
 /// The `$defs` names the JSON-RPC envelopes of the schema root use: the
 /// official crate models those as generic wrappers, not as payload types.
@@ -192,7 +192,7 @@ pub fn run(workspace: &Path, bindings: &Path, target: &Path) -> Result<()> {
     std::fs::create_dir_all(harness.join("tests"))?;
     std::fs::write(
         harness.join("Cargo.toml"),
-        include_str!("../../tests/rust/harness/differential.Cargo.toml")
+        include_str!("../../../tests/rust/harness/differential.Cargo.toml")
             .replace("{upstream}", acp_schema_source::upstream::UPSTREAM_VERSION),
     )?;
     std::fs::write(
@@ -219,9 +219,9 @@ pub fn run(workspace: &Path, bindings: &Path, target: &Path) -> Result<()> {
         rfds: acp_schema_source::RfdSelection::Nothing,
     })?;
     let base_ir = lower(&base_schema, Unsupported::Fail)?;
-    crate::output::replace_directory(
+    crate::support::output::replace_directory(
         &harness.join("vectors"),
-        &crate::generate::checked_vectors(&base_schema, &base_ir)?,
+        &crate::commands::generate::checked_vectors(&base_schema, &base_ir)?,
     )?;
     std::fs::write(
         harness.join("members.json"),

@@ -7,7 +7,7 @@ use std::process::{Command, Stdio};
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
 
-use crate::tools::workspace_root;
+use crate::support::tools::workspace_root;
 
 /// Where `cargo package` builds (and verifies) the crate: shared between
 /// runs, so the dependencies are compiled once.
@@ -124,7 +124,7 @@ pub fn python(source: &Path, into: &Path) -> Result<Vec<PathBuf>> {
 /// `build`, `hatchling` and `twine` of `tests/python/requirements.txt`).
 pub fn tools_python() -> Result<PathBuf> {
     let workspace = workspace_root();
-    crate::tools::virtual_environment(
+    crate::support::tools::virtual_environment(
         &workspace.join(".tools"),
         &workspace.join("tests").join("python").join("requirements.txt"),
     )

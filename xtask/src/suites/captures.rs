@@ -1,7 +1,7 @@
 //! Real agents' traffic as test data: the captures in `tests/captures/`
 //! (real ACP agents from the npm registry against a mock model; see
 //! `tests/agents/`). On every schema of the v1 layout, each captured
-//! message goes through the cross-language chain ([`crate::chain`]) as the
+//! message goes through the cross-language chain ([`crate::suites::chain`]) as the
 //! type its method gives (a response as its request's result, an error
 //! response as the schema's `Error`) and must come back exactly from every
 //! language; and the trace checker ([`acp_codegen::trace`]) must find
@@ -17,7 +17,7 @@ use acp_codegen::ir::Ir;
 use acp_codegen::trace::{Checker, Direction, Place};
 use acp_schema_source::ExtendedSchema;
 
-use crate::chain::{self, Case, Compare, Expected, Verdict};
+use crate::suites::chain::{self, Case, Compare, Expected, Verdict};
 
 /// The captures, in name order.
 fn captures(workspace: &Path) -> Result<Vec<PathBuf>> {

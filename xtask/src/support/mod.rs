@@ -1,0 +1,14 @@
+//! What the commands, the suites, the benchmark and the interop matrix
+//! share: running tools ([`tools`]), programs that leave no process behind
+//! ([`processes`]), writing output atomically ([`output`]),
+//! lowering with the collision rule told ([`lowering`]), schema sources given
+//! as text ([`source`]), the pinned upstream release schemas ([`upstream`])
+//! and the seeded ACP traffic of the benchmark and `gen-trace` ([`traffic`]).
+
+pub mod lowering;
+pub mod output;
+pub mod processes;
+pub mod source;
+pub mod tools;
+pub mod traffic;
+pub mod upstream;

@@ -1,0 +1,186 @@
+//! Programs that end with the run. [`run`] starts a command in a process
+//! group of its own, marked by an environment variable every descendant
+//! inherits, and once the command has exited looks for what it left
+//! behind: any live process in its group, or carrying its mark (which also
+//! finds those that moved to a group or session of their own). They are
+//! killed, and named to the caller, which fails on them.
+//!
+//! A group of its own does not get the terminal's Ctrl-C: while a command
+//! runs, an interrupt (SIGINT, SIGTERM, SIGHUP) of this process kills its
+//! group first, then ends this process as the signal would have.
+
+use std::io::Read;
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
+use std::sync::Once;
+use std::time::{Duration, Instant};
+
+/// The variable that marks a command's processes.
+const MARK: &str = "ACP_XTASK_GROUP";
+/// How long the processes of a command that exited get to end on their own.
+const GRACE: Duration = Duration::from_secs(2);
+
+/// The group of the command [`run`] is waiting for, 0 when none.
+static RUNNING: AtomicI32 = AtomicI32::new(0);
+
+/// On an interrupt: kills the running group, then takes the signal's
+/// default action. Only async-signal-safe calls.
+extern "C" fn interrupted(signal: libc::c_int) {
+    let group = RUNNING.load(Ordering::SeqCst);
+    // SAFETY: kill(2), signal(2) and raise(3) are async-signal-safe and
+    // touch no memory of ours.
+    unsafe {
+        if group > 0 {
+            libc::kill(-group, libc::SIGKILL);
+        }
+        libc::signal(signal, libc::SIG_DFL);
+        libc::raise(signal);
+    }
+}
+
+/// Installs [`interrupted`] for SIGINT, SIGTERM and SIGHUP, once.
+fn handle_interrupts() {
+    static INSTALLED: Once = Once::new();
+    INSTALLED.call_once(|| {
+        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            // SAFETY: the handler only makes async-signal-safe calls.
+            unsafe { libc::signal(signal, interrupted as extern "C" fn(libc::c_int) as libc::sighandler_t) };
+        }
+    });
+}
+
+/// How a command ended, and the processes it left behind (`pid name`).
+pub struct Ended {
+    pub output: Output,
+    pub left_behind: Vec<String>,
+}
+
+/// Runs `command` to the end in a group of its own, capturing its output
+/// as [`Command::output`] does (no standard input), then kills every
+/// process it left behind and names them.
+pub fn run(command: &mut Command) -> std::io::Result<Ended> {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    handle_interrupts();
+    let mark = format!("{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
+    let mut child = command
+        .env(MARK, &mark)
+        .process_group(0)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let group = child.id();
+    RUNNING.store(group as i32, Ordering::SeqCst);
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    };
+    let stdout = drain(child.stdout.take().map(|pipe| Box::new(pipe) as Box<dyn Read + Send>));
+    let stderr = drain(child.stderr.take().map(|pipe| Box::new(pipe) as Box<dyn Read + Send>));
+    let status = child.wait()?;
+
+    let deadline = Instant::now() + GRACE;
+    let mut left = members(group, &mark);
+    while !left.is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+        left = members(group, &mark);
+    }
+    let left_behind = left.iter().map(|(pid, name)| format!("{pid} {name}")).collect();
+    kill_all(group, &mark);
+    RUNNING.store(0, Ordering::SeqCst);
+
+    Ok(Ended {
+        output: Output {
+            status,
+            stdout: stdout.join().unwrap_or_default(),
+            stderr: stderr.join().unwrap_or_default(),
+        },
+        left_behind,
+    })
+}
+
+/// Kills the group and every process with the mark, until none is left.
+fn kill_all(group: u32, mark: &str) {
+    for _ in 0..50 {
+        // SAFETY: kill(2) with a negative pid signals a process group; it
+        // touches no memory of ours.
+        unsafe { libc::kill(-(group as libc::pid_t), libc::SIGKILL) };
+        let left = members(group, mark);
+        if left.is_empty() {
+            return;
+        }
+        for (pid, _) in left {
+            // SAFETY: as above, one process.
+            unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The live processes (not zombies) in process group `group` or carrying
+/// `mark`, as (pid, name).
+fn members(group: u32, mark: &str) -> Vec<(u32, String)> {
+    let wanted = format!("{MARK}={mark}");
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for entry in entries.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|name| name.parse::<u32>().ok()) else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // `pid (name) state ppid pgrp ...`; the name may hold spaces and parentheses.
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+            continue;
+        };
+        let name = stat[open + 1..close].to_owned();
+        let fields: Vec<&str> = stat[close + 1..].split_whitespace().collect();
+        if fields.first() == Some(&"Z") || fields.first() == Some(&"X") {
+            continue;
+        }
+        let in_group = fields.get(2).and_then(|pgrp| pgrp.parse::<u32>().ok()) == Some(group);
+        let marked = || {
+            std::fs::read(entry.path().join("environ"))
+                .is_ok_and(|environ| environ.split(|byte| *byte == 0).any(|pair| pair == wanted.as_bytes()))
+        };
+        if in_group || marked() {
+            found.push((pid, name));
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_process_left_behind_is_named_and_killed() {
+        // The shell exits at once; its background sleep, in a session of
+        // its own, would outlive it.
+        let ended = run(Command::new("sh").args(["-c", "setsid sleep 60 & echo started"])).unwrap();
+        assert!(ended.output.status.success());
+        assert_eq!(String::from_utf8_lossy(&ended.output.stdout).trim(), "started");
+        assert_eq!(ended.left_behind.len(), 1, "{:?}", ended.left_behind);
+        assert!(ended.left_behind[0].ends_with(" sleep"), "{:?}", ended.left_behind);
+        let pid: u32 = ended.left_behind[0].split(' ').next().unwrap().parse().unwrap();
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        assert!(stat.is_empty() || stat.contains(") Z"), "{stat}");
+    }
+
+    #[test]
+    fn a_command_that_waits_for_its_children_leaves_nothing() {
+        let ended = run(Command::new("sh").args(["-c", "sleep 0.1 & wait; echo done"])).unwrap();
+        assert!(ended.output.status.success());
+        assert!(ended.left_behind.is_empty(), "{:?}", ended.left_behind);
+    }
+}
