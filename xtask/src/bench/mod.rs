@@ -12,7 +12,8 @@
 //! the corpus ([`corpus`]), the default bindings, the release-built Rust
 //! program ([`rust`]), the pinned official SDKs for TypeScript
 //! ([`typescript`]) and Python ([`python`]), the generator peers
-//! ([`generation`]); [`report`] prints and writes the results.
+//! ([`generation`]); [`report`] prints and writes the results, and
+//! [`targets`] warns of a ratio below its target.
 
 mod corpus;
 mod generation;
@@ -23,6 +24,7 @@ mod report;
 mod rust;
 mod scale;
 mod startup;
+mod targets;
 mod typescript;
 
 use std::collections::hash_map::DefaultHasher;
@@ -131,6 +133,9 @@ pub fn run(options: &Options) -> Result<()> {
         scale,
     };
     print!("{}", report::markdown(&results));
+    for warning in targets::warnings(&results) {
+        eprintln!("{warning}");
+    }
     if let Some(out) = &options.out {
         let text = if out.extension().is_some_and(|extension| extension == "md") {
             page::markdown(&results)

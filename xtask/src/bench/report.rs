@@ -53,7 +53,7 @@ fn correctness(measurement: &Measurement) -> String {
 }
 
 /// Ours, the official implementation and the floor of `language`.
-fn roles<'a>(results: &'a Results, language: &str) -> [Option<&'a Measurement>; 3] {
+pub(super) fn roles<'a>(results: &'a Results, language: &str) -> [Option<&'a Measurement>; 3] {
     ["ours", "official", "floor"].map(|role| {
         results
             .measurements
@@ -72,7 +72,7 @@ fn languages(results: &Results) -> Vec<&'static str> {
     languages
 }
 
-fn ratio(numerator: Option<f64>, denominator: Option<f64>) -> Option<f64> {
+pub(super) fn ratio(numerator: Option<f64>, denominator: Option<f64>) -> Option<f64> {
     Some(numerator? / denominator?)
 }
 

@@ -1,0 +1,104 @@
+//! The ratios each benchmark row is held to: ours against the official SDK
+//! of its language and, for the connection rows, against the JSON floor of
+//! the same work. A run below a target prints a warning line and goes on:
+//! timings on these machines are noisy, and the full run's table is the
+//! figure to quote.
+
+use super::measure::Measurement;
+use super::report::{ratio, roles, Results};
+
+/// A row's targets: the least ours / official and, where set, ours / floor.
+struct Target {
+    row: &'static str,
+    per_official: f64,
+    per_floor: Option<f64>,
+}
+
+const fn target(row: &'static str, per_official: f64, per_floor: Option<f64>) -> Target {
+    Target {
+        row,
+        per_official,
+        per_floor,
+    }
+}
+
+const TARGETS: [Target; 8] = [
+    target("Rust", 1.0, None),
+    target("TypeScript", 1.0, None),
+    target("Python", 1.2, None),
+    target("Rust connection", 1.0, Some(0.6)),
+    target("Rust round trip", 1.0, Some(0.6)),
+    target("TypeScript connection", 1.0, Some(0.6)),
+    target("TypeScript round trip", 1.0, Some(0.6)),
+    target("Python connection", 1.0, Some(0.6)),
+];
+
+/// One line per ratio of `results` below its target.
+pub fn warnings(results: &Results) -> Vec<String> {
+    let mut lines = Vec::new();
+    for target in &TARGETS {
+        let [ours, official, floor] =
+            roles(results, target.row).map(|measurement| measurement.map(Measurement::megabytes_per_second));
+        let checks = [
+            ("official", ratio(ours, official), Some(target.per_official)),
+            ("floor", ratio(ours, floor), target.per_floor),
+        ];
+        for (against, measured, least) in checks {
+            if let (Some(measured), Some(least)) = (measured, least) {
+                if measured < least {
+                    lines.push(format!(
+                        "warning: {}: ours / {against} is {measured:.2}, below its target {least:.2}",
+                        target.row
+                    ));
+                }
+            }
+        }
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn measurement(language: &'static str, role: &'static str, seconds: f64) -> Measurement {
+        Measurement {
+            language,
+            role,
+            label: String::new(),
+            messages: 1,
+            bytes: 1_000_000,
+            seconds: vec![seconds],
+            failures: 0,
+            differ: 0,
+            first_difference: None,
+            outcome: "equal".to_owned(),
+            peak_kib: None,
+        }
+    }
+
+    #[test]
+    fn a_ratio_below_its_target_warns_and_one_above_does_not() {
+        let measurements = vec![
+            measurement("Python", "ours", 1.0),
+            measurement("Python", "official", 1.0),
+            measurement("Rust connection", "ours", 1.0),
+            measurement("Rust connection", "official", 2.0),
+            measurement("Rust connection", "floor", 1.5),
+        ];
+        let results = Results {
+            quick: true,
+            seed: 0,
+            corpus_messages: 1,
+            corpus_bytes: 1,
+            measurements,
+            startup: Vec::new(),
+            generation: Vec::new(),
+            scale: Vec::new(),
+        };
+        assert_eq!(
+            warnings(&results),
+            ["warning: Python: ours / official is 1.00, below its target 1.20"]
+        );
+    }
+}
