@@ -111,10 +111,13 @@ export const initializeOptional: Initialize = undefined;
 export const elicitationOptional: Client["elicitationCreate"] = undefined;
 
 // A connection's `send` may return a promise, which its writer awaits (any
-// other return value is ignored); `options` is an object, or only `dropped`.
+// other return value is ignored); `options` is one object, whose `dropped` gets one report.
 export const asyncSend: Send = async (text) => void text;
 export const countingSend: Send = (text) => [text].length;
-export const options: ConnectOptions = { dropped: (method, error) => void [method, error.code], unordered: true };
+export const options: ConnectOptions = {
+  dropped: ({ method, error, line }) => void [method, error.code, line],
+  unordered: true,
+};
 // @ts-expect-error `unordered` is a boolean
 export const wrongOption: ConnectOptions = { unordered: "yes" };
 export function prompt(client: Client): Promise<unknown> {
