@@ -120,12 +120,10 @@ export const options: ConnectOptions = {
 };
 // @ts-expect-error `unordered` is a boolean
 export const wrongOption: ConnectOptions = { unordered: "yes" };
+// @ts-expect-error `dropped` is an option, not the options
+export const onlyDropped: ConnectOptions = () => undefined;
 export function prompt(client: Client): Promise<unknown> {
-  const end = connectClient(
-    () => client,
-    asyncSend,
-    (method) => void method,
-  );
+  const end = connectClient(() => client, asyncSend, { dropped: ({ line }) => void line });
   const signal = { aborted: false, addEventListener: () => {}, removeEventListener: () => {} };
   return end.request("session/prompt", { sessionId: "s", prompt: [] }, { signal });
 }
