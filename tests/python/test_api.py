@@ -234,7 +234,9 @@ def test_a_connection_pairs_requests_with_responses_decodes_results_and_reports_
         end = PACKAGE.connect_client(
             lambda _: Quiet(),
             send,
-            PACKAGE.ConnectOptions(dropped=lambda report: dropped.append((report.method, report.error.code, report.line))),
+            PACKAGE.ConnectOptions(
+                dropped=lambda report: dropped.append((report.method, report.error.code, report.line))
+            ),
         )
         params = minimal("InitializeRequest")
         answered = asyncio.ensure_future(end.request("initialize", PACKAGE.InitializeRequest.model_validate(params)))

@@ -146,7 +146,9 @@ async def through_connection(case: dict[str, Any], text: str) -> tuple[list[Any]
     recorder = AgentRecorder if case["side"] == "agent" else ClientRecorder
     connect = PACKAGE.connect_agent if case["side"] == "agent" else PACKAGE.connect_client
     end = connect(
-        lambda _: recorder(seen), send, PACKAGE.ConnectOptions(dropped=lambda report: dropped.append(report.error.to_json()))
+        lambda _: recorder(seen),
+        send,
+        PACKAGE.ConnectOptions(dropped=lambda report: dropped.append(report.error.to_json())),
     )
     request = case["kind"] == "request"
     envelope = (

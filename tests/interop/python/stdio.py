@@ -88,7 +88,9 @@ async def run_client(
         await stdin.drain()
 
     end = acp.connect_client(
-        lambda _: client, send, acp.ConnectOptions(dropped=lambda report: dropped.append(f"{report.method}: {report.error}"))
+        lambda _: client,
+        send,
+        acp.ConnectOptions(dropped=lambda report: dropped.append(f"{report.method}: {report.error}")),
     )
 
     async def read() -> None:
