@@ -364,7 +364,7 @@ class Connection:
             if failure.path == "/params" or failure.path.startswith("/params/"):
                 error: _rt.RequestError = _rt.InvalidParams(method, _rt.DecodeError(inner, failure.message))
             else:
-                error = _rt.RequestError(-32600, f"not a message this end takes: {failure}", {"pointer": failure.path})
+                error = _rt.RequestError(-32600, "not a message this end takes", {"pointer": failure.path})
             if "id" in message:
                 await self._write({"jsonrpc": "2.0", "id": message["id"] if isinstance(error, _rt.InvalidParams) else None, "error": error.to_json()})
             else:
