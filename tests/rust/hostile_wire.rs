@@ -317,15 +317,25 @@ fn through_connection(case: &Value, bytes: &[u8]) -> (Vec<Value>, Vec<Dropped>, 
 fn check_connection(case: &Value, expected: &Value, bytes: &[u8]) {
     let name = case["name"].as_str().unwrap_or_default();
     let connection = &expected["connection"];
-    assert!(connection.is_object(), "{name}: the table gives no connection outcome for Rust");
+    assert!(
+        connection.is_object(),
+        "{name}: the table gives no connection outcome for Rust"
+    );
     let (answers, dropped, seen) = through_connection(case, bytes);
     let errors: Vec<Value> = answers
         .iter()
         .filter_map(|answer| answer.get("error").cloned())
-        .chain(dropped.iter().map(|report| serde_json::to_value(&report.error).expect("errors encode")))
+        .chain(
+            dropped
+                .iter()
+                .map(|report| serde_json::to_value(&report.error).expect("errors encode")),
+        )
         .collect();
     if connection["code"].is_null() {
-        assert!(errors.is_empty(), "{name}: an error for a message the handler should get: {errors:?}");
+        assert!(
+            errors.is_empty(),
+            "{name}: an error for a message the handler should get: {errors:?}"
+        );
         assert_eq!(seen.len(), 1, "{name}: the handler was not called");
         let source = expected.get("value").unwrap_or(expected);
         let wanted = match source["encodes"].as_str() {
@@ -337,9 +347,17 @@ fn check_connection(case: &Value, expected: &Value, bytes: &[u8]) {
     }
     assert!(seen.is_empty(), "{name}: the handler was called");
     assert_eq!(errors.len(), 1, "{name}: {errors:?}");
-    assert_eq!(errors[0]["code"], connection["code"], "{name}: {}", errors[0]["message"]);
+    assert_eq!(
+        errors[0]["code"], connection["code"],
+        "{name}: {}",
+        errors[0]["message"]
+    );
     if !connection["pointer"].is_null() {
-        assert_eq!(errors[0]["data"]["pointer"], pointer(&connection["pointer"]).as_str(), "{name}");
+        assert_eq!(
+            errors[0]["data"]["pointer"],
+            pointer(&connection["pointer"]).as_str(),
+            "{name}"
+        );
     }
     if case["kind"] == "request" && connection["code"] != -32700 {
         assert_eq!(answers[0]["id"], 7, "{name}: the answer names the request");

@@ -124,7 +124,12 @@ mod ours {
         let (to_agent, agent_reads) = pipe();
         let (to_client, client_reads) = pipe();
         let (_, agent) = connect_agent(|_| Sessions, agent_reads, to_client, ConnectOptions::default());
-        let (client, driver) = connect_client(|_| Counter(Arc::default()), client_reads, to_agent, ConnectOptions::default());
+        let (client, driver) = connect_client(
+            |_| Counter(Arc::default()),
+            client_reads,
+            to_agent,
+            ConnectOptions::default(),
+        );
         let calls = async {
             let mut answered = 0;
             if client
