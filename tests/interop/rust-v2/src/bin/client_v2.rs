@@ -72,7 +72,8 @@ fn main() {
     let (mut child, input, output) = spawn_agent(&arguments);
     let seen = Arc::new(Mutex::new(Seen::default()));
     let reports = seen.clone();
-    let options = ConnectOptions::default().dropped(move |dropped| reports.lock().unwrap().dropped.push(format!("{dropped:?}")));
+    let options =
+        ConnectOptions::default().dropped(move |dropped| reports.lock().unwrap().dropped.push(format!("{dropped:?}")));
     let handler_seen = seen.clone();
     let (client, driver) = connect_client(|_| Interop { seen: handler_seen }, input, output, options);
     let session = async {

@@ -114,7 +114,8 @@ fn main() {
     let (mut child, input, output) = spawn_agent(&arguments);
     let seen = Arc::new(Mutex::new(Seen::default()));
     let reports = seen.clone();
-    let options = ConnectOptions::default().dropped(move |dropped| reports.lock().unwrap().dropped.push(format!("{dropped:?}")));
+    let options =
+        ConnectOptions::default().dropped(move |dropped| reports.lock().unwrap().dropped.push(format!("{dropped:?}")));
     let cwd = arguments.cwd.clone();
     let handler_seen = seen.clone();
     let (client, driver) = connect_client(
