@@ -1,5 +1,7 @@
 """One end of a JSON-RPC connection over any transport that carries JSON text.
 
+The design the three languages' connections share (names, options, the
+report of dropped input, the answer to each fault) is `docs/connection.md`.
 `connect_agent` and `connect_client` open the typed end of each side. No I/O
 of its own: the caller passes an async `send` that writes one message, and
 hands every received text to `receive`. Requests from the peer are answered
@@ -34,7 +36,7 @@ The connection removes the races the RFDs are about, by construction:
   notifications until it arrives, then releases them in order. There is no
   timer to fall back on.
 
-`unordered=True` opens an end without any of this, as connections without it
+`ConnectOptions(unordered=True)` opens an end without any of this, as connections without it
 behave: prompts return on their response, nothing is held for
 `session/ready`, no `turn_complete` is added, and the agent's responses are
 written ahead of the notifications still queued. It exists to show what the
@@ -77,10 +79,32 @@ from .protocols import (
 Send = _t.Callable[[str], _t.Awaitable[None]]
 """Writes one message, as JSON text, to the transport."""
 
-Dropped = _t.Callable[[str | None, _rt.RequestError], None]
-"""Told about a received message that gets no answer and was not handled: a
-notification that is unknown, invalid or whose handler raised (with its
-method), or a response to no request in flight (with `None`)."""
+
+
+@dataclass(frozen=True)
+class Dropped:
+    """A received message that got neither an answer nor a handler: a
+    notification that is unknown, invalid or whose handler raised, or a
+    response to no request in flight."""
+
+    method: str | None
+    """The notification's method; `None` for a response."""
+    error: _rt.RequestError
+    """The JSON-RPC error the message would have been answered with."""
+    line: int
+    """The message's position: the `line`th message this end received (`receive` calls), from 1."""
+
+
+@dataclass(frozen=True)
+class ConnectOptions:
+    """How an end behaves beyond the schema's rules."""
+
+    dropped: _t.Callable[[Dropped], None] | None = None
+    """Told of what the peer sent that got neither an answer nor a handler."""
+    unordered: bool = False
+    """Turns off the ordering the module describes, as connections without it
+    behave; it exists to show what the ordering prevents."""
+
 
 _Dispatch = _t.Callable[[_t.Any, str, _t.Any, bool], _t.Awaitable[_t.Any]]
 
@@ -216,21 +240,21 @@ class Connection:
 
     def __init__(
         self,
-        implementation: _t.Any,
+        handler: _t.Any,
         role: _t.Literal["agent", "client"],
         dispatch_request: _Dispatch,
         dispatch_notification: _Dispatch,
         send: Send,
-        dropped: Dropped | None,
-        unordered: bool = False,
+        options: ConnectOptions | None,
     ) -> None:
+        settings = options if options is not None else ConnectOptions()
         self._role = role
         self._dispatch_request = dispatch_request
         self._dispatch_notification = dispatch_notification
         self._reader = _rt.WireReader()
         self._send = send
-        self._dropped = dropped
-        self._unordered = unordered
+        self._dropped = settings.dropped
+        self._unordered = settings.unordered
         self._pending: dict[int, _Pending] = {}
         self._next_id = 1
         self._closed: BaseException | None = None
@@ -242,10 +266,12 @@ class Connection:
         self._running: dict[str, asyncio.Task[None]] = {}
         self._handling: set[asyncio.Task[_t.Any]] = set()
         self._stopping: set[asyncio.Task[_t.Any]] = set()
-        # The peer's notifications not handled yet (each with the future set
-        # once it is), whether one is being handled, the last one queued, and
-        # how many were read and handled.
-        self._inbox: collections.deque[tuple[str, _t.Any, asyncio.Future[None]]] = collections.deque()
+        # The messages received (the position in `Dropped.line`).
+        self._lines = 0
+        # The peer's notifications not handled yet (each with its line and the
+        # future set once it is), whether one is being handled, the last one
+        # queued, and how many were read and handled.
+        self._inbox: collections.deque[tuple[str, _t.Any, int, asyncio.Future[None]]] = collections.deque()
         self._consuming = False
         self._last: asyncio.Future[None] | None = None
         self._read = 0
@@ -259,7 +285,7 @@ class Connection:
         # `turn_complete` its handler sent.
         self._gate: _Gate | None = None
         self._completed: set[str] = set()
-        self._implementation = implementation(self)
+        self._implementation = handler(self)
 
     @property
     def features(self) -> Features:
@@ -275,41 +301,46 @@ class Connection:
         one at a time in the order they arrived, whether or not the caller
         awaits `receive`, and this returns once it was handled. (A read loop
         whose notification handlers wait for the peer hands each text to
-        `receive` in a task of its own, in order.) Text that is not JSON, or
-        nested too deeply for the json module, is answered with a parse
-        error (-32700), a malformed id with an invalid request (-32600), and
-        a call holding JSON that no binding takes back (nested deeper than
-        `MAX_DEPTH`, a number that is not finite, a lone surrogate) as
-        `_checked` says."""
+        `receive` in a task of its own, in order.) A message this end cannot
+        take is answered as `docs/connection.md`'s table of faults says, in
+        its order; a call holding JSON that no binding takes back (nested
+        deeper than `MAX_DEPTH`, a number that is not finite, a lone
+        surrogate) as `_checked` says."""
+        self._lines += 1
+        line = self._lines
         try:
             message, walk = self._reader.read(text)
-        except ValueError as error:
-            await self._write({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": f"not JSON: {error}"}})
-            return
-        except RecursionError:
+        except (ValueError, RecursionError):
             # The json module parses recursively: text nested about a thousand
             # levels deep exhausts Python's recursion limit before it is read.
-            await self._write({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "not JSON this end can read: nested too deeply"}})
+            await self._fault(None, -32700, "not JSON")
             return
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
-            await self._write({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "not a JSON-RPC 2.0 message"}})
-        elif "method" not in message and ("result" in message or "error" in message):
-            self._settle(message)
+            await self._fault(None, -32600, "not a JSON-RPC 2.0 message")
         elif "id" in message and not _is_id(message["id"]):
-            await self._write({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "the id is not a string, a number or null"}})
-        elif not isinstance(message.get("method"), str):
-            await self._write({"jsonrpc": "2.0", "id": message.get("id"), "error": {"code": -32600, "message": "the method is not a string"}})
-        elif not await self._checked(message, walk):
+            await self._fault(None, -32600, "the id is not a string, a number or null")
+        elif "method" not in message:
+            if "result" in message or "error" in message:
+                self._settle(message, line)
+            else:
+                await self._fault(message.get("id"), -32600, "neither a call nor an answer")
+        elif not isinstance(message["method"], str):
+            await self._fault(message.get("id"), -32600, "the method is not a string")
+        elif not await self._checked(message, walk, line):
             return
         elif "id" in message:
             self._running[_key(message["id"])] = self._spawn(self._answer(message))
         else:
-            handled = self._notified(message["method"], message.get("params"))
+            handled = self._notified(message["method"], message.get("params"), line)
             if self._consuming:
                 await asyncio.shield(handled)
             else:
                 # Nothing is being handled: this call handles the queue.
                 await self._consume()
+
+    async def _fault(self, request_id: _t.Any, code: int, message: str) -> None:
+        """Answers a message this end cannot take (`docs/connection.md`'s faults)."""
+        await self._write({"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}})
 
     async def join(self) -> None:
         """Waits until every notification received so far, and any received
@@ -317,7 +348,7 @@ class Connection:
         while self._last is not None and not self._last.done():
             await asyncio.shield(self._last)
 
-    async def _checked(self, message: dict[str, _t.Any], walk: bool) -> bool:
+    async def _checked(self, message: dict[str, _t.Any], walk: bool, line: int) -> bool:
         """Whether a request or notification passes `check_wire`, its params
         counted from depth 1 as when they are decoded (walked only when its
         text could fail, `walk`). One that does not is answered (a request) or
@@ -333,11 +364,11 @@ class Connection:
             if failure.path == "/params" or failure.path.startswith("/params/"):
                 error: _rt.RequestError = _rt.InvalidParams(method, _rt.DecodeError(inner, failure.message))
             else:
-                error = _rt.RequestError(-32600, f"not a message this end takes: {failure}", {"pointer": failure.path})
+                error = _rt.RequestError(-32600, "not a message this end takes", {"pointer": failure.path})
             if "id" in message:
                 await self._write({"jsonrpc": "2.0", "id": message["id"] if isinstance(error, _rt.InvalidParams) else None, "error": error.to_json()})
             else:
-                self._report(method, error)
+                self._report(method, error, line)
             return False
         return True
 
@@ -418,12 +449,12 @@ class Connection:
 
     # The peer's notifications.
 
-    def _notified(self, method: str, params: _t.Any) -> asyncio.Future[None]:
-        """Queues a notification; returns the future set once it is handled."""
+    def _notified(self, method: str, params: _t.Any, line: int) -> asyncio.Future[None]:
+        """Queues the notification received `line`th; returns the future set once it is handled."""
         self._on_read(method, params)
         self._read += 1
         handled: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._inbox.append((method, params, handled))
+        self._inbox.append((method, params, line, handled))
         self._last = handled
         return handled
 
@@ -450,13 +481,13 @@ class Connection:
         self._consuming = True
         try:
             while self._inbox:
-                method, params, handled = self._inbox.popleft()
+                method, params, line, handled = self._inbox.popleft()
                 try:
                     await self._dispatch_notification(self._implementation, method, params, True)
                 except _rt.RequestError as error:
-                    self._report(method, error)
+                    self._report(method, error, line)
                 except Exception as error:  # noqa: BLE001 (a notification gets no answer: its failure is reported)
-                    self._report(method, _rt.RequestError(-32603, str(error)))
+                    self._report(method, _rt.RequestError(-32603, str(error)), line)
                 finally:
                     self._turn_progress(method, params, self._handled)
                     self._handled += 1
@@ -469,9 +500,10 @@ class Connection:
                 # Its caller was cancelled: a task of its own handles the rest.
                 self._spawn(self._consume())
 
-    def _report(self, method: str | None, error: _rt.RequestError) -> None:
+    def _report(self, method: str | None, error: _rt.RequestError, line: int) -> None:
+        """Tells `dropped` of the `line`th message, which got neither an answer nor a handler."""
         if self._dropped is not None:
-            self._dropped(method, error)
+            self._dropped(Dropped(method, error, line))
 
     # The requests this end sent.
 
@@ -514,14 +546,15 @@ class Connection:
             wait = "idle"
         return _Turn(_get(params, turns.session), wait)
 
-    def _settle(self, response: dict[str, _t.Any]) -> None:
-        """The peer answered a request: its call returns, or a prompt's waits for its turn to drain."""
+    def _settle(self, response: dict[str, _t.Any], line: int) -> None:
+        """The peer answered a request in the `line`th message: its call
+        returns, or a prompt's waits for its turn to drain."""
         request_id = response.get("id")
         # This end's ids count from 1: -1 finds nothing.
         key: int = request_id if isinstance(request_id, int) and not isinstance(request_id, bool) else -1
         pending = self._pending.get(key)
         if pending is None or (pending.turn is not None and pending.turn.answer is not None):
-            self._report(None, _rt.RequestError(-32600, f"a response to no request in flight: id {request_id!r}"))
+            self._report(None, _rt.RequestError(-32600, "a response to no request in flight", {"id": request_id}), line)
             return
         outcome = self._outcome(pending, response)
         if pending.turn is None:
@@ -763,13 +796,14 @@ class {{ side.name }}(Connection):
 {%- endif %}
 
 
-def {{ side.connect }}(implementation: _t.Callable[[{{ side.name }}], {{ side.handler }}], send: Send, dropped: Dropped | None = None, *, unordered: bool = False) -> {{ side.name }}:
+def {{ side.connect }}(handler: _t.Callable[[{{ side.name }}], {{ side.handler }}], send: Send, options: ConnectOptions | None = None) -> {{ side.name }}:
     """Opens the {{ side.label }}'s end of a connection over a transport that carries
     JSON text: `send` writes one message, and the caller hands every received
-    message to `receive`. `implementation` is called once with the connection,
-    so that its handlers can call the {{ side.peer }}; `dropped` hears of a received
-    message that was not handled and gets no answer. The end keeps the
-    ordering the module describes; `unordered=True` turns it off."""
-    return {{ side.name }}(implementation, "{{ side.label }}", {{ side.dispatch_request }}, {{ side.dispatch_notification }}, send, dropped, unordered)
+    message to `receive`. `handler` is called once with the connection and
+    returns the {{ side.label }}'s implementation, so that its handlers can call
+    the {{ side.peer }}; `options.dropped` hears of a received message that was not
+    handled and gets no answer (a `Dropped`). The end keeps the ordering the
+    module describes; `ConnectOptions(unordered=True)` turns it off."""
+    return {{ side.name }}(handler, "{{ side.label }}", {{ side.dispatch_request }}, {{ side.dispatch_notification }}, send, options)
 {%- endfor %}
 

@@ -1,9 +1,12 @@
 //! One end of an ACP connection over any byte stream that carries
 //! newline-delimited JSON-RPC 2.0, as ACP's stdio transport does.
 //!
-//! No async runtime is assumed. [`ClientEnd::connect`] and
-//! [`AgentEnd::connect`] open an end (the typed calls of each are in
-//! [`super::ends`]) and return it with a future that drives it: it reads the peer's messages, runs the handlers of
+//! The design the three languages' connections share (names, options, the
+//! report of dropped input, the answer to each fault) is `docs/connection.md`.
+//!
+//! No async runtime is assumed. [`connect_client`] and [`connect_agent`]
+//! open an end (the typed calls of each are in [`super::ends`]) and return it
+//! with a future that drives it: it reads the peer's messages, runs the handlers of
 //! the peer's requests concurrently with each other and with the reading,
 //! hands notifications to their handler one at a time in the order they
 //! arrived, and writes (each message and its newline in one write, flushed
@@ -31,14 +34,14 @@
 //!   been decoded, and the agent's end holds that session's scoped
 //!   notifications until it arrives, then releases them in order. There is
 //!   no timer to fall back on: an agent that must, sends after its own
-//!   timeout through an end opened with [`Options::unordered`].
+//!   timeout through an end opened with [`ConnectOptions::unordered`].
 //!
 //! Dropping a call's future before its answer forgets the request and, when
 //! the schema has `$/cancel_request`, tells the peer; the peer's
 //! `$/cancel_request` stops the matching handler, which is answered with
 //! -32800 (request cancelled). Nothing the peer sends is lost silently: what
 //! gets no answer and no handler is reported to the end's
-//! [`Options::dropped`].
+//! [`ConnectOptions::dropped`].
 
 use std::collections::{BTreeSet, HashMap};
 use std::future::Future;
@@ -87,16 +90,18 @@ impl ::std::fmt::Display for CallError {
 
 impl ::std::error::Error for CallError {}
 
-/// Something the peer sent that got neither an answer nor a handler.
+/// A message the peer sent that got neither an answer nor a handler: a
+/// notification that no handler takes, whose params do not decode or whose
+/// handler failed, or a response to no request in flight (late, repeated or
+/// unknown).
 #[derive(Debug, Clone, PartialEq)]
-pub enum Dropped {
-    /// Text that is not a JSON-RPC 2.0 message this end can read (answered
-    /// with a parse error or an invalid request when it could be).
-    Unreadable { text: String, reason: String },
-    /// A notification whose handler failed, or that no handler takes.
-    Notification { method: String, error: Value },
-    /// A response to no request in flight (late, repeated or unknown).
-    Response { id: Value },
+pub struct Dropped {
+    /// The notification's method; `None` for a response.
+    pub method: Option<String>,
+    /// The JSON-RPC error the message would have been answered with.
+    pub error: super::types::Error,
+    /// The message's position: the `line`th message this end read, from 1.
+    pub line: u64,
 }
 
 /// What the schema says about the messages an end treats specially
@@ -170,28 +175,28 @@ pub enum TurnEnd {
 
 /// How an end behaves beyond the schema's rules.
 #[derive(Default)]
-pub struct Options {
+pub struct ConnectOptions {
     /// Told of what the peer sent that got neither an answer nor a handler.
     pub dropped: Option<Box<dyn Fn(Dropped) + ::std::marker::Send + ::std::marker::Sync>>,
-    unordered: bool,
+    /// Whether the ordering the module describes is off ([`ConnectOptions::unordered`]).
+    pub unordered: bool,
 }
 
-impl Options {
-    /// Options that report what is dropped to `dropped`.
-    pub fn dropped(dropped: impl Fn(Dropped) + ::std::marker::Send + ::std::marker::Sync + 'static) -> Self {
-        Options {
-            dropped: Some(Box::new(dropped)),
-            unordered: false,
-        }
+impl ConnectOptions {
+    /// These options, reporting what is dropped to `dropped`.
+    pub fn dropped(mut self, dropped: impl Fn(Dropped) + ::std::marker::Send + ::std::marker::Sync + 'static) -> Self {
+        self.dropped = Some(Box::new(dropped));
+        self
     }
 
-    /// An end without the ordering the module describes, as connections
-    /// without it behave: prompts end on their response, the agent's
-    /// notifications are never held for `session/ready`, no `turn_complete`
-    /// is added, and responses are written ahead of queued notifications.
-    /// It exists to show what the ordering prevents.
-    pub fn unordered(mut self) -> Self {
-        self.unordered = true;
+    /// These options, with the ordering the module describes off when
+    /// `unordered`, as connections without it behave: prompts end on their
+    /// response, the agent's notifications are never held for
+    /// `session/ready`, no `turn_complete` is added, and responses are
+    /// written ahead of queued notifications. It exists to show what the
+    /// ordering prevents.
+    pub fn unordered(mut self, unordered: bool) -> Self {
+        self.unordered = unordered;
         self
     }
 }
@@ -265,84 +270,52 @@ impl ::std::ops::Deref for AgentEnd {
     }
 }
 
-impl ClientEnd {
-    /// Opens the client's end over `reader` and `writer`; `make` builds the
-    /// client's implementation, which may keep the end to call the agent.
-    /// Returns the end and the future that drives it.
-    pub fn connect<C, R, W>(
-        make: impl FnOnce(ClientEnd) -> C,
-        reader: R,
-        writer: W,
-    ) -> (ClientEnd, impl Future<Output = ::std::io::Result<()>>)
-    where
-        C: super::methods::Client + ::std::marker::Sync + ::std::marker::Send,
-        R: AsyncBufRead + Unpin,
-        W: AsyncWrite + Unpin,
-    {
-        Self::connect_with(make, reader, writer, Options::default())
-    }
-
-    /// [`ClientEnd::connect`] with `options`.
-    pub fn connect_with<C, R, W>(
-        make: impl FnOnce(ClientEnd) -> C,
-        reader: R,
-        writer: W,
-        options: Options,
-    ) -> (ClientEnd, impl Future<Output = ::std::io::Result<()>>)
-    where
-        C: super::methods::Client + ::std::marker::Sync + ::std::marker::Send,
-        R: AsyncBufRead + Unpin,
-        W: AsyncWrite + Unpin,
-    {
-        open(
-            Role::Client,
-            ClientEnd,
-            |end| ClientHandler(make(end)),
-            reader,
-            writer,
-            options,
-        )
-    }
+/// Opens the client's end over `reader` and `writer`; `handler` builds the
+/// client's implementation, which may keep the end to call the agent.
+/// Returns the end and the future that drives it.
+pub fn connect_client<C, R, W>(
+    handler: impl FnOnce(ClientEnd) -> C,
+    reader: R,
+    writer: W,
+    options: ConnectOptions,
+) -> (ClientEnd, impl Future<Output = ::std::io::Result<()>>)
+where
+    C: super::methods::Client + ::std::marker::Sync + ::std::marker::Send,
+    R: AsyncBufRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    open(
+        Role::Client,
+        ClientEnd,
+        |end| ClientHandler(handler(end)),
+        reader,
+        writer,
+        options,
+    )
 }
 
-impl AgentEnd {
-    /// Opens the agent's end over `reader` and `writer`; `make` builds the
-    /// agent's implementation, which may keep the end to send updates and
-    /// call the client. Returns the end and the future that drives it.
-    pub fn connect<A, R, W>(
-        make: impl FnOnce(AgentEnd) -> A,
-        reader: R,
-        writer: W,
-    ) -> (AgentEnd, impl Future<Output = ::std::io::Result<()>>)
-    where
-        A: super::methods::Agent + ::std::marker::Sync + ::std::marker::Send,
-        R: AsyncBufRead + Unpin,
-        W: AsyncWrite + Unpin,
-    {
-        Self::connect_with(make, reader, writer, Options::default())
-    }
-
-    /// [`AgentEnd::connect`] with `options`.
-    pub fn connect_with<A, R, W>(
-        make: impl FnOnce(AgentEnd) -> A,
-        reader: R,
-        writer: W,
-        options: Options,
-    ) -> (AgentEnd, impl Future<Output = ::std::io::Result<()>>)
-    where
-        A: super::methods::Agent + ::std::marker::Sync + ::std::marker::Send,
-        R: AsyncBufRead + Unpin,
-        W: AsyncWrite + Unpin,
-    {
-        open(
-            Role::Agent,
-            AgentEnd,
-            |end| AgentHandler(make(end)),
-            reader,
-            writer,
-            options,
-        )
-    }
+/// Opens the agent's end over `reader` and `writer`; `handler` builds the
+/// agent's implementation, which may keep the end to send updates and call
+/// the client. Returns the end and the future that drives it.
+pub fn connect_agent<A, R, W>(
+    handler: impl FnOnce(AgentEnd) -> A,
+    reader: R,
+    writer: W,
+    options: ConnectOptions,
+) -> (AgentEnd, impl Future<Output = ::std::io::Result<()>>)
+where
+    A: super::methods::Agent + ::std::marker::Sync + ::std::marker::Send,
+    R: AsyncBufRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    open(
+        Role::Agent,
+        AgentEnd,
+        |end| AgentHandler(handler(end)),
+        reader,
+        writer,
+        options,
+    )
 }
 
 /// Opens one end as `role`: the typed end `end` makes, its `handler`, and
@@ -353,7 +326,7 @@ fn open<E: Clone, H: Handler, R: AsyncBufRead + Unpin, W: AsyncWrite + Unpin>(
     handler: impl FnOnce(E) -> H,
     reader: R,
     writer: W,
-    options: Options,
+    options: ConnectOptions,
 ) -> (E, impl Future<Output = ::std::io::Result<()>>) {
     let (connection, outgoing) = Connection::new(role, &super::ends::RULES, options);
     let typed = end(connection.clone());
@@ -364,10 +337,10 @@ fn open<E: Clone, H: Handler, R: AsyncBufRead + Unpin, W: AsyncWrite + Unpin>(
 struct Shared {
     role: Role,
     rules: &'static Rules,
-    options: Options,
+    options: ConnectOptions,
     /// Everything this end writes, in order: each message's text and its newline.
     outgoing: mpsc::UnboundedSender<Vec<u8>>,
-    /// Responses, when they may overtake notifications ([`Options::unordered`]).
+    /// Responses, when they may overtake notifications ([`ConnectOptions::unordered`]).
     overtaking: mpsc::UnboundedSender<Vec<u8>>,
     state: Mutex<State>,
 }
@@ -379,6 +352,8 @@ struct State {
     features: Features,
     /// The requests this end sent that are not answered yet.
     pending: HashMap<i64, Pending>,
+    /// Messages read from the peer (the position in [`Dropped::line`]).
+    lines: u64,
     /// Notifications read from the peer, and those whose handler returned.
     read: u64,
     handled: u64,
@@ -426,7 +401,7 @@ enum Wait {
 }
 
 impl Connection {
-    fn new(role: Role, rules: &'static Rules, options: Options) -> (Connection, Queues) {
+    fn new(role: Role, rules: &'static Rules, options: ConnectOptions) -> (Connection, Queues) {
         let (outgoing, ordered) = mpsc::unbounded();
         let (overtaking, first) = mpsc::unbounded();
         let shared = Shared {
@@ -527,9 +502,11 @@ impl Shared {
         self.state.lock().unwrap_or_else(::std::sync::PoisonError::into_inner)
     }
 
-    fn report(&self, dropped: Dropped) {
+    /// Tells [`ConnectOptions::dropped`] of the `line`th message, which got
+    /// neither an answer nor a handler.
+    fn report(&self, method: Option<String>, error: super::types::Error, line: u64) {
         if let Some(report) = &self.options.dropped {
-            report(dropped);
+            report(Dropped { method, error, line });
         }
     }
 
@@ -691,39 +668,36 @@ impl Shared {
         line: &[u8],
         handler: &'h H,
         requests: &mut FuturesUnordered<BoxFuture<'h, Done>>,
-        lane: &mpsc::UnboundedSender<(String, Value)>,
+        lane: &mpsc::UnboundedSender<Inbound>,
     ) {
-        let text = String::from_utf8_lossy(line);
-        let text = text.trim();
+        let text = line.trim_ascii();
         if text.is_empty() {
             return;
         }
-        let message = match serde_json::from_str::<Envelope>(text) {
-            Ok(message) => message,
+        let line = {
+            let mut state = self.lock();
+            state.lines += 1;
+            state.lines
+        };
+        // Bytes that are not UTF-8 are not JSON.
+        let message = match serde_json::from_slice::<Envelope>(text) {
+            Ok(message) => Some(message),
             // Not a JSON object: parsed again as a `Value` to tell whether it is JSON at all.
-            Err(_) => match serde_json::from_str::<Value>(text) {
-                Ok(_) => Envelope::default(),
-                Err(error) => {
-                    let _ = self.write(&json!({ "jsonrpc": "2.0", "id": null, "error": { "code": -32700, "message": format!("not JSON: {error}") } }));
-                    self.report(Dropped::Unreadable {
-                        text: text.to_owned(),
-                        reason: error.to_string(),
-                    });
-                    return;
-                }
+            Err(_) => match serde_json::from_slice::<Value>(text) {
+                Ok(_) => None,
+                Err(_) => return self.fault(Value::Null, -32700, "not JSON"),
             },
+        };
+        let Some(message) = message.filter(|message| message.jsonrpc.as_ref().and_then(Value::as_str) == Some("2.0"))
+        else {
+            return self.fault(Value::Null, -32600, "not a JSON-RPC 2.0 message");
         };
         let valid_id = message
             .id
             .as_ref()
             .is_none_or(|id| id.is_string() || id.is_number() || id.is_null());
-        if message.jsonrpc.as_ref().and_then(Value::as_str) != Some("2.0") || !valid_id {
-            let _ = self.write(&json!({ "jsonrpc": "2.0", "id": null, "error": { "code": -32600, "message": "not a JSON-RPC 2.0 message" } }));
-            self.report(Dropped::Unreadable {
-                text: text.to_owned(),
-                reason: "not a JSON-RPC 2.0 message".to_owned(),
-            });
-            return;
+        if !valid_id {
+            return self.fault(Value::Null, -32600, "the id is not a string, a number or null");
         }
         let Envelope {
             method,
@@ -733,14 +707,12 @@ impl Shared {
             error,
             ..
         } = message;
-        let method = match method {
-            Some(Value::String(method)) => Some(method),
-            _ => None,
-        };
         let params = params.unwrap_or(Value::Null);
         match (method, id) {
-            (None, Some(id)) if result.is_some() || error.is_some() => self.answer(id, result, error),
-            (Some(method), Some(id)) => {
+            (None, id) if result.is_some() || error.is_some() => {
+                self.answer(id.unwrap_or(Value::Null), result, error, line);
+            }
+            (Some(Value::String(method)), Some(id)) => {
                 let (handle, registration) = AbortHandle::new_pair();
                 self.lock().running.insert(id.to_string(), handle);
                 let kept = if self.answer_reads_params(&method) {
@@ -758,19 +730,20 @@ impl Shared {
                     }
                 }));
             }
-            (Some(method), None) => {
+            (Some(Value::String(method)), None) => {
                 self.received(&method, &params);
                 self.lock().read += 1;
-                let _ = lane.unbounded_send((method, params));
+                let _ = lane.unbounded_send(Inbound { method, params, line });
             }
-            (None, id) => {
-                let _ = self.write(&json!({ "jsonrpc": "2.0", "id": id.unwrap_or(Value::Null), "error": { "code": -32600, "message": "neither a call nor an answer" } }));
-                self.report(Dropped::Unreadable {
-                    text: text.to_owned(),
-                    reason: "neither a call nor an answer".to_owned(),
-                });
-            }
+            (Some(_), id) => self.fault(id.unwrap_or(Value::Null), -32600, "the method is not a string"),
+            (None, id) => self.fault(id.unwrap_or(Value::Null), -32600, "neither a call nor an answer"),
         }
+    }
+
+    /// Answers a message this end cannot take with the error `code` and
+    /// `message` (`docs/connection.md`'s faults).
+    fn fault(&self, id: Value, code: i64, message: &str) {
+        let _ = self.write(&json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } }));
     }
 
     /// Whether answering the peer's request `method` reads its params: the
@@ -823,8 +796,9 @@ impl Shared {
         }
     }
 
-    /// The peer answered the request `id` with `result` or `error`.
-    fn answer(&self, id: Value, result: Option<Value>, error: Option<Value>) {
+    /// The peer answered the request `id` with `result` or `error`, in the
+    /// `line`th message.
+    fn answer(&self, id: Value, result: Option<Value>, error: Option<Value>, line: u64) {
         let answer = match error {
             Some(error) => Err(serde_json::from_value(error).map_or_else(
                 |error| CallError::Encode(format!("a malformed error: {error}")),
@@ -836,14 +810,14 @@ impl Shared {
         let read = state.read;
         let Some(pending) = id.as_i64().and_then(|key| state.pending.get_mut(&key)) else {
             drop(state);
-            self.report(Dropped::Response { id });
+            self.unanswerable(id, line);
             return;
         };
         match &mut pending.turn {
             Some(turn) if turn.answer.is_none() => turn.answer = Some((answer, read)),
             Some(_) => {
                 drop(state);
-                self.report(Dropped::Response { id });
+                self.unanswerable(id, line);
                 return;
             }
             None => {
@@ -857,6 +831,14 @@ impl Shared {
             }
         }
         Self::finish_turns(&mut state);
+    }
+
+    /// Reports the response `id`, the `line`th message, to no request in flight.
+    fn unanswerable(&self, id: Value, line: u64) {
+        let error = json!({ "code": -32600, "message": "a response to no request in flight", "data": { "id": id } });
+        if let Ok(error) = serde_json::from_value(error) {
+            self.report(None, error, line);
+        }
     }
 
     /// Whether the notification `method` may end a prompt's turn: an
@@ -1071,6 +1053,14 @@ impl Shared {
     }
 }
 
+/// A notification of the peer, waiting for its handler: its method, its
+/// params and its position among the messages read.
+struct Inbound {
+    method: String,
+    params: Value,
+    line: u64,
+}
+
 /// A handled request of the peer.
 struct Done {
     id: Value,
@@ -1214,7 +1204,7 @@ async fn drive<H: Handler, R: AsyncBufRead + Unpin, W: AsyncWrite + Unpin>(
     writer: W,
     queues: Queues,
 ) -> ::std::io::Result<()> {
-    let (lane, notifications) = mpsc::unbounded::<(String, Value)>();
+    let (lane, notifications) = mpsc::unbounded::<Inbound>();
     let reading = read(&shared, &handler, reader, lane);
     let handling = handle_notifications(&shared, &handler, notifications);
     let writing = write(queues, writer);
@@ -1228,7 +1218,7 @@ async fn read<H: Handler, R: AsyncBufRead + Unpin>(
     shared: &Shared,
     handler: &H,
     mut reader: R,
-    lane: mpsc::UnboundedSender<(String, Value)>,
+    lane: mpsc::UnboundedSender<Inbound>,
 ) -> ::std::io::Result<()> {
     let mut requests: FuturesUnordered<BoxFuture<'_, Done>> = FuturesUnordered::new();
     let mut line = Vec::new();
@@ -1279,9 +1269,9 @@ fn poll_line<R: AsyncBufRead + Unpin>(
 async fn handle_notifications<H: Handler>(
     shared: &Shared,
     handler: &H,
-    mut notifications: mpsc::UnboundedReceiver<(String, Value)>,
+    mut notifications: mpsc::UnboundedReceiver<Inbound>,
 ) {
-    while let Some((method, params)) = notifications.next().await {
+    while let Some(Inbound { method, params, line }) = notifications.next().await {
         // Only an update that may end a turn is read again once handled.
         let kept = if shared.may_end_turn(&method, &params) {
             params.clone()
@@ -1289,10 +1279,7 @@ async fn handle_notifications<H: Handler>(
             Value::Null
         };
         if let Err(error) = handler.notification(method.clone(), params).await {
-            shared.report(Dropped::Notification {
-                method: method.clone(),
-                error: serde_json::to_value(&error).unwrap_or(Value::Null),
-            });
+            shared.report(Some(method.clone()), error, line);
         }
         shared.handled(&method, &kept);
     }

@@ -7,7 +7,9 @@
 // by the remote side's routes. `methods.ts` gives each side a typed
 // `connect` function over this class, with the schema's `CONNECTION_RULES`.
 // No I/O of its own: the caller passes a `send` function and hands every
-// received text to `receive`.
+// received text to `receive`. The design the three languages' connections
+// share (names, options, the report of dropped input, the answer to each
+// fault) is `docs/connection.md`.
 //
 // The connection removes the races the RFDs are about, by construction:
 // - Notifications are handled one at a time, in the order they arrived, by
@@ -66,18 +68,25 @@ import type { JsonValue } from "./types.js";
 export type Send = (text: string) => unknown;
 
 /**
- * Told about a received message that gets no answer and was not handled: a
- * notification that is unknown, invalid or whose handler threw (`method` is
- * its name), or a response to no request in flight (`method` is `null`). A
- * `$/cancel_request`, or the agent's `session/ready`, that only lacks a
- * handler is not reported: the connection acts on it itself.
+ * A received message that got neither an answer nor a handler: a
+ * notification that is unknown, invalid or whose handler threw, or a
+ * response to no request in flight. A `$/cancel_request`, or the agent's
+ * `session/ready`, that only lacks a handler is not reported: the connection
+ * acts on it itself.
  */
-export type DroppedMessage = (method: string | null, error: JsonRpcError) => void;
+export interface Dropped {
+  /** The notification's method; `null` for a response. */
+  readonly method: string | null;
+  /** The JSON-RPC error the message would have been answered with. */
+  readonly error: JsonRpcError;
+  /** The message's position: the `line`th message this end received (`receive` calls), from 1. */
+  readonly line: number;
+}
 
 /** How an end behaves beyond the schema's rules. */
 export interface ConnectOptions {
   /** Told of what the peer sent that got neither an answer nor a handler. */
-  readonly dropped?: DroppedMessage;
+  readonly dropped?: (dropped: Dropped) => void;
   /**
    * An end without the ordering this module describes, as connections
    * without it behave: prompts resolve on their response, nothing is held
@@ -193,6 +202,8 @@ interface Pending {
 interface Inbox {
   /** Its place among the notifications read (1 for the first). */
   readonly read: number;
+  /** Its place among the messages received (`Dropped.line`). */
+  readonly line: number;
   readonly method: string;
   readonly message: { readonly [key: string]: unknown };
   readonly done: () => void;
@@ -252,7 +263,7 @@ export class Connection {
   readonly #remote: SideRoutes;
   readonly #rules: ConnectionRules;
   readonly #send: Send;
-  readonly #dropped: DroppedMessage | undefined;
+  readonly #dropped: ((dropped: Dropped) => void) | undefined;
   readonly #unordered: boolean;
   readonly #lifecycle: Lifecycle | undefined;
   readonly #implementation: object;
@@ -263,6 +274,8 @@ export class Connection {
   /** Received notifications not handled yet, and whether one is being handled. */
   readonly #inbox: Inbox[] = [];
   #handling = false;
+  /** Messages received (the position in `Dropped.line`). */
+  #lines = 0;
   /** Notifications read from the peer, and those whose handler settled. */
   #read = 0;
   #handled = 0;
@@ -282,21 +295,20 @@ export class Connection {
     local: SideRoutes,
     remote: SideRoutes,
     rules: ConnectionRules,
-    implementation: (connection: Connection) => object,
+    handler: (connection: Connection) => object,
     send: Send,
-    options?: DroppedMessage | ConnectOptions,
+    options?: ConnectOptions,
     lifecycle?: Lifecycle,
   ) {
-    const settings: ConnectOptions = typeof options === "function" ? { dropped: options } : (options ?? {});
     this.#role = role;
     this.#local = local;
     this.#remote = remote;
     this.#rules = rules;
     this.#send = send;
-    this.#dropped = settings.dropped;
-    this.#unordered = settings.unordered === true;
+    this.#dropped = options?.dropped;
+    this.#unordered = options?.unordered === true;
     this.#lifecycle = this.#unordered ? undefined : lifecycle;
-    this.#implementation = implementation(this);
+    this.#implementation = handler(this);
   }
 
   /**
@@ -306,26 +318,47 @@ export class Connection {
    * promise resolves once it was handled; a request is answered through
    * `send` once its handler settles, without holding up the promise, so
    * that a read loop awaiting `receive` goes on reading while a handler
-   * waits for the other side. Text that is not JSON is answered with a
-   * parse error (-32700).
+   * waits for the other side. A message this end cannot take is answered
+   * as `docs/connection.md`'s table of faults says, in its order.
    */
   async receive(text: string): Promise<void> {
+    this.#lines += 1;
+    const line = this.#lines;
     let message: unknown;
     try {
       message = JSON.parse(text);
-    } catch (error) {
-      this.#write({ jsonrpc: "2.0", id: null, error: { code: -32700, message: `not JSON: ${String(error)}` } });
+    } catch {
+      this.#fault(null, -32700, "not JSON");
       return;
     }
-    if (isRecord(message) && !has(message, "method") && (has(message, "result") || has(message, "error"))) {
-      this.#answer(message);
+    if (!isRecord(message) || message["jsonrpc"] !== "2.0") {
+      this.#fault(null, -32600, "not a JSON-RPC 2.0 message");
       return;
     }
-    if (isRecord(message) && typeof message["method"] === "string" && !has(message, "id")) {
-      await this.#notification(message["method"], message);
+    if (has(message, "id") && !isId(message["id"])) {
+      this.#fault(null, -32600, "the id is not a string, a number or null");
       return;
     }
-    this.#request(message);
+    const id = has(message, "id") ? (message["id"] as JsonRpcId) : null;
+    if (!has(message, "method")) {
+      if (has(message, "result") || has(message, "error")) this.#answer(message, line);
+      else this.#fault(id, -32600, "neither a call nor an answer");
+      return;
+    }
+    const method = message["method"];
+    if (typeof method !== "string") this.#fault(id, -32600, "the method is not a string");
+    else if (has(message, "id")) this.#request(message);
+    else await this.#notification(method, message, line);
+  }
+
+  /** Answers a message this end cannot take (`docs/connection.md`'s faults). */
+  #fault(id: JsonRpcId, code: number, message: string): void {
+    this.#write({ jsonrpc: "2.0", id, error: { code, message } });
+  }
+
+  /** Tells `dropped` of the `line`th message, which got neither an answer nor a handler. */
+  #report(method: string | null, error: JsonRpcError, line: number): void {
+    this.#dropped?.({ method, error, line });
   }
 
   /**
@@ -409,11 +442,11 @@ export class Connection {
   }
 
   /** A notification was read: it waits for the ones before it to be handled. */
-  #notification(method: string, message: { readonly [key: string]: unknown }): Promise<void> {
+  #notification(method: string, message: { readonly [key: string]: unknown }, line: number): Promise<void> {
     this.#read += 1;
     this.#onRead(method, message["params"]);
     return new Promise((resolve) => {
-      this.#inbox.push({ read: this.#read, method, message, done: resolve });
+      this.#inbox.push({ read: this.#read, line, method, message, done: resolve });
       void this.#handleInbox();
     });
   }
@@ -424,8 +457,9 @@ export class Connection {
     this.#handling = true;
     for (let next = this.#inbox.shift(); next !== undefined; next = this.#inbox.shift()) {
       try {
+        const line = next.line;
         const response = await dispatchMessage(this.#local, this.#implementation, next.message, (method, error) =>
-          this.#unhandled(method, error),
+          this.#unhandled(method, error, line),
         );
         if (response !== null) this.#write(response);
       } catch {
@@ -439,9 +473,9 @@ export class Connection {
   }
 
   /** A notification was not handled: reported, unless the connection acted on it and the implementation only lacks a handler. */
-  #unhandled(method: string, error: JsonRpcError): void {
+  #unhandled(method: string, error: JsonRpcError, line: number): void {
     const acted = method === this.#rules.cancel?.method || (this.#role === "agent" && method === this.#rules.ready);
-    if (!(acted && error.code === -32601)) this.#dropped?.(method, error);
+    if (!(acted && error.code === -32601)) this.#report(method, error, line);
   }
 
   /**
@@ -466,27 +500,27 @@ export class Connection {
     for (const held of this.#lifecycle?.received(method, params) ?? []) this.#write(held);
   }
 
-  /** A request of the peer (or anything else that is no response and no notification): answered once its handler settles. */
-  #request(message: unknown): void {
-    const method = isRecord(message) && typeof message["method"] === "string" ? message["method"] : undefined;
-    const id = isRecord(message) ? message["id"] : undefined;
-    const params = isRecord(message) ? message["params"] : undefined;
-    const key = method !== undefined && isId(id) ? JSON.stringify(id) : undefined;
-    const running: Running = { id: isId(id) ? id : null, cancelled: false };
-    if (key !== undefined) this.#running.set(key, running);
-    void dispatchMessage(this.#local, this.#implementation, message, this.#dropped).then((response) => {
-      if (key !== undefined && this.#running.get(key) === running) this.#running.delete(key);
+  /** A request of the peer: answered once its handler settles. */
+  #request(message: { readonly [key: string]: unknown }): void {
+    const method = message["method"] as string;
+    const id = message["id"] as JsonRpcId;
+    const params = message["params"];
+    const key = JSON.stringify(id);
+    const running: Running = { id, cancelled: false };
+    this.#running.set(key, running);
+    void dispatchMessage(this.#local, this.#implementation, message).then((response) => {
+      if (this.#running.get(key) === running) this.#running.delete(key);
       if (response === null || running.cancelled) return;
       this.#respond(method, params, response);
     });
   }
 
   /** This end's handler of the peer's request settled: answer it. */
-  #respond(method: string | undefined, params: unknown, response: JsonRpcResponse): void {
+  #respond(method: string, params: unknown, response: JsonRpcResponse): void {
     const result = "result" in response ? response.result : undefined;
-    if (method !== undefined && result !== undefined) this.#beforeResponse(method, params, response.id, result);
+    if (result !== undefined) this.#beforeResponse(method, params, response.id, result);
     this.#enqueue(JSON.stringify(response), this.#unordered);
-    if (method !== undefined && result !== undefined) this.#lifecycle?.answered(method, params, result);
+    if (result !== undefined) this.#lifecycle?.answered(method, params, result);
   }
 
   /**
@@ -518,12 +552,12 @@ export class Connection {
       this.#completed.add(JSON.stringify(member(update, turns.end.request) ?? null));
   }
 
-  /** The peer answered: a prompt waits for its turn to drain, any other request settles now. */
-  #answer(response: { readonly [key: string]: unknown }): void {
-    const id = response["id"];
+  /** The peer answered in the `line`th message: a prompt waits for its turn to drain, any other request settles now. */
+  #answer(response: { readonly [key: string]: unknown }, line: number): void {
+    const id = (response["id"] ?? null) as JsonRpcId;
     const pending = typeof id === "number" || typeof id === "string" ? this.#pending.get(id) : undefined;
     if (pending === undefined || pending.turn?.answer !== undefined) {
-      this.#dropped?.(null, { code: -32600, message: `a response to no request in flight: id ${JSON.stringify(id)}` });
+      this.#report(null, { code: -32600, message: "a response to no request in flight", data: { id } }, line);
       return;
     }
     if (pending.turn !== undefined) {

@@ -9,7 +9,7 @@
 // and the client also open their end of a connection (`connection.ts`).
 
 import { Connection } from "./connection.js";
-import type { ConnectOptions, ConnectionRules, DroppedMessage, RequestOptions, Send } from "./connection.js";
+import type { ConnectOptions, ConnectionRules, RequestOptions, Send } from "./connection.js";
 {%- if negotiated %}
 import type { Features } from "./connection.js";
 {%- endif %}
@@ -244,11 +244,12 @@ export interface {{ connection.interface }} {
 /**
  * Opens the {{ side.label }}'s end of a connection over a transport that
  * carries JSON text: `send` writes one message, and the caller hands every
- * received message to `receive`. `implementation` is called once with the
- * connection, so that its handlers can call the {{ connection.peer }}.
- * `options` (or only its `dropped`): `dropped` hears of a received message
- * that was not handled and gets no answer; `unordered` turns off the
- * ordering below, as connections without it behave.
+ * received message to `receive`. `handler` is called once with the
+ * connection and returns the {{ side.label }}'s implementation, so that its
+ * handlers can call the {{ connection.peer }}. `options.dropped` hears of a
+ * received message that was not handled and gets no answer (a `Dropped`);
+ * `options.unordered` turns off the ordering below, as connections without
+ * it behave (`docs/connection.md`).
  *
  * Notifications are handled one at a time in arrival order, and everything
  * this end sends leaves in the order it was made, through one writer that
@@ -261,8 +262,8 @@ export interface {{ connection.interface }} {
 {{ line }}
 {%- endfor %}
  */
-export function {{ connection.connect }}(implementation: (connection: {{ connection.interface }}) => {{ side.interface }}, send: Send, options?: DroppedMessage | ConnectOptions): {{ connection.interface }} {
-  return new Connection({{ connection.role }}, {{ side.routes }}, {{ connection.peer_routes }}, CONNECTION_RULES, implementation as (connection: Connection) => object, send, options{% if session_ready %}, new SessionReadyLifecycle(){% endif %}) as unknown as {{ connection.interface }};
+export function {{ connection.connect }}(handler: (connection: {{ connection.interface }}) => {{ side.interface }}, send: Send, options?: ConnectOptions): {{ connection.interface }} {
+  return new Connection({{ connection.role }}, {{ side.routes }}, {{ connection.peer_routes }}, CONNECTION_RULES, handler as (connection: Connection) => object, send, options{% if session_ready %}, new SessionReadyLifecycle(){% endif %}) as unknown as {{ connection.interface }};
 }
 {%- endif %}
 {%- endfor %}

@@ -202,7 +202,7 @@ export async function dispatchMessage(side: SideRoutes, implementation: object, 
     if (error !== null) dropped?.(method, error);
     return null;
   }
-  if (!isId(message["id"])) return { jsonrpc: "2.0", id: null, error: { code: -32600, message: "the request id is not a string, a number or null" } };
+  if (!isId(message["id"])) return { jsonrpc: "2.0", id: null, error: { code: -32600, message: "the id is not a string, a number or null" } };
   return { jsonrpc: "2.0", id, ...(await dispatchRequest(side, implementation, method, message["params"])) };
 }
 

@@ -237,7 +237,7 @@ def test_the_method_tables_decode_params_and_results() -> None:
 def test_a_connection_pairs_requests_with_responses_decodes_results_and_reports_what_it_cannot_handle() -> None:
     async def scenario() -> None:
         sent: list[dict[str, Any]] = []
-        dropped: list[tuple[str | None, int]] = []
+        dropped: list[tuple[str | None, int, int]] = []
 
         async def send(text: str) -> None:
             sent.append(json.loads(text))
@@ -246,7 +246,11 @@ def test_a_connection_pairs_requests_with_responses_decodes_results_and_reports_
             pass
 
         end = PACKAGE.connect_client(
-            lambda _: Quiet(), send, lambda method, error: dropped.append((method, error.code))
+            lambda _: Quiet(),
+            send,
+            PACKAGE.ConnectOptions(
+                dropped=lambda report: dropped.append((report.method, report.error.code, report.line))
+            ),
         )
         params = minimal("InitializeRequest")
         answered = asyncio.ensure_future(end.request("initialize", PACKAGE.InitializeRequest.model_validate(params)))
@@ -280,7 +284,7 @@ def test_a_connection_pairs_requests_with_responses_decodes_results_and_reports_
         await end.receive(json.dumps({"jsonrpc": "2.0", "id": 4, "method": "no/such_method", "params": {}}))
         await end.receive(json.dumps({"jsonrpc": "2.0", "method": "no/such_notification", "params": {}}))
         await asyncio.sleep(0)
-        assert dropped == [(None, -32600), ("no/such_notification", -32601)]
+        assert dropped == [(None, -32600, 4), ("no/such_notification", -32601, 7)]
         assert sent[-2]["error"]["code"] == -32700
         assert (sent[-1]["id"], sent[-1]["error"]["code"]) == (4, -32601)
 

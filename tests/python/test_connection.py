@@ -12,7 +12,7 @@ and the log is checked for the rules the connection exists to keep: R1 (no
 sent and read, and prompts that got no `turn_complete`), and that a prompt
 call returns only when every update of its turn has been handled
 ("undrained"). Thousands of turns with the ordering on find none; the same
-schedules with `unordered=True` on both ends find each kind, and an ordered
+schedules with `unordered=True` (`ConnectOptions`) on both ends find each kind, and an ordered
 client against an unordered agent still returns no prompt undrained. Smaller
 tests cover a turn that ends after its response, an error response, and
 cancellation both ways.
@@ -240,9 +240,13 @@ def connect(
     to_agent = Pipe(dice, log, "client_wrote", "agent_read")
     to_client = Pipe(dice, log, "agent_wrote", "client_read")
     agent_end = PACKAGE.connect_agent(
-        lambda end: agent(end, (to_agent, to_client)), to_client.send, unordered=not mode.agent
+        lambda end: agent(end, (to_agent, to_client)),
+        to_client.send,
+        PACKAGE.ConnectOptions(unordered=not mode.agent),
     )
-    client_end = PACKAGE.connect_client(client, to_agent.send, dropped, unordered=not mode.client)
+    client_end = PACKAGE.connect_client(
+        client, to_agent.send, PACKAGE.ConnectOptions(dropped=dropped, unordered=not mode.client)
+    )
     tasks = [asyncio.ensure_future(to_agent.pump(agent_end)), asyncio.ensure_future(to_client.pump(client_end))]
     return Run(agent_end, client_end, (to_agent, to_client), tasks)
 
@@ -660,7 +664,7 @@ def test_errors_and_cancellation_cross_the_connection() -> None:
             lambda _, __: agent,
             lambda _: client,
             ORDERED,
-            lambda method, error: dropped.append((method, error.code)),
+            lambda report: dropped.append((report.method, report.error.code)),
         )
         # The agent's error comes back as it was sent.
         with pytest.raises(PACKAGE.RequestError) as error:

@@ -145,7 +145,11 @@ async def through_connection(case: dict[str, Any], text: str) -> tuple[list[Any]
 
     recorder = AgentRecorder if case["side"] == "agent" else ClientRecorder
     connect = PACKAGE.connect_agent if case["side"] == "agent" else PACKAGE.connect_client
-    end = connect(lambda _: recorder(seen), send, lambda method, error: dropped.append(error.to_json()))
+    end = connect(
+        lambda _: recorder(seen),
+        send,
+        PACKAGE.ConnectOptions(dropped=lambda report: dropped.append(report.error.to_json())),
+    )
     request = case["kind"] == "request"
     envelope = (
         '{"jsonrpc":"2.0",'
@@ -212,7 +216,8 @@ def test_the_depth_limit_is_the_tables() -> None:
 
 def test_a_connection_answers_only_with_ids_it_can_write_back() -> None:
     """Ids that JSON cannot carry back (`1e400` reads as infinity, a lone
-    surrogate) are refused with a null id, and `true` settles no request."""
+    surrogate) are refused with a null id, and `true` settles no request:
+    it is no id, so its response is refused too."""
 
     async def exchange() -> tuple[list[Any], list[Any], Any]:
         sent: list[Any] = []
@@ -223,7 +228,9 @@ def test_a_connection_answers_only_with_ids_it_can_write_back() -> None:
             sent.append(json.loads(message))
 
         end = PACKAGE.connect_client(
-            lambda _: ClientRecorder([]), send, lambda method, error: dropped.append((method, error.to_json()))
+            lambda _: ClientRecorder([]),
+            send,
+            PACKAGE.ConnectOptions(dropped=lambda report: dropped.append((report.method, report.error.to_json()))),
         )
         for text in [
             '{"jsonrpc":"2.0","id":1e400,"method":"x"}',
@@ -245,8 +252,10 @@ def test_a_connection_answers_only_with_ids_it_can_write_back() -> None:
         (None, -32600),
         (None, -32600),
         (None, -32600),
+        (None, -32600),
     ], errors
-    assert dropped == [(None, dropped[0][1])] and dropped[0][1]["code"] == -32600, "`true` is no request's id"
+    assert errors[3]["error"]["message"] == "the id is not a string, a number or null", "`true` is no request's id"
+    assert dropped == []
     assert failure.path == "/_meta/n"
 
 

@@ -10,14 +10,14 @@
 //! the client sent and received), and that a prompt call completes only
 //! when every update of its turn has been handled. Thousands of turns with
 //! the ordering on find no violation; the same schedules with
-//! `Options::unordered` on both ends find violations of each rule.
+//! `ConnectOptions::unordered` on both ends find violations of each rule.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
-use acp_bindings::connection::{self, AgentEnd, ClientEnd, Options};
+use acp_bindings::connection::{self, connect_agent, connect_client, AgentEnd, ConnectOptions};
 use acp_bindings::helpers::TurnTracker;
 use acp_bindings::methods::{Agent, Client};
 use acp_bindings::*;
@@ -277,16 +277,10 @@ fn run(seed: u64, ordered: bool, sessions: usize, prompts: usize) -> Found {
     let log = Log::default();
     let (to_agent, agent_reads) = pipe(&dice, &log, Event::ClientWrote, Event::AgentRead);
     let (to_client, client_reads) = pipe(&dice, &log, Event::AgentWrote, Event::ClientRead);
-    let options = || {
-        if ordered {
-            Options::default()
-        } else {
-            Options::default().unordered()
-        }
-    };
+    let options = || ConnectOptions::default().unordered(!ordered);
     let sent = Sent::default();
     let handled = Handled::default();
-    let (_, agent_driver) = AgentEnd::connect_with(
+    let (_, agent_driver) = connect_agent(
         |end| TestAgent {
             end,
             dice: dice.clone(),
@@ -297,7 +291,7 @@ fn run(seed: u64, ordered: bool, sessions: usize, prompts: usize) -> Found {
         to_client,
         options(),
     );
-    let (client, client_driver) = ClientEnd::connect_with(
+    let (client, client_driver) = connect_client(
         |_| TestClient {
             dice: dice.clone(),
             handled: handled.clone(),
@@ -491,17 +485,18 @@ fn errors_and_cancellation_cross_the_connection() {
     let (to_agent, agent_reads) = pipe(&dice, &log, Event::ClientWrote, Event::AgentRead);
     let (to_client, client_reads) = pipe(&dice, &log, Event::AgentWrote, Event::ClientRead);
     let stopped = Arc::new(Mutex::new(0));
-    let (_, agent_driver) = AgentEnd::connect(
+    let (_, agent_driver) = connect_agent(
         |_| StuckAgent {
             stopped: stopped.clone(),
         },
         agent_reads,
         to_client,
+        ConnectOptions::default(),
     );
     let dropped = Arc::new(Mutex::new(Vec::new()));
     let reports = dropped.clone();
-    let options = Options::dropped(move |report| reports.lock().unwrap().push(report));
-    let (client, client_driver) = ClientEnd::connect_with(
+    let options = ConnectOptions::default().dropped(move |report| reports.lock().unwrap().push(report));
+    let (client, client_driver) = connect_client(
         |_| TestClient {
             dice: dice.clone(),
             handled: Handled::default(),
@@ -552,25 +547,22 @@ fn errors_and_cancellation_cross_the_connection() {
         .expect("a cancelled answer");
     assert_eq!(cancel.1["params"]["requestId"], answer.1["id"]);
     let reports = dropped.lock().unwrap().clone();
-    assert_eq!(
-        reports,
-        [connection::Dropped::Response {
-            id: answer.1["id"].clone()
-        }]
-    );
+    assert_eq!(reports.len(), 1, "{reports:?}");
+    assert_eq!(reports[0].method, None);
+    assert_eq!(reports[0].error.data, Some(json!({ "id": answer.1["id"] })));
 }
 
 #[test]
-fn unreadable_input_is_answered_and_reported_and_a_closed_peer_fails_calls() {
+fn unreadable_input_is_answered_a_stray_response_reported_and_a_closed_peer_fails_calls() {
     let (to_client, client_reads) = mpsc::unbounded::<Vec<u8>>();
     let (to_agent, mut agent_reads) = mpsc::unbounded::<Vec<u8>>();
     let writer = futures::io::AllowStdIo::new(Sink(to_agent));
     let dropped = Arc::new(Mutex::new(Vec::new()));
     let reports = dropped.clone();
-    let options = Options::dropped(move |report| reports.lock().unwrap().push(report));
+    let options = ConnectOptions::default().dropped(move |report| reports.lock().unwrap().push(report));
     let reader = client_reads.map(Ok::<_, std::io::Error>).into_async_read();
     let dice = Dice::new(1);
-    let (client, driver) = ClientEnd::connect_with(
+    let (client, driver) = connect_client(
         |_| TestClient {
             dice,
             handled: Handled::default(),
@@ -599,12 +591,15 @@ fn unreadable_input_is_answered_and_reported_and_a_closed_peer_fails_calls() {
     };
     let (result, ()) = futures::executor::block_on(async { futures::join!(driver, scenario) });
     result.unwrap();
+    // The text that is not JSON was answered, not reported; the response to
+    // nothing, the second message read, was reported.
     let reports = dropped.lock().unwrap().clone();
-    assert!(
-        matches!(&reports[0], connection::Dropped::Unreadable { text, .. } if text == "{not json"),
-        "{reports:?}"
+    assert_eq!(reports.len(), 1, "{reports:?}");
+    assert_eq!((reports[0].method.as_deref(), reports[0].line), (None, 2));
+    assert_eq!(
+        (reports[0].error.message.as_str(), &reports[0].error.data),
+        ("a response to no request in flight", &Some(json!({ "id": 99 })))
     );
-    assert_eq!(reports[1], connection::Dropped::Response { id: json!(99) });
 }
 
 /// A `std::io::Write` that sends what it is given on a channel.

@@ -7,7 +7,7 @@
 //!
 //! With the ordering, every prompt call completes only once every chunk of
 //! its turn and its `idle` were handled; without it
-//! (`Options::unordered`), the same schedules complete calls on the
+//! (`ConnectOptions::unordered`), the same schedules complete calls on the
 //! acknowledgement, before their turn was handled.
 
 use std::collections::BTreeMap;
@@ -15,7 +15,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
-use acp_bindings::connection::{AgentEnd, ClientEnd, Options};
+use acp_bindings::connection::{connect_agent, connect_client, AgentEnd, ConnectOptions};
 use acp_bindings::methods::{Agent, Client};
 use acp_bindings::*;
 use futures::channel::mpsc;
@@ -185,16 +185,10 @@ fn run(seed: u64, ordered: bool, sessions: usize, prompts: usize) -> usize {
     let dice = Dice::new(seed);
     let (to_agent, agent_reads) = pipe(&dice);
     let (to_client, client_reads) = pipe(&dice);
-    let options = || {
-        if ordered {
-            Options::default()
-        } else {
-            Options::default().unordered()
-        }
-    };
+    let options = || ConnectOptions::default().unordered(!ordered);
     let (work, queue) = mpsc::unbounded();
     let (sent, handled) = (Counts::default(), Counts::default());
-    let (agent, agent_driver) = AgentEnd::connect_with(
+    let (agent, agent_driver) = connect_agent(
         |end| TestAgent {
             end,
             dice: dice.clone(),
@@ -205,7 +199,7 @@ fn run(seed: u64, ordered: bool, sessions: usize, prompts: usize) -> usize {
         to_client,
         options(),
     );
-    let (client, client_driver) = ClientEnd::connect_with(
+    let (client, client_driver) = connect_client(
         |_| TestClient {
             dice: dice.clone(),
             handled: handled.clone(),

@@ -1,11 +1,16 @@
 //! Hostile wire input through the Rust bindings: every case of
 //! `tests/hostile-wire.json` (copied beside this harness by `cargo xtask
 //! test`) decoded from bytes with `serde_json::from_slice` as its type, from a
-//! `serde_json::Value` with `codec::decode`, and by method name with the
-//! `methods` enums, each giving the outcome the table states for Rust.
+//! `serde_json::Value` with `codec::decode`, by method name with the
+//! `methods` enums, and as the params of one message to one end of a
+//! connection (`connect_agent` / `connect_client`, whose answer or `dropped`
+//! report is checked), each giving the outcome the table states for Rust.
 
-use acp_bindings::methods::{agent, client};
-use acp_bindings::types::{CreateTerminalRequest, PromptRequest, SessionNotification};
+use std::sync::{Arc, Mutex};
+
+use acp_bindings::connection::{connect_agent, connect_client, ConnectOptions, Dropped};
+use acp_bindings::methods::{agent, client, Agent, Client};
+use acp_bindings::types::*;
 use serde_json::Value;
 
 const TABLE: &str = include_str!("../hostile-wire.json");
@@ -206,6 +211,162 @@ fn check(case: &Value) {
     }
 }
 
+/// What the handlers of a connection end were given, encoded.
+#[derive(Clone, Default)]
+struct Seen(Arc<Mutex<Vec<Value>>>);
+
+impl Seen {
+    fn push(&self, params: &impl serde::Serialize) {
+        let encoded = serde_json::to_value(params).expect("handled params encode");
+        self.0.lock().unwrap().push(encoded);
+    }
+}
+
+impl Agent for Seen {
+    async fn initialize(&self, params: InitializeRequest) -> Result<InitializeResponse, Error> {
+        Ok(InitializeResponse::new(params.protocol_version))
+    }
+    async fn session_new(&self, _: NewSessionRequest) -> Result<NewSessionResponse, Error> {
+        Err(Error::method_not_found())
+    }
+    async fn session_set_mode(&self, _: SetSessionModeRequest) -> Result<SetSessionModeResponse, Error> {
+        Err(Error::method_not_found())
+    }
+    async fn session_set_config_option(
+        &self,
+        _: SetSessionConfigOptionRequest,
+    ) -> Result<SetSessionConfigOptionResponse, Error> {
+        Err(Error::method_not_found())
+    }
+    async fn session_cancel(&self, _: CancelNotification) {}
+    async fn session_prompt(&self, params: PromptRequest) -> Result<PromptResponse, Error> {
+        self.push(&params);
+        Ok(PromptResponse::new(StopReason::EndTurn))
+    }
+}
+
+impl Client for Seen {
+    async fn session_request_permission(
+        &self,
+        _: RequestPermissionRequest,
+    ) -> Result<RequestPermissionResponse, Error> {
+        Err(Error::method_not_found())
+    }
+    async fn session_update(&self, params: SessionNotification) {
+        self.push(&params);
+    }
+    async fn terminal_create(&self, params: CreateTerminalRequest) -> Result<CreateTerminalResponse, Error> {
+        self.push(&params);
+        Ok(CreateTerminalResponse::new("t"))
+    }
+}
+
+/// A `std::io::Write` into a shared buffer.
+#[derive(Clone, Default)]
+struct Written(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Written {
+    fn write(&mut self, buffer: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buffer);
+        Ok(buffer.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Sends `bytes` as the params of one message (a request with id 7, or a
+/// notification) to an end of the case's side: what the end answered,
+/// reported and handed to its handler.
+fn through_connection(case: &Value, bytes: &[u8]) -> (Vec<Value>, Vec<Dropped>, Vec<Value>) {
+    let request = case["kind"] == "request";
+    let method = serde_json::to_string(&case["method"]).expect("a method");
+    let id = if request { r#""id":7,"# } else { "" };
+    let mut line = format!(r#"{{"jsonrpc":"2.0",{id}"method":{method},"params":"#).into_bytes();
+    line.extend_from_slice(bytes);
+    line.extend_from_slice(b"}\n");
+    let (seen, written, dropped) = (Seen::default(), Written::default(), Arc::new(Mutex::new(Vec::new())));
+    let reports = dropped.clone();
+    let options = ConnectOptions::default().dropped(move |report| reports.lock().unwrap().push(report));
+    let (reader, writer) = (
+        futures::io::Cursor::new(line),
+        futures::io::AllowStdIo::new(written.clone()),
+    );
+    let handler = seen.clone();
+    let driven = if case["side"] == "agent" {
+        futures::executor::block_on(connect_agent(|_| handler, reader, writer, options).1)
+    } else {
+        futures::executor::block_on(connect_client(|_| handler, reader, writer, options).1)
+    };
+    driven.expect("the end reads its input to the end");
+    let answers = written
+        .0
+        .lock()
+        .unwrap()
+        .split(|byte| *byte == b'\n')
+        .filter(|line| !line.is_empty())
+        .map(|line| serde_json::from_slice(line).expect("the end writes JSON"))
+        .collect();
+    let dropped = dropped.lock().unwrap().clone();
+    let seen = seen.0.lock().unwrap().clone();
+    (answers, dropped, seen)
+}
+
+/// What the connection must do with the case's bytes: the table's
+/// `connection` for Rust.
+fn check_connection(case: &Value, expected: &Value, bytes: &[u8]) {
+    let name = case["name"].as_str().unwrap_or_default();
+    let connection = &expected["connection"];
+    assert!(
+        connection.is_object(),
+        "{name}: the table gives no connection outcome for Rust"
+    );
+    let (answers, dropped, seen) = through_connection(case, bytes);
+    let errors: Vec<Value> = answers
+        .iter()
+        .filter_map(|answer| answer.get("error").cloned())
+        .chain(
+            dropped
+                .iter()
+                .map(|report| serde_json::to_value(&report.error).expect("errors encode")),
+        )
+        .collect();
+    if connection["code"].is_null() {
+        assert!(
+            errors.is_empty(),
+            "{name}: an error for a message the handler should get: {errors:?}"
+        );
+        assert_eq!(seen.len(), 1, "{name}: the handler was not called");
+        let source = expected.get("value").unwrap_or(expected);
+        let wanted = match source["encodes"].as_str() {
+            Some(text) => serde_json::from_str(text).expect("`encodes` parses"),
+            None => serde_json::from_slice::<Value>(bytes).expect("accepted text parses"),
+        };
+        assert!(seen[0] == wanted, "{name}: the handler got another value");
+        return;
+    }
+    assert!(seen.is_empty(), "{name}: the handler was called");
+    assert_eq!(errors.len(), 1, "{name}: {errors:?}");
+    assert_eq!(
+        errors[0]["code"], connection["code"],
+        "{name}: {}",
+        errors[0]["message"]
+    );
+    if !connection["pointer"].is_null() {
+        assert_eq!(
+            errors[0]["data"]["pointer"],
+            pointer(&connection["pointer"]).as_str(),
+            "{name}"
+        );
+    }
+    if case["kind"] == "request" && connection["code"] != -32700 {
+        assert_eq!(answers[0]["id"], 7, "{name}: the answer names the request");
+    }
+    if let Some(report) = dropped.first() {
+        assert_eq!(report.line, 1, "{name}: the report names the message's line");
+    }
+}
+
 #[test]
 fn every_hostile_case_gives_its_documented_outcome() {
     let table: Value = serde_json::from_str(TABLE).expect("the table parses");
@@ -218,6 +379,7 @@ fn every_hostile_case_gives_its_documented_outcome() {
     assert!(cases.len() >= 20, "the table lost cases");
     for case in cases {
         check(case);
+        check_connection(case, &case["expect"]["rust"], &wire(case));
     }
 }
 

@@ -128,7 +128,7 @@ function wire(seed, options, agent, client) {
   const dropped = [];
   const toAgent = pipe(roll, log, "ClientWrote", "AgentRead");
   const toClient = pipe(roll, log, "AgentWrote", "ClientRead");
-  const report = (end) => (method, error) => dropped.push([end, method, error]);
+  const report = (end) => (report) => dropped.push([end, report.method, report.error]);
   const agentEnd = bindings.connectAgent((end) => agent(end, roll), toClient.send, {
     ...options,
     dropped: report("agent"),
@@ -506,18 +506,20 @@ test("errors and cancellation cross the connection", async () => {
   );
 });
 
-test("unreadable input is answered and reported, and a closed connection fails calls", async () => {
+test("unreadable input is answered, a stray response reported, and a closed connection fails calls", async () => {
   const written = [];
   const dropped = [];
   const end = bindings.connectClient(
     () => ({}),
     (text) => void written.push(JSON.parse(text)),
-    { dropped: (method, error) => dropped.push([method, error.code]) },
+    { dropped: (report) => dropped.push(report) },
   );
   await end.receive("{not json");
   await end.receive(JSON.stringify({ jsonrpc: "2.0", id: 99, result: {} }));
-  assert.equal(written[0].error.code, -32700);
-  assert.deepEqual(dropped, [[null, -32600]]);
+  assert.deepEqual(written[0], { jsonrpc: "2.0", id: null, error: { code: -32700, message: "not JSON" } });
+  assert.deepEqual(dropped, [
+    { method: null, error: { code: -32600, message: "a response to no request in flight", data: { id: 99 } }, line: 2 },
+  ]);
   const call = end.request(
     "initialize",
     V2 ? { protocolVersion: 2, info: { name: "c", version: "1" } } : { protocolVersion: 1 },

@@ -89,7 +89,7 @@ async function throughConnection(caseEntry, text) {
       sent.push(JSON.parse(message));
       answered();
     },
-    (method, error) => dropped.push({ method, error }),
+    { dropped: (report) => dropped.push(report) },
   );
   const request = caseEntry.kind === "request";
   const envelope = `{"jsonrpc":"2.0",${request ? '"id":7,' : ""}"method":${JSON.stringify(caseEntry.method)},"params":${text}}`;

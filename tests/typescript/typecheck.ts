@@ -111,18 +111,19 @@ export const initializeOptional: Initialize = undefined;
 export const elicitationOptional: Client["elicitationCreate"] = undefined;
 
 // A connection's `send` may return a promise, which its writer awaits (any
-// other return value is ignored); `options` is an object, or only `dropped`.
+// other return value is ignored); `options` is one object, whose `dropped` gets one report.
 export const asyncSend: Send = async (text) => void text;
 export const countingSend: Send = (text) => [text].length;
-export const options: ConnectOptions = { dropped: (method, error) => void [method, error.code], unordered: true };
+export const options: ConnectOptions = {
+  dropped: ({ method, error, line }) => void [method, error.code, line],
+  unordered: true,
+};
 // @ts-expect-error `unordered` is a boolean
 export const wrongOption: ConnectOptions = { unordered: "yes" };
+// @ts-expect-error `dropped` is an option, not the options
+export const onlyDropped: ConnectOptions = () => undefined;
 export function prompt(client: Client): Promise<unknown> {
-  const end = connectClient(
-    () => client,
-    asyncSend,
-    (method) => void method,
-  );
+  const end = connectClient(() => client, asyncSend, { dropped: ({ line }) => void line });
   const signal = { aborted: false, addEventListener: () => {}, removeEventListener: () => {} };
   return end.request("session/prompt", { sessionId: "s", prompt: [] }, { signal });
 }

@@ -82,7 +82,7 @@ const clientEnd = connectClient(
     wire.push(text);
     void agentEnd.receive(text);
   },
-  (method, error) => log.push(`dropped ${method}: ${error.message}`),
+  { dropped: ({ method, error }) => log.push(`dropped ${method}: ${error.message}`) },
 );
 const answer = await clientEnd.request("session/prompt", {
   sessionId: "session-1",

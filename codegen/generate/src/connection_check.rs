@@ -9,6 +9,8 @@ pub mod types {
     pub struct Error {
         pub code: i64,
         pub message: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub data: Option<serde_json::Value>,
     }
 }
 
@@ -34,6 +36,7 @@ pub mod methods {
                 _ => Err(Error {
                     code: -32601,
                     message: "Method not found".to_owned(),
+                    data: None,
                 }),
             }
         }
@@ -50,6 +53,7 @@ pub mod methods {
             Err(Error {
                 code: -32601,
                 message: "Method not found".to_owned(),
+                data: None,
             })
         }
 
@@ -88,7 +92,7 @@ mod tests {
     use futures::{StreamExt, TryStreamExt};
     use serde_json::{json, Value};
 
-    use super::connection::{AgentEnd, CallError, ClientEnd, Dropped, Options};
+    use super::connection::{connect_agent, connect_client, CallError, ConnectOptions};
 
     struct Echo;
     impl super::methods::Agent for Echo {}
@@ -126,8 +130,8 @@ mod tests {
     fn two_ends_call_each_other_and_close() {
         let (to_agent, agent_reads) = pipe();
         let (to_client, client_reads) = pipe();
-        let (_, agent) = AgentEnd::connect(|_| Echo, agent_reads, to_client);
-        let (client, driver) = ClientEnd::connect(|_| Quiet, client_reads, to_agent);
+        let (_, agent) = connect_agent(|_| Echo, agent_reads, to_client, ConnectOptions::default());
+        let (client, driver) = connect_client(|_| Quiet, client_reads, to_agent, ConnectOptions::default());
         let scenario = async {
             let echoed: Value = client.call("echo", &json!({"a": [1, 2]})).await.unwrap();
             assert_eq!(echoed, json!({"a": [1, 2]}));
@@ -161,8 +165,8 @@ mod tests {
         let (sender, written) = mpsc::unbounded::<Vec<u8>>();
         let dropped = Arc::new(Mutex::new(Vec::new()));
         let reports = dropped.clone();
-        let options = Options::dropped(move |report| reports.lock().unwrap().push(report));
-        let (_, agent) = AgentEnd::connect_with(
+        let options = ConnectOptions::default().dropped(move |report| reports.lock().unwrap().push(report));
+        let (_, agent) = connect_agent(
             |_| Echo,
             futures::io::Cursor::new(input),
             futures::io::AllowStdIo::new(Channel(sender)),
@@ -175,18 +179,27 @@ mod tests {
             .filter(|line| !line.is_empty())
             .map(|line| serde_json::from_slice(line).unwrap())
             .collect();
-        let invalid =
-            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "not a JSON-RPC 2.0 message"}});
+        let fault = |code: i64, message: &str| json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}});
+        let invalid = fault(-32600, "not a JSON-RPC 2.0 message");
         assert_eq!(answers.len(), 6, "{answers:?}");
-        assert_eq!(answers[0]["error"]["code"], -32700);
-        assert_eq!(answers[1..4], [invalid.clone(), invalid.clone(), invalid]);
+        assert_eq!(answers[0], fault(-32700, "not JSON"));
+        assert_eq!(answers[1..3], [invalid.clone(), invalid]);
+        assert_eq!(answers[3], fault(-32600, "the id is not a string, a number or null"));
         assert!(
             answers.contains(&json!({"jsonrpc": "2.0", "id": 2, "result": {"last": true}})),
             "{answers:?}"
         );
-        assert!(answers.contains(&json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32600, "message": "neither a call nor an answer"}})), "{answers:?}");
+        assert!(
+            answers.contains(
+                &json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32600, "message": "the method is not a string"}})
+            ),
+            "{answers:?}"
+        );
         let reports = dropped.lock().unwrap().clone();
-        assert_eq!(reports.len(), 6, "{reports:?}");
-        assert_eq!(reports.last(), Some(&Dropped::Response { id: json!(4) }));
+        assert_eq!(reports.len(), 1, "{reports:?}");
+        let report = &reports[0];
+        assert_eq!((report.method.as_deref(), report.line), (None, 7));
+        assert_eq!(report.error.message, "a response to no request in flight");
+        assert_eq!(report.error.data, Some(json!({ "id": 4 })));
     }
 }

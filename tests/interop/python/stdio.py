@@ -87,7 +87,11 @@ async def run_client(
         stdin.write(text.encode() + b"\n")
         await stdin.drain()
 
-    end = acp.connect_client(lambda _: client, send, lambda method, error: dropped.append(f"{method}: {error}"))
+    end = acp.connect_client(
+        lambda _: client,
+        send,
+        acp.ConnectOptions(dropped=lambda report: dropped.append(f"{report.method}: {report.error}")),
+    )
 
     async def read() -> None:
         received: list[asyncio.Task[None]] = []

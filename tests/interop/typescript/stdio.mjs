@@ -91,7 +91,7 @@ export async function runClient(acp, options, seen, handlers, play) {
       record("client-to-agent", text);
       agent.stdin.write(`${text}\n`);
     },
-    { dropped: (method, error) => seen.dropped.push(`${method}: ${error.message}`) },
+    { dropped: ({ method, error }) => seen.dropped.push(`${method}: ${error.message}`) },
   );
   createInterface({ input: agent.stdout }).on("line", (line) => {
     if (line.trim() === "") return;

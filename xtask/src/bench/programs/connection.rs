@@ -38,7 +38,7 @@ fn peak_kib() -> Option<u64> {
 
 mod ours {
     use super::*;
-    use acp_bindings::connection::{AgentEnd, ClientEnd};
+    use acp_bindings::connection::{connect_agent, connect_client, ConnectOptions};
     use acp_bindings::methods::{Agent, Client};
     use acp_bindings::*;
     use futures::{StreamExt, TryStreamExt};
@@ -59,10 +59,11 @@ mod ours {
 
     pub fn receive(input: &[u8]) -> usize {
         let count = Arc::new(AtomicUsize::new(0));
-        let (_, driver) = ClientEnd::connect(
+        let (_, driver) = connect_client(
             |_| Counter(count.clone()),
             futures::io::Cursor::new(input),
             futures::io::sink(),
+            ConnectOptions::default(),
         );
         futures::executor::block_on(driver).unwrap_or_else(|error| fail(error.to_string()));
         count.load(Ordering::Relaxed)
@@ -122,8 +123,13 @@ mod ours {
     pub fn round_trips(calls: usize) -> usize {
         let (to_agent, agent_reads) = pipe();
         let (to_client, client_reads) = pipe();
-        let (_, agent) = AgentEnd::connect(|_| Sessions, agent_reads, to_client);
-        let (client, driver) = ClientEnd::connect(|_| Counter(Arc::default()), client_reads, to_agent);
+        let (_, agent) = connect_agent(|_| Sessions, agent_reads, to_client, ConnectOptions::default());
+        let (client, driver) = connect_client(
+            |_| Counter(Arc::default()),
+            client_reads,
+            to_agent,
+            ConnectOptions::default(),
+        );
         let calls = async {
             let mut answered = 0;
             if client

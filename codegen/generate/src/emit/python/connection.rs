@@ -207,7 +207,12 @@ fn tuple(items: impl Iterator<Item = String>) -> String {
 
 /// The names `connection.py` defines that the package root re-exports.
 pub(super) fn exports(view: &ConnectionView) -> Vec<String> {
-    let mut names = vec!["Connection".to_owned(), "Dropped".to_owned(), "Send".to_owned()];
+    let mut names = vec![
+        "Connection".to_owned(),
+        "ConnectOptions".to_owned(),
+        "Dropped".to_owned(),
+        "Send".to_owned(),
+    ];
     names.extend(
         view.sides
             .iter()

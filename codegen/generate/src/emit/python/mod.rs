@@ -280,9 +280,9 @@ mod tests {
             "{client}"
         );
         assert!(connection.contains(
-            "def connect_agent(implementation: _t.Callable[[AgentConnection], Agent], send: Send, dropped: Dropped | None = None, *, unordered: bool = False) -> AgentConnection:"
+            "def connect_agent(handler: _t.Callable[[AgentConnection], Agent], send: Send, options: ConnectOptions | None = None) -> AgentConnection:"
         ));
-        assert!(connection.contains("    return ClientConnection(implementation, \"client\", dispatch_client_request, dispatch_client_notification, send, dropped, unordered)"));
+        assert!(connection.contains("    return ClientConnection(handler, \"client\", dispatch_client_request, dispatch_client_notification, send, options)"));
         // Without `session/update` or a `$/cancel_request` naming a request id, nothing is treated specially.
         for constant in [
             "_READY: _Ready | None = None",

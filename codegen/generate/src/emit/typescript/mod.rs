@@ -63,7 +63,7 @@ const FIXED_EXPORTS: &[&str] = &[
     "Outcome",
     "RequestError",
     "Send",
-    "DroppedMessage",
+    "Dropped",
     "ConnectOptions",
     "RequestOptions",
     "AbortSignalLike",
@@ -451,7 +451,7 @@ mod tests {
             );
             assert!(
                 methods.contains(&format!(
-                    "export function connect{side}(implementation: (connection: {side}Connection) => {side}, send: Send, options?: DroppedMessage | ConnectOptions)"
+                    "export function connect{side}(handler: (connection: {side}Connection) => {side}, send: Send, options?: ConnectOptions)"
                 )),
                 "{methods}"
             );

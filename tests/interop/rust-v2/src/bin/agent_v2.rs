@@ -10,7 +10,7 @@
 
 use std::sync::Mutex;
 
-use acp_bindings::connection::{AgentEnd, CallError};
+use acp_bindings::connection::{connect_agent, AgentEnd, CallError, ConnectOptions};
 use acp_bindings::methods::Agent;
 use acp_bindings::*;
 use acp_interop::{reader, Trace, Writer};
@@ -149,7 +149,7 @@ fn main() {
     let input = reader(std::io::stdin(), trace.clone(), "client-to-agent");
     let output = Writer::new(std::io::stdout(), trace, "agent-to-client");
     let (sender, queue) = mpsc::unbounded();
-    let (end, driver) = AgentEnd::connect(
+    let (end, driver) = connect_agent(
         |end| Interop {
             end,
             counts: Mutex::new((0, 0)),
@@ -157,6 +157,7 @@ fn main() {
         },
         input,
         output,
+        ConnectOptions::default(),
     );
     // The connection decides: when its input ends, so does the agent.
     let driven = futures::executor::block_on(async {

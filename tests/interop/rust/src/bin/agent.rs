@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-use acp_bindings::connection::AgentEnd;
+use acp_bindings::connection::{connect_agent, AgentEnd, ConnectOptions};
 use acp_bindings::methods::Agent;
 use acp_bindings::*;
 use acp_interop::{reader, Trace, Writer};
@@ -144,7 +144,7 @@ fn main() {
     let trace = Trace::create(std::env::var("ACP_INTEROP_TRACE").ok().as_deref()).expect("the trace file");
     let input = reader(std::io::stdin(), trace.clone(), "client-to-agent");
     let output = Writer::new(std::io::stdout(), trace, "agent-to-client");
-    let (_, driver) = AgentEnd::connect(
+    let (_, driver) = connect_agent(
         |end| Interop {
             end,
             client: Mutex::new(None),
@@ -152,6 +152,7 @@ fn main() {
         },
         input,
         output,
+        ConnectOptions::default(),
     );
     if let Err(error) = futures::executor::block_on(driver) {
         eprintln!("the connection failed: {error}");

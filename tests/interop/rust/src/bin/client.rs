@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use acp_bindings::connection::{ClientEnd, Options};
+use acp_bindings::connection::{connect_client, ConnectOptions};
 use acp_bindings::methods::Client;
 use acp_bindings::*;
 use acp_interop::{play, spawn_agent, Arguments};
@@ -114,10 +114,11 @@ fn main() {
     let (mut child, input, output) = spawn_agent(&arguments);
     let seen = Arc::new(Mutex::new(Seen::default()));
     let reports = seen.clone();
-    let options = Options::dropped(move |dropped| reports.lock().unwrap().dropped.push(format!("{dropped:?}")));
+    let options =
+        ConnectOptions::default().dropped(move |dropped| reports.lock().unwrap().dropped.push(format!("{dropped:?}")));
     let cwd = arguments.cwd.clone();
     let handler_seen = seen.clone();
-    let (client, driver) = ClientEnd::connect_with(
+    let (client, driver) = connect_client(
         |_| Interop {
             cwd,
             seen: handler_seen,
