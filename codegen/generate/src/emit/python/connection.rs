@@ -58,22 +58,13 @@ struct CallView {
     result: String,
 }
 
-/// The peer of each side that has one.
-fn peer(side: Side) -> Side {
-    if side == Side::Agent {
-        Side::Client
-    } else {
-        Side::Agent
-    }
-}
-
 pub(super) fn connection_view(ir: &Ir) -> ConnectionView {
     // A connection joins the agent and the client; a proxy is one of each.
-    let sides: Vec<SideView> = [Side::Agent, Side::Client]
+    let sides: Vec<SideView> = Side::ENDPOINTS
         .into_iter()
-        .map(|side| {
+        .filter_map(|side| Some((side, side.peer()?)))
+        .map(|(side, other)| {
             let handler = crate::naming::endpoint_type(side);
-            let other = peer(side);
             let mut requests = Vec::new();
             let mut notifications = Vec::new();
             for (name, method) in &ir.methods {

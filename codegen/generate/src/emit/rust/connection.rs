@@ -4,6 +4,7 @@
 //! (`RULES`, from the RFD helpers' model and the negotiation) and the typed
 //! calls of each end, one per method the other side handles.
 
+use acp_ir::messages::MessageKind;
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -56,8 +57,9 @@ pub(crate) fn ends(ir: &Ir, model: &Helpers) -> TokenStream {
         }
         None => quote!(::std::option::Option::None),
     };
-    let client_calls = calls(ir, model, Side::Agent);
-    let agent_calls = calls(ir, model, Side::Client);
+    // Each end calls what its peer handles.
+    let [client_calls, agent_calls] =
+        [Side::Client, Side::Agent].map(|side| side.peer().map(|peer| calls(ir, model, peer)).unwrap_or_default());
     quote! {
         use crate::connection::{AgentEnd, CallError, ClientEnd, Features, Rules};
 
@@ -135,7 +137,7 @@ fn calls(ir: &Ir, model: &Helpers, handler: Side) -> Vec<TokenStream> {
             .as_ref()
             .filter(|request| request.side.handled_by(handler));
         if let Some(request) = request {
-            let function = ident(&naming::rust_handler(wire, false));
+            let function = ident(&naming::rust_handler(&naming::handler(method, MessageKind::Request)));
             let (params, result) = (type_ident(&request.params), type_ident(&request.result));
             let doc = if model.drain.as_ref().is_some_and(|drain| &drain.prompt == wire) {
                 format!("Calls `{wire}`; completes when the turn is drained (see [`crate::connection`]).")
@@ -154,7 +156,10 @@ fn calls(ir: &Ir, model: &Helpers, handler: Side) -> Vec<TokenStream> {
             .as_ref()
             .is_some_and(|notification| notification.side.handled_by(handler))
         {
-            let function = ident(&naming::rust_handler(wire, request.is_some()));
+            let function = ident(&naming::rust_handler(&naming::handler(
+                method,
+                MessageKind::Notification,
+            )));
             let params = type_ident(
                 &method
                     .notification

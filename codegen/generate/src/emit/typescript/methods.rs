@@ -11,6 +11,7 @@
 //! of their own (with the protocol methods), emitted only when the schema
 //! has proxy methods.
 
+use acp_ir::messages::MessageKind;
 use std::collections::BTreeMap;
 
 use askama::Template;
@@ -45,8 +46,6 @@ pub const FUNCTIONS: [(&str, &str); 9] = [
     ("encode", "notification"),
     ("connect", ""),
 ];
-/// The two sides of a connection: each side's peer, whose methods it calls.
-const PEERS: [(&str, &str); 2] = [("agent", "client"), ("client", "agent")];
 /// The interface members that handle extension requests and notifications.
 const EXTENSION_HANDLERS: [&str; 2] = ["extension request", "extension notification"];
 
@@ -428,11 +427,7 @@ fn side_view(ir: &Ir, endpoint: Side, model: &Helpers, session_ready: bool) -> S
     let mut notifications = Vec::new();
     for method in ir.methods.values() {
         let wire = json_string(&method.name);
-        let function = naming::typescript_function(&method.name);
-        let request_here = method
-            .request
-            .as_ref()
-            .is_some_and(|request| request.side.handled_by(endpoint));
+        let function = naming::typescript_handler(&naming::handler(method, MessageKind::Request));
         if let Some(request) = method
             .request
             .as_ref()
@@ -454,9 +449,7 @@ fn side_view(ir: &Ir, endpoint: Side, model: &Helpers, session_ready: bool) -> S
             .as_ref()
             .filter(|notification| notification.side.handled_by(endpoint))
         {
-            // A side that also handles the request of that name keeps the
-            // two apart.
-            let function = naming::typescript_handler(&method.name, request_here);
+            let function = naming::typescript_handler(&naming::handler(method, MessageKind::Notification));
             let (notes, mark) = member_notes(method, notification.side);
             notifications.push(CallView {
                 doc: tsdoc(Some(&format!("Handles the `{}` notification.", method.name)), &notes),
@@ -473,7 +466,8 @@ fn side_view(ir: &Ir, endpoint: Side, model: &Helpers, session_ready: bool) -> S
         ROLES.map(|role| naming::typescript_side_type(side, role));
     let [decode_request, decode_notification, decode_result, dispatch_request, dispatch_notification, dispatch_message, encode_request, encode_notification, connect] =
         FUNCTIONS.map(|(verb, role)| naming::typescript_side_function(verb, side, role));
-    let connection = PEERS.iter().find(|(this, _)| *this == side).map(|(_, peer)| {
+    let connection = endpoint.peer().map(|peer| {
+        let peer = peer.as_str();
         let (prompt, notes) = connection_notes(side, model, session_ready);
         ConnectionView {
             interface: connection,
