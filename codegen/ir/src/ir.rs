@@ -795,7 +795,25 @@ impl TypeDef {
     }
 }
 
+/// The `$defs` name of the params of the request that opens a connection.
+/// The schema's `x-method` on it names the method, and its capability
+/// layout is read off it (`acp_schema_source::capabilities`).
+pub const INITIALIZE_PARAMS: &str = "InitializeRequest";
+
 impl Ir {
+    /// The method that opens a connection and whose exchange decides what
+    /// it allows: the request whose params are the schema's
+    /// [`INITIALIZE_PARAMS`] (`initialize`); `None` for a schema without it.
+    pub fn initialize(&self) -> Option<&Method> {
+        self.methods.values().find(|method| {
+            method.request.as_ref().is_some_and(|request| {
+                self.get(&request.params)
+                    .and_then(|definition| definition.definition.as_deref())
+                    == Some(INITIALIZE_PARAMS)
+            })
+        })
+    }
+
     /// The endpoints this schema has: the agent and the client always, a
     /// proxy when some method is a proxy's to handle.
     pub fn endpoints(&self) -> Vec<Side> {

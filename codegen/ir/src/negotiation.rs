@@ -156,7 +156,7 @@ enum Target {
 /// no known capability layout (then there is nothing to negotiate).
 pub fn model(ir: &Ir) -> Option<Negotiation> {
     let layout = ir.capability_layout.as_ref()?;
-    let initialize = ir.methods.get("initialize")?.request.as_ref()?;
+    let initialize = ir.initialize()?.request.as_ref()?;
     let mut rules: Vec<Rule> = Vec::new();
     let mut rule_of = |gate: &Gate| -> usize {
         let rule = Rule {

@@ -207,7 +207,7 @@ impl Checker {
         if let Some(duplicate) = self.rpc.request(direction, &id, &method, session.as_deref(), at) {
             found.push(finding("DUPLICATE_ID", duplicate));
         }
-        let opens = method == "initialize" && direction == Direction::ClientToAgent;
+        let opens = self.peers.is_initialize(&method) && direction == Direction::ClientToAgent;
         if !self.peers.initialized() && !opens {
             found.push(finding(
                 "BEFORE_INIT",
@@ -281,7 +281,7 @@ impl Checker {
                 .session(request.session.as_deref())
                 .request(Some(&id))
         };
-        if !self.peers.initialized() && request.method != "initialize" {
+        if !self.peers.initialized() && !self.peers.is_initialize(&request.method) {
             found.push(finding(
                 "BEFORE_INIT",
                 format!(

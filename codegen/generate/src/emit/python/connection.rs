@@ -19,6 +19,8 @@ use crate::naming::{python_class, python_side_function};
 #[template(path = "python/connection.py", escape = "none")]
 pub(super) struct ConnectionView {
     has_methods: bool,
+    /// The schema's initialize method, a string literal ([`Ir::initialize`]).
+    initialize: String,
     /// The package has `negotiation.py`: `initialize` decides the features.
     negotiated: bool,
     /// Rule R1 applies (`helpers.SessionReadyGate`): `_READY` is set.
@@ -113,6 +115,7 @@ pub(super) fn connection_view(ir: &Ir) -> ConnectionView {
     let ready = model.ready.as_ref().filter(|_| negotiated);
     ConnectionView {
         has_methods: !ir.methods.is_empty(),
+        initialize: string_literal(&ir.initialize().map(|method| method.name.clone()).unwrap_or_default()),
         negotiated,
         session_ready: ready.is_some(),
         ready: ready.map_or_else(none, ready_literal),

@@ -57,6 +57,8 @@ pub(crate) fn ends(ir: &Ir, model: &Helpers) -> TokenStream {
         }
         None => quote!(::std::option::Option::None),
     };
+    // The schema's initialize method; empty, matching none, without one.
+    let initialize = ir.initialize().map_or("", |method| method.name.as_str());
     // Each end calls what its peer handles.
     let [client_calls, agent_calls] =
         [Side::Client, Side::Agent].map(|side| side.peer().map(|peer| calls(ir, model, peer)).unwrap_or_default());
@@ -67,7 +69,7 @@ pub(crate) fn ends(ir: &Ir, model: &Helpers) -> TokenStream {
         /// specially: `session/ready` (rule R1), what ends a prompt turn,
         /// and request cancellation.
         pub static RULES: Rules = Rules {
-            initialize: "initialize",
+            initialize: #initialize,
             features,
             ready: #ready,
             turns: #turns,

@@ -70,6 +70,8 @@ pub struct HelpersTs {
     turns: Option<TurnsView>,
     status: Option<StatusView>,
     ready: Option<ReadyView>,
+    /// The initialize method as a string literal ([`super::methods::initialize_method`]).
+    initialize: String,
 }
 
 impl HelpersTs {
@@ -92,7 +94,7 @@ impl HelpersTs {
 }
 
 /// The template's view of `model`.
-pub fn view(model: &Helpers) -> HelpersTs {
+pub fn view(model: &Helpers, initialize: &str) -> HelpersTs {
     let turns = model.turns.as_ref().map(|turns| TurnsView {
         notification: naming::typescript_type(&turns.notification),
         request_type: naming::typescript_type(&turns.request_type),
@@ -152,5 +154,10 @@ pub fn view(model: &Helpers) -> HelpersTs {
         )
         .to_string(),
     });
-    HelpersTs { turns, status, ready }
+    HelpersTs {
+        turns,
+        status,
+        ready,
+        initialize: json_string(initialize),
+    }
 }

@@ -273,14 +273,17 @@ pub fn view(ir: &Ir) -> Result<MethodsFile, CodegenError> {
         sides,
         session_ready,
         negotiated,
-        rules: rules_view(&model, session_ready),
+        rules: rules_view(&model, session_ready, &initialize_method(ir)),
     })
 }
 
-/// The method whose exchange decides the RFD features.
-const INITIALIZE: &str = "initialize";
+/// The method whose exchange decides the RFD features ([`Ir::initialize`]);
+/// empty, matching no method, for a schema without one.
+pub(super) fn initialize_method(ir: &Ir) -> String {
+    ir.initialize().map(|method| method.name.clone()).unwrap_or_default()
+}
 
-fn rules_view(model: &Helpers, session_ready: bool) -> RulesView {
+fn rules_view(model: &Helpers, session_ready: bool, initialize: &str) -> RulesView {
     let turns = model.drain.as_ref().map_or_else(
         || "null".to_owned(),
         |drain| {
@@ -341,7 +344,7 @@ fn rules_view(model: &Helpers, session_ready: bool) -> RulesView {
         .filter(|_| session_ready)
         .map_or_else(|| "null".to_owned(), |ready| json_string(&ready.notification.method));
     RulesView {
-        initialize: json_string(INITIALIZE),
+        initialize: json_string(initialize),
         turns,
         ready,
         cancel,
@@ -551,7 +554,7 @@ mod tests {
             request: "promptRequestId".to_owned(),
             stop_reason: "stopReason".to_owned(),
         };
-        let rules = rules_view(&model(complete), true);
+        let rules = rules_view(&model(complete), true, "initialize");
         assert_eq!(
             rules.turns,
             "{\n    prompt: \"session/prompt\",\n    update: \"session/update\",\n    session: \"sessionId\",\n    payload: \"update\",\n    tag: \"sessionUpdate\",\n    \
@@ -565,7 +568,7 @@ mod tests {
             )
         );
         // Without the negotiation of `session/ready`, the connection does not act on it.
-        assert_eq!(rules_view(&model(TurnEnd::Response), false).ready, "null");
+        assert_eq!(rules_view(&model(TurnEnd::Response), false, "initialize").ready, "null");
         let idle = rules_view(
             &model(TurnEnd::Idle {
                 tag: "state_update".to_owned(),
@@ -573,6 +576,7 @@ mod tests {
                 idle: "idle".to_owned(),
             }),
             false,
+            "initialize",
         );
         assert!(
             idle.turns
@@ -587,7 +591,7 @@ mod tests {
             drain: None,
             cancel: None,
         };
-        let rules = rules_view(&none, false);
+        let rules = rules_view(&none, false, "initialize");
         assert_eq!([rules.turns, rules.ready, rules.cancel], ["null", "null", "null"]);
     }
 

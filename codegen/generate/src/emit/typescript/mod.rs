@@ -154,7 +154,9 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
             render(&methods::view(ir)?, "methods.ts")?,
         ),
     ];
-    let helpers = model.as_ref().map(|_| helpers::view(&crate::helpers::model(ir)));
+    let helpers = model
+        .as_ref()
+        .map(|_| helpers::view(&crate::helpers::model(ir), &methods::initialize_method(ir)));
     let (helper_values, helper_types) = helpers
         .as_ref()
         .map_or_else(Default::default, helpers::HelpersTs::exports);
