@@ -50,12 +50,18 @@ fn pointer(path: &::serde_path_to_error::Path) -> ::std::string::String {
             }
             ::serde_path_to_error::Segment::Map { key } => {
                 pointer.push('/');
-                pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
+                pointer.push_str(&escape_token(key));
             }
             ::serde_path_to_error::Segment::Enum { .. } | ::serde_path_to_error::Segment::Unknown => {}
         }
     }
     pointer
+}
+
+/// A member name as a JSON pointer segment (RFC 6901): the crate's one
+/// escape.
+pub(crate) fn escape_token(token: &str) -> ::std::string::String {
+    token.replace('~', "~0").replace('/', "~1")
 }
 
 /// Joins an outer pointer with a message that may start with an inner
@@ -74,7 +80,7 @@ fn located(path: ::std::string::String, message: ::std::string::String) -> Decod
         .strip_prefix("missing field `")
         .and_then(|rest| rest.strip_suffix('`'))
     {
-        let path = ::std::format!("{path}/{}", member.replace('~', "~0").replace('/', "~1"));
+        let path = ::std::format!("{path}/{}", escape_token(member));
         return DecodeError { path, message };
     }
     DecodeError { path, message }
@@ -118,7 +124,7 @@ fn too_deep(value: &Value) -> ::std::option::Option<::std::string::String> {
             while let Some((parent, step)) = steps.get(at) {
                 keys.push(match step {
                     Step::Index(index) => index.to_string(),
-                    Step::Name(name) => name.replace('~', "~0").replace('/', "~1"),
+                    Step::Name(name) => escape_token(name),
                 });
                 at = *parent;
             }

@@ -60,10 +60,6 @@ fn version(message: &::serde_json::Value) -> i64 {
         .unwrap_or(-1)
 }
 
-fn escape(token: &str) -> ::std::string::String {
-    token.replace('~', "~0").replace('/', "~1")
-}
-
 /// Why an initialize exchange does not negotiate.
 #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq, ::std::cmp::Eq)]
 pub enum NegotiationError {
@@ -226,7 +222,7 @@ impl Negotiated {
                 capability: gate
                     .pointer
                     .iter()
-                    .map(|token| ::std::format!("/{}", escape(token)))
+                    .map(|token| ::std::format!("/{}", crate::codec::escape_token(token)))
                     .collect(),
             }
         };
@@ -253,7 +249,7 @@ impl Negotiated {
                             next.push((::std::format!("{pointer}/{index}"), item));
                         }
                     } else if let ::std::option::Option::Some(member) = value.get(*token) {
-                        next.push((::std::format!("{pointer}/{}", escape(token)), member));
+                        next.push((::std::format!("{pointer}/{}", crate::codec::escape_token(token)), member));
                     }
                 }
                 found = next;

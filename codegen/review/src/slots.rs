@@ -14,6 +14,7 @@ use serde_json::{json, Map, Value};
 
 use acp_ir::ir::*;
 use acp_ir::messages::{Message, MessageKind};
+use acp_schema_source::pointer::escape_token;
 
 use crate::vectors;
 
@@ -235,9 +236,9 @@ impl Slot {
             .steps
             .iter()
             .filter_map(|step| match step {
-                Step::Member(name) => Some(format!("/{}", name.replace('~', "~0").replace('/', "~1"))),
+                Step::Member(name) => Some(format!("/{}", escape_token(name))),
                 Step::Item => Some("/0".to_owned()),
-                Step::Entry => Some(format!("/{}", MAP_KEY.replace('/', "~1"))),
+                Step::Entry => Some(format!("/{}", escape_token(MAP_KEY))),
                 Step::Merged(_) | Step::Variant(_) => None,
             })
             .collect();

@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 use crate::ir::*;
+use acp_schema_source::pointer::escape_token;
 
 /// One file of vectors: `<TypeName>.json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -58,14 +59,9 @@ impl InvalidValue {
         InvalidValue {
             name: name.into(),
             value,
-            pointer: format!("/{}", escape(member)),
+            pointer: format!("/{}", escape_token(member)),
         }
     }
-}
-
-/// A member name as a JSON pointer segment.
-fn escape(member: &str) -> String {
-    member.replace('~', "~0").replace('/', "~1")
 }
 
 /// A value that is invalid on the wire but that a decoder accepts under an
@@ -332,7 +328,7 @@ impl Generator<'_> {
         let broken = |mut object: Map<String, Value>, field: Option<&Field>| {
             let field = field?;
             alter(&mut object, field)?;
-            Some((Value::Object(object), format!("/{}", escape(&field.wire_name))))
+            Some((Value::Object(object), format!("/{}", escape_token(&field.wire_name))))
         };
         match expression {
             TypeExpr::Named { name } => match &self.ir.get(name)?.kind {
@@ -376,7 +372,7 @@ impl Generator<'_> {
             TypeExpr::Map { values } => {
                 let (broken, inner) = self.nested(values, depth + 1, alter)?;
                 let key = "example.com/key";
-                Some((json!({ key: broken }), format!("/{}{inner}", escape(key))))
+                Some((json!({ key: broken }), format!("/{}{inner}", escape_token(key))))
             }
             _ => None,
         }

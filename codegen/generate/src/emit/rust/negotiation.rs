@@ -16,7 +16,7 @@ fn tokens(pointer: &str) -> Vec<String> {
     pointer
         .split('/')
         .skip(1)
-        .map(|token| token.replace("~1", "/").replace("~0", "~"))
+        .map(acp_schema_source::pointer::unescape_token)
         .collect()
 }
 

@@ -225,7 +225,7 @@ fn tagged_impls(context: &RustContext, name: &str, property: &str, union: &Union
     });
     // Errors about the tag are located at the tag member: the message
     // starts with its pointer, which `codec::located` joins to the outer one.
-    let tag_pointer = format!("/{}", property.replace('~', "~0").replace('/', "~1"));
+    let tag_pointer = format!("/{}", acp_schema_source::pointer::escape_token(property));
     let unknown_tag = match &union.other {
         Some(other) => {
             let other_name = type_ident(&other.name);
