@@ -10,8 +10,6 @@ pub mod pipeline;
 
 pub use pipeline::{generate, generate_into, Error, Folder, Options, Sink};
 
-use acp_ir::{error, helpers, ir, naming, negotiation, tolerant};
-
 #[cfg(test)]
 mod test_support;
 

@@ -9,7 +9,7 @@ use serde::Serialize;
 use acp_ir::ir::Ir;
 use acp_ir::messages::MessageKind;
 
-pub use crate::ir::Direction;
+pub use acp_ir::ir::Direction;
 
 /// One message that carries a type.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]

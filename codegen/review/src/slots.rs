@@ -16,7 +16,7 @@ use acp_ir::ir::*;
 use acp_ir::messages::{Message, MessageKind};
 use acp_schema_source::pointer::escape_token;
 
-use crate::vectors;
+use acp_vectors::vectors;
 
 /// One step of a path through values.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -24,10 +24,10 @@ use super::diff::{Change, Subject};
 use super::roles::Direction;
 use super::rules::Rule;
 use super::slots::{self, Carrier, Role, Slot};
-use crate::ir::*;
-use crate::validate::Oracle;
-use crate::vectors;
+use acp_ir::ir::*;
 use acp_ir::messages::MessageKind;
+use acp_vectors::validate::Oracle;
+use acp_vectors::vectors;
 
 /// A schema as the review sees it: the raw document and its IR.
 #[derive(Debug, Clone, Copy)]

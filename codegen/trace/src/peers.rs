@@ -1,5 +1,5 @@
 //! What the two peers agreed on: the trace's `initialize` exchange read by
-//! the negotiation stage ([`crate::negotiation`], the evaluator behind every
+//! the negotiation stage ([`acp_ir::negotiation`], the evaluator behind every
 //! binding's `negotiate`), whether it has completed (`BEFORE_INIT` is
 //! judged from that), and whether the receiving side advertised each
 //! method, and each gated part of its params, it is sent
@@ -9,9 +9,9 @@
 
 use serde_json::Value;
 
-use super::Direction;
-use crate::ir::Ir;
-use crate::negotiation::{self, Negotiation};
+use acp_ir::ir::Direction;
+use acp_ir::ir::Ir;
+use acp_ir::negotiation::{self, Negotiation};
 
 /// The negotiated RFD features the ordering rules depend on.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

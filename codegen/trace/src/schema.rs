@@ -1,7 +1,7 @@
 //! Which type each message of a trace must be, by method and direction, as
 //! the IR's messages say ([`acp_ir::messages`]: a request's params, its
 //! response's result, a notification's params), and the check of it by the
-//! `jsonschema` oracle of [`crate::validate`] (rule `SCHEMA`, with the JSON
+//! `jsonschema` oracle of [`acp_vectors::validate`] (rule `SCHEMA`, with the JSON
 //! pointer of the first error). A method the receiving side does not handle
 //! is `UNKNOWN_METHOD`; `_`-prefixed extension methods are not checked.
 
@@ -12,8 +12,8 @@ use serde_json::Value;
 use acp_ir::ir::Ir;
 use acp_ir::messages::MessageKind;
 
-use super::Direction;
-use crate::validate::Oracle;
+use acp_ir::ir::Direction;
+use acp_vectors::validate::Oracle;
 
 /// The message types of a schema and their validator.
 pub(super) struct Catalog {

@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 use jsonschema::error::ValidationErrorKind;
 use serde_json::{json, Value};
 
-use crate::ir::{Ir, TypeKind};
 use crate::vectors::VectorFile;
+use acp_ir::ir::{Ir, TypeKind};
 
 /// One disagreement between a vector and the validator.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
-use crate::ir::*;
+use acp_ir::ir::*;
 use acp_schema_source::pointer::escape_token;
 
 /// One file of vectors: `<TypeName>.json`.
@@ -303,8 +303,8 @@ impl Generator<'_> {
         for field in fields {
             for twin in [
                 field.name.clone(),
-                crate::naming::python_attribute(&field.name),
-                crate::naming::rust_field(&field.name),
+                acp_ir::naming::python_attribute(&field.name),
+                acp_ir::naming::rust_field(&field.name),
             ] {
                 let twin = twin.trim_start_matches("r#").to_owned();
                 if fields.iter().all(|other| other.wire_name != twin) {
@@ -801,7 +801,7 @@ fn variant_label(variant: &Variant) -> String {
     variant
         .tag
         .clone()
-        .unwrap_or_else(|| crate::naming::snake_case(&variant.name))
+        .unwrap_or_else(|| acp_ir::naming::snake_case(&variant.name))
 }
 
 fn value_label(value: &Value) -> String {

@@ -9,9 +9,9 @@ use askama::Template;
 
 use super::methods::optional;
 use super::text::{docstring, string_literal};
-use crate::error::{CodegenError, ErrorKind};
-use crate::ir::Ir;
-use crate::naming::{self, python_class, python_handler, python_side_function};
+use acp_ir::error::{CodegenError, ErrorKind};
+use acp_ir::ir::Ir;
+use acp_ir::naming::{self, python_class, python_handler, python_side_function};
 
 /// Handler names of the runtime's extension methods.
 const EXTENSION_HANDLERS: [&str; 2] = ["extension_request", "extension_notification"];
@@ -49,7 +49,7 @@ struct HandlerView {
 pub(super) fn protocols_view(ir: &Ir) -> Result<ProtocolsView, CodegenError> {
     let mut sides = Vec::new();
     for side in ir.endpoints() {
-        let class = crate::naming::endpoint_type(side);
+        let class = acp_ir::naming::endpoint_type(side);
         let mut handlers = Vec::new();
         for (name, method) in &ir.methods {
             let request = method.request.as_ref().filter(|request| request.side.handled_by(side));

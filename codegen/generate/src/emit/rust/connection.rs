@@ -9,10 +9,10 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::context::{ident, type_ident};
-use crate::error::CodegenError;
-use crate::helpers::{Drain, Helpers, TurnEnd};
-use crate::ir::*;
-use crate::naming;
+use acp_ir::error::CodegenError;
+use acp_ir::ir::*;
+use acp_ir::naming;
+use acp_ir::rfd::{Drain, Helpers, TurnEnd};
 
 const SOURCE: &str = include_str!("../../../../../templates/rust/connection.rs");
 

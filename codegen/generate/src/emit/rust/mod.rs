@@ -35,8 +35,8 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::files::{Files, PackageNames};
-use crate::error::CodegenError;
-use crate::ir::Ir;
+use acp_ir::error::CodegenError;
+use acp_ir::ir::Ir;
 
 pub(crate) use context::RustContext;
 
@@ -120,7 +120,7 @@ impl Chunks {
 fn emit_rest(ir: &Ir, names: &PackageNames, context: &RustContext) -> Result<Files, CodegenError> {
     let methods = methods::emit(context)?;
     let codec = runtime::emit(context)?;
-    let model = crate::negotiation::model(ir);
+    let model = acp_ir::negotiation::model(ir);
     let negotiation_module = model.as_ref().map(|_| {
         quote! {
             pub mod connection;
@@ -171,14 +171,14 @@ fn emit_rest(ir: &Ir, names: &PackageNames, context: &RustContext) -> Result<Fil
     if let Some(model) = &model {
         let text = format_file(negotiation::emit(model)?)?;
         files.push((PathBuf::from("src/negotiation.rs"), format!("//! Capability negotiation: what one `initialize` exchange allows, from the schema's capability gates.\n\n{text}")));
-        let helpers = format_file(helpers::emit(ir, &crate::helpers::model(ir)))?;
+        let helpers = format_file(helpers::emit(ir, &acp_ir::rfd::model(ir)))?;
         files.push((PathBuf::from("src/helpers.rs"), format!("//! The RFD helpers: the session-ready gate (R1), the turn tracker (R2, R4) and the session-status advice (R3), as pure state machines over this crate's types.\n\n{helpers}")));
         files.push((
             PathBuf::from("src/helpers/machines.rs"),
             format_file(helpers::machines()?)?,
         ));
         files.push((PathBuf::from("src/connection.rs"), format_file(connection::runtime()?)?));
-        let ends = format_file(connection::ends(ir, &crate::helpers::model(ir)))?;
+        let ends = format_file(connection::ends(ir, &acp_ir::rfd::model(ir)))?;
         files.push((
             PathBuf::from("src/ends.rs"),
             format!(

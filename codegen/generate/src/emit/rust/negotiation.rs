@@ -1,4 +1,4 @@
-//! The generated crate's `negotiation` module: the [`crate::negotiation`]
+//! The generated crate's `negotiation` module: the [`acp_ir::negotiation`]
 //! model's tables as constants, the message type and `negotiate`, put at the
 //! marker of the fixed part (`templates/rust/negotiation.rs`: `Negotiated`,
 //! which serializes to the shared view, `NegotiationError`,
@@ -7,10 +7,10 @@
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
-use crate::error::CodegenError;
-use crate::ir::Side;
-use crate::naming;
-use crate::negotiation::{Entry, Negotiation, Requirement};
+use acp_ir::error::CodegenError;
+use acp_ir::ir::Side;
+use acp_ir::naming;
+use acp_ir::negotiation::{Entry, Negotiation, Requirement};
 
 fn tokens(pointer: &str) -> Vec<String> {
     pointer

@@ -6,7 +6,7 @@
 
 use proc_macro2::TokenStream;
 
-use crate::error::CodegenError;
+use acp_ir::error::CodegenError;
 
 /// The module's source, a real file beside the templates that this crate
 /// compiles in its tests.

@@ -8,7 +8,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::context::{type_ident, RustContext};
-use crate::error::CodegenError;
+use acp_ir::error::CodegenError;
 
 /// The runtime's source, a real file beside the templates that this crate
 /// compiles in its tests.

@@ -11,9 +11,9 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
 use super::context::{ident, type_ident};
-use crate::ir::*;
-use crate::naming;
+use acp_ir::ir::*;
 use acp_ir::messages::MessageKind;
+use acp_ir::naming;
 
 /// One method use handled by a side.
 pub(crate) struct Handled<'a> {

@@ -10,8 +10,8 @@ use quote::quote;
 use super::context::{type_ident, RustContext};
 use super::shared::{derives, doc};
 use super::structs::struct_item;
-use crate::ir::*;
-use crate::naming;
+use acp_ir::ir::*;
+use acp_ir::naming;
 
 /// The Rust payload type of a variant.
 fn payload_type(context: &RustContext, union_name: &str, variant: &Variant) -> Option<TokenStream> {

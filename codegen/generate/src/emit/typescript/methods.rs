@@ -17,10 +17,10 @@ use std::collections::BTreeMap;
 use askama::Template;
 
 use super::text::{json_string, tsdoc};
-use crate::error::{CodegenError, ErrorKind};
-use crate::helpers::{Drain, Helpers, TurnEnd};
-use crate::ir::*;
-use crate::naming;
+use acp_ir::error::{CodegenError, ErrorKind};
+use acp_ir::ir::*;
+use acp_ir::naming;
+use acp_ir::rfd::{Drain, Helpers, TurnEnd};
 
 /// The sides that get maps and an interface.
 pub const SIDES: [Side; 3] = [Side::Agent, Side::Client, Side::Proxy];
@@ -260,8 +260,8 @@ pub fn view(ir: &Ir) -> Result<MethodsFile, CodegenError> {
             payloads: format!("{{ {} }}", payloads.join(", ")),
         });
     }
-    let model = crate::helpers::model(ir);
-    let negotiated = crate::negotiation::model(ir).is_some();
+    let model = acp_ir::rfd::model(ir);
+    let negotiated = acp_ir::negotiation::model(ir).is_some();
     let session_ready = negotiated && model.ready.is_some();
     let sides = ir
         .endpoints()
@@ -512,7 +512,7 @@ fn side_view(ir: &Ir, endpoint: Side, model: &Helpers, session_ready: bool) -> S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::helpers::{Cancel, Ready, SessionMember};
+    use acp_ir::rfd::{Cancel, Ready, SessionMember};
 
     fn drain(end: TurnEnd) -> Drain {
         Drain {
