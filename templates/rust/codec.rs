@@ -1,8 +1,9 @@
-// The generated crate's `codec` module, copied into every generated crate:
-// parsed and printed like the rest of it, so `//` lines such as these stay
-// here. The Rust emitter puts the schema's part (`roundtrip` over every
-// type, `type_names`) at the marker line below, and writes the module's
-// `//!` line. acp-generate compiles this file in its tests, under clippy.
+//! Decoding rules and the by-name codec.
+
+// Copied as text into every generated crate, comments kept. The schema's
+// part (`roundtrip` over every type, `type_names`) is the generated
+// `by_name` module, which calls `check_depth` and `decode_nested` here.
+// acp-generate compiles this file in its tests, under clippy.
 
 use ::serde::de::DeserializeOwned;
 use ::serde::Serialize;
@@ -149,7 +150,7 @@ pub fn decode<T: DeserializeOwned>(value: Value) -> ::std::result::Result<T, Dec
 }
 
 /// An error at the first array or object of `value` nested deeper than [`MAX_DEPTH`].
-fn check_depth(value: &Value) -> ::std::result::Result<(), DecodeError> {
+pub(crate) fn check_depth(value: &Value) -> ::std::result::Result<(), DecodeError> {
     match too_deep(value) {
         Some(path) => Err(DecodeError {
             path,
@@ -160,7 +161,7 @@ fn check_depth(value: &Value) -> ::std::result::Result<(), DecodeError> {
 }
 
 /// [`decode`] without the depth check: for values inside one already checked.
-fn decode_nested<T: DeserializeOwned>(value: Value) -> ::std::result::Result<T, DecodeError> {
+pub(crate) fn decode_nested<T: DeserializeOwned>(value: Value) -> ::std::result::Result<T, DecodeError> {
     ::serde_path_to_error::deserialize(value).map_err(|error| {
         let path = pointer(error.path());
         located(path, error.into_inner().to_string())
@@ -463,8 +464,6 @@ pub fn check_items(
     }
     Ok(())
 }
-
-// @generated: roundtrip_as, roundtrip and type_names go here.
 
 /// A JSON value held while a member with lenient rules is tried.
 #[doc(hidden)]

@@ -119,7 +119,7 @@ impl Chunks {
 /// Every file of the crate but `types.rs`.
 fn emit_rest(ir: &Ir, names: &PackageNames, context: &RustContext) -> Result<Files, CodegenError> {
     let methods = methods::emit(context)?;
-    let codec = runtime::emit(context)?;
+    let by_name = runtime::by_name(context);
     let model = acp_ir::negotiation::model(ir);
     let negotiation_module = model.as_ref().map(|_| {
         quote! {
@@ -135,12 +135,14 @@ fn emit_rest(ir: &Ir, names: &PackageNames, context: &RustContext) -> Result<Fil
         // unknown members outgrows clippy's `Result` limit on some schemas);
         // schema prose is not written as rustdoc.
         #![allow(clippy::large_enum_variant, clippy::result_large_err, rustdoc::bare_urls, rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
+        pub mod by_name;
         pub mod codec;
         pub mod methods;
         #negotiation_module
         pub mod nullable;
         pub mod types;
-        pub use codec::{roundtrip, type_names, DecodeError};
+        pub use by_name::{roundtrip, type_names};
+        pub use codec::DecodeError;
         pub use nullable::Nullable;
         pub use types::*;
     };
@@ -156,18 +158,16 @@ fn emit_rest(ir: &Ir, names: &PackageNames, context: &RustContext) -> Result<Fil
     let mut files = Files::new();
     files.push((PathBuf::from("Cargo.toml"), cargo_toml(names)));
     files.push((PathBuf::from("src/lib.rs"), format!("{crate_doc}{}", format_file(lib)?)));
+    files.push((PathBuf::from("src/codec.rs"), runtime::SOURCE.to_owned()));
     files.push((
-        PathBuf::from("src/codec.rs"),
-        format!("//! Decoding rules and the by-name codec.\n\n{}", format_file(codec)?),
-    ));
-    files.push((PathBuf::from("src/methods.rs"), format!("//! Method names, per-side method enums, the `Agent` and `Client` traits and their dispatch functions.\n\n{}", format_file(methods)?)));
-    files.push((
-        PathBuf::from("src/nullable.rs"),
+        PathBuf::from("src/by_name.rs"),
         format!(
-            "//! `Nullable<T>`: a member that may be absent, `null`, or a value.\n\n{}",
-            format_file(nullable::emit()?)?
+            "//! The by-name codec: `roundtrip` and `type_names` over this schema's types.\n\n{}",
+            format_file(by_name)?
         ),
     ));
+    files.push((PathBuf::from("src/methods.rs"), format!("//! Method names, per-side method enums, the `Agent` and `Client` traits and their dispatch functions.\n\n{}", format_file(methods)?)));
+    files.push((PathBuf::from("src/nullable.rs"), nullable::SOURCE.to_owned()));
     if let Some(model) = &model {
         let text = format_file(negotiation::emit(model)?)?;
         files.push((PathBuf::from("src/negotiation.rs"), format!("//! Capability negotiation: what one `initialize` exchange allows, from the schema's capability gates.\n\n{text}")));
