@@ -127,6 +127,7 @@ fn emit_rest(ir: &Ir, names: &PackageNames, context: &RustContext) -> Result<Fil
             pub mod ends;
             pub mod helpers;
             pub mod negotiation;
+            mod negotiation_tables;
             pub use negotiation::{negotiate, CapabilityError, Negotiated, NegotiationError, PROTOCOL_VERSION};
         }
     });
@@ -169,8 +170,12 @@ fn emit_rest(ir: &Ir, names: &PackageNames, context: &RustContext) -> Result<Fil
     files.push((PathBuf::from("src/methods.rs"), format!("//! Method names, per-side method enums, the `Agent` and `Client` traits and their dispatch functions.\n\n{}", format_file(methods)?)));
     files.push((PathBuf::from("src/nullable.rs"), nullable::SOURCE.to_owned()));
     if let Some(model) = &model {
-        let text = format_file(negotiation::emit(model)?)?;
-        files.push((PathBuf::from("src/negotiation.rs"), format!("//! Capability negotiation: what one `initialize` exchange allows, from the schema's capability gates.\n\n{text}")));
+        files.push((PathBuf::from("src/negotiation.rs"), negotiation::SOURCE.to_owned()));
+        let tables = format_file(negotiation::tables_module(model))?;
+        files.push((
+            PathBuf::from("src/negotiation_tables.rs"),
+            format!("//! The schema's part of the capability negotiation: the protocol version, the initialize message types and the gate tables.\n\n{tables}"),
+        ));
         let helpers = format_file(helpers::emit(ir, &acp_ir::rfd::model(ir)))?;
         files.push((PathBuf::from("src/helpers.rs"), format!("//! The RFD helpers: the session-ready gate (R1), the turn tracker (R2, R4) and the session-status advice (R3), as pure state machines over this crate's types.\n\n{helpers}")));
         files.push((
