@@ -1,5 +1,5 @@
 //! The generated crate's connection: the fixed `connection` module (the
-//! runtime of `templates/rust/connection.rs`, printed as it is) and the
+//! runtime of `templates/rust/connection.rs`, copied as text) and the
 //! `ends` module the schema decides: the rules the connection follows
 //! (`RULES`, from the RFD helpers' model and the negotiation) and the typed
 //! calls of each end, one per method the other side handles.
@@ -9,22 +9,12 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::context::{ident, type_ident};
-use acp_ir::error::CodegenError;
 use acp_ir::ir::*;
 use acp_ir::naming;
 use acp_ir::rfd::{Drain, Helpers, TurnEnd};
 
-const SOURCE: &str = include_str!("../../../../../templates/rust/connection.rs");
-
-/// `connection.rs`, the runtime.
-pub(crate) fn runtime() -> Result<TokenStream, CodegenError> {
-    SOURCE.parse().map_err(|error: proc_macro2::LexError| {
-        CodegenError::internal(
-            "templates/rust/connection.rs",
-            format!("the connection runtime does not parse: {error}"),
-        )
-    })
-}
+/// `connection.rs`, the runtime, copied as text, comments kept.
+pub(crate) const SOURCE: &str = include_str!("../../../../../templates/rust/connection.rs");
 
 /// `ends.rs`: the rules and the typed calls.
 pub(crate) fn ends(ir: &Ir, model: &Helpers) -> TokenStream {

@@ -9,25 +9,15 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use acp_ir::error::CodegenError;
 use acp_ir::ir::{Ir, TypeKind};
 use acp_ir::naming;
 use acp_ir::rfd::{Helpers, Status, Turns};
 
 use super::context::{ident, type_ident};
 
-/// The machines' source, the same text `acp-ir` compiles.
-const MACHINES: &str = acp_ir::rfd::MACHINES_SOURCE;
-
-/// `helpers/machines.rs` as tokens, to be printed like every generated file.
-pub(crate) fn machines() -> Result<TokenStream, CodegenError> {
-    MACHINES.parse().map_err(|error: proc_macro2::LexError| {
-        CodegenError::internal(
-            "codegen/ir/src/rfd/machines.rs",
-            format!("the helpers' machines do not parse: {error}"),
-        )
-    })
-}
+/// `helpers/machines.rs`: the machines' source, the same text `acp-ir`
+/// compiles, copied as text, comments kept.
+pub(crate) const MACHINES: &str = acp_ir::rfd::MACHINES_SOURCE;
 
 /// `helpers.rs`.
 pub(crate) fn emit(ir: &Ir, model: &Helpers) -> TokenStream {

@@ -178,11 +178,8 @@ fn emit_rest(ir: &Ir, names: &PackageNames, context: &RustContext) -> Result<Fil
         ));
         let helpers = format_file(helpers::emit(ir, &acp_ir::rfd::model(ir)))?;
         files.push((PathBuf::from("src/helpers.rs"), format!("//! The RFD helpers: the session-ready gate (R1), the turn tracker (R2, R4) and the session-status advice (R3), as pure state machines over this crate's types.\n\n{helpers}")));
-        files.push((
-            PathBuf::from("src/helpers/machines.rs"),
-            format_file(helpers::machines()?)?,
-        ));
-        files.push((PathBuf::from("src/connection.rs"), format_file(connection::runtime()?)?));
+        files.push((PathBuf::from("src/helpers/machines.rs"), helpers::MACHINES.to_owned()));
+        files.push((PathBuf::from("src/connection.rs"), connection::SOURCE.to_owned()));
         let ends = format_file(connection::ends(ir, &acp_ir::rfd::model(ir)))?;
         files.push((
             PathBuf::from("src/ends.rs"),
