@@ -221,6 +221,38 @@ mod tests {
         );
     }
 
+    /// The initialize method is found by its params' `$defs` name, not by
+    /// its method name; `proxy/initialize` (params of their own) is not it.
+    #[test]
+    fn the_initialize_method_is_the_request_whose_params_are_initialize_request() {
+        use crate::ir::{TypeDef, TypeExpr, TypeKind};
+        let alias = |name: &str, definition: &str| TypeDef {
+            name: name.to_owned(),
+            pointer: format!("/$defs/{definition}"),
+            definition: Some(definition.to_owned()),
+            description: None,
+            kind: TypeKind::Alias { target: TypeExpr::Any },
+        };
+        let mut opening = method("open", Some(Side::Agent), None);
+        let mut proxy = method("proxy/initialize", Some(Side::Proxy), None);
+        if let Some(request) = opening.request.as_mut() {
+            request.params = "Opening".to_owned();
+        }
+        if let Some(request) = proxy.request.as_mut() {
+            request.params = "ProxyOpening".to_owned();
+        }
+        let mut ir = ir(vec![proxy, opening]);
+        ir.types
+            .insert("Opening".to_owned(), alias("Opening", crate::ir::INITIALIZE_PARAMS));
+        ir.types.insert(
+            "ProxyOpening".to_owned(),
+            alias("ProxyOpening", "InitializeProxyRequest"),
+        );
+        assert_eq!(ir.initialize().map(|method| method.name.as_str()), Some("open"));
+        ir.types.remove("Opening");
+        assert_eq!(ir.initialize(), None);
+    }
+
     #[test]
     fn a_notification_beside_a_request_of_another_side_keeps_the_plain_name() {
         let ir = ir(vec![method("mcp/message", Some(Side::Client), Some(Side::Agent))]);

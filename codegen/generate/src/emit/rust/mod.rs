@@ -1,5 +1,8 @@
 //! The Rust emitter: the IR printed as a self-contained crate with `quote`,
-//! formatted once with `prettyplease`.
+//! formatted once with `prettyplease`. The hand-written runtime files
+//! (`templates/rust/*.rs` and the RFD helpers' machines) are copied as
+//! text, comments kept; what the schema decides of them is generated in
+//! modules of their own (`by_name`, `negotiation_tables`).
 //!
 //! Layout of the generated crate: `types` (one item per IR type, with
 //! constructors and setters), `nullable` (`Nullable<T>`, absent versus
@@ -7,8 +10,8 @@
 //! notification enums, the `Agent` and `Client` traits and their dispatch
 //! functions), `negotiation` (capability negotiation, when the schema has
 //! an `initialize` with a known capability layout) and beside it `helpers`
-//! (the RFD helpers' state machines and typed wrappers), `codec` (the decoding rules of `codegen/DECODING.md` and the
-//! by-name `roundtrip`). Generated code uses fully qualified paths so no
+//! (the RFD helpers' state machines and typed wrappers), `codec` (the decoding rules of `codegen/DECODING.md`),
+//! `by_name` (the by-name `roundtrip` and `type_names`). Generated code uses fully qualified paths so no
 //! schema name can shadow a std or serde item.
 
 mod connection;
