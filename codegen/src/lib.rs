@@ -6,7 +6,7 @@
 //! dependencies its job needs. This crate re-exports them under one name.
 
 pub use acp_generate::emit;
-pub use acp_ir::{error, helpers, inspect, ir, lower, naming, negotiation, tolerant, CodegenError, ErrorKind, Ir};
+pub use acp_ir::{error, inspect, ir, lower, naming, negotiation, rfd, tolerant, CodegenError, ErrorKind, Ir};
 pub use acp_review as review;
 pub use acp_trace as trace;
 pub use acp_vectors::{validate, vectors};

@@ -121,7 +121,7 @@ fn pointers(value: &Value, at: String, into: &mut Vec<String>) {
             for (key, member) in members {
                 pointers(
                     member,
-                    format!("{at}/{}", acp_schema_source::error::escape_pointer_token(key)),
+                    format!("{at}/{}", acp_schema_source::pointer::escape_token(key)),
                     into,
                 );
             }
@@ -293,7 +293,7 @@ fn mutate(document: &mut Value, pointer: &str, mutation: Mutation) {
         }
         Mutation::Delete => {
             if let Some((parent, last)) = pointer.rsplit_once('/') {
-                let key = last.replace("~1", "/").replace("~0", "~");
+                let key = acp_schema_source::pointer::unescape_token(last);
                 match document.pointer_mut(parent) {
                     Some(Value::Object(members)) => {
                         members.remove(&key);

@@ -1,5 +1,5 @@
 //! The RFD helpers stage: its model of the default schema with and without
-//! the RFDs, and the reference state machines ([`helpers::machines`], the
+//! the RFDs, and the reference state machines ([`rfd::machines`], the
 //! ones the Rust crate copies and `check-trace` runs) on every scenario of
 //! `tests/helpers.json`, fed through the model's JSON reading: the
 //! default schema's scenarios here, those of protocol v2's lifecycle on
@@ -8,9 +8,9 @@
 
 use std::path::{Path, PathBuf};
 
-use acp_codegen::helpers::machines::{next_step, Observation, SessionReadyGate, TurnTracker};
-use acp_codegen::helpers::{self, Turns};
 use acp_codegen::lower::{lower, Unsupported};
+use acp_codegen::rfd::machines::{next_step, Observation, SessionReadyGate, TurnTracker};
+use acp_codegen::rfd::{self, Turns};
 use acp_codegen::Ir;
 use acp_schema_source::{load, RfdSelection, SourceOptions};
 use serde_json::{json, Value};
@@ -35,7 +35,7 @@ fn scenarios() -> Vec<Value> {
 
 #[test]
 fn the_model_of_the_default_schema_follows_its_rfds() {
-    let model = helpers::model(&default_ir(RfdSelection::All));
+    let model = rfd::model(&default_ir(RfdSelection::All));
     let turns = model.turns.expect("the default schema has prompt turns");
     assert_eq!(
         (
@@ -52,7 +52,7 @@ fn the_model_of_the_default_schema_follows_its_rfds() {
     let tags: Vec<&str> = turns.output.iter().map(|variant| variant.tag.as_str()).collect();
     assert_eq!(
         tags,
-        helpers::TURN_OUTPUT[..8],
+        rfd::TURN_OUTPUT[..8],
         "every v1 turn output tag is a variant of the default schema"
     );
     let replies: Vec<&str> = turns.replies.iter().map(|variant| variant.tag.as_str()).collect();
@@ -85,7 +85,7 @@ fn the_model_of_the_default_schema_follows_its_rfds() {
         "the agent's only session-scoped notification in v1"
     );
 
-    let bare = helpers::model(&default_ir(RfdSelection::Nothing));
+    let bare = rfd::model(&default_ir(RfdSelection::Nothing));
     assert!(bare
         .turns
         .expect("prompt turns exist without the RFDs")
@@ -163,7 +163,7 @@ fn run_turns(model: &Turns, setup: &Value, steps: &[Value]) -> Vec<(usize, Value
 
 #[test]
 fn the_reference_machines_decide_every_scenario_as_the_table_says() {
-    let model = helpers::model(&default_ir(RfdSelection::All));
+    let model = rfd::model(&default_ir(RfdSelection::All));
     let turns = model.turns.expect("the default schema has prompt turns");
     let counts = run_scenarios(&turns, None);
     assert!(
@@ -192,7 +192,7 @@ fn v2_ir() -> Ir {
 #[test]
 #[ignore = "needs ACP_UPSTREAM_SCHEMAS; `cargo xtask test` fetches the release schemas and runs it"]
 fn the_model_of_v2_reads_the_state_updates_and_the_reference_machines_follow_its_lifecycle() {
-    let turns = helpers::model(&v2_ir()).turns.expect("v2 has prompt turns");
+    let turns = rfd::model(&v2_ir()).turns.expect("v2 has prompt turns");
     let lifecycle = turns
         .lifecycle
         .as_ref()
@@ -211,7 +211,7 @@ fn the_model_of_v2_reads_the_state_updates_and_the_reference_machines_follow_its
         "a v2 prompt response carries no stop reason"
     );
     let replies: Vec<&str> = turns.replies.iter().map(|variant| variant.tag.as_str()).collect();
-    assert_eq!(replies, helpers::REPLY);
+    assert_eq!(replies, rfd::REPLY);
     let counts = run_scenarios(&turns, Some("v2-stable"));
     assert!(
         counts.get("turns").is_some_and(|count| *count >= 5),
@@ -237,7 +237,7 @@ fn run_scenarios(turns: &Turns, schema: Option<&str>) -> std::collections::BTree
                 .iter()
                 .enumerate()
                 .map(|(index, step)| {
-                    let live = step["status"] == helpers::LIVE;
+                    let live = step["status"] == rfd::LIVE;
                     let got = next_step(
                         setup["sessionStatus"].as_bool().unwrap(),
                         setup["load"].as_bool().unwrap(),

@@ -109,8 +109,8 @@ fn each_language_prints_the_fixture_tables() {
     let cases = [
         (
             rust::emit(&ir, &names).unwrap(),
-            "src/negotiation.rs",
-            "negotiation.rs.txt",
+            "src/negotiation_tables.rs",
+            "negotiation_tables.rs.txt",
         ),
         (
             typescript::emit(&ir, &names).unwrap(),

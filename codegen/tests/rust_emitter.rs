@@ -51,6 +51,7 @@ fn the_crate_has_its_files_and_package_name() {
             "Cargo.toml",
             "src/lib.rs",
             "src/codec.rs",
+            "src/by_name.rs",
             "src/methods.rs",
             "src/nullable.rs",
             "src/types.rs"

@@ -16,7 +16,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::error::{escape_pointer_token, SourceError};
+use crate::error::SourceError;
+use crate::pointer::{escape_token, unescape_token};
 
 /// The file the annotations are read from, relative to the repository root.
 pub const FILE: &str = "schema/capabilities.json";
@@ -248,7 +249,7 @@ impl CapabilityAnnotations {
                     .map(|(name, gate)| ("fields", name, gate, Target::Field)),
             );
         for (group, name, gate, target) in entries {
-            let annotation_pointer = format!("/{group}/{}", escape_pointer_token(name));
+            let annotation_pointer = format!("/{group}/{}", escape_token(name));
             let must_resolve = match gate.stability {
                 Stability::Stable => strict,
                 Stability::Rfd => gate.source.as_ref().is_some_and(|id| applied_rfds.contains(id)),
@@ -372,7 +373,7 @@ impl CapabilityAnnotations {
                     .into_iter()
                     .map(|method| ResolvedSite {
                         method,
-                        pointer: format!("/{}", escape_pointer_token(member)),
+                        pointer: format!("/{}", escape_token(member)),
                         tag: None,
                     })
                     .collect()
@@ -484,7 +485,7 @@ fn params_node<'a>(schema: &'a Value, method: &str, pointer: &str) -> Result<&'a
             node.get("items")
                 .ok_or_else(|| format!("{method} params {pointer}: not an array at `*`"))?
         } else {
-            let token = token.replace("~1", "/").replace("~0", "~");
+            let token = unescape_token(token);
             node.get("properties")
                 .and_then(|properties| properties.get(&token))
                 .ok_or_else(|| format!("{method} params {pointer}: no `{token}`"))?
@@ -586,7 +587,7 @@ fn walk<'a>(schema: &'a Value, mut node: &'a Value, root: &str, path: &str) -> R
         .strip_prefix('/')
         .ok_or_else(|| format!("path `{path}` is not a JSON pointer"))?;
     for token in tokens.split('/') {
-        let token = token.replace("~1", "/").replace("~0", "~");
+        let token = unescape_token(token);
         node = dereference(schema, node)?;
         node = node
             .get("properties")

@@ -72,8 +72,3 @@ impl SourceError {
         }
     }
 }
-
-/// Escapes one reference token for use in a JSON pointer (RFC 6901).
-pub fn escape_pointer_token(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
-}

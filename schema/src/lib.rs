@@ -3,12 +3,14 @@
 //! This crate owns everything that decides *which* schema the generator reads:
 //! the pinned upstream base ([`upstream`]), the RFD overlays under `schema/rfd/`
 //! ([`overlay`]), the capability annotations in `schema/capabilities.json`
-//! ([`capabilities`]) and their assembly into one extended schema ([`load`]).
+//! ([`capabilities`]) and their assembly into one extended schema ([`load`]);
+//! [`pointer`] escapes and unescapes JSON pointer tokens for every stage.
 //! It knows nothing about the IR or any target language.
 
 pub mod capabilities;
 pub mod error;
 pub mod overlay;
+pub mod pointer;
 pub mod upstream;
 
 use std::path::PathBuf;

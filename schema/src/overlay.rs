@@ -122,7 +122,7 @@ impl Overlay {
             if let Some((name, _)) = clash {
                 return Err(SourceError::OverlayConflict {
                     overlay: self.file.clone(),
-                    pointer: format!("/$defs/{}", crate::error::escape_pointer_token(name)),
+                    pointer: format!("/$defs/{}", crate::pointer::escape_token(name)),
                     message: format!(
                         "the base schema already defines method `{method}` (as `{name}`); the overlay \
                          defines it again as `{added_name}`. Refusing to merge two definitions of one \

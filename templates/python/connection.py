@@ -158,7 +158,7 @@ class _Turns:
 
 
 # What this schema says about the messages a connection treats specially.
-_INITIALIZE = "initialize"
+_INITIALIZE = {{ initialize }}
 _READY: _Ready | None = {{ ready }}
 _TURNS: _Turns | None = {{ turns }}
 _CANCEL: tuple[str, str] | None = {{ cancel }}

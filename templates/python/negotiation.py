@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from ._runtime import decode_with, to_json
+from ._runtime import decode_with, escape_token, to_json
 from .models import {{ request_type }}, {{ response_type }}
 
 PROTOCOL_VERSION = {{ protocol_version }}
@@ -61,10 +61,6 @@ class CapabilityError(Exception):
         """JSON pointer of the capability in that side's initialize message."""
 
 
-def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
-
-
 def _member(value: Any, key: str) -> Any:
     return value.get(key) if isinstance(value, dict) else None
 
@@ -78,7 +74,7 @@ def _locate(value: Any, pattern: tuple[str, ...]) -> list[tuple[str, Any]]:
                 if isinstance(current, list):
                     following.extend((f"{pointer}/{index}", item) for index, item in enumerate(current))
             elif isinstance(current, dict) and token in current:
-                following.append((f"{pointer}/{_escape(token)}", current[token]))
+                following.append((f"{pointer}/{escape_token(token)}", current[token]))
         found = following
     return found
 
@@ -141,7 +137,7 @@ class Negotiated:
 
         def refuse(rule: int, pointer: str) -> CapabilityError:
             agent, tokens, _ = _RULES[rule]
-            return CapabilityError(method, pointer, "agent" if agent else "client", "".join(f"/{_escape(token)}" for token in tokens))
+            return CapabilityError(method, pointer, "agent" if agent else "client", "".join(f"/{escape_token(token)}" for token in tokens))
 
         for known, needs in (*_AGENT_METHODS, *_CLIENT_METHODS):
             if known == method:

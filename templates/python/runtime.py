@@ -571,7 +571,7 @@ def pointer(value: Any, error: ValidationError) -> str:
                 continue
             if part in current:
                 current, picked = current[part], False
-                path += "/" + _escape(part)
+                path += "/" + escape_token(part)
                 continue
         elif (
             isinstance(current, list)
@@ -586,14 +586,12 @@ def pointer(value: Any, error: ValidationError) -> str:
             and index == len(loc) - 1
             and isinstance(part, str)
         ):
-            path += "/" + _escape(part)
+            path += "/" + escape_token(part)
     cause = details.get("ctx", {}).get("error")
     if isinstance(cause, FieldError):
-        path += "/" + cause.wire.replace("~", "~0").replace("/", "~1")
+        path += "/" + escape_token(cause.wire)
     if details["type"].startswith(TAG_ERROR) and isinstance(current, dict):
-        path += "/" + details["type"][len(TAG_ERROR) :].replace("~", "~0").replace(
-            "/", "~1"
-        )
+        path += "/" + escape_token(details["type"][len(TAG_ERROR) :])
     return path
 
 
@@ -610,7 +608,9 @@ def _has_surrogate(text: str) -> bool:
     return not text.isascii() and _SURROGATE.search(text) is not None
 
 
-def _escape(key: Any) -> str:
+def escape_token(key: Any) -> str:
+    """A member name (or index) as a JSON pointer segment (RFC 6901): the
+    package's one escape."""
     return str(key).replace("~", "~0").replace("/", "~1")
 
 
@@ -692,7 +692,7 @@ def _pointer(trail: tuple[Any, ...]) -> str:
     keys: list[str] = []
     while trail:
         trail, key = trail
-        keys.append("/" + _escape(key))
+        keys.append("/" + escape_token(key))
     return "".join(reversed(keys))
 
 

@@ -1,8 +1,9 @@
-// The generated crate's `codec` module, copied into every generated crate:
-// parsed and printed like the rest of it, so `//` lines such as these stay
-// here. The Rust emitter puts the schema's part (`roundtrip` over every
-// type, `type_names`) at the marker line below, and writes the module's
-// `//!` line. acp-generate compiles this file in its tests, under clippy.
+//! Decoding rules and the by-name codec.
+
+// Copied as text into every generated crate, comments kept. The schema's
+// part (`roundtrip` over every type, `type_names`) is the generated
+// `by_name` module, which calls `check_depth` and `decode_nested` here.
+// acp-generate compiles this file in its tests, under clippy.
 
 use ::serde::de::DeserializeOwned;
 use ::serde::Serialize;
@@ -50,12 +51,18 @@ fn pointer(path: &::serde_path_to_error::Path) -> ::std::string::String {
             }
             ::serde_path_to_error::Segment::Map { key } => {
                 pointer.push('/');
-                pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
+                pointer.push_str(&escape_token(key));
             }
             ::serde_path_to_error::Segment::Enum { .. } | ::serde_path_to_error::Segment::Unknown => {}
         }
     }
     pointer
+}
+
+/// A member name as a JSON pointer segment (RFC 6901): the crate's one
+/// escape.
+pub(crate) fn escape_token(token: &str) -> ::std::string::String {
+    token.replace('~', "~0").replace('/', "~1")
 }
 
 /// Joins an outer pointer with a message that may start with an inner
@@ -74,7 +81,7 @@ fn located(path: ::std::string::String, message: ::std::string::String) -> Decod
         .strip_prefix("missing field `")
         .and_then(|rest| rest.strip_suffix('`'))
     {
-        let path = ::std::format!("{path}/{}", member.replace('~', "~0").replace('/', "~1"));
+        let path = ::std::format!("{path}/{}", escape_token(member));
         return DecodeError { path, message };
     }
     DecodeError { path, message }
@@ -118,7 +125,7 @@ fn too_deep(value: &Value) -> ::std::option::Option<::std::string::String> {
             while let Some((parent, step)) = steps.get(at) {
                 keys.push(match step {
                     Step::Index(index) => index.to_string(),
-                    Step::Name(name) => name.replace('~', "~0").replace('/', "~1"),
+                    Step::Name(name) => escape_token(name),
                 });
                 at = *parent;
             }
@@ -143,7 +150,7 @@ pub fn decode<T: DeserializeOwned>(value: Value) -> ::std::result::Result<T, Dec
 }
 
 /// An error at the first array or object of `value` nested deeper than [`MAX_DEPTH`].
-fn check_depth(value: &Value) -> ::std::result::Result<(), DecodeError> {
+pub(crate) fn check_depth(value: &Value) -> ::std::result::Result<(), DecodeError> {
     match too_deep(value) {
         Some(path) => Err(DecodeError {
             path,
@@ -154,7 +161,7 @@ fn check_depth(value: &Value) -> ::std::result::Result<(), DecodeError> {
 }
 
 /// [`decode`] without the depth check: for values inside one already checked.
-fn decode_nested<T: DeserializeOwned>(value: Value) -> ::std::result::Result<T, DecodeError> {
+pub(crate) fn decode_nested<T: DeserializeOwned>(value: Value) -> ::std::result::Result<T, DecodeError> {
     ::serde_path_to_error::deserialize(value).map_err(|error| {
         let path = pointer(error.path());
         located(path, error.into_inner().to_string())
@@ -457,8 +464,6 @@ pub fn check_items(
     }
     Ok(())
 }
-
-// @generated: roundtrip_as, roundtrip and type_names go here.
 
 /// A JSON value held while a member with lenient rules is tried.
 #[doc(hidden)]

@@ -1,15 +1,20 @@
-// The fixed part of the generated crate's `negotiation` module, copied into
-// every generated crate: parsed and printed like the rest of it, so `//`
-// lines such as these stay here. The Rust emitter puts the schema's part at
-// the marker line (the gate tables, the message type, `negotiate`) and
-// writes the module's `//!` line. acp-generate compiles this file in its
-// tests with stand-ins for that part.
+//! Capability negotiation: what one `initialize` exchange allows, from the schema's capability gates.
+
+// Copied as text into every generated crate, comments kept. The schema's
+// part (the protocol version, the initialize message types and the gate
+// tables) is the generated `negotiation_tables` module, which this one
+// reads; acp-generate compiles this file in its tests with stand-ins for it.
+
+use crate::negotiation_tables::{Request, Response, AGENT_METHODS, CHECKS, CLIENT_METHODS, FEATURES, RULES, SECTIONS};
+use crate::negotiation_tables::{REQUEST_NAME, RESPONSE_NAME};
+
+pub use crate::negotiation_tables::PROTOCOL_VERSION;
 
 /// What an entry needs: baseline, absent from the schema, or a rule.
 /// (`Never` is only used by schemas that lack an RFD feature.)
 #[derive(::std::clone::Clone, ::std::marker::Copy)]
 #[allow(dead_code)]
-enum Needs {
+pub(crate) enum Needs {
     Always,
     Never,
     Rule(usize),
@@ -17,22 +22,74 @@ enum Needs {
 
 /// A gate: the side whose initialize message carries it, where, and
 /// whether it is an offer (a non-empty list) rather than a capability.
-struct Rule {
-    agent: bool,
-    pointer: &'static [&'static str],
-    offered: bool,
+pub(crate) struct Rule {
+    pub(crate) agent: bool,
+    pub(crate) pointer: &'static [&'static str],
+    pub(crate) offered: bool,
 }
 
 /// Where a variant (`tag_value`) or member (no tag) gate applies.
-struct Check {
-    method: &'static str,
-    pointer: &'static [&'static str],
-    tag_property: ::std::option::Option<&'static str>,
-    tag_value: ::std::option::Option<&'static str>,
-    rule: usize,
+pub(crate) struct Check {
+    pub(crate) method: &'static str,
+    pub(crate) pointer: &'static [&'static str],
+    pub(crate) tag_property: ::std::option::Option<&'static str>,
+    pub(crate) tag_value: ::std::option::Option<&'static str>,
+    pub(crate) rule: usize,
 }
 
-// @generated: the tables, `Message` and `negotiate` go here.
+/// An initialize message, decoded or as raw JSON (decoded by `negotiate`).
+pub enum Message<'a, T> {
+    Decoded(&'a T),
+    Json(&'a ::serde_json::Value),
+}
+
+impl<'a> ::std::convert::From<&'a Request> for Message<'a, Request> {
+    fn from(message: &'a Request) -> Self {
+        Message::Decoded(message)
+    }
+}
+
+impl<'a> ::std::convert::From<&'a Response> for Message<'a, Response> {
+    fn from(message: &'a Response) -> Self {
+        Message::Decoded(message)
+    }
+}
+
+impl<'a, T> ::std::convert::From<&'a ::serde_json::Value> for Message<'a, T> {
+    fn from(message: &'a ::serde_json::Value) -> Self {
+        Message::Json(message)
+    }
+}
+
+/// Negotiates from the client's `initialize` params and the agent's
+/// result, each decoded or raw JSON (decoded here).
+///
+/// # Errors
+///
+/// [`NegotiationError::Decode`] when a message does not decode;
+/// [`NegotiationError::VersionAboveRequested`] or
+/// [`NegotiationError::UnsupportedVersion`] when the agent's version is
+/// above the client's or not the one these bindings implement.
+pub fn negotiate<'a>(
+    request: impl ::std::convert::Into<Message<'a, Request>>,
+    response: impl ::std::convert::Into<Message<'a, Response>>,
+) -> ::std::result::Result<Negotiated, NegotiationError> {
+    let request = wire(request.into(), REQUEST_NAME)?;
+    let response = wire(response.into(), RESPONSE_NAME)?;
+    let requested = version(&request);
+    let answered = version(&response);
+    if answered > requested {
+        return ::std::result::Result::Err(NegotiationError::VersionAboveRequested { requested, answered });
+    }
+    if answered != i64::from(PROTOCOL_VERSION) {
+        return ::std::result::Result::Err(NegotiationError::UnsupportedVersion { requested, answered });
+    }
+    ::std::result::Result::Ok(Negotiated {
+        protocol_version: answered,
+        request,
+        response,
+    })
+}
 
 fn wire<T: ::serde::Serialize + ::serde::de::DeserializeOwned>(
     message: Message<'_, T>,
@@ -58,10 +115,6 @@ fn version(message: &::serde_json::Value) -> i64 {
         .get("protocolVersion")
         .and_then(::serde_json::Value::as_i64)
         .unwrap_or(-1)
-}
-
-fn escape(token: &str) -> ::std::string::String {
-    token.replace('~', "~0").replace('/', "~1")
 }
 
 /// Why an initialize exchange does not negotiate.
@@ -226,7 +279,7 @@ impl Negotiated {
                 capability: gate
                     .pointer
                     .iter()
-                    .map(|token| ::std::format!("/{}", escape(token)))
+                    .map(|token| ::std::format!("/{}", crate::codec::escape_token(token)))
                     .collect(),
             }
         };
@@ -253,7 +306,10 @@ impl Negotiated {
                             next.push((::std::format!("{pointer}/{index}"), item));
                         }
                     } else if let ::std::option::Option::Some(member) = value.get(*token) {
-                        next.push((::std::format!("{pointer}/{}", escape(token)), member));
+                        next.push((
+                            ::std::format!("{pointer}/{}", crate::codec::escape_token(token)),
+                            member,
+                        ));
                     }
                 }
                 found = next;

@@ -1,6 +1,6 @@
-// The generated crate's `nullable` module, copied into every generated
-// crate: parsed and printed like the rest of it, so `//` lines such as these
-// stay here, and the emitter writes the module's `//!` line. acp-generate
+//! `Nullable<T>`: a member that may be absent, `null`, or a value.
+
+// Copied as text into every generated crate, comments kept; acp-generate
 // compiles this file in its tests, under clippy.
 
 /// A member that may be absent, present as `null`, or present with a value.

@@ -380,13 +380,13 @@ export class SessionReadyLifecycle implements Lifecycle {
   }
 
   settled(method: string, params: unknown, result: unknown): readonly unknown[] {
-    if (method === "initialize") this.#negotiate(params, result);
+    if (method === {{ initialize }}) this.#negotiate(params, result);
     const session = this.#negotiated?.sessionReady === true ? this.#opened(method, params, result) : undefined;
     return session === undefined ? [] : [{ jsonrpc: "2.0", method: {{ ready.method }}, params: { [{{ ready.member }}]: session } }];
   }
 
   answered(method: string, params: unknown, result: unknown): void {
-    if (method === "initialize") this.#negotiate(params, result);
+    if (method === {{ initialize }}) this.#negotiate(params, result);
     const session = this.#opened(method, params, result);
     if (session !== undefined) this.#gate.responded(session, Date.now());
   }

@@ -6,6 +6,7 @@
 // and any object mean supported; an offered method needs a non-empty list.
 
 import { DecodeError, {{ request_decoder }}, {{ response_decoder }} } from "./decode.js";
+import { escapeToken } from "./runtime.js";
 import type { {{ request_type }}, {{ response_type }}, JsonValue } from "./types.js";
 
 /** The protocol version these bindings implement. */
@@ -82,10 +83,6 @@ export interface NegotiatedJson {
   readonly agentHandles: Readonly<Record<string, boolean>>;
   readonly clientHandles: Readonly<Record<string, boolean>>;
   readonly [section: string]: number | boolean | Readonly<Record<string, boolean>>;
-}
-
-function escapeToken(token: string): string {
-  return token.replace(/~/g, "~0").replace(/\//g, "~1");
 }
 
 function member(value: unknown, key: string): unknown {

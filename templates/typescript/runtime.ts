@@ -123,11 +123,11 @@ function failure(path: string, message: string): DecodeResult<never> {
 }
 
 function pointer(path: string, key: string | number): string {
-  return `${path}/${typeof key === "number" ? key : escape(key)}`;
+  return `${path}/${typeof key === "number" ? key : escapeToken(key)}`;
 }
 
-/** A member name as a JSON pointer segment. */
-function escape(key: string): string {
+/** A member name as a JSON pointer segment (RFC 6901): the package's one escape. */
+export function escapeToken(key: string): string {
   return key.includes("~") || key.includes("/") ? key.replace(/~/g, "~0").replace(/\//g, "~1") : key;
 }
 

@@ -64,7 +64,7 @@ pub mod methods {
 }
 
 pub mod helpers {
-    pub use acp_ir::helpers::machines;
+    pub use acp_ir::rfd::machines;
 }
 
 pub use crate::codec;

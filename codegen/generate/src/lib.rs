@@ -10,8 +10,6 @@ pub mod pipeline;
 
 pub use pipeline::{generate, generate_into, Error, Folder, Options, Sink};
 
-use acp_ir::{error, helpers, ir, naming, negotiation, tolerant};
-
 #[cfg(test)]
 mod test_support;
 
@@ -23,6 +21,12 @@ mod connection_check;
 #[allow(dead_code)]
 #[path = "../../../templates/rust/codec.rs"]
 pub mod codec;
+/// The fixed `negotiation` module, with stand-ins for the generated
+/// `negotiation_tables` it reads.
+#[cfg(test)]
+#[allow(dead_code)]
+#[path = "../../../templates/rust/negotiation.rs"]
+pub mod negotiation;
 /// The hand-written runtime files the Rust emitter copies into every
 /// generated crate, compiled here (and checked by clippy) as the modules
 /// they become there. The codec's items serve the generated types, which
@@ -30,23 +34,20 @@ pub mod codec;
 #[cfg(test)]
 #[path = "../../../templates/rust/nullable.rs"]
 pub mod nullable;
-/// The fixed part of the `negotiation` module, with stand-ins for what the
-/// emitter writes at its marker (the tables, `Message`).
 #[cfg(test)]
 #[allow(dead_code)]
-pub mod negotiation_runtime {
+pub mod negotiation_tables {
+    use crate::negotiation::{Check, Needs, Rule};
+
+    pub type Request = ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>;
+    pub type Response = ::std::vec::Vec<::serde_json::Value>;
+    pub(crate) const REQUEST_NAME: &str = "InitializeRequest";
+    pub(crate) const RESPONSE_NAME: &str = "InitializeResponse";
     pub const PROTOCOL_VERSION: u16 = 1;
-    const RULES: &[Rule] = &[];
-    const AGENT_METHODS: &[(&str, Needs)] = &[];
-    const CLIENT_METHODS: &[(&str, Needs)] = &[];
-    const SECTIONS: &[(&str, &[(&str, Needs)])] = &[];
-    const FEATURES: &[(&str, Needs)] = &[];
-    const CHECKS: &[Check] = &[];
-
-    pub enum Message<'a, T> {
-        Decoded(&'a T),
-        Json(&'a ::serde_json::Value),
-    }
-
-    include!("../../../templates/rust/negotiation.rs");
+    pub(crate) const RULES: &[Rule] = &[];
+    pub(crate) const AGENT_METHODS: &[(&str, Needs)] = &[];
+    pub(crate) const CLIENT_METHODS: &[(&str, Needs)] = &[];
+    pub(crate) const SECTIONS: &[(&str, &[(&str, Needs)])] = &[];
+    pub(crate) const FEATURES: &[(&str, Needs)] = &[];
+    pub(crate) const CHECKS: &[Check] = &[];
 }

@@ -12,8 +12,8 @@ use std::path::PathBuf;
 use acp_schema_source::ExtendedSchema;
 
 use crate::emit::{self, PackageNames, LANGUAGES};
-use crate::error::CodegenError;
-use crate::ir::Ir;
+use acp_ir::error::CodegenError;
+use acp_ir::ir::Ir;
 
 /// Relative path -> contents, sorted: one output folder held in memory.
 pub type Folder = BTreeMap<PathBuf, String>;
@@ -25,7 +25,7 @@ pub struct Options {
     pub names: PackageNames,
     /// Emitters by folder name (`rust`, `typescript`, `python`); empty: all.
     pub languages: Vec<String>,
-    /// Open every closed tagged union on decode ([`crate::tolerant`]).
+    /// Open every closed tagged union on decode ([`acp_ir::tolerant`]).
     pub tolerant: bool,
 }
 
@@ -83,7 +83,7 @@ pub fn generate_into<S: Sink + Send>(
         return Err(Error::UnknownLanguage(unknown.clone()));
     }
     let ir = if options.tolerant {
-        Cow::Owned(crate::tolerant::tolerant(ir))
+        Cow::Owned(acp_ir::tolerant::tolerant(ir))
     } else {
         Cow::Borrowed(ir)
     };

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use serde_json::{json, Value};
 
 use crate::emit::Files;
-use crate::ir::Ir;
+use acp_ir::ir::Ir;
 use acp_ir::lower::{lower, Unsupported};
 
 /// The IR of a schema whose `$defs` are `definitions`.

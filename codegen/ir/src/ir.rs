@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// The whole model of one (extended) schema.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Ir {
     /// Where the base schema came from (a path or `crate@version`).
     pub origin: String,
@@ -396,6 +396,17 @@ impl Side {
         self == endpoint || matches!(self, Side::Protocol | Side::Both)
     }
 
+    /// The other end of a connection, for the two sides that have one: the
+    /// agent's peer is the client and the client's the agent. A proxy is one
+    /// of each, and protocol-level or either-side methods have no side.
+    pub fn peer(self) -> Option<Side> {
+        match self {
+            Side::Agent => Some(Side::Client),
+            Side::Client => Some(Side::Agent),
+            Side::Proxy | Side::Protocol | Side::Both => None,
+        }
+    }
+
     /// The `x-side` value on the wire.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -452,14 +463,27 @@ impl Direction {
     pub fn sender(self) -> &'static str {
         self.reverse().receiver()
     }
+}
 
-    /// The directions towards a side that handles a message (both, for a
-    /// method every side or either side handles).
-    pub fn towards(side: Side) -> Vec<Direction> {
-        match side {
-            Side::Agent => vec![Direction::ClientToAgent],
-            Side::Client => vec![Direction::AgentToClient],
-            Side::Proxy | Side::Protocol | Side::Both => Direction::BOTH.to_vec(),
+/// What a message is on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MessageKind {
+    /// A request's params.
+    Request,
+    /// A notification's params.
+    Notification,
+    /// A request's result, going back to the side that called.
+    Response,
+}
+
+impl MessageKind {
+    /// `request`, `notification`, `response`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MessageKind::Request => "request",
+            MessageKind::Notification => "notification",
+            MessageKind::Response => "response",
         }
     }
 }
@@ -771,7 +795,25 @@ impl TypeDef {
     }
 }
 
+/// The `$defs` name of the params of the request that opens a connection.
+/// The schema's `x-method` on it names the method, and its capability
+/// layout is read off it (`acp_schema_source::capabilities`).
+pub const INITIALIZE_PARAMS: &str = "InitializeRequest";
+
 impl Ir {
+    /// The method that opens a connection and whose exchange decides what
+    /// it allows: the request whose params are the schema's
+    /// [`INITIALIZE_PARAMS`] (`initialize`); `None` for a schema without it.
+    pub fn initialize(&self) -> Option<&Method> {
+        self.methods.values().find(|method| {
+            method.request.as_ref().is_some_and(|request| {
+                self.get(&request.params)
+                    .and_then(|definition| definition.definition.as_deref())
+                    == Some(INITIALIZE_PARAMS)
+            })
+        })
+    }
+
     /// The endpoints this schema has: the agent and the client always, a
     /// proxy when some method is a proxy's to handle.
     pub fn endpoints(&self) -> Vec<Side> {

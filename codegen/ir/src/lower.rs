@@ -130,7 +130,7 @@ struct Lowerer<'a> {
 }
 
 fn pointer_token(token: &str) -> String {
-    acp_schema_source::error::escape_pointer_token(token)
+    acp_schema_source::pointer::escape_token(token)
 }
 
 fn is_annotation(key: &str) -> bool {
@@ -292,7 +292,7 @@ impl<'a> Lowerer<'a> {
                 format!("`$ref` {reference} does not point into `#/$defs`"),
             )
         })?;
-        let key = key.replace("~1", "/").replace("~0", "~");
+        let key = acp_schema_source::pointer::unescape_token(key);
         self.names.get(&key).cloned().ok_or_else(|| {
             self.error(
                 ErrorKind::UnknownReference,

@@ -490,38 +490,46 @@ pub fn python_side_table(side: &str, role: &str) -> String {
     python_constant(&format!("{side} {role}s"))
 }
 
-/// The Python handler of a method: `session/prompt` -> `session_prompt`; a
-/// notification whose name the side also handles as a request gets a
-/// `_notification` suffix (`mcp_message_notification`).
-pub fn python_handler(method: &str, notification_beside_request: bool) -> String {
-    if notification_beside_request {
-        python_attribute(&format!("{method}_notification"))
+/// The handler of a message, in canonical words: the method name
+/// (`session/prompt`); a notification whose handling endpoint also handles
+/// a request of that name gets ` notification` after it
+/// (`proxy/successor notification`), so the two keep apart. A response is
+/// answered by its request's handler. Each language's identifier function
+/// ([`rust_handler`], [`python_handler`], [`typescript_handler`]) makes it
+/// a name.
+pub fn handler(method: &crate::ir::Method, kind: crate::ir::MessageKind) -> String {
+    let beside_request = kind == crate::ir::MessageKind::Notification
+        && method.request.as_ref().is_some_and(|request| {
+            method.notification.as_ref().is_some_and(|notification| {
+                crate::ir::Side::ENDPOINTS
+                    .into_iter()
+                    .any(|endpoint| request.side.handled_by(endpoint) && notification.side.handled_by(endpoint))
+            })
+        });
+    if beside_request {
+        format!("{} notification", method.name)
     } else {
-        python_attribute(method)
+        method.name.clone()
     }
 }
 
-/// The Rust trait function of a method: `session/prompt` ->
-/// `session_prompt`; a notification whose name the side also handles as a
-/// request gets a `_notification` suffix (`proxy_successor_notification`).
-pub fn rust_handler(method: &str, notification_beside_request: bool) -> String {
-    let base = rust_field(method);
-    if notification_beside_request {
-        format!("{}_notification", base.trim_start_matches("r#"))
-    } else {
-        base
-    }
+/// The Python handler of a message ([`handler`]): `session/prompt` ->
+/// `session_prompt`, `mcp/message notification` -> `mcp_message_notification`.
+pub fn python_handler(handler: &str) -> String {
+    python_attribute(handler)
 }
 
-/// The TypeScript handler member of a method: `session/prompt` ->
-/// `sessionPrompt`; a notification whose name the side also handles as a
-/// request gets a `Notification` suffix.
-pub fn typescript_handler(method: &str, notification_beside_request: bool) -> String {
-    if notification_beside_request {
-        typescript_function(&format!("{method} notification"))
-    } else {
-        typescript_function(method)
-    }
+/// The Rust trait function of a message ([`handler`]): `session/prompt` ->
+/// `session_prompt`, `proxy/successor notification` ->
+/// `proxy_successor_notification`.
+pub fn rust_handler(handler: &str) -> String {
+    rust_field(handler)
+}
+
+/// The TypeScript handler member of a message ([`handler`]):
+/// `session/prompt` -> `sessionPrompt`.
+pub fn typescript_handler(handler: &str) -> String {
+    typescript_function(handler)
 }
 
 /// The distribution (pip) name of a Python import name: `acp_bindings` ->
@@ -718,7 +726,7 @@ mod tests {
             "dispatch_client_notification"
         );
         assert_eq!(python_side_table("client", "notification"), "CLIENT_NOTIFICATIONS");
-        assert_eq!(python_handler("$/cancel_request", false), "cancel_request");
-        assert_eq!(python_handler("mcp/message", true), "mcp_message_notification");
+        assert_eq!(python_handler("$/cancel_request"), "cancel_request");
+        assert_eq!(python_handler("mcp/message notification"), "mcp_message_notification");
     }
 }

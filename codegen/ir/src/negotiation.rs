@@ -72,7 +72,7 @@ pub fn pointer_tokens(pointer: &str) -> Value {
         pointer
             .split('/')
             .skip(1)
-            .map(|token| Value::from(token.replace("~1", "/").replace("~0", "~")))
+            .map(|token| Value::from(acp_schema_source::pointer::unescape_token(token)))
             .collect(),
     )
 }
@@ -156,7 +156,7 @@ enum Target {
 /// no known capability layout (then there is nothing to negotiate).
 pub fn model(ir: &Ir) -> Option<Negotiation> {
     let layout = ir.capability_layout.as_ref()?;
-    let initialize = ir.methods.get("initialize")?.request.as_ref()?;
+    let initialize = ir.initialize()?.request.as_ref()?;
     let mut rules: Vec<Rule> = Vec::new();
     let mut rule_of = |gate: &Gate| -> usize {
         let rule = Rule {
@@ -413,7 +413,7 @@ pub fn locate<'a>(value: &'a Value, pattern: &str) -> Vec<(String, &'a Value)> {
                     next.push((format!("{pointer}/{index}"), item));
                 }
             } else {
-                let key = token.replace("~1", "/").replace("~0", "~");
+                let key = acp_schema_source::pointer::unescape_token(token);
                 if let Some(member) = value.get(&key) {
                     next.push((format!("{pointer}/{token}"), member));
                 }

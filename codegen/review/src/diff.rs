@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::rules::Rule;
-use crate::ir::*;
+use acp_ir::ir::*;
 
 /// What changed where.
 #[derive(Debug, Clone, PartialEq, Eq)]

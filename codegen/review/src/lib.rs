@@ -16,8 +16,6 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use acp_ir::{ir, naming};
-use acp_vectors::{validate, vectors};
 use diff::Subject;
 use roles::Direction;
 use rules::{Level, Rule};
@@ -217,19 +215,22 @@ fn api(subject: &Subject) -> Api {
     match subject {
         Subject::Type { name, variant, member } => {
             let (mut rust, mut typescript, mut python) = (
-                naming::rust_type(name),
-                naming::typescript_type(name),
-                naming::python_class(name),
+                acp_ir::naming::rust_type(name),
+                acp_ir::naming::typescript_type(name),
+                acp_ir::naming::python_class(name),
             );
             if let Some(variant) = variant {
-                rust.push_str(&format!("::{}", naming::rust_type(&naming::pascal_case(variant))));
+                rust.push_str(&format!(
+                    "::{}",
+                    acp_ir::naming::rust_type(&acp_ir::naming::pascal_case(variant))
+                ));
                 typescript.push_str(&format!(" ({variant:?})"));
                 python.push_str(&format!(" ({variant:?})"));
             }
             if let Some(member) = member {
-                rust.push_str(&format!(".{}", naming::rust_field(member)));
-                typescript.push_str(&format!(".{}", naming::typescript_property(member)));
-                python.push_str(&format!(".{}", naming::python_attribute(member)));
+                rust.push_str(&format!(".{}", acp_ir::naming::rust_field(member)));
+                typescript.push_str(&format!(".{}", acp_ir::naming::typescript_property(member)));
+                python.push_str(&format!(".{}", acp_ir::naming::python_attribute(member)));
             }
             Api {
                 rust,

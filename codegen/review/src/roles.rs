@@ -1,14 +1,15 @@
 //! Which messages carry each type, and in which direction: a type reached
-//! from a request's params travels towards the side that handles the
-//! request, its result back; a notification's params towards its handler.
+//! from a message's payload travels the ways the IR's messages
+//! ([`acp_ir::messages`]) say that message travels.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use crate::ir::{Ir, Side};
+use acp_ir::ir::Ir;
+use acp_ir::messages::MessageKind;
 
-pub use crate::ir::Direction;
+pub use acp_ir::ir::Direction;
 
 /// One message that carries a type.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -16,10 +17,6 @@ pub struct Flow {
     pub direction: Direction,
     /// `session/prompt params`, `session/prompt result`, `session/update`.
     pub message: String,
-}
-
-fn away_from(side: Side) -> Vec<Direction> {
-    Direction::towards(side).into_iter().map(Direction::reverse).collect()
 }
 
 /// The flows of every type of `ir` that some method carries.
@@ -35,26 +32,13 @@ pub fn flows(ir: &Ir) -> BTreeMap<String, BTreeSet<Flow>> {
             }
         }
     };
-    for method in ir.methods.values() {
-        if let Some(request) = &method.request {
-            carry(
-                &request.params,
-                format!("{} params", method.name),
-                Direction::towards(request.side),
-            );
-            carry(
-                &request.result,
-                format!("{} result", method.name),
-                away_from(request.side),
-            );
-        }
-        if let Some(notification) = &method.notification {
-            carry(
-                &notification.params,
-                method.name.clone(),
-                Direction::towards(notification.side),
-            );
-        }
+    for message in ir.messages() {
+        let name = match message.kind {
+            MessageKind::Request => format!("{} params", message.method),
+            MessageKind::Response => format!("{} result", message.method),
+            MessageKind::Notification => message.method.to_owned(),
+        };
+        carry(message.payload, name, message.directions);
     }
     flows
 }
@@ -62,15 +46,9 @@ pub fn flows(ir: &Ir) -> BTreeMap<String, BTreeSet<Flow>> {
 /// The directions a method's messages travel in: its params and, for a
 /// request, its result.
 pub fn method_directions(ir: &Ir, method: &str) -> BTreeSet<Direction> {
-    let mut directions = BTreeSet::new();
-    if let Some(method) = ir.methods.get(method) {
-        if let Some(request) = &method.request {
-            directions.extend(Direction::towards(request.side));
-            directions.extend(away_from(request.side));
-        }
-        if let Some(notification) = &method.notification {
-            directions.extend(Direction::towards(notification.side));
-        }
-    }
-    directions
+    ir.messages()
+        .into_iter()
+        .filter(|message| message.method == method)
+        .flat_map(|message| message.directions)
+        .collect()
 }

@@ -12,9 +12,11 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use serde_json::{json, Map, Value};
 
-use crate::ir::Direction;
-use crate::ir::*;
-use crate::vectors;
+use acp_ir::ir::*;
+use acp_ir::messages::{Message, MessageKind};
+use acp_schema_source::pointer::escape_token;
+
+use acp_vectors::vectors;
 
 /// One step of a path through values.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -100,34 +102,37 @@ pub struct Slot {
     steps: Vec<Step>,
 }
 
-/// Every payload of `ir`, in method order.
+/// Every payload of `ir`, in method order, one per way the IR's messages
+/// ([`acp_ir::messages`]) travel: a request's params each way beside its
+/// result the other way back, then the notification's params.
 pub fn carriers(ir: &Ir) -> Vec<Carrier> {
     let mut carriers = Vec::new();
+    let carrier = |message: &Message, direction: Direction| Carrier {
+        method: message.method.to_owned(),
+        role: match message.kind {
+            MessageKind::Request => Role::Params,
+            MessageKind::Response => Role::Result,
+            MessageKind::Notification => Role::Notification,
+        },
+        payload: message.payload.to_owned(),
+        direction,
+    };
     for method in ir.methods.values() {
-        if let Some(request) = &method.request {
-            for direction in Direction::towards(request.side) {
-                carriers.push(Carrier {
-                    method: method.name.clone(),
-                    role: Role::Params,
-                    payload: request.params.clone(),
-                    direction,
-                });
-                carriers.push(Carrier {
-                    method: method.name.clone(),
-                    role: Role::Result,
-                    payload: request.result.clone(),
-                    direction: direction.reverse(),
-                });
+        let messages = acp_ir::messages::of_method(method);
+        let request = messages.iter().find(|message| message.kind == MessageKind::Request);
+        let response = messages.iter().find(|message| message.kind == MessageKind::Response);
+        if let (Some(request), Some(response)) = (request, response) {
+            for (there, back) in request.directions.iter().zip(&response.directions) {
+                carriers.push(carrier(request, *there));
+                carriers.push(carrier(response, *back));
             }
         }
-        if let Some(notification) = &method.notification {
-            for direction in Direction::towards(notification.side) {
-                carriers.push(Carrier {
-                    method: method.name.clone(),
-                    role: Role::Notification,
-                    payload: notification.params.clone(),
-                    direction,
-                });
+        for notification in messages
+            .iter()
+            .filter(|message| message.kind == MessageKind::Notification)
+        {
+            for direction in &notification.directions {
+                carriers.push(carrier(notification, *direction));
             }
         }
     }
@@ -231,9 +236,9 @@ impl Slot {
             .steps
             .iter()
             .filter_map(|step| match step {
-                Step::Member(name) => Some(format!("/{}", name.replace('~', "~0").replace('/', "~1"))),
+                Step::Member(name) => Some(format!("/{}", escape_token(name))),
                 Step::Item => Some("/0".to_owned()),
-                Step::Entry => Some(format!("/{}", MAP_KEY.replace('/', "~1"))),
+                Step::Entry => Some(format!("/{}", escape_token(MAP_KEY))),
                 Step::Merged(_) | Step::Variant(_) => None,
             })
             .collect();

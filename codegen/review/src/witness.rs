@@ -24,9 +24,10 @@ use super::diff::{Change, Subject};
 use super::roles::Direction;
 use super::rules::Rule;
 use super::slots::{self, Carrier, Role, Slot};
-use crate::ir::*;
-use crate::validate::Oracle;
-use crate::vectors;
+use acp_ir::ir::*;
+use acp_ir::messages::MessageKind;
+use acp_vectors::validate::Oracle;
+use acp_vectors::vectors;
 
 /// A schema as the review sees it: the raw document and its IR.
 #[derive(Debug, Clone, Copy)]
@@ -361,22 +362,26 @@ fn method_rejection(reader: &Ir, carrier: &Carrier) -> Option<(String, String)> 
             }
         },
     };
-    let handler = match (carrier.role, carrier.direction) {
-        (Role::Result, Direction::ClientToAgent) | (Role::Params | Role::Notification, Direction::AgentToClient) => {
-            Side::Client
-        }
-        _ => Side::Agent,
+    let kind = match carrier.role {
+        Role::Params => MessageKind::Request,
+        Role::Result => MessageKind::Response,
+        Role::Notification => MessageKind::Notification,
     };
-    // A proxy's method travels both ways between agent and client.
-    let handled_there = side.handled_by(handler) || side == Side::Proxy;
-    (!handled_there).then(|| {
+    let message = reader.message(&carrier.method, kind)?;
+    // The side that handles the method: the receiver of its params, the
+    // sender of its result.
+    let handler = match kind {
+        MessageKind::Response => carrier.direction.sender(),
+        MessageKind::Request | MessageKind::Notification => carrier.direction.receiver(),
+    };
+    (!message.travels(carrier.direction)).then(|| {
         (
             "/method".to_owned(),
             format!(
                 "the reader's schema has the {} handle `{}`, not the {}",
                 side.as_str(),
                 carrier.method,
-                handler.as_str()
+                handler
             ),
         )
     })

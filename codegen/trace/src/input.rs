@@ -16,7 +16,9 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, FixedOffset};
 use serde_json::Value;
 
-use crate::{Direction, Place};
+use acp_ir::ir::Direction;
+
+use crate::finding::Place;
 
 /// A capture that cannot be read: the file, the line when there is one,
 /// and why.

@@ -9,15 +9,16 @@
 //! one module each: `rpc` reads the JSON-RPC envelope and keeps the
 //! requests in flight (the id rules); `schema`
 //! validates params and results by method and direction with the
-//! `jsonschema` oracle of [`crate::validate`]; `peers` holds the view the
-//! `initialize` exchange negotiated ([`crate::negotiation`]) and what each
+//! `jsonschema` oracle of [`acp_vectors::validate`]; `peers` holds the view the
+//! `initialize` exchange negotiated ([`acp_ir::negotiation`]) and what each
 //! side advertised; `order` feeds the RFD helpers' reference machines
-//! ([`crate::helpers::machines`]) for R1, R2 and R4; `stream` checks reply
+//! ([`acp_ir::rfd::machines`]) for R1, R2 and R4; `stream` checks reply
 //! streams (R5). This module checks the order of the `initialize`
 //! exchange (`BEFORE_INIT`) and ties the parts together. Finished requests,
 //! drained turns and ended streams are forgotten; what stays is per session
 //! and per open stream, not per message.
 
+mod finding;
 pub mod input;
 mod order;
 mod peers;
@@ -27,75 +28,11 @@ mod stream;
 
 use serde_json::Value;
 
-#[cfg(test)]
-use acp_ir::lower;
-use acp_ir::{helpers, ir, negotiation};
-use acp_vectors::validate;
-use ir::Ir;
+use acp_ir::ir::Ir;
 
-pub use ir::Direction;
-
-/// Where a message is in the capture: the index of its input (the caller's
-/// numbering, for traces split across files) and its 1-based line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Place {
-    pub input: usize,
-    pub line: u64,
-}
-
-/// One broken rule.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Finding {
-    pub at: Place,
-    /// One of [`RULES`].
-    pub rule: &'static str,
-    pub session: Option<String>,
-    /// The JSON-RPC id of the request it concerns (a prompt's, for R2 and
-    /// R4), or the reply stream's name (R5).
-    pub request: Option<Value>,
-    pub message: String,
-}
-
-/// Every rule id with what it checks, in the order reports list them.
-pub const RULES: [(&str, &str); 13] = [
-    (
-        "SCHEMA",
-        "params, a result or a notification does not validate against the extended schema",
-    ),
-    ("JSONRPC", "not a JSON-RPC 2.0 request, notification or response"),
-    (
-        "UNKNOWN_METHOD",
-        "a method the receiving side does not handle in this schema",
-    ),
-    (
-        "NOT_ADVERTISED",
-        "a method, or a part of its params, the receiving side did not advertise in `initialize`",
-    ),
-    ("BEFORE_INIT", "a message before the `initialize` exchange completed"),
-    (
-        "NEGOTIATION",
-        "the `initialize` exchange agrees on no protocol version these rules know",
-    ),
-    ("UNKNOWN_ID", "a response whose id matches no request in flight"),
-    ("DUPLICATE_ID", "a request whose id is already in flight the same way"),
-    (
-        "R1",
-        "a session-scoped notification before `session/ready`, or no `session/ready` at all (when negotiated)",
-    ),
-    (
-        "R2",
-        "not exactly one `turn_complete` per prompt, after every other update, with the response's stop reason",
-    ),
-    ("R4", "an update of a turn after its `session/prompt` response"),
-    (
-        "R5",
-        "a reply stream that does not open with exactly one status/ack, or acks a request that failed to decode",
-    ),
-    (
-        "FRAME",
-        "a reply-stream frame that is not `{\"type\": ..., \"data\": ...}`",
-    ),
-];
+pub use acp_ir::ir::Direction;
+use finding::Found;
+pub use finding::{Finding, Place, RULES};
 
 /// The checker of one connection.
 pub struct Checker {
@@ -104,52 +41,6 @@ pub struct Checker {
     peers: peers::Peers,
     order: order::Order,
     streams: stream::Streams,
-}
-
-/// A finding without its place: the parts push these and [`Checker`]
-/// places them.
-#[derive(Debug, Clone, PartialEq)]
-struct Found {
-    rule: &'static str,
-    session: Option<String>,
-    request: Option<Value>,
-    message: String,
-}
-
-impl Found {
-    fn new(rule: &'static str, message: String) -> Self {
-        Found {
-            rule,
-            session: None,
-            request: None,
-            message,
-        }
-    }
-
-    fn session(mut self, session: Option<&str>) -> Self {
-        self.session = session.map(str::to_owned);
-        self
-    }
-
-    fn request(mut self, request: Option<&Value>) -> Self {
-        self.request = request.cloned();
-        self
-    }
-
-    fn at(self, at: Place) -> Finding {
-        Finding {
-            at,
-            rule: self.rule,
-            session: self.session,
-            request: self.request,
-            message: self.message,
-        }
-    }
-}
-
-/// The `sessionId` of params, when they carry one.
-fn session_of(params: Option<&Value>) -> Option<&str> {
-    params?.get("sessionId")?.as_str()
 }
 
 impl Checker {
@@ -202,12 +93,12 @@ impl Checker {
         mut params: Option<Value>,
         found: &mut Vec<Found>,
     ) {
-        let session = session_of(params.as_ref()).map(str::to_owned);
+        let session = rpc::session_of(params.as_ref()).map(str::to_owned);
         let finding = |rule, message| Found::new(rule, message).session(session.as_deref()).request(Some(&id));
         if let Some(duplicate) = self.rpc.request(direction, &id, &method, session.as_deref(), at) {
             found.push(finding("DUPLICATE_ID", duplicate));
         }
-        let opens = method == "initialize" && direction == Direction::ClientToAgent;
+        let opens = self.peers.is_initialize(&method) && direction == Direction::ClientToAgent;
         if !self.peers.initialized() && !opens {
             found.push(finding(
                 "BEFORE_INIT",
@@ -239,7 +130,7 @@ impl Checker {
         mut params: Option<Value>,
         found: &mut Vec<Found>,
     ) {
-        let session = session_of(params.as_ref()).map(str::to_owned);
+        let session = rpc::session_of(params.as_ref()).map(str::to_owned);
         let finding = |rule, message| Found::new(rule, message).session(session.as_deref());
         if !self.peers.initialized() {
             found.push(finding(
@@ -281,7 +172,7 @@ impl Checker {
                 .session(request.session.as_deref())
                 .request(Some(&id))
         };
-        if !self.peers.initialized() && request.method != "initialize" {
+        if !self.peers.initialized() && !self.peers.is_initialize(&request.method) {
             found.push(finding(
                 "BEFORE_INIT",
                 format!(

@@ -1,5 +1,5 @@
 //! The ordering rules of the RFDs, judged by the RFD helpers' reference
-//! machines ([`crate::helpers::machines`]) exactly as the generated helpers
+//! machines ([`acp_ir::rfd::machines`]) exactly as the generated helpers
 //! run them: the session-ready gate for R1 (a notification the gate would
 //! hold is one sent before `session/ready`) and the turn tracker for R2 and
 //! R4 (its violations are the findings), on the lifecycle of the schema's
@@ -29,12 +29,13 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::Value;
 
+use super::finding::{Finding, Found, Place};
 use super::peers::Features;
 use super::rpc::Pending;
-use super::{Direction, Finding, Found, Place};
-use crate::helpers::machines::{Scope, SessionReadyGate, TurnTracker, ViolationKind};
-use crate::helpers::{self, Turns};
-use crate::ir::Ir;
+use acp_ir::ir::Direction;
+use acp_ir::ir::Ir;
+use acp_ir::rfd::machines::{Scope, SessionReadyGate, TurnTracker, ViolationKind};
+use acp_ir::rfd::{self, Turns};
 
 /// A prompt answered before its end (`turn_complete`, or v2's `idle`).
 struct Awaiting {
@@ -83,7 +84,7 @@ fn explain(kind: ViolationKind, request: Option<&Value>, tag: &str) -> String {
 impl Order {
     pub(super) fn new(ir: &Ir) -> Order {
         let features = Features::default();
-        let turns = helpers::model(ir).turns;
+        let turns = rfd::model(ir).turns;
         Order {
             tracker: tracker(&turns, features),
             turns,
@@ -129,7 +130,7 @@ impl Order {
 
     /// A notification went `direction`.
     pub(super) fn notification(&mut self, direction: Direction, method: &str, params: Option<&Value>) -> Vec<Found> {
-        let Some(session) = super::session_of(params) else {
+        let Some(session) = super::rpc::session_of(params) else {
             return Vec::new();
         };
         let mut found = Vec::new();

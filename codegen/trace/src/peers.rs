@@ -1,5 +1,5 @@
 //! What the two peers agreed on: the trace's `initialize` exchange read by
-//! the negotiation stage ([`crate::negotiation`], the evaluator behind every
+//! the negotiation stage ([`acp_ir::negotiation`], the evaluator behind every
 //! binding's `negotiate`), whether it has completed (`BEFORE_INIT` is
 //! judged from that), and whether the receiving side advertised each
 //! method, and each gated part of its params, it is sent
@@ -9,9 +9,9 @@
 
 use serde_json::Value;
 
-use super::Direction;
-use crate::ir::Ir;
-use crate::negotiation::{self, Negotiation};
+use acp_ir::ir::Direction;
+use acp_ir::ir::Ir;
+use acp_ir::negotiation::{self, Negotiation};
 
 /// The negotiated RFD features the ordering rules depend on.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -29,6 +29,8 @@ struct Agreed {
 
 pub(super) struct Peers {
     model: Option<Negotiation>,
+    /// The schema's initialize method ([`Ir::initialize`]).
+    initialize: Option<String>,
     /// The client's `initialize` params, until the agent answers.
     request: Option<Value>,
     initialized: bool,
@@ -39,10 +41,16 @@ impl Peers {
     pub(super) fn new(ir: &Ir) -> Peers {
         Peers {
             model: negotiation::model(ir),
+            initialize: ir.initialize().map(|method| method.name.clone()),
             request: None,
             initialized: false,
             agreed: None,
         }
+    }
+
+    /// Whether `method` is the schema's initialize method.
+    pub(super) fn is_initialize(&self, method: &str) -> bool {
+        self.initialize.as_deref() == Some(method)
     }
 
     /// Whether the agent has answered `initialize` with a result.
@@ -52,7 +60,7 @@ impl Peers {
 
     /// A request went `direction`; the client's `initialize` is kept.
     pub(super) fn request(&mut self, direction: Direction, method: &str, params: Option<&Value>) {
-        if method == "initialize" && direction == Direction::ClientToAgent {
+        if self.is_initialize(method) && direction == Direction::ClientToAgent {
             self.request = Some(params.cloned().unwrap_or(Value::Null));
         }
     }
@@ -61,7 +69,7 @@ impl Peers {
     /// error). For `initialize`, the negotiated features, or why there are
     /// none.
     pub(super) fn response(&mut self, method: &str, result: Option<&Value>) -> Option<Result<Features, String>> {
-        if method != "initialize" {
+        if !self.is_initialize(method) {
             return None;
         }
         let result = result?;

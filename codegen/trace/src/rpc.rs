@@ -8,7 +8,8 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use super::{Direction, Place};
+use super::finding::Place;
+use acp_ir::ir::Direction;
 
 /// One message, taken apart.
 #[derive(Debug)]
@@ -156,4 +157,9 @@ impl Requests {
     pub(super) fn in_flight(&self) -> usize {
         self.open.len()
     }
+}
+
+/// The `sessionId` of params, when they carry one.
+pub(crate) fn session_of(params: Option<&Value>) -> Option<&str> {
+    params?.get("sessionId")?.as_str()
 }

@@ -1,7 +1,7 @@
 //! Which type each message of a trace must be, by method and direction, as
-//! the IR's methods and sides say (a request's params, its response's
-//! result, a notification's params), and the check of it by the
-//! `jsonschema` oracle of [`crate::validate`] (rule `SCHEMA`, with the JSON
+//! the IR's messages say ([`acp_ir::messages`]: a request's params, its
+//! response's result, a notification's params), and the check of it by the
+//! `jsonschema` oracle of [`acp_vectors::validate`] (rule `SCHEMA`, with the JSON
 //! pointer of the first error). A method the receiving side does not handle
 //! is `UNKNOWN_METHOD`; `_`-prefixed extension methods are not checked.
 
@@ -9,26 +9,19 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::Direction;
-use crate::ir::{Ir, Side};
-use crate::validate::Oracle;
+use acp_ir::ir::Ir;
+use acp_ir::messages::MessageKind;
 
-/// The directions in which a method handled by `side` travels.
-fn directions(side: Side) -> &'static [Direction] {
-    match side {
-        Side::Agent => &[Direction::ClientToAgent],
-        Side::Client => &[Direction::AgentToClient],
-        Side::Protocol | Side::Both => &[Direction::ClientToAgent, Direction::AgentToClient],
-        Side::Proxy => &[],
-    }
-}
+use acp_ir::ir::Direction;
+use acp_vectors::validate::Oracle;
 
 /// The message types of a schema and their validator.
 pub(super) struct Catalog {
     oracle: Oracle,
-    /// (direction, method) -> (params type, result type).
-    requests: HashMap<(Direction, String), (String, String)>,
+    /// (direction, method) -> payload type, per kind of message.
+    requests: HashMap<(Direction, String), String>,
     notifications: HashMap<(Direction, String), String>,
+    results: HashMap<(Direction, String), String>,
 }
 
 type Problems = Vec<(&'static str, String)>;
@@ -37,24 +30,21 @@ impl Catalog {
     pub(super) fn new(document: &Value, ir: &Ir) -> Result<Catalog, String> {
         let mut requests = HashMap::new();
         let mut notifications = HashMap::new();
-        for method in ir.methods.values() {
-            if let Some(request) = &method.request {
-                for direction in directions(request.side) {
-                    requests.insert(
-                        (*direction, method.name.clone()),
-                        (request.params.clone(), request.result.clone()),
-                    );
-                }
-            }
-            if let Some(notification) = &method.notification {
-                for direction in directions(notification.side) {
-                    notifications.insert((*direction, method.name.clone()), notification.params.clone());
-                }
+        let mut results = HashMap::new();
+        for message in ir.messages() {
+            for direction in &message.directions {
+                let key = (*direction, message.method.to_owned());
+                let payload = message.payload.to_owned();
+                match message.kind {
+                    MessageKind::Request => requests.insert(key, payload),
+                    MessageKind::Notification => notifications.insert(key, payload),
+                    MessageKind::Response => results.insert(key, payload),
+                };
             }
         }
         let mut names: Vec<&String> = requests
             .values()
-            .flat_map(|(params, result)| [params, result])
+            .chain(results.values())
             .chain(notifications.values())
             .collect();
         names.sort();
@@ -67,6 +57,7 @@ impl Catalog {
             oracle,
             requests,
             notifications,
+            results,
         })
     }
 
@@ -108,7 +99,7 @@ impl Catalog {
     /// Checks the params of a request that went `direction`.
     pub(super) fn request(&self, direction: Direction, method: &str, params: &mut Option<Value>) -> Problems {
         match self.requests.get(&(direction, method.to_owned())) {
-            Some((params_type, _)) => self.validate(
+            Some(params_type) => self.validate(
                 &format!("`{method}` params"),
                 params_type,
                 params.get_or_insert(Value::Null),
@@ -132,8 +123,8 @@ impl Catalog {
     /// Checks the result of a response that went `direction` to a request
     /// for `method` (already found known or not when it was sent).
     pub(super) fn result(&self, direction: Direction, method: &str, result: &mut Value) -> Problems {
-        match self.requests.get(&(direction.reverse(), method.to_owned())) {
-            Some((_, result_type)) => self.validate(&format!("the `{method}` result"), result_type, result),
+        match self.results.get(&(direction, method.to_owned())) {
+            Some(result_type) => self.validate(&format!("the `{method}` result"), result_type, result),
             None => Vec::new(),
         }
     }

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::Found;
+use super::finding::Found;
 
 /// How far a stream has got.
 #[derive(Debug, Clone, Copy)]

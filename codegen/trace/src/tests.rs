@@ -6,7 +6,7 @@
 use serde_json::{json, Value};
 
 use super::{Checker, Direction, Place};
-use crate::lower::{lower, Unsupported};
+use acp_ir::lower::{lower, Unsupported};
 
 const C: Direction = Direction::ClientToAgent;
 const A: Direction = Direction::AgentToClient;

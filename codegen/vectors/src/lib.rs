@@ -5,5 +5,3 @@
 
 pub mod validate;
 pub mod vectors;
-
-use acp_ir::{ir, naming};

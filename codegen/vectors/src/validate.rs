@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 use jsonschema::error::ValidationErrorKind;
 use serde_json::{json, Value};
 
-use crate::ir::{Ir, TypeKind};
 use crate::vectors::VectorFile;
+use acp_ir::ir::{Ir, TypeKind};
 
 /// One disagreement between a vector and the validator.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,7 +60,7 @@ fn agrees(error: &jsonschema::ValidationError<'_>, path: &str, pointer: &str) ->
     let Some((parent, member)) = pointer.rsplit_once('/') else {
         return false;
     };
-    let member = member.replace("~1", "/").replace("~0", "~");
+    let member = acp_schema_source::pointer::unescape_token(member);
     parent == path
         && match error.kind() {
             ValidationErrorKind::Required { property } => property.as_str() == Some(member.as_str()),
@@ -72,7 +72,7 @@ fn agrees(error: &jsonschema::ValidationError<'_>, path: &str, pointer: &str) ->
 /// A location in the validator's wrapper as a location in the value it
 /// wraps as a `type_name`.
 fn within(type_name: &str, path: &str) -> String {
-    let prefix = format!("/{}", type_name.replace('~', "~0").replace('/', "~1"));
+    let prefix = format!("/{}", acp_schema_source::pointer::escape_token(type_name));
     path.strip_prefix(&prefix).unwrap_or(path).to_owned()
 }
 

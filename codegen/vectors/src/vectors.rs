@@ -16,7 +16,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
-use crate::ir::*;
+use acp_ir::ir::*;
+use acp_schema_source::pointer::escape_token;
 
 /// One file of vectors: `<TypeName>.json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -58,14 +59,9 @@ impl InvalidValue {
         InvalidValue {
             name: name.into(),
             value,
-            pointer: format!("/{}", escape(member)),
+            pointer: format!("/{}", escape_token(member)),
         }
     }
-}
-
-/// A member name as a JSON pointer segment.
-fn escape(member: &str) -> String {
-    member.replace('~', "~0").replace('/', "~1")
 }
 
 /// A value that is invalid on the wire but that a decoder accepts under an
@@ -307,8 +303,8 @@ impl Generator<'_> {
         for field in fields {
             for twin in [
                 field.name.clone(),
-                crate::naming::python_attribute(&field.name),
-                crate::naming::rust_field(&field.name),
+                acp_ir::naming::python_attribute(&field.name),
+                acp_ir::naming::rust_field(&field.name),
             ] {
                 let twin = twin.trim_start_matches("r#").to_owned();
                 if fields.iter().all(|other| other.wire_name != twin) {
@@ -332,7 +328,7 @@ impl Generator<'_> {
         let broken = |mut object: Map<String, Value>, field: Option<&Field>| {
             let field = field?;
             alter(&mut object, field)?;
-            Some((Value::Object(object), format!("/{}", escape(&field.wire_name))))
+            Some((Value::Object(object), format!("/{}", escape_token(&field.wire_name))))
         };
         match expression {
             TypeExpr::Named { name } => match &self.ir.get(name)?.kind {
@@ -376,7 +372,7 @@ impl Generator<'_> {
             TypeExpr::Map { values } => {
                 let (broken, inner) = self.nested(values, depth + 1, alter)?;
                 let key = "example.com/key";
-                Some((json!({ key: broken }), format!("/{}{inner}", escape(key))))
+                Some((json!({ key: broken }), format!("/{}{inner}", escape_token(key))))
             }
             _ => None,
         }
@@ -805,7 +801,7 @@ fn variant_label(variant: &Variant) -> String {
     variant
         .tag
         .clone()
-        .unwrap_or_else(|| crate::naming::snake_case(&variant.name))
+        .unwrap_or_else(|| acp_ir::naming::snake_case(&variant.name))
 }
 
 fn value_label(value: &Value) -> String {

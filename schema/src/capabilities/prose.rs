@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use super::{definitions, member_tag, union_members, CapabilityAnnotations};
-use crate::error::escape_pointer_token;
+use crate::pointer::escape_token;
 
 /// What a gate sentence is about.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -73,7 +73,7 @@ pub fn scan(schema: &Value) -> Vec<ProseGate> {
         }
     };
     for (key, definition) in defs {
-        let base = format!("/$defs/{}", escape_pointer_token(key));
+        let base = format!("/$defs/{}", escape_token(key));
         let subject = match definition.get("x-method").and_then(Value::as_str) {
             Some(method) if !key.ends_with("Response") => Subject::Method(method.to_owned()),
             _ => Subject::Type(key.clone()),
@@ -89,7 +89,7 @@ pub fn scan(schema: &Value) -> Vec<ProseGate> {
             .into_iter()
             .flatten()
         {
-            let pointer = format!("{base}/properties/{}/description", escape_pointer_token(member));
+            let pointer = format!("{base}/properties/{}/description", escape_token(member));
             hit(
                 Subject::Field(format!("{key}/{member}")),
                 pointer,

@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use crate::error::CodegenError;
-use crate::ir::Ir;
+use acp_ir::error::CodegenError;
+use acp_ir::ir::Ir;
 
 /// Relative path -> contents, in a fixed order.
 pub type Files = Vec<(PathBuf, String)>;

@@ -1,7 +1,7 @@
 //! Emitters: one per language, each a function from the IR to the files of
 //! one package. Emitters return files and never write them (the xtask does),
 //! make no schema decisions (the IR did) and take every name from
-//! [`crate::naming`]. [`package`] adds what every language's package
+//! [`acp_ir::naming`]. [`package`] adds what every language's package
 //! carries besides its code (README, schema) and owns the version scheme.
 
 mod files;

@@ -27,8 +27,8 @@ use std::path::PathBuf;
 use askama::Template;
 
 use super::files::{render as render_template, Files, PackageNames};
-use crate::error::CodegenError;
-use crate::ir::Ir;
+use acp_ir::error::CodegenError;
+use acp_ir::ir::Ir;
 
 /// Each built-in RFD overlay's bit in a version's RFD code. A new overlay
 /// takes the next unused power of two; a bit is never reused, so a version
@@ -47,7 +47,7 @@ const EXAMPLE_METHODS: [&str; 4] = ["session/update", "session/prompt", "session
 /// Whether the usage example holds for `ir`, or why not: it is written
 /// against protocol v1 and the names it uses.
 pub fn example_applies(ir: &Ir) -> Result<(), String> {
-    match crate::negotiation::model(ir).map(|model| model.protocol_version) {
+    match acp_ir::negotiation::model(ir).map(|model| model.protocol_version) {
         Some(EXAMPLE_PROTOCOL_VERSION) => {}
         Some(version) => return Err(format!("this schema is protocol version {version}")),
         None => return Err("this schema has no capability negotiation".to_owned()),

@@ -4,8 +4,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::ir::{Ir, Payload, TypeKind, UnionStyle};
-use crate::naming::{python_class, python_variant_class};
+use acp_ir::ir::{Ir, Payload, TypeKind, UnionStyle};
+use acp_ir::naming::{python_class, python_variant_class};
 
 /// The class of each variant that gets one, keyed by union and variant name.
 pub(super) type VariantClasses = BTreeMap<(String, String), String>;

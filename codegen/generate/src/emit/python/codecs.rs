@@ -6,9 +6,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::classes::{variant_class, VariantClasses};
 use super::text::{literal, string_literal};
-use crate::error::{CodegenError, ErrorKind};
-use crate::ir::{Fallback, Field, Ir, Payload, TypeExpr, TypeKind, UnionStyle, UnionType, Variant};
-use crate::naming::{python_attribute, python_class};
+use acp_ir::error::{CodegenError, ErrorKind};
+use acp_ir::ir::{Fallback, Field, Ir, Payload, TypeExpr, TypeKind, UnionStyle, UnionType, Variant};
+use acp_ir::naming::{python_attribute, python_class};
 
 /// A module-level alias of `models.py`: a named alias or union.
 pub(super) struct AliasView {

@@ -5,20 +5,22 @@
 //! methods the other side handles, with `connect_agent` / `connect_client`
 //! to open one. What the connection treats specially (rule R1's messages,
 //! what ends a prompt turn, request cancellation) comes from the RFD
-//! helpers' model ([`crate::helpers`]: `ready`, `drain`, `cancel`) as the
+//! helpers' model ([`acp_ir::rfd`]: `ready`, `drain`, `cancel`) as the
 //! constants `_READY`, `_TURNS` and `_CANCEL`; the template only reads them.
 
 use askama::Template;
 
 use super::text::string_literal;
-use crate::helpers::{Cancel, Drain, Ready, TurnEnd};
-use crate::ir::{Ir, Side};
-use crate::naming::{python_class, python_side_function};
+use acp_ir::ir::{Ir, Side};
+use acp_ir::naming::{python_class, python_side_function};
+use acp_ir::rfd::{Cancel, Drain, Ready, TurnEnd};
 
 #[derive(Template)]
 #[template(path = "python/connection.py", escape = "none")]
 pub(super) struct ConnectionView {
     has_methods: bool,
+    /// The schema's initialize method, a string literal ([`Ir::initialize`]).
+    initialize: String,
     /// The package has `negotiation.py`: `initialize` decides the features.
     negotiated: bool,
     /// Rule R1 applies (`helpers.SessionReadyGate`): `_READY` is set.
@@ -58,22 +60,13 @@ struct CallView {
     result: String,
 }
 
-/// The peer of each side that has one.
-fn peer(side: Side) -> Side {
-    if side == Side::Agent {
-        Side::Client
-    } else {
-        Side::Agent
-    }
-}
-
 pub(super) fn connection_view(ir: &Ir) -> ConnectionView {
     // A connection joins the agent and the client; a proxy is one of each.
-    let sides: Vec<SideView> = [Side::Agent, Side::Client]
+    let sides: Vec<SideView> = Side::ENDPOINTS
         .into_iter()
-        .map(|side| {
-            let handler = crate::naming::endpoint_type(side);
-            let other = peer(side);
+        .filter_map(|side| Some((side, side.peer()?)))
+        .map(|(side, other)| {
+            let handler = acp_ir::naming::endpoint_type(side);
             let mut requests = Vec::new();
             let mut notifications = Vec::new();
             for (name, method) in &ir.methods {
@@ -117,11 +110,12 @@ pub(super) fn connection_view(ir: &Ir) -> ConnectionView {
             .flat_map(|side| [side.dispatch_notification.clone(), side.dispatch_request.clone()]),
     );
     protocol_names.sort_by_cached_key(|name| super::text::import_order(name));
-    let model = crate::helpers::model(ir);
-    let negotiated = crate::negotiation::model(ir).is_some();
+    let model = acp_ir::rfd::model(ir);
+    let negotiated = acp_ir::negotiation::model(ir).is_some();
     let ready = model.ready.as_ref().filter(|_| negotiated);
     ConnectionView {
         has_methods: !ir.methods.is_empty(),
+        initialize: string_literal(&ir.initialize().map(|method| method.name.clone()).unwrap_or_default()),
         negotiated,
         session_ready: ready.is_some(),
         ready: ready.map_or_else(none, ready_literal),

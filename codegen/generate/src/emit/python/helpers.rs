@@ -1,4 +1,4 @@
-//! The Python helpers module (`helpers.py`): the [`crate::helpers`]
+//! The Python helpers module (`helpers.py`): the [`acp_ir::rfd`]
 //! model's classes and attributes printed into the state machines of
 //! `templates/python/helpers.py` (`SessionReadyGate`, `TurnTracker`,
 //! `next_step`); the connections apply them (`connection.rs`).
@@ -6,8 +6,8 @@
 use askama::Template;
 
 use super::classes::VariantClasses;
-use crate::helpers::Helpers;
-use crate::naming::{python_attribute, python_class, python_constant, python_flattened_attribute};
+use acp_ir::naming::{python_attribute, python_class, python_constant, python_flattened_attribute};
+use acp_ir::rfd::Helpers;
 
 pub struct TurnsView {
     pub notification: String,

@@ -10,8 +10,8 @@
 use askama::Template;
 
 use super::text::string_literal;
-use crate::ir::{Ir, Method, Optional, Side};
-use crate::naming::{python_class, python_constant, python_handled_union, python_side_function, python_side_table};
+use acp_ir::ir::{Ir, Method, Optional, Side};
+use acp_ir::naming::{python_class, python_constant, python_handled_union, python_side_function, python_side_table};
 
 #[derive(Template)]
 #[template(path = "python/methods.py", escape = "none")]

@@ -31,9 +31,9 @@ use askama::Template;
 
 use self::text::{import_order, render};
 use super::files::{Files, PackageNames};
-use crate::error::{CodegenError, ErrorKind};
-use crate::ir::Ir;
-use crate::naming::python_distribution;
+use acp_ir::error::{CodegenError, ErrorKind};
+use acp_ir::ir::Ir;
+use acp_ir::naming::python_distribution;
 
 const RUNTIME: &str = include_str!("../../../../../templates/python/runtime.py");
 const CODEC: &str = include_str!("../../../../../templates/python/codec.py");
@@ -105,10 +105,10 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
     imports.push((".methods".to_owned(), methods::exports(&methods)));
     imports.push((".models".to_owned(), types::exports(&models)));
     imports.push((".protocols".to_owned(), protocols::exports(&protocols)));
-    let model = crate::negotiation::model(ir);
+    let model = acp_ir::negotiation::model(ir);
     let helpers = model
         .as_ref()
-        .map(|_| helpers::view(&crate::helpers::model(ir), &classes::variant_classes(ir)));
+        .map(|_| helpers::view(&acp_ir::rfd::model(ir), &classes::variant_classes(ir)));
     if let Some(helpers) = &helpers {
         imports.push((".helpers".to_owned(), helpers.exports()));
         imports.push((
@@ -183,8 +183,8 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::ir::{Method, NotificationMethod, RequestMethod, Side};
     use crate::test_support::{file, ir_of};
+    use acp_ir::ir::{Method, NotificationMethod, RequestMethod, Side};
 
     fn sample() -> Ir {
         ir_of(json!({

@@ -1,14 +1,14 @@
 //! The Python negotiation module (`negotiation.py`): the
-//! [`crate::negotiation`] model's tables printed as typed tuples beside the
+//! [`acp_ir::negotiation`] model's tables printed as typed tuples beside the
 //! evaluator in `templates/python/negotiation.py` (`negotiate`,
 //! `Negotiated`, `NegotiationError`, `CapabilityError`).
 
 use askama::Template;
 use serde_json::{json, Value};
 
-use crate::ir::Side;
-use crate::naming;
-use crate::negotiation::{entries_json, pointer_tokens, Negotiation};
+use acp_ir::ir::Side;
+use acp_ir::naming;
+use acp_ir::negotiation::{entries_json, pointer_tokens, Negotiation};
 
 /// Names the module adds to the package root.
 pub const EXPORTS: [&str; 5] = [

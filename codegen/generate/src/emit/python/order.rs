@@ -8,8 +8,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::classes::{variant_class, VariantClasses};
-use crate::ir::*;
-use crate::naming::python_class;
+use acp_ir::ir::*;
+use acp_ir::naming::python_class;
 
 /// Every class of `models.py` (structs, union variants, catch-alls), each
 /// after the classes it depends on.

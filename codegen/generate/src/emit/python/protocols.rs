@@ -4,13 +4,14 @@
 //! request or notification by method name, call the handler and encode its
 //! answer.
 
+use acp_ir::messages::MessageKind;
 use askama::Template;
 
 use super::methods::optional;
 use super::text::{docstring, string_literal};
-use crate::error::{CodegenError, ErrorKind};
-use crate::ir::Ir;
-use crate::naming::{python_class, python_handler, python_side_function};
+use acp_ir::error::{CodegenError, ErrorKind};
+use acp_ir::ir::Ir;
+use acp_ir::naming::{self, python_class, python_handler, python_side_function};
 
 /// Handler names of the runtime's extension methods.
 const EXTENSION_HANDLERS: [&str; 2] = ["extension_request", "extension_notification"];
@@ -48,7 +49,7 @@ struct HandlerView {
 pub(super) fn protocols_view(ir: &Ir) -> Result<ProtocolsView, CodegenError> {
     let mut sides = Vec::new();
     for side in ir.endpoints() {
-        let class = crate::naming::endpoint_type(side);
+        let class = acp_ir::naming::endpoint_type(side);
         let mut handlers = Vec::new();
         for (name, method) in &ir.methods {
             let request = method.request.as_ref().filter(|request| request.side.handled_by(side));
@@ -56,7 +57,7 @@ pub(super) fn protocols_view(ir: &Ir) -> Result<ProtocolsView, CodegenError> {
                 let optional = optional(method, request.side);
                 handlers.push(HandlerView {
                     method: string_literal(name),
-                    name: python_handler(name, false),
+                    name: python_handler(&naming::handler(method, MessageKind::Request)),
                     params: python_class(&request.params),
                     result: Some(python_class(&request.result)),
                     doc: handler_doc(
@@ -79,7 +80,7 @@ pub(super) fn protocols_view(ir: &Ir) -> Result<ProtocolsView, CodegenError> {
                 let optional = optional(method, notification.side);
                 handlers.push(HandlerView {
                     method: string_literal(name),
-                    name: python_handler(name, request.is_some()),
+                    name: python_handler(&naming::handler(method, MessageKind::Notification)),
                     params: python_class(&notification.params),
                     result: None,
                     doc: handler_doc(

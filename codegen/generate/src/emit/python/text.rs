@@ -5,7 +5,7 @@ use askama::Template;
 use serde_json::Value;
 
 use crate::emit::prose::prose;
-use crate::error::CodegenError;
+use acp_ir::error::CodegenError;
 
 /// Renders `templates/python/{file}`.
 pub(super) fn render(template: &impl Template, file: &str) -> Result<String, CodegenError> {

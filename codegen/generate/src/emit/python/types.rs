@@ -8,11 +8,11 @@ use askama::Template;
 use super::classes::{variant_class, variant_classes};
 use super::codecs::{annotation, member, or_none, order_aliases, value_annotation, AliasView};
 use super::text::{describe, docstring, literal, string_literal};
-use crate::error::{CodegenError, ErrorKind};
-use crate::ir::{
+use acp_ir::error::{CodegenError, ErrorKind};
+use acp_ir::ir::{
     AdditionalProperties, EnumRepr, Field, Ir, Payload, TypeExpr, TypeKind, UnionStyle, UnionType, Variant,
 };
-use crate::naming::{
+use acp_ir::naming::{
     python_attribute, python_class, python_constant, python_default_accessor, python_flattened_attribute,
 };
 

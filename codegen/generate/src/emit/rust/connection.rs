@@ -1,29 +1,20 @@
 //! The generated crate's connection: the fixed `connection` module (the
-//! runtime of `templates/rust/connection.rs`, printed as it is) and the
+//! runtime of `templates/rust/connection.rs`, copied as text) and the
 //! `ends` module the schema decides: the rules the connection follows
 //! (`RULES`, from the RFD helpers' model and the negotiation) and the typed
 //! calls of each end, one per method the other side handles.
 
+use acp_ir::messages::MessageKind;
 use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::context::{ident, type_ident};
-use crate::error::CodegenError;
-use crate::helpers::{Drain, Helpers, TurnEnd};
-use crate::ir::*;
-use crate::naming;
+use acp_ir::ir::*;
+use acp_ir::naming;
+use acp_ir::rfd::{Drain, Helpers, TurnEnd};
 
-const SOURCE: &str = include_str!("../../../../../templates/rust/connection.rs");
-
-/// `connection.rs`, the runtime.
-pub(crate) fn runtime() -> Result<TokenStream, CodegenError> {
-    SOURCE.parse().map_err(|error: proc_macro2::LexError| {
-        CodegenError::internal(
-            "templates/rust/connection.rs",
-            format!("the connection runtime does not parse: {error}"),
-        )
-    })
-}
+/// `connection.rs`, the runtime, copied as text, comments kept.
+pub(crate) const SOURCE: &str = include_str!("../../../../../templates/rust/connection.rs");
 
 /// `ends.rs`: the rules and the typed calls.
 pub(crate) fn ends(ir: &Ir, model: &Helpers) -> TokenStream {
@@ -56,8 +47,11 @@ pub(crate) fn ends(ir: &Ir, model: &Helpers) -> TokenStream {
         }
         None => quote!(::std::option::Option::None),
     };
-    let client_calls = calls(ir, model, Side::Agent);
-    let agent_calls = calls(ir, model, Side::Client);
+    // The schema's initialize method; empty, matching none, without one.
+    let initialize = ir.initialize().map_or("", |method| method.name.as_str());
+    // Each end calls what its peer handles.
+    let [client_calls, agent_calls] =
+        [Side::Client, Side::Agent].map(|side| side.peer().map(|peer| calls(ir, model, peer)).unwrap_or_default());
     quote! {
         use crate::connection::{AgentEnd, CallError, ClientEnd, Features, Rules};
 
@@ -65,7 +59,7 @@ pub(crate) fn ends(ir: &Ir, model: &Helpers) -> TokenStream {
         /// specially: `session/ready` (rule R1), what ends a prompt turn,
         /// and request cancellation.
         pub static RULES: Rules = Rules {
-            initialize: "initialize",
+            initialize: #initialize,
             features,
             ready: #ready,
             turns: #turns,
@@ -135,7 +129,7 @@ fn calls(ir: &Ir, model: &Helpers, handler: Side) -> Vec<TokenStream> {
             .as_ref()
             .filter(|request| request.side.handled_by(handler));
         if let Some(request) = request {
-            let function = ident(&naming::rust_handler(wire, false));
+            let function = ident(&naming::rust_handler(&naming::handler(method, MessageKind::Request)));
             let (params, result) = (type_ident(&request.params), type_ident(&request.result));
             let doc = if model.drain.as_ref().is_some_and(|drain| &drain.prompt == wire) {
                 format!("Calls `{wire}`; completes when the turn is drained (see [`crate::connection`]).")
@@ -154,7 +148,10 @@ fn calls(ir: &Ir, model: &Helpers, handler: Side) -> Vec<TokenStream> {
             .as_ref()
             .is_some_and(|notification| notification.side.handled_by(handler))
         {
-            let function = ident(&naming::rust_handler(wire, request.is_some()));
+            let function = ident(&naming::rust_handler(&naming::handler(
+                method,
+                MessageKind::Notification,
+            )));
             let params = type_ident(
                 &method
                     .notification

@@ -9,9 +9,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
-use crate::error::{CodegenError, ErrorKind};
-use crate::ir::*;
-use crate::naming;
+use acp_ir::error::{CodegenError, ErrorKind};
+use acp_ir::ir::*;
+use acp_ir::naming;
 
 pub(crate) struct RustContext<'a> {
     pub ir: &'a Ir,

@@ -8,7 +8,7 @@ use quote::quote;
 
 use super::context::{integer_type, type_ident};
 use super::shared::doc;
-use crate::ir::*;
+use acp_ir::ir::*;
 
 pub(crate) fn enum_item(name: &str, enumeration: &EnumType, documentation: &TokenStream) -> TokenStream {
     let type_name = type_ident(name);

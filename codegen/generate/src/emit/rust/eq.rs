@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::ir::*;
+use acp_ir::ir::*;
 
 /// Every named type `expression` mentions, through any indirection, and
 /// whether it holds a floating-point number itself.

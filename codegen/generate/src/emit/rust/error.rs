@@ -1,5 +1,5 @@
 //! The JSON-RPC error object of the generated crate (the schema's `Error`,
-//! found by its members in the IR, [`crate::ir::Ir::error_object`]): one constructor per named
+//! found by its members in the IR, [`acp_ir::ir::Ir::error_object`]): one constructor per named
 //! error code (`Error::method_not_found()`), `Display`, `std::error::Error`,
 //! and `From<DecodeError>` as invalid params. It is the error every handler
 //! of the `methods` module returns.
@@ -8,9 +8,9 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
 use super::context::{type_ident, Presence, RustContext};
-use crate::error::{CodegenError, ErrorKind};
-use crate::ir::*;
-use crate::naming;
+use acp_ir::error::{CodegenError, ErrorKind};
+use acp_ir::ir::*;
+use acp_ir::naming;
 
 /// JSON-RPC's codes for an unknown method, invalid params and an internal error.
 pub(crate) const METHOD_NOT_FOUND: i64 = -32601;

@@ -1,7 +1,7 @@
 //! The generated crate's `helpers` module: the state machines of
-//! [`crate::helpers::machines`], copied as they are into
+//! [`acp_ir::rfd::machines`], copied as they are into
 //! `helpers/machines.rs`, and typed wrappers over the crate's own types
-//! that the [`crate::helpers`] model names: the session-ready gate built
+//! that the [`acp_ir::rfd`] model names: the session-ready gate built
 //! from a `Negotiated`, the `TurnTracker` fed decoded `session/update`
 //! params (v1's `turn_complete` or v2's `state_update` lifecycle), and
 //! `next_step` on a decoded `SessionStatus`.
@@ -9,25 +9,15 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::error::CodegenError;
-use crate::helpers::{Helpers, Status, Turns};
-use crate::ir::{Ir, TypeKind};
-use crate::naming;
+use acp_ir::ir::{Ir, TypeKind};
+use acp_ir::naming;
+use acp_ir::rfd::{Helpers, Status, Turns};
 
 use super::context::{ident, type_ident};
 
-/// The machines' source, the same text `acp-ir` compiles.
-const MACHINES: &str = crate::helpers::MACHINES_SOURCE;
-
-/// `helpers/machines.rs` as tokens, to be printed like every generated file.
-pub(crate) fn machines() -> Result<TokenStream, CodegenError> {
-    MACHINES.parse().map_err(|error: proc_macro2::LexError| {
-        CodegenError::internal(
-            "codegen/ir/src/helpers/machines.rs",
-            format!("the helpers' machines do not parse: {error}"),
-        )
-    })
-}
+/// `helpers/machines.rs`: the machines' source, the same text `acp-ir`
+/// compiles, copied as text, comments kept.
+pub(crate) const MACHINES: &str = acp_ir::rfd::MACHINES_SOURCE;
 
 /// `helpers.rs`.
 pub(crate) fn emit(ir: &Ir, model: &Helpers) -> TokenStream {
@@ -69,7 +59,7 @@ fn tracker(ir: &Ir, turns: &Turns) -> Option<TokenStream> {
     let union_type = type_ident(&turns.union);
     let update = ident(&naming::rust_field(&turns.update.name));
     let session = ident(&naming::rust_field(&turns.session.name));
-    let arm = |variants: Vec<&crate::helpers::UpdateVariant>, scope: TokenStream| {
+    let arm = |variants: Vec<&acp_ir::rfd::UpdateVariant>, scope: TokenStream| {
         let patterns = variants.iter().map(|variant| {
             let name = type_ident(&variant.name);
             quote! { crate::types::#union_type::#name(_) }

@@ -12,9 +12,9 @@ use quote::{format_ident, quote};
 use super::context::{ident, type_ident, RustContext};
 use super::error::{error_type, standard_error, INTERNAL_ERROR, METHOD_NOT_FOUND};
 use super::traits::{side_traits, Handled};
-use crate::error::CodegenError;
-use crate::ir::*;
-use crate::naming;
+use acp_ir::error::CodegenError;
+use acp_ir::ir::*;
+use acp_ir::naming;
 
 pub(crate) fn emit(context: &RustContext) -> Result<TokenStream, CodegenError> {
     let ir = context.ir;

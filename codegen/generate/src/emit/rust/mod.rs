@@ -1,5 +1,8 @@
 //! The Rust emitter: the IR printed as a self-contained crate with `quote`,
-//! formatted once with `prettyplease`.
+//! formatted once with `prettyplease`. The hand-written runtime files
+//! (`templates/rust/*.rs` and the RFD helpers' machines) are copied as
+//! text, comments kept; what the schema decides of them is generated in
+//! modules of their own (`by_name`, `negotiation_tables`).
 //!
 //! Layout of the generated crate: `types` (one item per IR type, with
 //! constructors and setters), `nullable` (`Nullable<T>`, absent versus
@@ -7,8 +10,8 @@
 //! notification enums, the `Agent` and `Client` traits and their dispatch
 //! functions), `negotiation` (capability negotiation, when the schema has
 //! an `initialize` with a known capability layout) and beside it `helpers`
-//! (the RFD helpers' state machines and typed wrappers), `codec` (the decoding rules of `codegen/DECODING.md` and the
-//! by-name `roundtrip`). Generated code uses fully qualified paths so no
+//! (the RFD helpers' state machines and typed wrappers), `codec` (the decoding rules of `codegen/DECODING.md`),
+//! `by_name` (the by-name `roundtrip` and `type_names`). Generated code uses fully qualified paths so no
 //! schema name can shadow a std or serde item.
 
 mod connection;
@@ -35,8 +38,8 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::files::{Files, PackageNames};
-use crate::error::CodegenError;
-use crate::ir::Ir;
+use acp_ir::error::CodegenError;
+use acp_ir::ir::Ir;
 
 pub(crate) use context::RustContext;
 
@@ -119,14 +122,15 @@ impl Chunks {
 /// Every file of the crate but `types.rs`.
 fn emit_rest(ir: &Ir, names: &PackageNames, context: &RustContext) -> Result<Files, CodegenError> {
     let methods = methods::emit(context)?;
-    let codec = runtime::emit(context)?;
-    let model = crate::negotiation::model(ir);
+    let by_name = runtime::by_name(context);
+    let model = acp_ir::negotiation::model(ir);
     let negotiation_module = model.as_ref().map(|_| {
         quote! {
             pub mod connection;
             pub mod ends;
             pub mod helpers;
             pub mod negotiation;
+            mod negotiation_tables;
             pub use negotiation::{negotiate, CapabilityError, Negotiated, NegotiationError, PROTOCOL_VERSION};
         }
     });
@@ -135,12 +139,14 @@ fn emit_rest(ir: &Ir, names: &PackageNames, context: &RustContext) -> Result<Fil
         // unknown members outgrows clippy's `Result` limit on some schemas);
         // schema prose is not written as rustdoc.
         #![allow(clippy::large_enum_variant, clippy::result_large_err, rustdoc::bare_urls, rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
+        pub mod by_name;
         pub mod codec;
         pub mod methods;
         #negotiation_module
         pub mod nullable;
         pub mod types;
-        pub use codec::{roundtrip, type_names, DecodeError};
+        pub use by_name::{roundtrip, type_names};
+        pub use codec::DecodeError;
         pub use nullable::Nullable;
         pub use types::*;
     };
@@ -156,29 +162,28 @@ fn emit_rest(ir: &Ir, names: &PackageNames, context: &RustContext) -> Result<Fil
     let mut files = Files::new();
     files.push((PathBuf::from("Cargo.toml"), cargo_toml(names)));
     files.push((PathBuf::from("src/lib.rs"), format!("{crate_doc}{}", format_file(lib)?)));
+    files.push((PathBuf::from("src/codec.rs"), runtime::SOURCE.to_owned()));
     files.push((
-        PathBuf::from("src/codec.rs"),
-        format!("//! Decoding rules and the by-name codec.\n\n{}", format_file(codec)?),
-    ));
-    files.push((PathBuf::from("src/methods.rs"), format!("//! Method names, per-side method enums, the `Agent` and `Client` traits and their dispatch functions.\n\n{}", format_file(methods)?)));
-    files.push((
-        PathBuf::from("src/nullable.rs"),
+        PathBuf::from("src/by_name.rs"),
         format!(
-            "//! `Nullable<T>`: a member that may be absent, `null`, or a value.\n\n{}",
-            format_file(nullable::emit()?)?
+            "//! The by-name codec: `roundtrip` and `type_names` over this schema's types.\n\n{}",
+            format_file(by_name)?
         ),
     ));
+    files.push((PathBuf::from("src/methods.rs"), format!("//! Method names, per-side method enums, the `Agent` and `Client` traits and their dispatch functions.\n\n{}", format_file(methods)?)));
+    files.push((PathBuf::from("src/nullable.rs"), nullable::SOURCE.to_owned()));
     if let Some(model) = &model {
-        let text = format_file(negotiation::emit(model)?)?;
-        files.push((PathBuf::from("src/negotiation.rs"), format!("//! Capability negotiation: what one `initialize` exchange allows, from the schema's capability gates.\n\n{text}")));
-        let helpers = format_file(helpers::emit(ir, &crate::helpers::model(ir)))?;
-        files.push((PathBuf::from("src/helpers.rs"), format!("//! The RFD helpers: the session-ready gate (R1), the turn tracker (R2, R4) and the session-status advice (R3), as pure state machines over this crate's types.\n\n{helpers}")));
+        files.push((PathBuf::from("src/negotiation.rs"), negotiation::SOURCE.to_owned()));
+        let tables = format_file(negotiation::tables_module(model))?;
         files.push((
-            PathBuf::from("src/helpers/machines.rs"),
-            format_file(helpers::machines()?)?,
+            PathBuf::from("src/negotiation_tables.rs"),
+            format!("//! The schema's part of the capability negotiation: the protocol version, the initialize message types and the gate tables.\n\n{tables}"),
         ));
-        files.push((PathBuf::from("src/connection.rs"), format_file(connection::runtime()?)?));
-        let ends = format_file(connection::ends(ir, &crate::helpers::model(ir)))?;
+        let helpers = format_file(helpers::emit(ir, &acp_ir::rfd::model(ir)))?;
+        files.push((PathBuf::from("src/helpers.rs"), format!("//! The RFD helpers: the session-ready gate (R1), the turn tracker (R2, R4) and the session-status advice (R3), as pure state machines over this crate's types.\n\n{helpers}")));
+        files.push((PathBuf::from("src/helpers/machines.rs"), helpers::MACHINES.to_owned()));
+        files.push((PathBuf::from("src/connection.rs"), connection::SOURCE.to_owned()));
+        let ends = format_file(connection::ends(ir, &acp_ir::rfd::model(ir)))?;
         files.push((
             PathBuf::from("src/ends.rs"),
             format!(

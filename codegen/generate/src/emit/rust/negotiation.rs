@@ -1,22 +1,23 @@
-//! The generated crate's `negotiation` module: the [`crate::negotiation`]
-//! model's tables as constants, the message type and `negotiate`, put at the
-//! marker of the fixed part (`templates/rust/negotiation.rs`: `Negotiated`,
+//! The generated crate's `negotiation` module, `templates/rust/negotiation.rs`
+//! copied as text, comments kept (`Message`, `negotiate`, `Negotiated`,
 //! which serializes to the shared view, `NegotiationError`,
-//! `CapabilityError` and the evaluator reading the tables).
+//! `CapabilityError` and the evaluator reading the tables), and the schema's
+//! part in a module of its own, `negotiation_tables`: the
+//! [`acp_ir::negotiation`] model's tables as constants, the protocol version
+//! and the initialize message types.
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
-use crate::error::CodegenError;
-use crate::ir::Side;
-use crate::naming;
-use crate::negotiation::{Entry, Negotiation, Requirement};
+use acp_ir::ir::Side;
+use acp_ir::naming;
+use acp_ir::negotiation::{Entry, Negotiation, Requirement};
 
 fn tokens(pointer: &str) -> Vec<String> {
     pointer
         .split('/')
         .skip(1)
-        .map(|token| token.replace("~1", "/").replace("~0", "~"))
+        .map(acp_schema_source::pointer::unescape_token)
         .collect()
 }
 
@@ -71,91 +72,38 @@ fn tables(model: &Negotiation) -> TokenStream {
     quote! {
         /// The protocol version these bindings implement.
         pub const PROTOCOL_VERSION: u16 = #version;
-        const RULES: &[Rule] = &[#(#rules),*];
-        const AGENT_METHODS: &[(&str, Needs)] = #agent_methods;
-        const CLIENT_METHODS: &[(&str, Needs)] = #client_methods;
-        const SECTIONS: &[(&str, &[(&str, Needs)])] = &[#(#sections),*];
-        const FEATURES: &[(&str, Needs)] = #features;
-        const CHECKS: &[Check] = &[#(#checks),*];
+        pub(crate) const RULES: &[Rule] = &[#(#rules),*];
+        pub(crate) const AGENT_METHODS: &[(&str, Needs)] = #agent_methods;
+        pub(crate) const CLIENT_METHODS: &[(&str, Needs)] = #client_methods;
+        pub(crate) const SECTIONS: &[(&str, &[(&str, Needs)])] = &[#(#sections),*];
+        pub(crate) const FEATURES: &[(&str, Needs)] = #features;
+        pub(crate) const CHECKS: &[Check] = &[#(#checks),*];
     }
 }
 
 /// The fixed part's source, a real file beside the templates that this
-/// crate compiles in its tests.
-const SOURCE: &str = include_str!("../../../../../templates/rust/negotiation.rs");
-/// The line where the schema's part goes.
-const MARKER: &str = "// @generated: the tables, `Message` and `negotiate` go here.";
+/// crate compiles in its tests, written into every generated crate as it is.
+pub(crate) const SOURCE: &str = include_str!("../../../../../templates/rust/negotiation.rs");
 
-pub(crate) fn emit(model: &Negotiation) -> Result<TokenStream, CodegenError> {
-    let (head, runtime) = SOURCE
-        .split_once(MARKER)
-        .ok_or_else(|| CodegenError::internal("templates/rust/negotiation.rs", "the marker line is missing"))?;
-    let parse = |text: &str| {
-        text.parse::<TokenStream>().map_err(|error| {
-            CodegenError::internal("templates/rust/negotiation.rs", format!("does not parse: {error}"))
-        })
-    };
-    let (head, runtime) = (parse(head)?, parse(runtime)?);
+/// `negotiation_tables.rs`: the protocol version, the initialize message
+/// types and the tables of `model`, which the fixed `negotiation` module reads.
+pub(crate) fn tables_module(model: &Negotiation) -> TokenStream {
     let request = Ident::new(&naming::rust_type(&model.request_type), Span::call_site());
     let response = Ident::new(&naming::rust_type(&model.response_type), Span::call_site());
     let request_name = &model.request_type;
     let response_name = &model.response_type;
     let tables = tables(model);
-    Ok(quote! {
-        #head
+    quote! {
+        use crate::negotiation::{Check, Needs, Rule};
+
+        /// The params of the initialize request.
+        pub type Request = crate::types::#request;
+        /// The result of the initialize request.
+        pub type Response = crate::types::#response;
+        /// Their schema names, for decode errors.
+        pub(crate) const REQUEST_NAME: &str = #request_name;
+        pub(crate) const RESPONSE_NAME: &str = #response_name;
 
         #tables
-
-        /// An initialize message, decoded or as raw JSON (decoded by `negotiate`).
-        pub enum Message<'a, T> {
-            Decoded(&'a T),
-            Json(&'a ::serde_json::Value),
-        }
-
-        impl<'a> ::std::convert::From<&'a crate::types::#request> for Message<'a, crate::types::#request> {
-            fn from(message: &'a crate::types::#request) -> Self {
-                Message::Decoded(message)
-            }
-        }
-
-        impl<'a> ::std::convert::From<&'a crate::types::#response> for Message<'a, crate::types::#response> {
-            fn from(message: &'a crate::types::#response) -> Self {
-                Message::Decoded(message)
-            }
-        }
-
-        impl<'a, T> ::std::convert::From<&'a ::serde_json::Value> for Message<'a, T> {
-            fn from(message: &'a ::serde_json::Value) -> Self {
-                Message::Json(message)
-            }
-        }
-
-        /// Negotiates from the client's `initialize` params and the agent's
-        /// result, each decoded or raw JSON (decoded here).
-        ///
-        /// # Errors
-        ///
-        /// [`NegotiationError::Decode`] when a message does not decode;
-        /// [`NegotiationError::VersionAboveRequested`] or
-        /// [`NegotiationError::UnsupportedVersion`] when the agent's version is
-        /// above the client's or not the one these bindings implement.
-        pub fn negotiate<'a>(
-            request: impl ::std::convert::Into<Message<'a, crate::types::#request>>,
-            response: impl ::std::convert::Into<Message<'a, crate::types::#response>>,
-        ) -> ::std::result::Result<Negotiated, NegotiationError> {
-            let request = wire(request.into(), #request_name)?;
-            let response = wire(response.into(), #response_name)?;
-            let requested = version(&request);
-            let answered = version(&response);
-            if answered > requested {
-                return ::std::result::Result::Err(NegotiationError::VersionAboveRequested { requested, answered });
-            }
-            if answered != i64::from(PROTOCOL_VERSION) {
-                return ::std::result::Result::Err(NegotiationError::UnsupportedVersion { requested, answered });
-            }
-            ::std::result::Result::Ok(Negotiated { protocol_version: answered, request, response })
-        }
-
-        #runtime
-    })
+    }
 }

@@ -9,8 +9,8 @@ use quote::quote;
 
 use super::context::{type_ident, RustContext};
 use super::shared::{constraint_check, derives};
-use crate::ir::*;
-use crate::naming;
+use acp_ir::ir::*;
+use acp_ir::naming;
 
 pub(crate) fn newtype_item(
     context: &RustContext,

@@ -1,37 +1,32 @@
-//! The generated crate's `codec` module: the hand-written runtime of
-//! `templates/rust/codec.rs` (`decode` with JSON-pointer errors, the
-//! decoding rules and constraint checks the generated types call, the value
-//! buffer of lenient members), with the schema's part put at its marker: the
-//! by-name `roundtrip` over every type and `type_names`.
+//! The generated crate's `codec` module, the hand-written runtime of
+//! `templates/rust/codec.rs` copied as text, comments kept (`decode` with
+//! JSON-pointer errors, the decoding rules and constraint checks the
+//! generated types call, the value buffer of lenient members), and the
+//! schema's part in a module of its own, `by_name`: the by-name `roundtrip`
+//! over every type and `type_names`.
 
 use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::context::{type_ident, RustContext};
-use crate::error::CodegenError;
 
 /// The runtime's source, a real file beside the templates that this crate
-/// compiles in its tests.
-const SOURCE: &str = include_str!("../../../../../templates/rust/codec.rs");
-/// The line where the schema's part goes.
-const MARKER: &str = "// @generated: roundtrip_as, roundtrip and type_names go here.";
+/// compiles in its tests, written into every generated crate as it is.
+pub(crate) const SOURCE: &str = include_str!("../../../../../templates/rust/codec.rs");
 
-pub(crate) fn emit(context: &RustContext) -> Result<TokenStream, CodegenError> {
-    let (before, after) = SOURCE
-        .split_once(MARKER)
-        .ok_or_else(|| CodegenError::internal("templates/rust/codec.rs", "the marker line is missing"))?;
-    let parse = |text: &str| {
-        text.parse::<TokenStream>()
-            .map_err(|error| CodegenError::internal("templates/rust/codec.rs", format!("does not parse: {error}")))
-    };
-    let (before, after) = (parse(before)?, parse(after)?);
+/// `by_name.rs`: `roundtrip` and `type_names` over the schema's types.
+pub(crate) fn by_name(context: &RustContext) -> TokenStream {
     let names: Vec<&String> = context.ir.types.keys().collect();
     let arms = context.ir.types.keys().map(|name| {
         let type_name = type_ident(name);
         quote!(#name => roundtrip_as::<crate::types::#type_name>(json),)
     });
-    Ok(quote! {
-        #before
+    quote! {
+        use ::serde::de::DeserializeOwned;
+        use ::serde::Serialize;
+        use ::serde_json::Value;
+
+        use crate::codec::{check_depth, decode_nested, DecodeError};
 
         fn roundtrip_as<T: DeserializeOwned + Serialize>(json: &Value) -> ::std::result::Result<Value, DecodeError> {
             // Checked before the copy: cloning a `Value` recurses as deep as it nests.
@@ -52,7 +47,5 @@ pub(crate) fn emit(context: &RustContext) -> Result<TokenStream, CodegenError> {
         pub fn type_names() -> &'static [&'static str] {
             &[#(#names),*]
         }
-
-        #after
-    })
+    }
 }

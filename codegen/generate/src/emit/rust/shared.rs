@@ -4,7 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::ir::TypeExpr;
+use acp_ir::ir::TypeExpr;
 
 /// The derives every struct and union gets; `Eq` when nothing below it is a float.
 pub(crate) fn derives(eq: bool) -> TokenStream {

@@ -10,8 +10,8 @@ use quote::{format_ident, quote};
 use super::context::{ident, integer_type, type_ident, Parameter, Presence, RustContext};
 use super::shared::{constraint_check, derives, doc};
 use super::visitor::{deserialize_impl, Input, Kept, Rule, Slot};
-use crate::ir::*;
-use crate::naming;
+use acp_ir::ir::*;
+use acp_ir::naming;
 
 /// What one member adds to its struct.
 struct Member {

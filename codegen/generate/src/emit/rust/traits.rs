@@ -11,8 +11,9 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
 use super::context::{ident, type_ident};
-use crate::ir::*;
-use crate::naming;
+use acp_ir::ir::*;
+use acp_ir::messages::MessageKind;
+use acp_ir::naming;
 
 /// One method use handled by a side.
 pub(crate) struct Handled<'a> {
@@ -57,21 +58,18 @@ pub(crate) fn side_traits(by_side: &BTreeMap<Side, Vec<Handled>>, error: &TokenS
     traits
 }
 
-/// The trait function of each method use. A name used for both a request
-/// and a notification (`proxy/successor`) gives the notification a suffix.
+/// The trait function of each method use ([`naming::handler`]: a name used
+/// for both a request and a notification, `proxy/successor`, gives the
+/// notification a suffix).
 fn function_names(handled: &[&Handled]) -> Vec<Ident> {
-    let requests: Vec<&str> = handled
-        .iter()
-        .filter(|entry| entry.result.is_some())
-        .map(|entry| entry.method.name.as_str())
-        .collect();
     handled
         .iter()
         .map(|entry| {
-            ident(&naming::rust_handler(
-                &entry.method.name,
-                entry.result.is_none() && requests.contains(&entry.method.name.as_str()),
-            ))
+            let kind = match entry.result {
+                Some(_) => MessageKind::Request,
+                None => MessageKind::Notification,
+            };
+            ident(&naming::rust_handler(&naming::handler(entry.method, kind)))
         })
         .collect()
 }

@@ -9,9 +9,9 @@ use quote::quote;
 use super::context::RustContext;
 use super::shared::doc;
 use super::{enums, error, newtypes, structs, unions};
-use crate::error::CodegenError;
-use crate::ir::*;
-use crate::naming;
+use acp_ir::error::CodegenError;
+use acp_ir::ir::*;
+use acp_ir::naming;
 
 /// The items of the types in `range` (positions in the IR's type order), so
 /// that consecutive ranges printed apart and joined give the whole module.

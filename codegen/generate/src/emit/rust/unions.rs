@@ -10,8 +10,8 @@ use quote::quote;
 use super::context::{type_ident, RustContext};
 use super::shared::{derives, doc};
 use super::structs::struct_item;
-use crate::ir::*;
-use crate::naming;
+use acp_ir::ir::*;
+use acp_ir::naming;
 
 /// The Rust payload type of a variant.
 fn payload_type(context: &RustContext, union_name: &str, variant: &Variant) -> Option<TokenStream> {
@@ -225,7 +225,7 @@ fn tagged_impls(context: &RustContext, name: &str, property: &str, union: &Union
     });
     // Errors about the tag are located at the tag member: the message
     // starts with its pointer, which `codec::located` joins to the outer one.
-    let tag_pointer = format!("/{}", property.replace('~', "~0").replace('/', "~1"));
+    let tag_pointer = format!("/{}", acp_schema_source::pointer::escape_token(property));
     let unknown_tag = match &union.other {
         Some(other) => {
             let other_name = type_ident(&other.name);

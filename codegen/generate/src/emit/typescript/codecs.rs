@@ -6,8 +6,8 @@ use std::collections::BTreeSet;
 use askama::Template;
 
 use super::text::{json_string, tsdoc};
-use crate::ir::*;
-use crate::naming;
+use acp_ir::ir::*;
+use acp_ir::naming;
 
 #[derive(Template)]
 #[template(path = "typescript/decode.ts", escape = "none")]

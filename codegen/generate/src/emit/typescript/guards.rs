@@ -6,8 +6,8 @@
 //! shape, picks their variant, so the method tables decode them.
 
 use super::text::{json_string, tsdoc};
-use crate::ir::*;
-use crate::naming;
+use acp_ir::ir::*;
+use acp_ir::naming;
 
 pub struct GuardView {
     pub doc: Vec<String>,

@@ -1,13 +1,13 @@
 //! The TypeScript helpers module (`src/helpers.ts`): the
-//! [`crate::helpers`] model's names and wire members printed into the
+//! [`acp_ir::rfd`] model's names and wire members printed into the
 //! state machines of `templates/typescript/helpers.ts` (`SessionReadyGate`,
 //! `TurnTracker`, `nextStep`, and the connections' `SessionReadyLifecycle`).
 
 use askama::Template;
 
 use super::text::json_string;
-use crate::helpers::Helpers;
-use crate::naming;
+use acp_ir::naming;
+use acp_ir::rfd::Helpers;
 
 /// Names the module adds to the package root, with and without the parts
 /// a schema may lack.
@@ -70,6 +70,8 @@ pub struct HelpersTs {
     turns: Option<TurnsView>,
     status: Option<StatusView>,
     ready: Option<ReadyView>,
+    /// The initialize method as a string literal ([`super::methods::initialize_method`]).
+    initialize: String,
 }
 
 impl HelpersTs {
@@ -92,7 +94,7 @@ impl HelpersTs {
 }
 
 /// The template's view of `model`.
-pub fn view(model: &Helpers) -> HelpersTs {
+pub fn view(model: &Helpers, initialize: &str) -> HelpersTs {
     let turns = model.turns.as_ref().map(|turns| TurnsView {
         notification: naming::typescript_type(&turns.notification),
         request_type: naming::typescript_type(&turns.request_type),
@@ -129,7 +131,7 @@ pub fn view(model: &Helpers) -> HelpersTs {
     });
     let status = model.status.as_ref().map(|status| StatusView {
         type_name: naming::typescript_type(&status.type_name),
-        live: json_string(crate::helpers::LIVE),
+        live: json_string(acp_ir::rfd::LIVE),
     });
     let ready = model.ready.as_ref().map(|ready| ReadyView {
         method: json_string(&ready.notification.method),
@@ -152,5 +154,10 @@ pub fn view(model: &Helpers) -> HelpersTs {
         )
         .to_string(),
     });
-    HelpersTs { turns, status, ready }
+    HelpersTs {
+        turns,
+        status,
+        ready,
+        initialize: json_string(initialize),
+    }
 }

@@ -11,15 +11,16 @@
 //! of their own (with the protocol methods), emitted only when the schema
 //! has proxy methods.
 
+use acp_ir::messages::MessageKind;
 use std::collections::BTreeMap;
 
 use askama::Template;
 
 use super::text::{json_string, tsdoc};
-use crate::error::{CodegenError, ErrorKind};
-use crate::helpers::{Drain, Helpers, TurnEnd};
-use crate::ir::*;
-use crate::naming;
+use acp_ir::error::{CodegenError, ErrorKind};
+use acp_ir::ir::*;
+use acp_ir::naming;
+use acp_ir::rfd::{Drain, Helpers, TurnEnd};
 
 /// The sides that get maps and an interface.
 pub const SIDES: [Side; 3] = [Side::Agent, Side::Client, Side::Proxy];
@@ -45,8 +46,6 @@ pub const FUNCTIONS: [(&str, &str); 9] = [
     ("encode", "notification"),
     ("connect", ""),
 ];
-/// The two sides of a connection: each side's peer, whose methods it calls.
-const PEERS: [(&str, &str); 2] = [("agent", "client"), ("client", "agent")];
 /// The interface members that handle extension requests and notifications.
 const EXTENSION_HANDLERS: [&str; 2] = ["extension request", "extension notification"];
 
@@ -261,8 +260,8 @@ pub fn view(ir: &Ir) -> Result<MethodsFile, CodegenError> {
             payloads: format!("{{ {} }}", payloads.join(", ")),
         });
     }
-    let model = crate::helpers::model(ir);
-    let negotiated = crate::negotiation::model(ir).is_some();
+    let model = acp_ir::rfd::model(ir);
+    let negotiated = acp_ir::negotiation::model(ir).is_some();
     let session_ready = negotiated && model.ready.is_some();
     let sides = ir
         .endpoints()
@@ -274,14 +273,17 @@ pub fn view(ir: &Ir) -> Result<MethodsFile, CodegenError> {
         sides,
         session_ready,
         negotiated,
-        rules: rules_view(&model, session_ready),
+        rules: rules_view(&model, session_ready, &initialize_method(ir)),
     })
 }
 
-/// The method whose exchange decides the RFD features.
-const INITIALIZE: &str = "initialize";
+/// The method whose exchange decides the RFD features ([`Ir::initialize`]);
+/// empty, matching no method, for a schema without one.
+pub(super) fn initialize_method(ir: &Ir) -> String {
+    ir.initialize().map(|method| method.name.clone()).unwrap_or_default()
+}
 
-fn rules_view(model: &Helpers, session_ready: bool) -> RulesView {
+fn rules_view(model: &Helpers, session_ready: bool, initialize: &str) -> RulesView {
     let turns = model.drain.as_ref().map_or_else(
         || "null".to_owned(),
         |drain| {
@@ -342,7 +344,7 @@ fn rules_view(model: &Helpers, session_ready: bool) -> RulesView {
         .filter(|_| session_ready)
         .map_or_else(|| "null".to_owned(), |ready| json_string(&ready.notification.method));
     RulesView {
-        initialize: json_string(INITIALIZE),
+        initialize: json_string(initialize),
         turns,
         ready,
         cancel,
@@ -428,11 +430,7 @@ fn side_view(ir: &Ir, endpoint: Side, model: &Helpers, session_ready: bool) -> S
     let mut notifications = Vec::new();
     for method in ir.methods.values() {
         let wire = json_string(&method.name);
-        let function = naming::typescript_function(&method.name);
-        let request_here = method
-            .request
-            .as_ref()
-            .is_some_and(|request| request.side.handled_by(endpoint));
+        let function = naming::typescript_handler(&naming::handler(method, MessageKind::Request));
         if let Some(request) = method
             .request
             .as_ref()
@@ -454,9 +452,7 @@ fn side_view(ir: &Ir, endpoint: Side, model: &Helpers, session_ready: bool) -> S
             .as_ref()
             .filter(|notification| notification.side.handled_by(endpoint))
         {
-            // A side that also handles the request of that name keeps the
-            // two apart.
-            let function = naming::typescript_handler(&method.name, request_here);
+            let function = naming::typescript_handler(&naming::handler(method, MessageKind::Notification));
             let (notes, mark) = member_notes(method, notification.side);
             notifications.push(CallView {
                 doc: tsdoc(Some(&format!("Handles the `{}` notification.", method.name)), &notes),
@@ -473,7 +469,8 @@ fn side_view(ir: &Ir, endpoint: Side, model: &Helpers, session_ready: bool) -> S
         ROLES.map(|role| naming::typescript_side_type(side, role));
     let [decode_request, decode_notification, decode_result, dispatch_request, dispatch_notification, dispatch_message, encode_request, encode_notification, connect] =
         FUNCTIONS.map(|(verb, role)| naming::typescript_side_function(verb, side, role));
-    let connection = PEERS.iter().find(|(this, _)| *this == side).map(|(_, peer)| {
+    let connection = endpoint.peer().map(|peer| {
+        let peer = peer.as_str();
         let (prompt, notes) = connection_notes(side, model, session_ready);
         ConnectionView {
             interface: connection,
@@ -515,7 +512,7 @@ fn side_view(ir: &Ir, endpoint: Side, model: &Helpers, session_ready: bool) -> S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::helpers::{Cancel, Ready, SessionMember};
+    use acp_ir::rfd::{Cancel, Ready, SessionMember};
 
     fn drain(end: TurnEnd) -> Drain {
         Drain {
@@ -557,7 +554,7 @@ mod tests {
             request: "promptRequestId".to_owned(),
             stop_reason: "stopReason".to_owned(),
         };
-        let rules = rules_view(&model(complete), true);
+        let rules = rules_view(&model(complete), true, "initialize");
         assert_eq!(
             rules.turns,
             "{\n    prompt: \"session/prompt\",\n    update: \"session/update\",\n    session: \"sessionId\",\n    payload: \"update\",\n    tag: \"sessionUpdate\",\n    \
@@ -571,7 +568,7 @@ mod tests {
             )
         );
         // Without the negotiation of `session/ready`, the connection does not act on it.
-        assert_eq!(rules_view(&model(TurnEnd::Response), false).ready, "null");
+        assert_eq!(rules_view(&model(TurnEnd::Response), false, "initialize").ready, "null");
         let idle = rules_view(
             &model(TurnEnd::Idle {
                 tag: "state_update".to_owned(),
@@ -579,6 +576,7 @@ mod tests {
                 idle: "idle".to_owned(),
             }),
             false,
+            "initialize",
         );
         assert!(
             idle.turns
@@ -593,7 +591,7 @@ mod tests {
             drain: None,
             cancel: None,
         };
-        let rules = rules_view(&none, false);
+        let rules = rules_view(&none, false, "initialize");
         assert_eq!([rules.turns, rules.ready, rules.cancel], ["null", "null", "null"]);
     }
 

@@ -28,9 +28,9 @@ use askama::Template;
 
 use self::text::{json_string, render};
 use super::files::{Files, PackageNames};
-use crate::error::{CodegenError, ErrorKind};
-use crate::ir::{Ir, Side, TypeKind};
-use crate::naming;
+use acp_ir::error::{CodegenError, ErrorKind};
+use acp_ir::ir::{Ir, Side, TypeKind};
+use acp_ir::naming;
 
 /// The TypeScript compiler the package is built with (exact, as locked).
 pub const TYPESCRIPT_VERSION: &str = "5.9.3";
@@ -136,7 +136,7 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
         extension_prefix: json_string(naming::EXTENSION_PREFIX),
         extension_prefix_text: naming::EXTENSION_PREFIX,
     };
-    let model = crate::negotiation::model(ir);
+    let model = acp_ir::negotiation::model(ir);
     let mut files = vec![
         (PathBuf::from("package.json"), render(&package, "package.json")?),
         (PathBuf::from("package-lock.json"), render(&lock, "package-lock.json")?),
@@ -154,7 +154,9 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
             render(&methods::view(ir)?, "methods.ts")?,
         ),
     ];
-    let helpers = model.as_ref().map(|_| helpers::view(&crate::helpers::model(ir)));
+    let helpers = model
+        .as_ref()
+        .map(|_| helpers::view(&acp_ir::rfd::model(ir), &methods::initialize_method(ir)));
     let (helper_values, helper_types) = helpers
         .as_ref()
         .map_or_else(Default::default, helpers::HelpersTs::exports);
@@ -219,7 +221,7 @@ fn check_exports(ir: &Ir) -> Result<(), CodegenError> {
     Ok(())
 }
 
-fn collision(definition: &crate::ir::TypeDef, name: &str) -> CodegenError {
+fn collision(definition: &acp_ir::ir::TypeDef, name: &str) -> CodegenError {
     CodegenError {
         kind: ErrorKind::NameCollision,
         file: "typescript bindings".to_owned(),
@@ -233,8 +235,8 @@ mod tests {
     use serde_json::{json, Value};
 
     use super::*;
-    use crate::ir::{Gate, Method, NotificationMethod, RequestMethod, Side};
     use crate::test_support::{file, ir_of};
+    use acp_ir::ir::{Gate, Method, NotificationMethod, RequestMethod, Side};
 
     fn sample() -> Ir {
         ir_of(json!({

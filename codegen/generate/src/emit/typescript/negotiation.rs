@@ -1,14 +1,14 @@
 //! The TypeScript negotiation module (`src/negotiation.ts`): the
-//! [`crate::negotiation`] model's tables printed as typed constants beside
+//! [`acp_ir::negotiation`] model's tables printed as typed constants beside
 //! the evaluator in `templates/typescript/negotiation.ts` (`negotiate`,
 //! `Negotiated`, `NegotiationError`, `CapabilityError`).
 
 use askama::Template;
 use serde_json::{json, Value};
 
-use crate::ir::Side;
-use crate::naming;
-use crate::negotiation::{entries_json, pointer_tokens, Negotiation};
+use acp_ir::ir::Side;
+use acp_ir::naming;
+use acp_ir::negotiation::{entries_json, pointer_tokens, Negotiation};
 
 /// Names the module adds to the package's exports.
 pub const EXPORTS: [&str; 6] = [

@@ -4,7 +4,7 @@
 use askama::Template;
 
 use crate::emit::prose::prose;
-use crate::error::CodegenError;
+use acp_ir::error::CodegenError;
 
 /// Renders `templates/typescript/{file}`.
 pub(super) fn render(template: &impl Template, file: &str) -> Result<String, CodegenError> {

@@ -5,8 +5,8 @@ use askama::Template;
 
 use super::guards::{guards, GuardView};
 use super::text::{json_string, tsdoc};
-use crate::ir::*;
-use crate::naming;
+use acp_ir::ir::*;
+use acp_ir::naming;
 
 #[derive(Template)]
 #[template(path = "typescript/types.ts", escape = "none")]

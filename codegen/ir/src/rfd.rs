@@ -1,5 +1,6 @@
-//! RFD helpers: what the IR says about prompt turns and session status,
-//! as the model every emitter prints typed wrappers from, and the state
+//! The RFD helpers (of `session/ready`, `turn_complete` and
+//! `session/status`): what the IR says about prompt turns and session
+//! status, as the model every emitter prints typed wrappers from, and the state
 //! machines themselves ([`machines`], plain Rust that the Rust emitter
 //! copies into each crate and `cargo xtask check-trace` runs).
 //!
@@ -18,7 +19,7 @@ pub mod machines;
 
 /// The machines' source, the same text this crate compiles: the Rust
 /// emitter prints it into every generated crate.
-pub const MACHINES_SOURCE: &str = include_str!("helpers/machines.rs");
+pub const MACHINES_SOURCE: &str = include_str!("rfd/machines.rs");
 
 use serde::Serialize;
 use serde_json::Value;
