@@ -30,7 +30,7 @@ const MUTANTS: &[Mutant] = &[
     Mutant {
         language: "rust",
         name: "roundtrip returns its input",
-        file: "rust/src/codec.rs",
+        file: "rust/src/by_name.rs",
         find: "    let decoded: T = decode_nested(json.clone())?;\n",
         replace: "    return Ok(json.clone());\n    let decoded: T = decode_nested(json.clone())?;\n",
     },
