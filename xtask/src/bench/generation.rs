@@ -113,10 +113,7 @@ pub(super) fn time(tool: &str, output: &str, runs: usize, make: &dyn Fn() -> Com
 /// The xtask executable to time: the release build in a full run.
 pub fn xtask(setup: &Setup) -> Result<(PathBuf, &'static str)> {
     if setup.quick {
-        return Ok((
-            std::env::current_exe().context("locating the running xtask")?,
-            "running build",
-        ));
+        return Ok((crate::support::tools::running_xtask()?, "running build"));
     }
     eprintln!("bench: building xtask (release)");
     run_checked(

@@ -34,7 +34,7 @@ fn file_name(name: &str) -> String {
 /// Whether `check-trace` finds nothing in `trace` under the protocol's
 /// schema: its first finding otherwise.
 fn check(protocol: &Protocol, trace: &Path) -> Result<(), String> {
-    let exe = std::env::current_exe().map_err(|error| error.to_string())?;
+    let exe = crate::support::tools::running_xtask().map_err(|error| format!("{error:#}"))?;
     let mut command = Command::new(exe);
     command.arg("check-trace");
     if let Some(schema) = &protocol.schema {

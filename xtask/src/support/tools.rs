@@ -1,6 +1,7 @@
 //! What the test and bench commands share: the workspace root, running a
 //! command and capturing how it ended, `cargo` as the running cargo names
-//! itself, Python virtual environments, and copying a folder.
+//! itself, this xtask as a program to start again, Python virtual
+//! environments, and copying a folder.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -13,6 +14,18 @@ pub fn workspace_root() -> PathBuf {
         .parent()
         .expect("xtask sits in the workspace")
         .to_path_buf()
+}
+
+/// This xtask's executable, as a path that starts it even after a build
+/// replaced the file it was started from (`cargo xtask test` rebuilds the
+/// xtask binary with the test profile's features while it runs): on Linux
+/// the kernel's link to this process's own image, elsewhere the file.
+pub fn running_xtask() -> Result<PathBuf> {
+    let own = PathBuf::from(format!("/proc/{}/exe", std::process::id()));
+    if own.exists() {
+        return Ok(own);
+    }
+    std::env::current_exe().context("locating the running xtask")
 }
 
 /// How a test suite ended, and what it printed (stdout, then stderr).
