@@ -169,17 +169,6 @@ impl Agent for TestAgent {
         Ok(NewSessionResponse::new(session))
     }
 
-    async fn session_set_mode(&self, _: SetSessionModeRequest) -> Result<SetSessionModeResponse, Error> {
-        Err(Error::method_not_found())
-    }
-
-    async fn session_set_config_option(
-        &self,
-        _: SetSessionConfigOptionRequest,
-    ) -> Result<SetSessionConfigOptionResponse, Error> {
-        Err(Error::method_not_found())
-    }
-
     async fn session_cancel(&self, _: CancelNotification) {}
 
     async fn session_prompt(&self, params: PromptRequest) -> Result<PromptResponse, Error> {
@@ -460,15 +449,6 @@ impl Agent for StuckAgent {
     }
     async fn session_new(&self, _: NewSessionRequest) -> Result<NewSessionResponse, Error> {
         Err(Error::invalid_params().data(json!({"why": "no sessions here"})))
-    }
-    async fn session_set_mode(&self, _: SetSessionModeRequest) -> Result<SetSessionModeResponse, Error> {
-        Err(Error::method_not_found())
-    }
-    async fn session_set_config_option(
-        &self,
-        _: SetSessionConfigOptionRequest,
-    ) -> Result<SetSessionConfigOptionResponse, Error> {
-        Err(Error::method_not_found())
     }
     async fn session_cancel(&self, _: CancelNotification) {}
     async fn session_prompt(&self, _: PromptRequest) -> Result<PromptResponse, Error> {

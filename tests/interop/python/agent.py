@@ -32,12 +32,6 @@ class Interop(acp.Agent):
         self.sessions[session] = Path(acp.to_json(params)["cwd"])
         return acp.decode_result("session/new", {"sessionId": session})
 
-    async def session_set_mode(self, params: Any) -> Any:
-        raise acp.MethodNotFound("session/set_mode")
-
-    async def session_set_config_option(self, params: Any) -> Any:
-        raise acp.MethodNotFound("session/set_config_option")
-
     async def session_cancel(self, params: acp.CancelNotification) -> None:
         pass
 

@@ -24,12 +24,6 @@ serveAgent(acp, (connection) => ({
     sessions.set(id, params.cwd);
     return { sessionId: id };
   },
-  async sessionSetMode() {
-    throw new acp.RequestError(-32601, "Method not found");
-  },
-  async sessionSetConfigOption() {
-    throw new acp.RequestError(-32601, "Method not found");
-  },
   sessionCancel() {},
   async sessionPrompt(params) {
     const sessionId = params.sessionId;

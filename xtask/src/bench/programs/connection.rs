@@ -78,15 +78,6 @@ mod ours {
         async fn session_new(&self, _: NewSessionRequest) -> Result<NewSessionResponse, Error> {
             Ok(NewSessionResponse::new("session-1"))
         }
-        async fn session_set_mode(&self, _: SetSessionModeRequest) -> Result<SetSessionModeResponse, Error> {
-            Err(Error::method_not_found())
-        }
-        async fn session_set_config_option(
-            &self,
-            _: SetSessionConfigOptionRequest,
-        ) -> Result<SetSessionConfigOptionResponse, Error> {
-            Err(Error::method_not_found())
-        }
         async fn session_cancel(&self, _: CancelNotification) {}
         async fn session_prompt(&self, _: PromptRequest) -> Result<PromptResponse, Error> {
             Ok(PromptResponse::new(StopReason::EndTurn))

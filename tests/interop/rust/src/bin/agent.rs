@@ -54,17 +54,6 @@ impl Agent for Interop {
         Ok(NewSessionResponse::new(id))
     }
 
-    async fn session_set_mode(&self, _: SetSessionModeRequest) -> Result<SetSessionModeResponse, Error> {
-        Err(Error::method_not_found())
-    }
-
-    async fn session_set_config_option(
-        &self,
-        _: SetSessionConfigOptionRequest,
-    ) -> Result<SetSessionConfigOptionResponse, Error> {
-        Err(Error::method_not_found())
-    }
-
     async fn session_cancel(&self, _: CancelNotification) {}
 
     async fn session_prompt(&self, params: PromptRequest) -> Result<PromptResponse, Error> {
