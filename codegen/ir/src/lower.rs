@@ -839,6 +839,7 @@ impl<'a> Lowerer<'a> {
         }
         let mut variants: Vec<Variant> = Vec::new();
         let mut other = None;
+        let mut any_json: Option<(String, Option<String>)> = None;
         for (index, member) in members.iter().enumerate() {
             let member_pointer = format!("{pointer}/{index}");
             let object = member.as_object().ok_or_else(|| {
@@ -896,6 +897,19 @@ impl<'a> Lowerer<'a> {
                         }
                     }
                 },
+                None if only_annotations(object) => {
+                    // Any JSON value: named and placed once every other member
+                    // is, so that it is tried last and shadows none of them.
+                    if any_json.is_some() {
+                        return Err(self.error(
+                            ErrorKind::Unsupported,
+                            &member_pointer,
+                            "a union with two members that accept any JSON value",
+                        ));
+                    }
+                    any_json = Some((member_pointer, description(object)));
+                    continue;
+                }
                 None => {
                     let variant_name = self.variant_name(object, members, &member_pointer)?;
                     let ty = self.lower_expr(member, &member_pointer, &format!("{name}{variant_name}"), depth + 1)?;
@@ -938,6 +952,15 @@ impl<'a> Lowerer<'a> {
             if let Some(short) = short {
                 variant.name = short;
             }
+        }
+        if let Some((_, any_description)) = any_json {
+            let taken: Vec<String> = variants.iter().map(|variant| variant.name.clone()).collect();
+            variants.push(Variant {
+                name: naming::any_json_variant_name(&taken),
+                tag: None,
+                description: any_description,
+                payload: Payload::Type { ty: TypeExpr::Any },
+            });
         }
         if variants
             .iter()
