@@ -63,7 +63,7 @@ pub fn lower(schema: &ExtendedSchema, mode: Unsupported) -> Result<Ir, CodegenEr
         .gates
         .variants
         .iter()
-        .map(|(name, resolved)| (name.clone(), gate(resolved)))
+        .map(|(name, resolved)| (gated_variant_key(&lowerer.types, name), gate(resolved)))
         .collect();
     let gated_fields = schema
         .gates
@@ -87,6 +87,37 @@ pub fn lower(schema: &ExtendedSchema, mode: Unsupported) -> Result<Ir, CodegenEr
         gated_fields,
         capability_layout,
     })
+}
+
+/// The IR key of a variant gate annotated as `Definition/tag`: the same
+/// when the definition is the union, else the union flattened out of the
+/// definition's object (`SessionConfigOption/boolean` ->
+/// `SessionConfigOptionType/boolean`), where the review and the bindings
+/// find the variant.
+fn gated_variant_key(types: &BTreeMap<String, TypeDef>, key: &str) -> String {
+    let Some((owner, tag)) = key.split_once('/') else {
+        return key.to_owned();
+    };
+    let owner = naming::definition_name(owner);
+    let flattened = types.values().find_map(|definition| match &definition.kind {
+        TypeKind::Union(union) => match &union.style {
+            UnionStyle::Tagged { property }
+                if definition.name == naming::flattened_union_name(&owner, Some(property))
+                    && union.variants.iter().any(|variant| variant.tag.as_deref() == Some(tag)) =>
+            {
+                Some(definition.name.clone())
+            }
+            _ => None,
+        },
+        _ => None,
+    });
+    let is_union = types
+        .get(&owner)
+        .is_some_and(|definition| matches!(definition.kind, TypeKind::Union(_)));
+    match flattened {
+        Some(union) if !is_union => format!("{union}/{tag}"),
+        _ => key.to_owned(),
+    }
 }
 
 fn gate(resolved: &acp_schema_source::capabilities::ResolvedGate) -> Gate {
