@@ -147,13 +147,14 @@ fn the_default_schema_gates() {
     )
     .unwrap();
     let gated_methods = ir.methods.values().filter(|method| method.gate.is_some()).count();
-    // 18 methods (2 of them RFD), 19 variants (3 prompt blocks, 2 MCP
+    // 18 methods (2 of them RFD), 21 variants (3 prompt blocks, 2 MCP
     // transports, 8 client-advertised updates, turn_complete, 2 elicitation
     // modes, the override mode, the boolean config option and its
-    // `session/set_config_option` value) and 3 systemPrompt members.
+    // `session/set_config_option` value, the `session` tool call content,
+    // the `terminal` auth method) and 3 systemPrompt members.
     assert_eq!(
         (gated_methods, ir.gated_variants.len(), ir.gated_fields.len()),
-        (18, 19, 3)
+        (18, 21, 3)
     );
 }
 
