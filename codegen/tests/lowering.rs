@@ -123,6 +123,45 @@ fn enums_and_unions_fixture() {
 }
 
 #[test]
+fn an_annotation_only_union_member_is_an_any_json_variant_tried_last() {
+    let ir = check_fixture("any-json-member");
+    let names = |union: &str| {
+        let TypeKind::Union(union) = kind(&ir, union) else {
+            panic!("{union} is a union")
+        };
+        assert_eq!(union.style, UnionStyle::Untagged);
+        union
+            .variants
+            .iter()
+            .map(|variant| {
+                let any = matches!(&variant.payload, Payload::Type { ty: TypeExpr::Any });
+                (variant.name.clone(), any)
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        names("AgentNotification"),
+        [("SessionNotification".to_owned(), false), ("Other".to_owned(), true)]
+    );
+    assert_eq!(
+        names("ClientNotification"),
+        [
+            ("Other".to_owned(), false),
+            ("String".to_owned(), false),
+            ("Other2".to_owned(), true)
+        ]
+    );
+}
+
+#[test]
+fn two_any_json_members_of_one_union_are_an_error() {
+    let error = lowering_error(json!({
+        "$defs": {"Two": {"anyOf": [{"description": "a"}, {"description": "b"}]}}
+    }));
+    assert!(error.to_string().contains("/$defs/Two/anyOf/1"), "{error}");
+}
+
+#[test]
 fn fields_fixture() {
     let ir = check_fixture("fields");
     let TypeKind::Struct(holder) = kind(&ir, "Holder") else {

@@ -147,12 +147,14 @@ fn the_default_schema_gates() {
     )
     .unwrap();
     let gated_methods = ir.methods.values().filter(|method| method.gate.is_some()).count();
-    // 18 methods (2 of them RFD), 17 variants (3 prompt blocks, 2 MCP
+    // 18 methods (2 of them RFD), 21 variants (3 prompt blocks, 2 MCP
     // transports, 8 client-advertised updates, turn_complete, 2 elicitation
-    // modes, the override mode) and 3 systemPrompt members.
+    // modes, the override mode, the boolean config option and its
+    // `session/set_config_option` value, the `session` tool call content,
+    // the `terminal` auth method) and 3 systemPrompt members.
     assert_eq!(
         (gated_methods, ir.gated_variants.len(), ir.gated_fields.len()),
-        (18, 17, 3)
+        (18, 21, 3)
     );
 }
 

@@ -42,6 +42,11 @@ fn enums_and_unions_fixture_types() {
 }
 
 #[test]
+fn any_json_member_fixture_types() {
+    check_snapshot("any-json-member");
+}
+
+#[test]
 fn the_crate_has_its_files_and_package_name() {
     let files = emit_fixture("fields");
     let paths: Vec<String> = files.iter().map(|(path, _)| path.display().to_string()).collect();

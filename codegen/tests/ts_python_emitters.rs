@@ -38,7 +38,7 @@ fn check(fixture: &str, files: &[(PathBuf, String)], path: &str, snapshot: &str)
 
 #[test]
 fn typescript_types_of_the_fixtures() {
-    for fixture in ["fields", "open-enum-and-unions"] {
+    for fixture in ["fields", "open-enum-and-unions", "any-json-member"] {
         let files = typescript::emit(&fixture_ir(fixture), &PackageNames::default()).unwrap();
         check(fixture, &files, "src/types.ts", "types.ts");
     }
@@ -46,7 +46,7 @@ fn typescript_types_of_the_fixtures() {
 
 #[test]
 fn python_models_of_the_fixtures() {
-    for fixture in ["fields", "open-enum-and-unions"] {
+    for fixture in ["fields", "open-enum-and-unions", "any-json-member"] {
         let files = python::emit(&fixture_ir(fixture), &PackageNames::default()).unwrap();
         let models = files
             .iter()

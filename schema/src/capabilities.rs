@@ -85,7 +85,9 @@ pub struct Gate {
     /// The overlay id for RFD gates.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
-    /// Where a variant gate applies (variants only).
+    /// Where a variant gate applies (variants only); none for a variant
+    /// that travels only in results and notifications, which the outgoing
+    /// check does not cover.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sites: Vec<Site>,
 }
@@ -362,7 +364,7 @@ impl CapabilityAnnotations {
                         tag: Some(tag.clone()),
                     });
                 }
-                if sites.is_empty() {
+                if sites.is_empty() && !gate.sites.is_empty() {
                     return Err("none of its sites is in the schema".to_owned());
                 }
                 sites

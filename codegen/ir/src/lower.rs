@@ -63,7 +63,7 @@ pub fn lower(schema: &ExtendedSchema, mode: Unsupported) -> Result<Ir, CodegenEr
         .gates
         .variants
         .iter()
-        .map(|(name, resolved)| (name.clone(), gate(resolved)))
+        .map(|(name, resolved)| (gated_variant_key(&lowerer.types, name), gate(resolved)))
         .collect();
     let gated_fields = schema
         .gates
@@ -87,6 +87,37 @@ pub fn lower(schema: &ExtendedSchema, mode: Unsupported) -> Result<Ir, CodegenEr
         gated_fields,
         capability_layout,
     })
+}
+
+/// The IR key of a variant gate annotated as `Definition/tag`: the same
+/// when the definition is the union, else the union flattened out of the
+/// definition's object (`SessionConfigOption/boolean` ->
+/// `SessionConfigOptionType/boolean`), where the review and the bindings
+/// find the variant.
+fn gated_variant_key(types: &BTreeMap<String, TypeDef>, key: &str) -> String {
+    let Some((owner, tag)) = key.split_once('/') else {
+        return key.to_owned();
+    };
+    let owner = naming::definition_name(owner);
+    let flattened = types.values().find_map(|definition| match &definition.kind {
+        TypeKind::Union(union) => match &union.style {
+            UnionStyle::Tagged { property }
+                if definition.name == naming::flattened_union_name(&owner, Some(property))
+                    && union.variants.iter().any(|variant| variant.tag.as_deref() == Some(tag)) =>
+            {
+                Some(definition.name.clone())
+            }
+            _ => None,
+        },
+        _ => None,
+    });
+    let is_union = types
+        .get(&owner)
+        .is_some_and(|definition| matches!(definition.kind, TypeKind::Union(_)));
+    match flattened {
+        Some(union) if !is_union => format!("{union}/{tag}"),
+        _ => key.to_owned(),
+    }
 }
 
 fn gate(resolved: &acp_schema_source::capabilities::ResolvedGate) -> Gate {
@@ -839,6 +870,7 @@ impl<'a> Lowerer<'a> {
         }
         let mut variants: Vec<Variant> = Vec::new();
         let mut other = None;
+        let mut any_json: Option<(String, Option<String>)> = None;
         for (index, member) in members.iter().enumerate() {
             let member_pointer = format!("{pointer}/{index}");
             let object = member.as_object().ok_or_else(|| {
@@ -896,6 +928,19 @@ impl<'a> Lowerer<'a> {
                         }
                     }
                 },
+                None if only_annotations(object) => {
+                    // Any JSON value: named and placed once every other member
+                    // is, so that it is tried last and shadows none of them.
+                    if any_json.is_some() {
+                        return Err(self.error(
+                            ErrorKind::Unsupported,
+                            &member_pointer,
+                            "a union with two members that accept any JSON value",
+                        ));
+                    }
+                    any_json = Some((member_pointer, description(object)));
+                    continue;
+                }
                 None => {
                     let variant_name = self.variant_name(object, members, &member_pointer)?;
                     let ty = self.lower_expr(member, &member_pointer, &format!("{name}{variant_name}"), depth + 1)?;
@@ -938,6 +983,15 @@ impl<'a> Lowerer<'a> {
             if let Some(short) = short {
                 variant.name = short;
             }
+        }
+        if let Some((_, any_description)) = any_json {
+            let taken: Vec<String> = variants.iter().map(|variant| variant.name.clone()).collect();
+            variants.push(Variant {
+                name: naming::any_json_variant_name(&taken),
+                tag: None,
+                description: any_description,
+                payload: Payload::Type { ty: TypeExpr::Any },
+            });
         }
         if variants
             .iter()

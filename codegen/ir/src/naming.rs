@@ -111,6 +111,21 @@ pub fn catch_all_name(title: Option<&str>, taken: &[String]) -> String {
     name
 }
 
+/// The name of an untagged union member that accepts any JSON value (one
+/// that states only annotations, such as a description): `Other`, numbered
+/// by the collision rule's form (`Other2`, ...) when a sibling variant
+/// already holds the name.
+pub fn any_json_variant_name(taken: &[String]) -> String {
+    let base = pascal_case("other");
+    let mut name = base.clone();
+    let mut number = 1;
+    while taken.contains(&name) {
+        number += 1;
+        name = numbered_type(&base, number);
+    }
+    name
+}
+
 // ---- the collision rule ------------------------------------------------------
 
 /// The one collision rule, for definition names, member names and enum

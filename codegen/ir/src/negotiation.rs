@@ -233,7 +233,14 @@ pub fn model(ir: &Ir) -> Option<Negotiation> {
         section("elicitation", "CreateElicitationRequest", None, false),
     ];
     let mut checks = Vec::new();
-    for gate in ir.gated_variants.values().chain(ir.gated_fields.values()) {
+    // A gate without sites (a variant only results and notifications carry)
+    // has no outgoing check and so no rule here; the review still sees it.
+    for gate in ir
+        .gated_variants
+        .values()
+        .chain(ir.gated_fields.values())
+        .filter(|gate| !gate.sites.is_empty())
+    {
         let rule = rule_of(gate);
         for site in &gate.sites {
             checks.push(Check {
