@@ -90,6 +90,11 @@ pub struct Gate {
     /// check does not cover.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sites: Vec<Site>,
+    /// Releases older than the capability carried the target without it:
+    /// in a schema other than the default one, a path that does not resolve
+    /// leaves the target ungated there (listed in `skipped`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ungated_before: bool,
 }
 
 /// Where each side's capabilities sit in the initialize messages.
@@ -309,6 +314,9 @@ impl CapabilityAnnotations {
                 Err(message) if must_resolve || gate.stability != Stability::Unstable && strict => {
                     return Err(fail(message))
                 }
+                Err(message) if gate.ungated_before => resolved
+                    .skipped
+                    .push(format!("{name}: ungated in this release ({message})")),
                 Err(message) => resolved.unresolved.push(format!("{name}: {message}")),
             }
         }
