@@ -128,6 +128,40 @@ class Member:
         raise PydanticOmit
 
 
+_NULLS = "\x00acp:nulls"
+"""The key under which `Twin` notes, in the dictionary of the object being
+read, the members read as `null`; `WireModel.model_post_init` takes it out."""
+
+
+@dataclass(frozen=True)
+class Twin:
+    """An optional member whose wire name differs from its attribute `attr`
+    and which takes `null`: a `null` read is noted, so that an unknown
+    member spelled like `attr` beside it (`meta` beside `"_meta": null`)
+    leaves it written out, while one beside nothing does not
+    (`WireModel.model_post_init`). pydantic-core calls it only for a member
+    present on the wire."""
+
+    attr: str
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        return core_schema.with_info_after_validator_function(
+            functools.partial(_note_null, self.attr), handler(source)
+        )
+
+
+def _note_null(attr: str, value: Any, info: core_schema.ValidationInfo) -> Any:
+    if value is None and info.data is not None:
+        # `info.data` is the dictionary of the object being read.
+        noted = info.data.get(_NULLS)
+        if noted is None:
+            info.data[_NULLS] = noted = set()
+        noted.add(attr)
+    return value
+
+
 def _without_none(source: Any) -> Any:
     """`source` without `None` among its options."""
     if get_origin(source) in (Union, UnionType):
@@ -280,21 +314,39 @@ class WireModel(BaseModel):
     # Only for building in Python: pydantic-core decodes without calling it.
     __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
 
-    @model_validator(mode="wrap")
     @classmethod
-    def acp_twins(cls, data: Any, handler: ModelWrapValidatorHandler[Any]) -> Any:
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        tag = vars(cls).get("__acp_variant_tag__")
+        if tag is not None and tag[0] != tag[1] and not hasattr(cls, tag[0]):
+            # Encoding a tagged union looks the tag up by its wire name
+            # first (`_runtime.Tagged`): a class attribute of that name
+            # holding the tag answers at once, where a miss would run
+            # `__getattr__` and raise.
+            type.__setattr__(cls, tag[0], tag[2])
+
+    def model_post_init(self, context: Any, /) -> None:
         # pydantic counts an unknown member among the fields set by its name,
         # so one named like a member's attribute (`meta` beside `_meta`)
-        # would make that member be written out (`"_meta": null`).
-        model = handler(data)
-        extra = model.__pydantic_extra__
-        if extra and isinstance(data, dict):
-            twins = _attribute_twins(cls)
+        # would make that member be written out (`"_meta": null`). Run by
+        # pydantic-core after each object is read, without leaving it for
+        # the object's members; the common case (no unknown member) returns
+        # at once.
+        values = self.__dict__
+        nulls = values.pop(_NULLS, None) if _NULLS in values else None
+        extra = self.__pydantic_extra__
+        if extra:
+            twins = _attribute_twins(type(self))
+            fields_set = self.__pydantic_fields_set__
             for key in extra:
-                alias = twins.get(key)
-                if alias is not None and alias not in data:
-                    model.__pydantic_fields_set__.discard(key)
-        return model
+                required = twins.get(key)
+                if required is None or required:
+                    continue
+                if key not in values or (
+                    values[key] is None and (nulls is None or key not in nulls)
+                ):
+                    # Its wire name was not read: absent, or left out by a rule.
+                    fields_set.discard(key)
 
     if not TYPE_CHECKING:
 
@@ -374,15 +426,17 @@ class FlatModel(WireModel):
         return merged
 
 
-_twins: dict[type, dict[str, str]] = {}
+_twins: dict[type, dict[str, bool]] = {}
 
 
-def _attribute_twins(cls: type[BaseModel]) -> dict[str, str]:
-    """The attributes of `cls` that differ from their wire names, to those wire names."""
+def _attribute_twins(cls: type[BaseModel]) -> dict[str, bool]:
+    """The attributes of `cls` that differ from their wire names, to whether
+    the member is always read (required, or a variant's tag: it defaults to
+    its value only when built in Python)."""
     found = _twins.get(cls)
     if found is None:
         found = _twins[cls] = {
-            attr: field.alias
+            attr: field.is_required() or field.default is not None
             for attr, field in cls.__pydantic_fields__.items()
             if field.alias is not None and field.alias != attr
         }
