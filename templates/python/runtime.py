@@ -4,8 +4,10 @@ method name for the method tables and protocols."""
 
 from __future__ import annotations
 
+import ast
 import copy
 import functools
+import inspect
 import json
 import math
 import operator
@@ -285,7 +287,10 @@ class WireModel(BaseModel):
         # building in Python takes attributes as well (`__init__`).
         validate_by_name=False,
         validate_by_alias=True,
-        use_attribute_docstrings=True,
+        # The fields' descriptions are their docstrings, read by
+        # `describe_fields` in one parse of `models.py`: pydantic's own
+        # reading (`use_attribute_docstrings`) parses each class's source
+        # anew, a third of the import.
         regex_engine="python-re",
         # The parser keeps one copy of each member name it reads; a string
         # value (a message chunk, an id) seldom comes twice, so caching those
@@ -489,6 +494,43 @@ def _declared(model: Any) -> set[str] | None:
             return None
         names |= inner
     return names
+
+
+def describe_fields(module: str, classes: dict[str, Any]) -> None:
+    """Gives each field of the models among `classes` (the namespace of the
+    module `module`) the docstring that follows its declaration in that
+    module's text as its description (`inspect.cleandoc`, as pydantic
+    does); an inherited field, its base's. Nothing without the source."""
+    get_source = getattr(classes.get("__loader__"), "get_source", None)
+    source = get_source(module) if get_source is not None else None
+    if not isinstance(source, str):
+        return
+    docs: dict[str, dict[str, str]] = {}
+    for node in ast.parse(source).body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        found = docs[node.name] = {}
+        for before, item in zip(node.body, node.body[1:]):
+            if (
+                isinstance(before, ast.AnnAssign)
+                and isinstance(before.target, ast.Name)
+                and isinstance(item, ast.Expr)
+                and isinstance(item.value, ast.Constant)
+                and isinstance(item.value.value, str)
+            ):
+                found[before.target.id] = inspect.cleandoc(item.value.value)
+    for name in docs:
+        cls = classes.get(name)
+        if not (isinstance(cls, type) and issubclass(cls, BaseModel)):
+            continue
+        for attr, field in cls.__pydantic_fields__.items():
+            if field.description is not None:
+                continue
+            for klass in cls.__mro__:
+                text = docs.get(klass.__name__, {}).get(attr)
+                if text is not None and classes.get(klass.__name__) is klass:
+                    field.description = text
+                    break
 
 
 def value_or_default(model: BaseModel, attr: str, default: Any) -> Any:
