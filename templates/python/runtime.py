@@ -323,7 +323,12 @@ class WireModel(BaseModel):
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
         tag = vars(cls).get("__acp_variant_tag__")
-        if tag is not None and tag[0] != tag[1] and not hasattr(cls, tag[0]):
+        if (
+            tag is not None
+            and tag[0] != tag[1]
+            and tag[0] not in cls.__pydantic_fields__
+            and not hasattr(cls, tag[0])
+        ):
             # Encoding a tagged union looks the tag up by its wire name
             # first (`_runtime.Tagged`): a class attribute of that name
             # holding the tag answers at once, where a miss would run
