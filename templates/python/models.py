@@ -68,3 +68,4 @@ TYPES: dict[str, _t.Any] = {
 {% for class in build_order %}
 {{ class }}.model_rebuild()
 {%- endfor %}
+_rt.describe_fields(__name__, globals())

@@ -4,8 +4,10 @@ method name for the method tables and protocols."""
 
 from __future__ import annotations
 
+import ast
 import copy
 import functools
+import inspect
 import json
 import math
 import operator
@@ -126,6 +128,40 @@ class Member:
         if self.fallback == VALUE:
             return copy.deepcopy(self.value)
         raise PydanticOmit
+
+
+_NULLS = "\x00acp:nulls"
+"""The key under which `Twin` notes, in the dictionary of the object being
+read, the members read as `null`; `WireModel.model_post_init` takes it out."""
+
+
+@dataclass(frozen=True)
+class Twin:
+    """An optional member whose wire name differs from its attribute `attr`
+    and which takes `null`: a `null` read is noted, so that an unknown
+    member spelled like `attr` beside it (`meta` beside `"_meta": null`)
+    leaves it written out, while one beside nothing does not
+    (`WireModel.model_post_init`). pydantic-core calls it only for a member
+    present on the wire."""
+
+    attr: str
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        return core_schema.with_info_after_validator_function(
+            functools.partial(_note_null, self.attr), handler(source)
+        )
+
+
+def _note_null(attr: str, value: Any, info: core_schema.ValidationInfo) -> Any:
+    if value is None and info.data is not None:
+        # `info.data` is the dictionary of the object being read.
+        noted = info.data.get(_NULLS)
+        if noted is None:
+            info.data[_NULLS] = noted = set()
+        noted.add(attr)
+    return value
 
 
 def _without_none(source: Any) -> Any:
@@ -251,7 +287,10 @@ class WireModel(BaseModel):
         # building in Python takes attributes as well (`__init__`).
         validate_by_name=False,
         validate_by_alias=True,
-        use_attribute_docstrings=True,
+        # The fields' descriptions are their docstrings, read by
+        # `describe_fields` in one parse of `models.py`: pydantic's own
+        # reading (`use_attribute_docstrings`) parses each class's source
+        # anew, a third of the import.
         regex_engine="python-re",
         # The parser keeps one copy of each member name it reads; a string
         # value (a message chunk, an id) seldom comes twice, so caching those
@@ -280,21 +319,44 @@ class WireModel(BaseModel):
     # Only for building in Python: pydantic-core decodes without calling it.
     __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
 
-    @model_validator(mode="wrap")
     @classmethod
-    def acp_twins(cls, data: Any, handler: ModelWrapValidatorHandler[Any]) -> Any:
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        tag = vars(cls).get("__acp_variant_tag__")
+        if (
+            tag is not None
+            and tag[0] != tag[1]
+            and tag[0] not in cls.__pydantic_fields__
+            and not hasattr(cls, tag[0])
+        ):
+            # Encoding a tagged union looks the tag up by its wire name
+            # first (`_runtime.Tagged`): a class attribute of that name
+            # holding the tag answers at once, where a miss would run
+            # `__getattr__` and raise.
+            type.__setattr__(cls, tag[0], tag[2])
+
+    def model_post_init(self, context: Any, /) -> None:
         # pydantic counts an unknown member among the fields set by its name,
         # so one named like a member's attribute (`meta` beside `_meta`)
-        # would make that member be written out (`"_meta": null`).
-        model = handler(data)
-        extra = model.__pydantic_extra__
-        if extra and isinstance(data, dict):
-            twins = _attribute_twins(cls)
+        # would make that member be written out (`"_meta": null`). Run by
+        # pydantic-core after each object is read, without leaving it for
+        # the object's members; the common case (no unknown member) returns
+        # at once.
+        values = self.__dict__
+        nulls = values.pop(_NULLS, None) if _NULLS in values else None
+        extra = self.__pydantic_extra__
+        if extra:
+            twins = _attribute_twins(type(self))
+            fields_set = self.__pydantic_fields_set__
             for key in extra:
-                alias = twins.get(key)
-                if alias is not None and alias not in data:
-                    model.__pydantic_fields_set__.discard(key)
-        return model
+                required = twins.get(key)
+                if required is None or required:
+                    continue
+                if key not in values or (
+                    values[key] is None and (nulls is None or key not in nulls)
+                ):
+                    # Its wire name was not read: absent, or left out by a rule.
+                    fields_set.discard(key)
 
     if not TYPE_CHECKING:
 
@@ -374,15 +436,17 @@ class FlatModel(WireModel):
         return merged
 
 
-_twins: dict[type, dict[str, str]] = {}
+_twins: dict[type, dict[str, bool]] = {}
 
 
-def _attribute_twins(cls: type[BaseModel]) -> dict[str, str]:
-    """The attributes of `cls` that differ from their wire names, to those wire names."""
+def _attribute_twins(cls: type[BaseModel]) -> dict[str, bool]:
+    """The attributes of `cls` that differ from their wire names, to whether
+    the member is always read (required, or a variant's tag: it defaults to
+    its value only when built in Python)."""
     found = _twins.get(cls)
     if found is None:
         found = _twins[cls] = {
-            attr: field.alias
+            attr: field.is_required() or field.default is not None
             for attr, field in cls.__pydantic_fields__.items()
             if field.alias is not None and field.alias != attr
         }
@@ -435,6 +499,43 @@ def _declared(model: Any) -> set[str] | None:
             return None
         names |= inner
     return names
+
+
+def describe_fields(module: str, classes: dict[str, Any]) -> None:
+    """Gives each field of the models among `classes` (the namespace of the
+    module `module`) the docstring that follows its declaration in that
+    module's text as its description (`inspect.cleandoc`, as pydantic
+    does); an inherited field, its base's. Nothing without the source."""
+    get_source = getattr(classes.get("__loader__"), "get_source", None)
+    source = get_source(module) if get_source is not None else None
+    if not isinstance(source, str):
+        return
+    docs: dict[str, dict[str, str]] = {}
+    for node in ast.parse(source).body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        found = docs[node.name] = {}
+        for before, item in zip(node.body, node.body[1:]):
+            if (
+                isinstance(before, ast.AnnAssign)
+                and isinstance(before.target, ast.Name)
+                and isinstance(item, ast.Expr)
+                and isinstance(item.value, ast.Constant)
+                and isinstance(item.value.value, str)
+            ):
+                found[before.target.id] = inspect.cleandoc(item.value.value)
+    for name in docs:
+        cls = classes.get(name)
+        if not (isinstance(cls, type) and issubclass(cls, BaseModel)):
+            continue
+        for attr, field in cls.__pydantic_fields__.items():
+            if field.description is not None:
+                continue
+            for klass in cls.__mro__:
+                text = docs.get(klass.__name__, {}).get(attr)
+                if text is not None and classes.get(klass.__name__) is klass:
+                    field.description = text
+                    break
 
 
 def value_or_default(model: BaseModel, attr: str, default: Any) -> Any:

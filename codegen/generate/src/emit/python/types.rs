@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use askama::Template;
 
 use super::classes::{variant_class, variant_classes};
-use super::codecs::{annotation, member, or_none, order_aliases, value_annotation, AliasView};
+use super::codecs::{annotation, member, or_none, order_aliases, twin, value_annotation, AliasView};
 use super::text::{describe, docstring, literal, string_literal};
 use acp_ir::error::{CodegenError, ErrorKind};
 use acp_ir::ir::{
@@ -80,8 +80,9 @@ struct Parameter {
 }
 
 /// The declaration of the attribute `attr` of type `annotation`, read from
-/// the wire member `wire`, with the `Member` that says how it decodes.
-fn declared(attr: &str, annotation: &str, wire: &str, member: Option<String>) -> String {
+/// the wire member `wire`, with the `Member` that says how it decodes and
+/// the `Twin` that notes its `null`s.
+fn declared(attr: &str, annotation: &str, wire: &str, member: Vec<String>) -> String {
     let mut metadata: Vec<String> = Vec::new();
     if attr != wire {
         metadata.push(format!("_p.Field(alias={})", string_literal(wire)));
@@ -116,7 +117,12 @@ fn field_view(ir: &Ir, field: &Field) -> FieldView {
         default,
     } = parameter(field);
     FieldView {
-        declared: declared(&attr, &annotation, &field.wire_name, member(ir, field)),
+        declared: declared(
+            &attr,
+            &annotation,
+            &field.wire_name,
+            member(ir, field).into_iter().chain(twin(ir, field)).collect(),
+        ),
         attr,
         default: default.map(|value| format!(" = {value}")).unwrap_or_default(),
         doc: field
@@ -210,7 +216,7 @@ fn object_members(
             string_literal(value)
         ));
         views.push(FieldView {
-            declared: declared(&attr, &tag_annotation(value), property, None),
+            declared: declared(&attr, &tag_annotation(value), property, Vec::new()),
             attr,
             default: format!(" = {}", string_literal(value)),
             doc: None,
