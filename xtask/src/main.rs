@@ -199,6 +199,9 @@ enum Command {
         /// Leave out the official SDKs' agents.
         #[arg(long)]
         no_official: bool,
+        /// How many runs of the kit at once (a run mostly waits).
+        #[arg(long, default_value_t = 3)]
+        jobs: usize,
         /// Also write the results page to this file (`docs/conformance.md`).
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
@@ -356,6 +359,7 @@ fn run(command: Command) -> Result<()> {
             versions,
             languages,
             no_official,
+            jobs,
             out,
         } => conformance::run(&conformance::Options {
             kit,
@@ -363,6 +367,7 @@ fn run(command: Command) -> Result<()> {
             versions,
             languages,
             no_official,
+            jobs,
         }),
     }
 }

@@ -95,7 +95,9 @@ class Full(acp.Agent):
         ]
         boolean = ((self.client.get("session") or {}).get("configOptions") or {}).get("boolean")
         if boolean is not None:
-            options.append({"id": "brief", "name": "Brief answers", "type": "boolean", "currentValue": bool(session.brief)})
+            options.append(
+                {"id": "brief", "name": "Brief answers", "type": "boolean", "currentValue": bool(session.brief)}
+            )
         return options
 
     def state(self, session: Session) -> dict[str, Any]:
@@ -126,14 +128,19 @@ class Full(acp.Agent):
         return acp.decode_result("session/load", self.state(session))
 
     async def session_resume(self, params: acp.ResumeSessionRequest) -> acp.ResumeSessionResponse:
-        session_id, session = self.session(params)
+        _, session = self.session(params)
         session.cwd = acp.to_json(params)["cwd"]
         return acp.decode_result("session/resume", self.state(session))
 
     async def session_list(self, params: acp.ListSessionsRequest) -> acp.ListSessionsResponse:
         cwd = acp.to_json(params).get("cwd")
         sessions = [
-            {"sessionId": session_id, "cwd": session.cwd, "title": f"Session {session_id}", "updatedAt": session.updated}
+            {
+                "sessionId": session_id,
+                "cwd": session.cwd,
+                "title": f"Session {session_id}",
+                "updatedAt": session.updated,
+            }
             | ({"additionalDirectories": session.directories} if session.directories else {})
             for session_id, session in self.sessions.items()
             if cwd is None or session.cwd == cwd

@@ -43,6 +43,8 @@ pub struct Options {
     pub languages: Vec<String>,
     /// Leave out the official SDKs' agents.
     pub no_official: bool,
+    /// How many runs of the kit at once.
+    pub jobs: usize,
 }
 
 /// An agent the kit plays.
@@ -54,6 +56,10 @@ pub struct Agent {
     pub version: u8,
     /// The file name of its report.
     pub slug: String,
+    /// More options for the kit: our full-surface agents advertise an
+    /// authentication method that always succeeds and `logout`, which the
+    /// kit exercises only when told (`--auth-method`, `--allow-logout`).
+    pub kit_options: Vec<String>,
 }
 
 /// One run: the agent and the kit's report, or why there is none.
@@ -87,12 +93,7 @@ pub fn run(options: &Options) -> Result<()> {
 
     let agents = agents(&setup, options)?;
     let reports = folder.join("reports");
-    let mut runs = Vec::new();
-    for agent in agents {
-        eprintln!("conformance: v{} against {}", agent.version, agent.label);
-        let report = play(&python, &kit, &reports, &agent).map_err(|error| format!("{error:#}"));
-        runs.push(Run { agent, report });
-    }
+    let runs = play_all(&python, &kit, &reports, agents, options.jobs.max(1));
 
     let tables = page::tables(&runs, &exceptions);
     print!("{tables}");
@@ -129,6 +130,28 @@ pub fn run(options: &Options) -> Result<()> {
     Ok(())
 }
 
+/// Runs the kit against every agent, `jobs` at once (a run mostly waits:
+/// the kit's quiet periods), keeping the agents' order.
+fn play_all(python: &Path, kit: &Path, reports: &Path, agents: Vec<Agent>, jobs: usize) -> Vec<Run> {
+    let queue = std::sync::Mutex::new(agents.into_iter().enumerate());
+    let done = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            scope.spawn(|| loop {
+                let next = queue.lock().unwrap().next();
+                let Some((index, agent)) = next else { break };
+                eprintln!("conformance: v{} against {}", agent.version, agent.label);
+                let report = play(python, kit, reports, &agent).map_err(|error| format!("{error:#}"));
+                eprintln!("conformance: v{} against {}: done", agent.version, agent.label);
+                done.lock().unwrap().push((index, Run { agent, report }));
+            });
+        }
+    });
+    let mut runs = done.into_inner().unwrap();
+    runs.sort_by_key(|(index, _)| *index);
+    runs.into_iter().map(|(_, run)| run).collect()
+}
+
 /// The agents to run, built: ours on each version asked, then the official
 /// SDKs' (unless left out).
 fn agents(setup: &crate::interop::program::Setup, options: &Options) -> Result<Vec<Agent>> {
@@ -148,9 +171,22 @@ fn agents(setup: &crate::interop::program::Setup, options: &Options) -> Result<V
             continue;
         }
         let built = ours::build(setup, protocol, &python)?;
+        let full = full_agents(setup, protocol, &python)?;
         for program in built.agents {
+            // A language's full-surface agent stands for its interop agent.
+            let language = program.label.rsplit('(').next().unwrap_or_default().to_owned();
+            if full.iter().any(|full| full.label.ends_with(&format!("({language}"))) {
+                continue;
+            }
             if wanted_language(&program.label) {
                 agents.push(agent(program, true, version));
+            }
+        }
+        for program in full {
+            if wanted_language(&program.label) {
+                let mut full = agent(program, true, version);
+                full.kit_options = ["--auth-method", "none", "--allow-logout"].map(str::to_owned).to_vec();
+                agents.push(full);
             }
         }
     }
@@ -173,6 +209,33 @@ fn agents(setup: &crate::interop::program::Setup, options: &Options) -> Result<V
     Ok(agents)
 }
 
+/// Our full-surface agents on `protocol` (`agent_full` beside the interop
+/// agents): so far the Python one, on protocol v1, type-checked as the
+/// interop matrix checks its Python programs.
+fn full_agents(
+    setup: &crate::interop::program::Setup,
+    protocol: &crate::interop::program::Protocol,
+    python: &Path,
+) -> Result<Vec<Program>> {
+    if protocol.schema.is_some() {
+        return Ok(Vec::new());
+    }
+    let bindings = setup.folder.join(protocol.named("bindings", '-')).join("python");
+    let script = setup.sources("python").join("agent_full.py");
+    crate::interop::check::python(
+        python,
+        &[&script, &setup.sources("python").join("stdio.py")],
+        python,
+        Some(&bindings),
+        "our full-surface Python agent",
+    )?;
+    Ok(vec![Program::new(
+        "ours, full surface (Python)",
+        &[python, &script],
+        &[("PYTHONPATH", bindings.as_path())],
+    )])
+}
+
 fn agent(program: Program, ours: bool, version: u8) -> Agent {
     let slug: String = program
         .label
@@ -189,6 +252,7 @@ fn agent(program: Program, ours: bool, version: u8) -> Agent {
         program,
         ours,
         version,
+        kit_options: Vec::new(),
     }
 }
 
@@ -207,6 +271,7 @@ fn play(python: &Path, kit: &Path, reports: &Path, agent: &Agent) -> Result<Repo
         .arg(&cwd)
         .arg("--report-json")
         .arg(&file);
+    command.args(&agent.kit_options);
     for (key, value) in &agent.program.env {
         command.arg("--agent-env").arg(format!("{key}={value}"));
     }
@@ -216,22 +281,21 @@ fn play(python: &Path, kit: &Path, reports: &Path, agent: &Agent) -> Result<Repo
         .current_dir(reports)
         .env("PYTHONPATH", kit.join("src"))
         .env("PYTHONDONTWRITEBYTECODE", "1");
-    let ended = crate::support::processes::run(&mut command).context("starting the conformance kit")?;
-    let mut log = ended.output.stdout.clone();
-    log.extend_from_slice(&ended.output.stderr);
+    // In this process's group, so that an interrupt reaches the kit too; the
+    // kit stops the agents it started.
+    let output = command
+        .stdin(std::process::Stdio::null())
+        .output()
+        .context("starting the conformance kit")?;
+    let mut log = output.stdout.clone();
+    log.extend_from_slice(&output.stderr);
     std::fs::write(reports.join(format!("{}.log", agent.slug)), &log).context("writing the kit's log")?;
-    if !ended.left_behind.is_empty() {
-        eprintln!(
-            "conformance: the kit's run left processes behind (killed): {}",
-            ended.left_behind.join(", ")
-        );
-    }
     if !file.is_file() {
         let text = String::from_utf8_lossy(&log);
         let tail: Vec<&str> = text.lines().rev().take(5).collect();
         bail!(
             "the kit wrote no report ({}): {}",
-            ended.output.status,
+            output.status,
             tail.into_iter().rev().collect::<Vec<_>>().join(" / ")
         );
     }

@@ -37,7 +37,7 @@
 //! command fails unless every cell passes.
 
 pub(crate) mod build;
-mod check;
+pub(crate) mod check;
 pub(crate) mod ours;
 mod page;
 mod play;
