@@ -210,8 +210,9 @@ fn agents(setup: &crate::interop::program::Setup, options: &Options) -> Result<V
 }
 
 /// Our full-surface agents on `protocol` (`agent_full` beside the interop
-/// agents): so far the Python one, on protocol v1, type-checked as the
-/// interop matrix checks its Python programs.
+/// agents): so far the TypeScript and Python ones, on protocol v1 (the
+/// Python one type-checked as the interop matrix checks its Python
+/// programs).
 fn full_agents(
     setup: &crate::interop::program::Setup,
     protocol: &crate::interop::program::Protocol,
@@ -220,6 +221,17 @@ fn full_agents(
     if protocol.schema.is_some() {
         return Ok(Vec::new());
     }
+    let package = setup
+        .folder
+        .join(protocol.named("bindings", '-'))
+        .join("typescript")
+        .join("dist")
+        .join("index.js");
+    let typescript = Program::new(
+        "ours, full surface (TypeScript)",
+        &[Path::new("node"), &setup.sources("typescript").join("agent-full.mjs")],
+        &[("ACP_PACKAGE", package.as_path())],
+    );
     let bindings = setup.folder.join(protocol.named("bindings", '-')).join("python");
     let script = setup.sources("python").join("agent_full.py");
     crate::interop::check::python(
@@ -229,11 +241,14 @@ fn full_agents(
         Some(&bindings),
         "our full-surface Python agent",
     )?;
-    Ok(vec![Program::new(
-        "ours, full surface (Python)",
-        &[python, &script],
-        &[("PYTHONPATH", bindings.as_path())],
-    )])
+    Ok(vec![
+        typescript,
+        Program::new(
+            "ours, full surface (Python)",
+            &[python, &script],
+            &[("PYTHONPATH", bindings.as_path())],
+        ),
+    ])
 }
 
 fn agent(program: Program, ours: bool, version: u8) -> Agent {
