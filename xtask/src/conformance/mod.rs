@@ -104,7 +104,10 @@ pub fn run(options: &Options) -> Result<()> {
     let mut unexcused = Vec::new();
     for run in runs.iter().filter(|run| run.agent.ours) {
         match &run.report {
-            Err(error) => unexcused.push(format!("v{} {}: no report: {error}", run.agent.version, run.agent.label)),
+            Err(error) => unexcused.push(format!(
+                "v{} {}: no report: {error}",
+                run.agent.version, run.agent.label
+            )),
             Ok(report) => {
                 for requirement in report.requirements.iter().filter(|requirement| {
                     requirement.required()
@@ -210,9 +213,9 @@ fn agents(setup: &crate::interop::program::Setup, options: &Options) -> Result<V
 }
 
 /// Our full-surface agents on `protocol` (`agent_full` beside the interop
-/// agents): so far the TypeScript and Python ones, on protocol v1 (the
-/// Python one type-checked as the interop matrix checks its Python
-/// programs).
+/// agents), on protocol v1: the Rust one (built with the interop agents),
+/// the TypeScript one and the Python one (type-checked as the interop
+/// matrix checks its Python programs).
 fn full_agents(
     setup: &crate::interop::program::Setup,
     protocol: &crate::interop::program::Protocol,
@@ -227,6 +230,11 @@ fn full_agents(
         .join("typescript")
         .join("dist")
         .join("index.js");
+    let rust = Program::new(
+        "ours, full surface (Rust)",
+        &[&setup.target.join("debug").join("agent_full")],
+        &[],
+    );
     let typescript = Program::new(
         "ours, full surface (TypeScript)",
         &[Path::new("node"), &setup.sources("typescript").join("agent-full.mjs")],
@@ -242,6 +250,7 @@ fn full_agents(
         "our full-surface Python agent",
     )?;
     Ok(vec![
+        rust,
         typescript,
         Program::new(
             "ours, full surface (Python)",
@@ -255,7 +264,13 @@ fn agent(program: Program, ours: bool, version: u8) -> Agent {
     let slug: String = program
         .label
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
         .collect::<String>()
         .split('-')
         .filter(|part| !part.is_empty())

@@ -32,7 +32,12 @@ pub fn tables(runs: &[Run], exceptions: &Exceptions) -> String {
                     text.push_str(&" |".repeat(TIERS.len()));
                 }
                 Ok(report) => {
-                    let mut verdict = if report.conformant { "conformant" } else { "not conformant" }.to_owned();
+                    let mut verdict = if report.conformant {
+                        "conformant"
+                    } else {
+                        "not conformant"
+                    }
+                    .to_owned();
                     if report.version_mismatch {
                         verdict.push_str(" (another version negotiated)");
                     }

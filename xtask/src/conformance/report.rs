@@ -62,7 +62,9 @@ impl Report {
         Ok(Report {
             requirements,
             conformant: json["verdict"]["conformant"].as_bool().unwrap_or(false),
-            version_mismatch: json["verdict"]["blocked_by_version_mismatch"].as_bool().unwrap_or(false),
+            version_mismatch: json["verdict"]["blocked_by_version_mismatch"]
+                .as_bool()
+                .unwrap_or(false),
         })
     }
 
@@ -150,7 +152,12 @@ mod tests {
         let reasons: Vec<&str> = report.requirements.iter().map(|r| r.reason.as_str()).collect();
         assert_eq!(
             reasons,
-            ["", "AssertionError: no response", "loadSession not advertised", "no test of the kit ran it"]
+            [
+                "",
+                "AssertionError: no response",
+                "loadSession not advertised",
+                "no test of the kit ran it"
+            ]
         );
     }
 }
