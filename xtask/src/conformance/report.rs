@@ -110,18 +110,27 @@ fn requirement(entry: &Value) -> Result<Requirement> {
     })
 }
 
-/// The first non-empty line of `message`, without pytest's `Skipped: `
-/// prefix, at most 200 characters.
+/// The kit's reason in one line, at most 200 characters: pytest's first
+/// `E ` line of a failure (the assertion's message), the text after
+/// `Skipped: ` of a skip (pytest gives a skip as `(file, line, 'Skipped:
+/// ...')`), else the first non-empty line.
 fn one_line(message: &str) -> String {
-    let line = message
-        .lines()
-        .map(str::trim)
-        .find(|line| !line.is_empty())
-        .unwrap_or_default();
-    let line = line.strip_prefix("Skipped: ").unwrap_or(line);
+    let lines = || message.lines().map(str::trim).filter(|line| !line.is_empty());
+    let line = if let Some(error) = lines().find_map(|line| line.strip_prefix("E ")) {
+        error.trim().to_owned()
+    } else if let Some((_, skipped)) = message.split_once("Skipped: ") {
+        let skipped = skipped.lines().next().unwrap_or_default().trim();
+        skipped
+            .strip_suffix("')")
+            .or_else(|| skipped.strip_suffix("\")"))
+            .unwrap_or(skipped)
+            .to_owned()
+    } else {
+        lines().next().unwrap_or_default().to_owned()
+    };
     match line.char_indices().nth(200) {
         Some((end, _)) => format!("{}…", &line[..end]),
-        None => line.to_owned(),
+        None => line,
     }
 }
 
@@ -138,9 +147,9 @@ mod tests {
                 {"id": "ACP-A", "tier": "MANDATORY", "status": "PASS", "tests": []},
                 {"id": "ACP-B", "tier": "MANDATORY", "status": "FAIL", "tests": [
                     {"status": "PASS", "message": ""},
-                    {"status": "FAIL", "message": "\nAssertionError: no response\nmore"}]},
+                    {"status": "FAIL", "message": "    def test():\n>       assert x\nE       AssertionError: no response\nE       assert False"}]},
                 {"id": "ACP-C", "tier": "CAPABILITY", "status": "SKIPPED", "tests": [
-                    {"status": "SKIPPED", "message": "Skipped: loadSession not advertised"}]},
+                    {"status": "SKIPPED", "message": "('/kit/test_session.py', 64, 'Skipped: loadSession not advertised')"}]},
                 {"id": "ACP-D", "tier": "CAPABILITY", "status": "NOT_TESTED", "tests": []},
             ],
             "verdict": {"conformant": false, "blocked_by_version_mismatch": false},
