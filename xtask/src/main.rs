@@ -202,6 +202,11 @@ enum Command {
         /// How many runs of the kit at once (a run mostly waits).
         #[arg(long, default_value_t = 3)]
         jobs: usize,
+        /// Read each agent's report of an earlier run (under
+        /// target/conformance/reports/) where there is one, instead of
+        /// running the kit again.
+        #[arg(long)]
+        reuse_reports: bool,
         /// Also write the results page to this file (`docs/conformance.md`).
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
@@ -360,8 +365,10 @@ fn run(command: Command) -> Result<()> {
             languages,
             no_official,
             jobs,
+            reuse_reports,
             out,
         } => conformance::run(&conformance::Options {
+            reuse: reuse_reports,
             kit,
             out,
             versions,

@@ -45,6 +45,9 @@ pub struct Options {
     pub no_official: bool,
     /// How many runs of the kit at once.
     pub jobs: usize,
+    /// Read an agent's report of an earlier run where there is one,
+    /// instead of running the kit again.
+    pub reuse: bool,
 }
 
 /// An agent the kit plays.
@@ -93,7 +96,7 @@ pub fn run(options: &Options) -> Result<()> {
 
     let agents = agents(&setup, options)?;
     let reports = folder.join("reports");
-    let runs = play_all(&python, &kit, &reports, agents, options.jobs.max(1));
+    let runs = play_all(&python, &kit, &reports, agents, options.jobs.max(1), options.reuse);
 
     let tables = page::tables(&runs, &exceptions);
     print!("{tables}");
@@ -135,7 +138,7 @@ pub fn run(options: &Options) -> Result<()> {
 
 /// Runs the kit against every agent, `jobs` at once (a run mostly waits:
 /// the kit's quiet periods), keeping the agents' order.
-fn play_all(python: &Path, kit: &Path, reports: &Path, agents: Vec<Agent>, jobs: usize) -> Vec<Run> {
+fn play_all(python: &Path, kit: &Path, reports: &Path, agents: Vec<Agent>, jobs: usize, reuse: bool) -> Vec<Run> {
     let queue = std::sync::Mutex::new(agents.into_iter().enumerate());
     let done = std::sync::Mutex::new(Vec::new());
     std::thread::scope(|scope| {
@@ -143,6 +146,12 @@ fn play_all(python: &Path, kit: &Path, reports: &Path, agents: Vec<Agent>, jobs:
             scope.spawn(|| loop {
                 let next = queue.lock().unwrap().next();
                 let Some((index, agent)) = next else { break };
+                let earlier = reports.join(format!("{}.json", agent.slug));
+                if reuse && earlier.is_file() {
+                    let report = Report::read(&earlier).map_err(|error| format!("{error:#}"));
+                    done.lock().unwrap().push((index, Run { agent, report }));
+                    continue;
+                }
                 eprintln!("conformance: v{} against {}", agent.version, agent.label);
                 let report = play(python, kit, reports, &agent).map_err(|error| format!("{error:#}"));
                 eprintln!("conformance: v{} against {}: done", agent.version, agent.label);
