@@ -164,7 +164,8 @@ serveAgent(acp, (connection) => {
       };
       session.cancel = cancel;
       try {
-        for (const block of params.prompt) session.history.push({ sessionUpdate: "user_message_chunk", content: block });
+        for (const block of params.prompt)
+          session.history.push({ sessionUpdate: "user_message_chunk", content: block });
         const words = params.prompt
           .map((block) => block.text ?? `[${block.type}]`)
           .join(" ")
@@ -180,7 +181,10 @@ serveAgent(acp, (connection) => {
             status: "completed",
             content: [{ type: "content", content: { type: "text", text: `${words.length} words` } }],
           },
-          ...words.map((word) => ({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: `${word} ` } })),
+          ...words.map((word) => ({
+            sessionUpdate: "agent_message_chunk",
+            content: { type: "text", text: `${word} ` },
+          })),
         ];
         for (const step of steps) {
           if (cancelled) break;
