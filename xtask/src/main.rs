@@ -13,6 +13,7 @@
 
 mod bench;
 mod commands;
+mod conformance;
 mod interop;
 mod suites;
 mod support;
@@ -179,6 +180,37 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
     },
+    /// Run the official ACP conformance kit (acp-tck) against our agents
+    /// and the official SDKs' on protocols v1 and v2, print the tier counts
+    /// per agent, and fail when an agent of ours leaves a MANDATORY or
+    /// CAPABILITY requirement unpassed that tests/conformance/exceptions.json
+    /// does not excuse.
+    Conformance {
+        /// The kit's folder (default: `../shared/acp-tck` beside the workspace).
+        #[arg(long, value_name = "DIR")]
+        kit: Option<PathBuf>,
+        /// Only this protocol version (1, 2; repeatable).
+        #[arg(long = "protocol-version", value_name = "N", value_parser = clap::value_parser!(u8).range(1..=2))]
+        versions: Vec<u8>,
+        /// Only our agents in this language (`rust`, `typescript`, `python`;
+        /// repeatable), and no official agent.
+        #[arg(long = "lang", value_name = "LANGUAGE", value_parser = ["rust", "typescript", "python"])]
+        languages: Vec<String>,
+        /// Leave out the official SDKs' agents.
+        #[arg(long)]
+        no_official: bool,
+        /// How many runs of the kit at once (a run mostly waits).
+        #[arg(long, default_value_t = 3)]
+        jobs: usize,
+        /// Read each agent's report of an earlier run (under
+        /// target/conformance/reports/) where there is one, instead of
+        /// running the kit again.
+        #[arg(long)]
+        reuse_reports: bool,
+        /// Also write the results page to this file (`docs/conformance.md`).
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
     /// Measure decode + encode throughput against the official SDKs and the
     /// plain JSON round trip of each language, and generation time; prints
     /// a Markdown table. Fails if our bindings re-encode any corpus message
@@ -327,5 +359,22 @@ fn run(command: Command) -> Result<()> {
         }),
         Command::Bench { quick, peers, out } => bench::run(&bench::Options { quick, peers, out }),
         Command::Interop { out } => interop::run(out.as_deref()),
+        Command::Conformance {
+            kit,
+            versions,
+            languages,
+            no_official,
+            jobs,
+            reuse_reports,
+            out,
+        } => conformance::run(&conformance::Options {
+            reuse: reuse_reports,
+            kit,
+            out,
+            versions,
+            languages,
+            no_official,
+            jobs,
+        }),
     }
 }

@@ -36,12 +36,12 @@
 //! failure and whose it is) and, with `--out`, writes it as Markdown; the
 //! command fails unless every cell passes.
 
-mod build;
-mod check;
-mod ours;
+pub(crate) mod build;
+pub(crate) mod check;
+pub(crate) mod ours;
 mod page;
 mod play;
-mod program;
+pub(crate) mod program;
 
 use std::path::Path;
 
@@ -54,14 +54,21 @@ use program::{Cell, Protocol, Setup};
 /// The real agents of the matrix (names of `capture.py`'s recipes).
 const REAL_AGENTS: [&str; 2] = ["codex", "claude-code"];
 
-pub fn run(out: Option<&Path>) -> Result<()> {
+/// Where the matrix (and `cargo xtask conformance`, which runs the same
+/// programs) builds: `target/interop/`.
+pub(crate) fn setup() -> Setup {
     let workspace = workspace_root();
     let folder = workspace.join("target").join("interop");
-    let setup = Setup {
+    Setup {
         target: folder.join("target"),
         folder,
         workspace,
-    };
+    }
+}
+
+/// The protocol versions our programs speak: v1 on the default schema, v2
+/// on the v2 stable schema of the latest pinned upstream release.
+pub(crate) fn protocols(setup: &Setup) -> Result<(Protocol, Protocol)> {
     let release = upstream::SDK_RELEASES[upstream::SDK_RELEASES.len() - 1];
     let schemas = upstream::fetch(&setup.workspace)?
         .join(format!("sdk-{release}"))
@@ -79,10 +86,22 @@ pub fn run(out: Option<&Path>) -> Result<()> {
         schema: Some(schemas.join("v2").join("schema.json")),
         example_done: "Session is idle: Some(EndTurn)",
     };
-    let python = virtual_environment(
+    Ok((v1, v2))
+}
+
+/// The interpreter of the tests' Python environment (`.tools/venv`), which
+/// runs our Python programs and has the checkers.
+pub(crate) fn tools_python(setup: &Setup) -> Result<std::path::PathBuf> {
+    virtual_environment(
         &setup.workspace.join(".tools"),
         &setup.workspace.join("tests").join("python").join("requirements.txt"),
-    )?;
+    )
+}
+
+pub fn run(out: Option<&Path>) -> Result<()> {
+    let setup = setup();
+    let (v1, v2) = protocols(&setup)?;
+    let python = tools_python(&setup)?;
     // v1 first: the v2 Rust programs share the v1 harness's stdio helpers.
     let ours_v1 = ours::build(&setup, &v1, &python)?;
     let ours_v2 = ours::build(&setup, &v2, &python)?;

@@ -1,0 +1,342 @@
+//! `cargo xtask conformance`: the official ACP conformance kit (acp-tck,
+//! read from `--kit DIR`, by default `../shared/acp-tck` beside the
+//! workspace, never copied into the repository) against our agents and, for
+//! comparison, the official SDKs' agents, on protocols v1 and v2.
+//!
+//! The kit runs from a virtual environment of its own under
+//! `target/conformance/` (its `requirements.txt`: pytest, jsonschema); the
+//! agents are those of the interop matrix, built the same way
+//! ([`crate::interop`]), plus our full-surface agents. Each run writes the
+//! kit's `--report-json` under `target/conformance/reports/`; [`report`]
+//! reads it and [`page`] prints, per protocol version, a table of the
+//! requirement tiers (passed, failed, skipped) per agent and the MANDATORY
+//! and CAPABILITY requirements each agent left unpassed, with the kit's
+//! reason.
+//!
+//! The command fails when an agent of ours leaves a MANDATORY or CAPABILITY
+//! requirement unpassed (failed, skipped or not tested) that
+//! `tests/conformance/exceptions.json` ([`exceptions`]) does not excuse.
+//! The official agents are reported, never failing it.
+
+mod exceptions;
+mod page;
+mod report;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{bail, Context, Result};
+
+use crate::interop::program::Program;
+use crate::interop::{build, ours};
+use crate::support::tools::virtual_environment;
+use exceptions::Exceptions;
+use report::Report;
+
+/// What the command was asked.
+pub struct Options {
+    pub kit: Option<PathBuf>,
+    pub out: Option<PathBuf>,
+    /// Only these protocol versions (1, 2); both when empty.
+    pub versions: Vec<u8>,
+    /// Only our agents in these languages, none of the official SDKs'.
+    pub languages: Vec<String>,
+    /// Leave out the official SDKs' agents.
+    pub no_official: bool,
+    /// How many runs of the kit at once.
+    pub jobs: usize,
+    /// Read an agent's report of an earlier run where there is one,
+    /// instead of running the kit again.
+    pub reuse: bool,
+}
+
+/// An agent the kit plays.
+pub struct Agent {
+    pub label: String,
+    pub program: Program,
+    /// Ours (its unpassed requirements fail the command) or an official SDK's.
+    pub ours: bool,
+    pub version: u8,
+    /// The file name of its report.
+    pub slug: String,
+    /// More options for the kit: our full-surface agents advertise an
+    /// authentication method that always succeeds and `logout`, which the
+    /// kit exercises only when told (`--auth-method`, `--allow-logout`).
+    pub kit_options: Vec<String>,
+}
+
+/// One run: the agent and the kit's report, or why there is none.
+pub struct Run {
+    pub agent: Agent,
+    pub report: Result<Report, String>,
+}
+
+pub fn run(options: &Options) -> Result<()> {
+    let setup = crate::interop::setup();
+    let kit = match &options.kit {
+        Some(kit) => kit.clone(),
+        None => setup.workspace.join("..").join("shared").join("acp-tck"),
+    };
+    let kit = kit.canonicalize().unwrap_or(kit);
+    if !kit.join("src").join("tck").join("__main__.py").is_file() {
+        bail!(
+            "the conformance kit is not in {} (no src/tck/__main__.py): give its folder with --kit DIR \
+             (a copy of https://github.com/agentclientprotocol/acp-tck)",
+            kit.display()
+        );
+    }
+    let exceptions_file = setup
+        .workspace
+        .join("tests")
+        .join("conformance")
+        .join("exceptions.json");
+    let exceptions = Exceptions::read(&exceptions_file)?;
+    let folder = setup.workspace.join("target").join("conformance");
+    let python = virtual_environment(&folder, &kit.join("requirements.txt"))?;
+
+    let agents = agents(&setup, options)?;
+    let reports = folder.join("reports");
+    let runs = play_all(&python, &kit, &reports, agents, options.jobs.max(1), options.reuse);
+
+    let tables = page::tables(&runs, &exceptions);
+    print!("{tables}");
+    if let Some(out) = &options.out {
+        crate::support::output::write_file(out, page::page(&tables).as_bytes())?;
+        eprintln!("wrote {}", out.display());
+    }
+    let mut unexcused = Vec::new();
+    for run in runs.iter().filter(|run| run.agent.ours) {
+        match &run.report {
+            Err(error) => unexcused.push(format!(
+                "v{} {}: no report: {error}",
+                run.agent.version, run.agent.label
+            )),
+            Ok(report) => {
+                for requirement in report.requirements.iter().filter(|requirement| {
+                    requirement.required()
+                        && !requirement.passed()
+                        && exceptions.find(&requirement.id, run.agent.version).is_none()
+                }) {
+                    unexcused.push(format!(
+                        "v{} {}: {} {} {}",
+                        run.agent.version, run.agent.label, requirement.id, requirement.tier, requirement.status
+                    ));
+                }
+            }
+        }
+    }
+    if !unexcused.is_empty() {
+        bail!(
+            "{} MANDATORY or CAPABILITY requirements of our agents not passed and not excepted in {}:\n  {}",
+            unexcused.len(),
+            exceptions_file.display(),
+            unexcused.join("\n  ")
+        );
+    }
+    Ok(())
+}
+
+/// Runs the kit against every agent, `jobs` at once (a run mostly waits:
+/// the kit's quiet periods), keeping the agents' order.
+fn play_all(python: &Path, kit: &Path, reports: &Path, agents: Vec<Agent>, jobs: usize, reuse: bool) -> Vec<Run> {
+    let queue = std::sync::Mutex::new(agents.into_iter().enumerate());
+    let done = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            scope.spawn(|| loop {
+                let next = queue.lock().unwrap().next();
+                let Some((index, agent)) = next else { break };
+                let earlier = reports.join(format!("{}.json", agent.slug));
+                if reuse && earlier.is_file() {
+                    let report = Report::read(&earlier).map_err(|error| format!("{error:#}"));
+                    done.lock().unwrap().push((index, Run { agent, report }));
+                    continue;
+                }
+                eprintln!("conformance: v{} against {}", agent.version, agent.label);
+                let report = play(python, kit, reports, &agent).map_err(|error| format!("{error:#}"));
+                eprintln!("conformance: v{} against {}: done", agent.version, agent.label);
+                done.lock().unwrap().push((index, Run { agent, report }));
+            });
+        }
+    });
+    let mut runs = done.into_inner().unwrap();
+    runs.sort_by_key(|(index, _)| *index);
+    runs.into_iter().map(|(_, run)| run).collect()
+}
+
+/// The agents to run, built: ours on each version asked, then the official
+/// SDKs' (unless left out).
+fn agents(setup: &crate::interop::program::Setup, options: &Options) -> Result<Vec<Agent>> {
+    let (v1, v2) = crate::interop::protocols(setup)?;
+    let python = crate::interop::tools_python(setup)?;
+    let wanted_version = |version: u8| options.versions.is_empty() || options.versions.contains(&version);
+    let wanted_language = |label: &str| {
+        options.languages.is_empty()
+            || options
+                .languages
+                .iter()
+                .any(|language| label.to_lowercase().contains(&format!("({language}")))
+    };
+    let mut agents = Vec::new();
+    for (version, protocol) in [(1, &v1), (2, &v2)] {
+        if !wanted_version(version) {
+            continue;
+        }
+        let built = ours::build(setup, protocol, &python)?;
+        let full = full_agents(setup, protocol, &python)?;
+        for program in built.agents {
+            // A language's full-surface agent stands for its interop agent.
+            let language = program.label.rsplit('(').next().unwrap_or_default().to_owned();
+            if full.iter().any(|full| full.label.ends_with(&format!("({language}"))) {
+                continue;
+            }
+            if wanted_language(&program.label) {
+                agents.push(agent(program, true, version));
+            }
+        }
+        for program in full {
+            if wanted_language(&program.label) {
+                let mut full = agent(program, true, version);
+                full.kit_options = ["--auth-method", "none", "--allow-logout"].map(str::to_owned).to_vec();
+                agents.push(full);
+            }
+        }
+    }
+    if options.no_official || !options.languages.is_empty() {
+        return Ok(agents);
+    }
+    let rust = build::official_rust(setup)?;
+    let typescript = build::official_typescript(setup)?;
+    let python = build::official_python(setup, &python)?;
+    if wanted_version(1) {
+        for program in [rust.v1.agent, typescript.v1.agent, python.agent] {
+            agents.push(agent(program, false, 1));
+        }
+    }
+    if wanted_version(2) {
+        for program in [rust.v2.agent, typescript.v2.agent] {
+            agents.push(agent(program, false, 2));
+        }
+    }
+    Ok(agents)
+}
+
+/// Our full-surface agents on `protocol` (`agent_full` beside the interop
+/// agents), on protocol v1: the Rust one (built with the interop agents),
+/// the TypeScript one and the Python one (type-checked as the interop
+/// matrix checks its Python programs).
+fn full_agents(
+    setup: &crate::interop::program::Setup,
+    protocol: &crate::interop::program::Protocol,
+    python: &Path,
+) -> Result<Vec<Program>> {
+    if protocol.schema.is_some() {
+        return Ok(Vec::new());
+    }
+    let package = setup
+        .folder
+        .join(protocol.named("bindings", '-'))
+        .join("typescript")
+        .join("dist")
+        .join("index.js");
+    let rust = Program::new(
+        "ours, full surface (Rust)",
+        &[&setup.target.join("debug").join("agent_full")],
+        &[],
+    );
+    let typescript = Program::new(
+        "ours, full surface (TypeScript)",
+        &[Path::new("node"), &setup.sources("typescript").join("agent-full.mjs")],
+        &[("ACP_PACKAGE", package.as_path())],
+    );
+    let bindings = setup.folder.join(protocol.named("bindings", '-')).join("python");
+    let script = setup.sources("python").join("agent_full.py");
+    crate::interop::check::python(
+        python,
+        &[&script, &setup.sources("python").join("stdio.py")],
+        python,
+        Some(&bindings),
+        "our full-surface Python agent",
+    )?;
+    Ok(vec![
+        rust,
+        typescript,
+        Program::new(
+            "ours, full surface (Python)",
+            &[python, &script],
+            &[("PYTHONPATH", bindings.as_path())],
+        ),
+    ])
+}
+
+fn agent(program: Program, ours: bool, version: u8) -> Agent {
+    let slug: String = program
+        .label
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect::<String>()
+        .split('-')
+        .filter(|part| !part.is_empty())
+        .collect::<Vec<_>>()
+        .join("-");
+    Agent {
+        label: program.label.clone(),
+        slug: format!("v{version}-{slug}"),
+        program,
+        ours,
+        version,
+        kit_options: Vec::new(),
+    }
+}
+
+/// Runs the kit once against `agent`; returns its report.
+fn play(python: &Path, kit: &Path, reports: &Path, agent: &Agent) -> Result<Report> {
+    let file = reports.join(format!("{}.json", agent.slug));
+    let cwd = reports.join(&agent.slug);
+    let _ = std::fs::remove_file(&file);
+    let _ = std::fs::remove_dir_all(&cwd);
+    std::fs::create_dir_all(&cwd).with_context(|| format!("creating {}", cwd.display()))?;
+    let mut command = Command::new(python);
+    command
+        .args(["-m", "tck", "--protocol-version", &agent.version.to_string()])
+        .args(["--timeout", "10", "--startup-timeout", "30", "--test-timeout", "90"])
+        .arg("--agent-cwd")
+        .arg(&cwd)
+        .arg("--report-json")
+        .arg(&file);
+    command.args(&agent.kit_options);
+    for (key, value) in &agent.program.env {
+        command.arg("--agent-env").arg(format!("{key}={value}"));
+    }
+    command
+        .arg("--")
+        .args(&agent.program.command)
+        .current_dir(reports)
+        .env("PYTHONPATH", kit.join("src"))
+        .env("PYTHONDONTWRITEBYTECODE", "1");
+    // In this process's group, so that an interrupt reaches the kit too; the
+    // kit stops the agents it started.
+    let output = command
+        .stdin(std::process::Stdio::null())
+        .output()
+        .context("starting the conformance kit")?;
+    let mut log = output.stdout.clone();
+    log.extend_from_slice(&output.stderr);
+    std::fs::write(reports.join(format!("{}.log", agent.slug)), &log).context("writing the kit's log")?;
+    if !file.is_file() {
+        let text = String::from_utf8_lossy(&log);
+        let tail: Vec<&str> = text.lines().rev().take(5).collect();
+        bail!(
+            "the kit wrote no report ({}): {}",
+            output.status,
+            tail.into_iter().rev().collect::<Vec<_>>().join(" / ")
+        );
+    }
+    Report::read(&file)
+}
