@@ -206,7 +206,11 @@ impl Handshake {
     /// supported one at or below it, else the latest when there is no
     /// unsupported-version error; `None`: that error.
     fn answer(&self, requested: u64) -> Option<u16> {
-        let at_or_below = self.supported.iter().rev().find(|version| u64::from(**version) <= requested);
+        let at_or_below = self
+            .supported
+            .iter()
+            .rev()
+            .find(|version| u64::from(**version) <= requested);
         match (at_or_below, self.unsupported) {
             (Some(version), _) => Some(*version),
             (None, Some(_)) => None,
@@ -827,9 +831,11 @@ impl Shared {
             .filter(|handshake| self.role == Role::Agent && handshake.method == method)?;
         let requested = params.get(handshake.version).and_then(Value::as_u64)?;
         let (code, message, requested_member, supported_member) = handshake.unsupported?;
-        handshake.answer(requested).is_none().then(|| {
-            json!({ "code": code, "message": message, "data": { requested_member: requested, supported_member: handshake.supported } })
-        })
+        let data = json!({ requested_member: requested, supported_member: handshake.supported });
+        handshake
+            .answer(requested)
+            .is_none()
+            .then(|| json!({ "code": code, "message": message, "data": data }))
     }
 
     /// The agent's answer to `initialize`, as the handshake makes it: the

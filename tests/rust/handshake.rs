@@ -103,11 +103,18 @@ fn nothing_but_initialize_is_taken_before_initialize_was_answered() {
             "code": -32600, "message": "initialize has not been answered", "data": { "method": "session/new" } } })
     );
     assert_eq!(answers[1]["id"], 2);
-    assert_eq!(answers[2], json!({ "jsonrpc": "2.0", "id": 3, "result": { "sessionId": "s" } }));
+    assert_eq!(
+        answers[2],
+        json!({ "jsonrpc": "2.0", "id": 3, "result": { "sessionId": "s" } })
+    );
     assert_eq!(got, ["initialize", "session/new", "session/cancel"]);
     assert_eq!(dropped.len(), 1, "{dropped:?}");
     assert_eq!(
-        (dropped[0].method.as_deref(), dropped[0].line, dropped[0].error.code.value()),
+        (
+            dropped[0].method.as_deref(),
+            dropped[0].line,
+            dropped[0].error.code.value()
+        ),
         (Some("session/cancel"), 2, -32600)
     );
 }

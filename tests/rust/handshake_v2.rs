@@ -97,7 +97,10 @@ fn a_request_below_every_supported_version_gets_the_schemas_error() {
             "data": { "requested": 1, "supported": [2] } })
     );
     assert!(got.is_empty(), "the handler was called: {got:?}");
-    assert_eq!(answers[1]["error"]["code"], -32600, "the failed initialize leaves the end uninitialized");
+    assert_eq!(
+        answers[1]["error"]["code"], -32600,
+        "the failed initialize leaves the end uninitialized"
+    );
 }
 
 #[test]
@@ -107,8 +110,8 @@ fn the_answer_names_the_version_the_end_supports_and_carries_capabilities() {
         let result = &answers[0]["result"];
         assert_eq!(result["protocolVersion"], 2, "asked for {requested}: {result}");
         assert_eq!(result["capabilities"], json!({}), "{result}");
-        let negotiated = negotiation::negotiate(&initialize(1, requested)["params"], result)
-            .expect("the client accepts the answer");
+        let negotiated =
+            negotiation::negotiate(&initialize(1, requested)["params"], result).expect("the client accepts the answer");
         assert_eq!(serde_json::to_value(&negotiated).unwrap()["protocolVersion"], 2);
         assert_eq!(got, ["initialize", "session/new"]);
         assert_eq!(answers[1]["result"]["sessionId"], "s");

@@ -75,24 +75,6 @@ pub struct UnsupportedVersion {
     pub supported: String,
 }
 
-impl Handshake {
-    /// The version the agent answers a request for `requested`: the highest
-    /// supported one at or below it, else the latest when the schema has no
-    /// unsupported-version error; `None`: that error.
-    pub fn answer(&self, requested: u64) -> Option<u16> {
-        let at_or_below = self
-            .supported
-            .iter()
-            .rev()
-            .find(|version| u64::from(**version) <= requested);
-        match (at_or_below, &self.unsupported) {
-            (Some(version), _) => Some(*version),
-            (None, Some(_)) => None,
-            (None, None) => self.supported.last().copied(),
-        }
-    }
-}
-
 /// The handshake of `ir`; `None` without an `initialize` method or a known
 /// capability layout.
 pub fn model(ir: &Ir) -> Option<Handshake> {

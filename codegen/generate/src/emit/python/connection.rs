@@ -131,12 +131,10 @@ pub(super) fn connection_view(ir: &Ir) -> ConnectionView {
         turns: model.drain.as_ref().map_or_else(none, turns_literal),
         cancel: model.cancel.as_ref().map_or_else(none, cancel_literal),
         handshake: handshake.as_ref().map_or_else(none, handshake_literal),
-        session_not_found: handshake
-            .and_then(|handshake| handshake.unknown_session)
-            .map(|error| {
-                let data = format!("{{{}: session_id}}", string_literal(&error.member));
-                [error.code.to_string(), string_literal(&error.message), data]
-            }),
+        session_not_found: handshake.and_then(|handshake| handshake.unknown_session).map(|error| {
+            let data = format!("{{{}: session_id}}", string_literal(&error.member));
+            [error.code.to_string(), string_literal(&error.message), data]
+        }),
         protocol_names,
         sides,
     }

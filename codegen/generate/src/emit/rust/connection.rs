@@ -10,9 +10,9 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::context::{ident, type_ident};
+use acp_ir::handshake::{Handshake, UnsupportedVersion};
 use acp_ir::ir::*;
 use acp_ir::naming;
-use acp_ir::handshake::{Handshake, UnsupportedVersion};
 use acp_ir::rfd::{Drain, Helpers, TurnEnd};
 
 /// `connection.rs`, the runtime, copied as text, comments kept.
@@ -135,7 +135,11 @@ fn handshake(ir: &Ir) -> (TokenStream, TokenStream) {
             .values
             .iter()
             .find(|value| value.value.as_i64() == Some(unknown.code))?;
-        Some((type_ident(&error.name), ident(&naming::rust_field(&code.name)), &unknown.member))
+        Some((
+            type_ident(&error.name),
+            ident(&naming::rust_field(&code.name)),
+            &unknown.member,
+        ))
     });
     let session_not_found = match constructor {
         Some((error, constructor, member)) => quote! {

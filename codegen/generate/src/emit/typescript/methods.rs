@@ -281,9 +281,13 @@ pub fn view(ir: &Ir) -> Result<MethodsFile, CodegenError> {
         negotiated,
         rules: rules_view(&model, session_ready, &initialize_method(ir)),
         handshake: handshake_literal(handshake.as_ref()),
-        session_not_found: handshake
-            .and_then(|handshake| handshake.unknown_session)
-            .map(|error| [error.code.to_string(), json_string(&error.message), json_string(&error.member)]),
+        session_not_found: handshake.and_then(|handshake| handshake.unknown_session).map(|error| {
+            [
+                error.code.to_string(),
+                json_string(&error.message),
+                json_string(&error.member),
+            ]
+        }),
     })
 }
 
