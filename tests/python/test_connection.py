@@ -948,6 +948,7 @@ def test_an_initialize_below_every_supported_version() -> None:
 
 
 def test_an_unknown_session_is_answered_with_the_schemas_resource_not_found() -> None:
-    prompt = {"jsonrpc": "2.0", "id": 2, "method": "session/prompt", "params": {"sessionId": "nowhere", "prompt": []}}
+    params = {"sessionId": "nowhere", "prompt": [{"type": "text", "text": "hi"}]}
+    prompt = {"jsonrpc": "2.0", "id": 2, "method": "session/prompt", "params": params}
     written, _, _ = handshake([initialize(1, VERSION), prompt])
     assert written[1]["error"] == {"code": -32002, "message": "Resource not found", "data": {"sessionId": "nowhere"}}

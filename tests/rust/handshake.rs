@@ -138,7 +138,7 @@ fn the_answer_names_the_version_the_end_supports_and_carries_capabilities() {
 #[test]
 fn an_unknown_session_is_answered_with_the_schemas_resource_not_found() {
     let prompt = json!({ "jsonrpc": "2.0", "id": 2, "method": "session/prompt",
-        "params": { "sessionId": "nowhere", "prompt": [] } });
+        "params": { "sessionId": "nowhere", "prompt": [{ "type": "text", "text": "hi" }] } });
     let (answers, _, _) = exchange(&[initialize(1, 1), prompt]);
     assert_eq!(
         answers[1]["error"],

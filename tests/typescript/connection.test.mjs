@@ -628,7 +628,8 @@ test("an initialize below every supported version", async () => {
 });
 
 test("an unknown session is answered with the schema's resource-not-found", async () => {
-  const prompt = { jsonrpc: "2.0", id: 2, method: "session/prompt", params: { sessionId: "nowhere", prompt: [] } };
+  const params = { sessionId: "nowhere", prompt: [{ type: "text", text: "hi" }] };
+  const prompt = { jsonrpc: "2.0", id: 2, method: "session/prompt", params };
   const { written } = await handshake([initialize(1, bindings.PROTOCOL_VERSION), prompt]);
   assert.deepEqual(written[1].error, { code: -32002, message: "Resource not found", data: { sessionId: "nowhere" } });
 });
