@@ -567,7 +567,8 @@ export class Connection {
     const handshake = this.#rules.handshake;
     if (this.#role !== "agent" || handshake?.method !== method || handshake.unsupported === null) return undefined;
     const requested = member(params, handshake.version);
-    if (!Number.isSafeInteger(requested) || agreedVersion(handshake, requested as number) !== undefined) return undefined;
+    if (!Number.isSafeInteger(requested) || agreedVersion(handshake, requested as number) !== undefined)
+      return undefined;
     const { code, message, requested: asked, supported } = handshake.unsupported;
     return { code, message, data: { [asked]: requested as number, [supported]: [...handshake.supported] } };
   }
@@ -611,7 +612,8 @@ export class Connection {
 
   /** This end's handler of the peer's request settled: answer it. */
   #respond(method: string, params: unknown, response: JsonRpcResponse): void {
-    if ("result" in response) response = { ...response, result: this.#handshakeResult(method, params, response.result) };
+    if ("result" in response)
+      response = { ...response, result: this.#handshakeResult(method, params, response.result) };
     const result = "result" in response ? response.result : undefined;
     if (result !== undefined) this.#beforeResponse(method, params, response.id, result);
     this.#enqueue(JSON.stringify(response), this.#unordered);

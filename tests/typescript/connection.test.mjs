@@ -454,7 +454,8 @@ test("a writer whose send returns a promise writes one message at a time, in ord
 /** An agent whose prompt handler waits until the test lets it go, and whose `session/new` fails. */
 function stuckAgent(release) {
   return () => ({
-    initialize: ({ protocolVersion }) => (V2 ? { protocolVersion, info: { name: "stuck", version: "1" } } : { protocolVersion }),
+    initialize: ({ protocolVersion }) =>
+      V2 ? { protocolVersion, info: { name: "stuck", version: "1" } } : { protocolVersion },
     sessionNew: () => {
       throw new bindings.RequestError(-32602, "Invalid params", { why: "no sessions here" });
     },
@@ -584,7 +585,13 @@ const cancel = { jsonrpc: "2.0", method: "session/cancel", params: { sessionId: 
 
 test("the agent's end takes nothing but initialize before initialize was answered", async () => {
   const version = bindings.PROTOCOL_VERSION;
-  const { written, dropped, got } = await handshake([newSession(1), cancel, initialize(2, version), newSession(3), cancel]);
+  const { written, dropped, got } = await handshake([
+    newSession(1),
+    cancel,
+    initialize(2, version),
+    newSession(3),
+    cancel,
+  ]);
   assert.deepEqual(written[0], {
     jsonrpc: "2.0",
     id: 1,
