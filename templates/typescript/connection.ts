@@ -612,7 +612,7 @@ export class Connection {
 
   /** This end's handler of the peer's request settled: answer it. */
   #respond(method: string, params: unknown, response: JsonRpcResponse): void {
-    if ("result" in response)
+    if ("result" in response && method === this.#rules.handshake?.method)
       response = { ...response, result: this.#handshakeResult(method, params, response.result) };
     const result = "result" in response ? response.result : undefined;
     if (result !== undefined) this.#beforeResponse(method, params, response.id, result);
