@@ -42,6 +42,13 @@ behave: prompts return on their response, nothing is held for
 written ahead of the notifications still queued. It exists to show what the
 ordering prevents.
 
+The agent's end keeps the schema's handshake (`_Handshake`): it answers any
+request before `initialize` was answered with -32600 (invalid request) and
+reports such a notification as dropped; its `initialize` answer names the
+highest version it supports at or below the requested one (or fails with the
+schema's unsupported-version error, when it has one) and always carries the
+agent's capabilities.
+
 Cancelling the task of a call before its answer forgets the request and,
 when the schema has `$/cancel_request`, tells the peer; the peer's
 `$/cancel_request` cancels the matching handler, and its request is answered
@@ -166,6 +173,56 @@ _CANCEL: tuple[str, str] | None = {{ cancel }}
 
 
 @dataclass(frozen=True)
+class _Unsupported:
+    """The error for an `initialize` below every supported version: its code
+    and message, and the data members of the requested and the supported
+    versions."""
+
+    code: int
+    message: str
+    requested: str
+    supported: str
+
+
+@dataclass(frozen=True)
+class _Handshake:
+    """What the agent's end decides about `initialize` itself, whatever its
+    handler answers: the method, its version member (params and result), the
+    versions this end supports (oldest first), the result member holding the
+    agent's capabilities, and the unsupported-version error (`None`: the
+    latest supported version is answered instead)."""
+
+    method: str
+    version: str
+    supported: tuple[int, ...]
+    capabilities: str
+    unsupported: _Unsupported | None
+
+    def answer(self, requested: int) -> int | None:
+        """The version answered to a request for `requested`: the highest
+        supported one at or below it, else the latest when there is no
+        unsupported-version error; `None`: that error."""
+        below = [version for version in self.supported if version <= requested]
+        if below:
+            return below[-1]
+        return self.supported[-1] if self.unsupported is None else None
+
+
+_HANDSHAKE: _Handshake | None = {{ handshake }}
+_NOT_INITIALIZED = "initialize has not been answered"
+"""The message of the answer to a request before `initialize` was answered
+(-32600, with `data.method`)."""
+{%- if let Some([code, message, data]) = session_not_found %}
+
+
+def session_not_found(session_id: str) -> _rt.RequestError:
+    """The error a request naming a session this agent does not know is
+    answered with, the session id as `data`."""
+    return _rt.RequestError({{ code }}, {{ message }}, {{ data }})
+{%- endif %}
+
+
+@dataclass(frozen=True)
 class Features:
     """The RFD features an `initialize` exchange turned on."""
 
@@ -285,6 +342,8 @@ class Connection:
         # `turn_complete` its handler sent.
         self._gate: _Gate | None = None
         self._completed: set[str] = set()
+        # The agent's end: `initialize` was answered with a result.
+        self._initialized = False
         self._implementation = handler(self)
 
     @property
@@ -328,8 +387,13 @@ class Connection:
             await self._fault(message.get("id"), -32600, "the method is not a string")
         elif not await self._checked(message, walk, line):
             return
+        elif "id" in message and (refusal := self._refusal(message["method"], message.get("params"))):
+            await self._write({"jsonrpc": "2.0", "id": message["id"], "error": refusal})
         elif "id" in message:
             self._running[_key(message["id"])] = self._spawn(self._answer(message))
+        elif self._uninitialized(message["method"]):
+            method = message["method"]
+            self._report(method, _rt.RequestError(-32600, _NOT_INITIALIZED, {"method": method}), line)
         else:
             handled = self._notified(message["method"], message.get("params"), line)
             if self._consuming:
@@ -374,6 +438,48 @@ class Connection:
 
     # The peer's requests.
 
+    def _uninitialized(self, method: str) -> bool:
+        """Whether the agent's end takes no `method` yet: only `initialize`
+        comes before `initialize` was answered."""
+        return (
+            self._role == "agent"
+            and _HANDSHAKE is not None
+            and method != _HANDSHAKE.method
+            and not self._initialized
+        )
+
+    def _refusal(self, method: str, params: _t.Any) -> dict[str, _t.Any] | None:
+        """The agent's end's answer to the peer's request `method` without
+        its handler: -32600 before `initialize` was answered, and the
+        unsupported-version error to an `initialize` below every supported
+        version."""
+        if self._uninitialized(method):
+            return {"code": -32600, "message": _NOT_INITIALIZED, "data": {"method": method}}
+        handshake = _HANDSHAKE
+        if self._role != "agent" or handshake is None or method != handshake.method:
+            return None
+        requested = _get(params, handshake.version)
+        unsupported = handshake.unsupported
+        if unsupported is None or not _is_version(requested) or handshake.answer(requested) is not None:
+            return None
+        data = {unsupported.requested: requested, unsupported.supported: list(handshake.supported)}
+        return {"code": unsupported.code, "message": unsupported.message, "data": data}
+
+    def _handshake_result(self, method: str, params: _t.Any, result: _t.Any) -> _t.Any:
+        """The agent's answer to `initialize`, as the handshake makes it: the
+        agreed version (when the params name one) and the capabilities member,
+        `{}` when the handler left it out."""
+        handshake = _HANDSHAKE
+        if self._role != "agent" or handshake is None or method != handshake.method or not isinstance(result, dict):
+            return result
+        requested = _get(params, handshake.version)
+        agreed = handshake.answer(requested) if _is_version(requested) else None
+        answered = dict(result)
+        if agreed is not None:
+            answered[handshake.version] = agreed
+        answered.setdefault(handshake.capabilities, {})
+        return answered
+
     async def _answer(self, message: dict[str, _t.Any]) -> None:
         """Runs the handler of the peer's request, which the peer's
         `$/cancel_request` may cancel while it runs, then answers it."""
@@ -388,6 +494,7 @@ class Connection:
             self._handling.add(task)
             try:
                 result = await self._dispatch_request(self._implementation, method, params, True)
+                result = self._handshake_result(method, params, result)
             finally:
                 self._handling.discard(task)
                 if self._running.get(key) is task:
@@ -422,6 +529,7 @@ class Connection:
             return
         if method == _INITIALIZE:
             self._features = _features(params, result)
+            self._initialized = True
             if self._features.session_ready and not self._unordered:
                 self._gate = _gate()
             return
@@ -734,6 +842,11 @@ def _resolve(future: asyncio.Future[_t.Any], outcome: _Outcome) -> None:
         future.set_result(outcome[1])
     else:
         future.set_exception(outcome[1])
+
+
+def _is_version(value: _t.Any) -> _t.TypeGuard[int]:
+    """Whether `value` is a protocol version: a non-negative integer."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def _is_id(value: _t.Any) -> bool:

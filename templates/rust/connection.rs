@@ -36,6 +36,13 @@
 //!   no timer to fall back on: an agent that must, sends after its own
 //!   timeout through an end opened with [`ConnectOptions::unordered`].
 //!
+//! The agent's end keeps the handshake ([`Handshake`]): it answers any
+//! request before `initialize` was answered with -32600 (invalid request)
+//! and reports such a notification as dropped; its `initialize` answer
+//! names the highest version it supports at or below the requested one
+//! (or fails with the schema's unsupported-version error, when it has one)
+//! and always carries the agent's capabilities.
+//!
 //! Dropping a call's future before its answer forgets the request and, when
 //! the schema has `$/cancel_request`, tells the peer; the peer's
 //! `$/cancel_request` stops the matching handler, which is answered with
@@ -172,6 +179,49 @@ pub enum TurnEnd {
     /// Neither: the response and the notifications before it.
     Response,
 }
+
+/// What the agent's end decides about `initialize` itself, whatever its
+/// handler answers ([`super::ends::HANDSHAKE`], written by the generator):
+/// no other request is handled before `initialize` is answered, the answer
+/// names the version the two ends agree on and always carries the agent's
+/// capabilities.
+#[derive(Debug)]
+pub struct Handshake {
+    /// `initialize`.
+    pub method: &'static str,
+    /// `protocolVersion`, in its params and its result.
+    pub version: &'static str,
+    /// The protocol versions this end supports, oldest first.
+    pub supported: &'static [u16],
+    /// The result member holding the agent's capabilities.
+    pub capabilities: &'static str,
+    /// The error for a request below every supported version (code, message,
+    /// and the data members of the requested and the supported versions);
+    /// without one, the latest supported version is answered.
+    pub unsupported: Option<(i64, &'static str, &'static str, &'static str)>,
+}
+
+impl Handshake {
+    /// The version answered to a request for `requested`: the highest
+    /// supported one at or below it, else the latest when there is no
+    /// unsupported-version error; `None`: that error.
+    fn answer(&self, requested: u64) -> Option<u16> {
+        let at_or_below = self
+            .supported
+            .iter()
+            .rev()
+            .find(|version| u64::from(**version) <= requested);
+        match (at_or_below, self.unsupported) {
+            (Some(version), _) => Some(*version),
+            (None, Some(_)) => None,
+            (None, None) => self.supported.last().copied(),
+        }
+    }
+}
+
+/// The message of the answer to a request that comes before `initialize`
+/// was answered (-32600, with `data.method`).
+const NOT_INITIALIZED: &str = "initialize has not been answered";
 
 /// How an end behaves beyond the schema's rules.
 #[derive(Default)]
@@ -363,6 +413,8 @@ struct State {
     completed: BTreeSet<String>,
     /// The peer's requests being handled, by id.
     running: HashMap<String, AbortHandle>,
+    /// The agent's end: `initialize` was answered with a result.
+    initialized: bool,
 }
 
 /// What a call's decoded result settles.
@@ -713,6 +765,10 @@ impl Shared {
                 self.answer(id.unwrap_or(Value::Null), result, error, line);
             }
             (Some(Value::String(method)), Some(id)) => {
+                if let Some(refusal) = self.refusal(&method, &params) {
+                    let _ = self.write(&json!({ "jsonrpc": "2.0", "id": id, "error": refusal }));
+                    return;
+                }
                 let (handle, registration) = AbortHandle::new_pair();
                 self.lock().running.insert(id.to_string(), handle);
                 let kept = if self.answer_reads_params(&method) {
@@ -731,6 +787,13 @@ impl Shared {
                 }));
             }
             (Some(Value::String(method)), None) => {
+                if self.uninitialized(&method) {
+                    let error = json!({ "code": -32600, "message": NOT_INITIALIZED, "data": { "method": method } });
+                    if let Ok(error) = serde_json::from_value(error) {
+                        self.report(Some(method), error, line);
+                    }
+                    return;
+                }
                 self.received(&method, &params);
                 self.lock().read += 1;
                 let _ = lane.unbounded_send(Inbound { method, params, line });
@@ -744,6 +807,60 @@ impl Shared {
     /// `message` (`docs/connection.md`'s faults).
     fn fault(&self, id: Value, code: i64, message: &str) {
         let _ = self.write(&json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } }));
+    }
+
+    /// Whether the agent's end takes no `method` yet: only `initialize`
+    /// comes before `initialize` was answered.
+    fn uninitialized(&self, method: &str) -> bool {
+        self.role == Role::Agent
+            && super::ends::HANDSHAKE
+                .as_ref()
+                .is_some_and(|handshake| handshake.method != method && !self.lock().initialized)
+    }
+
+    /// The agent's end's answer to the peer's request `method` without its
+    /// handler: -32600 before `initialize` was answered, and the
+    /// unsupported-version error to an `initialize` below every supported
+    /// version.
+    fn refusal(&self, method: &str, params: &Value) -> Option<Value> {
+        if self.uninitialized(method) {
+            return Some(json!({ "code": -32600, "message": NOT_INITIALIZED, "data": { "method": method } }));
+        }
+        let handshake = super::ends::HANDSHAKE
+            .as_ref()
+            .filter(|handshake| self.role == Role::Agent && handshake.method == method)?;
+        let requested = params.get(handshake.version).and_then(Value::as_u64)?;
+        let (code, message, requested_member, supported_member) = handshake.unsupported?;
+        let data = json!({ requested_member: requested, supported_member: handshake.supported });
+        handshake
+            .answer(requested)
+            .is_none()
+            .then(|| json!({ "code": code, "message": message, "data": data }))
+    }
+
+    /// The agent's answer to `initialize`, as the handshake makes it: the
+    /// agreed version (when the params name one) and the capabilities
+    /// member, `{}` when the handler left it out.
+    fn handshake_result(&self, method: &str, params: &Value, mut result: Value) -> Value {
+        let Some(handshake) = super::ends::HANDSHAKE
+            .as_ref()
+            .filter(|handshake| self.role == Role::Agent && handshake.method == method)
+        else {
+            return result;
+        };
+        let agreed = params
+            .get(handshake.version)
+            .and_then(Value::as_u64)
+            .and_then(|requested| handshake.answer(requested));
+        if let Value::Object(members) = &mut result {
+            if let Some(version) = agreed {
+                members.insert(handshake.version.to_owned(), Value::from(version));
+            }
+            members
+                .entry(handshake.capabilities)
+                .or_insert_with(|| Value::Object(serde_json::Map::new()));
+        }
+        result
     }
 
     /// Whether answering the peer's request `method` reads its params: the
@@ -950,6 +1067,7 @@ impl Shared {
         self.lock().running.remove(&id.to_string());
         let (text, result) = match outcome {
             Ok(Ok(result)) => {
+                let result = self.handshake_result(&method, &params, result);
                 self.before_response(&id, &method, &params, &result);
                 (
                     line(&Message {
@@ -991,6 +1109,7 @@ impl Shared {
             let features = (self.rules.features)(params, result);
             let mut state = self.lock();
             state.features = features;
+            state.initialized = true;
             if features.session_ready && !self.options.unordered {
                 state.gate = Some(SessionReadyGate::new(true));
             }

@@ -47,6 +47,13 @@
 // are written at once, ahead of queued notifications. It exists to show
 // what the ordering prevents.
 //
+// The agent's end keeps the schema's handshake (`Handshake`): it answers
+// any request before `initialize` was answered with -32600 (invalid
+// request) and reports such a notification as dropped; its `initialize`
+// answer names the highest version it supports at or below the requested
+// one (or fails with the schema's unsupported-version error, when it has
+// one) and always carries the agent's capabilities.
+//
 // A request's `signal` that aborts forgets the request (the call rejects
 // with the signal's reason) and, when the schema has `$/cancel_request`,
 // tells the peer; the peer's `$/cancel_request` answers the matching
@@ -153,6 +160,45 @@ export interface ConnectionRules {
   readonly ready: string | null;
   /** `$/cancel_request` and its member naming the request. */
   readonly cancel: { readonly method: string; readonly member: string } | null;
+  /** What the agent's end decides about `initialize` itself; `null` without `initialize`. */
+  readonly handshake: Handshake | null;
+}
+
+/** What the agent's end decides about `initialize` itself, whatever its handler answers. */
+export interface Handshake {
+  /** `initialize`. */
+  readonly method: string;
+  /** `protocolVersion`, in its params and its result. */
+  readonly version: string;
+  /** The protocol versions this end supports, oldest first. */
+  readonly supported: readonly number[];
+  /** The result member holding the agent's capabilities. */
+  readonly capabilities: string;
+  /**
+   * The error for a request below every supported version, and the data
+   * members of the requested and the supported versions; `null`: the
+   * latest supported version is answered instead.
+   */
+  readonly unsupported: {
+    readonly code: number;
+    readonly message: string;
+    readonly requested: string;
+    readonly supported: string;
+  } | null;
+}
+
+/** The message of the answer to a request before `initialize` was answered (-32600, with `data.method`). */
+const NOT_INITIALIZED = "initialize has not been answered";
+
+/**
+ * The version the agent answers a request for `requested` with: the highest
+ * supported one at or below it, else the latest when there is no
+ * unsupported-version error; `undefined`: that error.
+ */
+function agreedVersion(handshake: Handshake, requested: number): number | undefined {
+  const below = handshake.supported.filter((version) => version <= requested);
+  if (below.length > 0) return below[below.length - 1];
+  return handshake.unsupported === null ? handshake.supported[handshake.supported.length - 1] : undefined;
 }
 
 /** Which side an end is. */
@@ -289,6 +335,8 @@ export class Connection {
   readonly #completed = new Set<string>();
   /** The peer's requests being handled, by id (JSON text). */
   readonly #running = new Map<string, Running>();
+  /** The agent's end: `initialize` was answered with a result. */
+  #initialized = false;
 
   constructor(
     role: Role,
@@ -348,6 +396,8 @@ export class Connection {
     const method = message["method"];
     if (typeof method !== "string") this.#fault(id, -32600, "the method is not a string");
     else if (has(message, "id")) this.#request(message);
+    else if (this.#uninitialized(method))
+      this.#report(method, { code: -32600, message: NOT_INITIALIZED, data: { method } }, line);
     else await this.#notification(method, message, line);
   }
 
@@ -500,11 +550,56 @@ export class Connection {
     for (const held of this.#lifecycle?.received(method, params) ?? []) this.#write(held);
   }
 
+  /** Whether the agent's end takes no `method` yet: only `initialize` comes before `initialize` was answered. */
+  #uninitialized(method: string): boolean {
+    const handshake = this.#rules.handshake;
+    return this.#role === "agent" && handshake !== null && method !== handshake.method && !this.#initialized;
+  }
+
+  /**
+   * The agent's end's answer to the peer's request `method` without its
+   * handler: -32600 before `initialize` was answered, and the
+   * unsupported-version error to an `initialize` below every supported
+   * version.
+   */
+  #refusal(method: string, params: unknown): JsonRpcError | undefined {
+    if (this.#uninitialized(method)) return { code: -32600, message: NOT_INITIALIZED, data: { method } };
+    const handshake = this.#rules.handshake;
+    if (this.#role !== "agent" || handshake?.method !== method || handshake.unsupported === null) return undefined;
+    const requested = member(params, handshake.version);
+    if (!Number.isSafeInteger(requested) || agreedVersion(handshake, requested as number) !== undefined)
+      return undefined;
+    const { code, message, requested: asked, supported } = handshake.unsupported;
+    return { code, message, data: { [asked]: requested as number, [supported]: [...handshake.supported] } };
+  }
+
+  /**
+   * The agent's answer to `initialize`, as the handshake makes it: the
+   * agreed version (when the params name one) and the capabilities member,
+   * `{}` when the handler left it out.
+   */
+  #handshakeResult(method: string, params: unknown, result: JsonValue): JsonValue {
+    const handshake = this.#rules.handshake;
+    if (this.#role !== "agent" || handshake?.method !== method || !isRecord(result)) return result;
+    const requested = member(params, handshake.version);
+    const agreed = Number.isSafeInteger(requested) ? agreedVersion(handshake, requested as number) : undefined;
+    return {
+      ...result,
+      ...(agreed === undefined ? {} : { [handshake.version]: agreed }),
+      [handshake.capabilities]: (result[handshake.capabilities] ?? {}) as JsonValue,
+    };
+  }
+
   /** A request of the peer: answered once its handler settles. */
   #request(message: { readonly [key: string]: unknown }): void {
     const method = message["method"] as string;
     const id = message["id"] as JsonRpcId;
     const params = message["params"];
+    const refusal = this.#refusal(method, params);
+    if (refusal !== undefined) {
+      this.#write({ jsonrpc: "2.0", id, error: refusal });
+      return;
+    }
     const key = JSON.stringify(id);
     const running: Running = { id, cancelled: false };
     this.#running.set(key, running);
@@ -517,6 +612,8 @@ export class Connection {
 
   /** This end's handler of the peer's request settled: answer it. */
   #respond(method: string, params: unknown, response: JsonRpcResponse): void {
+    if ("result" in response && method === this.#rules.handshake?.method)
+      response = { ...response, result: this.#handshakeResult(method, params, response.result) };
     const result = "result" in response ? response.result : undefined;
     if (result !== undefined) this.#beforeResponse(method, params, response.id, result);
     this.#enqueue(JSON.stringify(response), this.#unordered);
@@ -531,6 +628,7 @@ export class Connection {
     if (this.#role !== "agent") return;
     if (method === this.#rules.initialize) {
       this.#features = this.#rules.features(params, result);
+      this.#initialized = true;
       return;
     }
     const turns = this.#rules.turns;

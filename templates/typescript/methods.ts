@@ -20,6 +20,9 @@ import { SessionReadyLifecycle } from "./helpers.js";
 {%- if negotiated %}
 import { negotiate } from "./negotiation.js";
 {%- endif %}
+{%- if session_not_found.is_some() %}
+import { RequestError } from "./rpc.js";
+{%- endif %}
 import { decodeCall, decodeResult, dispatchMessage, dispatchNotification, dispatchRequest, encodeNotification, encodeRequest } from "./rpc.js";
 import type {
   Awaitable,
@@ -192,7 +195,15 @@ const CONNECTION_RULES: ConnectionRules = {
   turns: {{ rules.turns }},
   ready: {{ rules.ready }},
   cancel: {{ rules.cancel }},
+  handshake: {{ handshake }},
 };
+{%- if let Some([code, message, member]) = session_not_found %}
+
+/** The error a request naming a session this agent does not know is answered with, the session id as `data`. */
+export function sessionNotFound(sessionId: string): RequestError {
+  return new RequestError({{ code }}, {{ message }}, { [{{ member }}]: sessionId });
+}
+{%- endif %}
 {%- if negotiated %}
 
 /** The RFD features an `initialize` exchange (wire JSON) negotiated; none when it does not negotiate. */

@@ -617,6 +617,11 @@ class StuckAgent(PACKAGE.Agent):  # type: ignore[misc, name-defined]
     def __init__(self) -> None:
         self.stopped = 0
 
+    async def initialize(self, params: Any) -> Any:
+        if V2:
+            return result("initialize", {"protocolVersion": 2, "info": {"name": "stuck", "version": "1"}})
+        return result("initialize", {"protocolVersion": 1})
+
     async def session_new(self, params: Any) -> Any:
         raise PACKAGE.RequestError(-32602, "Invalid params", {"why": "no sessions here"})
 
@@ -666,6 +671,7 @@ def test_errors_and_cancellation_cross_the_connection() -> None:
             ORDERED,
             lambda report: dropped.append((report.method, report.error.code)),
         )
+        await run.client.request("initialize", initialize_params())
         # The agent's error comes back as it was sent.
         with pytest.raises(PACKAGE.RequestError) as error:
             await run.client.request("session/new", new_session_params())
@@ -834,3 +840,115 @@ def test_a_turn_that_ends_after_the_response_is_waited_for() -> None:
     for seed in range(5):
         found = asyncio.run(asyncio.wait_for(scenario(seed), RUN_TIMEOUT))
         assert (found.undrained, found.turns) == (0, PROMPTS), f"seed {seed}: {found}"
+
+
+# The handshake (`docs/connection.md`).
+
+
+class HandshakeAgent(PACKAGE.Agent):  # type: ignore[misc, name-defined]
+    """Answers `initialize` with a version of its own and no capabilities,
+    an unknown session with `session_not_found`, and records what its
+    handlers got."""
+
+    def __init__(self) -> None:
+        self.got: list[str] = []
+
+    async def initialize(self, params: Any) -> Any:
+        self.got.append("initialize")
+        if V2:
+            return result("initialize", {"protocolVersion": 7, "info": {"name": "a", "version": "1"}})
+        return result("initialize", {"protocolVersion": 7})
+
+    async def session_new(self, params: Any) -> Any:
+        self.got.append("session/new")
+        return result("session/new", {"sessionId": "s"})
+
+    async def session_cancel(self, params: Any) -> None:
+        self.got.append("session/cancel")
+
+    async def session_prompt(self, params: Any) -> Any:
+        raise PACKAGE.session_not_found(params.session_id)
+
+
+def handshake(messages: list[dict[str, Any]]) -> tuple[list[Any], list[Any], list[str]]:
+    """Feeds `messages` to an agent's end in turn (each answer awaited before
+    the next request): what it wrote and reported, and what its handlers got."""
+    written: list[Any] = []
+    dropped: list[Any] = []
+    agent = HandshakeAgent()
+
+    async def send(text: str) -> None:
+        written.append(json.loads(text))
+
+    async def scenario() -> None:
+        end = PACKAGE.connect_agent(lambda _: agent, send, PACKAGE.ConnectOptions(dropped=dropped.append))
+        for message in messages:
+            before = len(written)
+            await end.receive(json.dumps(message))
+            while "id" in message and len(written) == before:
+                await asyncio.sleep(0)
+
+    asyncio.run(asyncio.wait_for(scenario(), RUN_TIMEOUT))
+    return written, dropped, agent.got
+
+
+VERSION = 2 if V2 else 1
+
+
+def initialize(request_id: int, version: int) -> dict[str, Any]:
+    wire = {"protocolVersion": version, "info": {"name": "c", "version": "1"}} if V2 else {"protocolVersion": version}
+    return {"jsonrpc": "2.0", "id": request_id, "method": "initialize", "params": wire}
+
+
+def new_session(request_id: int) -> dict[str, Any]:
+    params = {"cwd": "/tmp", "mcpServers": []}
+    return {"jsonrpc": "2.0", "id": request_id, "method": "session/new", "params": params}
+
+
+CANCEL = {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": "s"}}
+
+
+def test_the_agents_end_takes_nothing_but_initialize_before_initialize_was_answered() -> None:
+    written, dropped, got = handshake([new_session(1), CANCEL, initialize(2, VERSION), new_session(3), CANCEL])
+    assert written[0] == {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "error": {"code": -32600, "message": "initialize has not been answered", "data": {"method": "session/new"}},
+    }
+    assert written[1]["id"] == 2
+    assert written[2] == {"jsonrpc": "2.0", "id": 3, "result": {"sessionId": "s"}}
+    assert got == ["initialize", "session/new", "session/cancel"]
+    assert [(report.method, report.error.code, report.line) for report in dropped] == [("session/cancel", -32600, 2)]
+
+
+def test_the_initialize_answer_names_the_version_the_end_supports_and_carries_capabilities() -> None:
+    capabilities = "capabilities" if V2 else "agentCapabilities"
+    for requested in (VERSION, VERSION + 1, 65535):
+        written, _, _ = handshake([initialize(1, requested)])
+        answer = written[0]["result"]
+        assert answer["protocolVersion"] == VERSION, f"asked for {requested}: {answer}"
+        assert answer[capabilities] == {}, answer
+        negotiated = PACKAGE.negotiate(initialize(1, requested)["params"], answer)
+        assert negotiated.to_json()["protocolVersion"] == VERSION
+
+
+def test_an_initialize_below_every_supported_version() -> None:
+    written, _, got = handshake([initialize(1, 0), new_session(2)])
+    if V2:
+        assert written[0]["error"] == {
+            "code": -32022,
+            "message": "Unsupported protocol version",
+            "data": {"requested": 0, "supported": [2]},
+        }
+        assert got == [], "the handler is not called and the end stays uninitialized"
+        assert written[1]["error"]["code"] == -32600
+    else:
+        assert written[0]["result"]["protocolVersion"] == 1, "v1 answers its latest version"
+        assert got == ["initialize", "session/new"]
+
+
+def test_an_unknown_session_is_answered_with_the_schemas_resource_not_found() -> None:
+    params = {"sessionId": "nowhere", "prompt": [{"type": "text", "text": "hi"}]}
+    prompt = {"jsonrpc": "2.0", "id": 2, "method": "session/prompt", "params": params}
+    written, _, _ = handshake([initialize(1, VERSION), prompt])
+    assert written[1]["error"] == {"code": -32002, "message": "Resource not found", "data": {"sessionId": "nowhere"}}

@@ -114,6 +114,9 @@ class Recorder:
     def __init__(self, seen: list[Any]) -> None:
         self.seen = seen
 
+    async def initialize(self, params: Any) -> Any:
+        return PACKAGE.InitializeResponse(protocol_version=params.protocol_version)
+
     async def session_prompt(self, params: Any) -> Any:
         self.seen.append(params)
         return PACKAGE.PromptResponse(stop_reason=PACKAGE.StopReason.END_TURN)
@@ -134,8 +137,24 @@ class ClientRecorder(Recorder, PACKAGE.Client):  # type: ignore[misc, name-defin
     pass
 
 
+# The `initialize` an agent's end gets before a case's message (id 0), unless
+# the case says `initialized: false`.
+INITIALIZE = '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}'
+
+
+async def written(sent: list[Any]) -> None:
+    """Waits (up to two seconds) until the end wrote something."""
+    for _ in range(200):
+        if sent:
+            return
+        await asyncio.sleep(0.01)
+
+
 async def through_connection(case: dict[str, Any], text: str) -> tuple[list[Any], list[Any], list[Any]]:
-    """Sends `text` as the params of one message to a connection end of the case's side."""
+    """Sends `text` as the params of one message to a connection end of the
+    case's side, an agent's end after `initialize` unless the case says
+    otherwise; what the end answered (besides the answer to `initialize`),
+    reported and handled."""
     sent: list[Any] = []
     dropped: list[Any] = []
     seen: list[Any] = []
@@ -150,6 +169,10 @@ async def through_connection(case: dict[str, Any], text: str) -> tuple[list[Any]
         send,
         PACKAGE.ConnectOptions(dropped=lambda report: dropped.append(report.error.to_json())),
     )
+    if case["side"] == "agent" and case.get("initialized", True):
+        await end.receive(INITIALIZE)
+        await written(sent)
+        sent.clear()
     request = case["kind"] == "request"
     envelope = (
         '{"jsonrpc":"2.0",'
@@ -157,10 +180,8 @@ async def through_connection(case: dict[str, Any], text: str) -> tuple[list[Any]
         + f'"method":{json.dumps(case["method"])},"params":{text}}}'
     )
     await end.receive(envelope)
-    for _ in range(200):
-        if sent or not request:
-            break
-        await asyncio.sleep(0.01)
+    if request:
+        await written(sent)
     return sent, dropped, seen
 
 

@@ -57,6 +57,8 @@ def test_the_usage_program_runs_and_its_messages_round_trip() -> None:
 
 #: The method of each message on the wire, `None` for a response.
 METHODS = [
+    "initialize",
+    None,
     "session/new",
     None,
     "session/prompt",

@@ -29,6 +29,8 @@ from acp.schema import (
     CreateElicitationResponse,
     CreateFormSessionElicitationRequest,
     ElicitationSchema,
+    InitializeRequest,
+    InitializeResponse,
     NewSessionRequest,
     NewSessionResponse,
     PromptRequest,
@@ -42,7 +44,8 @@ from acp.schema import (
 )
 
 Json = dict[str, Any]
-AGENT_REQUESTS: dict[str, type[NewSessionRequest] | type[PromptRequest]] = {
+AGENT_REQUESTS: dict[str, type[InitializeRequest] | type[NewSessionRequest] | type[PromptRequest]] = {
+    "initialize": InitializeRequest,
     "session/new": NewSessionRequest,
     "session/prompt": PromptRequest,
 }
@@ -112,6 +115,8 @@ class Agent:
                 raise RequestError.method_not_found(message["method"])
             request = model.model_validate(message["params"])
             match request:
+                case InitializeRequest(protocol_version=version):
+                    result = to_json(InitializeResponse(protocol_version=version))
                 case NewSessionRequest():
                     result = to_json(await self.new_session())
                 case PromptRequest():
@@ -160,6 +165,7 @@ async def run() -> tuple[Wire, Client]:
     wire = Wire()
     client = Client(wire)
     agent = Agent(wire, client)
+    await agent.on_request(wire.request("initialize", to_json(InitializeRequest(protocol_version=1))))
     session = NewSessionResponse.model_validate(
         (await agent.on_request(wire.request("session/new", to_json(NewSessionRequest(cwd="/repo", mcp_servers=[])))))[
             "result"

@@ -164,6 +164,7 @@ async def run() -> tuple[list[Json], DemoClient]:
 
     agent_end = connect_agent(DemoAgent, to_client)
     client_end = connect_client(lambda _: client, to_agent)
+    await client_end.request("initialize", InitializeRequest(protocol_version=1))
     session = await client_end.request("session/new", NewSessionRequest(cwd="/repo", mcp_servers=[]))
     answer = await client_end.request(
         "session/prompt",

@@ -486,6 +486,10 @@ fn errors_and_cancellation_cross_the_connection() {
         options,
     );
     let scenario = async {
+        client
+            .initialize(InitializeRequest::new(PROTOCOL_VERSION))
+            .await
+            .unwrap();
         // The agent's error comes back as it was sent.
         let Err(connection::CallError::Remote(error)) =
             client.session_new(NewSessionRequest::new("/tmp", vec![])).await

@@ -34,6 +34,8 @@ if (!folder) {
 }
 const bindings = await loadBindings(folder);
 const V2 = bindings.PROTOCOL_VERSION === 2;
+/** A client's `initialize` params for this protocol. */
+const INITIALIZE = V2 ? { protocolVersion: 2, info: { name: "c", version: "1" } } : { protocolVersion: 1 };
 
 /** Seeds per mode, sessions per run and prompts per session: 2,400 turns. */
 const SEEDS = 40;
@@ -452,7 +454,8 @@ test("a writer whose send returns a promise writes one message at a time, in ord
 /** An agent whose prompt handler waits until the test lets it go, and whose `session/new` fails. */
 function stuckAgent(release) {
   return () => ({
-    initialize: ({ protocolVersion }) => ({ protocolVersion }),
+    initialize: ({ protocolVersion }) =>
+      V2 ? { protocolVersion, info: { name: "stuck", version: "1" } } : { protocolVersion },
     sessionNew: () => {
       throw new bindings.RequestError(-32602, "Invalid params", { why: "no sessions here" });
     },
@@ -464,6 +467,7 @@ function stuckAgent(release) {
 test("errors and cancellation cross the connection", async () => {
   const release = [];
   const { roll, log, dropped, clientEnd, settle } = wire(7, {}, stuckAgent(release), counting(new Map()));
+  await clientEnd.request("initialize", INITIALIZE);
   // The agent's error comes back as it was sent.
   await assert.rejects(clientEnd.request("session/new", { cwd: "/tmp", mcpServers: [] }), (error) => {
     assert.ok(error instanceof bindings.RequestError);
@@ -520,10 +524,7 @@ test("unreadable input is answered, a stray response reported, and a closed conn
   assert.deepEqual(dropped, [
     { method: null, error: { code: -32600, message: "a response to no request in flight", data: { id: 99 } }, line: 2 },
   ]);
-  const call = end.request(
-    "initialize",
-    V2 ? { protocolVersion: 2, info: { name: "c", version: "1" } } : { protocolVersion: 1 },
-  );
+  const call = end.request("initialize", INITIALIZE);
   end.close(new Error("the peer left"));
   await assert.rejects(call, /the peer left/);
   await assert.rejects(end.request("session/new", { cwd: "/tmp" }), /the peer left/);
@@ -536,4 +537,106 @@ test("a send that fails fails the calls in flight", async () => {
   );
   await assert.rejects(end.request("session/new", { cwd: "/tmp" }), /the pipe broke/);
   await assert.rejects(end.request("session/new", { cwd: "/tmp" }), /the pipe broke/);
+});
+
+/**
+ * An agent's end fed `messages` in turn (each answer awaited before the next
+ * request): what it wrote and reported, and the methods its handlers got.
+ * Its `initialize` answers a version of its own and no capabilities.
+ */
+async function handshake(messages) {
+  const written = [];
+  const dropped = [];
+  const got = [];
+  const end = bindings.connectAgent(
+    () => ({
+      initialize: () => {
+        got.push("initialize");
+        return V2 ? { protocolVersion: 7, info: { name: "a", version: "1" } } : { protocolVersion: 7 };
+      },
+      sessionNew: () => {
+        got.push("session/new");
+        return { sessionId: "s" };
+      },
+      sessionCancel: () => void got.push("session/cancel"),
+      sessionPrompt: ({ sessionId }) => {
+        throw bindings.sessionNotFound(sessionId);
+      },
+    }),
+    (text) => void written.push(JSON.parse(text)),
+    { dropped: (report) => dropped.push(report) },
+  );
+  for (const message of messages) {
+    const before = written.length;
+    await end.receive(JSON.stringify(message));
+    if (message.id !== undefined) await until(() => written.length > before, `the answer to ${message.method}`);
+  }
+  return { written, dropped, got };
+}
+
+const initialize = (id, protocolVersion) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "initialize",
+  params: { ...INITIALIZE, protocolVersion },
+});
+const newSession = (id) => ({ jsonrpc: "2.0", id, method: "session/new", params: { cwd: "/tmp", mcpServers: [] } });
+const cancel = { jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "s" } };
+
+test("the agent's end takes nothing but initialize before initialize was answered", async () => {
+  const version = bindings.PROTOCOL_VERSION;
+  const { written, dropped, got } = await handshake([
+    newSession(1),
+    cancel,
+    initialize(2, version),
+    newSession(3),
+    cancel,
+  ]);
+  assert.deepEqual(written[0], {
+    jsonrpc: "2.0",
+    id: 1,
+    error: { code: -32600, message: "initialize has not been answered", data: { method: "session/new" } },
+  });
+  assert.equal(written[1].id, 2);
+  assert.deepEqual(written[2], { jsonrpc: "2.0", id: 3, result: { sessionId: "s" } });
+  assert.deepEqual(got, ["initialize", "session/new", "session/cancel"]);
+  assert.deepEqual(
+    dropped.map(({ method, error, line }) => [method, error.code, line]),
+    [["session/cancel", -32600, 2]],
+  );
+});
+
+test("the agent's initialize answer names the version it supports and carries its capabilities", async () => {
+  const capabilities = V2 ? "capabilities" : "agentCapabilities";
+  for (const requested of [bindings.PROTOCOL_VERSION, bindings.PROTOCOL_VERSION + 1, 65535]) {
+    const { written } = await handshake([initialize(1, requested)]);
+    const result = written[0].result;
+    assert.equal(result?.protocolVersion, bindings.PROTOCOL_VERSION, `asked for ${requested}`);
+    assert.deepEqual(result[capabilities], {}, JSON.stringify(result));
+    const negotiated = bindings.negotiate(initialize(1, requested).params, result);
+    assert.equal(negotiated.toJSON().protocolVersion, bindings.PROTOCOL_VERSION);
+  }
+});
+
+test("an initialize below every supported version", async () => {
+  const { written, got } = await handshake([initialize(1, 0), newSession(2)]);
+  if (V2) {
+    assert.deepEqual(written[0].error, {
+      code: -32022,
+      message: "Unsupported protocol version",
+      data: { requested: 0, supported: [2] },
+    });
+    assert.deepEqual(got, [], "the handler is not called and the end stays uninitialized");
+    assert.equal(written[1].error.code, -32600);
+  } else {
+    assert.equal(written[0].result.protocolVersion, 1, "v1 answers its latest version");
+    assert.deepEqual(got, ["initialize", "session/new"]);
+  }
+});
+
+test("an unknown session is answered with the schema's resource-not-found", async () => {
+  const params = { sessionId: "nowhere", prompt: [{ type: "text", text: "hi" }] };
+  const prompt = { jsonrpc: "2.0", id: 2, method: "session/prompt", params };
+  const { written } = await handshake([initialize(1, bindings.PROTOCOL_VERSION), prompt]);
+  assert.deepEqual(written[1].error, { code: -32002, message: "Resource not found", data: { sessionId: "nowhere" } });
 });

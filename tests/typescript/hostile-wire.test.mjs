@@ -74,27 +74,40 @@ function recorder(seen) {
   };
 }
 
-/** Sends the case's text as the params of one message to a connection end of its side; what the end answered, reported and handled. */
+/** The `initialize` an agent's end gets before a case's message (id 0), unless the case says `initialized: false`. */
+const INITIALIZE = '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}';
+
+/**
+ * Sends the case's text as the params of one message to a connection end of
+ * its side, an agent's end after `initialize` unless the case says
+ * otherwise; what the end answered (besides the answer to `initialize`),
+ * reported and handled.
+ */
 async function throughConnection(caseEntry, text) {
   const sent = [];
   const dropped = [];
   const seen = [];
-  let answered;
-  const done = new Promise((resolve) => {
-    answered = resolve;
-  });
+  let wake = () => {};
+  const written = async (count) => {
+    while (sent.length < count) await new Promise((resolve) => (wake = resolve));
+  };
   const end = side[caseEntry.side].connect(
     () => recorder(seen),
     (message) => {
       sent.push(JSON.parse(message));
-      answered();
+      wake();
     },
     { dropped: (report) => dropped.push(report) },
   );
+  if (caseEntry.side === "agent" && caseEntry.initialized !== false) {
+    await end.receive(INITIALIZE);
+    await written(1);
+    sent.length = 0;
+  }
   const request = caseEntry.kind === "request";
   const envelope = `{"jsonrpc":"2.0",${request ? '"id":7,' : ""}"method":${JSON.stringify(caseEntry.method)},"params":${text}}`;
   await end.receive(envelope);
-  if (request) await done;
+  if (request) await written(1);
   return { sent, dropped, seen };
 }
 

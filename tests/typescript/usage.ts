@@ -84,6 +84,7 @@ const clientEnd = connectClient(
   },
   { dropped: ({ method, error }) => log.push(`dropped ${method}: ${error.message}`) },
 );
+await clientEnd.request("initialize", { protocolVersion: 1 });
 const answer = await clientEnd.request("session/prompt", {
   sessionId: "session-1",
   prompt: [{ type: "text", text: "hello" }],

@@ -70,7 +70,7 @@ pub mod helpers {
 pub use crate::codec;
 
 pub mod ends {
-    use super::connection::{Features, Rules};
+    use super::connection::{Features, Handshake, Rules};
 
     pub static RULES: Rules = Rules {
         initialize: "initialize",
@@ -79,6 +79,9 @@ pub mod ends {
         turns: None,
         cancel: None,
     };
+
+    /// No handshake: the stand-in agent takes any call at once.
+    pub static HANDSHAKE: Option<Handshake> = None;
 }
 
 #[path = "../../../templates/rust/connection.rs"]

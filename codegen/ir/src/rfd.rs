@@ -172,7 +172,7 @@ pub struct Ready {
 pub const OPENERS: [&str; 2] = ["session/new", "session/load"];
 
 /// The session id member of every session-scoped message.
-const SESSION_ID: &str = "sessionId";
+pub(crate) const SESSION_ID: &str = "sessionId";
 
 /// What the helpers of one schema can use.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

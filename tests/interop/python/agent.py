@@ -40,6 +40,8 @@ class Interop(acp.Agent):
 
     async def session_prompt(self, params: acp.PromptRequest) -> acp.PromptResponse:
         session = acp.to_json(params)["sessionId"]
+        if session not in self.sessions:
+            raise acp.session_not_found(session)
         notes = str(self.sessions[session] / "notes.txt")
         fs = self.client.get("fs") or {}
         await self.update(

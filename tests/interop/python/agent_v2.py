@@ -20,7 +20,7 @@ import stdio
 class Interop(acp.Agent):
     def __init__(self, end: Any) -> None:
         self.end = end
-        self.sessions = 0
+        self.sessions: set[str] = set()
         self.messages = 0
         self.turns: set[asyncio.Task[None]] = set()
 
@@ -31,8 +31,9 @@ class Interop(acp.Agent):
         )
 
     async def session_new(self, params: acp.NewSessionRequest) -> acp.NewSessionResponse:
-        self.sessions += 1
-        return acp.decode_result("session/new", {"sessionId": f"session-{self.sessions}"})
+        session = f"session-{len(self.sessions) + 1}"
+        self.sessions.add(session)
+        return acp.decode_result("session/new", {"sessionId": session})
 
     async def session_close(self, params: acp.CloseSessionRequest) -> acp.CloseSessionResponse:
         return acp.decode_result("session/close", {})
@@ -42,6 +43,8 @@ class Interop(acp.Agent):
 
     async def session_prompt(self, params: acp.PromptRequest) -> acp.PromptResponse:
         request = acp.to_json(params)
+        if request["sessionId"] not in self.sessions:
+            raise acp.session_not_found(request["sessionId"])
         self.messages += 1
         message = f"message-{self.messages}"
         await self.update(request["sessionId"], {"sessionUpdate": "state_update", "state": "running"})

@@ -11,7 +11,7 @@ import { serveAgent } from "./stdio.mjs";
 
 const acp = await import(process.env.ACP_PACKAGE);
 
-let sessions = 0;
+const sessions = new Set();
 let messages = 0;
 
 /** The turn after its acknowledgement, ended by `idle` (`error` when a call failed). */
@@ -61,13 +61,15 @@ serveAgent(acp, (connection) => ({
     };
   },
   sessionNew() {
-    sessions += 1;
-    return { sessionId: `session-${sessions}` };
+    const sessionId = `session-${sessions.size + 1}`;
+    sessions.add(sessionId);
+    return { sessionId };
   },
   sessionClose() {
     return {};
   },
   sessionPrompt(params) {
+    if (!sessions.has(params.sessionId)) throw acp.sessionNotFound(params.sessionId);
     messages += 1;
     const messageId = `message-${messages}`;
     connection.notify("session/update", {

@@ -27,6 +27,7 @@ serveAgent(acp, (connection) => ({
   sessionCancel() {},
   async sessionPrompt(params) {
     const sessionId = params.sessionId;
+    if (!sessions.has(sessionId)) throw acp.sessionNotFound(sessionId);
     const notes = join(sessions.get(sessionId), "notes.txt");
     const update = (update) => connection.notify("session/update", { sessionId, update });
     update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Reading notes.txt." } });

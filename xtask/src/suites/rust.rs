@@ -75,8 +75,9 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
 /// scenarios `tests/helpers.json`, both copied to the harness's root; the
 /// fuzz tests read the vectors (`ACP_VECTORS`) and run
 /// [`FUZZ_CASES`] cases per property.
-/// The connection's race tests (`connection.rs`) run here too.
-const USAGE_PROGRAMS: [&str; 7] = [
+/// The connection's race tests (`connection.rs`) and its handshake
+/// (`handshake.rs`) run here too.
+const USAGE_PROGRAMS: [&str; 8] = [
     "usage.rs",
     "usage_official.rs",
     "api.rs",
@@ -84,11 +85,13 @@ const USAGE_PROGRAMS: [&str; 7] = [
     "fuzz_decoders.rs",
     "helpers.rs",
     "connection.rs",
+    "handshake.rs",
 ];
 
 /// The programs written against protocol v2 (the latest release's stable
-/// schema): the connection's v2 turns and the turn tracker's v2 scenarios.
-const V2_PROGRAMS: [&str; 2] = ["connection_v2.rs", "helpers_v2.rs"];
+/// schema): the connection's v2 turns and handshake, and the turn
+/// tracker's v2 scenarios.
+const V2_PROGRAMS: [&str; 3] = ["connection_v2.rs", "handshake_v2.rs", "helpers_v2.rs"];
 
 /// The fuzz tests' short budget: cases per property (`ACP_FUZZ_CASES`).
 const FUZZ_CASES: &str = "256";

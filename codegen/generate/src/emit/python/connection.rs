@@ -6,11 +6,15 @@
 //! to open one. What the connection treats specially (rule R1's messages,
 //! what ends a prompt turn, request cancellation) comes from the RFD
 //! helpers' model ([`acp_ir::rfd`]: `ready`, `drain`, `cancel`) as the
-//! constants `_READY`, `_TURNS` and `_CANCEL`; the template only reads them.
+//! constants `_READY`, `_TURNS` and `_CANCEL`; what the agent's end decides
+//! about `initialize` itself from the IR's handshake
+//! ([`acp_ir::handshake`]) as `_HANDSHAKE` and `session_not_found`; the
+//! template only reads them.
 
 use askama::Template;
 
 use super::text::string_literal;
+use acp_ir::handshake::Handshake;
 use acp_ir::ir::{Ir, Side};
 use acp_ir::naming::{python_class, python_side_function};
 use acp_ir::rfd::{Cancel, Drain, Ready, TurnEnd};
@@ -29,6 +33,10 @@ pub(super) struct ConnectionView {
     ready: String,
     turns: String,
     cancel: String,
+    /// `_HANDSHAKE`, a `_Handshake(...)` expression or `None`.
+    handshake: String,
+    /// `session_not_found`'s code, message and data, as Python expressions.
+    session_not_found: Option<[String; 3]>,
     /// The names imported from `protocols.py`, in isort's order.
     protocol_names: Vec<String>,
     sides: Vec<SideView>,
@@ -113,6 +121,7 @@ pub(super) fn connection_view(ir: &Ir) -> ConnectionView {
     let model = acp_ir::rfd::model(ir);
     let negotiated = acp_ir::negotiation::model(ir).is_some();
     let ready = model.ready.as_ref().filter(|_| negotiated);
+    let handshake = acp_ir::handshake::model(ir);
     ConnectionView {
         has_methods: !ir.methods.is_empty(),
         initialize: string_literal(&ir.initialize().map(|method| method.name.clone()).unwrap_or_default()),
@@ -121,6 +130,11 @@ pub(super) fn connection_view(ir: &Ir) -> ConnectionView {
         ready: ready.map_or_else(none, ready_literal),
         turns: model.drain.as_ref().map_or_else(none, turns_literal),
         cancel: model.cancel.as_ref().map_or_else(none, cancel_literal),
+        handshake: handshake.as_ref().map_or_else(none, handshake_literal),
+        session_not_found: handshake.and_then(|handshake| handshake.unknown_session).map(|error| {
+            let data = format!("{{{}: session_id}}", string_literal(&error.member));
+            [error.code.to_string(), string_literal(&error.message), data]
+        }),
         protocol_names,
         sides,
     }
@@ -180,6 +194,27 @@ fn turns_literal(drain: &Drain) -> String {
     )
 }
 
+/// `_Handshake(...)`: what the agent's end decides about `initialize`.
+fn handshake_literal(handshake: &Handshake) -> String {
+    let unsupported = handshake.unsupported.as_ref().map_or_else(none, |error| {
+        format!(
+            "_Unsupported({}, {}, {}, {})",
+            error.code,
+            string_literal(&error.message),
+            string_literal(&error.requested),
+            string_literal(&error.supported)
+        )
+    });
+    format!(
+        "_Handshake({}, {}, {}, {}, {})",
+        string_literal(&handshake.method),
+        string_literal(&handshake.version),
+        tuple(handshake.supported.iter().map(u16::to_string)),
+        string_literal(&handshake.capabilities),
+        unsupported
+    )
+}
+
 /// `("$/cancel_request", "requestId")`.
 fn cancel_literal(cancel: &Cancel) -> String {
     format!(
@@ -207,6 +242,9 @@ pub(super) fn exports(view: &ConnectionView) -> Vec<String> {
         "Dropped".to_owned(),
         "Send".to_owned(),
     ];
+    if view.session_not_found.is_some() {
+        names.push("session_not_found".to_owned());
+    }
     names.extend(
         view.sides
             .iter()

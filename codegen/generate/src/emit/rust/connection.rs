@@ -1,14 +1,16 @@
 //! The generated crate's connection: the fixed `connection` module (the
 //! runtime of `templates/rust/connection.rs`, copied as text) and the
 //! `ends` module the schema decides: the rules the connection follows
-//! (`RULES`, from the RFD helpers' model and the negotiation) and the typed
-//! calls of each end, one per method the other side handles.
+//! (`RULES`, from the RFD helpers' model and the negotiation; `HANDSHAKE`
+//! and `session_not_found`, from the IR's handshake) and the typed calls of
+//! each end, one per method the other side handles.
 
 use acp_ir::messages::MessageKind;
 use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::context::{ident, type_ident};
+use acp_ir::handshake::{Handshake, UnsupportedVersion};
 use acp_ir::ir::*;
 use acp_ir::naming;
 use acp_ir::rfd::{Drain, Helpers, TurnEnd};
@@ -49,6 +51,7 @@ pub(crate) fn ends(ir: &Ir, model: &Helpers) -> TokenStream {
     };
     // The schema's initialize method; empty, matching none, without one.
     let initialize = ir.initialize().map_or("", |method| method.name.as_str());
+    let (handshake, session_not_found) = handshake(ir);
     // Each end calls what its peer handles.
     let [client_calls, agent_calls] =
         [Side::Client, Side::Agent].map(|side| side.peer().map(|peer| calls(ir, model, peer)).unwrap_or_default());
@@ -65,6 +68,11 @@ pub(crate) fn ends(ir: &Ir, model: &Helpers) -> TokenStream {
             turns: #turns,
             cancel: #cancel,
         };
+
+        /// What the agent's end decides about `initialize` itself.
+        pub static HANDSHAKE: ::std::option::Option<crate::connection::Handshake> = #handshake;
+
+        #session_not_found
 
         /// The RFD features an `initialize` exchange negotiated (none when
         /// it does not negotiate).
@@ -85,6 +93,65 @@ pub(crate) fn ends(ir: &Ir, model: &Helpers) -> TokenStream {
             #(#agent_calls)*
         }
     }
+}
+
+/// `HANDSHAKE`'s value, from the IR's handshake, and `session_not_found`,
+/// the error an agent answers a request naming an unknown session with.
+fn handshake(ir: &Ir) -> (TokenStream, TokenStream) {
+    let Some(handshake) = acp_ir::handshake::model(ir) else {
+        return (quote!(::std::option::Option::None), quote!());
+    };
+    let Handshake {
+        method,
+        version,
+        supported,
+        capabilities,
+        unsupported,
+        unknown_session,
+    } = &handshake;
+    let unsupported = match unsupported {
+        Some(UnsupportedVersion {
+            code,
+            message,
+            requested,
+            supported,
+        }) => quote!(::std::option::Option::Some((#code, #message, #requested, #supported))),
+        None => quote!(::std::option::Option::None),
+    };
+    let value = quote!(::std::option::Option::Some(crate::connection::Handshake {
+        method: #method,
+        version: #version,
+        supported: &[#(#supported),*],
+        capabilities: #capabilities,
+        unsupported: #unsupported,
+    }));
+    // The error object's constructor of the code (`Error::resource_not_found()`).
+    let constructor = unknown_session.as_ref().and_then(|unknown| {
+        let error = ir.error_object()?;
+        let TypeKind::Enum(codes) = &ir.get(error.codes.as_deref()?)?.kind else {
+            return None;
+        };
+        let code = codes
+            .values
+            .iter()
+            .find(|value| value.value.as_i64() == Some(unknown.code))?;
+        Some((
+            type_ident(&error.name),
+            ident(&naming::rust_field(&code.name)),
+            &unknown.member,
+        ))
+    });
+    let session_not_found = match constructor {
+        Some((error, constructor, member)) => quote! {
+            /// The error a request naming a session this agent does not know
+            /// is answered with, the session id as `data`.
+            pub fn session_not_found(session: &str) -> crate::types::#error {
+                crate::types::#error::#constructor().data(::serde_json::json!({ #member: session }))
+            }
+        },
+        None => quote!(),
+    };
+    (value, session_not_found)
 }
 
 fn turn_rules(drain: &Drain) -> TokenStream {

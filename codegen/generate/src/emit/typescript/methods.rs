@@ -60,6 +60,11 @@ pub struct MethodsFile {
     negotiated: bool,
     /// `CONNECTION_RULES`, from the RFD helpers' model.
     rules: RulesView,
+    /// `CONNECTION_RULES.handshake`, from the IR's handshake: a `Handshake`
+    /// object literal, or `null`.
+    handshake: String,
+    /// `sessionNotFound`'s code, message and data member, as literals.
+    session_not_found: Option<[String; 3]>,
 }
 
 /// The members of `CONNECTION_RULES` as TypeScript literals.
@@ -263,6 +268,7 @@ pub fn view(ir: &Ir) -> Result<MethodsFile, CodegenError> {
     let model = acp_ir::rfd::model(ir);
     let negotiated = acp_ir::negotiation::model(ir).is_some();
     let session_ready = negotiated && model.ready.is_some();
+    let handshake = acp_ir::handshake::model(ir);
     let sides = ir
         .endpoints()
         .into_iter()
@@ -274,7 +280,43 @@ pub fn view(ir: &Ir) -> Result<MethodsFile, CodegenError> {
         session_ready,
         negotiated,
         rules: rules_view(&model, session_ready, &initialize_method(ir)),
+        handshake: handshake_literal(handshake.as_ref()),
+        session_not_found: handshake.and_then(|handshake| handshake.unknown_session).map(|error| {
+            [
+                error.code.to_string(),
+                json_string(&error.message),
+                json_string(&error.member),
+            ]
+        }),
     })
+}
+
+/// `handshake` as a TypeScript `Handshake` literal, or `null`.
+fn handshake_literal(handshake: Option<&acp_ir::handshake::Handshake>) -> String {
+    let Some(handshake) = handshake else {
+        return "null".to_owned();
+    };
+    let unsupported = handshake.unsupported.as_ref().map_or_else(
+        || "null".to_owned(),
+        |error| {
+            format!(
+                "{{ code: {}, message: {}, requested: {}, supported: {} }}",
+                error.code,
+                json_string(&error.message),
+                json_string(&error.requested),
+                json_string(&error.supported)
+            )
+        },
+    );
+    let supported: Vec<String> = handshake.supported.iter().map(u16::to_string).collect();
+    format!(
+        "{{\n    method: {},\n    version: {},\n    supported: [{}],\n    capabilities: {},\n    unsupported: {},\n  }}",
+        json_string(&handshake.method),
+        json_string(&handshake.version),
+        supported.join(", "),
+        json_string(&handshake.capabilities),
+        unsupported
+    )
 }
 
 /// The method whose exchange decides the RFD features ([`Ir::initialize`]);

@@ -58,6 +58,9 @@ impl Agent for Interop {
     async fn session_prompt(&self, params: PromptRequest) -> Result<PromptResponse, Error> {
         let message = {
             let mut counts = self.counts.lock().unwrap();
+            if !(1..=counts.0).any(|session| format!("session-{session}") == params.session_id.as_str()) {
+                return Err(ends::session_not_found(params.session_id.as_str()));
+            }
             counts.1 += 1;
             format!("message-{}", counts.1)
         };

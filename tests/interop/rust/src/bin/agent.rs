@@ -65,7 +65,7 @@ impl Agent for Interop {
             .iter()
             .find(|(id, _)| *id == session.as_str())
             .map(|(_, cwd)| cwd.clone())
-            .ok_or_else(Error::invalid_params)?;
+            .ok_or_else(|| ends::session_not_found(session.as_str()))?;
         let notes = cwd.join("notes.txt").display().to_string();
         self.update(
             &session,

@@ -1,0 +1,147 @@
+//! The agent's end keeps the handshake on protocol v1
+//! (`docs/connection.md`, "The handshake"): nothing but `initialize` before
+//! `initialize` was answered, the version it answers whatever its handler
+//! says (v1 has no unsupported-version error: the latest, 1), the
+//! `agentCapabilities` member always present, and the one answer to an
+//! unknown session.
+
+use std::sync::{Arc, Mutex};
+
+use acp_bindings::connection::{connect_agent, ConnectOptions, Dropped};
+use acp_bindings::methods::Agent;
+use acp_bindings::types::*;
+use serde_json::{json, Value};
+
+/// An agent that answers `initialize` with a version of its own and no
+/// capabilities, and counts the requests its handlers got.
+#[derive(Clone, Default)]
+struct Counting(Arc<Mutex<Vec<String>>>);
+
+impl Counting {
+    fn got(&self, method: &str) {
+        self.0.lock().unwrap().push(method.to_owned());
+    }
+}
+
+impl Agent for Counting {
+    async fn initialize(&self, _: InitializeRequest) -> Result<InitializeResponse, Error> {
+        self.got("initialize");
+        Ok(serde_json::from_value(json!({ "protocolVersion": 7 })).unwrap())
+    }
+    async fn session_new(&self, _: NewSessionRequest) -> Result<NewSessionResponse, Error> {
+        self.got("session/new");
+        Ok(NewSessionResponse::new("s"))
+    }
+    async fn session_cancel(&self, _: CancelNotification) {
+        self.got("session/cancel");
+    }
+    async fn session_prompt(&self, params: PromptRequest) -> Result<PromptResponse, Error> {
+        Err(acp_bindings::ends::session_not_found(params.session_id.as_str()))
+    }
+}
+
+/// Feeds `lines` to an agent's end (each handler finishes before the next
+/// line is read): what it wrote, what it reported, what its handlers got.
+fn exchange(lines: &[Value]) -> (Vec<Value>, Vec<Dropped>, Vec<String>) {
+    let mut input = Vec::new();
+    for line in lines {
+        input.extend(serde_json::to_vec(line).unwrap());
+        input.push(b'\n');
+    }
+    let written = Arc::new(Mutex::new(Vec::new()));
+    let dropped = Arc::new(Mutex::new(Vec::new()));
+    let reports = dropped.clone();
+    let agent = Counting::default();
+    let handler = agent.clone();
+    let (_, driver) = connect_agent(
+        |_| handler,
+        futures::io::Cursor::new(input),
+        futures::io::AllowStdIo::new(Written(written.clone())),
+        ConnectOptions::default().dropped(move |report| reports.lock().unwrap().push(report)),
+    );
+    futures::executor::block_on(driver).expect("the end reads its input to the end");
+    let answers = written
+        .lock()
+        .unwrap()
+        .split(|byte| *byte == b'\n')
+        .filter(|line| !line.is_empty())
+        .map(|line| serde_json::from_slice(line).expect("the end writes JSON"))
+        .collect();
+    let dropped = dropped.lock().unwrap().clone();
+    let got = agent.0.lock().unwrap().clone();
+    (answers, dropped, got)
+}
+
+/// A `std::io::Write` into a shared buffer.
+struct Written(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Written {
+    fn write(&mut self, buffer: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buffer);
+        Ok(buffer.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn initialize(id: u64, version: u64) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "method": "initialize", "params": { "protocolVersion": version } })
+}
+
+fn new_session(id: u64) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "method": "session/new", "params": { "cwd": "/tmp", "mcpServers": [] } })
+}
+
+#[test]
+fn nothing_but_initialize_is_taken_before_initialize_was_answered() {
+    let cancel = json!({ "jsonrpc": "2.0", "method": "session/cancel", "params": { "sessionId": "s" } });
+    let (answers, dropped, got) = exchange(&[new_session(1), cancel.clone(), initialize(2, 1), new_session(3), cancel]);
+    assert_eq!(
+        answers[0],
+        json!({ "jsonrpc": "2.0", "id": 1, "error": {
+            "code": -32600, "message": "initialize has not been answered", "data": { "method": "session/new" } } })
+    );
+    assert_eq!(answers[1]["id"], 2);
+    assert_eq!(
+        answers[2],
+        json!({ "jsonrpc": "2.0", "id": 3, "result": { "sessionId": "s" } })
+    );
+    assert_eq!(got, ["initialize", "session/new", "session/cancel"]);
+    assert_eq!(dropped.len(), 1, "{dropped:?}");
+    assert_eq!(
+        (
+            dropped[0].method.as_deref(),
+            dropped[0].line,
+            dropped[0].error.code.value()
+        ),
+        (Some("session/cancel"), 2, -32600)
+    );
+}
+
+#[test]
+fn the_answer_names_the_version_the_end_supports_and_carries_capabilities() {
+    for requested in [0, 1, 2, 65535] {
+        let (answers, dropped, _) = exchange(&[initialize(1, requested)]);
+        assert!(dropped.is_empty(), "{dropped:?}");
+        let result = &answers[0]["result"];
+        assert_eq!(result["protocolVersion"], 1, "asked for {requested}: {result}");
+        assert!(result["agentCapabilities"].is_object(), "{result}");
+        let request = &initialize(1, requested)["params"];
+        if requested >= 1 {
+            let negotiated = acp_bindings::negotiation::negotiate(request, result).expect("the client accepts it");
+            assert_eq!(serde_json::to_value(&negotiated).unwrap()["protocolVersion"], 1);
+        }
+    }
+}
+
+#[test]
+fn an_unknown_session_is_answered_with_the_schemas_resource_not_found() {
+    let prompt = json!({ "jsonrpc": "2.0", "id": 2, "method": "session/prompt",
+        "params": { "sessionId": "nowhere", "prompt": [{ "type": "text", "text": "hi" }] } });
+    let (answers, _, _) = exchange(&[initialize(1, 1), prompt]);
+    assert_eq!(
+        answers[1]["error"],
+        json!({ "code": -32002, "message": "Resource not found", "data": { "sessionId": "nowhere" } })
+    );
+}
