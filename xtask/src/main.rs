@@ -97,6 +97,11 @@ enum Command {
         /// default (needed with --schema). The RFD set is added as `-dev.N`.
         #[arg(long = "version", value_name = "V")]
         base_version: Option<String>,
+        /// The source the previous packages were made from, published at
+        /// `--version`: the version becomes that one raised by the bump the
+        /// review of this source against it computes (RFD overlays aside).
+        #[arg(long, value_name = "SRC", requires = "base_version")]
+        bump_from: Option<String>,
         /// The folder the artifacts are moved into once all are built.
         #[arg(long)]
         out: PathBuf,
@@ -122,8 +127,10 @@ enum Command {
         /// Also write review.md, review.json and bindings.diff here.
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
-        /// Exit 2 when a change reaches this level: `breaking` or `warning`.
-        #[arg(long, value_name = "LEVEL", value_parser = ["breaking", "warning"])]
+        /// Exit 2 when a change reaches this level: `breaking` or `warning`,
+        /// optionally with the least binding tier that counts
+        /// (`breaking:stable`, `breaking:unstable`; every tier by default).
+        #[arg(long, value_name = "LEVEL[:TIER]")]
         fail_on: Option<String>,
         /// Fail when two wire names map to one name, instead of numbering the
         /// later one (the collision rule) and telling it on stderr.
@@ -313,11 +320,13 @@ fn run(command: Command) -> Result<()> {
             source,
             names,
             base_version,
+            bump_from,
             out,
         } => commands::package::command(commands::package::Options {
             source: source.options(),
             names: names.names(),
             version: base_version,
+            bump_from,
             strict_names: source.strict_names,
             out,
         }),

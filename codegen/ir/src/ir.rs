@@ -60,6 +60,15 @@ pub struct CapabilityLayout {
     pub client: String,
 }
 
+/// How upstream schemas open the description of a method, type, member or
+/// value that is not part of the protocol yet (`schema.unstable.json`).
+pub const UNSTABLE_MARKER: &str = "**UNSTABLE**";
+
+/// Whether a description marks its subject unstable ([`UNSTABLE_MARKER`]).
+pub fn marked_unstable(description: Option<&str>) -> bool {
+    description.is_some_and(|text| text.trim_start().starts_with(UNSTABLE_MARKER))
+}
+
 /// A named type.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TypeDef {

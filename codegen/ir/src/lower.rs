@@ -18,10 +18,6 @@ use crate::error::{CodegenError, ErrorKind};
 use crate::ir::*;
 use crate::naming;
 
-/// How upstream schemas open the description of a type that is not part of
-/// the protocol yet (`schema.unstable.json`).
-const UNSTABLE_MARKER: &str = "**UNSTABLE**";
-
 /// How lowering treats shapes it cannot represent.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Unsupported {
@@ -1465,11 +1461,7 @@ impl<'a> Lowerer<'a> {
             let Some(method) = definition.get("x-method") else {
                 continue;
             };
-            if definition
-                .get("description")
-                .and_then(Value::as_str)
-                .is_some_and(|text| text.trim_start().starts_with(UNSTABLE_MARKER))
-            {
+            if marked_unstable(definition.get("description").and_then(Value::as_str)) {
                 unstable.insert(method.as_str().unwrap_or_default().to_owned());
             }
             let pointer = format!("/$defs/{}", pointer_token(key));

@@ -3,13 +3,17 @@
 //! messages carrying it travel ([`roles`]), a breaking verdict kept only
 //! with a message that proves it ([`witness`], framed by [`slots`]), with
 //! the public names it touches in each language's bindings, rendered by
-//! [`report`].
+//! [`report`]. Each finding carries the stability tier of what it touches
+//! ([`tiers`]), and the review the version bump each package needs
+//! ([`bump`]).
 
+pub mod bump;
 pub mod diff;
 pub mod report;
 pub mod roles;
 pub mod rules;
 pub mod slots;
+pub mod tiers;
 pub mod witness;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -19,6 +23,7 @@ use serde::Serialize;
 use diff::Subject;
 use roles::Direction;
 use rules::{Level, Rule};
+use tiers::{Tier, Tiers};
 use witness::{Reader, Schema, Searcher, Witness};
 
 /// One judged change.
@@ -32,6 +37,9 @@ pub struct Finding {
     pub new_reader: Level,
     pub subject: String,
     pub detail: String,
+    /// The most binding stability tier of what the change touches, in the
+    /// base or the head.
+    pub tier: Tier,
     /// The level in each direction the change travels; empty when no
     /// message carries it (the change is in the bindings only).
     pub directions: BTreeMap<Direction, Level>,
@@ -75,20 +83,30 @@ pub struct Review {
 impl Review {
     /// The worst level of any finding or conflict.
     pub fn worst(&self) -> Level {
-        let conflicts = if self.conflicts.is_empty() {
-            Level::Safe
-        } else {
-            Level::Breaking
-        };
-        self.findings
-            .iter()
-            .map(|finding| finding.level)
-            .fold(conflicts, Level::max)
+        self.worst_from(Tier::Draft)
     }
 
     /// How many findings have `level`.
     pub fn count(&self, level: Level) -> usize {
         self.findings.iter().filter(|finding| finding.level == level).count()
+    }
+
+    /// The worst level of any conflict, or of any finding whose tier is
+    /// `tier` or more binding.
+    pub fn worst_from(&self, tier: Tier) -> Level {
+        self.findings
+            .iter()
+            .filter(|finding| finding.tier <= tier)
+            .map(|finding| finding.level)
+            .fold(self.conflicts_level(), Level::max)
+    }
+
+    fn conflicts_level(&self) -> Level {
+        if self.conflicts.is_empty() {
+            Level::Safe
+        } else {
+            Level::Breaking
+        }
     }
 }
 
@@ -106,6 +124,7 @@ pub fn review(
 ) -> Result<Review, String> {
     let (base, head) = (base_schema.ir, head_schema.ir);
     let searcher = Searcher::new(base_schema, head_schema)?;
+    let (base_tiers, head_tiers) = (Tiers::new(base), Tiers::new(head));
     let base_flows = roles::flows(base);
     let head_flows = roles::flows(head);
     let mut findings: Vec<Finding> = conflicts
@@ -117,6 +136,7 @@ pub fn review(
             new_reader: Rule::OverlayConflict.new_reader(),
             subject: format!("overlay {}", conflict.overlay),
             detail: conflict.message.clone(),
+            tier: Tier::Stable,
             directions: BTreeMap::new(),
             messages: Vec::new(),
             api: Api::default(),
@@ -170,6 +190,11 @@ pub fn review(
             detail.push_str(&format!(" (no message breaks {} readers)", equivalent.join(" or ")));
         }
         let level = old_reader.max(new_reader);
+        let tier = [base_tiers.of(&change.subject), head_tiers.of(&change.subject)]
+            .into_iter()
+            .flatten()
+            .min()
+            .unwrap_or(Tier::Stable);
         if let Subject::Type {
             member: Some(member), ..
         } = &change.subject
@@ -178,6 +203,7 @@ pub fn review(
             if let Some(&index) = same_change.get(&key) {
                 let first = &mut findings[index];
                 first.also.push(change.subject.describe());
+                first.tier = first.tier.min(tier);
                 first
                     .directions
                     .extend(directions.into_iter().map(|direction| (direction, level)));
@@ -195,6 +221,7 @@ pub fn review(
             new_reader,
             subject: change.subject.describe(),
             detail,
+            tier,
             directions: directions.into_iter().map(|direction| (direction, level)).collect(),
             messages,
             api: api(&change.subject),

@@ -1,10 +1,15 @@
 //! A review as Markdown fit for a pull-request comment (a summary table,
-//! then the findings grouped by level, then the binding impact) or as JSON.
+//! by level, direction and tier, the version bump of each package, then the
+//! findings grouped by level, then the binding impact) or as JSON.
 
 use std::fmt::Write;
 
+use serde::Serialize;
+
+use super::bump::{self, PackageBump};
 use super::roles::Direction;
 use super::rules::Level;
+use super::tiers::Tier;
 use super::{Finding, Review};
 
 const LEVELS: [Level; 4] = [Level::Breaking, Level::Warning, Level::Safe, Level::Info];
@@ -12,9 +17,21 @@ const LEVELS: [Level; 4] = [Level::Breaking, Level::Warning, Level::Safe, Level:
 /// How much of a witness message Markdown shows.
 const WITNESS_CHARACTERS: usize = 160;
 
+/// The review and the bumps it computes, as the JSON report holds them.
+#[derive(Serialize)]
+struct Report<'a> {
+    #[serde(flatten)]
+    review: &'a Review,
+    bumps: Vec<PackageBump>,
+}
+
 /// The review as pretty JSON, with a final newline.
 pub fn json(review: &Review) -> String {
-    let mut text = serde_json::to_string_pretty(review).expect("a review serializes");
+    let report = Report {
+        review,
+        bumps: bump::packages(review),
+    };
+    let mut text = serde_json::to_string_pretty(&report).expect("a review serializes");
     text.push('\n');
     text
 }
@@ -73,13 +90,21 @@ pub fn markdown(review: &Review) -> String {
             .filter(|finding| finding.directions.is_empty())
             .count()
             .to_string();
-        vec![
+        let mut row = vec![
             level.as_str().to_owned(),
             of_level.len().to_string(),
             in_direction(Direction::ClientToAgent),
             in_direction(Direction::AgentToClient),
             unattached,
-        ]
+        ];
+        row.extend(Tier::ALL.map(|tier| {
+            of_level
+                .iter()
+                .filter(|finding| finding.tier == tier)
+                .count()
+                .to_string()
+        }));
+        row
     });
     table(
         &mut out,
@@ -89,8 +114,23 @@ pub fn markdown(review: &Review) -> String {
             "client-to-agent",
             "agent-to-client",
             "bindings only",
+            "stable",
+            "unstable",
+            "draft",
         ],
         summary,
+    );
+    let _ = writeln!(out, "\n## Version bump\n");
+    table(
+        &mut out,
+        &["package", "bump", "why"],
+        bump::packages(review).into_iter().map(|package| {
+            vec![
+                package.package.to_owned(),
+                package.bump.as_str().to_owned(),
+                package.why,
+            ]
+        }),
     );
     for conflict in &review.conflicts {
         let _ = writeln!(
@@ -115,6 +155,7 @@ pub fn markdown(review: &Review) -> String {
                 format!("`{}`", finding.rule),
                 subject(finding),
                 finding.detail.clone(),
+                finding.tier.as_str().to_owned(),
                 finding.old_reader.as_str().to_owned(),
                 finding.new_reader.as_str().to_owned(),
                 directions(finding),
@@ -127,6 +168,7 @@ pub fn markdown(review: &Review) -> String {
                 "rule",
                 "change",
                 "detail",
+                "tier",
                 "old readers",
                 "new readers",
                 "directions",

@@ -11,6 +11,8 @@ use std::path::Path;
 
 use acp_ir::ir::*;
 use acp_ir::lower::{lower, Unsupported};
+use acp_review::bump::{self, Bump};
+use acp_review::tiers::Tier;
 use acp_review::witness::{Reader, Schema};
 use acp_review::{report, review, roles::Direction, rules::Level, rules::Rule, Finding, Review};
 use acp_schema_source::{load, ExtendedSchema, RfdSelection, SourceOptions};
@@ -805,4 +807,71 @@ fn every_rule_is_proven_by_a_change() {
         .map(|rule| rule.id())
         .collect();
     assert!(missing.is_empty(), "rules no test proves: {missing:?}");
+}
+
+/// A change is tagged with the tier of what it touches: stable by default,
+/// unstable when only unstable methods carry the type or the schema marks
+/// the member, draft in a schema of the v2 layout. Only a break of the
+/// stable tier asks for a major version, and `worst_from` leaves out the
+/// less binding tiers.
+#[test]
+fn a_break_is_tagged_with_its_tier_and_only_a_stable_one_is_major() {
+    let stable = changed(document(|document| require(document, "PromptRequest", "note")));
+    assert_eq!(
+        (only(&stable).level, only(&stable).tier),
+        (Level::Breaking, Tier::Stable)
+    );
+    assert_eq!(bump::bump(&stable).0, Bump::Major);
+    assert_eq!(stable.worst_from(Tier::Stable), Level::Breaking);
+
+    let unstable_method = || {
+        model(|ir: &mut Ir| {
+            ir.methods.get_mut("session/prompt").unwrap().unstable = true;
+        })
+    };
+    let unstable = changed_from(
+        unstable_method(),
+        document(|document| require(document, "PromptRequest", "note")),
+    );
+    assert_eq!(
+        (only(&unstable).level, only(&unstable).tier),
+        (Level::Breaking, Tier::Unstable),
+        "{}",
+        report::markdown(&unstable)
+    );
+    assert_witnessed(only(&unstable), &unstable);
+    assert_eq!(bump::bump(&unstable).0, Bump::Minor);
+    assert_eq!(
+        (unstable.worst_from(Tier::Stable), unstable.worst()),
+        (Level::Safe, Level::Breaking)
+    );
+
+    let marked = changed_from(
+        document(|document| {
+            property(document, "PromptRequest", "note")["description"] = json!("**UNSTABLE** not in the spec yet");
+        }),
+        document(|document| require(document, "PromptRequest", "note")),
+    );
+    assert_eq!(only(&marked).tier, Tier::Unstable, "{}", report::markdown(&marked));
+
+    let draft = changed_from(
+        model(|ir: &mut Ir| {
+            ir.capability_layout = Some(CapabilityLayout {
+                name: "v2".to_owned(),
+                protocol_version: 2,
+                agent: "/capabilities".to_owned(),
+                client: "/capabilities".to_owned(),
+            });
+        }),
+        document(|document| require(document, "PromptRequest", "note")),
+    );
+    assert_eq!(only(&draft).tier, Tier::Draft);
+    assert_eq!(bump::bump(&draft).0, Bump::Minor);
+
+    let form_only = changed(none());
+    assert_eq!(bump::bump(&form_only).0, Bump::Patch);
+    assert_eq!(Bump::Major.apply("1.20.3-dev.7").as_deref(), Some("2.0.0"));
+    assert_eq!(Bump::Minor.apply("1.20.3").as_deref(), Some("1.21.0"));
+    assert_eq!(Bump::Patch.apply("1.20.3").as_deref(), Some("1.20.4"));
+    assert_eq!(Bump::Patch.apply("one"), None);
 }

@@ -11,7 +11,7 @@ use anyhow::{bail, Context, Result};
 
 use acp_codegen::emit::PackageNames;
 use acp_codegen::lower::Unsupported;
-use acp_codegen::review::{self, report, rules::Level, witness::Schema, Review};
+use acp_codegen::review::{self, report, rules::Level, tiers::Tier, witness::Schema, Review};
 
 use crate::support::lowering::lower_told;
 use crate::support::output::{self, Files};
@@ -97,13 +97,25 @@ fn unified_diff(old: &crate::commands::generate::Outputs, new: &crate::commands:
     text
 }
 
-/// The level `--fail-on` names.
-pub fn fail_level(name: &str) -> Result<Level> {
-    match name {
-        "breaking" => Ok(Level::Breaking),
-        "warning" => Ok(Level::Warning),
-        other => bail!("--fail-on takes `breaking` or `warning`, not `{other}`"),
-    }
+/// The level and the least binding tier `--fail-on` names: `breaking` or
+/// `warning`, optionally followed by `:stable`, `:unstable` or `:draft`.
+/// A tier counts the findings of that tier and of the more binding ones;
+/// without one, every tier counts (`:draft`).
+pub fn fail_level(name: &str) -> Result<(Level, Tier)> {
+    let (level, tier) = name
+        .split_once(':')
+        .map_or((name, None), |(level, tier)| (level, Some(tier)));
+    let level = match level {
+        "breaking" => Level::Breaking,
+        "warning" => Level::Warning,
+        other => bail!("--fail-on takes `breaking` or `warning`, optionally with `:stable`, `:unstable` or `:draft`, not `{other}`"),
+    };
+    let tier = match tier {
+        None => Tier::Draft,
+        Some(tier) => Tier::parse(tier)
+            .with_context(|| format!("--fail-on: the tier is `stable`, `unstable` or `draft`, not `{tier}`"))?,
+    };
+    Ok((level, tier))
 }
 
 /// Writes the files of a review under `out` (replaced as a whole).
@@ -113,7 +125,7 @@ pub fn write(out: &Path, files: &Files) -> Result<()> {
 
 /// The command: reviews `base` against `head`, prints the report in
 /// `format` (`md` or `json`), writes the files to `out` when given, and
-/// exits 2 when a change reaches `fail_on` (`breaking` or `warning`).
+/// exits 2 when a change reaches `fail_on` ([`fail_level`]).
 pub fn command(
     base: &str,
     head: &str,
@@ -130,9 +142,16 @@ pub fn command(
     }
     let printed = if format == "json" { "review.json" } else { "review.md" };
     print!("{}", outcome.files[Path::new(printed)]);
-    if threshold.is_some_and(|threshold| outcome.review.worst() >= threshold) {
-        eprintln!("review: the change reaches `{}`", outcome.review.worst().as_str());
-        std::process::exit(2);
+    if let Some((level, tier)) = threshold {
+        let worst = outcome.review.worst_from(tier);
+        if worst >= level {
+            eprintln!(
+                "review: a change of the {} tier or a more binding one reaches `{}`",
+                tier.as_str(),
+                worst.as_str()
+            );
+            std::process::exit(2);
+        }
     }
     Ok(())
 }

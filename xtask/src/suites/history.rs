@@ -6,7 +6,9 @@
 //! reviewed as `cargo xtask review` would, and its breaking findings must be
 //! exactly those `tests/history/verdicts.json` expects, each there with the
 //! changelog's words that justify it; a pair it does not list must have
-//! none. Every breaking finding carries its witness by construction (the
+//! none, and each names the stability tier the review gives it. The table
+//! gives each pair's breaking findings per tier and the version bump the
+//! review computes beside the one upstream made. Every breaking finding carries its witness by construction (the
 //! review drops a verdict it cannot show), and a second validator, ajv
 //! (`tests/history/confirm.mjs`), checks each one again: the writer's schema
 //! accepts it and the reader's rejects it. Packages are fetched with
@@ -20,7 +22,9 @@ use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
+use acp_codegen::review::bump::{self, Bump};
 use acp_codegen::review::rules::Level;
+use acp_codegen::review::tiers::Tier;
 use acp_codegen::review::witness::Reader;
 use serde_json::json;
 
@@ -72,6 +76,8 @@ struct Expected {
 struct Verdict {
     rule: String,
     subject: String,
+    /// `stable`, `unstable` or `draft`.
+    tier: String,
     /// Why the break is real, or why it disagrees with the changelog.
     #[serde(rename = "why")]
     _why: String,
@@ -81,6 +87,9 @@ struct Verdict {
 struct Row {
     pair: String,
     counts: BTreeMap<Level, usize>,
+    breaking: BTreeMap<Tier, usize>,
+    bump: Bump,
+    upstream: &'static str,
 }
 
 /// Fetches the pinned releases, reviews every consecutive pair and checks
@@ -135,23 +144,29 @@ pub fn run(workspace: &Path) -> Result<()> {
                     }));
                 }
             }
-            let found: BTreeSet<(String, String)> = review
+            let found: BTreeSet<(String, String, String)> = review
                 .findings
                 .iter()
                 .filter(|finding| finding.level == Level::Breaking)
-                .map(|finding| (finding.rule.to_owned(), finding.subject.clone()))
+                .map(|finding| {
+                    (
+                        finding.rule.to_owned(),
+                        finding.subject.clone(),
+                        finding.tier.as_str().to_owned(),
+                    )
+                })
                 .collect();
-            let expected: BTreeSet<(String, String)> = verdicts
+            let expected: BTreeSet<(String, String, String)> = verdicts
                 .pairs
                 .get(&key)
                 .map(|pair| {
                     pair.breaking
                         .iter()
-                        .map(|verdict| (verdict.rule.clone(), verdict.subject.clone()))
+                        .map(|verdict| (verdict.rule.clone(), verdict.subject.clone(), verdict.tier.clone()))
                         .collect()
                 })
                 .unwrap_or_default();
-            for (rule, subject) in found.difference(&expected) {
+            for (rule, subject, tier) in found.difference(&expected) {
                 let witness = review
                     .findings
                     .iter()
@@ -160,18 +175,30 @@ pub fn run(workspace: &Path) -> Result<()> {
                 let shown = witness
                     .map(|witness| format!("{} at {}: {}", witness.message, witness.pointer, witness.error))
                     .unwrap_or_default();
-                failures.push(format!("{key}: unexpected breaking {rule} {subject}: {shown}"));
-            }
-            for (rule, subject) in expected.difference(&found) {
                 failures.push(format!(
-                    "{key}: expected breaking {rule} {subject} is not reported as breaking"
+                    "{key}: unexpected breaking {rule} {subject} ({tier} tier): {shown}"
+                ));
+            }
+            for (rule, subject, tier) in expected.difference(&found) {
+                failures.push(format!(
+                    "{key}: expected breaking {rule} {subject} ({tier} tier) is not reported as breaking of that tier"
                 ));
             }
             let mut counts = BTreeMap::new();
+            let mut breaking = BTreeMap::new();
             for finding in &review.findings {
                 *counts.entry(finding.level).or_insert(0) += 1;
+                if finding.level == Level::Breaking {
+                    *breaking.entry(finding.tier).or_insert(0) += 1;
+                }
             }
-            rows.push(Row { pair: key, counts });
+            rows.push(Row {
+                pair: key,
+                counts,
+                breaking,
+                bump: bump::bump(&review).0,
+                upstream: upstream_bump(&base.version, &head.version),
+            });
         }
     }
     for stale in verdicts.pairs.keys().filter(|key| !seen.contains(*key)) {
@@ -281,21 +308,56 @@ fn fetch(root: &Path, release: &Release) -> Result<()> {
 
 fn print_table(rows: &[Row]) {
     let levels = [Level::Breaking, Level::Warning, Level::Safe, Level::Info];
-    eprintln!("| pair | breaking | warning | safe | info |\n| --- | ---: | ---: | ---: | ---: |");
+    eprintln!(
+        "| pair | breaking | warning | safe | info | breaking stable | breaking unstable | breaking draft | bump | upstream's bump |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"
+    );
     let mut totals: BTreeMap<Level, usize> = BTreeMap::new();
+    let mut tiers: BTreeMap<Tier, usize> = BTreeMap::new();
     for row in rows {
-        let cells: Vec<String> = levels
+        let mut cells: Vec<String> = levels
             .iter()
             .map(|level| row.counts.get(level).copied().unwrap_or(0).to_string())
             .collect();
-        eprintln!("| {} | {} |", row.pair, cells.join(" | "));
+        cells.extend(Tier::ALL.map(|tier| row.breaking.get(&tier).copied().unwrap_or(0).to_string()));
+        eprintln!(
+            "| {} | {} | {} | {} |",
+            row.pair,
+            cells.join(" | "),
+            row.bump.as_str(),
+            row.upstream
+        );
         for (level, count) in &row.counts {
             *totals.entry(*level).or_insert(0) += count;
         }
+        for (tier, count) in &row.breaking {
+            *tiers.entry(*tier).or_insert(0) += count;
+        }
     }
-    let cells: Vec<String> = levels
+    let mut cells: Vec<String> = levels
         .iter()
         .map(|level| totals.get(level).copied().unwrap_or(0).to_string())
         .collect();
-    eprintln!("| {} pairs | {} |", rows.len(), cells.join(" | "));
+    cells.extend(Tier::ALL.map(|tier| tiers.get(&tier).copied().unwrap_or(0).to_string()));
+    eprintln!("| {} pairs | {} | | |", rows.len(), cells.join(" | "));
+}
+
+/// The bump upstream made from `base` to `head` (`MAJOR.MINOR.PATCH`, a
+/// pre-release suffix ignored): the first part that changed.
+fn upstream_bump(base: &str, head: &str) -> &'static str {
+    let parts = |version: &str| -> Vec<u64> {
+        version
+            .split(['-', '+'])
+            .next()
+            .unwrap_or_default()
+            .split('.')
+            .map(|part| part.parse().unwrap_or(0))
+            .collect()
+    };
+    let (base, head) = (parts(base), parts(head));
+    match (0..3).find(|index| base.get(*index) != head.get(*index)) {
+        Some(0) => "major",
+        Some(1) => "minor",
+        Some(_) => "patch",
+        None => "pre-release",
+    }
 }

@@ -55,6 +55,7 @@ pub fn run() -> Result<()> {
             source: SourceOptions::default(),
             names: names.clone(),
             version: None,
+            bump_from: None,
             strict_names: false,
             out: scratch.path.join(folder),
         })

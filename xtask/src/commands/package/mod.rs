@@ -34,6 +34,9 @@ pub struct Options {
     pub names: PackageNames,
     /// The base version (`--version`); the upstream release when absent.
     pub version: Option<String>,
+    /// The source the packages at `version` were made from
+    /// (`--bump-from`): `version` is raised by the review's bump.
+    pub bump_from: Option<String>,
     pub strict_names: bool,
     pub out: PathBuf,
 }
@@ -69,6 +72,10 @@ pub fn run(options: &Options) -> Result<Packaged> {
             "--schema {}: give --version MAJOR.MINOR.PATCH too (a schema file does not say which release it is)",
             file.display()
         ),
+    };
+    let base = match &options.bump_from {
+        Some(from) => bumped(from, &options.source, &base)?,
+        None => base,
     };
     let version_of = |overlays: &[String]| {
         acp_codegen::emit::package::version(&base, overlays).map_err(|message| anyhow::anyhow!("--version: {message}"))
@@ -113,6 +120,33 @@ pub fn run(options: &Options) -> Result<Packaged> {
         version,
         artifacts: moved,
     })
+}
+
+/// `version` raised by the bump the review of this source (without its
+/// overlays) against `from` computes.
+fn bumped(from: &str, source: &SourceOptions, version: &str) -> Result<String> {
+    let head = source
+        .schema_file
+        .as_ref()
+        .map_or_else(|| "default".to_owned(), |file| file.display().to_string());
+    let review = crate::commands::review::run(from, &head, false, false)
+        .with_context(|| format!("--bump-from {from}: reviewing {head} against it"))?
+        .review;
+    let (bump, finding) = acp_codegen::review::bump::bump(&review);
+    let raised = bump
+        .apply(version)
+        .with_context(|| format!("--version {version}: not MAJOR.MINOR.PATCH"))?;
+    eprintln!(
+        "package: {} bump from {version} to {raised}{}",
+        bump.as_str(),
+        finding.map_or_else(String::new, |finding| format!(
+            " ({} {}, {} tier)",
+            finding.rule,
+            finding.subject,
+            finding.tier.as_str()
+        ))
+    );
+    Ok(raised)
 }
 
 /// Writes one package's files into `folder`.
