@@ -9,7 +9,7 @@
 // and the client also open their end of a connection (`connection.ts`).
 
 import { Connection } from "./connection.js";
-import type { ConnectOptions, ConnectionRules, RequestOptions, Send } from "./connection.js";
+import type { AbortSignalLike, ConnectOptions, ConnectionRules, RequestOptions, Send } from "./connection.js";
 {%- if negotiated %}
 import type { Features } from "./connection.js";
 {%- endif %}
@@ -184,7 +184,7 @@ export function {{ side.encode_notification }}<M extends keyof {{ side.notificat
 /**
  * What this schema says about the messages a connection treats specially:
  * `initialize`, whose exchange decides the RFD features, what ends a prompt
- * turn, and request cancellation.
+ * turn, request cancellation and `session/cancel`.
  */
 const CONNECTION_RULES: ConnectionRules = {
   initialize: {{ rules.initialize }},
@@ -192,6 +192,7 @@ const CONNECTION_RULES: ConnectionRules = {
   turns: {{ rules.turns }},
   ready: {{ rules.ready }},
   cancel: {{ rules.cancel }},
+  turnCancel: {{ rules.turn_cancel }},
 };
 {%- if negotiated %}
 
@@ -239,6 +240,15 @@ export interface {{ connection.interface }} {
   receive(text: string): Promise<void>;
   /** Rejects every request in flight, and every later one, with `reason`. */
   close(reason?: unknown): void;
+{%- if connection.cancellation %}
+  /**
+   * The signal of the prompt turn `sessionId` has in flight, which aborts
+   * (with a `TurnCancelled`) when the client's `session/cancel` names the
+   * session; one that never aborts when there is none. The end acts on it by
+   * itself: a handler watches it only to stop its own work.
+   */
+  cancellation(sessionId: string): AbortSignalLike;
+{%- endif %}
 }
 
 /**
