@@ -470,8 +470,10 @@ class Connection:
         except Exception as error:  # noqa: BLE001 (any other failure of a handler answers -32603)
             answer = {"error": {"code": -32603, "message": str(error)}}
         self._permissions.pop(key, None)
+        # The turn ends either way; the peer's `$/cancel_request` keeps its answer.
+        ended = self._end_turn(key, method, params, answer)
         if not stopped:
-            answer = self._end_turn(key, method, params, answer)
+            answer = ended
         if "result" in answer:
             self._before_response(request_id, method, params, answer["result"])
         response = {"jsonrpc": "2.0", "id": request_id, **answer}
