@@ -867,7 +867,9 @@ impl Shared {
                 let (abort, registration) = AbortHandle::new_pair();
                 let permission = self.permission_session(&method, &params);
                 self.start_turn(&id, &method, &params);
-                self.lock().running.insert(id.to_string(), Running { abort, permission });
+                self.lock()
+                    .running
+                    .insert(id.to_string(), Running { abort, permission });
                 let kept = if self.answer_reads_params(&method) {
                     params.clone()
                 } else {
@@ -1198,7 +1200,10 @@ impl Shared {
             state.running.remove(&id.to_string());
             state.withdrawn.remove(&id.to_string())
         };
-        let outcome = match (outcome, self.rules.turn_cancel.as_ref().and_then(|rules| rules.permission)) {
+        let outcome = match (
+            outcome,
+            self.rules.turn_cancel.as_ref().and_then(|rules| rules.permission),
+        ) {
             // A permission request of a turn the client cancelled.
             (Err(Aborted), Some((_, cancelled))) if withdrawn => {
                 // The generator writes the text from a JSON value.

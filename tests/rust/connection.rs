@@ -621,7 +621,8 @@ impl Agent for CancelledAgent {
         let options = vec![PermissionOption::new("allow", "Allow", PermissionOptionKind::AllowOnce)];
         let permission = RequestPermissionRequest::new(session.clone(), ToolCallUpdate::new("call-1"), options);
         let (read, allowed) = futures::join!(
-            self.end.fs_read_text_file(ReadTextFileRequest::new(session.clone(), "/etc/hosts")),
+            self.end
+                .fs_read_text_file(ReadTextFileRequest::new(session.clone(), "/etc/hosts")),
             self.end.session_request_permission(permission),
         );
         let cancellation = self.end.cancellation(&session.to_string());
