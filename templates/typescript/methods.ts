@@ -9,7 +9,10 @@
 // and the client also open their end of a connection (`connection.ts`).
 
 import { Connection } from "./connection.js";
-import type { AbortSignalLike, ConnectOptions, ConnectionRules, RequestOptions, Send } from "./connection.js";
+import type { ConnectOptions, ConnectionRules, RequestOptions, Send } from "./connection.js";
+{%- if rules.turn_cancel != "null" %}
+import type { AbortSignalLike } from "./connection.js";
+{%- endif %}
 {%- if negotiated %}
 import type { Features } from "./connection.js";
 {%- endif %}

@@ -78,6 +78,7 @@ pub mod ends {
         ready: None,
         turns: None,
         cancel: None,
+        turn_cancel: None,
     };
 }
 
