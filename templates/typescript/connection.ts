@@ -524,7 +524,10 @@ export class Connection {
       if (running.permission === undefined || running.permission !== session) continue;
       this.#running.delete(key);
       running.cancelled = true;
-      this.#enqueue(JSON.stringify({ jsonrpc: "2.0", id: running.id, result: rules.permission.result }), this.#unordered);
+      this.#enqueue(
+        JSON.stringify({ jsonrpc: "2.0", id: running.id, result: rules.permission.result }),
+        this.#unordered,
+      );
     }
   }
 

@@ -625,7 +625,7 @@ impl Agent for CancelledAgent {
                 .fs_read_text_file(ReadTextFileRequest::new(session.clone(), "/etc/hosts")),
             self.end.session_request_permission(permission),
         );
-        let cancellation = self.end.cancellation(&session.to_string());
+        let cancellation = self.end.cancellation(session.as_ref());
         cancellation.cancelled().await;
         let mut saw = self.saw.lock().unwrap();
         saw.push(format!("{:?}", read.err()));
