@@ -35,7 +35,6 @@
 //!   notifications until it arrives, then releases them in order. There is
 //!   no timer to fall back on: an agent that must, sends after its own
 //!   timeout through an end opened with [`ConnectOptions::unordered`].
-//!
 //! - **`session/cancel` ends the turn it names as cancelled.** From the
 //!   moment the agent's end reads it, the turn's [`Cancellation`] (from
 //!   [`Connection::cancellation`]) fires, the calls the turn made to the
