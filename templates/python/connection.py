@@ -36,7 +36,17 @@ The connection removes the races the RFDs are about, by construction:
   notifications until it arrives, then releases them in order. There is no
   timer to fall back on.
 
-`ConnectOptions(unordered=True)` opens an end without any of this, as connections without it
+- `session/cancel` ends the turn it names as cancelled. From the moment the
+  agent's end reads it, the turn's `cancellation(session_id)` event is set,
+  the turn's pending requests to the client (those whose params name its
+  session) raise `TurnCancelled`, new ones raise it at once, and whatever the
+  prompt's handler ends with, an exception or a late result, is answered
+  with the `cancelled` stop reason, after every update the handler sent. The
+  client's end, sending `session/cancel`, answers the session's pending
+  `session/request_permission` requests with the `cancelled` outcome, after
+  it.
+
+`ConnectOptions(unordered=True)` opens an end without the ordering, as connections without it
 behave: prompts return on their response, nothing is held for
 `session/ready`, no `turn_complete` is added, and the agent's responses are
 written ahead of the notifications still queued. It exists to show what the
@@ -102,6 +112,15 @@ class Dropped:
     """The message's position: the `line`th message this end received (`receive` calls), from 1."""
 
 
+class TurnCancelled(Exception):
+    """A call of a cancelled prompt turn: the client's `session/cancel` named
+    its session (the agent's end)."""
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__(f"the prompt turn of session {session_id} was cancelled")
+        self.session_id = session_id
+
+
 @dataclass(frozen=True)
 class ConnectOptions:
     """How an end behaves beyond the schema's rules."""
@@ -164,12 +183,31 @@ class _Turns:
     end: _Complete | _Idle | None
 
 
+@dataclass(frozen=True)
+class _TurnCancel:
+    """What `session/cancel` asks of each end: `session/cancel` (the client's
+    notification) and `session/prompt`, the session id member of both and of
+    the requests in `scoped`, the prompt result's stop reason member and its
+    cancelled value, the client's requests whose params name a session (those
+    the agent makes during a turn belong to it), and
+    `session/request_permission` with the result that answers it `cancelled`."""
+
+    notification: str
+    prompt: str
+    session: str
+    stop_reason: str
+    cancelled: str
+    scoped: tuple[str, ...]
+    permission: tuple[str, _t.Any] | None
+
+
 # What this schema says about the messages a connection treats specially.
 _INITIALIZE = {{ initialize }}
 _READY: _Ready | None = {{ ready }}
 _TURNS: _Turns | None = {{ turns }}
 _CANCEL: tuple[str, str] | None = {{ cancel }}
 """`$/cancel_request` and its member naming the request."""
+_TURN_CANCEL: _TurnCancel | None = {{ turn_cancel }}
 
 
 @dataclass(frozen=True)
@@ -290,6 +328,8 @@ class _Pending:
     turn: _Turn | None
     follow: list[dict[str, _t.Any]] = field(default_factory=list)
     """What to send once its result is decoded, before the call returns (`session/ready`)."""
+    session: str | None = None
+    """The agent's end: the session whose turn the request belongs to."""
 
 
 class Connection:
@@ -344,12 +384,27 @@ class Connection:
         self._completed: set[str] = set()
         # The agent's end: `initialize` was answered with a result.
         self._initialized = False
+        # The agent's end: the prompt turns being handled, by session (the
+        # prompt's request id and its cancellation). The client's end: the
+        # sessions of the permission requests being handled, by request id,
+        # and the tasks `session/cancel` stopped, to answer `cancelled`.
+        self._turns: dict[str, tuple[str, asyncio.Event]] = {}
+        self._permissions: dict[str, str] = {}
+        self._withdrawn: set[asyncio.Task[_t.Any]] = set()
         self._implementation = handler(self)
 
     @property
     def features(self) -> Features:
         """What this end's `initialize` exchange negotiated so far."""
         return self._features
+
+    def cancellation(self, session_id: str) -> asyncio.Event:
+        """The agent's end: the event of the prompt turn `session_id` has in
+        flight, set when the client's `session/cancel` names the session (one
+        never set when there is none). The end acts on it by itself: a handler
+        watches it only to stop its own work."""
+        turn = self._turns.get(session_id)
+        return turn[1] if turn is not None else asyncio.Event()
 
     async def receive(self, text: str) -> None:
         """Handles one received message (JSON text). A response settles its
@@ -390,7 +445,9 @@ class Connection:
         elif "id" in message and (refusal := self._refusal(message["method"], message.get("params"))):
             await self._write({"jsonrpc": "2.0", "id": message["id"], "error": refusal})
         elif "id" in message:
-            self._running[_key(message["id"])] = self._spawn(self._answer(message))
+            key = _key(message["id"])
+            self._start_turn(key, message["method"], message.get("params"))
+            self._running[key] = self._spawn(self._answer(message))
         elif self._uninitialized(message["method"]):
             method = message["method"]
             self._report(method, _rt.RequestError(-32600, _NOT_INITIALIZED, {"method": method}), line)
@@ -487,6 +544,7 @@ class Connection:
         key = _key(request_id)
         # `receive` runs this as a task of its own.
         task = _t.cast("asyncio.Task[_t.Any]", asyncio.current_task())
+        stopped = False
         try:
             if task in self._stopping:
                 # Cancelled before it started.
@@ -500,7 +558,6 @@ class Connection:
                 if self._running.get(key) is task:
                     del self._running[key]
             answer: dict[str, _t.Any] = {"result": result}
-            self._before_response(request_id, method, params, result)
         except asyncio.CancelledError:
             if task not in self._stopping:
                 raise
@@ -508,11 +565,24 @@ class Connection:
             # The peer's cancellation ends here (`cancelling` and `uncancel` are Python 3.11's).
             if getattr(task, "cancelling", lambda: 0)():
                 getattr(task, "uncancel", lambda: 0)()
-            answer = {"error": {"code": -32800, "message": "Request cancelled"}}
+            if task in self._withdrawn and _TURN_CANCEL is not None and _TURN_CANCEL.permission is not None:
+                # A permission request of a turn this client cancelled.
+                self._withdrawn.discard(task)
+                answer = {"result": _TURN_CANCEL.permission[1]}
+            else:
+                stopped = True
+                answer = {"error": {"code": -32800, "message": "Request cancelled"}}
         except _rt.RequestError as error:
             answer = {"error": error.to_json()}
         except Exception as error:  # noqa: BLE001 (any other failure of a handler answers -32603)
             answer = {"error": {"code": -32603, "message": str(error)}}
+        self._permissions.pop(key, None)
+        # The turn ends either way; the peer's `$/cancel_request` keeps its answer.
+        ended = self._end_turn(key, method, params, answer)
+        if not stopped:
+            answer = ended
+        if "result" in answer:
+            self._before_response(request_id, method, params, answer["result"])
         response = {"jsonrpc": "2.0", "id": request_id, **answer}
         if self._role == "agent":
             self._queue(_text(response), overtaking=self._unordered)
@@ -545,6 +615,69 @@ class Connection:
             update = {turns.tag: turns.end.tag, turns.end.request: request_id, turns.end.stop_reason: reason}
             self._post_notification(turns.update, {turns.session: _get(params, turns.session), turns.payload: update})
 
+    def _start_turn(self, key: str, method: str, params: _t.Any) -> None:
+        """A request of the peer arrives: on the agent's end, a prompt for a
+        session starts a turn, which `session/cancel` may cancel; on the
+        client's, a permission request is noted with its session."""
+        rules = _TURN_CANCEL
+        session = _member(params, rules.session) if rules is not None else None
+        if rules is None or session is None:
+            return
+        if self._role == "agent" and method == rules.prompt:
+            self._turns[session] = (key, asyncio.Event())
+        elif self._role == "client" and rules.permission is not None and method == rules.permission[0]:
+            self._permissions[key] = session
+
+    def _end_turn(self, key: str, method: str, params: _t.Any, answer: dict[str, _t.Any]) -> dict[str, _t.Any]:
+        """The agent's end: the answer to a prompt whose turn was cancelled is
+        the `cancelled` stop reason, whatever its handler ended with (the
+        result's other members kept); the turn ends."""
+        rules = _TURN_CANCEL
+        if self._role != "agent" or rules is None or method != rules.prompt:
+            return answer
+        session = _member(params, rules.session)
+        turn = self._turns.get(session) if session is not None else None
+        if session is None or turn is None or turn[0] != key:
+            return answer
+        del self._turns[session]
+        if not turn[1].is_set():
+            return answer
+        result = answer.get("result")
+        return {"result": {**(result if isinstance(result, dict) else {}), rules.stop_reason: rules.cancelled}}
+
+    def _cancel_turn(self, method: str, params: _t.Any) -> None:
+        """The agent's end read `session/cancel`: the turn of the session it
+        names is cancelled, and its pending requests raise `TurnCancelled`.
+        Their entries stay until the client's answer, which then settles
+        nothing and is not reported."""
+        rules = _TURN_CANCEL
+        if self._role != "agent" or rules is None or method != rules.notification:
+            return
+        session = _member(params, rules.session)
+        turn = self._turns.get(session) if session is not None else None
+        if session is None or turn is None or turn[1].is_set():
+            return
+        turn[1].set()
+        for pending in self._pending.values():
+            if pending.session == session:
+                _resolve(pending.future, (False, TurnCancelled(session)))
+
+    def _withdraw_permissions(self, method: str, params: _t.Any) -> None:
+        """The client's end sent `session/cancel`: the session's permission
+        requests being handled stop, to be answered `cancelled` (`_answer`)."""
+        rules = _TURN_CANCEL
+        if self._role != "client" or rules is None or method != rules.notification:
+            return
+        session = _member(params, rules.session)
+        for key, asked in list(self._permissions.items()):
+            task = self._running.pop(key, None) if asked == session else None
+            if task is not None:
+                del self._permissions[key]
+                self._withdrawn.add(task)
+                self._stopping.add(task)
+                if task in self._handling:
+                    task.cancel()
+
     def _after_response(self, method: str, params: _t.Any, result: _t.Any) -> None:
         """The agent's end answered a request that opens a session: from now
         on its scoped notifications wait for `session/ready`."""
@@ -568,8 +701,9 @@ class Connection:
 
     def _on_read(self, method: str, params: _t.Any) -> None:
         """What a notification does as soon as it is read, before its handler
-        runs: `$/cancel_request` cancels the handler it names, `session/ready`
-        releases what the agent's end held."""
+        runs: `$/cancel_request` cancels the handler it names, `session/cancel`
+        the turn, `session/ready` releases what the agent's end held."""
+        self._cancel_turn(method, params)
         if _CANCEL is not None and method == _CANCEL[0] and isinstance(params, dict) and _CANCEL[1] in params:
             running = self._running.pop(_key(params[_CANCEL[1]]), None)
             if running is not None:
@@ -618,10 +752,15 @@ class Connection:
     async def _call(self, method: str, params: _t.Any) -> _t.Any:
         if self._closed is not None:
             raise self._closed
+        wire = _wire(params)
+        session = self._turn_session(method, wire)
+        turn = self._turns.get(session) if session is not None else None
+        if session is not None and turn is not None and turn[1].is_set():
+            raise TurnCancelled(session)
         request_id = self._next_id
         self._next_id += 1
-        wire = _wire(params)
-        pending = _Pending(method, wire, asyncio.get_running_loop().create_future(), self._turn_for(method, wire))
+        future = asyncio.get_running_loop().create_future()
+        pending = _Pending(method, wire, future, self._turn_for(method, wire), session=session)
         self._pending[request_id] = pending
         try:
             await self._write({"jsonrpc": "2.0", "id": request_id, "method": method, "params": wire})
@@ -641,6 +780,13 @@ class Connection:
         for message in follow:
             await self._write(message)
         return result
+
+    def _turn_session(self, method: str, params: _t.Any) -> str | None:
+        """The agent's end: the session whose turn its request `method` belongs to."""
+        rules = _TURN_CANCEL
+        if self._role != "agent" or rules is None or method not in rules.scoped:
+            return None
+        return _member(params, rules.session)
 
     def _turn_for(self, method: str, params: _t.Any) -> _Turn | None:
         """What a prompt of the client's end waits for (`None`: its response only)."""
@@ -742,6 +888,7 @@ class Connection:
             self._post_notification(method, wire)
         else:
             await self._write({"jsonrpc": "2.0", "method": method, "params": wire})
+            self._withdraw_permissions(method, wire)
 
     def _post_notification(self, method: str, params: _t.Any) -> None:
         """The agent's end queues a notification, or its gate holds it (rule R1)."""

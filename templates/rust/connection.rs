@@ -35,6 +35,15 @@
 //!   notifications until it arrives, then releases them in order. There is
 //!   no timer to fall back on: an agent that must, sends after its own
 //!   timeout through an end opened with [`ConnectOptions::unordered`].
+//! - **`session/cancel` ends the turn it names as cancelled.** From the
+//!   moment the agent's end reads it, the turn's [`Cancellation`] (from
+//!   [`Connection::cancellation`]) fires, the calls the turn made to the
+//!   client (the requests whose params name its session) fail with
+//!   [`CallError::Cancelled`], new ones fail at once, and whatever the
+//!   prompt's handler returns, an error or a late result, is answered with
+//!   the `cancelled` stop reason, after every update the handler sent. The
+//!   client's end, sending `session/cancel`, answers the session's pending
+//!   `session/request_permission` requests with the `cancelled` outcome, after it.
 //!
 //! The agent's end keeps the handshake ([`Handshake`]): it answers any
 //! request before `initialize` was answered with -32600 (invalid request)
@@ -78,6 +87,9 @@ pub enum CallError {
     Encode(String),
     /// The connection closed before the answer arrived.
     Closed,
+    /// The prompt turn the call belongs to was cancelled (`session/cancel`):
+    /// the call was not sent, or its answer is no longer awaited.
+    Cancelled,
 }
 
 impl ::std::fmt::Display for CallError {
@@ -91,6 +103,7 @@ impl ::std::fmt::Display for CallError {
             CallError::Decode(error) => write!(formatter, "the peer's answer does not decode: {error}"),
             CallError::Encode(error) => write!(formatter, "the params do not encode: {error}"),
             CallError::Closed => formatter.write_str("the connection is closed"),
+            CallError::Cancelled => formatter.write_str("the prompt turn was cancelled"),
         }
     }
 }
@@ -123,6 +136,52 @@ pub struct Rules {
     pub turns: Option<TurnRules>,
     /// `$/cancel_request` and its member naming the request.
     pub cancel: Option<(&'static str, &'static str)>,
+    pub turn_cancel: Option<TurnCancelRules>,
+}
+
+/// What `session/cancel` asks of each end.
+#[derive(Debug)]
+pub struct TurnCancelRules {
+    /// `session/cancel`, the client's notification, and `session/prompt`.
+    pub notification: &'static str,
+    pub prompt: &'static str,
+    /// The session id member of both, and of the requests in `scoped`.
+    pub session: &'static str,
+    /// The prompt result's stop reason member and its cancelled value.
+    pub stop_reason: &'static str,
+    pub cancelled: &'static str,
+    /// The client's requests whose params name a session: those the agent
+    /// makes during a turn belong to it.
+    pub scoped: &'static [&'static str],
+    /// `session/request_permission` and the JSON text of the result that
+    /// answers it `cancelled`.
+    pub permission: Option<(&'static str, &'static str)>,
+}
+
+/// The cancellation of one prompt turn, which fires when the client's
+/// `session/cancel` names the turn's session ([`Connection::cancellation`]).
+/// A clone watches the same turn.
+#[derive(Clone)]
+pub struct Cancellation(futures::future::Shared<oneshot::Receiver<()>>);
+
+impl Cancellation {
+    /// A cancellation of no turn, which never fires.
+    fn never() -> Self {
+        Cancellation(oneshot::channel().1.shared())
+    }
+
+    /// Whether the turn was cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        matches!(self.0.peek(), Some(Ok(())))
+    }
+
+    /// Completes once the turn is cancelled; never, for a turn that ends
+    /// otherwise.
+    pub async fn cancelled(&self) {
+        if self.0.clone().await.is_err() {
+            futures::future::pending::<()>().await;
+        }
+    }
 }
 
 /// The RFD features an `initialize` exchange turned on.
@@ -412,9 +471,37 @@ struct State {
     /// The agent's end: prompts whose `turn_complete` its handler sent.
     completed: BTreeSet<String>,
     /// The peer's requests being handled, by id.
-    running: HashMap<String, AbortHandle>,
+    running: HashMap<String, Running>,
     /// The agent's end: `initialize` was answered with a result.
     initialized: bool,
+    /// The agent's end: the prompt turns being handled, by session.
+    turns: HashMap<String, TurnInFlight>,
+    /// The client's end: the permission requests answered `cancelled`
+    /// (their handler was stopped), by id.
+    withdrawn: BTreeSet<String>,
+}
+
+/// A peer's request being handled.
+struct Running {
+    abort: AbortHandle,
+    /// The client's end: the session of a permission request, which
+    /// `session/cancel` answers.
+    permission: Option<String>,
+}
+
+/// The agent's end: a prompt being handled.
+struct TurnInFlight {
+    /// The prompt's request id (JSON text).
+    id: String,
+    /// Fires the turn's [`Cancellation`]; taken once it has.
+    trigger: Option<oneshot::Sender<()>>,
+    cancellation: Cancellation,
+}
+
+impl TurnInFlight {
+    fn cancelled(&self) -> bool {
+        self.trigger.is_none()
+    }
 }
 
 /// What a call's decoded result settles.
@@ -430,6 +517,8 @@ struct Pending {
     reply: Option<oneshot::Sender<Result<Value, CallError>>>,
     /// A prompt waiting for its turn to drain.
     turn: Option<Turn>,
+    /// The agent's end: the session whose turn this request belongs to.
+    session: Option<String>,
 }
 
 struct Turn {
@@ -475,6 +564,18 @@ impl Connection {
     /// What this end's `initialize` exchange negotiated so far.
     pub fn features(&self) -> Features {
         self.shared.lock().features
+    }
+
+    /// The agent's end: the cancellation of the prompt turn `session` has
+    /// in flight, which its prompt handler may await or poll (one that
+    /// never fires when there is none). The end acts on it by itself (the
+    /// module says how): a handler only stops its own work.
+    pub fn cancellation(&self, session: &str) -> Cancellation {
+        self.shared
+            .lock()
+            .turns
+            .get(session)
+            .map_or_else(Cancellation::never, |turn| turn.cancellation.clone())
     }
 
     /// Calls `method` with `params` and decodes its result. `initialize`
@@ -583,6 +684,14 @@ impl Shared {
             if state.closed {
                 return Err(CallError::Closed);
             }
+            let session = self.turn_session(method, params);
+            if session
+                .as_ref()
+                .and_then(|session| state.turns.get(session))
+                .is_some_and(TurnInFlight::cancelled)
+            {
+                return Err(CallError::Cancelled);
+            }
             let id = state.next_id;
             state.next_id += 1;
             let turn = self.turn_for(&state, method, params, id);
@@ -591,6 +700,7 @@ impl Shared {
                 Pending {
                     reply: Some(sender),
                     turn,
+                    session,
                 },
             );
             id
@@ -607,6 +717,16 @@ impl Shared {
             ..Message::default()
         })?)?;
         Ok((receiver, guard))
+    }
+
+    /// The agent's end: the session whose turn its request `method` belongs to.
+    fn turn_session(&self, method: &str, params: &Value) -> Option<String> {
+        let rules = self
+            .rules
+            .turn_cancel
+            .as_ref()
+            .filter(|rules| self.role == Role::Agent && rules.scoped.contains(&method))?;
+        Some(params.get(rules.session)?.as_str()?.to_owned())
     }
 
     /// What a `session/prompt` of the client's end waits for.
@@ -649,7 +769,37 @@ impl Shared {
         for text in now.into_iter().chain(released) {
             self.send(text)?;
         }
+        self.withdraw_permissions(method, &params);
         Ok(())
+    }
+
+    /// The client's end sent `session/cancel`: the session's permission
+    /// requests being handled stop, to be answered `cancelled` ([`Shared::respond`]).
+    fn withdraw_permissions(&self, method: &str, params: &Value) {
+        let Some(rules) = self
+            .rules
+            .turn_cancel
+            .as_ref()
+            .filter(|rules| self.role == Role::Client && rules.notification == method)
+        else {
+            return;
+        };
+        let Some(session) = params.get(rules.session).and_then(Value::as_str) else {
+            return;
+        };
+        let mut state = self.lock();
+        let ids: Vec<String> = state
+            .running
+            .iter()
+            .filter(|(_, running)| running.permission.as_deref() == Some(session))
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in ids {
+            if let Some(running) = state.running.remove(&id) {
+                running.abort.abort();
+                state.withdrawn.insert(id);
+            }
+        }
     }
 
     /// The session of an agent's session-scoped notification, when R1 holds it.
@@ -769,8 +919,12 @@ impl Shared {
                     let _ = self.write(&json!({ "jsonrpc": "2.0", "id": id, "error": refusal }));
                     return;
                 }
-                let (handle, registration) = AbortHandle::new_pair();
-                self.lock().running.insert(id.to_string(), handle);
+                let (abort, registration) = AbortHandle::new_pair();
+                let permission = self.permission_session(&method, &params);
+                self.start_turn(&id, &method, &params);
+                self.lock()
+                    .running
+                    .insert(id.to_string(), Running { abort, permission });
                 let kept = if self.answer_reads_params(&method) {
                     params.clone()
                 } else {
@@ -800,6 +954,98 @@ impl Shared {
             }
             (Some(_), id) => self.fault(id.unwrap_or(Value::Null), -32600, "the method is not a string"),
             (None, id) => self.fault(id.unwrap_or(Value::Null), -32600, "neither a call nor an answer"),
+        }
+    }
+
+    /// The client's end: the session of the peer's permission request.
+    fn permission_session(&self, method: &str, params: &Value) -> Option<String> {
+        let rules = self.rules.turn_cancel.as_ref().filter(|rules| {
+            self.role == Role::Client && rules.permission.is_some_and(|(permission, _)| permission == method)
+        })?;
+        Some(params.get(rules.session)?.as_str()?.to_owned())
+    }
+
+    /// The agent's end: a prompt `id` for a session starts a turn, which
+    /// `session/cancel` may cancel.
+    fn start_turn(&self, id: &Value, method: &str, params: &Value) {
+        let Some(rules) = self
+            .rules
+            .turn_cancel
+            .as_ref()
+            .filter(|rules| self.role == Role::Agent && rules.prompt == method)
+        else {
+            return;
+        };
+        let Some(session) = params.get(rules.session).and_then(Value::as_str) else {
+            return;
+        };
+        let (trigger, receiver) = oneshot::channel();
+        let turn = TurnInFlight {
+            id: id.to_string(),
+            trigger: Some(trigger),
+            cancellation: Cancellation(receiver.shared()),
+        };
+        self.lock().turns.insert(session.to_owned(), turn);
+    }
+
+    /// The agent's end read `session/cancel`: the turn of the session it
+    /// names is cancelled, and the calls the turn made stop waiting.
+    fn cancel_turn(&self, method: &str, params: &Value) {
+        let Some(rules) = self
+            .rules
+            .turn_cancel
+            .as_ref()
+            .filter(|rules| self.role == Role::Agent && rules.notification == method)
+        else {
+            return;
+        };
+        let Some(session) = params.get(rules.session).and_then(Value::as_str) else {
+            return;
+        };
+        let mut state = self.lock();
+        let Some(trigger) = state.turns.get_mut(session).and_then(|turn| turn.trigger.take()) else {
+            return;
+        };
+        let _ = trigger.send(());
+        // The entries stay until the client's answer, which is then not reported.
+        for pending in state.pending.values_mut() {
+            if pending.session.as_deref() == Some(session) {
+                if let Some(reply) = pending.reply.take() {
+                    let _ = reply.send(Err(CallError::Cancelled));
+                }
+            }
+        }
+    }
+
+    /// The agent's end: the answer to a prompt whose turn was cancelled is
+    /// the `cancelled` stop reason, whatever its handler returned (the
+    /// result's other members kept); the turn ends.
+    fn end_turn(&self, id: &Value, method: &str, params: &Value, outcome: Outcome) -> Outcome {
+        let Some(rules) = self
+            .rules
+            .turn_cancel
+            .as_ref()
+            .filter(|rules| self.role == Role::Agent && rules.prompt == method)
+        else {
+            return outcome;
+        };
+        let Some(session) = params.get(rules.session).and_then(Value::as_str) else {
+            return outcome;
+        };
+        let mut state = self.lock();
+        let key = id.to_string();
+        if state.turns.get(session).is_none_or(|turn| turn.id != key) {
+            return outcome;
+        }
+        let cancelled = state.turns.remove(session).is_some_and(|turn| turn.cancelled());
+        let reason = Value::from(rules.cancelled);
+        match outcome {
+            Ok(Ok(Value::Object(mut result))) if cancelled => {
+                result.insert(rules.stop_reason.to_owned(), reason);
+                Ok(Ok(Value::Object(result)))
+            }
+            Ok(_) if cancelled => Ok(Ok(json!({ rules.stop_reason: reason }))),
+            outcome => outcome,
         }
     }
 
@@ -881,16 +1127,17 @@ impl Shared {
 
     /// What a notification does as soon as it is read, before its handler
     /// runs: `session/ready` releases what was held, `$/cancel_request`
-    /// stops the request it names.
+    /// stops the request it names, `session/cancel` cancels the turn.
     fn received(&self, method: &str, params: &Value) {
         if let Some((_, member)) = self.rules.cancel.filter(|(cancel, _)| *cancel == method) {
-            if let Some(handle) = params
+            if let Some(running) = params
                 .get(member)
                 .and_then(|id| self.lock().running.remove(&id.to_string()))
             {
-                handle.abort();
+                running.abort.abort();
             }
         }
+        self.cancel_turn(method, params);
         let Some(ready) = self
             .rules
             .ready
@@ -1064,7 +1311,22 @@ impl Shared {
             params,
             outcome,
         } = done;
-        self.lock().running.remove(&id.to_string());
+        let withdrawn = {
+            let mut state = self.lock();
+            state.running.remove(&id.to_string());
+            state.withdrawn.remove(&id.to_string())
+        };
+        let outcome = match (
+            outcome,
+            self.rules.turn_cancel.as_ref().and_then(|rules| rules.permission),
+        ) {
+            // A permission request of a turn the client cancelled.
+            (Err(Aborted), Some((_, cancelled))) if withdrawn => {
+                // The generator writes the text from a JSON value.
+                Ok(Ok(serde_json::from_str(cancelled).unwrap_or_default()))
+            }
+            (outcome, _) => self.end_turn(&id, &method, &params, outcome),
+        };
         let (text, result) = match outcome {
             Ok(Ok(result)) => {
                 let result = self.handshake_result(&method, &params, result);
@@ -1180,12 +1442,16 @@ struct Inbound {
     line: u64,
 }
 
+/// What a handler of the peer's request came to: its result or error, or
+/// stopped.
+type Outcome = Result<Result<Value, super::types::Error>, Aborted>;
+
 /// A handled request of the peer.
 struct Done {
     id: Value,
     method: String,
     params: Value,
-    outcome: Result<Result<Value, super::types::Error>, Aborted>,
+    outcome: Outcome,
 }
 
 /// The members of a received JSON object that make a JSON-RPC message,

@@ -41,7 +41,17 @@
 //   await, and before anything that code sends), and the agent's end holds
 //   the session's scoped notifications until it arrives.
 //
-// `ConnectOptions.unordered` turns all of that off, as connections without
+// - `session/cancel` ends the turn it names as cancelled. From the moment
+//   the agent's end reads it, the turn's `cancellation(sessionId)` signal
+//   aborts, the turn's pending requests to the client (those whose params
+//   name its session) reject with a `TurnCancelled`, new ones reject at
+//   once, and whatever the prompt's handler settles with, an error or a late
+//   result, is answered with the `cancelled` stop reason, after every update
+//   the handler sent. The client's end, sending `session/cancel`, answers the
+//   session's pending `session/request_permission` requests with the
+//   `cancelled` outcome, after it.
+//
+// `ConnectOptions.unordered` turns the ordering off, as connections without
 // it behave: prompts resolve on their response, nothing is held for
 // `session/ready` (nor sent), no `turn_complete` is added, and responses
 // are written at once, ahead of queued notifications. It exists to show
@@ -112,6 +122,24 @@ export interface AbortSignalLike {
   removeEventListener(type: "abort", listener: () => void): void;
 }
 
+/**
+ * Why a call of a cancelled prompt turn failed, and the reason its
+ * `cancellation` signal aborts with: the client's `session/cancel` named its
+ * session.
+ */
+export class TurnCancelled extends Error {
+  readonly sessionId: string;
+
+  constructor(sessionId: string) {
+    super(`the prompt turn of session ${sessionId} was cancelled`);
+    this.name = "TurnCancelled";
+    this.sessionId = sessionId;
+  }
+}
+
+// The platform's (Node.js and browsers alike), without the DOM's types.
+declare const AbortController: new () => { readonly signal: AbortSignalLike; abort(reason?: unknown): void };
+
 /** How one request is made. */
 export interface RequestOptions {
   /** Aborting it forgets the request, rejects the call with the signal's reason and tells the peer (`$/cancel_request`, when the schema has it). */
@@ -149,6 +177,22 @@ export interface TurnRules {
   readonly end: TurnEnd;
 }
 
+/** What `session/cancel` asks of each end (wire names). */
+export interface TurnCancelRules {
+  /** `session/cancel`, the client's notification, and `session/prompt`. */
+  readonly notification: string;
+  readonly prompt: string;
+  /** The session id member of both, and of the requests in `scoped`. */
+  readonly session: string;
+  /** The prompt result's stop reason member and its cancelled value. */
+  readonly stopReason: string;
+  readonly cancelled: string;
+  /** The client's requests whose params name a session: those the agent makes during a turn belong to it. */
+  readonly scoped: readonly string[];
+  /** `session/request_permission` and the result that answers it `cancelled`. */
+  readonly permission: { readonly method: string; readonly result: JsonValue } | null;
+}
+
 /** What the schema says about the messages an end treats specially (`CONNECTION_RULES`, written by the generator). */
 export interface ConnectionRules {
   /** `initialize`, whose exchange decides the `Features`. */
@@ -162,6 +206,8 @@ export interface ConnectionRules {
   readonly cancel: { readonly method: string; readonly member: string } | null;
   /** What the agent's end decides about `initialize` itself; `null` without `initialize`. */
   readonly handshake: Handshake | null;
+  /** What a `session/cancel` of a prompt turn does at each end; `null` without it. */
+  readonly turnCancel: TurnCancelRules | null;
 }
 
 /** What the agent's end decides about `initialize` itself, whatever its handler answers. */
@@ -242,6 +288,8 @@ interface Pending {
   readonly turn: Turn | undefined;
   /** Stops listening to the request's signal. */
   readonly forget: () => void;
+  /** The agent's end: the session whose turn the request belongs to. */
+  readonly session: string | undefined;
 }
 
 /** A received notification waiting for its turn to be handled. */
@@ -265,6 +313,15 @@ interface Outgoing {
 interface Running {
   readonly id: JsonRpcId;
   cancelled: boolean;
+  /** The client's end: the session of a permission request, which `session/cancel` answers. */
+  readonly permission: string | undefined;
+}
+
+/** The agent's end: a prompt being handled. */
+interface TurnInFlight {
+  /** The prompt's request id (JSON text). */
+  readonly id: string;
+  readonly controller: { readonly signal: AbortSignalLike; abort(reason?: unknown): void };
 }
 
 const NO_FEATURES: Features = { sessionReady: false, turnComplete: false };
@@ -337,6 +394,8 @@ export class Connection {
   readonly #running = new Map<string, Running>();
   /** The agent's end: `initialize` was answered with a result. */
   #initialized = false;
+  /** The agent's end: the prompt turns being handled, by session. */
+  readonly #turns = new Map<string, TurnInFlight>();
 
   constructor(
     role: Role,
@@ -423,6 +482,9 @@ export class Connection {
     if (signal?.aborted === true) return Promise.reject(abortReason(signal));
     const id = this.#nextId++;
     const message = encodeRequest(id, method, params);
+    const session = this.#turnSession(method, message.params);
+    const turn = session === undefined ? undefined : this.#turns.get(session);
+    if (turn?.controller.signal.aborted === true) return Promise.reject(turn.controller.signal.reason);
     return new Promise((resolve, reject) => {
       let forget = (): void => {};
       if (signal !== undefined) {
@@ -437,16 +499,32 @@ export class Connection {
         reject,
         turn: this.#turnFor(method, message.params, id),
         forget,
+        session,
       });
       this.#write(message);
     });
   }
 
-  /** Sends a notification of `method`, after everything this end sent before it (held first when rule R1 says so). */
+  /**
+   * Sends a notification of `method`, after everything this end sent before
+   * it (held first when rule R1 says so); the client's `session/cancel`
+   * answers the session's pending permission requests after it.
+   */
   notify(method: string, params: unknown): void {
     const message = encodeNotification(method, params);
     if (this.#role === "agent") this.#noteCompletion(method, message.params);
     for (const ready of this.#lifecycle?.outgoing(method, message) ?? [message]) this.#write(ready);
+    this.#withdrawPermissions(method, message.params);
+  }
+
+  /**
+   * The agent's end: the signal of the prompt turn `sessionId` has in
+   * flight, which aborts with a `TurnCancelled` when the client's
+   * `session/cancel` names the session; one that never aborts when there is
+   * none.
+   */
+  cancellation(sessionId: string): AbortSignalLike {
+    return (this.#turns.get(sessionId)?.controller ?? new AbortController()).signal;
   }
 
   /** Sends a request of a `_`-prefixed extension method with JSON params and resolves with its JSON result. */
@@ -478,6 +556,72 @@ export class Connection {
     if (turns.end.kind === "complete" && this.#features.turnComplete) wait = { kind: "complete", request: id };
     if (turns.end.kind === "idle") wait = { kind: "idle", active: false };
     return { session: member(params, turns.session), wait, answer: undefined };
+  }
+
+  /** The agent's end: the session whose turn its request `method` belongs to. */
+  #turnSession(method: string, params: unknown): string | undefined {
+    const rules = this.#rules.turnCancel;
+    if (this.#role !== "agent" || rules === null || !rules.scoped.includes(method)) return undefined;
+    const session = member(params, rules.session);
+    return typeof session === "string" ? session : undefined;
+  }
+
+  /** The client's end sent `session/cancel`: the session's permission requests being handled are answered `cancelled`, and their handlers' answers dropped. */
+  #withdrawPermissions(method: string, params: unknown): void {
+    const rules = this.#rules.turnCancel;
+    if (this.#role !== "client" || rules?.permission == null || method !== rules.notification) return;
+    const session = member(params, rules.session);
+    for (const [key, running] of this.#running) {
+      if (running.permission === undefined || running.permission !== session) continue;
+      this.#running.delete(key);
+      running.cancelled = true;
+      this.#enqueue(
+        JSON.stringify({ jsonrpc: "2.0", id: running.id, result: rules.permission.result }),
+        this.#unordered,
+      );
+    }
+  }
+
+  /** The agent's end read `session/cancel`: the turn of the session it names aborts, and its pending requests reject. */
+  #cancelTurn(method: string, params: unknown): void {
+    const rules = this.#rules.turnCancel;
+    if (this.#role !== "agent" || rules === null || method !== rules.notification) return;
+    const session = member(params, rules.session);
+    const turn = typeof session === "string" ? this.#turns.get(session) : undefined;
+    if (turn === undefined || turn.controller.signal.aborted) return;
+    const reason = new TurnCancelled(session as string);
+    turn.controller.abort(reason);
+    // The entries stay until the client's answer, which then settles nothing and is not reported.
+    for (const pending of this.#pending.values()) {
+      if (pending.session !== session) continue;
+      pending.forget();
+      pending.reject(reason);
+    }
+  }
+
+  /** The agent's end: a prompt `key` for a session starts a turn, which `session/cancel` may cancel. */
+  #startTurn(key: string, method: string, params: unknown): void {
+    const rules = this.#rules.turnCancel;
+    if (this.#role !== "agent" || rules === null || method !== rules.prompt) return;
+    const session = member(params, rules.session);
+    if (typeof session === "string") this.#turns.set(session, { id: key, controller: new AbortController() });
+  }
+
+  /**
+   * The agent's end: the answer to a prompt whose turn was cancelled is the
+   * `cancelled` stop reason, whatever its handler settled with (the result's
+   * other members kept); the turn ends.
+   */
+  #endTurn(key: string, method: string, params: unknown, response: JsonRpcResponse): JsonRpcResponse {
+    const rules = this.#rules.turnCancel;
+    if (this.#role !== "agent" || rules === null || method !== rules.prompt) return response;
+    const session = member(params, rules.session);
+    const turn = typeof session === "string" ? this.#turns.get(session) : undefined;
+    if (turn === undefined || turn.id !== key) return response;
+    this.#turns.delete(session as string);
+    if (!turn.controller.signal.aborted) return response;
+    const result = "result" in response && isRecord(response.result) ? response.result : {};
+    return { jsonrpc: "2.0", id: response.id, result: { ...result, [rules.stopReason]: rules.cancelled } };
   }
 
   /** The caller stopped waiting for request `id`: forget it and tell the peer. */
@@ -530,10 +674,11 @@ export class Connection {
 
   /**
    * What a notification does as soon as it is read, before its handler
-   * runs: `$/cancel_request` answers the request it names, `session/ready`
-   * releases what was held.
+   * runs: `$/cancel_request` answers the request it names, `session/cancel`
+   * cancels the turn, `session/ready` releases what was held.
    */
   #onRead(method: string, params: unknown): void {
+    this.#cancelTurn(method, params);
     const cancel = this.#rules.cancel;
     if (cancel !== null && method === cancel.method) {
       const key = JSON.stringify(member(params, cancel.member) ?? null);
@@ -601,10 +746,18 @@ export class Connection {
       return;
     }
     const key = JSON.stringify(id);
-    const running: Running = { id, cancelled: false };
+    const rules = this.#rules.turnCancel;
+    const session = member(params, rules?.session ?? "");
+    const permission =
+      this.#role === "client" && method === rules?.permission?.method && typeof session === "string"
+        ? session
+        : undefined;
+    const running: Running = { id, cancelled: false, permission };
     this.#running.set(key, running);
-    void dispatchMessage(this.#local, this.#implementation, message).then((response) => {
+    this.#startTurn(key, method, params);
+    void dispatchMessage(this.#local, this.#implementation, message).then((settled) => {
       if (this.#running.get(key) === running) this.#running.delete(key);
+      const response = settled === null ? null : this.#endTurn(key, method, params, settled);
       if (response === null || running.cancelled) return;
       this.#respond(method, params, response);
     });

@@ -7,6 +7,7 @@ export * from "./types.js";
 export * from "./decode.js";
 export * from "./methods.js";
 export { RequestError } from "./rpc.js";
+export { TurnCancelled } from "./connection.js";
 export type { AbortSignalLike, ConnectOptions, Dropped, RequestOptions, Send } from "./connection.js";
 {%- if negotiation %}
 export { CapabilityError, Negotiated, NegotiationError, PROTOCOL_VERSION, negotiate } from "./negotiation.js";

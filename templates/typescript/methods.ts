@@ -10,6 +10,9 @@
 
 import { Connection } from "./connection.js";
 import type { ConnectOptions, ConnectionRules, RequestOptions, Send } from "./connection.js";
+{%- if rules.turn_cancel != "null" %}
+import type { AbortSignalLike } from "./connection.js";
+{%- endif %}
 {%- if negotiated %}
 import type { Features } from "./connection.js";
 {%- endif %}
@@ -187,7 +190,7 @@ export function {{ side.encode_notification }}<M extends keyof {{ side.notificat
 /**
  * What this schema says about the messages a connection treats specially:
  * `initialize`, whose exchange decides the RFD features, what ends a prompt
- * turn, and request cancellation.
+ * turn, request cancellation and `session/cancel`.
  */
 const CONNECTION_RULES: ConnectionRules = {
   initialize: {{ rules.initialize }},
@@ -196,6 +199,7 @@ const CONNECTION_RULES: ConnectionRules = {
   ready: {{ rules.ready }},
   cancel: {{ rules.cancel }},
   handshake: {{ handshake }},
+  turnCancel: {{ rules.turn_cancel }},
 };
 {%- if let Some([code, message, member]) = session_not_found %}
 
@@ -250,6 +254,15 @@ export interface {{ connection.interface }} {
   receive(text: string): Promise<void>;
   /** Rejects every request in flight, and every later one, with `reason`. */
   close(reason?: unknown): void;
+{%- if connection.cancellation %}
+  /**
+   * The signal of the prompt turn `sessionId` has in flight, which aborts
+   * (with a `TurnCancelled`) when the client's `session/cancel` names the
+   * session; one that never aborts when there is none. The end acts on it by
+   * itself: a handler watches it only to stop its own work.
+   */
+  cancellation(sessionId: string): AbortSignalLike;
+{%- endif %}
 }
 
 /**

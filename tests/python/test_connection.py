@@ -952,3 +952,91 @@ def test_an_unknown_session_is_answered_with_the_schemas_resource_not_found() ->
     prompt = {"jsonrpc": "2.0", "id": 2, "method": "session/prompt", "params": params}
     written, _, _ = handshake([initialize(1, VERSION), prompt])
     assert written[1]["error"] == {"code": -32002, "message": "Resource not found", "data": {"sessionId": "nowhere"}}
+# A cancelled prompt turn (protocol v1: v2 ends one with its `idle` state).
+
+
+class CancelledAgent(PACKAGE.Agent):  # type: ignore[misc, name-defined]
+    """Its prompt handler sends an update, then waits on two calls the client
+    holds, and fails with what they fail with."""
+
+    def __init__(self, end: Any) -> None:
+        self.end = end
+        self.saw: list[Any] = []
+
+    async def session_prompt(self, params: Any) -> Any:
+        session = params.session_id
+        update = {"sessionId": session, "update": chunk("reading", "cancelled")}
+        await self.end.notify("session/update", params_for("session/update", update))
+        read = params_for("fs/read_text_file", {"sessionId": session, "path": "/etc/hosts"})
+        calls = await asyncio.gather(
+            self.end.request("fs/read_text_file", read),
+            self.end.request("session/request_permission", permission_params(session)),
+            return_exceptions=True,
+        )
+        self.saw = [type(call).__name__ for call in calls] + [self.end.cancellation(session).is_set()]
+        raise RuntimeError("the turn failed")
+
+
+class HoldingClient(PACKAGE.Client):  # type: ignore[misc, name-defined]
+    """Holds every file read and permission request, counting them."""
+
+    def __init__(self) -> None:
+        self.held = 0
+
+    async def session_request_permission(self, params: Any) -> Any:
+        self.held += 1
+        await asyncio.Event().wait()
+
+    async def fs_read_text_file(self, params: Any) -> Any:
+        self.held += 1
+        await asyncio.Event().wait()
+
+    async def session_update(self, params: Any) -> None:
+        pass
+
+
+@pytest.mark.skipif(V2, reason="v2 ends a cancelled turn with its idle state")
+def test_a_cancelled_turn_is_answered_cancelled_after_its_updates() -> None:
+    async def scenario() -> tuple[Log, CancelledAgent, Any, list[tuple[str | None, int]]]:
+        dice = Dice(11)
+        log: Log = []
+        agents: list[CancelledAgent] = []
+        client = HoldingClient()
+        dropped: list[tuple[str | None, int]] = []
+
+        def agent(end: Any, _: Any) -> CancelledAgent:
+            agents.append(CancelledAgent(end))
+            return agents[0]
+
+        run = connect(
+            dice,
+            log,
+            agent,
+            lambda _: client,
+            ORDERED,
+            lambda report: dropped.append((report.method, report.error.code)),
+        )
+        prompt = asyncio.ensure_future(run.client.request("session/prompt", prompt_params("s", "cancelled")))
+        while client.held < 2:
+            await asyncio.sleep(0)
+        await run.client.notify("session/cancel", params_for("session/cancel", {"sessionId": "s"}))
+        response = await asyncio.wait_for(prompt, RUN_TIMEOUT)
+        await run.quiet()
+        return log, agents[0], response, dropped
+
+    log, agent, response, dropped = asyncio.run(scenario())
+    assert PACKAGE.to_json(response) == {"stopReason": "cancelled"}
+    assert agent.saw == ["TurnCancelled", "TurnCancelled", True]
+    read = [message for event, message in log if event == "client_read"]
+    update = next(index for index, message in enumerate(read) if message.get("method") == "session/update")
+    answer = next(index for index, message in enumerate(read) if message.get("result") == {"stopReason": "cancelled"})
+    assert update < answer, read
+    # The client answered its pending permission request `cancelled`, after
+    # `session/cancel`; the agent, no longer waiting, took the answer silently.
+    wrote = [message for event, message in log if event == "client_wrote"]
+    cancel = next(index for index, message in enumerate(wrote) if message.get("method") == "session/cancel")
+    withdrawn = next(
+        index for index, message in enumerate(wrote) if message.get("result") == {"outcome": {"outcome": "cancelled"}}
+    )
+    assert cancel < withdrawn, wrote
+    assert dropped == []

@@ -598,3 +598,128 @@ impl std::io::Write for Sink {
         Ok(())
     }
 }
+
+/// An agent whose prompt handler sends an update, then waits on two calls
+/// to the client that the client holds, and fails with what they fail with.
+struct CancelledAgent {
+    end: AgentEnd,
+    /// What the handler saw: its calls' errors, and whether its turn's
+    /// cancellation had fired.
+    saw: Arc<Mutex<Vec<String>>>,
+}
+
+impl Agent for CancelledAgent {
+    async fn initialize(&self, params: InitializeRequest) -> Result<InitializeResponse, Error> {
+        Ok(InitializeResponse::new(params.protocol_version))
+    }
+    async fn session_new(&self, _: NewSessionRequest) -> Result<NewSessionResponse, Error> {
+        Ok(NewSessionResponse::new("s"))
+    }
+    async fn session_cancel(&self, _: CancelNotification) {}
+    async fn session_prompt(&self, params: PromptRequest) -> Result<PromptResponse, Error> {
+        let session = params.session_id;
+        let chunk = SessionUpdate::AgentMessageChunk(ContentChunk::new(TextContent::new("reading")));
+        self.end
+            .session_update(SessionNotification::new(session.clone(), chunk))
+            .unwrap();
+        let options = vec![PermissionOption::new("allow", "Allow", PermissionOptionKind::AllowOnce)];
+        let permission = RequestPermissionRequest::new(session.clone(), ToolCallUpdate::new("call-1"), options);
+        let (read, allowed) = futures::join!(
+            self.end
+                .fs_read_text_file(ReadTextFileRequest::new(session.clone(), "/etc/hosts")),
+            self.end.session_request_permission(permission),
+        );
+        let cancellation = self.end.cancellation(session.as_ref());
+        cancellation.cancelled().await;
+        let mut saw = self.saw.lock().unwrap();
+        saw.push(format!("{:?}", read.err()));
+        saw.push(format!("{:?}", allowed.err()));
+        saw.push(format!("cancelled: {}", cancellation.is_cancelled()));
+        Err(Error::internal_error())
+    }
+}
+
+/// A client that holds every file read and permission request, telling
+/// `arrived` of each.
+struct HoldingClient {
+    arrived: mpsc::UnboundedSender<()>,
+}
+
+impl Client for HoldingClient {
+    async fn session_request_permission(
+        &self,
+        _: RequestPermissionRequest,
+    ) -> Result<RequestPermissionResponse, Error> {
+        let _ = self.arrived.unbounded_send(());
+        futures::future::pending().await
+    }
+    async fn fs_read_text_file(&self, _: ReadTextFileRequest) -> Result<ReadTextFileResponse, Error> {
+        let _ = self.arrived.unbounded_send(());
+        futures::future::pending().await
+    }
+    async fn session_update(&self, _: SessionNotification) {}
+}
+
+#[test]
+fn a_cancelled_turn_is_answered_cancelled_after_its_updates() {
+    let dice = Dice::new(11);
+    let log = Log::default();
+    let (to_agent, agent_reads) = pipe(&dice, &log, Event::ClientWrote, Event::AgentRead);
+    let (to_client, client_reads) = pipe(&dice, &log, Event::AgentWrote, Event::ClientRead);
+    let saw = Arc::new(Mutex::new(Vec::new()));
+    let (_, agent_driver) = connect_agent(
+        |end| CancelledAgent { end, saw: saw.clone() },
+        agent_reads,
+        to_client,
+        ConnectOptions::default(),
+    );
+    let dropped = Arc::new(Mutex::new(Vec::new()));
+    let reports = dropped.clone();
+    let options = ConnectOptions::default().dropped(move |report| reports.lock().unwrap().push(report));
+    let (arrived, mut arrivals) = mpsc::unbounded();
+    let (client, client_driver) = connect_client(|_| HoldingClient { arrived }, client_reads, to_agent, options);
+    let scenario = async {
+        let prompt = client.session_prompt(PromptRequest::new("s", vec![]));
+        let cancel = async {
+            // Once the client holds both calls of the turn.
+            arrivals.next().await;
+            arrivals.next().await;
+            client.session_cancel(CancelNotification::new("s")).unwrap();
+        };
+        let (response, ()) = futures::join!(prompt, cancel);
+        assert_eq!(response.unwrap().stop_reason, StopReason::Cancelled);
+        client.close();
+    };
+    let (agent_result, client_result, ()) =
+        futures::executor::block_on(async { futures::join!(agent_driver, client_driver, scenario) });
+    agent_result.unwrap();
+    client_result.unwrap();
+    assert_eq!(
+        *saw.lock().unwrap(),
+        ["Some(Cancelled)", "Some(Cancelled)", "cancelled: true"]
+    );
+    let log = log.0.lock().unwrap().clone();
+    let read: Vec<&Value> = log
+        .iter()
+        .filter(|(event, _)| *event == Event::ClientRead)
+        .map(|(_, message)| message)
+        .collect();
+    let update = read.iter().position(|message| message["method"] == "session/update");
+    let answer = read
+        .iter()
+        .position(|message| message["result"]["stopReason"] == "cancelled");
+    assert!(update.is_some() && update < answer, "{read:?}");
+    // The client answered its pending permission request `cancelled`, after
+    // `session/cancel`; the agent, no longer waiting, took the answer silently.
+    let wrote: Vec<&Value> = log
+        .iter()
+        .filter(|(event, _)| *event == Event::ClientWrote)
+        .map(|(_, message)| message)
+        .collect();
+    let cancel = wrote.iter().position(|message| message["method"] == "session/cancel");
+    let withdrawn = wrote
+        .iter()
+        .position(|message| message["result"] == json!({"outcome": {"outcome": "cancelled"}}));
+    assert!(cancel.is_some() && cancel < withdrawn, "{wrote:?}");
+    assert_eq!(dropped.lock().unwrap().len(), 0);
+}

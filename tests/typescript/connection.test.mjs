@@ -640,3 +640,53 @@ test("an unknown session is answered with the schema's resource-not-found", asyn
   const { written } = await handshake([initialize(1, bindings.PROTOCOL_VERSION), prompt]);
   assert.deepEqual(written[1].error, { code: -32002, message: "Resource not found", data: { sessionId: "nowhere" } });
 });
+test(
+  "a cancelled turn is answered cancelled, after its updates",
+  { skip: V2 && "v2 ends a cancelled turn with idle" },
+  async () => {
+    // The agent's prompt handler sends an update, then waits on two calls the
+    // client holds, and fails with what they fail with.
+    const saw = [];
+    let held = 0;
+    const agent = (end) => ({
+      initialize: ({ protocolVersion }) => ({ protocolVersion }),
+      sessionNew: () => ({ sessionId: "s" }),
+      sessionCancel: () => {},
+      sessionPrompt: async ({ sessionId }) => {
+        const chunk = { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "reading" } };
+        end.notify("session/update", { sessionId, update: chunk });
+        const signal = end.cancellation(sessionId);
+        const options = [{ optionId: "allow", name: "Allow", kind: "allow_once" }];
+        const calls = await Promise.allSettled([
+          end.request("fs/read_text_file", { sessionId, path: "/etc/hosts" }),
+          end.request("session/request_permission", { sessionId, toolCall: { toolCallId: "call-1" }, options }),
+        ]);
+        saw.push(...calls.map((call) => call.reason instanceof bindings.TurnCancelled), signal.aborted);
+        throw new Error("the turn failed");
+      },
+    });
+    const hold = () => {
+      held += 1;
+      return new Promise(() => {});
+    };
+    const client = () => ({ sessionRequestPermission: hold, fsReadTextFile: hold, sessionUpdate: () => {} });
+    const { log, dropped, clientEnd, settle } = wire(11, {}, agent, client);
+    const prompt = clientEnd.request("session/prompt", { sessionId: "s", prompt: [] });
+    await until(() => held === 2, "the client to hold both calls");
+    clientEnd.notify("session/cancel", { sessionId: "s" });
+    assert.equal((await prompt).stopReason, "cancelled");
+    await settle();
+    assert.deepEqual(saw, [true, true, true]);
+    const read = log.filter(([event]) => event === "ClientRead").map(([, message]) => message);
+    const update = read.findIndex((message) => message.method === "session/update");
+    const answer = read.findIndex((message) => message.result?.stopReason === "cancelled");
+    assert.ok(update >= 0 && update < answer, JSON.stringify(read));
+    // The client answered its pending permission request `cancelled`, after
+    // `session/cancel`; the agent, no longer waiting, took the answer silently.
+    const wrote = log.filter(([event]) => event === "ClientWrote").map(([, message]) => message);
+    const cancel = wrote.findIndex((message) => message.method === "session/cancel");
+    const withdrawn = wrote.findIndex((message) => message.result?.outcome?.outcome === "cancelled");
+    assert.ok(cancel >= 0 && cancel < withdrawn, JSON.stringify(wrote));
+    assert.deepEqual(dropped, []);
+  },
+);

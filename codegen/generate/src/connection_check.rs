@@ -78,6 +78,7 @@ pub mod ends {
         ready: None,
         turns: None,
         cancel: None,
+        turn_cancel: None,
     };
 
     /// No handshake: the stand-in agent takes any call at once.

@@ -13,7 +13,8 @@
 //! handling of `session/ready`, which responses open a session and which
 //! notifications are session-scoped; for their prompts, what ends a turn
 //! ([`Drain`]: `turn_complete` in v1 with the RFD, the idle state update in
-//! v2).
+//! v2), and what cancelling a turn with `session/cancel` asks of each end
+//! ([`TurnCancel`]).
 
 pub mod machines;
 
@@ -187,6 +188,104 @@ pub struct Helpers {
     pub drain: Option<Drain>,
     /// Absent without `$/cancel_request`.
     pub cancel: Option<Cancel>,
+    /// Absent without `session/cancel`, or a `cancelled` stop reason in the
+    /// `session/prompt` result (protocol v2 ends a cancelled turn with its
+    /// `idle` state instead).
+    pub turn_cancel: Option<TurnCancel>,
+}
+
+/// What `session/cancel` asks of the two ends of a connection: the agent's
+/// answers the cancelled turn's prompt with the `cancelled` stop reason
+/// (whatever its handler did), and the turn's requests to the client stop
+/// waiting; the client's answers the turn's pending permission requests with
+/// the `cancelled` outcome.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TurnCancel {
+    /// `session/cancel`, the client's notification, and `session/prompt`.
+    pub notification: String,
+    pub prompt: String,
+    /// The session id member of both params and of the requests below.
+    pub session: String,
+    /// The prompt result's stop reason member and its `cancelled` value:
+    /// the whole result of a cancelled prompt.
+    pub stop_reason: String,
+    pub cancelled: String,
+    /// The requests the client handles whose params name a session: those
+    /// the agent makes during a turn belong to it.
+    pub scoped: Vec<String>,
+    /// `session/request_permission`, with the result that answers it
+    /// `cancelled`, when the schema has both.
+    pub permission: Option<(String, Value)>,
+}
+
+/// The client's request whose pending calls a cancelled turn answers
+/// `cancelled` (ACP's prompt-turn section).
+pub const PERMISSION: &str = "session/request_permission";
+
+/// The value of a cancelled prompt's stop reason, and of a permission
+/// request's outcome tag.
+pub const CANCELLED: &str = "cancelled";
+
+fn turn_cancel(ir: &Ir) -> Option<TurnCancel> {
+    let notification = ir.methods.get("session/cancel")?.notification.as_ref()?;
+    if notification.side != Side::Agent || !has_session(ir, &notification.params) {
+        return None;
+    }
+    let prompt = ir.methods.get("session/prompt")?.request.as_ref()?;
+    let stop_reason = struct_fields(ir, &prompt.result)
+        .into_iter()
+        .find(|field| field.wire_name == "stopReason" && field.required)?;
+    let TypeKind::Enum(reasons) = &ir.get(named(&stop_reason.ty)?)?.kind else {
+        return None;
+    };
+    reasons.values.iter().find(|value| value.value == CANCELLED)?;
+    let scoped = ir
+        .methods
+        .values()
+        .filter(|method| {
+            method
+                .request
+                .as_ref()
+                .is_some_and(|request| request.side == Side::Client && has_session(ir, &request.params))
+        })
+        .map(|method| method.name.clone())
+        .collect();
+    Some(TurnCancel {
+        notification: "session/cancel".to_owned(),
+        prompt: "session/prompt".to_owned(),
+        session: SESSION_ID.to_owned(),
+        stop_reason: stop_reason.wire_name.clone(),
+        cancelled: CANCELLED.to_owned(),
+        scoped,
+        permission: permission(ir),
+    })
+}
+
+/// `session/request_permission` and its cancelled answer: the result's
+/// required member whose tagged union has a `cancelled` variant of nothing
+/// but the tag.
+fn permission(ir: &Ir) -> Option<(String, Value)> {
+    let request = ir.methods.get(PERMISSION)?.request.as_ref()?;
+    if request.side != Side::Client {
+        return None;
+    }
+    struct_fields(ir, &request.result)
+        .into_iter()
+        .filter(|field| field.required)
+        .find_map(|field| {
+            let TypeKind::Union(union) = &ir.get(named(&field.ty)?)?.kind else {
+                return None;
+            };
+            let UnionStyle::Tagged { property } = &union.style else {
+                return None;
+            };
+            union
+                .variants
+                .iter()
+                .find(|variant| variant.tag.as_deref() == Some(CANCELLED) && bare(&variant.payload))?;
+            let result = serde_json::json!({ field.wire_name.clone(): { property.clone(): CANCELLED } });
+            Some((PERMISSION.to_owned(), result))
+        })
 }
 
 /// The protocol-level notification that cancels a request, and its member
@@ -254,6 +353,7 @@ pub fn model(ir: &Ir) -> Helpers {
         ready: ready(ir),
         drain: drain(ir),
         cancel: cancel(ir),
+        turn_cancel: turn_cancel(ir),
     }
 }
 
@@ -391,6 +491,15 @@ fn ready(ir: &Ir) -> Option<Ready> {
         openers,
         scoped,
     })
+}
+
+/// Whether a variant's payload is nothing but its tag.
+fn bare(payload: &Payload) -> bool {
+    match payload {
+        Payload::Unit => true,
+        Payload::Struct { base: None, fields } => fields.is_empty(),
+        _ => false,
+    }
 }
 
 fn struct_fields<'a>(ir: &'a Ir, name: &str) -> Vec<&'a Field> {

@@ -4,12 +4,12 @@
 //! `ClientConnection`) whose `request` and `notify` are overloaded by the
 //! methods the other side handles, with `connect_agent` / `connect_client`
 //! to open one. What the connection treats specially (rule R1's messages,
-//! what ends a prompt turn, request cancellation) comes from the RFD
-//! helpers' model ([`acp_ir::rfd`]: `ready`, `drain`, `cancel`) as the
-//! constants `_READY`, `_TURNS` and `_CANCEL`; what the agent's end decides
-//! about `initialize` itself from the IR's handshake
-//! ([`acp_ir::handshake`]) as `_HANDSHAKE` and `session_not_found`; the
-//! template only reads them.
+//! what ends a prompt turn, request cancellation, `session/cancel`) comes
+//! from the RFD helpers' model ([`acp_ir::rfd`]: `ready`, `drain`, `cancel`,
+//! `turn_cancel`) as the constants `_READY`, `_TURNS`, `_CANCEL` and
+//! `_TURN_CANCEL`; what the agent's end decides about `initialize` itself
+//! from the IR's handshake ([`acp_ir::handshake`]) as `_HANDSHAKE` and
+//! `session_not_found`; the template only reads them.
 
 use askama::Template;
 
@@ -17,7 +17,7 @@ use super::text::string_literal;
 use acp_ir::handshake::Handshake;
 use acp_ir::ir::{Ir, Side};
 use acp_ir::naming::{python_class, python_side_function};
-use acp_ir::rfd::{Cancel, Drain, Ready, TurnEnd};
+use acp_ir::rfd::{Cancel, Drain, Ready, TurnCancel, TurnEnd};
 
 #[derive(Template)]
 #[template(path = "python/connection.py", escape = "none")]
@@ -29,7 +29,8 @@ pub(super) struct ConnectionView {
     negotiated: bool,
     /// Rule R1 applies (`helpers.SessionReadyGate`): `_READY` is set.
     session_ready: bool,
-    /// Python expressions: `_READY`, `_TURNS` and `_CANCEL` (or `None`).
+    /// Python expressions: `_READY`, `_TURNS`, `_CANCEL` and `_TURN_CANCEL`
+    /// (or `None`).
     ready: String,
     turns: String,
     cancel: String,
@@ -37,6 +38,7 @@ pub(super) struct ConnectionView {
     handshake: String,
     /// `session_not_found`'s code, message and data, as Python expressions.
     session_not_found: Option<[String; 3]>,
+    turn_cancel: String,
     /// The names imported from `protocols.py`, in isort's order.
     protocol_names: Vec<String>,
     sides: Vec<SideView>,
@@ -135,6 +137,7 @@ pub(super) fn connection_view(ir: &Ir) -> ConnectionView {
             let data = format!("{{{}: session_id}}", string_literal(&error.member));
             [error.code.to_string(), string_literal(&error.message), data]
         }),
+        turn_cancel: model.turn_cancel.as_ref().map_or_else(none, turn_cancel_literal),
         protocol_names,
         sides,
     }
@@ -224,6 +227,27 @@ fn cancel_literal(cancel: &Cancel) -> String {
     )
 }
 
+/// `_TurnCancel(...)`: what `session/cancel` asks of each end; the
+/// permission's cancelled result as JSON text, which the template parses.
+fn turn_cancel_literal(rules: &TurnCancel) -> String {
+    let scoped = tuple(rules.scoped.iter().map(|method| string_literal(method)));
+    let permission = rules.permission.as_ref().map_or_else(none, |(method, result)| {
+        format!(
+            "({}, json.loads({}))",
+            string_literal(method),
+            string_literal(&result.to_string())
+        )
+    });
+    format!(
+        "_TurnCancel(notification={}, prompt={}, session={}, stop_reason={}, cancelled={}, scoped={scoped}, permission={permission})",
+        string_literal(&rules.notification),
+        string_literal(&rules.prompt),
+        string_literal(&rules.session),
+        string_literal(&rules.stop_reason),
+        string_literal(&rules.cancelled)
+    )
+}
+
 /// Items as a Python tuple literal.
 fn tuple(items: impl Iterator<Item = String>) -> String {
     let items: Vec<String> = items.collect();
@@ -241,6 +265,7 @@ pub(super) fn exports(view: &ConnectionView) -> Vec<String> {
         "ConnectOptions".to_owned(),
         "Dropped".to_owned(),
         "Send".to_owned(),
+        "TurnCancelled".to_owned(),
     ];
     if view.session_not_found.is_some() {
         names.push("session_not_found".to_owned());
@@ -270,6 +295,12 @@ mod tests {
             "_Turns(prompt=\"session/prompt\", update=\"session/update\", session=\"sessionId\", payload=\"update\", tag=\"sessionUpdate\", end=_Complete(tag=\"turn_complete\", request=\"promptRequestId\", stop_reason=\"stopReason\"))"
         );
         assert_eq!(view.cancel, "(\"$/cancel_request\", \"requestId\")");
+        assert!(
+            view.turn_cancel.starts_with("_TurnCancel(notification=\"session/cancel\", prompt=\"session/prompt\", session=\"sessionId\", stop_reason=\"stopReason\", cancelled=\"cancelled\", scoped=(")
+                && view.turn_cancel.ends_with(", permission=(\"session/request_permission\", json.loads(\"{\\\"outcome\\\":{\\\"outcome\\\":\\\"cancelled\\\"}}\")))"),
+            "{}",
+            view.turn_cancel
+        );
     }
 
     #[test]

@@ -49,6 +49,10 @@ pub(crate) fn ends(ir: &Ir, model: &Helpers) -> TokenStream {
         }
         None => quote!(::std::option::Option::None),
     };
+    let turn_cancel = match &model.turn_cancel {
+        Some(cancel) => turn_cancel_rules(cancel),
+        None => quote!(::std::option::Option::None),
+    };
     // The schema's initialize method; empty, matching none, without one.
     let initialize = ir.initialize().map_or("", |method| method.name.as_str());
     let (handshake, session_not_found) = handshake(ir);
@@ -60,13 +64,14 @@ pub(crate) fn ends(ir: &Ir, model: &Helpers) -> TokenStream {
 
         /// What this schema says about the messages the connection treats
         /// specially: `session/ready` (rule R1), what ends a prompt turn,
-        /// and request cancellation.
+        /// request cancellation and `session/cancel`.
         pub static RULES: Rules = Rules {
             initialize: #initialize,
             features,
             ready: #ready,
             turns: #turns,
             cancel: #cancel,
+            turn_cancel: #turn_cancel,
         };
 
         /// What the agent's end decides about `initialize` itself.
@@ -183,6 +188,34 @@ fn turn_rules(drain: &Drain) -> TokenStream {
         payload: #payload,
         tag: #tag,
         end: #end,
+    }))
+}
+
+fn turn_cancel_rules(cancel: &acp_ir::rfd::TurnCancel) -> TokenStream {
+    let acp_ir::rfd::TurnCancel {
+        notification,
+        prompt,
+        session,
+        stop_reason,
+        cancelled,
+        scoped,
+        permission,
+    } = cancel;
+    let permission = match permission {
+        Some((method, result)) => {
+            let result = result.to_string();
+            quote!(::std::option::Option::Some((#method, #result)))
+        }
+        None => quote!(::std::option::Option::None),
+    };
+    quote!(::std::option::Option::Some(crate::connection::TurnCancelRules {
+        notification: #notification,
+        prompt: #prompt,
+        session: #session,
+        stop_reason: #stop_reason,
+        cancelled: #cancelled,
+        scoped: &[#(#scoped),*],
+        permission: #permission,
     }))
 }
 

@@ -77,6 +77,8 @@ struct RulesView {
     ready: String,
     /// `{ method, member }`, or `null`.
     cancel: String,
+    /// A `TurnCancelRules` object literal, or `null`.
+    turn_cancel: String,
 }
 
 struct NameView {
@@ -120,6 +122,9 @@ struct ConnectionView {
     connect: String,
     /// `"agent"` or `"client"`, the `Role` of the end.
     role: String,
+    /// The end has `cancellation(sessionId)`: the agent's, when the schema
+    /// has `session/cancel`.
+    cancellation: bool,
     peer: &'static str,
     /// Doc lines of `request` (indented, with their `*`): when the end's
     /// prompt call resolves, for the end that calls one.
@@ -385,11 +390,35 @@ fn rules_view(model: &Helpers, session_ready: bool, initialize: &str) -> RulesVi
         .as_ref()
         .filter(|_| session_ready)
         .map_or_else(|| "null".to_owned(), |ready| json_string(&ready.notification.method));
+    let turn_cancel = model.turn_cancel.as_ref().map_or_else(
+        || "null".to_owned(),
+        |rules| {
+            let scoped: Vec<String> = rules.scoped.iter().map(|method| json_string(method)).collect();
+            let permission = rules.permission.as_ref().map_or_else(
+                || "null".to_owned(),
+                |(method, result)| format!("{{ method: {}, result: {result} }}", json_string(method)),
+            );
+            let members = [
+                ("notification", &rules.notification),
+                ("prompt", &rules.prompt),
+                ("session", &rules.session),
+                ("stopReason", &rules.stop_reason),
+                ("cancelled", &rules.cancelled),
+            ]
+            .map(|(name, value)| format!("    {name}: {},", json_string(value)))
+            .join("\n");
+            format!(
+                "{{\n{members}\n    scoped: [{}],\n    permission: {permission},\n  }}",
+                scoped.join(", ")
+            )
+        },
+    );
     RulesView {
         initialize: json_string(initialize),
         turns,
         ready,
         cancel,
+        turn_cancel,
     }
 }
 
@@ -459,6 +488,15 @@ fn connection_notes(side: &str, model: &Helpers, session_ready: bool) -> (Vec<St
             notes.push(format!("When `initialize` negotiated `{tag}` and a `{prompt}` handler sent none for its request, this end sends it, with the result's stop reason, just before the response."));
         }
     }
+    match (&model.turn_cancel, side) {
+        (Some(rules), "client") => {
+            if let Some((permission, _)) = &rules.permission {
+                notes.push(format!("Sending `{}` answers the session's pending `{permission}` requests with the `{}` outcome, after it.", rules.notification, rules.cancelled));
+            }
+        }
+        (Some(rules), _) => notes.push(format!("The client's `{}` cancels the turn of the session it names: `cancellation(sessionId)` aborts, the turn's pending requests to the client reject with a `TurnCancelled`, and the `{}` is answered with the `{}` stop reason whatever its handler does, after every update the handler sent.", rules.notification, rules.prompt, rules.cancelled)),
+        (None, _) => {}
+    }
     notes.push(match &model.cancel {
         Some(cancel) => format!("A request whose `options.signal` aborts is forgotten and the peer told (`{}`); the peer's `{}` answers the request it names with -32800 at once.", cancel.method, cancel.method),
         None => "A request whose `options.signal` aborts is forgotten (this schema has no way to tell the peer).".to_owned(),
@@ -518,6 +556,7 @@ fn side_view(ir: &Ir, endpoint: Side, model: &Helpers, session_ready: bool) -> S
             interface: connection,
             connect,
             role: json_string(side),
+            cancellation: endpoint == Side::Agent && model.turn_cancel.is_some(),
             peer,
             prompt,
             notes,
@@ -586,6 +625,7 @@ mod tests {
                 method: "$/cancel_request".to_owned(),
                 member: "requestId".to_owned(),
             }),
+            turn_cancel: None,
         }
     }
 
@@ -632,6 +672,7 @@ mod tests {
             ready: None,
             drain: None,
             cancel: None,
+            turn_cancel: None,
         };
         let rules = rules_view(&none, false, "initialize");
         assert_eq!([rules.turns, rules.ready, rules.cancel], ["null", "null", "null"]);
