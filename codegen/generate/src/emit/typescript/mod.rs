@@ -458,10 +458,10 @@ mod tests {
                 "{methods}"
             );
         }
-        // No prompt, no `session/ready`, a `$/cancel_request` without a request id member and no
-        // `session/cancel`: no rules.
+        // No prompt, no `session/ready`, a `$/cancel_request` without a request id member, no
+        // `initialize` and no `session/cancel`: no rules.
         assert!(
-            methods.contains("  turns: null,\n  ready: null,\n  cancel: null,\n  turnCancel: null,\n};"),
+            methods.contains("  turns: null,\n  ready: null,\n  cancel: null,\n  handshake: null,\n  turnCancel: null,\n};"),
             "{methods}"
         );
         assert!(
