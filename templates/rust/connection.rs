@@ -773,18 +773,21 @@ impl Shared {
         Ok(())
     }
 
-    /// The client's end sent `session/cancel`: the session's permission
-    /// requests being handled stop, to be answered `cancelled` ([`Shared::respond`]).
-    fn withdraw_permissions(&self, method: &str, params: &Value) {
-        let Some(rules) = self
+    /// The session a `session/cancel` names, when `method` is that
+    /// notification and this end is `role`.
+    fn cancelled_session<'p>(&self, role: Role, method: &str, params: &'p Value) -> Option<&'p str> {
+        let rules = self
             .rules
             .turn_cancel
             .as_ref()
-            .filter(|rules| self.role == Role::Client && rules.notification == method)
-        else {
-            return;
-        };
-        let Some(session) = params.get(rules.session).and_then(Value::as_str) else {
+            .filter(|rules| self.role == role && rules.notification == method)?;
+        params.get(rules.session).and_then(Value::as_str)
+    }
+
+    /// The client's end sent `session/cancel`: the session's permission
+    /// requests being handled stop, to be answered `cancelled` ([`Shared::respond`]).
+    fn withdraw_permissions(&self, method: &str, params: &Value) {
+        let Some(session) = self.cancelled_session(Role::Client, method, params) else {
             return;
         };
         let mut state = self.lock();
@@ -991,15 +994,7 @@ impl Shared {
     /// The agent's end read `session/cancel`: the turn of the session it
     /// names is cancelled, and the calls the turn made stop waiting.
     fn cancel_turn(&self, method: &str, params: &Value) {
-        let Some(rules) = self
-            .rules
-            .turn_cancel
-            .as_ref()
-            .filter(|rules| self.role == Role::Agent && rules.notification == method)
-        else {
-            return;
-        };
-        let Some(session) = params.get(rules.session).and_then(Value::as_str) else {
+        let Some(session) = self.cancelled_session(Role::Agent, method, params) else {
             return;
         };
         let mut state = self.lock();
