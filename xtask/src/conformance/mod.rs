@@ -31,7 +31,7 @@ use crate::interop::program::Program;
 use crate::interop::{build, ours};
 use crate::support::tools::virtual_environment;
 use exceptions::Exceptions;
-use report::Report;
+use report::{Agent, Report, Run};
 
 /// What the command was asked.
 pub struct Options {
@@ -48,27 +48,6 @@ pub struct Options {
     /// Read an agent's report of an earlier run where there is one,
     /// instead of running the kit again.
     pub reuse: bool,
-}
-
-/// An agent the kit plays.
-pub struct Agent {
-    pub label: String,
-    pub program: Program,
-    /// Ours (its unpassed requirements fail the command) or an official SDK's.
-    pub ours: bool,
-    pub version: u8,
-    /// The file name of its report.
-    pub slug: String,
-    /// More options for the kit: our full-surface agents advertise an
-    /// authentication method that always succeeds and `logout`, which the
-    /// kit exercises only when told (`--auth-method`, `--allow-logout`).
-    pub kit_options: Vec<String>,
-}
-
-/// One run: the agent and the kit's report, or why there is none.
-pub struct Run {
-    pub agent: Agent,
-    pub report: Result<Report, String>,
 }
 
 pub fn run(options: &Options) -> Result<()> {

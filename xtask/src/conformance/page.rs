@@ -5,8 +5,7 @@
 //! the tables after `intro.md` (beside this file).
 
 use super::exceptions::Exceptions;
-use super::report::TIERS;
-use super::Run;
+use super::report::{Run, TIERS};
 
 /// The tables of every protocol version run.
 pub fn tables(runs: &[Run], exceptions: &Exceptions) -> String {

@@ -7,12 +7,15 @@
 //! "citation", "status", "tests": [{"nodeid", "status", "message", ...}]}`,
 //! the status `PASS`, `FAIL`, `SKIPPED` or `NOT_TESTED` (no test bound to
 //! it ran); and `verdict`: `{"conformant", "tier_counts",
-//! "blocked_by_auth", "blocked_by_version_mismatch"}`.
+//! "blocked_by_auth", "blocked_by_version_mismatch"}`. Also the agent a
+//! report is of, and a run: the agent with its report.
 
 use std::path::Path;
 
 use anyhow::{Context, Result};
 use serde_json::Value;
+
+use crate::interop::program::Program;
 
 /// The tiers the tables count, in order (the kit's fourth, INFORMATIONAL,
 /// never fails and is left out).
@@ -37,6 +40,27 @@ impl Requirement {
     pub fn required(&self) -> bool {
         self.tier == "MANDATORY" || self.tier == "CAPABILITY"
     }
+}
+
+/// An agent the kit plays.
+pub struct Agent {
+    pub label: String,
+    pub program: Program,
+    /// Ours (its unpassed requirements fail the command) or an official SDK's.
+    pub ours: bool,
+    pub version: u8,
+    /// The file name of its report.
+    pub slug: String,
+    /// More options for the kit: our full-surface agents advertise an
+    /// authentication method that always succeeds and `logout`, which the
+    /// kit exercises only when told (`--auth-method`, `--allow-logout`).
+    pub kit_options: Vec<String>,
+}
+
+/// One run: the agent and the kit's report, or why there is none.
+pub struct Run {
+    pub agent: Agent,
+    pub report: Result<Report, String>,
 }
 
 /// One run of the kit against one agent.
