@@ -952,6 +952,8 @@ def test_an_unknown_session_is_answered_with_the_schemas_resource_not_found() ->
     prompt = {"jsonrpc": "2.0", "id": 2, "method": "session/prompt", "params": params}
     written, _, _ = handshake([initialize(1, VERSION), prompt])
     assert written[1]["error"] == {"code": -32002, "message": "Resource not found", "data": {"sessionId": "nowhere"}}
+
+
 # A cancelled prompt turn (protocol v1: v2 ends one with its `idle` state).
 
 

@@ -461,7 +461,9 @@ mod tests {
         // No prompt, no `session/ready`, a `$/cancel_request` without a request id member, no
         // `initialize` and no `session/cancel`: no rules.
         assert!(
-            methods.contains("  turns: null,\n  ready: null,\n  cancel: null,\n  handshake: null,\n  turnCancel: null,\n};"),
+            methods.contains(
+                "  turns: null,\n  ready: null,\n  cancel: null,\n  handshake: null,\n  turnCancel: null,\n};"
+            ),
             "{methods}"
         );
         assert!(
