@@ -965,6 +965,9 @@ class CancelledAgent(PACKAGE.Agent):  # type: ignore[misc, name-defined]
         self.end = end
         self.saw: list[Any] = []
 
+    async def initialize(self, params: Any) -> Any:
+        return result("initialize", {"protocolVersion": 1})
+
     async def session_prompt(self, params: Any) -> Any:
         session = params.session_id
         update = {"sessionId": session, "update": chunk("reading", "cancelled")}
@@ -1018,6 +1021,7 @@ def test_a_cancelled_turn_is_answered_cancelled_after_its_updates() -> None:
             ORDERED,
             lambda report: dropped.append((report.method, report.error.code)),
         )
+        await run.client.request("initialize", initialize_params())
         prompt = asyncio.ensure_future(run.client.request("session/prompt", prompt_params("s", "cancelled")))
         while client.held < 2:
             await asyncio.sleep(0)

@@ -679,6 +679,10 @@ fn a_cancelled_turn_is_answered_cancelled_after_its_updates() {
     let (arrived, mut arrivals) = mpsc::unbounded();
     let (client, client_driver) = connect_client(|_| HoldingClient { arrived }, client_reads, to_agent, options);
     let scenario = async {
+        client
+            .initialize(InitializeRequest::new(PROTOCOL_VERSION))
+            .await
+            .unwrap();
         let prompt = client.session_prompt(PromptRequest::new("s", vec![]));
         let cancel = async {
             // Once the client holds both calls of the turn.

@@ -671,6 +671,7 @@ test(
     };
     const client = () => ({ sessionRequestPermission: hold, fsReadTextFile: hold, sessionUpdate: () => {} });
     const { log, dropped, clientEnd, settle } = wire(11, {}, agent, client);
+    await clientEnd.request("initialize", INITIALIZE);
     const prompt = clientEnd.request("session/prompt", { sessionId: "s", prompt: [] });
     await until(() => held === 2, "the client to hold both calls");
     clientEnd.notify("session/cancel", { sessionId: "s" });
