@@ -1023,8 +1023,11 @@ def test_a_cancelled_turn_is_answered_cancelled_after_its_updates() -> None:
         )
         await run.client.request("initialize", initialize_params())
         prompt = asyncio.ensure_future(run.client.request("session/prompt", prompt_params("s", "cancelled")))
-        while client.held < 2:
-            await asyncio.sleep(0)
+        async def both_held() -> None:
+            while client.held < 2:
+                await asyncio.sleep(0)
+
+        await asyncio.wait_for(both_held(), RUN_TIMEOUT)
         await run.client.notify("session/cancel", params_for("session/cancel", {"sessionId": "s"}))
         response = await asyncio.wait_for(prompt, RUN_TIMEOUT)
         await run.quiet()
