@@ -1023,6 +1023,7 @@ def test_a_cancelled_turn_is_answered_cancelled_after_its_updates() -> None:
         )
         await run.client.request("initialize", initialize_params())
         prompt = asyncio.ensure_future(run.client.request("session/prompt", prompt_params("s", "cancelled")))
+
         async def both_held() -> None:
             while client.held < 2:
                 await asyncio.sleep(0)
