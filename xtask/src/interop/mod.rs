@@ -38,7 +38,7 @@
 
 mod build;
 mod check;
-mod ours;
+pub mod ours;
 mod page;
 mod play;
 mod program;
