@@ -28,7 +28,7 @@ pub struct Ours {
 /// What a language's programs are built from: the protocol, the folder of
 /// every language's bindings of it, and the interpreter of the tests'
 /// Python environment.
-pub struct Context<'a> {
+pub struct Inputs<'a> {
     setup: &'a Setup,
     protocol: &'a Protocol,
     bindings: PathBuf,
@@ -37,7 +37,7 @@ pub struct Context<'a> {
 
 /// Builds one language's client and agent (the registration's
 /// [`crate::languages::LanguageTests::interop`]).
-pub type Build = fn(&Context) -> Result<[Program; 2]>;
+pub type Build = fn(&Inputs) -> Result<[Program; 2]>;
 
 /// Generates the bindings of `protocol`, builds our programs on them and
 /// returns them, `python` running the Python ones.
@@ -52,7 +52,7 @@ pub fn build(setup: &Setup, protocol: &Protocol, python: &Path) -> Result<Ours> 
         false,
         &bindings,
     )?;
-    let context = Context {
+    let inputs = Inputs {
         setup,
         protocol,
         bindings,
@@ -63,7 +63,7 @@ pub fn build(setup: &Setup, protocol: &Protocol, python: &Path) -> Result<Ours> 
         agents: Vec::new(),
     };
     for language in LANGUAGES {
-        let [client, agent] = (language.interop)(&context)?;
+        let [client, agent] = (language.interop)(&inputs)?;
         ours.clients.push(client);
         ours.agents.push(agent);
     }
@@ -72,23 +72,23 @@ pub fn build(setup: &Setup, protocol: &Protocol, python: &Path) -> Result<Ours> 
 
 /// Our Rust client and agent: the programs of `tests/interop/rust` (or
 /// `rust-v2`) built on the crate.
-pub fn rust(context: &Context) -> Result<[Program; 2]> {
-    let protocol = context.protocol;
-    let programs = rust_programs(context.setup, &protocol.named("rust", '-'), &context.bindings)?;
+pub fn rust(inputs: &Inputs) -> Result<[Program; 2]> {
+    let protocol = inputs.protocol;
+    let programs = rust_programs(inputs.setup, &protocol.named("rust", '-'), &inputs.bindings)?;
     Ok(["client", "agent"].map(|what| Program::new("ours (Rust)", &[&programs.join(protocol.named(what, '_'))], &[])))
 }
 
 /// Our TypeScript client and agent: the scripts of `tests/interop/typescript`
 /// on the built package.
-pub fn typescript(context: &Context) -> Result<[Program; 2]> {
-    let entry = typescript_package(&context.bindings)?;
+pub fn typescript(inputs: &Inputs) -> Result<[Program; 2]> {
+    let entry = typescript_package(&inputs.bindings)?;
     let package = [("ACP_PACKAGE", entry.as_path())];
-    let scripts = context.setup.sources("typescript");
+    let scripts = inputs.setup.sources("typescript");
     let node = Path::new("node");
     Ok(["client", "agent"].map(|what| {
         Program::new(
             "ours (TypeScript)",
-            &[node, &scripts.join(format!("{}.mjs", context.protocol.named(what, '-')))],
+            &[node, &scripts.join(format!("{}.mjs", inputs.protocol.named(what, '-')))],
             &package,
         )
     }))
@@ -96,11 +96,11 @@ pub fn typescript(context: &Context) -> Result<[Program; 2]> {
 
 /// Our Python client and agent: the scripts of `tests/interop/python`, with
 /// the package's folder on the path, type-checked on that package first.
-pub fn python(context: &Context) -> Result<[Program; 2]> {
-    let (protocol, python) = (context.protocol, context.python);
-    let python_bindings = context.bindings.join("python");
+pub fn python(inputs: &Inputs) -> Result<[Program; 2]> {
+    let (protocol, python) = (inputs.protocol, inputs.python);
+    let python_bindings = inputs.bindings.join("python");
     let python_path = [("PYTHONPATH", python_bindings.as_path())];
-    let python_scripts = context.setup.sources("python");
+    let python_scripts = inputs.setup.sources("python");
     let scripts = [
         protocol.named("client", '_'),
         protocol.named("agent", '_'),
