@@ -3,10 +3,10 @@
 //! names everything the xtask does with that language (its suite, its
 //! vector suite and the mutants it must catch, its step of the chain, our
 //! interop programs, its benchmark contenders, its package build and the
-//! check of its installed package) next
-//! to the generator's registration ([`acp_codegen::emit::Language`]).
-//! [`LANGUAGES`] lists them in the generator's order, one line each; every
-//! list of languages of the xtask derives from it.
+//! check of its installed package) next to the generator's registration
+//! ([`acp_codegen::emit::Language`]). [`LANGUAGES`] lists them in the
+//! generator's order, one line each; every list of languages of the xtask
+//! derives from it.
 
 use std::path::{Path, PathBuf};
 
@@ -26,6 +26,15 @@ pub const LANGUAGES: &[&LanguageTests] = &[
 /// The language whose id (`--lang`) is `id`.
 pub fn language(id: &str) -> Option<&'static LanguageTests> {
     LANGUAGES.iter().copied().find(|language| language.id() == id)
+}
+
+/// Every language by name, as prose lists them (`Rust, TypeScript and Python`).
+pub fn names() -> String {
+    let names: Vec<&str> = LANGUAGES.iter().map(|language| language.name()).collect();
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => names.concat(),
+    }
 }
 
 /// One language's registration on the xtask side.

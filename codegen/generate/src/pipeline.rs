@@ -142,7 +142,12 @@ pub fn generate_into<S: Sink + Send>(
 pub fn bindings(ir: &Ir, names: &PackageNames) -> Result<Vec<(String, Folder)>, Error> {
     LANGUAGES
         .iter()
-        .map(|language| Ok((language.id.to_owned(), (language.emit)(ir, names)?.into_iter().collect())))
+        .map(|language| {
+            Ok((
+                language.id.to_owned(),
+                (language.emit)(ir, names)?.into_iter().collect(),
+            ))
+        })
         .collect()
 }
 

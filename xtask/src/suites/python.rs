@@ -63,7 +63,10 @@ pub const LANGUAGE: LanguageTests = LanguageTests {
     chain_step: |workspace, bindings| {
         (
             workspace.join(".tools").join("venv").join("bin").join("python"),
-            vec![workspace.join("tests/python/roundtrip_batch.py"), bindings.to_path_buf()],
+            vec![
+                workspace.join("tests/python/roundtrip_batch.py"),
+                bindings.to_path_buf(),
+            ],
         )
     },
     numbers_as_doubles: false,

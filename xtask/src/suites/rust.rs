@@ -36,7 +36,8 @@ pub const LANGUAGE: LanguageTests = LanguageTests {
             name: "errors name no pointer",
             file: "rust/src/codec.rs",
             find: "located(path, error.into_inner().to_string())",
-            replace: "DecodeError { path: ::std::string::String::new(), ..located(path, error.into_inner().to_string()) }",
+            replace:
+                "DecodeError { path: ::std::string::String::new(), ..located(path, error.into_inner().to_string()) }",
         },
         Mutant {
             name: "null in any JSON written back as absent",

@@ -30,8 +30,8 @@ use acp_codegen::emit::{self, Language, PackageNames};
 use acp_schema_source::SourceOptions;
 
 use super::build::{cargo_target, quiet, tools_python};
-use crate::languages::LANGUAGES;
 use super::{Options, Packaged, Scratch};
+use crate::languages::LANGUAGES;
 
 /// What every usage example prints, line by line: a label, `: `, a JSON value.
 fn expected() -> Vec<(String, Value)> {
@@ -189,7 +189,11 @@ pub fn rust(artifact: &Path, names: &PackageNames, version: &str, work: &Path) -
     for file in ["README.md", "schema/acp.schema.json", "src/lib.rs", "Cargo.lock"] {
         ensure!(crate_folder.join(file).is_file(), "the crate lacks {file}");
     }
-    readme_holds_example(&std::fs::read_to_string(crate_folder.join("README.md"))?, &emit::rust::LANGUAGE, names)?;
+    readme_holds_example(
+        &std::fs::read_to_string(crate_folder.join("README.md"))?,
+        &emit::rust::LANGUAGE,
+        names,
+    )?;
     let consumer = work.join("rust-consumer");
     let dependency = serde_json::to_string(&crate_folder.display().to_string())?;
     write(

@@ -17,7 +17,13 @@ pub const LANGUAGE: Language = Language {
     emit: super::emit,
     package: Package {
         name: distribution,
-        install: |names| format!("pip install '{}=={}'", distribution(names), python_version(&names.version)),
+        install: |names| {
+            format!(
+                "pip install '{}=={}'",
+                distribution(names),
+                python_version(&names.version)
+            )
+        },
         fence: "python",
         schema_path: |names| PathBuf::from(&names.python_package).join("acp.schema.json"),
         example,
