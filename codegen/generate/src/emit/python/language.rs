@@ -17,13 +17,7 @@ pub const LANGUAGE: Language = Language {
     emit: super::emit,
     package: Package {
         name: distribution,
-        install: |names| {
-            format!(
-                "pip install '{}=={}'",
-                distribution(names),
-                python_version(&names.version)
-            )
-        },
+        install,
         fence: "python",
         schema_path: |names| PathBuf::from(&names.python_package).join("acp.schema.json"),
         example,
@@ -34,6 +28,12 @@ pub const LANGUAGE: Language = Language {
 /// The distribution's name: the import name with dashes.
 fn distribution(names: &PackageNames) -> String {
     names.python_package.replace('_', "-")
+}
+
+/// `pip install` of the distribution at the version as PEP 440 spells it.
+fn install(names: &PackageNames) -> String {
+    let version = python_version(&names.version);
+    format!("pip install '{}=={version}'", distribution(names))
 }
 
 #[derive(Template)]
