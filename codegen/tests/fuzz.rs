@@ -197,10 +197,10 @@ fn run_pipeline(document: Value, overlays: &[Overlay]) -> Result<Reached, String
             serde_json::to_string(&original).unwrap_or_default()
         ));
     }
-    for (language, emit) in LANGUAGES {
-        if let Err(error) = emit(&ir, &PackageNames::default()) {
+    for language in LANGUAGES {
+        if let Err(error) = (language.emit)(&ir, &PackageNames::default()) {
             if error.message.is_empty() {
-                return Err(format!("an empty {language} error"));
+                return Err(format!("an empty {} error", language.id));
             }
         }
     }

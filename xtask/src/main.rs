@@ -15,6 +15,7 @@ mod bench;
 mod commands;
 mod conformance;
 mod interop;
+mod languages;
 mod suites;
 mod support;
 
@@ -29,6 +30,11 @@ use acp_schema_source::{RfdSelection, SourceOptions};
 /// trees, JSON): mimalloc does that faster than the system allocator.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// The values `test --lang` takes: every language's id ([`languages`]).
+fn language_ids() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(languages::LANGUAGES.iter().map(|language| language.id()))
+}
 
 #[derive(Debug, Parser)]
 #[command(
@@ -172,8 +178,8 @@ enum Command {
         /// repeatable), without the suites that run once and those that
         /// need every language (negotiation, chain, independent, captures,
         /// mutation).
-        #[arg(long = "lang", value_name = "LANGUAGE")]
-        languages: Vec<suites::Language>,
+        #[arg(long = "lang", value_name = "LANGUAGE", value_parser = language_ids())]
+        languages: Vec<String>,
         /// Only these suites (repeatable): workspace, clippy, format, history,
         /// handlers, bindings, negotiation, chain, independent, captures,
         /// mutation, packages, bench. Without a filter, everything runs.

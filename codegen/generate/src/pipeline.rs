@@ -23,7 +23,7 @@ pub type Folder = BTreeMap<PathBuf, String>;
 pub struct Options {
     /// What the packages are called and their version.
     pub names: PackageNames,
-    /// Emitters by folder name (`rust`, `typescript`, `python`); empty: all.
+    /// Languages by [`emit::Language::id`] (their folder names); empty: all.
     pub languages: Vec<String>,
     /// Open every closed tagged union on decode ([`acp_ir::tolerant`]).
     pub tolerant: bool,
@@ -34,7 +34,7 @@ pub struct Options {
 pub enum Error {
     #[error(transparent)]
     Codegen(#[from] CodegenError),
-    #[error("unknown language `{0}` (known: rust, typescript, python)")]
+    #[error("unknown language `{0}` (known: {known})", known = emit::ids().join(", "))]
     UnknownLanguage(String),
     /// The validator disagrees with the vectors made from the IR.
     #[error("{0}")]
@@ -59,7 +59,7 @@ impl Sink for Folder {
 }
 
 /// Every output folder of `schema` (lowered to `ir`), by folder name:
-/// `rust`, `typescript`, `python` (those `options` picks), `schema`,
+/// each language's (those `options` picks, [`emit::LANGUAGES`]), `schema`,
 /// `vectors`.
 pub fn generate(schema: &ExtendedSchema, ir: &Ir, options: &Options) -> Result<Vec<(String, Folder)>, Error> {
     generate_into(schema, ir, options, &|_| Ok(Folder::new()))
@@ -78,7 +78,7 @@ pub fn generate_into<S: Sink + Send>(
     if let Some(unknown) = options
         .languages
         .iter()
-        .find(|language| !LANGUAGES.iter().any(|(known, _)| known == *language))
+        .find(|language| emit::language(language).is_none())
     {
         return Err(Error::UnknownLanguage(unknown.clone()));
     }
@@ -87,8 +87,8 @@ pub fn generate_into<S: Sink + Send>(
     } else {
         Cow::Borrowed(ir)
     };
-    let wanted = LANGUAGES.into_iter().filter(|(language, _)| {
-        options.languages.is_empty() || options.languages.iter().any(|wanted| wanted == language)
+    let wanted = LANGUAGES.iter().filter(|language| {
+        options.languages.is_empty() || options.languages.iter().any(|wanted| wanted == language.id)
     });
     // Printed by the first emitter that needs it, while the others go on.
     let schema_text = std::sync::OnceLock::new();
@@ -96,10 +96,10 @@ pub fn generate_into<S: Sink + Send>(
     std::thread::scope(|scope| {
         let (ir, schema_text) = (ir.as_ref(), &schema_text);
         let bindings: Vec<_> = wanted
-            .map(|(language, emit)| {
+            .map(|language| {
                 let emitting = scope.spawn(move || -> Result<S, Error> {
-                    let mut sink = open(language)?;
-                    for (path, text) in emit(ir, names)? {
+                    let mut sink = open(language.id)?;
+                    for (path, text) in (language.emit)(ir, names)? {
                         sink.add(path, text)?;
                     }
                     for (path, text) in
@@ -109,7 +109,7 @@ pub fn generate_into<S: Sink + Send>(
                     }
                     Ok(sink)
                 });
-                (language, emitting)
+                (language.id, emitting)
             })
             .collect();
         let vectors = scope.spawn(|| {
@@ -141,8 +141,13 @@ pub fn generate_into<S: Sink + Send>(
 /// The packages of every language for `ir`, without schema and vectors.
 pub fn bindings(ir: &Ir, names: &PackageNames) -> Result<Vec<(String, Folder)>, Error> {
     LANGUAGES
-        .into_iter()
-        .map(|(language, emit)| Ok((language.to_owned(), emit(ir, names)?.into_iter().collect())))
+        .iter()
+        .map(|language| {
+            Ok((
+                language.id.to_owned(),
+                (language.emit)(ir, names)?.into_iter().collect(),
+            ))
+        })
         .collect()
 }
 

@@ -19,13 +19,13 @@ mod corpus;
 mod generation;
 mod measure;
 mod page;
-mod python;
+pub mod python;
 mod report;
-mod rust;
+pub mod rust;
 mod scale;
 mod startup;
 mod targets;
-mod typescript;
+pub mod typescript;
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
@@ -37,7 +37,7 @@ use acp_codegen::emit::PackageNames;
 use acp_schema_source::SourceOptions;
 
 use crate::commands::generate;
-use measure::Setup;
+use measure::{Measurement, Setup};
 
 /// What to run.
 pub struct Options {
@@ -49,6 +49,12 @@ pub struct Options {
     /// in `.md`, else JSON.
     pub out: Option<PathBuf>,
 }
+
+/// Measures one language's contenders on the corpus file: ours, the
+/// official SDK's and the bare JSON round trip, decoding and encoding and
+/// over a connection (the registration's
+/// [`crate::languages::LanguageTests::bench`]).
+pub type Contenders = fn(&Setup, &Path) -> Result<Vec<Measurement>>;
 
 /// The corpus seed: the same corpus on every machine and every run.
 const SEED: u64 = 0xAC9_2026;
@@ -111,12 +117,9 @@ pub fn run(options: &Options) -> Result<()> {
     );
 
     let mut measurements = Vec::new();
-    measurements.extend(rust::measure(&setup, &corpus_path)?);
-    measurements.extend(rust::measure_connection(&setup, &corpus_path)?);
-    measurements.extend(typescript::measure(&setup, &corpus_path)?);
-    measurements.extend(typescript::measure_connection(&setup, &corpus_path)?);
-    measurements.extend(python::measure(&setup, &corpus_path)?);
-    measurements.extend(python::measure_connection(&setup, &corpus_path)?);
+    for language in crate::languages::LANGUAGES {
+        measurements.extend((language.bench)(&setup, &corpus_path)?);
+    }
     let startup = startup::measure(&setup)?;
     let (xtask, build) = generation::xtask(&setup)?;
     let generation = generation::measure(&setup, (&xtask, build), options.peers)?;

@@ -66,6 +66,13 @@ pub fn interpreter(setup: &Setup) -> Result<PathBuf> {
     environment(&setup.folder.join("venv"), &requirements)
 }
 
+/// Python's contenders: [`measure`], then [`measure_connection`].
+pub fn contenders(setup: &Setup, corpus: &Path) -> Result<Vec<Measurement>> {
+    let mut measurements = measure(setup, corpus)?;
+    measurements.extend(measure_connection(setup, corpus)?);
+    Ok(measurements)
+}
+
 pub fn measure(setup: &Setup, corpus: &Path) -> Result<Vec<Measurement>> {
     let pydantic = pydantic(&setup.workspace)?;
     let package = PackageNames::default().python_package;

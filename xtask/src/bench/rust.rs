@@ -51,6 +51,13 @@ fn build(setup: &Setup, folder: &str, manifest: &str, program: &str, binary: &st
     Ok(target.join("release").join(binary))
 }
 
+/// Rust's contenders: [`measure`], then [`measure_connection`].
+pub fn contenders(setup: &Setup, corpus: &Path) -> Result<Vec<Measurement>> {
+    let mut measurements = measure(setup, corpus)?;
+    measurements.extend(measure_connection(setup, corpus)?);
+    Ok(measurements)
+}
+
 pub fn measure(setup: &Setup, corpus: &Path) -> Result<Vec<Measurement>> {
     let program = build(setup, "rust", &manifest(), PROGRAM, "decode-encode")?;
     let version = acp_schema_source::upstream::UPSTREAM_VERSION;

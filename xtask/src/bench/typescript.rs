@@ -63,6 +63,13 @@ pub fn ours(setup: &Setup) -> Result<std::path::PathBuf> {
     Ok(entry)
 }
 
+/// TypeScript's contenders: [`measure`], then [`measure_connection`].
+pub fn contenders(setup: &Setup, corpus: &Path) -> Result<Vec<Measurement>> {
+    let mut measurements = measure(setup, corpus)?;
+    measurements.extend(measure_connection(setup, corpus)?);
+    Ok(measurements)
+}
+
 pub fn measure(setup: &Setup, corpus: &Path) -> Result<Vec<Measurement>> {
     let program = setup.folder.join("programs").join("decode_encode.mjs");
     write_if_changed(&program, PROGRAM)?;

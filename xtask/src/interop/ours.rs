@@ -1,4 +1,5 @@
-//! Our clients and agents on one protocol version: its schema's bindings
+//! Our clients and agents on one protocol version, one pair per language
+//! (each language's registration names its [`Build`] here): its schema's bindings
 //! generated under `target/interop/` (`bindings/`, `bindings-v2/`), the Rust
 //! programs of `tests/interop/rust` (or `rust-v2`) built on the crate, the
 //! TypeScript package built for the programs of `tests/interop/typescript`,
@@ -14,20 +15,35 @@ use anyhow::{Context, Result};
 use acp_codegen::emit::PackageNames;
 
 use super::program::{Program, Protocol, Setup};
+use crate::languages::LANGUAGES;
 use crate::support::tools::{cargo, copy_tree, run_checked};
 
-/// Our three clients and three agents on one protocol version, in the
-/// order Rust, TypeScript, Python.
+/// Our clients and agents on one protocol version, one of each per
+/// language, in [`crate::languages::LANGUAGES`] order.
 pub struct Ours {
     pub clients: Vec<Program>,
     pub agents: Vec<Program>,
 }
 
+/// What a language's programs are built from: the protocol, the folder of
+/// every language's bindings of it, and the interpreter of the tests'
+/// Python environment.
+pub struct Inputs<'a> {
+    setup: &'a Setup,
+    protocol: &'a Protocol,
+    bindings: PathBuf,
+    python: &'a Path,
+}
+
+/// Builds one language's client and agent (the registration's
+/// [`crate::languages::LanguageTests::interop`]).
+pub type Build = fn(&Inputs) -> Result<[Program; 2]>;
+
 /// Generates the bindings of `protocol`, builds our programs on them and
 /// returns them, `python` running the Python ones.
 pub fn build(setup: &Setup, protocol: &Protocol, python: &Path) -> Result<Ours> {
     let bindings = setup.folder.join(protocol.named("bindings", '-'));
-    let languages = ["rust".to_owned(), "typescript".to_owned(), "python".to_owned()];
+    let languages: Vec<String> = LANGUAGES.iter().map(|language| language.id().to_owned()).collect();
     crate::commands::generate::generate(
         &protocol.source(),
         &PackageNames::default(),
@@ -36,13 +52,55 @@ pub fn build(setup: &Setup, protocol: &Protocol, python: &Path) -> Result<Ours> 
         false,
         &bindings,
     )?;
-    let rust = rust(setup, &protocol.named("rust", '-'), &bindings)?;
-    let typescript_entry = typescript_package(&bindings)?;
-    let python_bindings = bindings.join("python");
+    let inputs = Inputs {
+        setup,
+        protocol,
+        bindings,
+        python,
+    };
+    let mut ours = Ours {
+        clients: Vec::new(),
+        agents: Vec::new(),
+    };
+    for language in LANGUAGES {
+        let [client, agent] = (language.interop)(&inputs)?;
+        ours.clients.push(client);
+        ours.agents.push(agent);
+    }
+    Ok(ours)
+}
+
+/// Our Rust client and agent: the programs of `tests/interop/rust` (or
+/// `rust-v2`) built on the crate.
+pub fn rust(inputs: &Inputs) -> Result<[Program; 2]> {
+    let protocol = inputs.protocol;
+    let programs = rust_programs(inputs.setup, &protocol.named("rust", '-'), &inputs.bindings)?;
+    Ok(["client", "agent"].map(|what| Program::new("ours (Rust)", &[&programs.join(protocol.named(what, '_'))], &[])))
+}
+
+/// Our TypeScript client and agent: the scripts of `tests/interop/typescript`
+/// on the built package.
+pub fn typescript(inputs: &Inputs) -> Result<[Program; 2]> {
+    let entry = typescript_package(&inputs.bindings)?;
+    let package = [("ACP_PACKAGE", entry.as_path())];
+    let scripts = inputs.setup.sources("typescript");
+    let node = Path::new("node");
+    Ok(["client", "agent"].map(|what| {
+        Program::new(
+            "ours (TypeScript)",
+            &[node, &scripts.join(format!("{}.mjs", inputs.protocol.named(what, '-')))],
+            &package,
+        )
+    }))
+}
+
+/// Our Python client and agent: the scripts of `tests/interop/python`, with
+/// the package's folder on the path, type-checked on that package first.
+pub fn python(inputs: &Inputs) -> Result<[Program; 2]> {
+    let (protocol, python) = (inputs.protocol, inputs.python);
+    let python_bindings = inputs.bindings.join("python");
     let python_path = [("PYTHONPATH", python_bindings.as_path())];
-    let package = [("ACP_PACKAGE", typescript_entry.as_path())];
-    let typescript = setup.sources("typescript");
-    let python_scripts = setup.sources("python");
+    let python_scripts = inputs.setup.sources("python");
     let scripts = [
         protocol.named("client", '_'),
         protocol.named("agent", '_'),
@@ -56,29 +114,16 @@ pub fn build(setup: &Setup, protocol: &Protocol, python: &Path) -> Result<Ours> 
         Some(&python_bindings),
         &format!("our {} Python programs", protocol.name),
     )?;
-    let node = Path::new("node");
-    let programs = |what: &str| {
-        vec![
-            Program::new("ours (Rust)", &[&rust.join(protocol.named(what, '_'))], &[]),
-            Program::new(
-                "ours (TypeScript)",
-                &[node, &typescript.join(format!("{}.mjs", protocol.named(what, '-')))],
-                &package,
-            ),
-            Program::new(
-                "ours (Python)",
-                &[
-                    python,
-                    &python_scripts.join(format!("{}.py", protocol.named(what, '_'))),
-                ],
-                &python_path,
-            ),
-        ]
-    };
-    Ok(Ours {
-        clients: programs("client"),
-        agents: programs("agent"),
-    })
+    Ok(["client", "agent"].map(|what| {
+        Program::new(
+            "ours (Python)",
+            &[
+                python,
+                &python_scripts.join(format!("{}.py", protocol.named(what, '_'))),
+            ],
+            &python_path,
+        )
+    }))
 }
 
 /// Builds the TypeScript package; returns its entry point.
@@ -101,7 +146,7 @@ fn typescript_package(bindings: &Path) -> Result<PathBuf> {
 
 /// Builds the Rust programs of `tests/interop/<name>` on the bindings in
 /// `target/interop/<name>`; returns the folder of their executables.
-fn rust(setup: &Setup, name: &str, bindings: &Path) -> Result<PathBuf> {
+fn rust_programs(setup: &Setup, name: &str, bindings: &Path) -> Result<PathBuf> {
     let harness = setup.folder.join(name);
     let source = setup.sources(name);
     let manifest_path = source.join("Cargo.toml");

@@ -147,10 +147,11 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str, schema: &ExtendedSche
     }
     let failures = chain::run_cases(workspace, bindings, "captures", &cases, Compare::EXACT)?;
     println!(
-        "captures {label}: {} of {} messages of {} real agents come back exactly from Rust, TypeScript and Python; the trace checker finds {}",
+        "captures {label}: {} of {} messages of {} real agents come back exactly from {}; the trace checker finds {}",
         cases.len() - failures.len(),
         cases.len(),
         files.len(),
+        crate::languages::names(),
         findings.len()
     );
     for line in failures.iter().chain(&findings).take(40) {

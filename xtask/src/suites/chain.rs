@@ -1,5 +1,7 @@
-//! The cross-language chain: every vector goes through Rust, TypeScript,
-//! Python and Rust again, and each language's verdict must equal the one
+//! The cross-language chain: every vector goes through every language in
+//! [`LANGUAGES`] order and the first again (Rust, TypeScript, Python and
+//! Rust again; each step as the language's registration says), and each
+//! language's verdict must equal the one
 //! before it: accepted and re-encoded to the same JSON, or rejected at the
 //! same JSON pointer. A valid vector is passed on as the previous language
 //! re-encoded it; an invalid or lenient one is given to every language as
@@ -17,11 +19,12 @@ use std::process::Command;
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 
+use crate::languages::{LanguageTests, LANGUAGES};
 use crate::support::tools::run_checked;
 
 /// One language step of the chain: `program arguments... in.jsonl out.jsonl`.
 struct Step {
-    language: &'static str,
+    language: &'static LanguageTests,
     program: PathBuf,
     arguments: Vec<PathBuf>,
 }
@@ -150,14 +153,23 @@ pub struct Case {
 /// vector folder that lost most of its vectors fails instead of passing.
 const MINIMUM: [(&str, usize); 3] = [("valid", 100), ("invalid", 50), ("lenient", 1)];
 
+/// The chain's steps: every language in [`LANGUAGES`] order, then the first
+/// again.
+fn chain_order() -> impl Iterator<Item = &'static LanguageTests> {
+    LANGUAGES.iter().chain(LANGUAGES.first()).copied()
+}
+
+/// The chain's languages by name, as its summaries print them (`Rust ->
+/// TypeScript -> Python -> Rust`).
+pub fn order() -> String {
+    chain_order().map(LanguageTests::name).collect::<Vec<_>>().join(" -> ")
+}
+
 pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
     let cases = load_cases(&bindings.join("vectors"))?;
     let failures = run_cases(workspace, bindings, "chain", &cases, Compare::EXACT)?;
     let passed = cases.len() - failures.len();
-    println!(
-        "chain {label} (Rust -> TypeScript -> Python -> Rust): {passed} of {} vectors agree",
-        cases.len()
-    );
+    println!("chain {label} ({}): {passed} of {} vectors agree", order(), cases.len());
     for failure in failures.iter().take(40) {
         println!("  {failure}");
     }
@@ -171,7 +183,7 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
     Ok(())
 }
 
-/// Runs `cases` through Rust, TypeScript, Python and Rust again in the
+/// Runs `cases` through the chain's languages ([`chain_order`]) in the
 /// folder `bindings/<name>`: the first step is judged by each case's
 /// [`Expected`], every later one must agree with the step before it. Gives
 /// one line per case that failed, naming the type, the case and the two
@@ -189,32 +201,16 @@ pub fn run_cases(
         .file_name()
         .map(|label| label.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let rust = || Step {
-        language: "Rust",
-        program: crate::suites::rust::batch_program(workspace),
-        arguments: Vec::new(),
-    };
-    let steps = [
-        rust(),
-        Step {
-            language: "TypeScript",
-            program: PathBuf::from("node"),
-            arguments: vec![
-                workspace.join("tests/typescript/roundtrip-batch.mjs"),
-                bindings.to_path_buf(),
-            ],
-        },
-        Step {
-            // The Python suite, which runs before the chain, made this environment.
-            language: "Python",
-            program: workspace.join(".tools").join("venv").join("bin").join("python"),
-            arguments: vec![
-                workspace.join("tests/python/roundtrip_batch.py"),
-                bindings.to_path_buf(),
-            ],
-        },
-        rust(),
-    ];
+    let steps: Vec<Step> = chain_order()
+        .map(|language| {
+            let (program, arguments) = (language.chain_step)(workspace, bindings);
+            Step {
+                language,
+                program,
+                arguments,
+            }
+        })
+        .collect();
     let mut previous: Vec<Option<Verdict>> = cases.iter().map(|_| None).collect();
     let mut previous_name = "";
     let mut failures = Vec::new();
@@ -231,16 +227,16 @@ pub fn run_cases(
             })
             .collect();
         let input = write_lines(&folder.join(format!("{index}-in.jsonl")), &inputs)?;
-        let output = folder.join(format!("{}-{}.jsonl", index + 1, step.language.to_lowercase()));
+        let output = folder.join(format!("{}-{}.jsonl", index + 1, step.language.id()));
         run_checked(
             &mut step.command(&input, &output),
-            &format!("the {} step of the chain for {label}", step.language),
+            &format!("the {} step of the chain for {label}", step.language.name()),
         )?;
         let results = read_lines(&output)?;
         if results.len() != cases.len() {
             bail!(
                 "the {} step returned {} lines for {} inputs",
-                step.language,
+                step.language.name(),
                 results.len(),
                 cases.len()
             );
@@ -250,8 +246,8 @@ pub fn run_cases(
             .map(Verdict::of)
             .collect::<Result<_>>()
             .with_context(|| format!("reading {}", output.display()))?;
-        let typescript = step.language == "TypeScript";
-        let compare = if typescript && compare.numbers == Numbers::ByValue {
+        let doubles = step.language.numbers_as_doubles;
+        let compare = if doubles && compare.numbers == Numbers::ByValue {
             Compare {
                 numbers: Numbers::Doubles,
                 ..compare
@@ -261,7 +257,7 @@ pub fn run_cases(
         };
         for (position, (verdict, before)) in verdicts.iter_mut().zip(&previous).enumerate() {
             let case = &cases[position];
-            if typescript && case.double_lossy {
+            if doubles && case.double_lossy {
                 if let Some(before) = before {
                     *verdict = before.clone();
                 }
@@ -284,14 +280,14 @@ pub fn run_cases(
                     "{} / {}: {reason} {} {}",
                     case.type_name,
                     case.name,
-                    step.language,
+                    step.language.name(),
                     verdict.describe()
                 ));
                 broken[position] = true;
             }
         }
         previous = verdicts.into_iter().map(Some).collect();
-        previous_name = step.language;
+        previous_name = step.language.name();
     }
     Ok(failures)
 }

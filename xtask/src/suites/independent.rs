@@ -370,14 +370,16 @@ pub fn run(
             judge_rejections: true,
         },
     )?;
-    for language in ["Rust", "TypeScript", "Python"] {
+    for language in crate::languages::LANGUAGES {
         println!(
-            "independent values {label}: {language} tried {} ({valid} valid, {invalid} invalid)",
+            "independent values {label}: {} tried {} ({valid} valid, {invalid} invalid)",
+            language.name(),
             cases.len()
         );
     }
     println!(
-        "independent values {label} (Rust -> TypeScript -> Python -> Rust): {} of {} agree with ajv",
+        "independent values {label} ({}): {} of {} agree with ajv",
+        chain::order(),
         cases.len() - failures.len(),
         cases.len()
     );

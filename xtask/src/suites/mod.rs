@@ -8,6 +8,7 @@
 //! its corpus exactly. Before it, the packages of `cargo xtask package` are
 //! built twice, compared, installed and used ([`crate::commands::package::check`]).
 //! The first failure fails the command.
+//! Each language's suite is named by its registration ([`crate::languages`]).
 //! `--only LABEL` narrows the run to those schemas' bindings, `--lang` to
 //! those languages' suites, `--suite` to those suites ([`Suite`]).
 //! It refuses to run while `UPDATE_SNAPSHOTS` is set: a run that re-approves
@@ -22,9 +23,9 @@ mod history;
 mod independent;
 mod mutation;
 mod negotiation;
-mod python;
-mod rust;
-mod typescript;
+pub mod python;
+pub mod rust;
+pub mod typescript;
 
 use std::path::Path;
 use std::process::Command;
@@ -37,6 +38,7 @@ use acp_schema_source::{ExtendedSchema, RfdSelection, SourceOptions};
 
 use crate::bench;
 use crate::commands::{generate, package};
+use crate::languages::{LanguageTests, LANGUAGES};
 use crate::support::tools::{run_checked, workspace_root};
 use crate::support::{source, upstream};
 
@@ -93,8 +95,8 @@ fn hostile(workspace: &Path) -> Result<ExtendedSchema> {
 pub struct Selection {
     /// Schemas by label ([`schemas_under_test`], `hostile`).
     pub schemas: Vec<String>,
-    /// Languages of the bindings suites.
-    pub languages: Vec<Language>,
+    /// Languages of the bindings suites, by id ([`crate::languages`]).
+    pub languages: Vec<String>,
     /// Suites by name.
     pub suites: Vec<Suite>,
 }
@@ -161,14 +163,6 @@ impl Suite {
     }
 }
 
-/// The languages of the bindings suites, by the name `--lang` takes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Language {
-    Rust,
-    Typescript,
-    Python,
-}
-
 impl Selection {
     /// Whether `suite` runs: named, or every suite when none is named. A
     /// run narrowed to schemas or languages leaves out the suites that run
@@ -181,12 +175,12 @@ impl Selection {
         !(narrowed && suite.runs_once() || !self.languages.is_empty() && suite.across_languages())
     }
 
-    fn wants_language(&self, language: Language) -> bool {
-        self.languages.is_empty() || self.languages.contains(&language)
+    fn wants_language(&self, language: &LanguageTests) -> bool {
+        self.languages.is_empty() || self.languages.iter().any(|id| id == language.id())
     }
 
     fn check(&self) -> Result<()> {
-        if !self.languages.is_empty() && self.languages.len() < Language::value_variants().len() {
+        if !self.languages.is_empty() && self.languages.len() < LANGUAGES.len() {
             if let Some(across) = self.suites.iter().find(|suite| suite.across_languages()) {
                 bail!(
                     "--suite {} runs on every language's bindings at once: drop --lang",
@@ -309,14 +303,10 @@ fn test_schemas(
         }
         if bindings {
             negotiation::prepare(&workspace, &folder, &label)?;
-            if selection.wants_language(Language::Rust) {
-                rust::run(&workspace, &folder, &label)?;
-            }
-            if selection.wants_language(Language::Typescript) {
-                typescript::run(&workspace, &folder, &label)?;
-            }
-            if selection.wants_language(Language::Python) {
-                python::run(&workspace, &folder, &label)?;
+            for language in LANGUAGES {
+                if selection.wants_language(language) {
+                    (language.suite)(&workspace, &folder, &label)?;
+                }
             }
         }
         if selection.wants(Suite::Negotiation) {

@@ -2,15 +2,15 @@
 //! suites run on a schema's bindings, the schema's entry of
 //! `tests/negotiation.json` is written to `<bindings>/negotiation.json`
 //! (each language's negotiation tests read it); after them, the compact
-//! views the three languages wrote must be byte-identical.
+//! views every language ([`acp_codegen::emit::LANGUAGES`]) wrote to
+//! `negotiation-<language>.txt` must be byte-identical.
 
 use std::path::Path;
 
 use anyhow::{bail, ensure, Context, Result};
 use serde_json::Value;
 
-/// The languages whose negotiation tests write `negotiation-<language>.txt`.
-const LANGUAGES: [&str; 3] = ["rust", "typescript", "python"];
+use acp_codegen::emit::ids;
 
 /// The table entry a label's bindings are tested with: the tolerant
 /// bindings negotiate as the default's do, the hostile fixture (the default
@@ -33,7 +33,7 @@ pub fn prepare(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
         bail!("{}: no entry for the schema `{}`", file.display(), entry(label));
     };
     std::fs::write(bindings.join("negotiation.json"), serde_json::to_string_pretty(cases)?)?;
-    for language in LANGUAGES {
+    for language in ids() {
         let output = bindings.join(format!("negotiation-{language}.txt"));
         if output.exists() {
             std::fs::remove_file(&output).with_context(|| format!("removing {}", output.display()))?;
@@ -45,7 +45,7 @@ pub fn prepare(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
 /// Fails unless every language wrote the same non-empty views.
 pub fn compare(bindings: &Path, label: &str) -> Result<()> {
     let mut first: Option<(&str, Vec<u8>)> = None;
-    for language in LANGUAGES {
+    for language in ids() {
         let output = bindings.join(format!("negotiation-{language}.txt"));
         let bytes = std::fs::read(&output).with_context(|| {
             format!(
@@ -65,7 +65,7 @@ pub fn compare(bindings: &Path, label: &str) -> Result<()> {
     }
     eprintln!(
         "{label}: the negotiated views are byte-identical in {}",
-        LANGUAGES.join(", ")
+        ids().join(", ")
     );
     Ok(())
 }

@@ -24,7 +24,70 @@ use anyhow::{bail, ensure, Context, Result};
 
 use acp_codegen::emit::PackageNames;
 
+use crate::commands::package::{build, check};
+use crate::languages::{Install, LanguageTests, Mutant};
 use crate::support::tools::{copy_tree, run_checked, virtual_environment, SuiteOutcome};
+
+/// Python's registration ([`crate::languages`]).
+pub const LANGUAGE: LanguageTests = LanguageTests {
+    generated: &acp_codegen::emit::python::LANGUAGE,
+    suite: run,
+    vector_suite,
+    summary: |output| {
+        output
+            .lines()
+            .rev()
+            .find(|line| line.contains(" failed") || line.contains(" passed"))
+    },
+    mutants: &[
+        Mutant {
+            name: "roundtrip returns its input",
+            file: "python/acp_bindings/codec.py",
+            find: "    return encode(annotation, decode_with(annotation, value))\n",
+            replace: "    return value\n",
+        },
+        Mutant {
+            name: "errors name no pointer",
+            file: "python/acp_bindings/_runtime.py",
+            find: "        super().__init__(f\"{path or '/'}: {message}\")\n",
+            replace: "        path = \"\"\n        super().__init__(f\"{path or '/'}: {message}\")\n",
+        },
+        Mutant {
+            name: "wire members read by attribute name too",
+            file: "python/acp_bindings/_runtime.py",
+            find: "        validate_by_name=False,\n",
+            replace: "        validate_by_name=True,\n",
+        },
+    ],
+    // The Python suite, which runs before the chain, made this environment.
+    chain_step: |workspace, bindings| {
+        (
+            workspace.join(".tools").join("venv").join("bin").join("python"),
+            vec![
+                workspace.join("tests/python/roundtrip_batch.py"),
+                bindings.to_path_buf(),
+            ],
+        )
+    },
+    numbers_as_doubles: false,
+    interop: crate::interop::ours::python,
+    bench: crate::bench::python::contenders,
+    package: |source, _names, _version, into| build::python(source, into),
+    installs: &[
+        Install {
+            what: "python wheel",
+            suffix: ".whl",
+            folder: Some("wheel"),
+            run: check::python,
+        },
+        Install {
+            what: "python sdist",
+            suffix: ".tar.gz",
+            folder: Some("sdist"),
+            run: check::python,
+        },
+    ],
+};
 
 /// Runs the python suite on the bindings in `bindings` (a folder written by
 /// `generate`, holding `python/` and `vectors/`); `label` names the schema.

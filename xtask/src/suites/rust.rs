@@ -15,7 +15,49 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
+use crate::commands::package::{build, check};
+use crate::languages::{Install, LanguageTests, Mutant};
 use crate::support::tools::{cargo, run_checked, SuiteOutcome};
+
+/// Rust's registration ([`crate::languages`]).
+pub const LANGUAGE: LanguageTests = LanguageTests {
+    generated: &acp_codegen::emit::rust::LANGUAGE,
+    suite: run,
+    vector_suite: |workspace, bindings, _label| vector_suite(workspace, bindings),
+    summary: |output| output.lines().find(|line| line.starts_with("rust vectors:")),
+    mutants: &[
+        Mutant {
+            name: "roundtrip returns its input",
+            file: "rust/src/by_name.rs",
+            find: "    let decoded: T = decode_nested(json.clone())?;\n",
+            replace: "    return Ok(json.clone());\n    let decoded: T = decode_nested(json.clone())?;\n",
+        },
+        Mutant {
+            name: "errors name no pointer",
+            file: "rust/src/codec.rs",
+            find: "located(path, error.into_inner().to_string())",
+            replace:
+                "DecodeError { path: ::std::string::String::new(), ..located(path, error.into_inner().to_string()) }",
+        },
+        Mutant {
+            name: "null in any JSON written back as absent",
+            file: "rust/src/codec.rs",
+            find: "    Ok(Some(value))\n",
+            replace: "    Ok(Some(value).filter(|value| !value.is_null()))\n",
+        },
+    ],
+    chain_step: |workspace, _bindings| (batch_program(workspace), Vec::new()),
+    numbers_as_doubles: false,
+    interop: crate::interop::ours::rust,
+    bench: crate::bench::rust::contenders,
+    package: |source, names, version, into| Ok(vec![build::rust(source, &names.rust_crate, version, into)?]),
+    installs: &[Install {
+        what: "rust",
+        suffix: ".crate",
+        folder: None,
+        run: check::rust,
+    }],
+};
 
 /// The batch round-trip program `run` builds for the bindings it tested last.
 pub fn batch_program(workspace: &Path) -> std::path::PathBuf {

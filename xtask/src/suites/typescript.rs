@@ -23,7 +23,57 @@ use std::process::{Command, Stdio};
 use anyhow::{bail, ensure, Context, Result};
 use serde_json::Value;
 
+use crate::commands::package::{build, check};
+use crate::languages::{Install, LanguageTests, Mutant};
 use crate::support::tools::{run_checked, SuiteOutcome};
+
+/// TypeScript's registration ([`crate::languages`]).
+pub const LANGUAGE: LanguageTests = LanguageTests {
+    generated: &acp_codegen::emit::typescript::LANGUAGE,
+    suite: run,
+    vector_suite,
+    summary: |output| output.lines().find(|line| line.contains("vectors passed:")),
+    mutants: &[
+        Mutant {
+            name: "roundtrip returns its input",
+            file: "typescript/dist/index.js",
+            find: "    const result = decodeByName(typeName, json);\n",
+            replace: "    return json;\n    const result = decodeByName(typeName, json);\n",
+        },
+        Mutant {
+            name: "errors name no pointer",
+            file: "typescript/dist/runtime.js",
+            find: "    constructor(typeName, issues) {\n",
+            replace:
+                "    constructor(typeName, issues) {\n        issues = issues.map((issue) => ({ ...issue, path: \"\" }));\n",
+        },
+        Mutant {
+            name: "the default variant refuses an unclaimed tag",
+            file: "typescript/dist/runtime.js",
+            find: "const fallback = defaultOpen ? untagged : null;",
+            replace: "const fallback = null;",
+        },
+    ],
+    chain_step: |workspace, bindings| {
+        (
+            PathBuf::from("node"),
+            vec![
+                workspace.join("tests/typescript/roundtrip-batch.mjs"),
+                bindings.to_path_buf(),
+            ],
+        )
+    },
+    numbers_as_doubles: true,
+    interop: crate::interop::ours::typescript,
+    bench: crate::bench::typescript::contenders,
+    package: |source, _names, _version, into| Ok(vec![build::typescript(source, into)?]),
+    installs: &[Install {
+        what: "typescript",
+        suffix: ".tgz",
+        folder: None,
+        run: check::typescript,
+    }],
+};
 
 /// The name of the consumer folder under a bindings folder; the tests'
 /// `loadBindings` looks for the installed package there.

@@ -3,8 +3,11 @@
 //! make no schema decisions (the IR did) and take every name from
 //! [`acp_ir::naming`]. [`package`] adds what every language's package
 //! carries besides its code (README, schema) and owns the version scheme.
+//! A language is its folder here, whose `language.rs` registers it
+//! ([`Language`]), and one line of [`LANGUAGES`].
 
 mod files;
+mod language;
 pub mod package;
 mod prose;
 pub mod python;
@@ -12,10 +15,17 @@ pub mod rust;
 pub mod typescript;
 
 pub use files::{Emitter, Files, PackageNames};
+pub use language::{Language, Package};
 
-/// Every language, with the folder its package goes to.
-pub const LANGUAGES: [(&str, Emitter); 3] = [
-    ("rust", rust::emit),
-    ("typescript", typescript::emit),
-    ("python", python::emit),
-];
+/// Every language, in the order their packages are generated and tested.
+pub const LANGUAGES: &[&Language] = &[&rust::LANGUAGE, &typescript::LANGUAGE, &python::LANGUAGE];
+
+/// Every language's [`Language::id`], in [`LANGUAGES`] order.
+pub fn ids() -> Vec<&'static str> {
+    LANGUAGES.iter().map(|language| language.id).collect()
+}
+
+/// The language whose [`Language::id`] is `id`.
+pub fn language(id: &str) -> Option<&'static Language> {
+    LANGUAGES.iter().copied().find(|language| language.id == id)
+}

@@ -17,6 +17,10 @@
 //! Python manifest writes the normalized spelling ([`python_version`]), as
 //! the Python tools name the files.
 //!
+//! Each language answers what differs (the package's name, install
+//! command, schema path and usage example) in its registration
+//! ([`super::Package`]); the README around them is the same for all.
+//!
 //! The usage examples are programs written against protocol v1: the tests
 //! of `cargo xtask package` run each, as its README shows it, against its
 //! installed package; a schema they do not fit ([`example_applies`]) gets a
@@ -27,6 +31,7 @@ use std::path::PathBuf;
 use askama::Template;
 
 use super::files::{render as render_template, Files, PackageNames};
+use super::language::Language;
 use acp_ir::error::CodegenError;
 use acp_ir::ir::Ir;
 
@@ -59,14 +64,6 @@ pub fn example_applies(ir: &Ir) -> Result<(), String> {
         return Err(format!("this schema has no method `{missing}`"));
     }
     Ok(())
-}
-
-/// Where each language's package keeps the extended schema.
-pub fn schema_path(language: &str, names: &PackageNames) -> PathBuf {
-    match language {
-        "python" => PathBuf::from(&names.python_package).join("acp.schema.json"),
-        _ => PathBuf::from("schema").join("acp.schema.json"),
-    }
 }
 
 /// The version for `base` (`MAJOR.MINOR.PATCH`) and the applied overlays,
@@ -133,49 +130,10 @@ struct Readme {
     example: Result<String, String>,
 }
 
-#[derive(Template)]
-#[template(path = "package/example.rs", escape = "none")]
-struct RustExample {
-    module: String,
-}
-
-#[derive(Template)]
-#[template(path = "package/example.ts", escape = "none")]
-struct TypeScriptExample {
-    /// The package name as a string literal.
-    module: String,
-}
-
-#[derive(Template)]
-#[template(path = "package/example.py", escape = "none")]
-struct PythonExample {
-    module: String,
-}
-
 /// The usage example of `language`'s package: a whole program that imports
 /// the package by its name.
-pub fn example(language: &str, names: &PackageNames) -> Result<String, CodegenError> {
-    let text = match language {
-        "rust" => render(
-            &RustExample {
-                module: names.rust_crate.replace('-', "_"),
-            },
-            "example.rs",
-        ),
-        "typescript" => render(
-            &TypeScriptExample {
-                module: serde_json::Value::String(names.npm_package.clone()).to_string(),
-            },
-            "example.ts",
-        ),
-        "python" => render(
-            &PythonExample {
-                module: names.python_package.clone(),
-            },
-            "example.py",
-        ),
-        other => Err(CodegenError::internal("package", format!("no package for `{other}`"))),
-    }?;
+pub fn example(language: &Language, names: &PackageNames) -> Result<String, CodegenError> {
+    let text = (language.package.example)(names)?;
     Ok(format!("{}\n", text.trim_end()))
 }
 
@@ -185,49 +143,29 @@ pub fn python_version(version: &str) -> String {
 }
 
 /// The files `language`'s package carries besides its code: `README.md`, the
-/// extended schema (`schema`, its text) and, for Rust, the example as
-/// `examples/usage.rs` (where [`example_applies`]).
-pub fn extras(ir: &Ir, names: &PackageNames, language: &str, schema: &str) -> Result<Files, CodegenError> {
+/// extended schema (`schema`, its text) and, where the language ships it
+/// ([`super::Package::example_file`]), the example (where [`example_applies`]).
+pub fn extras(ir: &Ir, names: &PackageNames, language: &Language, schema: &str) -> Result<Files, CodegenError> {
+    let package = &language.package;
     let example = example(language, names)?;
     let example = example_applies(ir).map(|()| example);
-    let schema_path = schema_path(language, names);
-    let distribution = names.python_package.replace('_', "-");
-    let (name, display, install, fence) = match language {
-        "rust" => (
-            names.rust_crate.clone(),
-            "Rust",
-            format!("cargo add {}@={}", names.rust_crate, names.version),
-            "rust",
-        ),
-        "typescript" => (
-            names.npm_package.clone(),
-            "TypeScript",
-            format!("npm install {}@{}", names.npm_package, names.version),
-            "ts",
-        ),
-        _ => (
-            distribution.clone(),
-            "Python",
-            format!("pip install '{distribution}=={}'", python_version(&names.version)),
-            "python",
-        ),
-    };
+    let schema_path = (package.schema_path)(names);
     let readme = Readme {
-        name,
-        language: display,
+        name: (package.name)(names),
+        language: language.name,
         origin: ir.origin.clone(),
         overlays: ir.overlays.clone(),
         schema_path: schema_path.display().to_string(),
         version: names.version.clone(),
         version_note: version_note(&names.version, &ir.overlays),
-        install,
-        fence,
+        install: (package.install)(names),
+        fence: package.fence,
         example: example.clone(),
     };
     let readme = format!("{}\n", render(&readme, "README.md")?.trim_end());
     let mut files = vec![(PathBuf::from("README.md"), readme), (schema_path, schema.to_owned())];
-    if let (Ok(example), "rust") = (example, language) {
-        files.push((PathBuf::from("examples").join("usage.rs"), example));
+    if let (Ok(example), Some(file)) = (example, package.example_file) {
+        files.push((PathBuf::from(file), example));
     }
     Ok(files)
 }
@@ -310,10 +248,10 @@ mod tests {
             version: "1.20.0-dev.3".to_owned(),
             ..PackageNames::default()
         };
-        for language in ["rust", "typescript", "python"] {
+        for language in super::super::LANGUAGES {
             let files = extras(&ir, &names, language, "{}\n").unwrap();
             let readme = &files[0].1;
-            assert!(!readme.contains(&example(language, &names).unwrap()), "{language}");
+            assert!(!readme.contains(&example(language, &names).unwrap()), "{}", language.id);
             assert!(
                 readme.contains("this schema has no capability negotiation, so it is left out"),
                 "{readme}"
@@ -325,12 +263,14 @@ mod tests {
             assert!(
                 files
                     .iter()
-                    .any(|(path, text)| path == &schema_path(language, &names) && text == "{}\n"),
-                "{language}"
+                    .any(|(path, text)| path == &(language.package.schema_path)(&names) && text == "{}\n"),
+                "{}",
+                language.id
             );
             assert!(
                 !files.iter().any(|(path, _)| path.starts_with("examples")),
-                "{language}"
+                "{}",
+                language.id
             );
         }
     }

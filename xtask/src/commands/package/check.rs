@@ -26,11 +26,12 @@ use std::process::Command;
 use anyhow::{bail, ensure, Context, Result};
 use serde_json::{json, Value};
 
-use acp_codegen::emit::PackageNames;
+use acp_codegen::emit::{self, Language, PackageNames};
 use acp_schema_source::SourceOptions;
 
 use super::build::{cargo_target, quiet, tools_python};
 use super::{Options, Packaged, Scratch};
+use crate::languages::LANGUAGES;
 
 /// What every usage example prints, line by line: a label, `: `, a JSON value.
 fn expected() -> Vec<(String, Value)> {
@@ -79,21 +80,12 @@ pub fn run() -> Result<()> {
             .with_context(|| format!("no `*{suffix}` artifact"))
     };
     let work = &scratch.path;
-    let outputs = [
-        ("rust", rust(&find(".crate")?, &names, &packaged.version, work)?),
-        (
-            "typescript",
-            typescript(&find(".tgz")?, &names, &packaged.version, work)?,
-        ),
-        (
-            "python wheel",
-            python(&find(".whl")?, &names, &packaged.version, &work.join("wheel"))?,
-        ),
-        (
-            "python sdist",
-            python(&find(".tar.gz")?, &names, &packaged.version, &work.join("sdist"))?,
-        ),
-    ];
+    let mut outputs = Vec::new();
+    for install in LANGUAGES.iter().flat_map(|language| language.installs) {
+        let folder = install.folder.map_or_else(|| work.clone(), |folder| work.join(folder));
+        let output = (install.run)(&find(install.suffix)?, &names, &packaged.version, &folder)?;
+        outputs.push((install.what, output));
+    }
     let expected = expected();
     for (what, output) in outputs {
         let printed = parse(&output).with_context(|| format!("{what}: the usage example printed\n{output}"))?;
@@ -117,11 +109,12 @@ pub fn run() -> Result<()> {
 
 /// The package's README (for Python, the METADATA that carries it) shows
 /// the very program the check runs.
-fn readme_holds_example(readme: &str, language: &str, names: &PackageNames) -> Result<()> {
-    let example = acp_codegen::emit::package::example(language, names)?;
+fn readme_holds_example(readme: &str, language: &Language, names: &PackageNames) -> Result<()> {
+    let example = emit::package::example(language, names)?;
     ensure!(
         readme.contains(&example),
-        "{language}: the package's README does not show the usage example the check runs"
+        "{}: the package's README does not show the usage example the check runs",
+        language.id
     );
     Ok(())
 }
@@ -188,7 +181,7 @@ fn write(path: &Path, contents: &str) -> Result<()> {
 /// A new cargo project with a path dependency on the unpacked crate runs
 /// the example, offline; then `cargo publish --dry-run` from the unpacked
 /// crate with its original manifest must pack the artifact's bytes.
-fn rust(artifact: &Path, names: &PackageNames, version: &str, work: &Path) -> Result<String> {
+pub fn rust(artifact: &Path, names: &PackageNames, version: &str, work: &Path) -> Result<String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let unpacked = work.join("crate");
     unpack(artifact, &unpacked)?;
@@ -197,7 +190,11 @@ fn rust(artifact: &Path, names: &PackageNames, version: &str, work: &Path) -> Re
     for file in ["README.md", "schema/acp.schema.json", "src/lib.rs", "Cargo.lock"] {
         ensure!(crate_folder.join(file).is_file(), "the crate lacks {file}");
     }
-    readme_holds_example(&std::fs::read_to_string(crate_folder.join("README.md"))?, "rust", names)?;
+    readme_holds_example(
+        &std::fs::read_to_string(crate_folder.join("README.md"))?,
+        &emit::rust::LANGUAGE,
+        names,
+    )?;
     let consumer = work.join("rust-consumer");
     let dependency = serde_json::to_string(&crate_folder.display().to_string())?;
     write(
@@ -209,7 +206,7 @@ fn rust(artifact: &Path, names: &PackageNames, version: &str, work: &Path) -> Re
     )?;
     write(
         &consumer.join("src").join("main.rs"),
-        &acp_codegen::emit::package::example("rust", names)?,
+        &emit::package::example(&emit::rust::LANGUAGE, names)?,
     )?;
     let output = quiet(
         Command::new(&cargo)
@@ -269,7 +266,7 @@ const TS_CONFIG: &str = r#"{
 /// A new npm project installs the tarball (and the locked compiler), `tsc
 /// --strict` compiles the example against the installed package, Node runs
 /// it; `npm publish --dry-run` checks the tarball.
-fn typescript(artifact: &Path, names: &PackageNames, version: &str, work: &Path) -> Result<String> {
+pub fn typescript(artifact: &Path, names: &PackageNames, version: &str, work: &Path) -> Result<String> {
     let consumer = work.join("ts-consumer");
     write(
         &consumer.join("package.json"),
@@ -277,7 +274,7 @@ fn typescript(artifact: &Path, names: &PackageNames, version: &str, work: &Path)
     )?;
     write(
         &consumer.join("usage.ts"),
-        &acp_codegen::emit::package::example("typescript", names)?,
+        &emit::package::example(&emit::typescript::LANGUAGE, names)?,
     )?;
     write(&consumer.join("tsconfig.json"), TS_CONFIG)?;
     quiet(
@@ -313,7 +310,7 @@ fn typescript(artifact: &Path, names: &PackageNames, version: &str, work: &Path)
     }
     readme_holds_example(
         &std::fs::read_to_string(installed.join("README.md"))?,
-        "typescript",
+        &emit::typescript::LANGUAGE,
         names,
     )?;
     quiet(
@@ -344,7 +341,7 @@ fn typescript(artifact: &Path, names: &PackageNames, version: &str, work: &Path)
 /// A new virtual environment in `folder` installs `artifact` (a wheel or an
 /// sdist, which pip builds with its declared backend), `mypy --strict` checks
 /// the example against it, and its interpreter runs the example.
-fn python(artifact: &Path, names: &PackageNames, version: &str, folder: &Path) -> Result<String> {
+pub fn python(artifact: &Path, names: &PackageNames, version: &str, folder: &Path) -> Result<String> {
     let venv = folder.join("venv");
     quiet(
         Command::new("python3").args(["-m", "venv"]).arg(&venv),
@@ -377,9 +374,9 @@ fn python(artifact: &Path, names: &PackageNames, version: &str, folder: &Path) -
         metadata.lines().any(|line| line == pydantic),
         "the installed METADATA lacks `{pydantic}`:\n{metadata}"
     );
-    readme_holds_example(&metadata, "python", names)?;
+    readme_holds_example(&metadata, &emit::python::LANGUAGE, names)?;
     let program = folder.join("usage").join("usage.py");
-    write(&program, &acp_codegen::emit::package::example("python", names)?)?;
+    write(&program, &emit::package::example(&emit::python::LANGUAGE, names)?)?;
     let tools = tools_python()?;
     quiet(
         Command::new(&tools)

@@ -5,7 +5,8 @@
 //! (`python -m build`, the hatchling backend pinned in the tools
 //! environment). Each carries the version of
 //! [`acp_codegen::emit::package::version`], a README with a usage example
-//! and the extended schema.
+//! and the extended schema. Each language's registration names its build
+//! ([`build`], through [`crate::languages::LanguageTests::package`]).
 //!
 //! Everything is built in a scratch folder; only when every artifact is
 //! there are they moved into `--out`, so bad input or a failed build leaves
@@ -15,7 +16,7 @@
 //! variable for both the sdist and the wheel ([`check`] packs twice and
 //! compares the bytes).
 
-mod build;
+pub mod build;
 pub mod check;
 
 use std::path::{Path, PathBuf};
@@ -93,18 +94,10 @@ pub fn run(options: &Options) -> Result<Packaged> {
     let built = scratch.path.join("artifacts");
     std::fs::create_dir_all(&built).with_context(|| format!("creating {}", built.display()))?;
     let mut artifacts = Vec::new();
-    for (language, files) in &outputs {
-        let source = scratch.path.join(language);
-        match language.as_str() {
-            "rust" => artifacts.push(build::rust(
-                &write_package(&source, files)?,
-                &names.rust_crate,
-                &version,
-                &built,
-            )?),
-            "typescript" => artifacts.push(build::typescript(&write_package(&source, files)?, &built)?),
-            "python" => artifacts.extend(build::python(&write_package(&source, files)?, &built)?),
-            _ => {}
+    for (folder, files) in &outputs {
+        if let Some(language) = crate::languages::language(folder) {
+            let source = write_package(&scratch.path.join(folder), files)?;
+            artifacts.extend((language.package)(&source, &names, &version, &built)?);
         }
     }
     std::fs::create_dir_all(&options.out).with_context(|| format!("creating {}", options.out.display()))?;

@@ -17,12 +17,15 @@ mod classes;
 mod codecs;
 mod connection;
 mod helpers;
+mod language;
 mod methods;
 mod negotiation;
 mod order;
 mod protocols;
 mod text;
 mod types;
+
+pub use self::language::LANGUAGE;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;

@@ -20,6 +20,7 @@ mod enums;
 mod eq;
 mod error;
 mod helpers;
+mod language;
 mod methods;
 mod negotiation;
 mod newtypes;
@@ -31,6 +32,8 @@ mod traits;
 mod types;
 mod unions;
 mod visitor;
+
+pub use self::language::LANGUAGE;
 
 use std::path::{Path, PathBuf};
 

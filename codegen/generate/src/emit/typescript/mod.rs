@@ -16,10 +16,13 @@
 mod codecs;
 mod guards;
 mod helpers;
+mod language;
 mod methods;
 mod negotiation;
 mod text;
 mod types;
+
+pub use self::language::LANGUAGE;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;

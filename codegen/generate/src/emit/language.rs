@@ -1,0 +1,45 @@
+//! What a language is to the generator: one [`Language`] value per
+//! language, declared in that language's emitter folder
+//! (`emit/<language>/language.rs`), names every piece of it (its name, its
+//! output folder, its emitter and what its package carries besides its
+//! code). [`super::LANGUAGES`] lists them; every list of languages, here and
+//! in the xtask, derives from it.
+
+use std::path::PathBuf;
+
+use acp_ir::error::CodegenError;
+
+use super::files::{Emitter, PackageNames};
+
+/// One language's registration.
+#[derive(Debug)]
+pub struct Language {
+    /// The name `--lang` takes, and the folder its package is written to
+    /// (`rust`).
+    pub id: &'static str,
+    /// The name people call it by (`Rust`).
+    pub name: &'static str,
+    /// The emitter of its package's code.
+    pub emit: Emitter,
+    /// What its package carries besides the code ([`super::package`]).
+    pub package: Package,
+}
+
+/// The language's answers to [`super::package`]: how its package is named,
+/// installed and shown in its README.
+#[derive(Debug)]
+pub struct Package {
+    /// The name the package is published under.
+    pub name: fn(&PackageNames) -> String,
+    /// The command that installs the package at its version.
+    pub install: fn(&PackageNames) -> String,
+    /// The Markdown fence of the README's usage example.
+    pub fence: &'static str,
+    /// Where the package keeps the extended schema.
+    pub schema_path: fn(&PackageNames) -> PathBuf,
+    /// The usage example: a whole program that imports the package by its
+    /// name (as rendered, before [`super::package::example`] trims it).
+    pub example: fn(&PackageNames) -> Result<String, CodegenError>,
+    /// Where the package also ships the usage example as a file, if it does.
+    pub example_file: Option<&'static str>,
+}

@@ -1,0 +1,52 @@
+//! Python's registration: the package emitter, and the distribution's name,
+//! install command (the version as PEP 440 spells it) and usage example;
+//! the extended schema lives inside the import package.
+
+use std::path::PathBuf;
+
+use askama::Template;
+
+use crate::emit::files::{render, PackageNames};
+use crate::emit::language::{Language, Package};
+use crate::emit::package::python_version;
+use acp_ir::error::CodegenError;
+
+pub const LANGUAGE: Language = Language {
+    id: "python",
+    name: "Python",
+    emit: super::emit,
+    package: Package {
+        name: distribution,
+        install,
+        fence: "python",
+        schema_path: |names| PathBuf::from(&names.python_package).join("acp.schema.json"),
+        example,
+        example_file: None,
+    },
+};
+
+/// The distribution's name: the import name with dashes.
+fn distribution(names: &PackageNames) -> String {
+    names.python_package.replace('_', "-")
+}
+
+/// `pip install` of the distribution at the version as PEP 440 spells it.
+fn install(names: &PackageNames) -> String {
+    let version = python_version(&names.version);
+    format!("pip install '{}=={version}'", distribution(names))
+}
+
+#[derive(Template)]
+#[template(path = "package/example.py", escape = "none")]
+struct Example {
+    module: String,
+}
+
+fn example(names: &PackageNames) -> Result<String, CodegenError> {
+    render(
+        &Example {
+            module: names.python_package.clone(),
+        },
+        "package/example.py",
+    )
+}

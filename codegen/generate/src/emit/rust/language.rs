@@ -1,0 +1,39 @@
+//! Rust's registration: the crate emitter, and the crate's name, install
+//! command and usage example (also shipped as `examples/usage.rs`).
+
+use std::path::PathBuf;
+
+use askama::Template;
+
+use crate::emit::files::{render, PackageNames};
+use crate::emit::language::{Language, Package};
+use acp_ir::error::CodegenError;
+
+pub const LANGUAGE: Language = Language {
+    id: "rust",
+    name: "Rust",
+    emit: super::emit,
+    package: Package {
+        name: |names| names.rust_crate.clone(),
+        install: |names| format!("cargo add {}@={}", names.rust_crate, names.version),
+        fence: "rust",
+        schema_path: |_| PathBuf::from("schema").join("acp.schema.json"),
+        example,
+        example_file: Some("examples/usage.rs"),
+    },
+};
+
+#[derive(Template)]
+#[template(path = "package/example.rs", escape = "none")]
+struct Example {
+    module: String,
+}
+
+fn example(names: &PackageNames) -> Result<String, CodegenError> {
+    render(
+        &Example {
+            module: names.rust_crate.replace('-', "_"),
+        },
+        "package/example.rs",
+    )
+}

@@ -1,0 +1,40 @@
+//! TypeScript's registration: the package emitter, and the npm package's
+//! name, install command and usage example.
+
+use std::path::PathBuf;
+
+use askama::Template;
+
+use crate::emit::files::{render, PackageNames};
+use crate::emit::language::{Language, Package};
+use acp_ir::error::CodegenError;
+
+pub const LANGUAGE: Language = Language {
+    id: "typescript",
+    name: "TypeScript",
+    emit: super::emit,
+    package: Package {
+        name: |names| names.npm_package.clone(),
+        install: |names| format!("npm install {}@{}", names.npm_package, names.version),
+        fence: "ts",
+        schema_path: |_| PathBuf::from("schema").join("acp.schema.json"),
+        example,
+        example_file: None,
+    },
+};
+
+#[derive(Template)]
+#[template(path = "package/example.ts", escape = "none")]
+struct Example {
+    /// The package name as a string literal.
+    module: String,
+}
+
+fn example(names: &PackageNames) -> Result<String, CodegenError> {
+    render(
+        &Example {
+            module: serde_json::Value::String(names.npm_package.clone()).to_string(),
+        },
+        "package/example.ts",
+    )
+}
