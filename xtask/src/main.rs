@@ -207,7 +207,7 @@ enum Command {
         versions: Vec<u8>,
         /// Only our agents in this language (`rust`, `typescript`, `python`;
         /// repeatable), and no official agent.
-        #[arg(long = "lang", value_name = "LANGUAGE", value_parser = ["rust", "typescript", "python"])]
+        #[arg(long = "lang", value_name = "LANGUAGE", value_parser = language_ids())]
         languages: Vec<String>,
         /// Leave out the official SDKs' agents.
         #[arg(long)]
