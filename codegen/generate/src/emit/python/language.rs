@@ -7,22 +7,18 @@ use std::path::PathBuf;
 use askama::Template;
 
 use crate::emit::files::{render, PackageNames};
-use crate::emit::language::{Language, Package};
+use crate::emit::language::Package;
 use crate::emit::package::python_version;
 use acp_ir::error::CodegenError;
 
-pub const LANGUAGE: Language = Language {
-    id: "python",
-    name: "Python",
-    emit: super::emit,
-    package: Package {
-        name: distribution,
-        install,
-        fence: "python",
-        schema_path: |names| PathBuf::from(&names.python_package).join("acp.schema.json"),
-        example,
-        example_file: None,
-    },
+/// Python's package answers, which its registration ([`super::LANGUAGE`]) carries.
+pub(super) const PACKAGE: Package = Package {
+    name: distribution,
+    install,
+    fence: "python",
+    schema_path: |names| PathBuf::from(&names.python_package).join("acp.schema.json"),
+    example,
+    example_file: None,
 };
 
 /// The distribution's name: the import name with dashes.

@@ -25,7 +25,13 @@ mod protocols;
 mod text;
 mod types;
 
-pub use self::language::LANGUAGE;
+/// Python's registration ([`crate::emit::LANGUAGES`]).
+pub const LANGUAGE: crate::emit::language::Language = crate::emit::language::Language {
+    id: "python",
+    name: "Python",
+    emit,
+    package: language::PACKAGE,
+};
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;

@@ -6,21 +6,17 @@ use std::path::PathBuf;
 use askama::Template;
 
 use crate::emit::files::{render, PackageNames};
-use crate::emit::language::{Language, Package};
+use crate::emit::language::Package;
 use acp_ir::error::CodegenError;
 
-pub const LANGUAGE: Language = Language {
-    id: "rust",
-    name: "Rust",
-    emit: super::emit,
-    package: Package {
-        name: |names| names.rust_crate.clone(),
-        install: |names| format!("cargo add {}@={}", names.rust_crate, names.version),
-        fence: "rust",
-        schema_path: |_| PathBuf::from("schema").join("acp.schema.json"),
-        example,
-        example_file: Some("examples/usage.rs"),
-    },
+/// Rust's package answers, which its registration ([`super::LANGUAGE`]) carries.
+pub(super) const PACKAGE: Package = Package {
+    name: |names| names.rust_crate.clone(),
+    install: |names| format!("cargo add {}@={}", names.rust_crate, names.version),
+    fence: "rust",
+    schema_path: |_| PathBuf::from("schema").join("acp.schema.json"),
+    example,
+    example_file: Some("examples/usage.rs"),
 };
 
 #[derive(Template)]

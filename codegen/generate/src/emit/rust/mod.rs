@@ -33,7 +33,13 @@ mod types;
 mod unions;
 mod visitor;
 
-pub use self::language::LANGUAGE;
+/// Rust's registration ([`crate::emit::LANGUAGES`]).
+pub const LANGUAGE: crate::emit::language::Language = crate::emit::language::Language {
+    id: "rust",
+    name: "Rust",
+    emit,
+    package: language::PACKAGE,
+};
 
 use std::path::{Path, PathBuf};
 

@@ -6,21 +6,17 @@ use std::path::PathBuf;
 use askama::Template;
 
 use crate::emit::files::{render, PackageNames};
-use crate::emit::language::{Language, Package};
+use crate::emit::language::Package;
 use acp_ir::error::CodegenError;
 
-pub const LANGUAGE: Language = Language {
-    id: "typescript",
-    name: "TypeScript",
-    emit: super::emit,
-    package: Package {
-        name: |names| names.npm_package.clone(),
-        install: |names| format!("npm install {}@{}", names.npm_package, names.version),
-        fence: "ts",
-        schema_path: |_| PathBuf::from("schema").join("acp.schema.json"),
-        example,
-        example_file: None,
-    },
+/// TypeScript's package answers, which its registration ([`super::LANGUAGE`]) carries.
+pub(super) const PACKAGE: Package = Package {
+    name: |names| names.npm_package.clone(),
+    install: |names| format!("npm install {}@{}", names.npm_package, names.version),
+    fence: "ts",
+    schema_path: |_| PathBuf::from("schema").join("acp.schema.json"),
+    example,
+    example_file: None,
 };
 
 #[derive(Template)]

@@ -22,7 +22,13 @@ mod negotiation;
 mod text;
 mod types;
 
-pub use self::language::LANGUAGE;
+/// TypeScript's registration ([`crate::emit::LANGUAGES`]).
+pub const LANGUAGE: crate::emit::language::Language = crate::emit::language::Language {
+    id: "typescript",
+    name: "TypeScript",
+    emit,
+    package: language::PACKAGE,
+};
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
