@@ -1,12 +1,13 @@
-//! What a language is to the xtask: one [`LanguageTests`] value per
-//! language, declared beside its bindings suite (`suites/<language>.rs`),
-//! names everything the xtask does with that language (its suite, its
-//! vector suite and the mutants it must catch, its step of the chain, our
-//! interop programs, its benchmark contenders, its package build and the
-//! check of its installed package) next to the generator's registration
-//! ([`acp_codegen::emit::Language`]). [`LANGUAGES`] lists them in the
-//! generator's order, one line each; every list of languages of the xtask
-//! derives from it.
+//! What a language is to the xtask: the shape of one language's
+//! registration. A [`LanguageTests`] value, declared beside the language's
+//! bindings suite (`suites/<language>.rs`), names everything the xtask does
+//! with that language (its suite, its vector suite and the [`Mutant`]s it
+//! must catch, its step of the chain, our interop programs, its benchmark
+//! contenders, its package build and each [`Install`] the package check
+//! makes) next to the generator's registration
+//! ([`acp_codegen::emit::Language`]). The list of them is
+//! [`crate::registry`]'s; this module holds only the types, so that the
+//! registrations import from here without importing the list back.
 
 use std::path::{Path, PathBuf};
 
@@ -15,27 +16,6 @@ use anyhow::Result;
 use acp_codegen::emit::{Language, PackageNames};
 
 use crate::support::tools::SuiteOutcome;
-
-/// Every language the xtask tests, in [`acp_codegen::emit::LANGUAGES`] order.
-pub const LANGUAGES: &[&LanguageTests] = &[
-    &crate::suites::rust::LANGUAGE,
-    &crate::suites::typescript::LANGUAGE,
-    &crate::suites::python::LANGUAGE,
-];
-
-/// The language whose id (`--lang`) is `id`.
-pub fn language(id: &str) -> Option<&'static LanguageTests> {
-    LANGUAGES.iter().copied().find(|language| language.id() == id)
-}
-
-/// Every language by name, as prose lists them (`Rust, TypeScript and Python`).
-pub fn names() -> String {
-    let names: Vec<&str> = LANGUAGES.iter().map(|language| language.name()).collect();
-    match names.split_last() {
-        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
-        _ => names.concat(),
-    }
-}
 
 /// One language's registration on the xtask side.
 pub struct LanguageTests {
@@ -55,14 +35,15 @@ pub struct LanguageTests {
     /// Whether it reads every number as a double, so that the chain compares
     /// its numbers as doubles and passes on what it cannot hold.
     pub numbers_as_doubles: bool,
-    /// Builds our client and agent of `tests/interop/` ([`crate::interop::ours`]).
-    pub interop: crate::interop::ours::Build,
+    /// Builds our client and agent of `tests/interop/` ([`crate::interop::our_programs`]).
+    pub interop: crate::interop::our_programs::Build,
     /// Its contenders in the benchmark ([`crate::bench`]).
-    pub bench: crate::bench::Contenders,
+    pub bench: crate::bench::measure::Contenders,
     /// Builds its package's artifacts ([`crate::commands::package`]):
     /// `(package folder, names, version, artifacts folder)`.
     pub package: fn(&Path, &PackageNames, &str, &Path) -> Result<Vec<PathBuf>>,
-    /// How [`crate::commands::package::check`] installs and uses its artifacts.
+    /// How [`crate::commands::package::check`] installs and uses its artifacts
+    /// ([`crate::commands::package::install`]).
     pub installs: &'static [Install],
 }
 
@@ -99,14 +80,5 @@ impl LanguageTests {
     /// The name people call it by (`Rust`).
     pub fn name(&self) -> &'static str {
         self.generated.name
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn every_generated_language_is_tested_in_the_same_order() {
-        let tested: Vec<&str> = super::LANGUAGES.iter().map(|language| language.id()).collect();
-        assert_eq!(tested, acp_codegen::emit::ids());
     }
 }

@@ -16,6 +16,7 @@ mod commands;
 mod conformance;
 mod interop;
 mod languages;
+mod registry;
 mod suites;
 mod support;
 
@@ -31,9 +32,9 @@ use acp_schema_source::{RfdSelection, SourceOptions};
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// The values `test --lang` takes: every language's id ([`languages`]).
+/// The values `test --lang` takes: every language's id ([`registry`]).
 fn language_ids() -> clap::builder::PossibleValuesParser {
-    clap::builder::PossibleValuesParser::new(languages::LANGUAGES.iter().map(|language| language.id()))
+    clap::builder::PossibleValuesParser::new(registry::LANGUAGES.iter().map(|language| language.id()))
 }
 
 #[derive(Debug, Parser)]

@@ -1,4 +1,5 @@
 //! What every bench module shares: where the benchmark works ([`Setup`]),
+//! what a language's registration names to measure it ([`Contenders`]),
 //! the contenders of one language measured in interleaved rounds, their
 //! measurements, medians, and writing a file only when it changed.
 
@@ -7,6 +8,12 @@ use std::process::Command;
 
 use anyhow::{bail, ensure, Context, Result};
 use serde_json::Value;
+
+/// Measures one language's contenders on the corpus file: ours, the
+/// official SDK's and the bare JSON round trip, decoding and encoding and
+/// over a connection (the registration's
+/// [`crate::languages::LanguageTests::bench`]).
+pub type Contenders = fn(&Setup, &Path) -> Result<Vec<Measurement>>;
 
 /// Where the benchmark works, and in which mode.
 pub struct Setup {

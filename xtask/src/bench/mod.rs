@@ -13,11 +13,13 @@
 //! program ([`rust`]), the pinned official SDKs for TypeScript
 //! ([`typescript`]) and Python ([`python`]), the generator peers
 //! ([`generation`]); [`report`] prints and writes the results, and
-//! [`targets`] warns of a ratio below its target.
+//! [`targets`] warns of a ratio below its target. [`measure`] holds what
+//! they share, and the type of the contenders each language's registration
+//! names ([`measure::Contenders`]).
 
 mod corpus;
 mod generation;
-mod measure;
+pub mod measure;
 mod page;
 pub mod python;
 mod report;
@@ -37,7 +39,7 @@ use acp_codegen::emit::PackageNames;
 use acp_schema_source::SourceOptions;
 
 use crate::commands::generate;
-use measure::{Measurement, Setup};
+use measure::Setup;
 
 /// What to run.
 pub struct Options {
@@ -49,12 +51,6 @@ pub struct Options {
     /// in `.md`, else JSON.
     pub out: Option<PathBuf>,
 }
-
-/// Measures one language's contenders on the corpus file: ours, the
-/// official SDK's and the bare JSON round trip, decoding and encoding and
-/// over a connection (the registration's
-/// [`crate::languages::LanguageTests::bench`]).
-pub type Contenders = fn(&Setup, &Path) -> Result<Vec<Measurement>>;
 
 /// The corpus seed: the same corpus on every machine and every run.
 const SEED: u64 = 0xAC9_2026;
@@ -117,7 +113,7 @@ pub fn run(options: &Options) -> Result<()> {
     );
 
     let mut measurements = Vec::new();
-    for language in crate::languages::LANGUAGES {
+    for language in crate::registry::LANGUAGES {
         measurements.extend((language.bench)(&setup, &corpus_path)?);
     }
     let startup = startup::measure(&setup)?;

@@ -29,7 +29,8 @@
 //! ones; that client plays the official Rust SDK's v2 agent too);
 //! `check-trace` judges those sessions by that schema.
 //!
-//! [`ours`] generates the bindings and builds our programs on them, [`build`]
+//! [`ours`] generates the bindings and builds our programs on them (each
+//! language's with its builder of [`our_programs`]), [`build`]
 //! builds and installs the official SDKs' under `target/interop/`, [`check`]
 //! type-checks the Python programs of both, [`play`]
 //! plays a cell, [`page`] prints the matrix (pass, or the first
@@ -38,6 +39,7 @@
 
 pub(crate) mod build;
 pub(crate) mod check;
+pub(crate) mod our_programs;
 pub(crate) mod ours;
 mod page;
 mod play;

@@ -151,7 +151,7 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str, schema: &ExtendedSche
         cases.len() - failures.len(),
         cases.len(),
         files.len(),
-        crate::languages::names(),
+        crate::registry::names(),
         findings.len()
     );
     for line in failures.iter().chain(&findings).take(40) {

@@ -19,7 +19,8 @@ use std::process::Command;
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 
-use crate::languages::{LanguageTests, LANGUAGES};
+use crate::languages::LanguageTests;
+use crate::registry::LANGUAGES;
 use crate::support::tools::run_checked;
 
 /// One language step of the chain: `program arguments... in.jsonl out.jsonl`.

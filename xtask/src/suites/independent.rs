@@ -370,7 +370,7 @@ pub fn run(
             judge_rejections: true,
         },
     )?;
-    for language in crate::languages::LANGUAGES {
+    for language in crate::registry::LANGUAGES {
         println!(
             "independent values {label}: {} tried {} ({valid} valid, {invalid} invalid)",
             language.name(),

@@ -8,7 +8,8 @@
 //! its corpus exactly. Before it, the packages of `cargo xtask package` are
 //! built twice, compared, installed and used ([`crate::commands::package::check`]).
 //! The first failure fails the command.
-//! Each language's suite is named by its registration ([`crate::languages`]).
+//! Each language's suite is named by its registration, every registration
+//! listed in [`crate::registry`].
 //! `--only LABEL` narrows the run to those schemas' bindings, `--lang` to
 //! those languages' suites, `--suite` to those suites ([`Suite`]).
 //! It refuses to run while `UPDATE_SNAPSHOTS` is set: a run that re-approves
@@ -38,7 +39,8 @@ use acp_schema_source::{ExtendedSchema, RfdSelection, SourceOptions};
 
 use crate::bench;
 use crate::commands::{generate, package};
-use crate::languages::{LanguageTests, LANGUAGES};
+use crate::languages::LanguageTests;
+use crate::registry::LANGUAGES;
 use crate::support::tools::{run_checked, workspace_root};
 use crate::support::{source, upstream};
 
@@ -95,7 +97,7 @@ fn hostile(workspace: &Path) -> Result<ExtendedSchema> {
 pub struct Selection {
     /// Schemas by label ([`schemas_under_test`], `hostile`).
     pub schemas: Vec<String>,
-    /// Languages of the bindings suites, by id ([`crate::languages`]).
+    /// Languages of the bindings suites, by id ([`crate::registry`]).
     pub languages: Vec<String>,
     /// Suites by name.
     pub suites: Vec<Suite>,

@@ -15,7 +15,7 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 
-use crate::languages::LANGUAGES;
+use crate::registry::LANGUAGES;
 use crate::support::tools::copy_tree;
 
 /// Runs every mutant of the bindings in `bindings` (the default schema's,

@@ -24,11 +24,12 @@ use anyhow::{bail, ensure, Context, Result};
 
 use acp_codegen::emit::PackageNames;
 
-use crate::commands::package::{build, check};
+use crate::commands::package::{build, install};
 use crate::languages::{Install, LanguageTests, Mutant};
 use crate::support::tools::{copy_tree, run_checked, virtual_environment, SuiteOutcome};
 
-/// Python's registration ([`crate::languages`]).
+/// Python's registration ([`crate::languages::LanguageTests`]), listed in
+/// [`crate::registry`].
 pub const LANGUAGE: LanguageTests = LanguageTests {
     generated: &acp_codegen::emit::python::LANGUAGE,
     suite: run,
@@ -70,7 +71,7 @@ pub const LANGUAGE: LanguageTests = LanguageTests {
         )
     },
     numbers_as_doubles: false,
-    interop: crate::interop::ours::python,
+    interop: crate::interop::our_programs::python,
     bench: crate::bench::python::contenders,
     package: |source, _names, _version, into| build::python(source, into),
     installs: &[
@@ -78,13 +79,13 @@ pub const LANGUAGE: LanguageTests = LanguageTests {
             what: "python wheel",
             suffix: ".whl",
             folder: Some("wheel"),
-            run: check::python,
+            run: install::python,
         },
         Install {
             what: "python sdist",
             suffix: ".tar.gz",
             folder: Some("sdist"),
-            run: check::python,
+            run: install::python,
         },
     ],
 };

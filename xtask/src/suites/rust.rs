@@ -15,11 +15,12 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::commands::package::{build, check};
+use crate::commands::package::{build, install};
 use crate::languages::{Install, LanguageTests, Mutant};
 use crate::support::tools::{cargo, run_checked, SuiteOutcome};
 
-/// Rust's registration ([`crate::languages`]).
+/// Rust's registration ([`crate::languages::LanguageTests`]), listed in
+/// [`crate::registry`].
 pub const LANGUAGE: LanguageTests = LanguageTests {
     generated: &acp_codegen::emit::rust::LANGUAGE,
     suite: run,
@@ -48,14 +49,14 @@ pub const LANGUAGE: LanguageTests = LanguageTests {
     ],
     chain_step: |workspace, _bindings| (batch_program(workspace), Vec::new()),
     numbers_as_doubles: false,
-    interop: crate::interop::ours::rust,
+    interop: crate::interop::our_programs::rust,
     bench: crate::bench::rust::contenders,
     package: |source, names, version, into| Ok(vec![build::rust(source, &names.rust_crate, version, into)?]),
     installs: &[Install {
         what: "rust",
         suffix: ".crate",
         folder: None,
-        run: check::rust,
+        run: install::rust,
     }],
 };
 

@@ -23,11 +23,12 @@ use std::process::{Command, Stdio};
 use anyhow::{bail, ensure, Context, Result};
 use serde_json::Value;
 
-use crate::commands::package::{build, check};
+use crate::commands::package::{build, install};
 use crate::languages::{Install, LanguageTests, Mutant};
 use crate::support::tools::{run_checked, SuiteOutcome};
 
-/// TypeScript's registration ([`crate::languages`]).
+/// TypeScript's registration ([`crate::languages::LanguageTests`]), listed in
+/// [`crate::registry`].
 pub const LANGUAGE: LanguageTests = LanguageTests {
     generated: &acp_codegen::emit::typescript::LANGUAGE,
     suite: run,
@@ -64,14 +65,14 @@ pub const LANGUAGE: LanguageTests = LanguageTests {
         )
     },
     numbers_as_doubles: true,
-    interop: crate::interop::ours::typescript,
+    interop: crate::interop::our_programs::typescript,
     bench: crate::bench::typescript::contenders,
     package: |source, _names, _version, into| Ok(vec![build::typescript(source, into)?]),
     installs: &[Install {
         what: "typescript",
         suffix: ".tgz",
         folder: None,
-        run: check::typescript,
+        run: install::typescript,
     }],
 };
 

@@ -6,7 +6,8 @@
 //! environment). Each carries the version of
 //! [`acp_codegen::emit::package::version`], a README with a usage example
 //! and the extended schema. Each language's registration names its build
-//! ([`build`], through [`crate::languages::LanguageTests::package`]).
+//! ([`build`], through [`crate::languages::LanguageTests::package`]) and the
+//! installs [`check`] makes of its artifacts ([`install`]).
 //!
 //! Everything is built in a scratch folder; only when every artifact is
 //! there are they moved into `--out`, so bad input or a failed build leaves
@@ -18,6 +19,7 @@
 
 pub mod build;
 pub mod check;
+pub mod install;
 
 use std::path::{Path, PathBuf};
 
@@ -95,7 +97,7 @@ pub fn run(options: &Options) -> Result<Packaged> {
     std::fs::create_dir_all(&built).with_context(|| format!("creating {}", built.display()))?;
     let mut artifacts = Vec::new();
     for (folder, files) in &outputs {
-        if let Some(language) = crate::languages::language(folder) {
+        if let Some(language) = crate::registry::language(folder) {
             let source = write_package(&scratch.path.join(folder), files)?;
             artifacts.extend((language.package)(&source, &names, &version, &built)?);
         }
