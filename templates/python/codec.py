@@ -16,4 +16,4 @@ def roundtrip(type_name: str, value: Any) -> Any:
     annotation = TYPES.get(type_name)
     if annotation is None:
         raise DecodeError("", f"unknown type {type_name!r}")
-    return encode(annotation, decode_with(annotation, value))
+    return encode(annotation, decode_with(annotation, value), decoded=True)

@@ -255,10 +255,14 @@ def read(annotation: Any, value: Any) -> Any:
     return adapter(annotation).validate_python(value)
 
 
-def encode(annotation: Any, value: Any) -> Any:
-    """The wire JSON of a decoded value."""
+def encode(annotation: Any, value: Any, *, decoded: bool = False) -> Any:
+    """The wire JSON of `value`. A `decoded` value was checked as it was
+    read, so pydantic's serializer warnings are left out for it: they would
+    be false alarms, as for a member that a rule left out of its object
+    (`Member`), which the serializer of a union counts as a missing field
+    before it writes the object as its own class."""
     return adapter(annotation).dump_python(
-        value, mode="json", by_alias=True, exclude_unset=True
+        value, mode="json", by_alias=True, exclude_unset=True, warnings=not decoded
     )
 
 
@@ -635,7 +639,7 @@ def untagged(options: Callable[[], tuple[Any, ...]]) -> Callable[[Any], Any]:
                 decoded = read(annotation, value)
             except (ValidationError, ValueError):
                 continue
-            if encode(annotation, decoded) == value:
+            if encode(annotation, decoded, decoded=True) == value:
                 return decoded
             if not found:
                 first, found = decoded, True

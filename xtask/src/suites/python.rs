@@ -44,7 +44,7 @@ pub const LANGUAGE: LanguageTests = LanguageTests {
         Mutant {
             name: "roundtrip returns its input",
             file: "python/acp_bindings/codec.py",
-            find: "    return encode(annotation, decode_with(annotation, value))\n",
+            find: "    return encode(annotation, decode_with(annotation, value), decoded=True)\n",
             replace: "    return value\n",
         },
         Mutant {
