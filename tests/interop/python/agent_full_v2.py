@@ -102,7 +102,7 @@ class Full(acp.Agent):
                     "args": ["--login"],
                 }
             )
-        session = {
+        session: dict[str, Any] = {
             "prompt": {"image": {}, "audio": {}, "embeddedContext": {}},
             "mcp": {"stdio": {}, "http": {}},
             "delete": {},
