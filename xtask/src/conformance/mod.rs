@@ -6,7 +6,9 @@
 //! The kit runs from a virtual environment of its own under
 //! `target/conformance/` (its `requirements.txt`: pytest, jsonschema); the
 //! agents are those of the interop matrix, built the same way
-//! ([`crate::interop`]), plus our full-surface agents. Each run writes the
+//! ([`crate::interop`]), our full-surface agents (`agent_full`, on v2
+//! `agent_full_v2`, beside the interop programs) standing for our interop
+//! agents of their language. Each run writes the
 //! kit's `--report-json` under `target/conformance/reports/`; [`report`]
 //! reads it and [`page`] prints, per protocol version, a table of the
 //! requirement tiers (passed, failed, skipped) per agent and the MANDATORY
