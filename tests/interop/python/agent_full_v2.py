@@ -326,7 +326,12 @@ class Full(acp.Agent):
                 output = base64.b64encode(f"{len(words)}\n".encode()).decode("ascii")
                 ran = [
                     {**call, "status": "in_progress", "content": [{"type": "terminal", "terminalId": terminal}]},
-                    {"sessionUpdate": "terminal_update", "terminalId": terminal, "command": "wc -w", "cwd": session.cwd},
+                    {
+                        "sessionUpdate": "terminal_update",
+                        "terminalId": terminal,
+                        "command": "wc -w",
+                        "cwd": session.cwd,
+                    },
                     {"sessionUpdate": "terminal_output_chunk", "terminalId": terminal, "data": output},
                     {"sessionUpdate": "terminal_update", "terminalId": terminal, "exitStatus": {"exitCode": 0}},
                     {**call, "status": "completed"},

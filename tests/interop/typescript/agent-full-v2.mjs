@@ -173,7 +173,9 @@ serveAgent(acp, (connection) => {
 
   return {
     initialize(params) {
-      const authMethods = [{ type: "agent", methodId: "none", name: "No credentials", description: "Always succeeds." }];
+      const authMethods = [
+        { type: "agent", methodId: "none", name: "No credentials", description: "Always succeeds." },
+      ];
       if (params.capabilities?.auth?.terminal != null)
         authMethods.push({
           type: "terminal",

@@ -113,7 +113,10 @@ fn rust_programs(setup: &Setup, name: &str, bindings: &Path) -> Result<PathBuf> 
     let manifest = std::fs::read_to_string(&manifest_path)
         .with_context(|| format!("reading {}", manifest_path.display()))?
         .replace("{bindings}", &bindings.join("rust").display().to_string())
-        .replace("{sources}", &setup.workspace.join("tests").join("interop").display().to_string());
+        .replace(
+            "{sources}",
+            &setup.workspace.join("tests").join("interop").display().to_string(),
+        );
     crate::support::output::write_file(&harness.join("Cargo.toml"), manifest.as_bytes())?;
     copy_tree(&source.join("src"), &harness.join("src"))?;
     run_checked(

@@ -198,8 +198,9 @@ impl Full {
 impl Agent for Full {
     async fn initialize(&self, params: InitializeRequest) -> Result<InitializeResponse, Error> {
         let terminal = !to_json!(&params)["capabilities"]["auth"]["terminal"].is_null();
-        let mut methods =
-            vec![json!({"type": "agent", "methodId": "none", "name": "No credentials", "description": "Always succeeds."})];
+        let mut methods = vec![
+            json!({"type": "agent", "methodId": "none", "name": "No credentials", "description": "Always succeeds."}),
+        ];
         if terminal {
             methods.push(json!({
                 "type": "terminal", "methodId": "terminal", "name": "Terminal login",
@@ -350,7 +351,11 @@ impl Agent for Full {
     }
 
     async fn session_cancel(&self, params: CancelSessionNotification) {
-        cancel(&self.end, &mut self.sessions.lock().unwrap(), params.session_id.as_str());
+        cancel(
+            &self.end,
+            &mut self.sessions.lock().unwrap(),
+            params.session_id.as_str(),
+        );
     }
 
     async fn session_prompt(&self, params: PromptRequest) -> Result<PromptResponse, Error> {
@@ -484,7 +489,10 @@ async fn play(end: AgentEnd, sessions: Sessions, (id, message, prompt): Work) {
         ],
     }));
     let answer = match asked {
-        Ok(asked) => end.session_request_permission(asked).await.map_err(|error| error.to_string()),
+        Ok(asked) => end
+            .session_request_permission(asked)
+            .await
+            .map_err(|error| error.to_string()),
         Err(error) => Err(error.to_string()),
     };
     let outcome = match answer {
