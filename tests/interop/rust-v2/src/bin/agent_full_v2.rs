@@ -136,7 +136,8 @@ fn invalid(message: String) -> Error {
     Error::invalid_params().data(json!(message))
 }
 
-/// Sends `update` for `session`.
+/// Sends `update` for `session`. (The generated crate allows its large `Error`, too.)
+#[allow(clippy::result_large_err)]
 fn send(end: &AgentEnd, session: &str, update: Value) -> Result<(), Error> {
     let notification: UpdateSessionNotification = decoded!(json!({"sessionId": session, "update": update}))?;
     end.session_update(notification)
