@@ -6,7 +6,9 @@
 //! The kit runs from a virtual environment of its own under
 //! `target/conformance/` (its `requirements.txt`: pytest, jsonschema); the
 //! agents are those of the interop matrix, built the same way
-//! ([`crate::interop`]), plus our full-surface agents. Each run writes the
+//! ([`crate::interop`]), our full-surface agents (`agent_full`, on v2
+//! `agent_full_v2`, beside the interop programs) standing for our interop
+//! agents of their language. Each run writes the
 //! kit's `--report-json` under `target/conformance/reports/`; [`report`]
 //! reads it and [`page`] prints, per protocol version, a table of the
 //! requirement tiers (passed, failed, skipped) per agent and the MANDATORY
@@ -200,42 +202,42 @@ fn agents(setup: &crate::interop::program::Setup, options: &Options) -> Result<V
     Ok(agents)
 }
 
-/// Our full-surface agents on `protocol` (`agent_full` beside the interop
-/// agents), on protocol v1: the Rust one (built with the interop agents),
-/// the TypeScript one and the Python one (type-checked as the interop
-/// matrix checks its Python programs).
+/// Our full-surface agents on `protocol`, beside the interop agents:
+/// `agent_full` on protocol v1 and `agent_full_v2` on v2 (the Rust one built
+/// with the interop agents, `agent-full[-v2].mjs`, and `agent_full[_v2].py`,
+/// type-checked as the interop matrix checks its Python programs).
 fn full_agents(
     setup: &crate::interop::program::Setup,
     protocol: &crate::interop::program::Protocol,
     python: &Path,
 ) -> Result<Vec<Program>> {
-    if protocol.schema.is_some() {
-        return Ok(Vec::new());
-    }
-    let package = setup
-        .folder
-        .join(protocol.named("bindings", '-'))
-        .join("typescript")
-        .join("dist")
-        .join("index.js");
+    let bindings = setup.folder.join(protocol.named("bindings", '-'));
+    let package = bindings.join("typescript").join("dist").join("index.js");
     let rust = Program::new(
         "ours, full surface (Rust)",
-        &[&setup.target.join("debug").join("agent_full")],
+        &[&setup.target.join("debug").join(protocol.named("agent_full", '_'))],
         &[],
     );
     let typescript = Program::new(
         "ours, full surface (TypeScript)",
-        &[Path::new("node"), &setup.sources("typescript").join("agent-full.mjs")],
+        &[
+            Path::new("node"),
+            &setup
+                .sources("typescript")
+                .join(format!("{}.mjs", protocol.named("agent-full", '-'))),
+        ],
         &[("ACP_PACKAGE", package.as_path())],
     );
-    let bindings = setup.folder.join(protocol.named("bindings", '-')).join("python");
-    let script = setup.sources("python").join("agent_full.py");
+    let bindings = bindings.join("python");
+    let script = setup
+        .sources("python")
+        .join(format!("{}.py", protocol.named("agent_full", '_')));
     crate::interop::check::python(
         python,
         &[&script, &setup.sources("python").join("stdio.py")],
         python,
         Some(&bindings),
-        "our full-surface Python agent",
+        &format!("our full-surface Python agent on {}", protocol.name),
     )?;
     Ok(vec![
         rust,

@@ -104,14 +104,19 @@ fn typescript_package(bindings: &Path) -> Result<PathBuf> {
 }
 
 /// Builds the Rust programs of `tests/interop/<name>` on the bindings in
-/// `target/interop/<name>`; returns the folder of their executables.
+/// `target/interop/<name>` (the manifest's `{bindings}`; its `{sources}` is
+/// `tests/interop`); returns the folder of their executables.
 fn rust_programs(setup: &Setup, name: &str, bindings: &Path) -> Result<PathBuf> {
     let harness = setup.folder.join(name);
     let source = setup.sources(name);
     let manifest_path = source.join("Cargo.toml");
     let manifest = std::fs::read_to_string(&manifest_path)
         .with_context(|| format!("reading {}", manifest_path.display()))?
-        .replace("{bindings}", &bindings.join("rust").display().to_string());
+        .replace("{bindings}", &bindings.join("rust").display().to_string())
+        .replace(
+            "{sources}",
+            &setup.workspace.join("tests").join("interop").display().to_string(),
+        );
     crate::support::output::write_file(&harness.join("Cargo.toml"), manifest.as_bytes())?;
     copy_tree(&source.join("src"), &harness.join("src"))?;
     run_checked(
