@@ -7,6 +7,7 @@
 //! ([`Language`]), and one line of [`LANGUAGES`].
 
 mod files;
+pub mod go;
 mod language;
 pub mod package;
 mod prose;
@@ -18,7 +19,7 @@ pub use files::{Emitter, Files, PackageNames};
 pub use language::{Language, Package};
 
 /// Every language, in the order their packages are generated and tested.
-pub const LANGUAGES: &[&Language] = &[&rust::LANGUAGE, &typescript::LANGUAGE, &python::LANGUAGE];
+pub const LANGUAGES: &[&Language] = &[&rust::LANGUAGE, &typescript::LANGUAGE, &python::LANGUAGE, &go::LANGUAGE];
 
 /// Every language's [`Language::id`], in [`LANGUAGES`] order.
 pub fn ids() -> Vec<&'static str> {

@@ -1,0 +1,40 @@
+// The helpers of acp-codegen's Go runtime that only some schemas' types
+// use, copied as they are into every generated Go module (`shapes.go`; the
+// source is `templates/go/shapes.go`): objects that refuse members they do
+// not name, untagged unions with object variants, and tagged variants that
+// hold a value of a named type.
+
+//lint:file-ignore U1000 the generated types of some schemas leave some of these unused
+
+package acp
+
+import "slices"
+
+// deny refuses the members not `known`.
+func deny(o *object, known []string) error {
+	for _, member := range o.members {
+		if !slices.Contains(known, member.Name) {
+			return failure(o.at(member.Name), "unknown member %q", member.Name)
+		}
+	}
+	return nil
+}
+
+// fromObject decodes a variant of an untagged union whose payload is an object.
+func fromObject[U any](read variant[U]) func(Value, string) (U, error) {
+	return func(v Value, pointer string) (U, error) {
+		o, err := objectOf(v, pointer)
+		if err != nil {
+			var zero U
+			return zero, err
+		}
+		return read(o)
+	}
+}
+
+// withTag is a variant's encoding with its tag.
+func withTag(property, tag string, payload Value) Value {
+	e := encoder{members: []Member{{Name: property, Value: StringValue(tag)}}}
+	e.merge(payload)
+	return e.value()
+}
