@@ -19,6 +19,7 @@ mod captures;
 mod chain;
 mod differential;
 mod format;
+pub mod go;
 mod handlers;
 mod history;
 mod independent;

@@ -1,0 +1,133 @@
+// Every shared vector through the generated Go bindings: valid values
+// round-trip unchanged, invalid ones fail with a DecodeError whose Pointer
+// is exactly the vector's `pointer`, lenient ones re-encode to their
+// `expected`. Copied next to the bindings by `cargo xtask test`; the
+// vectors are read from $ACP_VECTORS, else from ../vectors.
+
+package acp
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+)
+
+type vectorFile struct {
+	Type    string `json:"type"`
+	Valid   []vectorCase
+	Invalid []vectorCase
+	Lenient []vectorCase
+}
+
+type vectorCase struct {
+	Name     string          `json:"name"`
+	Value    json.RawMessage `json:"value"`
+	Pointer  string          `json:"pointer"`
+	Expected json.RawMessage `json:"expected"`
+}
+
+func vectorFolder() string {
+	if folder := os.Getenv("ACP_VECTORS"); folder != "" {
+		return folder
+	}
+	return filepath.Join("..", "vectors")
+}
+
+// sameJSON is whether two JSON texts are the same value, object member
+// order aside and numbers as written (`1` is not `1.0`).
+func sameJSON(t *testing.T, got, want []byte) bool {
+	t.Helper()
+	left, err := Parse(got)
+	if err != nil {
+		t.Fatalf("the result is not JSON: %v", err)
+	}
+	right, err := Parse(want)
+	if err != nil {
+		t.Fatalf("the vector is not JSON: %v", err)
+	}
+	return equal(left, right)
+}
+
+func checkVector(t *testing.T, typeName, kind string, vector vectorCase) {
+	out, err := Roundtrip(typeName, vector.Value)
+	switch kind {
+	case "valid", "lenient":
+		if err != nil {
+			t.Fatalf("decoding failed: %v", err)
+		}
+		want := vector.Value
+		if kind == "lenient" {
+			want = vector.Expected
+		}
+		if !sameJSON(t, out, want) {
+			t.Fatalf("re-encoded as %s, expected %s", out, want)
+		}
+	default:
+		var decodeError *DecodeError
+		if !errors.As(err, &decodeError) {
+			t.Fatalf("expected a DecodeError at %q, got %v (%s)", vector.Pointer, err, out)
+		}
+		if decodeError.Pointer != vector.Pointer {
+			t.Fatalf("the error is at %q, expected %q: %v", decodeError.Pointer, vector.Pointer, err)
+		}
+	}
+}
+
+func TestVectors(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join(vectorFolder(), "*.json"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no vectors in %s (%v)", vectorFolder(), err)
+	}
+	sort.Strings(paths)
+	passed, total := 0, 0
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var file vectorFile
+		if err := json.Unmarshal(data, &file); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		for _, group := range []struct {
+			kind    string
+			vectors []vectorCase
+		}{{"valid", file.Valid}, {"invalid", file.Invalid}, {"lenient", file.Lenient}} {
+			for _, vector := range group.vectors {
+				total++
+				if t.Run(file.Type+"/"+group.kind+"/"+vector.Name, func(t *testing.T) {
+					checkVector(t, file.Type, group.kind, vector)
+				}) {
+					passed++
+				}
+			}
+		}
+	}
+	fmt.Printf("vectors passed: %d of %d\n", passed, total)
+}
+
+func TestUnknownTypeIsAnError(t *testing.T) {
+	var decodeError *DecodeError
+	if _, err := Roundtrip("NoSuchType", []byte("{}")); !errors.As(err, &decodeError) {
+		t.Fatalf("expected a DecodeError, got %v", err)
+	}
+}
+
+func TestTooDeepIsAnErrorAtItsPointer(t *testing.T) {
+	deep := make([]byte, 0, 2*(MaxDepth+1))
+	for range MaxDepth + 1 {
+		deep = append(deep, '[')
+	}
+	for range MaxDepth + 1 {
+		deep = append(deep, ']')
+	}
+	_, err := Parse(deep)
+	var decodeError *DecodeError
+	if !errors.As(err, &decodeError) || len(decodeError.Pointer) != 2*MaxDepth {
+		t.Fatalf("expected an error %d levels down, got %v", MaxDepth, err)
+	}
+}
