@@ -6,6 +6,7 @@
 //! A language is its folder here, whose `language.rs` registers it
 //! ([`Language`]), and one line of [`LANGUAGES`].
 
+mod cycles;
 mod files;
 pub mod go;
 mod language;
