@@ -1,8 +1,8 @@
 // The helpers of acp-codegen's Go runtime that only some schemas' types
 // use, copied as they are into every generated Go module (`shapes.go`; the
 // source is `templates/go/shapes.go`): objects that refuse members they do
-// not name, untagged unions with object variants, and tagged variants that
-// hold a value of a named type.
+// not name, untagged unions with object variants, tagged variants that
+// hold a value of a named type, and types that contain themselves.
 
 //lint:file-ignore U1000 the generated types of some schemas leave some of these unused
 
@@ -37,4 +37,23 @@ func withTag(property, tag string, payload Value) Value {
 	e := encoder{members: []Member{{Name: property, Value: StringValue(tag)}}}
 	e.merge(payload)
 	return e.value()
+}
+
+// pointerCodec holds a value through a pointer (a type that contains itself).
+func pointerCodec[T any](inner codec[T]) codec[*T] {
+	return codec[*T]{
+		decode: func(v Value, pointer string) (*T, error) {
+			decoded, err := inner.decode(v, pointer)
+			if err != nil {
+				return nil, err
+			}
+			return &decoded, nil
+		},
+		encode: func(x *T) Value {
+			if x == nil {
+				return Value{}
+			}
+			return inner.encode(*x)
+		},
+	}
 }

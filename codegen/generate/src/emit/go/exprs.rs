@@ -26,7 +26,9 @@ pub(super) fn go_strings(items: impl IntoIterator<Item = String>) -> String {
 /// The doc comment of a declaration, one `//` line per entry (without
 /// indentation), in the form gofmt leaves as it is: lines trimmed (an
 /// indented line would become a code block), one blank line between
-/// paragraphs, none at the ends.
+/// paragraphs, none at the ends, doubled quotes (two backquotes, two
+/// apostrophes) as the typographic quotes gofmt writes for them, and a line
+/// gofmt reads as a heading written as one (`# Heading`).
 pub(super) fn doc(description: Option<&str>) -> Vec<String> {
     let Some(text) = description.map(str::trim).filter(|text| !text.is_empty()) else {
         return Vec::new();
@@ -40,12 +42,47 @@ pub(super) fn doc(description: Option<&str>) -> Vec<String> {
             }
             continue;
         }
+        // gofmt writes doubled quotes as typographic ones in doc comments.
+        let line = line.replace("``", "\u{201C}").replace("''", "\u{201D}");
         lines.push(format!("// {line}"));
     }
     while lines.last().is_some_and(|last| last == "//") {
         lines.pop();
     }
+    let headings: Vec<usize> = (1..lines.len().saturating_sub(2))
+        .filter(|&index| {
+            lines[index - 1] == "//"
+                && lines[index + 1] == "//"
+                && lines[index].strip_prefix("// ").is_some_and(implicit_heading)
+        })
+        .collect();
+    for index in headings {
+        lines[index] = lines[index].replacen("// ", "// # ", 1);
+    }
     lines
+}
+
+/// Whether gofmt reads the line of text, alone between blank lines and
+/// followed by more text, as a heading of the old style, which it rewrites
+/// as `# Heading` (go/doc/comment's rule): it starts with an upper-case
+/// letter, ends with a letter or digit, holds none of the characters a
+/// sentence would, an apostrophe only in a possessive `'s`, and a period
+/// only followed by a non-space.
+fn implicit_heading(text: &str) -> bool {
+    let starts = text
+        .chars()
+        .next()
+        .is_some_and(|first| first.is_alphabetic() && first.is_uppercase());
+    let ends = text
+        .chars()
+        .last()
+        .is_some_and(|last| last.is_alphabetic() || last.is_ascii_digit());
+    let after = |separator: char| text.split(separator).skip(1).collect::<Vec<_>>();
+    starts
+        && ends
+        && !text.contains(|character: char| ";:!?+*/=[]{}_^°&§~%#@<\">\\".contains(character))
+        && after('\'').iter().all(|rest| *rest == "s" || rest.starts_with("s "))
+        && after('.').iter().all(|rest| !rest.is_empty() && !rest.starts_with(' '))
 }
 
 /// The Go integer type of a format (the widest signed when unspecified).
@@ -71,9 +108,20 @@ pub(super) fn integer_codec(go_type: &str, minimum: Option<String>, maximum: Opt
     )
 }
 
+/// Whether a named type held directly (not through a slice) must be held
+/// through a pointer: a cycle of such references is no Go type.
+pub(super) type Boxed<'a> = &'a dyn Fn(&str) -> bool;
+
+/// What nothing inside a slice needs: a slice already holds its items
+/// through a pointer.
+fn unboxed(_: &str) -> bool {
+    false
+}
+
 /// The Go type of a value of `expression`.
-pub(super) fn go_type(expression: &TypeExpr) -> String {
+pub(super) fn go_type(expression: &TypeExpr, boxed: Boxed) -> String {
     match expression {
+        TypeExpr::Named { name } if boxed(name) => format!("*{}", naming::go_type(name)),
         TypeExpr::Named { name } => naming::go_type(name),
         TypeExpr::Any | TypeExpr::Untyped { .. } => "Value".to_owned(),
         TypeExpr::Null => "Null".to_owned(),
@@ -81,16 +129,17 @@ pub(super) fn go_type(expression: &TypeExpr) -> String {
         TypeExpr::String(_) => "string".to_owned(),
         TypeExpr::Integer(integer) => integer_type(integer.format).to_owned(),
         TypeExpr::Number(_) => "Number".to_owned(),
-        TypeExpr::Array(array) => format!("[]{}", go_type(&array.items)),
-        TypeExpr::Map { values } => format!("[]Entry[{}]", go_type(values)),
-        TypeExpr::Nullable { inner } => format!("Nullable[{}]", go_type(inner)),
+        TypeExpr::Array(array) => format!("[]{}", go_type(&array.items, &unboxed)),
+        TypeExpr::Map { values } => format!("[]Entry[{}]", go_type(values, &unboxed)),
+        TypeExpr::Nullable { inner } => format!("Nullable[{}]", go_type(inner, boxed)),
     }
 }
 
 /// The runtime codec of `expression`; `skip_invalid` drops array items that fail.
-pub(super) fn codec(expression: &TypeExpr, skip_invalid: bool) -> String {
+pub(super) fn codec(expression: &TypeExpr, skip_invalid: bool, boxed: Boxed) -> String {
     let bound = |value: Option<u64>| value.map_or_else(|| "-1".to_owned(), |value| value.to_string());
     match expression {
+        TypeExpr::Named { name } if boxed(name) => format!("pointerCodec({})", named_codec(&naming::go_type(name))),
         TypeExpr::Named { name } => named_codec(&naming::go_type(name)),
         TypeExpr::Any | TypeExpr::Untyped { .. } => "anyCodec()".to_owned(),
         TypeExpr::Null => "nullCodec()".to_owned(),
@@ -113,12 +162,12 @@ pub(super) fn codec(expression: &TypeExpr, skip_invalid: bool) -> String {
         ),
         TypeExpr::Array(array) => format!(
             "arrayCodec({}, {}, {}, {skip_invalid})",
-            codec(&array.items, false),
+            codec(&array.items, false, &unboxed),
             bound(array.min_items),
             bound(array.max_items)
         ),
-        TypeExpr::Map { values } => format!("mapCodec({})", codec(values, false)),
-        TypeExpr::Nullable { inner } => format!("nullableCodec({})", codec(inner, false)),
+        TypeExpr::Map { values } => format!("mapCodec({})", codec(values, false, &unboxed)),
+        TypeExpr::Nullable { inner } => format!("nullableCodec({})", codec(inner, false, boxed)),
     }
 }
 
@@ -131,9 +180,9 @@ pub(super) fn named_codec(go_type: &str) -> String {
 /// A field's Go type and codec: `Nullable` when `null` is a value, and
 /// `Optional` around it when the field may be absent (the codec is that of
 /// the value; the runtime's `optional` handles absence).
-pub(super) fn field_type(field: &Field) -> (String, String) {
-    let mut value_type = go_type(&field.ty);
-    let mut value_codec = codec(&field.ty, field.decode.skip_invalid_items);
+pub(super) fn field_type(field: &Field, boxed: Boxed) -> (String, String) {
+    let mut value_type = go_type(&field.ty, boxed);
+    let mut value_codec = codec(&field.ty, field.decode.skip_invalid_items, boxed);
     if field.nullable {
         value_type = format!("Nullable[{value_type}]");
         value_codec = format!("nullableCodec({value_codec})");
@@ -185,6 +234,24 @@ mod tests {
             ["// First line.", "//", "// - an item", "// 2. second"]
         );
         assert!(doc(Some("  ")).is_empty());
+        assert_eq!(doc(Some("''' and ``x``")), ["// \u{201D}' and \u{201C}x\u{201D}"]);
+        assert_eq!(
+            doc(Some(
+                "Text.\n\nACP transport configuration\n\nMore, (it's) ok.\n\nLast line\n\nend"
+            )),
+            [
+                "// Text.",
+                "//",
+                "// # ACP transport configuration",
+                "//",
+                "// More, (it's) ok.",
+                "//",
+                "// # Last line",
+                "//",
+                "// end"
+            ]
+        );
+        assert_eq!(doc(Some("A.\n\nNot a heading.\n\nb"))[2], "// Not a heading.");
     }
 
     #[test]
@@ -194,11 +261,17 @@ mod tests {
             min_items: Some(1),
             max_items: None,
         });
-        assert_eq!(go_type(&array), "[]ContentBlock");
+        let all: Boxed = &|_| true;
+        assert_eq!(go_type(&array, all), "[]ContentBlock");
         assert_eq!(
-            codec(&array, true),
+            codec(&array, true, all),
             "arrayCodec(codec[ContentBlock]{decodeContentBlock, encodeContentBlock}, 1, -1, true)"
         );
-        assert_eq!(go_type(&TypeExpr::named("Value")), "Value_");
+        assert_eq!(go_type(&TypeExpr::named("Value"), &unboxed), "Value_");
+        assert_eq!(go_type(&TypeExpr::named("Tree"), all), "*Tree");
+        assert_eq!(
+            codec(&TypeExpr::named("Tree"), false, all),
+            "pointerCodec(codec[Tree]{decodeTree, encodeTree})"
+        );
     }
 }

@@ -7,12 +7,12 @@
 //! types; unions are interfaces with one type per variant. Every decision
 //! is resolved here into views; the template only loops and prints.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use askama::Template;
 
 use super::exprs::{
-    codec, doc, field_type, go_string, go_strings, go_type, integer_codec, integer_type, named_codec, rules,
+    codec, doc, field_type, go_string, go_strings, go_type, integer_codec, integer_type, named_codec, rules, Boxed,
 };
 use acp_ir::ir::*;
 use acp_ir::naming;
@@ -93,6 +93,8 @@ pub(super) struct AliasView {
     doc: Vec<String>,
     name: String,
     target: String,
+    /// The target type as a conversion writes it (`(*Tree)`).
+    convert: String,
     codec: String,
     decode: String,
     encode: String,
@@ -147,9 +149,47 @@ pub(super) struct WrapperView {
     tag: Option<(String, String)>,
 }
 
+/// Which direct references need a pointer: those inside a cycle of direct
+/// references between Go types that hold their values inline (structs and
+/// aliases; a union is an interface, which holds its value through a
+/// pointer already).
+struct Cycles<'a> {
+    component: BTreeMap<&'a str, usize>,
+}
+
+impl<'a> Cycles<'a> {
+    fn new(ir: &'a Ir) -> Self {
+        let graph: BTreeMap<&str, BTreeSet<&str>> = ir
+            .types
+            .values()
+            .filter(|definition| !matches!(definition.kind, TypeKind::Union(_)))
+            .map(|definition| {
+                let edges = definition
+                    .references()
+                    .into_iter()
+                    .filter(|reference| reference.direct && !is_interface(ir, &TypeExpr::named(reference.name)))
+                    .map(|reference| reference.name)
+                    .collect();
+                (definition.name.as_str(), edges)
+            })
+            .collect();
+        Cycles {
+            component: crate::emit::cycles::components(&graph),
+        }
+    }
+
+    /// Whether `owner` holds `name` through a pointer.
+    fn boxed(&self, owner: &str, name: &str) -> bool {
+        self.component
+            .get(owner)
+            .is_some_and(|component| self.component.get(name) == Some(component))
+    }
+}
+
 /// Builds the views of every type of `ir`, naming the Go types of variants
 /// and constants apart from every type name.
 pub(super) fn view(ir: &Ir) -> TypesFile {
+    let cycles = Cycles::new(ir);
     let mut taken: BTreeSet<String> = ir.types.keys().map(|name| naming::go_type(name)).collect();
     let types = ir
         .types
@@ -160,6 +200,7 @@ pub(super) fn view(ir: &Ir) -> TypesFile {
             match &definition.kind {
                 TypeKind::Struct(structure) => TypeView::Struct(struct_view(
                     ir,
+                    &|name| cycles.boxed(&definition.name, name),
                     doc,
                     &name,
                     &structure.fields,
@@ -167,7 +208,13 @@ pub(super) fn view(ir: &Ir) -> TypesFile {
                     &structure.additional,
                     None,
                 )),
-                TypeKind::Alias { target } => TypeView::Alias(alias_view(ir, doc, &name, target)),
+                TypeKind::Alias { target } => TypeView::Alias(alias_view(
+                    ir,
+                    &|name| cycles.boxed(&definition.name, name),
+                    doc,
+                    &name,
+                    target,
+                )),
                 TypeKind::Enum(enumeration) => TypeView::Enum(enum_view(doc, &name, enumeration, &mut taken)),
                 TypeKind::Union(union) => TypeView::Union(union_view(ir, doc, &name, union, &mut taken)),
             }
@@ -178,6 +225,7 @@ pub(super) fn view(ir: &Ir) -> TypesFile {
 
 fn struct_view(
     ir: &Ir,
+    boxed: Boxed,
     doc: Vec<String>,
     name: &str,
     fields: &[Field],
@@ -202,8 +250,8 @@ fn struct_view(
     let extra = match additional {
         AdditionalProperties::Kept(values) => Some(ExtraView {
             name: naming::go_extra_field(|field| names.contains(field)),
-            go_type: format!("[]Entry[{}]", go_type(values)),
-            codec: codec(values, false),
+            go_type: format!("[]Entry[{}]", go_type(values, boxed)),
+            codec: codec(values, false, boxed),
         }),
         AdditionalProperties::Denied => None,
     };
@@ -218,7 +266,7 @@ fn struct_view(
         }
         None => (name.to_owned(), None),
     };
-    let fields: Vec<FieldView> = fields.iter().map(field_view).collect();
+    let fields: Vec<FieldView> = fields.iter().map(|field| field_view(field, boxed)).collect();
     let mut declared: Vec<Declared> = fields
         .iter()
         .map(|field| Declared {
@@ -257,8 +305,8 @@ fn struct_view(
     }
 }
 
-fn field_view(field: &Field) -> FieldView {
-    let (go_type, codec) = field_type(field);
+fn field_view(field: &Field, boxed: Boxed) -> FieldView {
+    let (go_type, codec) = field_type(field, boxed);
     FieldView {
         doc: doc(field.description.as_deref()),
         name: naming::go_field(&field.name),
@@ -287,13 +335,19 @@ fn is_interface(ir: &Ir, expression: &TypeExpr) -> bool {
     false
 }
 
-fn alias_view(ir: &Ir, doc: Vec<String>, name: &str, target: &TypeExpr) -> AliasView {
+fn alias_view(ir: &Ir, boxed: Boxed, doc: Vec<String>, name: &str, target: &TypeExpr) -> AliasView {
     let [decode, encode] = naming::go_codec_functions(name);
+    let target_type = go_type(target, boxed);
     AliasView {
         doc,
         name: name.to_owned(),
-        target: go_type(target),
-        codec: codec(target, false),
+        convert: if target_type.starts_with('*') {
+            format!("({target_type})")
+        } else {
+            target_type.clone()
+        },
+        target: target_type,
+        codec: codec(target, false, boxed),
         decode,
         encode,
         methods: !is_interface(ir, target),
@@ -373,8 +427,8 @@ fn union_view(ir: &Ir, doc: Vec<String>, name: &str, union: &UnionType, taken: &
                 wrappers.push(WrapperView {
                     doc,
                     name: variant_type,
-                    go_type: go_type(ty),
-                    codec: codec(ty, false),
+                    go_type: go_type(ty, &|_| false),
+                    codec: codec(ty, false, &|_| false),
                     decode,
                     read,
                     encode,
@@ -402,6 +456,7 @@ fn union_view(ir: &Ir, doc: Vec<String>, name: &str, union: &UnionType, taken: &
                 };
                 structs.push(struct_view(
                     ir,
+                    &|_| false,
                     doc,
                     &variant_type,
                     fields,
