@@ -234,7 +234,7 @@ mod tests {
             ["// First line.", "//", "// - an item", "// 2. second"]
         );
         assert!(doc(Some("  ")).is_empty());
-        assert_eq!(doc(Some("''' and ``x``")), ["// \u{201D}' and \u{201C}x\u{201D}"]);
+        assert_eq!(doc(Some("''' and ``x``")), ["// \u{201D}' and \u{201C}x\u{201C}"]);
         assert_eq!(
             doc(Some(
                 "Text.\n\nACP transport configuration\n\nMore, (it's) ok.\n\nLast line\n\nend"

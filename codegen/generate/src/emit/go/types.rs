@@ -203,9 +203,11 @@ pub(super) fn view(ir: &Ir) -> TypesFile {
                     &|name| cycles.boxed(&definition.name, name),
                     doc,
                     &name,
-                    &structure.fields,
-                    &structure.flatten,
-                    &structure.additional,
+                    Shape {
+                        fields: &structure.fields,
+                        flatten: &structure.flatten,
+                        additional: &structure.additional,
+                    },
                     None,
                 )),
                 TypeKind::Alias { target } => TypeView::Alias(alias_view(
@@ -223,16 +225,27 @@ pub(super) fn view(ir: &Ir) -> TypesFile {
     TypesFile { types }
 }
 
+/// The members of an object: its fields, the types flattened into it and
+/// what happens to the members it does not name.
+struct Shape<'a> {
+    fields: &'a [Field],
+    flatten: &'a [String],
+    additional: &'a AdditionalProperties,
+}
+
 fn struct_view(
     ir: &Ir,
     boxed: Boxed,
     doc: Vec<String>,
     name: &str,
-    fields: &[Field],
-    flatten: &[String],
-    additional: &AdditionalProperties,
+    shape: Shape,
     variant: Option<(&str, VariantOf)>,
 ) -> StructView {
+    let Shape {
+        fields,
+        flatten,
+        additional,
+    } = shape;
     let mut names: BTreeSet<String> = fields.iter().map(|field| naming::go_field(&field.name)).collect();
     let flattened: Vec<FlatView> = flatten
         .iter()
@@ -459,9 +472,11 @@ fn union_view(ir: &Ir, doc: Vec<String>, name: &str, union: &UnionType, taken: &
                     &|_| false,
                     doc,
                     &variant_type,
-                    fields,
-                    &base,
-                    &union.additional,
+                    Shape {
+                        fields,
+                        flatten: &base,
+                        additional: &union.additional,
+                    },
                     Some((name, of)),
                 ));
             }
