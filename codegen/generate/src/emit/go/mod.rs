@@ -8,9 +8,11 @@
 //! not generated yet.
 //!
 //! `types` builds the views of the types, `exprs` the Go types, codecs and
-//! doc comments they print; this module holds the module's files.
+//! doc comments they print, `indirection` which values are held through a
+//! pointer; this module holds the module's files.
 
 mod exprs;
+mod indirection;
 mod language;
 mod types;
 

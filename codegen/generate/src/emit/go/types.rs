@@ -7,13 +7,14 @@
 //! types; unions are interfaces with one type per variant. Every decision
 //! is resolved here into views; the template only loops and prints.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use askama::Template;
 
 use super::exprs::{
     codec, doc, field_type, go_string, go_strings, go_type, integer_codec, integer_type, named_codec, rules, Boxed,
 };
+use super::indirection::{is_interface, Cycles};
 use acp_ir::ir::*;
 use acp_ir::naming;
 
@@ -147,43 +148,6 @@ pub(super) struct WrapperView {
     encode: String,
     /// The tag it writes, for a tagged union: `(property, value)`.
     tag: Option<(String, String)>,
-}
-
-/// Which direct references need a pointer: those inside a cycle of direct
-/// references between Go types that hold their values inline (structs and
-/// aliases; a union is an interface, which holds its value through a
-/// pointer already).
-struct Cycles<'a> {
-    component: BTreeMap<&'a str, usize>,
-}
-
-impl<'a> Cycles<'a> {
-    fn new(ir: &'a Ir) -> Self {
-        let graph: BTreeMap<&str, BTreeSet<&str>> = ir
-            .types
-            .values()
-            .filter(|definition| !matches!(definition.kind, TypeKind::Union(_)))
-            .map(|definition| {
-                let edges = definition
-                    .references()
-                    .into_iter()
-                    .filter(|reference| reference.direct && !is_interface(ir, &TypeExpr::named(reference.name)))
-                    .map(|reference| reference.name)
-                    .collect();
-                (definition.name.as_str(), edges)
-            })
-            .collect();
-        Cycles {
-            component: crate::emit::cycles::components(&graph),
-        }
-    }
-
-    /// Whether `owner` holds `name` through a pointer.
-    fn boxed(&self, owner: &str, name: &str) -> bool {
-        self.component
-            .get(owner)
-            .is_some_and(|component| self.component.get(name) == Some(component))
-    }
 }
 
 /// Builds the views of every type of `ir`, naming the Go types of variants
@@ -329,23 +293,6 @@ fn field_view(field: &Field, boxed: Boxed) -> FieldView {
         rules: rules(field),
         required: field.required,
     }
-}
-
-/// Whether values of `expression` are a Go interface (a union, or an alias of one).
-fn is_interface(ir: &Ir, expression: &TypeExpr) -> bool {
-    let mut seen = BTreeSet::new();
-    let mut current = expression;
-    while let TypeExpr::Named { name } = current {
-        if !seen.insert(name.as_str()) {
-            return false;
-        }
-        match ir.get(name).map(|definition| &definition.kind) {
-            Some(TypeKind::Union(_)) => return true,
-            Some(TypeKind::Alias { target }) => current = target,
-            _ => return false,
-        }
-    }
-    false
 }
 
 fn alias_view(ir: &Ir, boxed: Boxed, doc: Vec<String>, name: &str, target: &TypeExpr) -> AliasView {
