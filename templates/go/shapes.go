@@ -2,7 +2,8 @@
 // use, copied as they are into every generated Go module (`shapes.go`; the
 // source is `templates/go/shapes.go`): objects that refuse members they do
 // not name, untagged unions with object variants, tagged variants that
-// hold a value of a named type, and types that contain themselves.
+// hold a value of a named type, types that contain themselves, and the
+// schema defaults of optional members.
 
 //lint:file-ignore U1000 the generated types of some schemas leave some of these unused
 
@@ -56,4 +57,14 @@ func pointerCodec[T any](inner codec[T]) codec[*T] {
 			return inner.encode(*x)
 		},
 	}
+}
+
+// defaultOf is a schema default (`literal`, its JSON) decoded with `c`, or
+// the zero value when the schema's default does not decode.
+func defaultOf[T any](c codec[T], literal string) T {
+	var decoded T
+	if value, err := Parse([]byte(literal)); err == nil {
+		decoded, _ = c.decode(value, "")
+	}
+	return decoded
 }

@@ -518,6 +518,17 @@ pub fn go_extra_field(taken: impl Fn(&str) -> bool) -> String {
     name
 }
 
+/// The Go method that gives an optional member's value or its schema
+/// default: `mode` -> `ModeOrDefault`, with `Value` appended while `taken`
+/// says the name is in use.
+pub fn go_default_accessor(name: &str, taken: impl Fn(&str) -> bool) -> String {
+    let mut accessor = go_field(&format!("{name}_or_default"));
+    while taken(&accessor) {
+        accessor.push_str("Value");
+    }
+    accessor
+}
+
 /// The unexported Go functions that decode and encode the type (or variant)
 /// `go_type`: `decodeSessionId`, `encodeSessionId`.
 pub fn go_codec_functions(go_type: &str) -> [String; 2] {
@@ -862,6 +873,11 @@ mod tests {
             "RequestMode"
         );
         assert_eq!(go_extra_field(|_| false), "Extra");
+        assert_eq!(go_default_accessor("max_tokens", |_| false), "MaxTokensOrDefault");
+        assert_eq!(
+            go_default_accessor("mode", |field| field == "ModeOrDefault"),
+            "ModeOrDefaultValue"
+        );
         assert_eq!(go_extra_field(|field| field == "Extra"), "ExtraMembers");
         assert_eq!(
             go_codec_functions("SessionId"),

@@ -177,18 +177,15 @@ pub(super) fn named_codec(go_type: &str) -> String {
     format!("codec[{go_type}]{{{decode}, {encode}}}")
 }
 
-/// A field's Go type and codec: `Nullable` when `null` is a value, and
-/// `Optional` around it when the field may be absent (the codec is that of
-/// the value; the runtime's `optional` handles absence).
+/// A field's value type and codec: `Nullable` when `null` is a value (the
+/// field's Go type puts `Optional` around it when the field may be absent;
+/// the runtime's `optional` handles absence).
 pub(super) fn field_type(field: &Field, boxed: Boxed) -> (String, String) {
     let mut value_type = go_type(&field.ty, boxed);
     let mut value_codec = codec(&field.ty, field.decode.skip_invalid_items, boxed);
     if field.nullable {
         value_type = format!("Nullable[{value_type}]");
         value_codec = format!("nullableCodec({value_codec})");
-    }
-    if !field.required {
-        value_type = format!("Optional[{value_type}]");
     }
     (value_type, value_codec)
 }

@@ -68,6 +68,17 @@ pub(super) struct FieldView {
     codec: String,
     rules: String,
     required: bool,
+    /// An optional member with a schema default: its accessor.
+    default: Option<DefaultView>,
+}
+
+/// The method that gives an optional member's value or its default.
+pub(super) struct DefaultView {
+    method: String,
+    /// The member's type inside `Optional`.
+    value_type: String,
+    /// The default as a Go string literal of its JSON.
+    literal: String,
 }
 
 pub(super) struct FlatView {
@@ -243,7 +254,11 @@ fn struct_view(
         }
         None => (name.to_owned(), None),
     };
-    let fields: Vec<FieldView> = fields.iter().map(|field| field_view(field, boxed)).collect();
+    names.extend(extra.iter().map(|extra| extra.name.clone()));
+    let fields: Vec<FieldView> = fields
+        .iter()
+        .map(|field| field_view(field, boxed, &mut names))
+        .collect();
     let mut declared: Vec<Declared> = fields
         .iter()
         .map(|field| Declared {
@@ -282,9 +297,24 @@ fn struct_view(
     }
 }
 
-fn field_view(field: &Field, boxed: Boxed) -> FieldView {
-    let (go_type, codec) = field_type(field, boxed);
+fn field_view(field: &Field, boxed: Boxed, taken: &mut BTreeSet<String>) -> FieldView {
+    let (value_type, codec) = field_type(field, boxed);
+    let go_type = if field.required {
+        value_type.clone()
+    } else {
+        format!("Optional[{value_type}]")
+    };
+    let default = field.default.as_ref().filter(|_| !field.required).map(|value| {
+        let method = naming::go_default_accessor(&field.name, |name| taken.contains(name));
+        taken.insert(method.clone());
+        DefaultView {
+            method,
+            value_type,
+            literal: go_string(&value.to_string()),
+        }
+    });
     FieldView {
+        default,
         doc: doc(field.description.as_deref()),
         name: naming::go_field(&field.name),
         go_type,
