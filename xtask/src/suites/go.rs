@@ -3,7 +3,8 @@
 //! `go vet` and the pinned `staticcheck` (installed with `go install` into
 //! `.tools/go/bin`) on the module, then `go test` on every shared vector
 //! (`tests/go/vectors_test.go`, copied into the module as an internal test).
-//! Last, the chain's Go step (`tests/go/roundtrip-batch/`, copied under
+//! On the default schema, the README's usage example runs against the module
+//! and must print what it promises. Last, the chain's Go step (`tests/go/roundtrip-batch/`, copied under
 //! the module's `cmd/`) is built into `<bindings>/go-tools/`. The Go
 //! toolchain is the local one (`GOTOOLCHAIN=local`); the module needs no
 //! download.
@@ -15,6 +16,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{ensure, Context, Result};
+use serde_json::{json, Value};
+
+use acp_codegen::emit::{self, PackageNames};
 
 use crate::languages::{LanguageTests, Mutant};
 use crate::support::tools::{run_checked, SuiteOutcome};
@@ -142,6 +146,9 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
     let outcome = go_test(&module)?;
     print!("{}", outcome.output);
     ensure!(outcome.passed, "{label}: go test on the shared vectors failed");
+    if label == "default" {
+        usage_example(&module)?;
+    }
     let program = bindings.join(TOOLS).join(CHAIN_PROGRAM);
     run_checked(
         go(&module)
@@ -150,6 +157,53 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
             .arg(format!("./cmd/{CHAIN_PROGRAM}")),
         &format!("{label}: go build of the chain step"),
     )
+}
+
+/// What the README's usage example prints, line by line: a label, `: `, a JSON value.
+fn expected_example() -> Vec<(String, Value)> {
+    vec![
+        ("ContentBlock".to_owned(), json!({"type": "text", "text": "hello"})),
+        (
+            "session/update".to_owned(),
+            json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}}),
+        ),
+    ]
+}
+
+/// Runs the README's usage example (as the README shows it) against the
+/// module, from its `cmd/example/`, and checks what it printed.
+fn usage_example(module: &Path) -> Result<()> {
+    let program = emit::package::example(&emit::go::LANGUAGE, &PackageNames::default())?;
+    let folder = module.join("cmd").join("example");
+    std::fs::create_dir_all(&folder).with_context(|| format!("creating {}", folder.display()))?;
+    std::fs::write(folder.join("main.go"), program).context("writing the usage example")?;
+    let output = go(module)
+        .args(["run", "./cmd/example"])
+        .output()
+        .context("starting go run on the usage example")?;
+    let printed = String::from_utf8_lossy(&output.stdout);
+    ensure!(
+        output.status.success(),
+        "the Go usage example failed ({}):\n{printed}{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let lines = printed
+        .lines()
+        .map(|line| {
+            let (label, value) = line
+                .split_once(": ")
+                .with_context(|| format!("`{line}` is not `label: JSON`"))?;
+            Ok((label.to_owned(), serde_json::from_str(value)?))
+        })
+        .collect::<Result<Vec<(String, Value)>>>()?;
+    ensure!(
+        lines == expected_example(),
+        "the Go usage example printed\n{printed}not\n{:?}",
+        expected_example()
+    );
+    eprintln!("go: the README's usage example ran against the module as expected");
+    Ok(())
 }
 
 fn go_test(module: &Path) -> Result<SuiteOutcome> {

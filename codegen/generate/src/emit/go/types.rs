@@ -2,7 +2,8 @@
 //! from the runtime's combinators (`templates/go/codec.go`,
 //! `templates/go/object.go`). Structs are Go structs whose optional
 //! members are `Optional` and nullable ones `Nullable`, with the members
-//! the schema does not name kept in an `Extra` field; enums are named
+//! the schema does not name kept in an `Extra` field and an accessor for
+//! each schema default; enums are named
 //! strings or integers with a constant per value; aliases are defined
 //! types; unions are interfaces with one type per variant. Every decision
 //! is resolved here into views; the template only loops and prints.
