@@ -254,7 +254,7 @@ func (p *parser) value(pointer string, depth int) (Value, error) {
 	case c == 'f':
 		return p.literal("false", BoolValue(false))
 	case c == '"':
-		text, err := p.string()
+		text, err := p.string(pointer)
 		return StringValue(text), err
 	case c == '[' || c == '{':
 		if depth > MaxDepth {
@@ -314,7 +314,7 @@ func (p *parser) object(pointer string, depth int) (Value, error) {
 		if p.at >= len(p.data) || p.data[p.at] != '"' {
 			return Value{}, p.syntax("expected a member name")
 		}
-		name, err := p.string()
+		name, err := p.string(pointer + "/" + escapeToken(string(p.data[p.at+1:p.closing(p.at)])))
 		if err != nil {
 			return Value{}, err
 		}
@@ -355,15 +355,34 @@ func setMember(members []Member, name string, value Value) []Member {
 	return append(members, Member{Name: name, Value: value})
 }
 
-func (p *parser) string() (string, error) {
+// closing is the position of the quote that ends the string starting at `start`.
+func (p *parser) closing(start int) int {
+	at := start + 1
+	for at < len(p.data) && p.data[at] != '"' {
+		if p.data[at] == '\\' {
+			at++
+		}
+		at++
+	}
+	return min(at, len(p.data))
+}
+
+// string reads the string at `pointer` (a member name's pointer is the
+// member's). An escaped surrogate that is not half of a pair is refused:
+// UTF-8 cannot write it back.
+func (p *parser) string(pointer string) (string, error) {
 	start := p.at
 	p.at++
 	for p.at < len(p.data) {
 		switch c := p.data[p.at]; {
 		case c == '"':
 			p.at++
+			raw := p.data[start:p.at]
+			if loneSurrogate(raw) {
+				return "", &DecodeError{Pointer: pointer, Message: "a string holds an escaped surrogate that is not half of a pair"}
+			}
 			var text string
-			if err := json.Unmarshal(p.data[start:p.at], &text); err != nil {
+			if err := json.Unmarshal(raw, &text); err != nil {
 				p.at = start
 				return "", p.syntax("invalid string")
 			}
@@ -393,6 +412,36 @@ func (p *parser) number(pointer string) (Value, error) {
 		return Value{}, &DecodeError{Pointer: pointer, Message: fmt.Sprintf("the number %s is not finite as a double", literal)}
 	}
 	return Value{kind: KindNumber, text: literal}, nil
+}
+
+// loneSurrogate is whether the JSON string literal `raw` escapes a
+// surrogate that is not half of a pair.
+func loneSurrogate(raw []byte) bool {
+	surrogate := func(at int) (rune, bool) {
+		if at+6 > len(raw) || raw[at] != '\\' || raw[at+1] != 'u' {
+			return 0, false
+		}
+		code, err := strconv.ParseUint(string(raw[at+2:at+6]), 16, 32)
+		return rune(code), err == nil && code >= 0xD800 && code <= 0xDFFF
+	}
+	for at := 0; at < len(raw); at++ {
+		if raw[at] != '\\' {
+			continue
+		}
+		code, ok := surrogate(at)
+		if !ok {
+			at++
+			continue
+		}
+		if code >= 0xDC00 {
+			return true
+		}
+		if next, ok := surrogate(at + 6); !ok || next < 0xDC00 {
+			return true
+		}
+		at += 11
+	}
+	return false
 }
 
 // validNumber is whether `text` is a number as JSON writes it.

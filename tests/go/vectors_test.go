@@ -131,3 +131,20 @@ func TestTooDeepIsAnErrorAtItsPointer(t *testing.T) {
 		t.Fatalf("expected an error %d levels down, got %v", MaxDepth, err)
 	}
 }
+
+func TestLoneSurrogatesAreErrorsAtTheirPointer(t *testing.T) {
+	for text, pointer := range map[string]string{
+		`{"a": "\ud800"}`:         "/a",
+		`{"a": ["x", "\udc00y"]}`: "/a/1",
+		`{"\ud800": 1}`:           `/\ud800`,
+	} {
+		_, err := Parse([]byte(text))
+		var decodeError *DecodeError
+		if !errors.As(err, &decodeError) || decodeError.Pointer != pointer {
+			t.Errorf("%s: expected an error at %q, got %v", text, pointer, err)
+		}
+	}
+	if _, err := Parse([]byte(`{"a": "\ud83d\ude00 \u00e9"}`)); err != nil {
+		t.Errorf("a surrogate pair is refused: %v", err)
+	}
+}
