@@ -529,6 +529,17 @@ pub fn go_default_accessor(name: &str, taken: impl Fn(&str) -> bool) -> String {
     accessor
 }
 
+/// The exported Go function that decodes a union (an interface, which has
+/// no methods of its own) from JSON text: `DecodeContentBlock`, with
+/// `Value` appended while `taken` says the name is in use.
+pub fn go_union_decoder(go_type: &str, taken: impl Fn(&str) -> bool) -> String {
+    let mut name = format!("Decode{go_type}");
+    while taken(&name) {
+        name.push_str("Value");
+    }
+    name
+}
+
 /// The unexported Go functions that decode and encode the type (or variant)
 /// `go_type`: `decodeSessionId`, `encodeSessionId`.
 pub fn go_codec_functions(go_type: &str) -> [String; 2] {
@@ -873,6 +884,11 @@ mod tests {
             "RequestMode"
         );
         assert_eq!(go_extra_field(|_| false), "Extra");
+        assert_eq!(go_union_decoder("ContentBlock", |_| false), "DecodeContentBlock");
+        assert_eq!(
+            go_union_decoder("Block", |name| name == "DecodeBlock"),
+            "DecodeBlockValue"
+        );
         assert_eq!(go_default_accessor("max_tokens", |_| false), "MaxTokensOrDefault");
         assert_eq!(
             go_default_accessor("mode", |field| field == "ModeOrDefault"),

@@ -7,14 +7,17 @@
 //! decoders are built from). Method tables, connections and negotiation are
 //! not generated yet.
 //!
-//! `types` builds the views of the types, `exprs` the Go types, codecs and
+//! `types` builds the views of the types (`structs` of structs and object
+//! variants, `unions` of unions), `exprs` the Go types, codecs and
 //! doc comments they print, `indirection` which values are held through a
 //! pointer; this module holds the module's files.
 
 mod exprs;
 mod indirection;
 mod language;
+mod structs;
 mod types;
+mod unions;
 
 /// Go's registration ([`crate::emit::LANGUAGES`]).
 pub const LANGUAGE: crate::emit::language::Language = crate::emit::language::Language {
