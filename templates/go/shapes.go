@@ -35,7 +35,8 @@ func fromObject[U any](read variant[U]) func(Value, string) (U, error) {
 
 // withTag is a variant's encoding with its tag.
 func withTag(property, tag string, payload Value) Value {
-	e := encoder{members: []Member{{Name: property, Value: StringValue(tag)}}}
+	var e encoder
+	e.put(property, StringValue(tag))
 	e.merge(payload)
 	return e.value()
 }

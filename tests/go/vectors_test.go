@@ -30,6 +30,12 @@ type vectorCase struct {
 	Expected json.RawMessage `json:"expected"`
 }
 
+// vectorGroup is the vectors of one kind of a file.
+type vectorGroup struct {
+	kind    string
+	vectors []vectorCase
+}
+
 func vectorFolder() string {
 	if folder := os.Getenv("ACP_VECTORS"); folder != "" {
 		return folder
@@ -93,10 +99,10 @@ func TestVectors(t *testing.T) {
 		if err := json.Unmarshal(data, &file); err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
-		for _, group := range []struct {
-			kind    string
-			vectors []vectorCase
-		}{{"valid", file.Valid}, {"invalid", file.Invalid}, {"lenient", file.Lenient}} {
+		groups := []vectorGroup{}
+		groups = append(groups, vectorGroup{"valid", file.Valid}, vectorGroup{"invalid", file.Invalid})
+		groups = append(groups, vectorGroup{"lenient", file.Lenient})
+		for _, group := range groups {
 			for _, vector := range group.vectors {
 				total++
 				if t.Run(file.Type+"/"+group.kind+"/"+vector.Name, func(t *testing.T) {
@@ -146,5 +152,40 @@ func TestLoneSurrogatesAreErrorsAtTheirPointer(t *testing.T) {
 	}
 	if _, err := Parse([]byte(`{"a": "\ud83d\ude00 \u00e9"}`)); err != nil {
 		t.Errorf("a surrogate pair is refused: %v", err)
+	}
+}
+
+// The runtime's helpers that only some schemas' types use (shapes.go),
+// checked whether or not this schema's types use them.
+func TestHelpersOfOtherSchemas(t *testing.T) {
+	value, err := Parse([]byte(`{"a": 1, "b/c": 2}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := objectOf(value, "/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var decodeError *DecodeError
+	if err := deny(o, []string{"a"}); !errors.As(err, &decodeError) || decodeError.Pointer != "/x/b~1c" {
+		t.Errorf("deny: expected an error at /x/b~1c, got %v", err)
+	}
+	members := fromObject(func(o *object) (int, error) { return len(o.members), nil })
+	if count, err := members(value, ""); err != nil || count != 2 {
+		t.Errorf("fromObject: got %d, %v", count, err)
+	}
+	if _, err := members(StringValue("no object"), "/y"); !errors.As(err, &decodeError) || decodeError.Pointer != "/y" {
+		t.Errorf("fromObject: expected an error at /y, got %v", err)
+	}
+	tagged, err := withTag("type", "text", value).MarshalJSON()
+	if err != nil || string(tagged) != `{"type":"text","a":1,"b/c":2}` {
+		t.Errorf("withTag: got %s, %v", tagged, err)
+	}
+	boxed := pointerCodec(boolCodec())
+	if x, err := boxed.decode(BoolValue(true), ""); err != nil || x == nil || !*x || !equal(boxed.encode(x), BoolValue(true)) {
+		t.Errorf("pointerCodec: got %v, %v", x, err)
+	}
+	if got := defaultOf(integerCodec[int32](nil, nil), "7"); got != 7 {
+		t.Errorf("defaultOf: got %d", got)
 	}
 }
