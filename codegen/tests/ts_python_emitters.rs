@@ -1,4 +1,4 @@
-//! The TypeScript and Python emitters on the small fixtures: reviewed
+//! The TypeScript, Python and Go emitters on the small fixtures: reviewed
 //! snapshots of the generated types of each (re-approve with
 //! `UPDATE_SNAPSHOTS=1`), as `rust_emitter.rs` keeps the Rust ones;
 //! `cargo xtask test` type-checks and tests the packages generated from the
@@ -9,7 +9,7 @@ mod snapshots;
 
 use std::path::{Path, PathBuf};
 
-use acp_codegen::emit::{python, typescript, PackageNames};
+use acp_codegen::emit::{go, python, typescript, PackageNames};
 use acp_codegen::lower::{lower, Unsupported};
 
 fn here() -> PathBuf {
@@ -54,5 +54,13 @@ fn python_models_of_the_fixtures() {
             .map(|(path, _)| path.display().to_string())
             .unwrap();
         check(fixture, &files, &models, "models.py");
+    }
+}
+
+#[test]
+fn go_types_of_the_fixtures() {
+    for fixture in ["fields", "open-enum-and-unions", "any-json-member"] {
+        let files = go::emit(&fixture_ir(fixture), &PackageNames::default()).unwrap();
+        check(fixture, &files, "types.go", "types.go");
     }
 }

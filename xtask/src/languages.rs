@@ -8,6 +8,12 @@
 //! ([`acp_codegen::emit::Language`]). The list of them is
 //! [`crate::registry`]'s; this module holds only the types, so that the
 //! registrations import from here without importing the list back.
+//!
+//! A language may not have everything yet (Go has types and the by-name
+//! codec, no connections): its interop programs, benchmark contenders and
+//! package build are `Option`s and its installs may be empty, and every
+//! command that reads one of them says, loudly, which language it skips
+//! and why ([`LanguageTests::skipping`]), so nothing is dropped in silence.
 
 use std::path::{Path, PathBuf};
 
@@ -35,17 +41,23 @@ pub struct LanguageTests {
     /// Whether it reads every number as a double, so that the chain compares
     /// its numbers as doubles and passes on what it cannot hold.
     pub numbers_as_doubles: bool,
-    /// Builds our client and agent of `tests/interop/` ([`crate::interop::our_programs`]).
-    pub interop: crate::interop::our_programs::Build,
-    /// Its contenders in the benchmark ([`crate::bench`]).
-    pub bench: crate::bench::measure::Contenders,
+    /// Builds our client and agent of `tests/interop/` ([`crate::interop::our_programs`]);
+    /// none while the language has no connection.
+    pub interop: Option<crate::interop::our_programs::Build>,
+    /// Its contenders in the benchmark ([`crate::bench`]); none while it has none.
+    pub bench: Option<crate::bench::measure::Contenders>,
     /// Builds its package's artifacts ([`crate::commands::package`]):
-    /// `(package folder, names, version, artifacts folder)`.
-    pub package: fn(&Path, &PackageNames, &str, &Path) -> Result<Vec<PathBuf>>,
+    /// `(package folder, names, version, artifacts folder)`; none while it
+    /// has no package build.
+    pub package: Option<PackageBuild>,
     /// How [`crate::commands::package::check`] installs and uses its artifacts
-    /// ([`crate::commands::package::install`]).
+    /// ([`crate::commands::package::install`]); empty while it has none.
     pub installs: &'static [Install],
 }
+
+/// Builds a language's package artifacts: `(package folder, names,
+/// version, artifacts folder)`.
+pub type PackageBuild = fn(&Path, &PackageNames, &str, &Path) -> Result<Vec<PathBuf>>;
 
 /// One artifact of the language's package, installed and used by the
 /// package check.
@@ -80,5 +92,12 @@ impl LanguageTests {
     /// The name people call it by (`Rust`).
     pub fn name(&self) -> &'static str {
         self.generated.name
+    }
+
+    /// Says on stderr that `what` leaves this language out, and why: it
+    /// has no `missing` yet (`Go: no interop programs yet, skipped by the
+    /// interop run`).
+    pub fn skipping(&self, missing: &str, what: &str) {
+        eprintln!("{}: no {missing} yet, skipped by {what}", self.name());
     }
 }

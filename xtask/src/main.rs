@@ -274,6 +274,9 @@ struct PackageArgs {
     /// The Python import name.
     #[arg(long, default_value = "acp_bindings")]
     python_package: String,
+    /// The Go module path.
+    #[arg(long, default_value = "github.com/acp-codegen/acp-bindings-go")]
+    go_module: String,
 }
 
 impl PackageArgs {
@@ -282,6 +285,7 @@ impl PackageArgs {
             rust_crate: self.rust_crate.clone(),
             npm_package: self.npm_package.clone(),
             python_package: self.python_package.clone(),
+            go_module: self.go_module.clone(),
             ..acp_codegen::emit::PackageNames::default()
         }
     }

@@ -12,6 +12,7 @@ pub const LANGUAGES: &[&LanguageTests] = &[
     &crate::suites::rust::LANGUAGE,
     &crate::suites::typescript::LANGUAGE,
     &crate::suites::python::LANGUAGE,
+    &crate::suites::go::LANGUAGE,
 ];
 
 /// The language whose id (`--lang`) is `id`.

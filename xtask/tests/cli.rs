@@ -712,7 +712,10 @@ fn an_unknown_suite_or_language_is_refused_with_the_known_ones() {
     ];
     for (arguments, known) in [
         (vec!["test", "--suite", "nonsense"], &suites[..]),
-        (vec!["test", "--lang", "cobol"], &["rust", "typescript", "python"][..]),
+        (
+            vec!["test", "--lang", "cobol"],
+            &["rust", "typescript", "python", "go"][..],
+        ),
     ] {
         let output = xtask(&arguments);
         let message = stderr(&output);

@@ -1,7 +1,7 @@
 //! The generation stage: [`generate`] is its one entry, from an extended
 //! schema and its IR to every output folder ([`pipeline`]); [`emit`] holds
 //! one emitter per language, each a function from the IR to the files of a
-//! package (Rust with `quote` and `prettyplease`, TypeScript and Python
+//! package (Rust with `quote` and `prettyplease`, TypeScript, Python and Go
 //! through the askama templates of the top-level `templates/`), and what
 //! every package carries besides its code.
 

@@ -198,11 +198,12 @@ pub fn numbered_type(base: &str, number: usize) -> String {
 }
 
 /// The identifiers a member name takes in the languages that name members:
-/// Rust fields and Python attributes (TypeScript keeps the wire name).
-pub const MEMBER_FORMS: [fn(&str) -> String; 2] = [rust_field, python_attribute];
+/// Rust fields, Python attributes and Go fields (TypeScript keeps the wire
+/// name).
+pub const MEMBER_FORMS: [fn(&str) -> String; 3] = [rust_field, python_attribute, go_field];
 
 /// The identifiers a type name takes in each language.
-pub const TYPE_FORMS: [fn(&str) -> String; 3] = [rust_type, typescript_type, python_class];
+pub const TYPE_FORMS: [fn(&str) -> String; 4] = [rust_type, typescript_type, python_class, go_type];
 
 /// The identifiers an enum constant takes: Rust variants and Python members.
 pub const CONSTANT_FORMS: [fn(&str) -> String; 2] = [rust_type, python_constant];
@@ -428,6 +429,123 @@ pub fn python_constant(name: &str) -> String {
     rust_constant(name)
 }
 
+/// The exported names of the Go runtime (`templates/go/`), which a
+/// generated type must not take.
+const GO_RESERVED: &[&str] = &[
+    "ArrayValue",
+    "BoolValue",
+    "DecodeError",
+    "Entry",
+    "Kind",
+    "KindArray",
+    "KindBool",
+    "KindNull",
+    "KindNumber",
+    "KindObject",
+    "KindString",
+    "MaxDepth",
+    "Member",
+    "NonNull",
+    "Null",
+    "NullValue",
+    "Nullable",
+    "Number",
+    "NumberValue",
+    "ObjectValue",
+    "Optional",
+    "Parse",
+    "Roundtrip",
+    "Some",
+    "StringValue",
+    "Value",
+];
+
+/// The methods every generated Go type has, which no field may be called.
+const GO_METHODS: &[&str] = &["MarshalJSON", "UnmarshalJSON"];
+
+/// A Go type name for a canonical name (exported; the runtime's names get
+/// a `_` suffix).
+pub fn go_type(canonical: &str) -> String {
+    if GO_RESERVED.contains(&canonical) {
+        format!("{canonical}_")
+    } else {
+        canonical.to_owned()
+    }
+}
+
+/// A Go field name for a member's name in code: exported PascalCase
+/// (`session_id` -> `SessionId`); the generated methods' names get a `_`
+/// suffix.
+pub fn go_field(name: &str) -> String {
+    let pascal = pascal_case(name);
+    if GO_METHODS.contains(&pascal.as_str()) {
+        format!("{pascal}_")
+    } else {
+        pascal
+    }
+}
+
+/// The Go type of a union's variant, or of an enum's constant: the owner's
+/// name and the variant's, with `Variant` appended while `taken` says the
+/// name is in use.
+pub fn go_member_type(owner: &str, member: &str, taken: impl Fn(&str) -> bool) -> String {
+    let mut name = go_type(&member_type_name(owner, member));
+    while taken(&name) {
+        name.push_str("Variant");
+    }
+    name
+}
+
+/// The Go field holding the flattened type `flattened` of `owner`
+/// ([`flattened_member`]), or, while that is `taken` by another field, its
+/// whole name.
+pub fn go_flattened_field(owner: &str, flattened: &str, taken: impl Fn(&str) -> bool) -> String {
+    let short = go_field(&flattened_member(owner, flattened));
+    if taken(&short) {
+        go_field(flattened)
+    } else {
+        short
+    }
+}
+
+/// The Go field holding the members an object does not name: `Extra`,
+/// with `Members` appended while `taken` says the name is in use.
+pub fn go_extra_field(taken: impl Fn(&str) -> bool) -> String {
+    let mut name = "Extra".to_owned();
+    while taken(&name) {
+        name.push_str("Members");
+    }
+    name
+}
+
+/// The Go method that gives an optional member's value or its schema
+/// default: `mode` -> `ModeOrDefault`, with `Value` appended while `taken`
+/// says the name is in use.
+pub fn go_default_accessor(name: &str, taken: impl Fn(&str) -> bool) -> String {
+    let mut accessor = go_field(&format!("{name}_or_default"));
+    while taken(&accessor) {
+        accessor.push_str("Value");
+    }
+    accessor
+}
+
+/// The exported Go function that decodes a union (an interface, which has
+/// no methods of its own) from JSON text: `DecodeContentBlock`, with
+/// `Value` appended while `taken` says the name is in use.
+pub fn go_union_decoder(go_type: &str, taken: impl Fn(&str) -> bool) -> String {
+    let mut name = format!("Decode{go_type}");
+    while taken(&name) {
+        name.push_str("Value");
+    }
+    name
+}
+
+/// The unexported Go functions that decode and encode the type (or variant)
+/// `go_type`: `decodeSessionId`, `encodeSessionId`.
+pub fn go_codec_functions(go_type: &str) -> [String; 2] {
+    [format!("decode{go_type}"), format!("encode{go_type}")]
+}
+
 /// The Python class of a union's variant: the union's name and the
 /// variant's, with `Variant` appended while `taken` says the name is in use.
 pub fn python_variant_class(union: &str, variant: &str, taken: impl Fn(&str) -> bool) -> String {
@@ -645,7 +763,7 @@ mod tests {
     #[test]
     fn language_identifiers() {
         type Identifier = fn(&str) -> String;
-        let table: [(Identifier, &str, &str); 17] = [
+        let table: [(Identifier, &str, &str); 22] = [
             (rust_field, "type", "r#type"),
             (rust_field, "_meta", "meta"),
             (rust_field, "sessionId", "session_id"),
@@ -663,6 +781,11 @@ mod tests {
             (python_attribute, "schema", "schema_"),
             (python_attribute, "modelId", "model_id_"),
             (python_class, "Field", "Field_"),
+            (go_type, "Value", "Value_"),
+            (go_type, "SessionId", "SessionId"),
+            (go_field, "session_id", "SessionId"),
+            (go_field, "marshal_json", "MarshalJson"),
+            (go_field, "unmarshal_j_s_o_n", "UnmarshalJSON_"),
         ];
         for (function, input, expected) in table {
             assert_eq!(function(input), expected, "{input:?}");
@@ -743,5 +866,38 @@ mod tests {
         assert_eq!(python_side_table("client", "notification"), "CLIENT_NOTIFICATIONS");
         assert_eq!(python_handler("$/cancel_request"), "cancel_request");
         assert_eq!(python_handler("mcp/message notification"), "mcp_message_notification");
+    }
+
+    #[test]
+    fn go_names_avoid_taken_names() {
+        assert_eq!(go_member_type("ContentBlock", "Text", |_| false), "ContentBlockText");
+        assert_eq!(
+            go_member_type("AuthMethod", "Terminal", |name| name == "AuthMethodTerminal"),
+            "AuthMethodTerminalVariant"
+        );
+        assert_eq!(
+            go_flattened_field("SessionConfigOption", "SessionConfigOptionType", |_| false),
+            "Type"
+        );
+        assert_eq!(
+            go_flattened_field("Request", "RequestMode", |field| field == "Mode"),
+            "RequestMode"
+        );
+        assert_eq!(go_extra_field(|_| false), "Extra");
+        assert_eq!(go_union_decoder("ContentBlock", |_| false), "DecodeContentBlock");
+        assert_eq!(
+            go_union_decoder("Block", |name| name == "DecodeBlock"),
+            "DecodeBlockValue"
+        );
+        assert_eq!(go_default_accessor("max_tokens", |_| false), "MaxTokensOrDefault");
+        assert_eq!(
+            go_default_accessor("mode", |field| field == "ModeOrDefault"),
+            "ModeOrDefaultValue"
+        );
+        assert_eq!(go_extra_field(|field| field == "Extra"), "ExtraMembers");
+        assert_eq!(
+            go_codec_functions("SessionId"),
+            ["decodeSessionId".to_owned(), "encodeSessionId".to_owned()]
+        );
     }
 }

@@ -45,7 +45,11 @@ pub fn build(setup: &Setup, protocol: &Protocol, python: &Path) -> Result<Ours> 
         agents: Vec::new(),
     };
     for language in LANGUAGES {
-        let [client, agent] = (language.interop)(&inputs)?;
+        let Some(interop) = language.interop else {
+            language.skipping("interop programs", "the interop run");
+            continue;
+        };
+        let [client, agent] = interop(&inputs)?;
         ours.clients.push(client);
         ours.agents.push(agent);
     }

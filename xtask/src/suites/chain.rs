@@ -1,6 +1,6 @@
 //! The cross-language chain: every vector goes through every language in
-//! [`LANGUAGES`] order and the first again (Rust, TypeScript, Python and
-//! Rust again; each step as the language's registration says), and each
+//! [`LANGUAGES`] order and the first again (Rust, TypeScript, Python, Go
+//! and Rust again; each step as the language's registration says), and each
 //! language's verdict must equal the one
 //! before it: accepted and re-encoded to the same JSON, or rejected at the
 //! same JSON pointer. A valid vector is passed on as the previous language
@@ -161,7 +161,7 @@ fn chain_order() -> impl Iterator<Item = &'static LanguageTests> {
 }
 
 /// The chain's languages by name, as its summaries print them (`Rust ->
-/// TypeScript -> Python -> Rust`).
+/// TypeScript -> Python -> Go -> Rust`).
 pub fn order() -> String {
     chain_order().map(LanguageTests::name).collect::<Vec<_>>().join(" -> ")
 }

@@ -3,7 +3,8 @@
 //! --check`; the other Rust files (`templates/rust/`, `tests/`) through
 //! `rustfmt --check`; TypeScript and JavaScript through the pinned prettier
 //! of `tests/format` (installed with `npm ci`); Python through the pinned
-//! ruff of `tests/python/requirements.txt` (in `.tools/venv`). The files
+//! ruff of `tests/python/requirements.txt` (in `.tools/venv`); Go through
+//! `gofmt -l`. The files
 //! are the ones git tracks, less the askama templates (files holding `{{`
 //! or `{%`), which no formatter can read. Settings come from `rustfmt.toml`,
 //! `.prettierrc.json` and `ruff.toml` at the root. A failure names every
@@ -86,6 +87,16 @@ pub fn run(workspace: &Path) -> Result<()> {
         )?);
     }
 
+    let go = untemplated(workspace, &tracked, &["go"]);
+    eprintln!("format: gofmt -l on {} files", go.len());
+    if !go.is_empty() {
+        unformatted.extend(listed(
+            Command::new("gofmt").arg("-l").args(&go).current_dir(workspace),
+            "gofmt -l",
+            |line| Some(line.to_owned()),
+        )?);
+    }
+
     if !unformatted.is_empty() {
         let unformatted: Vec<String> = unformatted
             .iter()
@@ -95,7 +106,7 @@ pub fn run(workspace: &Path) -> Result<()> {
             })
             .collect();
         bail!(
-            "{} files are not formatted (run cargo fmt --all, rustfmt, prettier --write or ruff format on them):\n  {}",
+            "{} files are not formatted (run cargo fmt --all, rustfmt, prettier --write, ruff format or gofmt -w on them):\n  {}",
             unformatted.len(),
             unformatted.join("\n  ")
         );

@@ -19,6 +19,7 @@ mod captures;
 mod chain;
 mod differential;
 mod format;
+pub mod go;
 mod handlers;
 mod history;
 mod independent;
@@ -120,7 +121,7 @@ pub enum Suite {
     Bindings,
     /// the negotiation views, byte-identical in every language
     Negotiation,
-    /// every vector through Rust -> TypeScript -> Python -> Rust
+    /// every vector through Rust -> TypeScript -> Python -> Go -> Rust
     Chain,
     /// values made from the raw schema, through the chain
     Independent,

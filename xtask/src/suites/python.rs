@@ -71,9 +71,9 @@ pub const LANGUAGE: LanguageTests = LanguageTests {
         )
     },
     numbers_as_doubles: false,
-    interop: crate::interop::our_programs::python,
-    bench: crate::bench::python::contenders,
-    package: |source, _names, _version, into| build::python(source, into),
+    interop: Some(crate::interop::our_programs::python),
+    bench: Some(crate::bench::python::contenders),
+    package: Some(|source, _names, _version, into| build::python(source, into)),
     installs: &[
         Install {
             what: "python wheel",

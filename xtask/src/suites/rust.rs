@@ -49,9 +49,9 @@ pub const LANGUAGE: LanguageTests = LanguageTests {
     ],
     chain_step: |workspace, _bindings| (batch_program(workspace), Vec::new()),
     numbers_as_doubles: false,
-    interop: crate::interop::our_programs::rust,
-    bench: crate::bench::rust::contenders,
-    package: |source, names, version, into| Ok(vec![build::rust(source, &names.rust_crate, version, into)?]),
+    interop: Some(crate::interop::our_programs::rust),
+    bench: Some(crate::bench::rust::contenders),
+    package: Some(|source, names, version, into| Ok(vec![build::rust(source, &names.rust_crate, version, into)?])),
     installs: &[Install {
         what: "rust",
         suffix: ".crate",

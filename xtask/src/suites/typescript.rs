@@ -65,9 +65,9 @@ pub const LANGUAGE: LanguageTests = LanguageTests {
         )
     },
     numbers_as_doubles: true,
-    interop: crate::interop::our_programs::typescript,
-    bench: crate::bench::typescript::contenders,
-    package: |source, _names, _version, into| Ok(vec![build::typescript(source, into)?]),
+    interop: Some(crate::interop::our_programs::typescript),
+    bench: Some(crate::bench::typescript::contenders),
+    package: Some(|source, _names, _version, into| Ok(vec![build::typescript(source, into)?])),
     installs: &[Install {
         what: "typescript",
         suffix: ".tgz",

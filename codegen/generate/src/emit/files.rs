@@ -20,6 +20,8 @@ pub struct PackageNames {
     pub npm_package: String,
     /// The Python import name (`acp_bindings`).
     pub python_package: String,
+    /// The Go module path (`github.com/acp-codegen/acp-bindings-go`).
+    pub go_module: String,
     /// The version every package's manifest carries, valid as SemVer and as
     /// PEP 440 (`0.1.0` unless packaged).
     pub version: String,
@@ -31,6 +33,7 @@ impl Default for PackageNames {
             rust_crate: "acp-bindings".to_owned(),
             npm_package: "acp-bindings".to_owned(),
             python_package: "acp_bindings".to_owned(),
+            go_module: "github.com/acp-codegen/acp-bindings-go".to_owned(),
             version: "0.1.0".to_owned(),
         }
     }

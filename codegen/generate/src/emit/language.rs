@@ -42,4 +42,19 @@ pub struct Package {
     pub example: fn(&PackageNames) -> Result<String, CodegenError>,
     /// Where the package also ships the usage example as a file, if it does.
     pub example_file: Option<&'static str>,
+    /// What the package holds, as the README's first paragraph ends.
+    pub contents: &'static str,
+    /// What the usage example does, as the README introduces it.
+    pub usage: &'static str,
+    /// What the package exports for every schema, as the README says when
+    /// the example is left out.
+    pub exports: &'static str,
 }
+
+/// The README's answers ([`Package::contents`], [`Package::usage`],
+/// [`Package::exports`]) of a package with the whole surface: types,
+/// method tables and negotiation.
+pub const FULL_CONTENTS: &str = "a type per schema type with its decoder\nand encoder, the method tables of both sides (agent and client) with\ndispatchers, and capability negotiation";
+pub const FULL_USAGE: &str =
+    "Decode a value by its type name, decode a notification by its method, and\nnegotiate capabilities from an `initialize` exchange";
+pub const FULL_EXPORTS: &str = "a decoder and encoder per type, `roundtrip` by type name,\ndecoding by method name, the dispatchers and `negotiate`";

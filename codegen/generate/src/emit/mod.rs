@@ -6,7 +6,9 @@
 //! A language is its folder here, whose `language.rs` registers it
 //! ([`Language`]), and one line of [`LANGUAGES`].
 
+mod cycles;
 mod files;
+pub mod go;
 mod language;
 pub mod package;
 mod prose;
@@ -18,7 +20,7 @@ pub use files::{Emitter, Files, PackageNames};
 pub use language::{Language, Package};
 
 /// Every language, in the order their packages are generated and tested.
-pub const LANGUAGES: &[&Language] = &[&rust::LANGUAGE, &typescript::LANGUAGE, &python::LANGUAGE];
+pub const LANGUAGES: &[&Language] = &[&rust::LANGUAGE, &typescript::LANGUAGE, &python::LANGUAGE, &go::LANGUAGE];
 
 /// Every language's [`Language::id`], in [`LANGUAGES`] order.
 pub fn ids() -> Vec<&'static str> {

@@ -126,6 +126,9 @@ struct Readme {
     version_note: String,
     install: String,
     fence: &'static str,
+    contents: &'static str,
+    usage: &'static str,
+    exports: &'static str,
     /// The usage example, or why this schema has none.
     example: Result<String, String>,
 }
@@ -160,6 +163,9 @@ pub fn extras(ir: &Ir, names: &PackageNames, language: &Language, schema: &str) 
         version_note: version_note(&names.version, &ir.overlays),
         install: (package.install)(names),
         fence: package.fence,
+        contents: package.contents,
+        usage: package.usage,
+        exports: package.exports,
         example: example.clone(),
     };
     let readme = format!("{}\n", render(&readme, "README.md")?.trim_end());

@@ -73,6 +73,9 @@ pub fn run() -> Result<()> {
     };
     let work = &scratch.path;
     let mut outputs = Vec::new();
+    for language in LANGUAGES.iter().filter(|language| language.installs.is_empty()) {
+        language.skipping("package installs", "the package check");
+    }
     for install in LANGUAGES.iter().flat_map(|language| language.installs) {
         let folder = install.folder.map_or_else(|| work.clone(), |folder| work.join(folder));
         let output = (install.run)(&find(install.suffix)?, &names, &packaged.version, &folder)?;

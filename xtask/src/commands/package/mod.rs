@@ -98,8 +98,12 @@ pub fn run(options: &Options) -> Result<Packaged> {
     let mut artifacts = Vec::new();
     for (folder, files) in &outputs {
         if let Some(language) = crate::registry::language(folder) {
+            let Some(package) = language.package else {
+                language.skipping("package build", "cargo xtask package");
+                continue;
+            };
             let source = write_package(&scratch.path.join(folder), files)?;
-            artifacts.extend((language.package)(&source, &names, &version, &built)?);
+            artifacts.extend(package(&source, &names, &version, &built)?);
         }
     }
     std::fs::create_dir_all(&options.out).with_context(|| format!("creating {}", options.out.display()))?;

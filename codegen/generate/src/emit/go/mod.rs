@@ -1,0 +1,96 @@
+//! The Go emitter: a Go module (standard library only) with one type per
+//! schema type, its decoder and encoder, and the by-name codec `Roundtrip`,
+//! rendered from the askama templates in `templates/go/` around the
+//! hand-written runtime copied from there as it is (`json.go`: the JSON
+//! value and its parser; `values.go`: the optional, nullable and number
+//! types; `codec.go`, `object.go` and `shapes.go`: the combinators the
+//! decoders are built from). Method tables, connections and negotiation are
+//! not generated yet.
+//!
+//! `types` builds the views of the types (`structs` of structs and object
+//! variants, `unions` of unions), `exprs` the Go types, codecs and
+//! doc comments they print, `indirection` which values are held through a
+//! pointer; this module holds the module's files.
+
+mod exprs;
+mod indirection;
+mod language;
+mod structs;
+mod types;
+mod unions;
+
+/// Go's registration ([`crate::emit::LANGUAGES`]).
+pub const LANGUAGE: crate::emit::language::Language = crate::emit::language::Language {
+    id: "go",
+    name: "Go",
+    emit,
+    package: language::PACKAGE,
+};
+
+use std::path::PathBuf;
+
+use askama::Template;
+
+use super::files::{render, Files, PackageNames};
+use acp_ir::error::CodegenError;
+use acp_ir::ir::Ir;
+use acp_ir::naming;
+
+/// The Go release the module declares and is tested with.
+pub const GO_VERSION: &str = "1.26";
+
+/// The runtime files, copied as they are: `(file name, text)`.
+const RUNTIME: [(&str, &str); 5] = [
+    ("json.go", include_str!("../../../../../templates/go/json.go")),
+    ("values.go", include_str!("../../../../../templates/go/values.go")),
+    ("codec.go", include_str!("../../../../../templates/go/codec.go")),
+    ("object.go", include_str!("../../../../../templates/go/object.go")),
+    ("shapes.go", include_str!("../../../../../templates/go/shapes.go")),
+];
+
+#[derive(Template)]
+#[template(path = "go/go.mod.tmpl", escape = "none")]
+struct GoMod {
+    module: String,
+    go_version: &'static str,
+}
+
+/// `roundtrip.go`: the by-name codec over every type.
+#[derive(Template)]
+#[template(path = "go/roundtrip.go.tmpl", escape = "none")]
+struct RoundtripFile {
+    /// `(type name as a Go string literal, its codec)`.
+    entries: Vec<(String, String)>,
+}
+
+/// Emits the Go module for `ir`.
+pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
+    let entries = ir
+        .types
+        .keys()
+        .map(|name| (exprs::go_string(name), exprs::named_codec(&naming::go_type(name))))
+        .collect();
+    let mut files = vec![
+        (
+            PathBuf::from("go.mod"),
+            render(
+                &GoMod {
+                    module: names.go_module.clone(),
+                    go_version: GO_VERSION,
+                },
+                "go/go.mod.tmpl",
+            )?,
+        ),
+        (PathBuf::from("types.go"), render(&types::view(ir), "go/types.go.tmpl")?),
+        (
+            PathBuf::from("roundtrip.go"),
+            render(&RoundtripFile { entries }, "go/roundtrip.go.tmpl")?,
+        ),
+    ];
+    files.extend(
+        RUNTIME
+            .iter()
+            .map(|(file, text)| (PathBuf::from(file), (*text).to_owned())),
+    );
+    Ok(files)
+}

@@ -1,0 +1,486 @@
+// The JSON value of acp-codegen's Go runtime, copied as it is into every
+// generated Go module (`json.go`; the source is `templates/go/json.go`).
+//
+// A Value is any JSON, kept as it came: object members in their order and
+// numbers as their literal text, so that a value the schema leaves open
+// re-encodes unchanged. Parse enforces the limits every binding shares
+// (`codegen/DECODING.md`): at most 127 nested arrays and objects, finite
+// numbers, valid UTF-8; its errors name the JSON pointer of the failure.
+
+package acp
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Kind is which JSON type a Value holds.
+type Kind uint8
+
+// The JSON types.
+const (
+	KindNull Kind = iota
+	KindBool
+	KindNumber
+	KindString
+	KindArray
+	KindObject
+)
+
+// Value is any JSON value. The zero Value is null.
+type Value struct {
+	kind    Kind
+	boolean bool
+	text    string
+	items   []Value
+	members []Member
+}
+
+// Member is one member of a JSON object.
+type Member struct {
+	Name  string
+	Value Value
+}
+
+// MaxDepth is the most arrays and objects a decoded value may nest, itself
+// included: the limit of Rust's `serde_json`, shared by every binding.
+const MaxDepth = 127
+
+// NullValue is JSON null.
+func NullValue() Value { return Value{} }
+
+// BoolValue is a JSON boolean.
+func BoolValue(b bool) Value { return Value{kind: KindBool, boolean: b} }
+
+// StringValue is a JSON string.
+func StringValue(s string) Value { return Value{kind: KindString, text: s} }
+
+// NumberValue is a JSON number written as `literal`; it must be a JSON number.
+func NumberValue(literal Number) Value { return Value{kind: KindNumber, text: string(literal)} }
+
+// ArrayValue is a JSON array of `items`.
+func ArrayValue(items []Value) Value { return Value{kind: KindArray, items: items} }
+
+// ObjectValue is a JSON object of `members`, in their order.
+func ObjectValue(members []Member) Value { return Value{kind: KindObject, members: members} }
+
+// Kind is the JSON type of the value.
+func (v Value) Kind() Kind { return v.kind }
+
+// Bool is the value of a boolean.
+func (v Value) Bool() bool { return v.boolean }
+
+// Text is a string's contents, or a number's literal.
+func (v Value) Text() string { return v.text }
+
+// Items is an array's items.
+func (v Value) Items() []Value { return v.items }
+
+// Members is an object's members, in their order.
+func (v Value) Members() []Member { return v.members }
+
+// Member is the object member called `name`, if the value has it.
+func (v Value) Member(name string) (Value, bool) {
+	for _, member := range v.members {
+		if member.Name == name {
+			return member.Value, true
+		}
+	}
+	return Value{}, false
+}
+
+// MarshalJSON writes the value as JSON text.
+func (v Value) MarshalJSON() ([]byte, error) {
+	var out bytes.Buffer
+	if err := v.write(&out); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+// UnmarshalJSON reads any JSON text within the shared limits.
+func (v *Value) UnmarshalJSON(data []byte) error {
+	parsed, err := Parse(data)
+	if err != nil {
+		return err
+	}
+	*v = parsed
+	return nil
+}
+
+func (v Value) write(out *bytes.Buffer) error {
+	switch v.kind {
+	case KindNull:
+		out.WriteString("null")
+	case KindBool:
+		out.WriteString(strconv.FormatBool(v.boolean))
+	case KindNumber:
+		if !validNumber(v.text) {
+			return fmt.Errorf("%q is not a JSON number", v.text)
+		}
+		out.WriteString(v.text)
+	case KindString:
+		writeString(out, v.text)
+	case KindArray:
+		out.WriteByte('[')
+		for index, item := range v.items {
+			if index > 0 {
+				out.WriteByte(',')
+			}
+			if err := item.write(out); err != nil {
+				return err
+			}
+		}
+		out.WriteByte(']')
+	case KindObject:
+		out.WriteByte('{')
+		for index, member := range v.members {
+			if index > 0 {
+				out.WriteByte(',')
+			}
+			writeString(out, member.Name)
+			out.WriteByte(':')
+			if err := member.Value.write(out); err != nil {
+				return err
+			}
+		}
+		out.WriteByte('}')
+	}
+	return nil
+}
+
+func writeString(out *bytes.Buffer, text string) {
+	encoder := json.NewEncoder(out)
+	encoder.SetEscapeHTML(false)
+	// A string always encodes; the encoder ends it with a newline.
+	_ = encoder.Encode(text)
+	out.Truncate(out.Len() - 1)
+}
+
+// equal is JSON equality, object member order aside; numbers compare by
+// their literal text.
+func equal(left, right Value) bool {
+	if left.kind != right.kind {
+		return false
+	}
+	switch left.kind {
+	case KindNull:
+		return true
+	case KindBool:
+		return left.boolean == right.boolean
+	case KindNumber, KindString:
+		return left.text == right.text
+	case KindArray:
+		if len(left.items) != len(right.items) {
+			return false
+		}
+		for index := range left.items {
+			if !equal(left.items[index], right.items[index]) {
+				return false
+			}
+		}
+		return true
+	default:
+		if len(left.members) != len(right.members) {
+			return false
+		}
+		for _, member := range left.members {
+			other, ok := right.Member(member.Name)
+			if !ok || !equal(member.Value, other) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// Parse reads JSON text within the shared limits. A duplicate member name
+// keeps its first place and its last value.
+func Parse(data []byte) (Value, error) {
+	if !utf8.Valid(data) {
+		return Value{}, &DecodeError{Message: "the text is not valid UTF-8"}
+	}
+	p := parser{data: data}
+	p.space()
+	value, err := p.value("", 1)
+	if err != nil {
+		return Value{}, err
+	}
+	p.space()
+	if p.at < len(p.data) {
+		return Value{}, p.syntax("text after the JSON value")
+	}
+	return value, nil
+}
+
+type parser struct {
+	data []byte
+	at   int
+}
+
+func (p *parser) syntax(message string) error {
+	return &DecodeError{Message: fmt.Sprintf("invalid JSON at byte %d: %s", p.at, message)}
+}
+
+func (p *parser) space() {
+	for p.at < len(p.data) && strings.IndexByte(" \t\r\n", p.data[p.at]) >= 0 {
+		p.at++
+	}
+}
+
+func (p *parser) literal(word string, value Value) (Value, error) {
+	if !bytes.HasPrefix(p.data[p.at:], []byte(word)) {
+		return Value{}, p.syntax("unexpected character")
+	}
+	p.at += len(word)
+	return value, nil
+}
+
+// value reads the value at `pointer`, `depth` arrays and objects down.
+func (p *parser) value(pointer string, depth int) (Value, error) {
+	if p.at >= len(p.data) {
+		return Value{}, p.syntax("unexpected end of text")
+	}
+	switch c := p.data[p.at]; {
+	case c == 'n':
+		return p.literal("null", Value{})
+	case c == 't':
+		return p.literal("true", BoolValue(true))
+	case c == 'f':
+		return p.literal("false", BoolValue(false))
+	case c == '"':
+		text, err := p.string(pointer)
+		return StringValue(text), err
+	case c == '[' || c == '{':
+		if depth > MaxDepth {
+			return Value{}, &DecodeError{Pointer: pointer, Message: fmt.Sprintf("nested more than %d arrays and objects deep", MaxDepth)}
+		}
+		if c == '[' {
+			return p.array(pointer, depth)
+		}
+		return p.object(pointer, depth)
+	case c == '-' || (c >= '0' && c <= '9'):
+		return p.number(pointer)
+	default:
+		return Value{}, p.syntax("unexpected character")
+	}
+}
+
+func (p *parser) array(pointer string, depth int) (Value, error) {
+	p.at++
+	items := []Value{}
+	p.space()
+	if p.at < len(p.data) && p.data[p.at] == ']' {
+		p.at++
+		return ArrayValue(items), nil
+	}
+	for {
+		p.space()
+		item, err := p.value(pointer+"/"+strconv.Itoa(len(items)), depth+1)
+		if err != nil {
+			return Value{}, err
+		}
+		items = append(items, item)
+		p.space()
+		if p.at >= len(p.data) {
+			return Value{}, p.syntax("unexpected end of text")
+		}
+		if p.data[p.at] == ']' {
+			p.at++
+			return ArrayValue(items), nil
+		}
+		if p.data[p.at] != ',' {
+			return Value{}, p.syntax("expected , or ]")
+		}
+		p.at++
+	}
+}
+
+func (p *parser) object(pointer string, depth int) (Value, error) {
+	p.at++
+	members := []Member{}
+	p.space()
+	if p.at < len(p.data) && p.data[p.at] == '}' {
+		p.at++
+		return ObjectValue(members), nil
+	}
+	for {
+		p.space()
+		if p.at >= len(p.data) || p.data[p.at] != '"' {
+			return Value{}, p.syntax("expected a member name")
+		}
+		name, err := p.string(pointer + "/" + escapeToken(string(p.data[p.at+1:p.closing(p.at)])))
+		if err != nil {
+			return Value{}, err
+		}
+		p.space()
+		if p.at >= len(p.data) || p.data[p.at] != ':' {
+			return Value{}, p.syntax("expected :")
+		}
+		p.at++
+		p.space()
+		item, err := p.value(pointer+"/"+escapeToken(name), depth+1)
+		if err != nil {
+			return Value{}, err
+		}
+		members = setMember(members, name, item)
+		p.space()
+		if p.at >= len(p.data) {
+			return Value{}, p.syntax("unexpected end of text")
+		}
+		if p.data[p.at] == '}' {
+			p.at++
+			return ObjectValue(members), nil
+		}
+		if p.data[p.at] != ',' {
+			return Value{}, p.syntax("expected , or }")
+		}
+		p.at++
+	}
+}
+
+// setMember sets the member `name`: in place when it is there, else last.
+func setMember(members []Member, name string, value Value) []Member {
+	for index := range members {
+		if members[index].Name == name {
+			members[index].Value = value
+			return members
+		}
+	}
+	return append(members, Member{Name: name, Value: value})
+}
+
+// closing is the position of the quote that ends the string starting at `start`.
+func (p *parser) closing(start int) int {
+	at := start + 1
+	for at < len(p.data) && p.data[at] != '"' {
+		if p.data[at] == '\\' {
+			at++
+		}
+		at++
+	}
+	return min(at, len(p.data))
+}
+
+// string reads the string at `pointer` (a member name's pointer is the
+// member's). An escaped surrogate that is not half of a pair is refused:
+// UTF-8 cannot write it back.
+func (p *parser) string(pointer string) (string, error) {
+	start := p.at
+	p.at++
+	for p.at < len(p.data) {
+		switch c := p.data[p.at]; {
+		case c == '"':
+			p.at++
+			raw := p.data[start:p.at]
+			if loneSurrogate(raw) {
+				return "", &DecodeError{Pointer: pointer, Message: "a string holds an escaped surrogate that is not half of a pair"}
+			}
+			var text string
+			if err := json.Unmarshal(raw, &text); err != nil {
+				p.at = start
+				return "", p.syntax("invalid string")
+			}
+			return text, nil
+		case c == '\\':
+			p.at += 2
+		case c < 0x20:
+			return "", p.syntax("control character in a string")
+		default:
+			p.at++
+		}
+	}
+	return "", p.syntax("unterminated string")
+}
+
+func (p *parser) number(pointer string) (Value, error) {
+	start := p.at
+	for p.at < len(p.data) && strings.IndexByte("+-0123456789.eE", p.data[p.at]) >= 0 {
+		p.at++
+	}
+	literal := string(p.data[start:p.at])
+	if !validNumber(literal) {
+		p.at = start
+		return Value{}, p.syntax("invalid number")
+	}
+	if parsed, err := strconv.ParseFloat(literal, 64); err != nil && math.IsInf(parsed, 0) {
+		return Value{}, &DecodeError{Pointer: pointer, Message: fmt.Sprintf("the number %s is not finite as a double", literal)}
+	}
+	return Value{kind: KindNumber, text: literal}, nil
+}
+
+// loneSurrogate is whether the JSON string literal `raw` escapes a
+// surrogate that is not half of a pair.
+func loneSurrogate(raw []byte) bool {
+	surrogate := func(at int) (rune, bool) {
+		if at+6 > len(raw) || raw[at] != '\\' || raw[at+1] != 'u' {
+			return 0, false
+		}
+		code, err := strconv.ParseUint(string(raw[at+2:at+6]), 16, 32)
+		return rune(code), err == nil && code >= 0xD800 && code <= 0xDFFF
+	}
+	for at := 0; at < len(raw); at++ {
+		if raw[at] != '\\' {
+			continue
+		}
+		code, ok := surrogate(at)
+		if !ok {
+			at++
+			continue
+		}
+		if code >= 0xDC00 {
+			return true
+		}
+		if next, ok := surrogate(at + 6); !ok || next < 0xDC00 {
+			return true
+		}
+		at += 11
+	}
+	return false
+}
+
+// validNumber is whether `text` is a number as JSON writes it.
+func validNumber(text string) bool {
+	at := 0
+	digits := func() int {
+		start := at
+		for at < len(text) && text[at] >= '0' && text[at] <= '9' {
+			at++
+		}
+		return at - start
+	}
+	if at < len(text) && text[at] == '-' {
+		at++
+	}
+	if at < len(text) && text[at] == '0' {
+		at++
+	} else if digits() == 0 {
+		return false
+	}
+	if at < len(text) && text[at] == '.' {
+		at++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if at < len(text) && (text[at] == 'e' || text[at] == 'E') {
+		at++
+		if at < len(text) && (text[at] == '+' || text[at] == '-') {
+			at++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return at == len(text)
+}
+
+// escapeToken is a member name as a JSON pointer segment (RFC 6901).
+func escapeToken(name string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(name, "~", "~0"), "/", "~1")
+}

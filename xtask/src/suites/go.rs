@@ -1,0 +1,217 @@
+//! The Go bindings' test suite, run by `cargo xtask test` on bindings
+//! generated from each schema under test: `gofmt -l` prints nothing, then
+//! `go vet` and the pinned `staticcheck` (installed with `go install` into
+//! `.tools/go/bin`) on the module, then `go test` on every shared vector
+//! (`tests/go/vectors_test.go`, copied into the module as an internal test).
+//! On the default schema, the README's usage example runs against the module
+//! and must print what it promises. Last, the chain's Go step (`tests/go/roundtrip-batch/`, copied under
+//! the module's `cmd/`) is built into `<bindings>/go-tools/`. The Go
+//! toolchain is the local one (`GOTOOLCHAIN=local`); the module needs no
+//! download.
+//!
+//! Go has types and the by-name codec only so far: no interop programs,
+//! benchmark contenders or package build ([`crate::languages`]).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{ensure, Context, Result};
+use serde_json::{json, Value};
+
+use acp_codegen::emit::{self, PackageNames};
+
+use crate::languages::{LanguageTests, Mutant};
+use crate::support::tools::{run_checked, SuiteOutcome};
+
+/// Go's registration ([`crate::languages::LanguageTests`]), listed in
+/// [`crate::registry`].
+pub const LANGUAGE: LanguageTests = LanguageTests {
+    generated: &acp_codegen::emit::go::LANGUAGE,
+    suite: run,
+    vector_suite,
+    summary: |output| output.lines().find(|line| line.contains("vectors passed:")),
+    mutants: &[
+        Mutant {
+            name: "roundtrip returns its input",
+            file: "go/object.go",
+            find: "\treturn c.encode(decoded).MarshalJSON()\n",
+            replace: "\t_ = decoded\n\treturn data, nil\n",
+        },
+        Mutant {
+            name: "errors name no pointer",
+            file: "go/codec.go",
+            find: "\treturn &DecodeError{Pointer: pointer, Message: fmt.Sprintf(format, args...)}\n",
+            replace: "\treturn &DecodeError{Pointer: \"\", Message: fmt.Sprintf(format, args...)}\n",
+        },
+        Mutant {
+            name: "the default variant refuses an unclaimed tag",
+            file: "go/object.go",
+            find: "\tif !t.defaultOpen {\n",
+            replace: "\tif true {\n",
+        },
+    ],
+    // The Go suite, which runs before the chain, built this program.
+    chain_step: |_workspace, bindings| (bindings.join(TOOLS).join(CHAIN_PROGRAM), Vec::new()),
+    numbers_as_doubles: false,
+    interop: None,
+    bench: None,
+    package: None,
+    installs: &[],
+};
+
+/// The pinned staticcheck, installed with `go install`.
+const STATICCHECK: &str = "honnef.co/go/tools/cmd/staticcheck@v0.8.2";
+
+/// The folder under a bindings folder that holds the built chain step.
+const TOOLS: &str = "go-tools";
+
+/// The chain step's program name, and its folder under the module's `cmd/`.
+const CHAIN_PROGRAM: &str = "roundtrip-batch";
+
+/// The vector tests, copied into the module.
+const VECTOR_TESTS: &str = "vectors_test.go";
+
+/// `go` with the local toolchain, outside any workspace.
+fn go(module: &Path) -> Command {
+    let mut command = Command::new("go");
+    command
+        .env("GOTOOLCHAIN", "local")
+        .env("GOWORK", "off")
+        .current_dir(module);
+    command
+}
+
+/// The staticcheck of `.tools/go/bin`, installed on first use.
+fn staticcheck(workspace: &Path) -> Result<PathBuf> {
+    let bin = workspace.join(".tools").join("go").join("bin");
+    let program = bin.join("staticcheck");
+    if !program.is_file() {
+        run_checked(
+            go(workspace).env("GOBIN", &bin).args(["install", STATICCHECK]),
+            &format!("go install {STATICCHECK}"),
+        )?;
+    }
+    Ok(program)
+}
+
+/// Copies the hand-written tests of `tests/go/` into the module.
+fn copy_tests(workspace: &Path, module: &Path) -> Result<()> {
+    let tests = workspace.join("tests").join("go");
+    std::fs::copy(tests.join(VECTOR_TESTS), module.join(VECTOR_TESTS)).context("copying the Go vector tests")?;
+    let command = module.join("cmd").join(CHAIN_PROGRAM);
+    std::fs::create_dir_all(&command).with_context(|| format!("creating {}", command.display()))?;
+    std::fs::copy(tests.join(CHAIN_PROGRAM).join("main.go"), command.join("main.go"))
+        .context("copying the Go chain step")?;
+    Ok(())
+}
+
+/// The module of `bindings`, with the tests copied in.
+fn module(workspace: &Path, bindings: &Path, label: &str) -> Result<PathBuf> {
+    let module = bindings.join("go");
+    ensure!(
+        module.join("go.mod").is_file(),
+        "{label}: no Go module in {}",
+        module.display()
+    );
+    copy_tests(workspace, &module)?;
+    Ok(module)
+}
+
+/// Runs the Go suite on the bindings in `bindings` (a folder written by
+/// `generate`, holding `go/` and `vectors/`); `label` names the schema.
+pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
+    let module = module(workspace, bindings, label)?;
+    let unformatted = Command::new("gofmt")
+        .arg("-l")
+        .arg(".")
+        .current_dir(&module)
+        .output()
+        .context("starting gofmt -l")?;
+    ensure!(
+        unformatted.status.success() && unformatted.stdout.is_empty(),
+        "{label}: gofmt -l names files that are not formatted:\n{}{}",
+        String::from_utf8_lossy(&unformatted.stdout),
+        String::from_utf8_lossy(&unformatted.stderr)
+    );
+    run_checked(go(&module).args(["vet", "./..."]), &format!("{label}: go vet"))?;
+    let staticcheck = staticcheck(workspace)?;
+    run_checked(
+        Command::new(&staticcheck)
+            .arg("./...")
+            .env("GOTOOLCHAIN", "local")
+            .env("GOWORK", "off")
+            .current_dir(&module),
+        &format!("{label}: staticcheck"),
+    )?;
+    let outcome = go_test(&module)?;
+    print!("{}", outcome.output);
+    ensure!(outcome.passed, "{label}: go test on the shared vectors failed");
+    if label == "default" {
+        usage_example(&module)?;
+    }
+    let program = bindings.join(TOOLS).join(CHAIN_PROGRAM);
+    run_checked(
+        go(&module)
+            .args(["build", "-o"])
+            .arg(&program)
+            .arg(format!("./cmd/{CHAIN_PROGRAM}")),
+        &format!("{label}: go build of the chain step"),
+    )
+}
+
+/// What the README's usage example prints, line by line: a label, `: `, a JSON value.
+fn expected_example() -> Vec<(String, Value)> {
+    vec![
+        ("ContentBlock".to_owned(), json!({"type": "text", "text": "hello"})),
+        (
+            "session/update".to_owned(),
+            json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}}),
+        ),
+    ]
+}
+
+/// Runs the README's usage example (as the README shows it) against the
+/// module, from its `cmd/example/`, and checks what it printed.
+fn usage_example(module: &Path) -> Result<()> {
+    let program = emit::package::example(&emit::go::LANGUAGE, &PackageNames::default())?;
+    let folder = module.join("cmd").join("example");
+    std::fs::create_dir_all(&folder).with_context(|| format!("creating {}", folder.display()))?;
+    std::fs::write(folder.join("main.go"), program).context("writing the usage example")?;
+    let output = go(module)
+        .args(["run", "./cmd/example"])
+        .output()
+        .context("starting go run on the usage example")?;
+    let printed = String::from_utf8_lossy(&output.stdout);
+    ensure!(
+        output.status.success(),
+        "the Go usage example failed ({}):\n{printed}{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let lines = printed
+        .lines()
+        .map(|line| {
+            let (label, value) = line
+                .split_once(": ")
+                .with_context(|| format!("`{line}` is not `label: JSON`"))?;
+            Ok((label.to_owned(), serde_json::from_str(value)?))
+        })
+        .collect::<Result<Vec<(String, Value)>>>()?;
+    ensure!(
+        lines == expected_example(),
+        "the Go usage example printed\n{printed}not\n{:?}",
+        expected_example()
+    );
+    eprintln!("go: the README's usage example ran against the module as expected");
+    Ok(())
+}
+
+fn go_test(module: &Path) -> Result<SuiteOutcome> {
+    SuiteOutcome::of(go(module).args(["test", "-count=1"]), "go test")
+}
+
+/// Runs the vector tests on the module of `bindings`.
+pub fn vector_suite(workspace: &Path, bindings: &Path, label: &str) -> Result<SuiteOutcome> {
+    let module = module(workspace, bindings, label)?;
+    go_test(&module)
+}
