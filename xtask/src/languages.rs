@@ -41,6 +41,10 @@ pub struct LanguageTests {
     /// Whether it reads every number as a double, so that the chain compares
     /// its numbers as doubles and passes on what it cannot hold.
     pub numbers_as_doubles: bool,
+    /// Whether its suite writes the negotiated views that
+    /// [`crate::suites::negotiation`] compares; false while the language
+    /// has no negotiation helpers.
+    pub negotiates: bool,
     /// Builds our client and agent of `tests/interop/` ([`crate::interop::our_programs`]);
     /// none while the language has no connection.
     pub interop: Option<crate::interop::our_programs::Build>,

@@ -71,6 +71,7 @@ pub const LANGUAGE: LanguageTests = LanguageTests {
         )
     },
     numbers_as_doubles: false,
+    negotiates: true,
     interop: Some(crate::interop::our_programs::python),
     bench: Some(crate::bench::python::contenders),
     package: Some(|source, _names, _version, into| build::python(source, into)),

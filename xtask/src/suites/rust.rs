@@ -49,6 +49,7 @@ pub const LANGUAGE: LanguageTests = LanguageTests {
     ],
     chain_step: |workspace, _bindings| (batch_program(workspace), Vec::new()),
     numbers_as_doubles: false,
+    negotiates: true,
     interop: Some(crate::interop::our_programs::rust),
     bench: Some(crate::bench::rust::contenders),
     package: Some(|source, names, version, into| Ok(vec![build::rust(source, &names.rust_crate, version, into)?])),

@@ -65,6 +65,7 @@ pub const LANGUAGE: LanguageTests = LanguageTests {
         )
     },
     numbers_as_doubles: true,
+    negotiates: true,
     interop: Some(crate::interop::our_programs::typescript),
     bench: Some(crate::bench::typescript::contenders),
     package: Some(|source, _names, _version, into| Ok(vec![build::typescript(source, into)?])),
