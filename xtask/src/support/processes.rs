@@ -86,10 +86,10 @@ pub fn run(command: &mut Command) -> std::io::Result<Ended> {
     let status = child.wait()?;
 
     let deadline = Instant::now() + GRACE;
-    let mut left = members(group, &mark);
+    let mut left = settled_members(group, &mark);
     while !left.is_empty() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(50));
-        left = members(group, &mark);
+        left = settled_members(group, &mark);
     }
     let left_behind = left.iter().map(|(pid, name)| format!("{pid} {name}")).collect();
     kill_all(group, &mark);
@@ -105,13 +105,26 @@ pub fn run(command: &mut Command) -> std::io::Result<Ended> {
     })
 }
 
+/// [`members`], trusted only when two scans a moment apart agree that none
+/// is left: a process in the middle of `execve` shows an empty environment
+/// (so no mark) for an instant, and one that just left the group by
+/// `setsid` is then findable only by that mark.
+fn settled_members(group: u32, mark: &str) -> Vec<(u32, String)> {
+    let left = members(group, mark);
+    if !left.is_empty() {
+        return left;
+    }
+    std::thread::sleep(Duration::from_millis(20));
+    members(group, mark)
+}
+
 /// Kills the group and every process with the mark, until none is left.
 fn kill_all(group: u32, mark: &str) {
     for _ in 0..50 {
         // SAFETY: kill(2) with a negative pid signals a process group; it
         // touches no memory of ours.
         unsafe { libc::kill(-(group as libc::pid_t), libc::SIGKILL) };
-        let left = members(group, mark);
+        let left = settled_members(group, mark);
         if left.is_empty() {
             return;
         }
