@@ -192,7 +192,24 @@ fn v2_ir() -> Ir {
 #[test]
 #[ignore = "needs ACP_UPSTREAM_SCHEMAS; `cargo xtask test` fetches the release schemas and runs it"]
 fn the_model_of_v2_reads_the_state_updates_and_the_reference_machines_follow_its_lifecycle() {
-    let turns = rfd::model(&v2_ir()).turns.expect("v2 has prompt turns");
+    let model = rfd::model(&v2_ir());
+    let cancel = model.turn_cancel.expect("v2 cancels a turn with `session/cancel`");
+    assert_eq!(
+        (cancel.end, cancel.stop_reason.as_str(), cancel.cancelled.as_str()),
+        (rfd::CancelEnd::Idle, "stopReason", "cancelled"),
+        "a cancelled v2 turn ends with an `idle` state update saying `cancelled`"
+    );
+    assert_eq!(
+        cancel
+            .permission
+            .as_ref()
+            .map(|(method, answer)| (method.as_str(), answer.to_string())),
+        Some((
+            "session/request_permission",
+            r#"{"outcome":{"outcome":"cancelled"}}"#.to_owned()
+        ))
+    );
+    let turns = model.turns.expect("v2 has prompt turns");
     let lifecycle = turns
         .lifecycle
         .as_ref()

@@ -39,10 +39,13 @@ The connection removes the races the RFDs are about, by construction:
 - `session/cancel` ends the turn it names as cancelled. From the moment the
   agent's end reads it, the turn's `cancellation(session_id)` event is set,
   the turn's pending requests to the client (those whose params name its
-  session) raise `TurnCancelled`, new ones raise it at once, and whatever the
-  prompt's handler ends with, an exception or a late result, is answered
-  with the `cancelled` stop reason, after every update the handler sent. The
-  client's end, sending `session/cancel`, answers the session's pending
+  session) raise `TurnCancelled`, and new ones raise it at once. In protocol
+  v1, whatever the prompt's handler ends with, an exception or a late
+  result, is answered with the `cancelled` stop reason, after every update
+  the handler sent. In v2 the turn is the session's foreground work, from a
+  prompt (or a state that is not `idle`) to the `idle` state update the
+  agent sends, and that update carries the `cancelled` stop reason, whatever
+  the agent wrote in it (`_TurnCancel.end`). The client's end, sending `session/cancel`, answers the session's pending
   `session/request_permission` requests with the `cancelled` outcome, after
   it.
 
@@ -187,18 +190,35 @@ class _Turns:
 class _TurnCancel:
     """What `session/cancel` asks of each end: `session/cancel` (the client's
     notification) and `session/prompt`, the session id member of both and of
-    the requests in `scoped`, the prompt result's stop reason member and its
-    cancelled value, the client's requests whose params name a session (those
-    the agent makes during a turn belong to it), and
-    `session/request_permission` with the result that answers it `cancelled`."""
+    the requests in `scoped`, the stop reason member and its cancelled value,
+    where they go when a cancelled turn ends (`end`: `result`, the prompt's
+    result in protocol v1, or `idle`, the `idle` state update that ends the
+    session's foreground work in v2, which runs from a prompt, or from a
+    state that is not `idle`, to that update), the client's requests whose
+    params name a session (those the agent makes during a turn belong to
+    it), and `session/request_permission` with the result that answers it
+    `cancelled`."""
 
     notification: str
     prompt: str
     session: str
     stop_reason: str
     cancelled: str
+    end: _t.Literal["result", "idle"]
     scoped: tuple[str, ...]
     permission: tuple[str, _t.Any] | None
+
+
+@dataclass
+class _TurnInFlight:
+    """The agent's end: a prompt being handled (protocol v1), or the
+    session's foreground work (v2): the prompt's request id (empty for work
+    the agent started by itself), its cancellation, and whether the agent
+    reported the work with a state that is not `idle` (v2)."""
+
+    id: str
+    cancelled: asyncio.Event = field(default_factory=asyncio.Event)
+    active: bool = False
 
 
 # What this schema says about the messages a connection treats specially.
@@ -388,7 +408,7 @@ class Connection:
         # prompt's request id and its cancellation). The client's end: the
         # sessions of the permission requests being handled, by request id,
         # and the tasks `session/cancel` stopped, to answer `cancelled`.
-        self._turns: dict[str, tuple[str, asyncio.Event]] = {}
+        self._turns: dict[str, _TurnInFlight] = {}
         self._permissions: dict[str, str] = {}
         self._withdrawn: set[asyncio.Task[_t.Any]] = set()
         self._implementation = handler(self)
@@ -404,7 +424,7 @@ class Connection:
         never set when there is none). The end acts on it by itself: a handler
         watches it only to stop its own work."""
         turn = self._turns.get(session_id)
-        return turn[1] if turn is not None else asyncio.Event()
+        return turn.cancelled if turn is not None else asyncio.Event()
 
     async def receive(self, text: str) -> None:
         """Handles one received message (JSON text). A response settles its
@@ -624,23 +644,32 @@ class Connection:
         if rules is None or session is None:
             return
         if self._role == "agent" and method == rules.prompt:
-            self._turns[session] = (key, asyncio.Event())
+            # In v2, a prompt joins the session's foreground work still going.
+            going = session in self._turns and not self._turns[session].cancelled.is_set()
+            if rules.end == "result" or not going:
+                self._turns[session] = _TurnInFlight(key)
         elif self._role == "client" and rules.permission is not None and method == rules.permission[0]:
             self._permissions[key] = session
 
     def _end_turn(self, key: str, method: str, params: _t.Any, answer: dict[str, _t.Any]) -> dict[str, _t.Any]:
-        """The agent's end: the answer to a prompt whose turn was cancelled is
-        the `cancelled` stop reason, whatever its handler ended with (the
-        result's other members kept); the turn ends."""
+        """The agent's end: in v1, the answer to a prompt whose turn was
+        cancelled is the `cancelled` stop reason, whatever its handler ended
+        with (the result's other members kept); the turn ends. In v2 the
+        answer only accepts the prompt: a refused prompt ends a turn no state
+        reported, and the `idle` state ends the others."""
         rules = _TURN_CANCEL
         if self._role != "agent" or rules is None or method != rules.prompt:
             return answer
         session = _member(params, rules.session)
         turn = self._turns.get(session) if session is not None else None
-        if session is None or turn is None or turn[0] != key:
+        if session is None or turn is None or turn.id != key:
+            return answer
+        if rules.end == "idle":
+            if "error" in answer and not turn.active:
+                del self._turns[session]
             return answer
         del self._turns[session]
-        if not turn[1].is_set():
+        if not turn.cancelled.is_set():
             return answer
         result = answer.get("result")
         return {"result": {**(result if isinstance(result, dict) else {}), rules.stop_reason: rules.cancelled}}
@@ -655,9 +684,9 @@ class Connection:
             return
         session = _member(params, rules.session)
         turn = self._turns.get(session) if session is not None else None
-        if session is None or turn is None or turn[1].is_set():
+        if session is None or turn is None or turn.cancelled.is_set():
             return
-        turn[1].set()
+        turn.cancelled.set()
         for pending in self._pending.values():
             if pending.session == session:
                 _resolve(pending.future, (False, TurnCancelled(session)))
@@ -755,7 +784,7 @@ class Connection:
         wire = _wire(params)
         session = self._turn_session(method, wire)
         turn = self._turns.get(session) if session is not None else None
-        if session is not None and turn is not None and turn[1].is_set():
+        if session is not None and turn is not None and turn.cancelled.is_set():
             raise TurnCancelled(session)
         request_id = self._next_id
         self._next_id += 1
@@ -897,10 +926,33 @@ class Connection:
             update = _get(params, turns.payload)
             if _get(update, turns.tag) == turns.end.tag and isinstance(update, dict) and turns.end.request in update:
                 self._completed.add(_key(update[turns.end.request]))
+        params = self._note_state(method, params)
         text = _text({"jsonrpc": "2.0", "method": method, "params": params})
         session = _member(params, _READY.session) if _READY is not None and method in _READY.scoped else None
         for queued in self._gate.send(session, text, 0) if self._gate is not None and session is not None else [text]:
             self._queue(queued)
+
+    def _note_state(self, method: str, params: _t.Any) -> _t.Any:
+        """The agent's end sends a `session/update` (protocol v2): a state that
+        is not `idle` makes foreground work of the session, which
+        `session/cancel` may cancel; `idle` ends it, with the `cancelled` stop
+        reason written in when it was cancelled. Returns the params to send."""
+        rules, turns = _TURN_CANCEL, _TURNS
+        if rules is None or rules.end != "idle" or turns is None or not isinstance(turns.end, _Idle):
+            return params
+        update = _get(params, turns.payload)
+        session = _member(params, turns.session)
+        if method != turns.update or session is None or not isinstance(update, dict):
+            return params
+        if update.get(turns.tag) != turns.end.tag:
+            return params
+        if update.get(turns.end.state) != turns.end.idle:
+            self._turns.setdefault(session, _TurnInFlight("")).active = True
+            return params
+        turn = self._turns.pop(session, None)
+        if turn is None or not turn.cancelled.is_set():
+            return params
+        return {**params, turns.payload: {**update, rules.stop_reason: rules.cancelled}}
 
     async def request_extension(self, method: str, params: _t.Any) -> _t.Any:
         """Sends a request of a `_`-prefixed extension method with JSON params; returns its JSON result."""

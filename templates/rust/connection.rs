@@ -39,9 +39,13 @@
 //!   moment the agent's end reads it, the turn's [`Cancellation`] (from
 //!   [`Connection::cancellation`]) fires, the calls the turn made to the
 //!   client (the requests whose params name its session) fail with
-//!   [`CallError::Cancelled`], new ones fail at once, and whatever the
-//!   prompt's handler returns, an error or a late result, is answered with
-//!   the `cancelled` stop reason, after every update the handler sent. The
+//!   [`CallError::Cancelled`], and new ones fail at once. In protocol v1,
+//!   whatever the prompt's handler returns, an error or a late result, is
+//!   answered with the `cancelled` stop reason, after every update the
+//!   handler sent. In protocol v2 the turn is the session's foreground work,
+//!   from a prompt (or a state that is not `idle`) to the `idle` state
+//!   update the agent sends, and that update carries the `cancelled` stop
+//!   reason, whatever the agent wrote in it ([`CancelEnd`]). The
 //!   client's end, sending `session/cancel`, answers the session's pending
 //!   `session/request_permission` requests with the `cancelled` outcome, after it.
 //!
@@ -147,15 +151,28 @@ pub struct TurnCancelRules {
     pub prompt: &'static str,
     /// The session id member of both, and of the requests in `scoped`.
     pub session: &'static str,
-    /// The prompt result's stop reason member and its cancelled value.
+    /// The stop reason member and its cancelled value, and the message
+    /// that carries them when a cancelled turn ends.
     pub stop_reason: &'static str,
     pub cancelled: &'static str,
+    pub end: CancelEnd,
     /// The client's requests whose params name a session: those the agent
     /// makes during a turn belong to it.
     pub scoped: &'static [&'static str],
     /// `session/request_permission` and the JSON text of the result that
     /// answers it `cancelled`.
     pub permission: Option<(&'static str, &'static str)>,
+}
+
+/// Where a cancelled turn's stop reason goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CancelEnd {
+    /// Protocol v1: the prompt's result; the turn is the prompt's handling.
+    Result,
+    /// Protocol v2: the `idle` state update ([`TurnEnd::Idle`] of
+    /// [`Rules::turns`]) that ends the session's foreground work; the
+    /// prompt's result only accepts the prompt.
+    Idle,
 }
 
 /// The cancellation of one prompt turn, which fires when the client's
@@ -489,16 +506,31 @@ struct Running {
     permission: Option<String>,
 }
 
-/// The agent's end: a prompt being handled.
+/// The agent's end: a prompt being handled (protocol v1), or the session's
+/// foreground work (v2).
 struct TurnInFlight {
-    /// The prompt's request id (JSON text).
+    /// The prompt's request id (JSON text); empty for foreground work the
+    /// agent started by itself (v2).
     id: String,
+    /// Protocol v2: the agent reported the work with a state that is not
+    /// `idle`.
+    active: bool,
     /// Fires the turn's [`Cancellation`]; taken once it has.
     trigger: Option<oneshot::Sender<()>>,
     cancellation: Cancellation,
 }
 
 impl TurnInFlight {
+    fn new(id: String) -> Self {
+        let (trigger, receiver) = oneshot::channel();
+        TurnInFlight {
+            id,
+            active: false,
+            trigger: Some(trigger),
+            cancellation: Cancellation(receiver.shared()),
+        }
+    }
+
     fn cancelled(&self) -> bool {
         self.trigger.is_none()
     }
@@ -748,18 +780,19 @@ impl Shared {
         })
     }
 
-    fn send_notification(&self, method: &str, params: Value) -> Result<(), CallError> {
-        let text = line(&Message {
-            method: Some(method),
-            params: Some(&params),
-            ..Message::default()
-        })?;
+    fn send_notification(&self, method: &str, mut params: Value) -> Result<(), CallError> {
         // Either this text now, or what the gate releases (rule R1).
         let (now, released) = {
             let mut state = self.lock();
             if self.role == Role::Agent {
                 self.note_completion(&mut state, method, &params);
+                self.note_state(&mut state, method, &mut params);
             }
+            let text = line(&Message {
+                method: Some(method),
+                params: Some(&params),
+                ..Message::default()
+            })?;
             let session = state.gate.as_ref().and_then(|_| self.scoped_session(method, &params));
             match (&mut state.gate, session) {
                 (Some(gate), Some(session)) => (None, gate.send(&session, text, 0)),
@@ -982,13 +1015,53 @@ impl Shared {
         let Some(session) = params.get(rules.session).and_then(Value::as_str) else {
             return;
         };
-        let (trigger, receiver) = oneshot::channel();
-        let turn = TurnInFlight {
-            id: id.to_string(),
-            trigger: Some(trigger),
-            cancellation: Cancellation(receiver.shared()),
+        let mut state = self.lock();
+        // In v2, a prompt joins the session's foreground work still going.
+        let going = state.turns.get(session).is_some_and(|turn| !turn.cancelled());
+        if rules.end == CancelEnd::Result || !going {
+            state
+                .turns
+                .insert(session.to_owned(), TurnInFlight::new(id.to_string()));
+        }
+    }
+
+    /// The agent's end sends a `session/update` (protocol v2): a state that
+    /// is not `idle` makes foreground work of the session, which
+    /// `session/cancel` may cancel; `idle` ends it, with the `cancelled`
+    /// stop reason written in when it was cancelled.
+    fn note_state(&self, state: &mut State, method: &str, params: &mut Value) {
+        let (Some(rules), Some(turns)) = (self.rules.turn_cancel.as_ref(), self.rules.turns.as_ref()) else {
+            return;
         };
-        self.lock().turns.insert(session.to_owned(), turn);
+        let TurnEnd::Idle {
+            tag,
+            state: member,
+            idle,
+        } = turns.end
+        else {
+            return;
+        };
+        if rules.end != CancelEnd::Idle || turns.update != method {
+            return;
+        }
+        let Some(session) = params.get(turns.session).and_then(Value::as_str).map(str::to_owned) else {
+            return;
+        };
+        let Some(Value::Object(update)) = params.get_mut(turns.payload) else {
+            return;
+        };
+        if update.get(turns.tag).and_then(Value::as_str) != Some(tag) {
+            return;
+        }
+        if update.get(member).and_then(Value::as_str) != Some(idle) {
+            state
+                .turns
+                .entry(session)
+                .or_insert_with(|| TurnInFlight::new(String::new()))
+                .active = true;
+        } else if state.turns.remove(&session).is_some_and(|turn| turn.cancelled()) {
+            update.insert(rules.stop_reason.to_owned(), Value::from(rules.cancelled));
+        }
     }
 
     /// The agent's end read `session/cancel`: the turn of the session it
@@ -1012,9 +1085,11 @@ impl Shared {
         }
     }
 
-    /// The agent's end: the answer to a prompt whose turn was cancelled is
-    /// the `cancelled` stop reason, whatever its handler returned (the
-    /// result's other members kept); the turn ends.
+    /// The agent's end: in v1, the answer to a prompt whose turn was
+    /// cancelled is the `cancelled` stop reason, whatever its handler
+    /// returned (the result's other members kept); the turn ends. In v2 the
+    /// answer only accepts the prompt: a refused prompt ends a turn that no
+    /// state reported, and the `idle` state ends the others.
     fn end_turn(&self, id: &Value, method: &str, params: &Value, outcome: Outcome) -> Outcome {
         let Some(rules) = self
             .rules
@@ -1030,6 +1105,12 @@ impl Shared {
         let mut state = self.lock();
         let key = id.to_string();
         if state.turns.get(session).is_none_or(|turn| turn.id != key) {
+            return outcome;
+        }
+        if rules.end == CancelEnd::Idle {
+            if !matches!(outcome, Ok(Ok(_))) && state.turns.get(session).is_some_and(|turn| !turn.active) {
+                state.turns.remove(session);
+            }
             return outcome;
         }
         let cancelled = state.turns.remove(session).is_some_and(|turn| turn.cancelled());

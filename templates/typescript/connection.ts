@@ -44,10 +44,14 @@
 // - `session/cancel` ends the turn it names as cancelled. From the moment
 //   the agent's end reads it, the turn's `cancellation(sessionId)` signal
 //   aborts, the turn's pending requests to the client (those whose params
-//   name its session) reject with a `TurnCancelled`, new ones reject at
-//   once, and whatever the prompt's handler settles with, an error or a late
-//   result, is answered with the `cancelled` stop reason, after every update
-//   the handler sent. The client's end, sending `session/cancel`, answers the
+//   name its session) reject with a `TurnCancelled`, and new ones reject at
+//   once. In protocol v1, whatever the prompt's handler settles with, an
+//   error or a late result, is answered with the `cancelled` stop reason,
+//   after every update the handler sent. In v2 the turn is the session's
+//   foreground work, from a prompt (or a state that is not `idle`) to the
+//   `idle` state update the agent sends, and that update carries the
+//   `cancelled` stop reason, whatever the agent wrote in it (`TurnCancelRules.end`).
+//   The client's end, sending `session/cancel`, answers the
 //   session's pending `session/request_permission` requests with the
 //   `cancelled` outcome, after it.
 //
@@ -73,7 +77,7 @@
 
 import { DecodeError } from "./decode.js";
 import { RequestError, decodeResult, dispatchMessage, encodeNotification, encodeRequest } from "./rpc.js";
-import type { ExtensionMethod, JsonRpcError, JsonRpcId, JsonRpcResponse, SideRoutes } from "./rpc.js";
+import type { ExtensionMethod, JsonRpcError, JsonRpcId, JsonRpcNotification, JsonRpcResponse, SideRoutes } from "./rpc.js";
 import type { JsonValue } from "./types.js";
 
 /**
@@ -184,9 +188,16 @@ export interface TurnCancelRules {
   readonly prompt: string;
   /** The session id member of both, and of the requests in `scoped`. */
   readonly session: string;
-  /** The prompt result's stop reason member and its cancelled value. */
+  /** The stop reason member and its cancelled value. */
   readonly stopReason: string;
   readonly cancelled: string;
+  /**
+   * Where they go when a cancelled turn ends: the prompt's result (`result`,
+   * protocol v1), or the `idle` state update (`idle`, v2) that ends the
+   * session's foreground work, which runs from a prompt, or from a state
+   * that is not `idle`, to that update.
+   */
+  readonly end: "result" | "idle";
   /** The client's requests whose params name a session: those the agent makes during a turn belong to it. */
   readonly scoped: readonly string[];
   /** `session/request_permission` and the result that answers it `cancelled`. */
@@ -319,9 +330,15 @@ interface Running {
 
 /** The agent's end: a prompt being handled. */
 interface TurnInFlight {
-  /** The prompt's request id (JSON text). */
+  /** The prompt's request id (JSON text); empty for foreground work the agent started by itself (v2). */
   readonly id: string;
+  /** Protocol v2: the agent reported the work with a state that is not `idle`. */
+  active: boolean;
   readonly controller: { readonly signal: AbortSignalLike; abort(reason?: unknown): void };
+}
+
+function newTurn(id: string): TurnInFlight {
+  return { id, active: false, controller: new AbortController() };
 }
 
 const NO_FEATURES: Features = { sessionReady: false, turnComplete: false };
@@ -511,8 +528,11 @@ export class Connection {
    * answers the session's pending permission requests after it.
    */
   notify(method: string, params: unknown): void {
-    const message = encodeNotification(method, params);
-    if (this.#role === "agent") this.#noteCompletion(method, message.params);
+    let message = encodeNotification(method, params);
+    if (this.#role === "agent") {
+      this.#noteCompletion(method, message.params);
+      message = this.#noteState(message);
+    }
     for (const ready of this.#lifecycle?.outgoing(method, message) ?? [message]) this.#write(ready);
     this.#withdrawPermissions(method, message.params);
   }
@@ -604,13 +624,45 @@ export class Connection {
     const rules = this.#rules.turnCancel;
     if (this.#role !== "agent" || rules === null || method !== rules.prompt) return;
     const session = member(params, rules.session);
-    if (typeof session === "string") this.#turns.set(session, { id: key, controller: new AbortController() });
+    if (typeof session !== "string") return;
+    // In v2, a prompt joins the session's foreground work still going.
+    const going = this.#turns.get(session)?.controller.signal.aborted === false;
+    if (rules.end === "result" || !going) this.#turns.set(session, newTurn(key));
   }
 
   /**
-   * The agent's end: the answer to a prompt whose turn was cancelled is the
-   * `cancelled` stop reason, whatever its handler settled with (the result's
-   * other members kept); the turn ends.
+   * The agent's end sends a `session/update` (protocol v2): a state that is
+   * not `idle` makes foreground work of the session, which `session/cancel`
+   * may cancel; `idle` ends it, with the `cancelled` stop reason written in
+   * when it was cancelled.
+   */
+  #noteState(message: JsonRpcNotification): JsonRpcNotification {
+    const [rules, turns] = [this.#rules.turnCancel, this.#rules.turns];
+    if (rules === null || rules.end !== "idle" || turns === null || turns.end.kind !== "idle") return message;
+    const params = message.params;
+    const update = member(params, turns.payload);
+    const session = member(params, turns.session);
+    if (message.method !== turns.update || typeof session !== "string" || !isRecord(update)) return message;
+    if (update[turns.tag] !== turns.end.tag) return message;
+    if (update[turns.end.state] !== turns.end.idle) {
+      const turn = this.#turns.get(session) ?? newTurn("");
+      turn.active = true;
+      this.#turns.set(session, turn);
+      return message;
+    }
+    const turn = this.#turns.get(session);
+    this.#turns.delete(session);
+    if (turn?.controller.signal.aborted !== true || !isRecord(params)) return message;
+    const cancelled = { ...update, [rules.stopReason]: rules.cancelled };
+    return { ...message, params: { ...params, [turns.payload]: cancelled } as JsonValue };
+  }
+
+  /**
+   * The agent's end: in v1, the answer to a prompt whose turn was cancelled
+   * is the `cancelled` stop reason, whatever its handler settled with (the
+   * result's other members kept); the turn ends. In v2 the answer only
+   * accepts the prompt: a refused prompt ends a turn no state reported, and
+   * the `idle` state ends the others.
    */
   #endTurn(key: string, method: string, params: unknown, response: JsonRpcResponse): JsonRpcResponse {
     const rules = this.#rules.turnCancel;
@@ -618,6 +670,10 @@ export class Connection {
     const session = member(params, rules.session);
     const turn = typeof session === "string" ? this.#turns.get(session) : undefined;
     if (turn === undefined || turn.id !== key) return response;
+    if (rules.end === "idle") {
+      if ("error" in response && !turn.active) this.#turns.delete(session as string);
+      return response;
+    }
     this.#turns.delete(session as string);
     if (!turn.controller.signal.aborted) return response;
     const result = "result" in response && isRecord(response.result) ? response.result : {};

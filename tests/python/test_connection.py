@@ -1050,3 +1050,100 @@ def test_a_cancelled_turn_is_answered_cancelled_after_its_updates() -> None:
     )
     assert cancel < withdrawn, wrote
     assert dropped == []
+
+
+# A cancelled turn of protocol v2: the session's foreground work, whose
+# `idle` says `cancelled` whatever the agent wrote.
+
+
+class CancelledWorkAgent(PACKAGE.Agent):  # type: ignore[misc, name-defined]
+    """Its prompt starts foreground work that asks permission, then waits
+    for its cancellation and ends the work with `idle`, saying `end_turn` as
+    if nothing happened."""
+
+    def __init__(self, end: Any) -> None:
+        self.end = end
+        self.saw: list[Any] = []
+
+    async def initialize(self, params: Any) -> Any:
+        return result("initialize", {"protocolVersion": 2, "info": {"name": "test agent", "version": "1"}})
+
+    async def session_prompt(self, params: Any) -> Any:
+        session = params.session_id
+        running = {"sessionId": session, "update": {"sessionUpdate": "state_update", "state": "running"}}
+        await self.end.notify("session/update", params_for("session/update", running))
+        cancellation = self.end.cancellation(session)
+        [asked] = await asyncio.gather(
+            self.end.request("session/request_permission", permission_params(session)), return_exceptions=True
+        )
+        await cancellation.wait()
+        idle = {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}
+        await self.end.notify("session/update", params_for("session/update", {"sessionId": session, "update": idle}))
+        # The work ended: the session's next work is not cancelled.
+        self.saw = [type(asked).__name__, self.end.cancellation(session).is_set()]
+        return result("session/prompt", {"messageId": "message-1"})
+
+
+class HoldingIdleClient(PACKAGE.Client):  # type: ignore[misc, name-defined]
+    """Holds every permission request, counting them, and keeps the stop
+    reason of each `idle` it handled."""
+
+    def __init__(self) -> None:
+        self.held = 0
+        self.idle: list[Any] = []
+
+    async def session_request_permission(self, params: Any) -> Any:
+        self.held += 1
+        await asyncio.Event().wait()
+
+    async def session_update(self, params: Any) -> None:
+        update = PACKAGE.to_json(params)["update"]
+        if update.get("state") == "idle":
+            self.idle.append(update.get("stopReason"))
+
+
+@pytest.mark.skipif(not V2, reason="v1 answers a cancelled prompt `cancelled`")
+def test_v2_a_cancelled_turn_ends_with_an_idle_that_says_cancelled() -> None:
+    async def scenario() -> tuple[Log, CancelledWorkAgent, Any, list[tuple[str | None, int]]]:
+        dice = Dice(5)
+        log: Log = []
+        agents: list[CancelledWorkAgent] = []
+        client = HoldingIdleClient()
+        dropped: list[tuple[str | None, int]] = []
+
+        def agent(end: Any, _: Any) -> CancelledWorkAgent:
+            agents.append(CancelledWorkAgent(end))
+            return agents[0]
+
+        run = connect(
+            dice,
+            log,
+            agent,
+            lambda _: client,
+            ORDERED,
+            lambda report: dropped.append((report.method, report.error.code)),
+        )
+        await run.client.request("initialize", initialize_params())
+        prompt = asyncio.ensure_future(run.client.request("session/prompt", prompt_params("s", "go")))
+
+        async def held() -> None:
+            while client.held < 1:
+                await asyncio.sleep(0)
+
+        await asyncio.wait_for(held(), RUN_TIMEOUT)
+        await run.client.notify("session/cancel", params_for("session/cancel", {"sessionId": "s"}))
+        response = await asyncio.wait_for(prompt, RUN_TIMEOUT)
+        await run.quiet()
+        return log, agents[0], (response, client.idle), dropped
+
+    log, agent, (response, idle), dropped = asyncio.run(scenario())
+    assert PACKAGE.to_json(response) == {"messageId": "message-1"}
+    assert agent.saw == ["TurnCancelled", False]
+    assert idle == ["cancelled"]
+    wrote = [message for event, message in log if event == "client_wrote"]
+    cancel = next(index for index, message in enumerate(wrote) if message.get("method") == "session/cancel")
+    withdrawn = next(
+        index for index, message in enumerate(wrote) if message.get("result") == {"outcome": {"outcome": "cancelled"}}
+    )
+    assert cancel < withdrawn, wrote
+    assert dropped == []

@@ -9,6 +9,11 @@
 //! its turn and its `idle` were handled; without it
 //! (`ConnectOptions::unordered`), the same schedules complete calls on the
 //! acknowledgement, before their turn was handled.
+//!
+//! `session/cancel` ends the session's foreground work as cancelled: the
+//! agent's `idle` says `cancelled` whatever the agent wrote, the work's
+//! pending calls to the client fail, and the client answers its pending
+//! permission request `cancelled`.
 
 use std::collections::BTreeMap;
 use std::pin::Pin;
@@ -284,4 +289,117 @@ fn without_the_ordering_prompt_calls_complete_on_the_acknowledgement() {
         SEEDS as usize * SESSIONS * PROMPTS
     );
     assert!(early > 0);
+}
+
+/// An agent whose prompt starts foreground work that asks permission, then
+/// waits for its cancellation and ends the work with `idle`, saying
+/// `end_turn` as if nothing happened.
+struct CancelledAgent {
+    end: AgentEnd,
+    saw: Arc<Mutex<Vec<String>>>,
+}
+
+impl Agent for CancelledAgent {
+    async fn initialize(&self, _: InitializeRequest) -> Result<InitializeResponse, Error> {
+        Ok(decode(
+            json!({"protocolVersion": PROTOCOL_VERSION, "info": {"name": "test agent", "version": "1"}}),
+        ))
+    }
+
+    async fn session_prompt(&self, params: PromptRequest) -> Result<PromptResponse, Error> {
+        let session = params.session_id.as_str().to_owned();
+        let state = |state: Value| decode(json!({"sessionId": session, "update": state}));
+        self.end
+            .session_update(state(json!({"sessionUpdate": "state_update", "state": "running"})))
+            .unwrap();
+        let cancellation = self.end.cancellation(&session);
+        let permission = decode(json!({"sessionId": session, "title": "Write?", "options": [
+            {"optionId": "allow", "name": "Allow", "kind": "allow_once"}
+        ]}));
+        let allowed = self.end.session_request_permission(permission).await;
+        cancellation.cancelled().await;
+        self.saw.lock().unwrap().push(format!("{:?}", allowed.err()));
+        self.end
+            .session_update(state(
+                json!({"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}),
+            ))
+            .unwrap();
+        // The work ended: a new call is not refused for the old turn.
+        self.saw
+            .lock()
+            .unwrap()
+            .push(format!("cancelled: {}", self.end.cancellation(&session).is_cancelled()));
+        Ok(PromptResponse::new("message-1"))
+    }
+}
+
+/// A client that holds every permission request, telling `arrived`, and
+/// keeps the stop reason of each `idle` it handled.
+struct HoldingClient {
+    arrived: mpsc::UnboundedSender<()>,
+    idle: Arc<Mutex<Vec<Value>>>,
+}
+
+impl Client for HoldingClient {
+    async fn session_request_permission(
+        &self,
+        _: RequestPermissionRequest,
+    ) -> Result<RequestPermissionResponse, Error> {
+        let _ = self.arrived.unbounded_send(());
+        futures::future::pending().await
+    }
+
+    async fn session_update(&self, params: UpdateSessionNotification) {
+        let update = serde_json::to_value(&params.update).unwrap();
+        if update["state"] == "idle" {
+            self.idle.lock().unwrap().push(update["stopReason"].clone());
+        }
+    }
+}
+
+#[test]
+fn a_cancelled_turn_ends_with_an_idle_that_says_cancelled() {
+    let dice = Dice::new(5);
+    let (to_agent, agent_reads) = pipe(&dice);
+    let (to_client, client_reads) = pipe(&dice);
+    let saw = Arc::new(Mutex::new(Vec::new()));
+    let (_, agent_driver) = connect_agent(
+        |end| CancelledAgent { end, saw: saw.clone() },
+        agent_reads,
+        to_client,
+        ConnectOptions::default(),
+    );
+    let (arrived, mut arrivals) = mpsc::unbounded();
+    let idle = Arc::new(Mutex::new(Vec::new()));
+    let (client, client_driver) = connect_client(
+        |_| HoldingClient {
+            arrived,
+            idle: idle.clone(),
+        },
+        client_reads,
+        to_agent,
+        ConnectOptions::default(),
+    );
+    let scenario = async {
+        client
+            .initialize(decode(
+                json!({"protocolVersion": PROTOCOL_VERSION, "info": {"name": "test client", "version": "1"}}),
+            ))
+            .await
+            .unwrap();
+        let prompt = client.session_prompt(decode(json!({"sessionId": "s", "prompt": [{"type": "text", "text": "go"}]})));
+        let cancel = async {
+            arrivals.next().await;
+            client.session_cancel(decode(json!({"sessionId": "s"}))).unwrap();
+        };
+        let (accepted, ()) = futures::join!(prompt, cancel);
+        assert_eq!(accepted.unwrap().message_id.as_str(), "message-1");
+        client.close();
+    };
+    let (agent_result, client_result, ()) =
+        futures::executor::block_on(async { futures::join!(agent_driver, client_driver, scenario) });
+    agent_result.unwrap();
+    client_result.unwrap();
+    assert_eq!(*saw.lock().unwrap(), ["Some(Cancelled)", "cancelled: false"]);
+    assert_eq!(*idle.lock().unwrap(), [json!("cancelled")]);
 }

@@ -641,7 +641,62 @@ test("an unknown session is answered with the schema's resource-not-found", asyn
   assert.deepEqual(written[1].error, { code: -32002, message: "Resource not found", data: { sessionId: "nowhere" } });
 });
 
-// Protocol v1: v2 ends a cancelled turn with its idle state.
+// Protocol v2: the turn is the session's foreground work, and the idle
+// that ends a cancelled one says `cancelled`, whatever the agent wrote.
+if (V2) {
+  test("v2: a cancelled turn ends with an idle that says cancelled", async () => {
+    // The prompt's work asks permission, then waits for its cancellation and
+    // ends with `idle`, saying `end_turn` as if nothing happened.
+    const saw = [];
+    let held = 0;
+    const agent = (end) => ({
+      initialize: () => ({ protocolVersion: bindings.PROTOCOL_VERSION, info: { name: "test agent", version: "1" } }),
+      sessionCancel: () => {},
+      sessionPrompt: async ({ sessionId }) => {
+        end.notify("session/update", { sessionId, update: { sessionUpdate: "state_update", state: "running" } });
+        const signal = end.cancellation(sessionId);
+        const options = [{ optionId: "allow", name: "Allow", kind: "allow_once" }];
+        const asked = end.request("session/request_permission", { sessionId, title: "Write?", options });
+        const [call] = await Promise.allSettled([asked]);
+        saw.push(call.reason instanceof bindings.TurnCancelled, signal.aborted);
+        const idle = { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" };
+        end.notify("session/update", { sessionId, update: idle });
+        // The work ended: the session's next work is not cancelled.
+        saw.push(end.cancellation(sessionId).aborted);
+        return { messageId: "message-1" };
+      },
+    });
+    const idle = [];
+    const client = () => ({
+      sessionRequestPermission: () => {
+        held += 1;
+        return new Promise(() => {});
+      },
+      sessionUpdate: ({ update }) => {
+        if (update.state === "idle") idle.push(update.stopReason);
+      },
+    });
+    const { log, dropped, clientEnd, settle } = wire(5, {}, agent, client);
+    await clientEnd.request("initialize", {
+      protocolVersion: bindings.PROTOCOL_VERSION,
+      info: { name: "test client", version: "1" },
+    });
+    const prompt = clientEnd.request("session/prompt", { sessionId: "s", prompt: [{ type: "text", text: "go" }] });
+    await until(() => held === 1, "the client to hold the permission request");
+    clientEnd.notify("session/cancel", { sessionId: "s" });
+    assert.equal((await prompt).messageId, "message-1");
+    await settle();
+    assert.deepEqual(saw, [true, true, false]);
+    assert.deepEqual(idle, ["cancelled"]);
+    const wrote = log.filter(([event]) => event === "ClientWrote").map(([, message]) => message);
+    const cancel = wrote.findIndex((message) => message.method === "session/cancel");
+    const withdrawn = wrote.findIndex((message) => message.result?.outcome?.outcome === "cancelled");
+    assert.ok(cancel >= 0 && cancel < withdrawn, JSON.stringify(wrote));
+    assert.deepEqual(dropped, []);
+  });
+}
+
+// Protocol v1: the prompt's answer says `cancelled`.
 if (!V2) {
   test("a cancelled turn is answered cancelled, after its updates", async () => {
     // The agent's prompt handler sends an update, then waits on two calls the

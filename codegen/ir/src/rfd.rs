@@ -188,17 +188,17 @@ pub struct Helpers {
     pub drain: Option<Drain>,
     /// Absent without `$/cancel_request`.
     pub cancel: Option<Cancel>,
-    /// Absent without `session/cancel`, or a `cancelled` stop reason in the
-    /// `session/prompt` result (protocol v2 ends a cancelled turn with its
-    /// `idle` state instead).
+    /// Absent without `session/cancel`, or a `cancelled` stop reason either
+    /// in the `session/prompt` result (v1) or in the `idle` state update
+    /// (v2).
     pub turn_cancel: Option<TurnCancel>,
 }
 
 /// What `session/cancel` asks of the two ends of a connection: the agent's
-/// answers the cancelled turn's prompt with the `cancelled` stop reason
-/// (whatever its handler did), and the turn's requests to the client stop
-/// waiting; the client's answers the turn's pending permission requests with
-/// the `cancelled` outcome.
+/// ends the cancelled turn with the `cancelled` stop reason (whatever its
+/// handler did), where [`CancelEnd`] says, and the turn's requests to the
+/// client stop waiting; the client's answers the turn's pending permission
+/// requests with the `cancelled` outcome.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct TurnCancel {
     /// `session/cancel`, the client's notification, and `session/prompt`.
@@ -206,10 +206,11 @@ pub struct TurnCancel {
     pub prompt: String,
     /// The session id member of both params and of the requests below.
     pub session: String,
-    /// The prompt result's stop reason member and its `cancelled` value:
-    /// the whole result of a cancelled prompt.
+    /// The stop reason member and its `cancelled` value, and the message
+    /// that carries them when a cancelled turn ends.
     pub stop_reason: String,
     pub cancelled: String,
+    pub end: CancelEnd,
     /// The requests the client handles whose params name a session: those
     /// the agent makes during a turn belong to it.
     pub scoped: Vec<String>,
@@ -217,6 +218,33 @@ pub struct TurnCancel {
     /// `cancelled`, when the schema has both.
     pub permission: Option<(String, Value)>,
 }
+
+/// Where a cancelled turn's `cancelled` stop reason goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum CancelEnd {
+    /// Protocol v1: the prompt's result (then the whole result of a
+    /// cancelled prompt); the turn is the prompt's handling.
+    Result,
+    /// Protocol v2: the `idle` state update that ends the session's
+    /// foreground work ([`TurnEnd::Idle`]), which runs from a prompt, or
+    /// from a state that is not `idle`, to that update; the prompt's
+    /// result only accepts the prompt.
+    Idle,
+}
+
+impl CancelEnd {
+    /// The name the TypeScript and Python rules give it.
+    pub fn name(self) -> &'static str {
+        match self {
+            CancelEnd::Result => "result",
+            CancelEnd::Idle => "idle",
+        }
+    }
+}
+
+/// The member that carries why a turn stopped, in v1's prompt result and
+/// v2's `idle` state update alike.
+pub const STOP_REASON: &str = "stopReason";
 
 /// The client's request whose pending calls a cancelled turn answers
 /// `cancelled` (ACP's prompt-turn section).
@@ -232,13 +260,14 @@ fn turn_cancel(ir: &Ir) -> Option<TurnCancel> {
         return None;
     }
     let prompt = ir.methods.get("session/prompt")?.request.as_ref()?;
-    let stop_reason = struct_fields(ir, &prompt.result)
+    let end = if struct_fields(ir, &prompt.result)
         .into_iter()
-        .find(|field| field.wire_name == "stopReason" && field.required)?;
-    let TypeKind::Enum(reasons) = &ir.get(named(&stop_reason.ty)?)?.kind else {
-        return None;
+        .any(|field| field.wire_name == STOP_REASON && field.required && admits_cancelled(ir, &field.ty))
+    {
+        CancelEnd::Result
+    } else {
+        idle_admits_cancelled(ir).then_some(CancelEnd::Idle)?
     };
-    reasons.values.iter().find(|value| value.value == CANCELLED)?;
     let scoped = ir
         .methods
         .values()
@@ -254,16 +283,67 @@ fn turn_cancel(ir: &Ir) -> Option<TurnCancel> {
         notification: "session/cancel".to_owned(),
         prompt: "session/prompt".to_owned(),
         session: SESSION_ID.to_owned(),
-        stop_reason: stop_reason.wire_name.clone(),
+        stop_reason: STOP_REASON.to_owned(),
         cancelled: CANCELLED.to_owned(),
+        end,
         scoped,
         permission: permission(ir),
     })
 }
 
+/// Whether `ty` names an enum with the `cancelled` value.
+fn admits_cancelled(ir: &Ir, ty: &TypeExpr) -> bool {
+    let Some(TypeKind::Enum(reasons)) = named(ty)
+        .and_then(|name| ir.get(name))
+        .map(|definition| &definition.kind)
+    else {
+        return false;
+    };
+    reasons.values.iter().any(|value| value.value == CANCELLED)
+}
+
+/// Whether v2's `idle` state update ends the prompt turn ([`drain`]) and
+/// can say `cancelled` in its stop reason: a member whose enum has that
+/// value, or a flattened union tagged by the member with such a variant.
+fn idle_admits_cancelled(ir: &Ir) -> bool {
+    let Some((_, _, _, union)) = update_union(ir) else {
+        return false;
+    };
+    let Some(lifecycle) = lifecycle(ir, union) else {
+        return false;
+    };
+    let Some(TypeKind::Union(states)) = ir.get(&lifecycle.union).map(|definition| &definition.kind) else {
+        return false;
+    };
+    let Some(Payload::Struct { base, fields }) = states
+        .variants
+        .iter()
+        .find(|variant| variant.tag.as_deref() == Some(IDLE))
+        .map(|variant| &variant.payload)
+    else {
+        return false;
+    };
+    let mut members: Vec<&Field> = fields.iter().collect();
+    let mut flattened: Vec<&str> = Vec::new();
+    if let Some(base) = base {
+        members.extend(struct_fields(ir, base));
+        if let Some(TypeKind::Struct(structure)) = ir.get(base).map(|definition| &definition.kind) {
+            flattened.extend(structure.flatten.iter().map(String::as_str));
+        }
+    }
+    members
+        .iter()
+        .any(|field| field.wire_name == STOP_REASON && admits_cancelled(ir, &field.ty))
+        || flattened.iter().any(|name| {
+            matches!(ir.get(name).map(|definition| &definition.kind), Some(TypeKind::Union(reasons))
+                if matches!(&reasons.style, UnionStyle::Tagged { property } if property == STOP_REASON)
+                    && reasons.variants.iter().any(|variant| variant.tag.as_deref() == Some(CANCELLED)))
+        })
+}
+
 /// `session/request_permission` and its cancelled answer: the result's
-/// required member whose tagged union has a `cancelled` variant of nothing
-/// but the tag.
+/// required member whose tagged union has a `cancelled` variant that needs
+/// nothing but the tag.
 fn permission(ir: &Ir) -> Option<(String, Value)> {
     let request = ir.methods.get(PERMISSION)?.request.as_ref()?;
     if request.side != Side::Client {
@@ -282,7 +362,7 @@ fn permission(ir: &Ir) -> Option<(String, Value)> {
             union
                 .variants
                 .iter()
-                .find(|variant| variant.tag.as_deref() == Some(CANCELLED) && bare(&variant.payload))?;
+                .find(|variant| variant.tag.as_deref() == Some(CANCELLED) && bare(ir, &variant.payload))?;
             let result = serde_json::json!({ field.wire_name.clone(): { property.clone(): CANCELLED } });
             Some((PERMISSION.to_owned(), result))
         })
@@ -493,11 +573,20 @@ fn ready(ir: &Ir) -> Option<Ready> {
     })
 }
 
-/// Whether a variant's payload is nothing but its tag.
-fn bare(payload: &Payload) -> bool {
+/// Whether a variant's payload can be nothing but its tag: it requires no
+/// member (v2's cancelled outcome takes an optional `_meta`).
+fn bare(ir: &Ir, payload: &Payload) -> bool {
     match payload {
         Payload::Unit => true,
-        Payload::Struct { base: None, fields } => fields.is_empty(),
+        Payload::Struct { base, fields } => {
+            fields.iter().all(|field| !field.required)
+                && base.as_deref().is_none_or(|base| {
+                    matches!(
+                        ir.get(base).map(|definition| &definition.kind),
+                        Some(TypeKind::Struct(_))
+                    ) && struct_fields(ir, base).iter().all(|field| !field.required)
+                })
+        }
         _ => false,
     }
 }

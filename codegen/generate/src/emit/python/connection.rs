@@ -239,12 +239,13 @@ fn turn_cancel_literal(rules: &TurnCancel) -> String {
         )
     });
     format!(
-        "_TurnCancel(notification={}, prompt={}, session={}, stop_reason={}, cancelled={}, scoped={scoped}, permission={permission})",
+        "_TurnCancel(notification={}, prompt={}, session={}, stop_reason={}, cancelled={}, end={}, scoped={scoped}, permission={permission})",
         string_literal(&rules.notification),
         string_literal(&rules.prompt),
         string_literal(&rules.session),
         string_literal(&rules.stop_reason),
-        string_literal(&rules.cancelled)
+        string_literal(&rules.cancelled),
+        string_literal(rules.end.name())
     )
 }
 
@@ -296,7 +297,7 @@ mod tests {
         );
         assert_eq!(view.cancel, "(\"$/cancel_request\", \"requestId\")");
         assert!(
-            view.turn_cancel.starts_with("_TurnCancel(notification=\"session/cancel\", prompt=\"session/prompt\", session=\"sessionId\", stop_reason=\"stopReason\", cancelled=\"cancelled\", scoped=(")
+            view.turn_cancel.starts_with("_TurnCancel(notification=\"session/cancel\", prompt=\"session/prompt\", session=\"sessionId\", stop_reason=\"stopReason\", cancelled=\"cancelled\", end=\"result\", scoped=(")
                 && view.turn_cancel.ends_with(", permission=(\"session/request_permission\", json.loads(\"{\\\"outcome\\\":{\\\"outcome\\\":\\\"cancelled\\\"}}\")))"),
             "{}",
             view.turn_cancel

@@ -198,9 +198,14 @@ fn turn_cancel_rules(cancel: &acp_ir::rfd::TurnCancel) -> TokenStream {
         session,
         stop_reason,
         cancelled,
+        end,
         scoped,
         permission,
     } = cancel;
+    let end = match end {
+        acp_ir::rfd::CancelEnd::Result => quote!(crate::connection::CancelEnd::Result),
+        acp_ir::rfd::CancelEnd::Idle => quote!(crate::connection::CancelEnd::Idle),
+    };
     let permission = match permission {
         Some((method, result)) => {
             let result = result.to_string();
@@ -214,6 +219,7 @@ fn turn_cancel_rules(cancel: &acp_ir::rfd::TurnCancel) -> TokenStream {
         session: #session,
         stop_reason: #stop_reason,
         cancelled: #cancelled,
+        end: #end,
         scoped: &[#(#scoped),*],
         permission: #permission,
     }))

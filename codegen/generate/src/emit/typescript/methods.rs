@@ -20,7 +20,7 @@ use super::text::{json_string, tsdoc};
 use acp_ir::error::{CodegenError, ErrorKind};
 use acp_ir::ir::*;
 use acp_ir::naming;
-use acp_ir::rfd::{Drain, Helpers, TurnEnd};
+use acp_ir::rfd::{CancelEnd, Drain, Helpers, TurnEnd};
 
 /// The sides that get maps and an interface.
 pub const SIDES: [Side; 3] = [Side::Agent, Side::Client, Side::Proxy];
@@ -404,6 +404,7 @@ fn rules_view(model: &Helpers, session_ready: bool, initialize: &str) -> RulesVi
                 ("session", &rules.session),
                 ("stopReason", &rules.stop_reason),
                 ("cancelled", &rules.cancelled),
+                ("end", &rules.end.name().to_owned()),
             ]
             .map(|(name, value)| format!("    {name}: {},", json_string(value)))
             .join("\n");
@@ -494,7 +495,13 @@ fn connection_notes(side: &str, model: &Helpers, session_ready: bool) -> (Vec<St
                 notes.push(format!("Sending `{}` answers the session's pending `{permission}` requests with the `{}` outcome, after it.", rules.notification, rules.cancelled));
             }
         }
-        (Some(rules), _) => notes.push(format!("The client's `{}` cancels the turn of the session it names: `cancellation(sessionId)` aborts, the turn's pending requests to the client reject with a `TurnCancelled`, and the `{}` is answered with the `{}` stop reason whatever its handler does, after every update the handler sent.", rules.notification, rules.prompt, rules.cancelled)),
+        (Some(rules), _) => {
+            let end = match rules.end {
+                CancelEnd::Result => format!("the `{}` is answered with the `{}` stop reason whatever its handler does, after every update the handler sent", rules.prompt, rules.cancelled),
+                CancelEnd::Idle => format!("the `idle` state update that ends the session's foreground work says `{}` whatever the agent wrote in it", rules.cancelled),
+            };
+            notes.push(format!("The client's `{}` cancels the turn of the session it names: `cancellation(sessionId)` aborts, the turn's pending requests to the client reject with a `TurnCancelled`, and {end}.", rules.notification));
+        }
         (None, _) => {}
     }
     notes.push(match &model.cancel {
