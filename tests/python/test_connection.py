@@ -1000,21 +1000,33 @@ class HoldingClient(PACKAGE.Client):  # type: ignore[misc, name-defined]
         pass
 
 
-@pytest.mark.skipif(V2, reason="v2 ends a cancelled turn with its idle state")
-def test_a_cancelled_turn_is_answered_cancelled_after_its_updates() -> None:
-    async def scenario() -> tuple[Log, CancelledAgent, Any, list[tuple[str | None, int]]]:
-        dice = Dice(11)
+@dataclass
+class Cancelled:
+    """What a cancelled turn left: the wire log, the agent, the prompt's
+    response and what the client's end reported dropped."""
+
+    log: Log
+    agent: Any
+    response: Any
+    dropped: list[tuple[str | None, int]]
+
+
+def cancel_while_held(seed: int, make_agent: Any, client: Any, held: int) -> Cancelled:
+    """Prompts session `s` of the agent `make_agent(end)` makes, sends
+    `session/cancel` once `client` holds `held` calls of the turn, and
+    returns once the prompt was answered and the ends are quiet."""
+
+    async def scenario() -> Cancelled:
         log: Log = []
-        agents: list[CancelledAgent] = []
-        client = HoldingClient()
+        agents: list[Any] = []
         dropped: list[tuple[str | None, int]] = []
 
-        def agent(end: Any, _: Any) -> CancelledAgent:
-            agents.append(CancelledAgent(end))
+        def agent(end: Any, _: Any) -> Any:
+            agents.append(make_agent(end))
             return agents[0]
 
         run = connect(
-            dice,
+            Dice(seed),
             log,
             agent,
             lambda _: client,
@@ -1024,32 +1036,41 @@ def test_a_cancelled_turn_is_answered_cancelled_after_its_updates() -> None:
         await run.client.request("initialize", initialize_params())
         prompt = asyncio.ensure_future(run.client.request("session/prompt", prompt_params("s", "cancelled")))
 
-        async def both_held() -> None:
-            while client.held < 2:
+        async def all_held() -> None:
+            while client.held < held:
                 await asyncio.sleep(0)
 
-        await asyncio.wait_for(both_held(), RUN_TIMEOUT)
+        await asyncio.wait_for(all_held(), RUN_TIMEOUT)
         await run.client.notify("session/cancel", params_for("session/cancel", {"sessionId": "s"}))
         response = await asyncio.wait_for(prompt, RUN_TIMEOUT)
         await run.quiet()
-        return log, agents[0], response, dropped
+        return Cancelled(log, agents[0], response, dropped)
 
-    log, agent, response, dropped = asyncio.run(scenario())
-    assert PACKAGE.to_json(response) == {"stopReason": "cancelled"}
-    assert agent.saw == ["TurnCancelled", "TurnCancelled", True]
-    read = [message for event, message in log if event == "client_read"]
-    update = next(index for index, message in enumerate(read) if message.get("method") == "session/update")
-    answer = next(index for index, message in enumerate(read) if message.get("result") == {"stopReason": "cancelled"})
-    assert update < answer, read
-    # The client answered its pending permission request `cancelled`, after
-    # `session/cancel`; the agent, no longer waiting, took the answer silently.
-    wrote = [message for event, message in log if event == "client_wrote"]
+    return asyncio.run(scenario())
+
+
+def assert_permission_withdrawn(ended: Cancelled) -> None:
+    """The client answered its pending permission request `cancelled`, after
+    `session/cancel`; the agent, no longer waiting, took the answer silently."""
+    wrote = [message for event, message in ended.log if event == "client_wrote"]
     cancel = next(index for index, message in enumerate(wrote) if message.get("method") == "session/cancel")
     withdrawn = next(
         index for index, message in enumerate(wrote) if message.get("result") == {"outcome": {"outcome": "cancelled"}}
     )
     assert cancel < withdrawn, wrote
-    assert dropped == []
+    assert ended.dropped == []
+
+
+@pytest.mark.skipif(V2, reason="v2 ends a cancelled turn with its idle state")
+def test_a_cancelled_turn_is_answered_cancelled_after_its_updates() -> None:
+    ended = cancel_while_held(11, CancelledAgent, HoldingClient(), 2)
+    assert PACKAGE.to_json(ended.response) == {"stopReason": "cancelled"}
+    assert ended.agent.saw == ["TurnCancelled", "TurnCancelled", True]
+    read = [message for event, message in ended.log if event == "client_read"]
+    update = next(index for index, message in enumerate(read) if message.get("method") == "session/update")
+    answer = next(index for index, message in enumerate(read) if message.get("result") == {"stopReason": "cancelled"})
+    assert update < answer, read
+    assert_permission_withdrawn(ended)
 
 
 # A cancelled turn of protocol v2: the session's foreground work, whose
@@ -1104,46 +1125,9 @@ class HoldingIdleClient(PACKAGE.Client):  # type: ignore[misc, name-defined]
 
 @pytest.mark.skipif(not V2, reason="v1 answers a cancelled prompt `cancelled`")
 def test_v2_a_cancelled_turn_ends_with_an_idle_that_says_cancelled() -> None:
-    async def scenario() -> tuple[Log, CancelledWorkAgent, Any, list[tuple[str | None, int]]]:
-        dice = Dice(5)
-        log: Log = []
-        agents: list[CancelledWorkAgent] = []
-        client = HoldingIdleClient()
-        dropped: list[tuple[str | None, int]] = []
-
-        def agent(end: Any, _: Any) -> CancelledWorkAgent:
-            agents.append(CancelledWorkAgent(end))
-            return agents[0]
-
-        run = connect(
-            dice,
-            log,
-            agent,
-            lambda _: client,
-            ORDERED,
-            lambda report: dropped.append((report.method, report.error.code)),
-        )
-        await run.client.request("initialize", initialize_params())
-        prompt = asyncio.ensure_future(run.client.request("session/prompt", prompt_params("s", "go")))
-
-        async def held() -> None:
-            while client.held < 1:
-                await asyncio.sleep(0)
-
-        await asyncio.wait_for(held(), RUN_TIMEOUT)
-        await run.client.notify("session/cancel", params_for("session/cancel", {"sessionId": "s"}))
-        response = await asyncio.wait_for(prompt, RUN_TIMEOUT)
-        await run.quiet()
-        return log, agents[0], (response, client.idle), dropped
-
-    log, agent, (response, idle), dropped = asyncio.run(scenario())
-    assert PACKAGE.to_json(response) == {"messageId": "message-1"}
-    assert agent.saw == ["TurnCancelled", False]
-    assert idle == ["cancelled"]
-    wrote = [message for event, message in log if event == "client_wrote"]
-    cancel = next(index for index, message in enumerate(wrote) if message.get("method") == "session/cancel")
-    withdrawn = next(
-        index for index, message in enumerate(wrote) if message.get("result") == {"outcome": {"outcome": "cancelled"}}
-    )
-    assert cancel < withdrawn, wrote
-    assert dropped == []
+    client = HoldingIdleClient()
+    ended = cancel_while_held(5, CancelledWorkAgent, client, 1)
+    assert PACKAGE.to_json(ended.response) == {"messageId": "message-1"}
+    assert ended.agent.saw == ["TurnCancelled", False]
+    assert client.idle == ["cancelled"]
+    assert_permission_withdrawn(ended)
