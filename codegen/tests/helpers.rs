@@ -209,6 +209,15 @@ fn the_model_of_v2_reads_the_state_updates_and_the_reference_machines_follow_its
             r#"{"outcome":{"outcome":"cancelled"}}"#.to_owned()
         ))
     );
+    assert_eq!(
+        cancel.awaiting,
+        Some(rfd::Awaiting {
+            request: "session/request_permission".to_owned(),
+            requires_action: "requires_action".to_owned(),
+            running: "running".to_owned(),
+        }),
+        "a v2 agent's end reports the work that waits for a permission"
+    );
     let turns = model.turns.expect("v2 has prompt turns");
     let lifecycle = turns
         .lifecycle

@@ -207,18 +207,35 @@ class _TurnCancel:
     end: _t.Literal["result", "idle"]
     scoped: tuple[str, ...]
     permission: tuple[str, _t.Any] | None
+    awaiting: _Awaiting | None
+
+
+@dataclass(frozen=True)
+class _Awaiting:
+    """Protocol v2: while the turn's permission requests (`request`) wait for
+    the user, the agent's end reports `requires_action`, then `running` once
+    the last is answered, unless the agent reported a state meanwhile."""
+
+    request: str
+    requires_action: str
+    running: str
 
 
 @dataclass
 class _TurnInFlight:
     """The agent's end: a prompt being handled (protocol v1), or the
     session's foreground work (v2): the prompt's request id (empty for work
-    the agent started by itself), its cancellation, and whether the agent
-    reported the work with a state that is not `idle` (v2)."""
+    the agent started by itself), its cancellation, and (v2) whether the
+    agent reported the work with a state that is not `idle`, the last state
+    sent for it, the permission requests waiting for the user, and whether
+    this end reported `requires_action` itself."""
 
     id: str
     cancelled: asyncio.Event = field(default_factory=asyncio.Event)
     active: bool = False
+    state: _t.Any = None
+    asking: int = 0
+    reported: bool = False
 
 
 # What this schema says about the messages a connection treats specially.
@@ -786,29 +803,74 @@ class Connection:
         turn = self._turns.get(session) if session is not None else None
         if session is not None and turn is not None and turn.cancelled.is_set():
             raise TurnCancelled(session)
-        request_id = self._next_id
-        self._next_id += 1
-        future = asyncio.get_running_loop().create_future()
-        pending = _Pending(method, wire, future, self._turn_for(method, wire), session=session)
-        self._pending[request_id] = pending
+        asking = self._ask(method, wire)
         try:
-            await self._write({"jsonrpc": "2.0", "id": request_id, "method": method, "params": wire})
-        except BaseException:
-            self._pending.pop(request_id, None)
-            raise
-        try:
-            result = await pending.future
-        except asyncio.CancelledError:
-            if self._pending.pop(request_id, None) is not None and _CANCEL is not None:
-                self._post({"jsonrpc": "2.0", "method": _CANCEL[0], "params": {_CANCEL[1]: request_id}})
-            # The result arrived, but not its caller: what follows it is still owed.
-            for message in pending.follow:
-                self._post(message)
-            raise
-        follow, pending.follow = pending.follow, []
-        for message in follow:
-            await self._write(message)
-        return result
+            request_id = self._next_id
+            self._next_id += 1
+            future = asyncio.get_running_loop().create_future()
+            pending = _Pending(method, wire, future, self._turn_for(method, wire), session=session)
+            self._pending[request_id] = pending
+            try:
+                await self._write({"jsonrpc": "2.0", "id": request_id, "method": method, "params": wire})
+            except BaseException:
+                self._pending.pop(request_id, None)
+                raise
+            try:
+                result = await pending.future
+            except asyncio.CancelledError:
+                if self._pending.pop(request_id, None) is not None and _CANCEL is not None:
+                    self._post({"jsonrpc": "2.0", "method": _CANCEL[0], "params": {_CANCEL[1]: request_id}})
+                # The result arrived, but not its caller: what follows it is still owed.
+                for message in pending.follow:
+                    self._post(message)
+                raise
+            follow, pending.follow = pending.follow, []
+            for message in follow:
+                await self._write(message)
+            return result
+        finally:
+            # The permission request was answered, failed or abandoned.
+            if asking is not None:
+                self._answered(asking)
+
+    def _ask(self, method: str, params: _t.Any) -> str | None:
+        """The agent's end asks the user through `method` (v2): the first
+        permission request of a session's work reports `requires_action`,
+        unless that was the last state sent. Returns the session whose work
+        waits, when this is such a request."""
+        rules = _TURN_CANCEL
+        awaiting = rules.awaiting if rules is not None else None
+        if self._role != "agent" or rules is None or awaiting is None or method != awaiting.request:
+            return None
+        session = _member(params, rules.session)
+        turn = self._turns.get(session) if session is not None else None
+        if session is None or turn is None or not turn.active or turn.cancelled.is_set():
+            return None
+        turn.asking += 1
+        if turn.asking == 1 and turn.state != awaiting.requires_action:
+            self._report_state(session, awaiting.requires_action)
+            turn.reported = True
+        return session
+
+    def _answered(self, session: str) -> None:
+        """A permission request of `session`'s work was answered or failed:
+        once none waits, work this end reported waiting resumes (`running`),
+        unless it was cancelled or the agent reported a state."""
+        awaiting = _TURN_CANCEL.awaiting if _TURN_CANCEL is not None else None
+        turn = self._turns.get(session)
+        if awaiting is None or turn is None:
+            return
+        turn.asking = max(0, turn.asking - 1)
+        if turn.asking == 0 and turn.reported and not turn.cancelled.is_set():
+            self._report_state(session, awaiting.running)
+
+    def _report_state(self, session: str, value: str) -> None:
+        """Sends the `state_update` of `session` saying `value`."""
+        turns = _TURNS
+        if turns is None or not isinstance(turns.end, _Idle):
+            return
+        update = {turns.tag: turns.end.tag, turns.end.state: value}
+        self._post_notification(turns.update, {turns.session: session, turns.payload: update})
 
     def _turn_session(self, method: str, params: _t.Any) -> str | None:
         """The agent's end: the session whose turn its request `method` belongs to."""
@@ -947,7 +1009,8 @@ class Connection:
         if update.get(turns.tag) != turns.end.tag:
             return params
         if update.get(turns.end.state) != turns.end.idle:
-            self._turns.setdefault(session, _TurnInFlight("")).active = True
+            work = self._turns.setdefault(session, _TurnInFlight(""))
+            work.active, work.state, work.reported = True, update.get(turns.end.state), False
             return params
         turn = self._turns.pop(session, None)
         if turn is None or not turn.cancelled.is_set():

@@ -162,6 +162,18 @@ pub struct TurnCancelRules {
     /// `session/request_permission` and the JSON text of the result that
     /// answers it `cancelled`.
     pub permission: Option<(&'static str, &'static str)>,
+    pub awaiting: Option<Awaiting>,
+}
+
+/// Protocol v2: while the turn's permission requests wait for the user, the
+/// agent's end reports `requires_action`, then `running` once the last is
+/// answered, unless the agent reported a state of its own meanwhile.
+#[derive(Debug)]
+pub struct Awaiting {
+    /// `session/request_permission`.
+    pub request: &'static str,
+    pub requires_action: &'static str,
+    pub running: &'static str,
 }
 
 /// Where a cancelled turn's stop reason goes.
@@ -513,8 +525,12 @@ struct TurnInFlight {
     /// agent started by itself (v2).
     id: String,
     /// Protocol v2: the agent reported the work with a state that is not
-    /// `idle`.
+    /// `idle`; the last state sent for it; the permission requests waiting
+    /// for the user; whether this end reported `requires_action` itself.
     active: bool,
+    state: Option<String>,
+    asking: usize,
+    reported: bool,
     /// Fires the turn's [`Cancellation`]; taken once it has.
     trigger: Option<oneshot::Sender<()>>,
     cancellation: Cancellation,
@@ -526,6 +542,9 @@ impl TurnInFlight {
         TurnInFlight {
             id,
             active: false,
+            state: None,
+            asking: 0,
+            reported: false,
             trigger: Some(trigger),
             cancellation: Cancellation(receiver.shared()),
         }
@@ -635,6 +654,11 @@ impl Connection {
 
     /// Sends a request and waits for its answer.
     async fn exchange(&self, method: &str, params: &Value) -> Result<Value, CallError> {
+        // Dropped once the call ends, however it ends.
+        let _asking = self.shared.ask(method, params).map(|session| Asking {
+            shared: &self.shared,
+            session,
+        });
         let (receiver, guard) = self.shared.send_request(method, params)?;
         let answer = receiver.await.unwrap_or(Err(CallError::Closed));
         guard.disarm();
@@ -654,6 +678,18 @@ impl Connection {
     pub fn close(&self) {
         self.shared.outgoing.close_channel();
         self.shared.overtaking.close_channel();
+    }
+}
+
+/// A permission request of a turn's work waiting for the user (v2).
+struct Asking<'a> {
+    shared: &'a Shared,
+    session: String,
+}
+
+impl Drop for Asking<'_> {
+    fn drop(&mut self) {
+        self.shared.answered(&self.session);
     }
 }
 
@@ -759,6 +795,69 @@ impl Shared {
             .as_ref()
             .filter(|rules| self.role == Role::Agent && rules.scoped.contains(&method))?;
         Some(params.get(rules.session)?.as_str()?.to_owned())
+    }
+
+    /// The agent's end asks the user through `method` (v2): the first
+    /// permission request of a session's work reports `requires_action`,
+    /// unless that was the last state sent. Returns the session whose work
+    /// waits, when this is such a request.
+    fn ask(&self, method: &str, params: &Value) -> Option<String> {
+        let rules = self.rules.turn_cancel.as_ref().filter(|_| self.role == Role::Agent)?;
+        let awaiting = rules.awaiting.as_ref().filter(|awaiting| awaiting.request == method)?;
+        let session = params.get(rules.session)?.as_str()?.to_owned();
+        let report = {
+            let mut state = self.lock();
+            let turn = state
+                .turns
+                .get_mut(&session)
+                .filter(|turn| turn.active && !turn.cancelled())?;
+            turn.asking += 1;
+            turn.asking == 1 && turn.state.as_deref() != Some(awaiting.requires_action)
+        };
+        if report {
+            self.report_state(&session, awaiting.requires_action);
+            if let Some(turn) = self.lock().turns.get_mut(&session) {
+                turn.reported = true;
+            }
+        }
+        Some(session)
+    }
+
+    /// A permission request of `session`'s work was answered, failed or
+    /// abandoned: once none waits, work this end reported waiting resumes
+    /// (`running`), unless it was cancelled or the agent reported a state.
+    fn answered(&self, session: &str) {
+        let Some(awaiting) = self
+            .rules
+            .turn_cancel
+            .as_ref()
+            .and_then(|rules| rules.awaiting.as_ref())
+        else {
+            return;
+        };
+        let resume = {
+            let mut state = self.lock();
+            let Some(turn) = state.turns.get_mut(session) else {
+                return;
+            };
+            turn.asking = turn.asking.saturating_sub(1);
+            turn.asking == 0 && turn.reported && !turn.cancelled()
+        };
+        if resume {
+            self.report_state(session, awaiting.running);
+        }
+    }
+
+    /// Sends the `state_update` of `session` saying `value`.
+    fn report_state(&self, session: &str, value: &str) {
+        let Some(turns) = self.rules.turns.as_ref() else {
+            return;
+        };
+        let TurnEnd::Idle { tag, state, .. } = turns.end else {
+            return;
+        };
+        let update = json!({ turns.tag: tag, state: value });
+        let _ = self.send_notification(turns.update, json!({ turns.session: session, turns.payload: update }));
     }
 
     /// What a `session/prompt` of the client's end waits for.
@@ -1053,12 +1152,15 @@ impl Shared {
         if update.get(turns.tag).and_then(Value::as_str) != Some(tag) {
             return;
         }
-        if update.get(member).and_then(Value::as_str) != Some(idle) {
-            state
+        let value = update.get(member).and_then(Value::as_str);
+        if value != Some(idle) {
+            let turn = state
                 .turns
                 .entry(session)
-                .or_insert_with(|| TurnInFlight::new(String::new()))
-                .active = true;
+                .or_insert_with(|| TurnInFlight::new(String::new()));
+            turn.active = true;
+            turn.state = value.map(str::to_owned);
+            turn.reported = false;
         } else if state.turns.remove(&session).is_some_and(|turn| turn.cancelled()) {
             update.insert(rules.stop_reason.to_owned(), Value::from(rules.cancelled));
         }

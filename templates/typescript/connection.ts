@@ -202,6 +202,12 @@ export interface TurnCancelRules {
   readonly scoped: readonly string[];
   /** `session/request_permission` and the result that answers it `cancelled`. */
   readonly permission: { readonly method: string; readonly result: JsonValue } | null;
+  /**
+   * Protocol v2: while the turn's permission requests (`request`) wait for
+   * the user, the agent's end reports `requiresAction`, then `running` once
+   * the last is answered, unless the agent reported a state meanwhile.
+   */
+  readonly awaiting: { readonly request: string; readonly requiresAction: string; readonly running: string } | null;
 }
 
 /** What the schema says about the messages an end treats specially (`CONNECTION_RULES`, written by the generator). */
@@ -332,13 +338,20 @@ interface Running {
 interface TurnInFlight {
   /** The prompt's request id (JSON text); empty for foreground work the agent started by itself (v2). */
   readonly id: string;
-  /** Protocol v2: the agent reported the work with a state that is not `idle`. */
+  /**
+   * Protocol v2: the agent reported the work with a state that is not
+   * `idle`; the last state sent for it; the permission requests waiting for
+   * the user; whether this end reported `requires_action` itself.
+   */
   active: boolean;
+  state: unknown;
+  asking: number;
+  reported: boolean;
   readonly controller: { readonly signal: AbortSignalLike; abort(reason?: unknown): void };
 }
 
 function newTurn(id: string): TurnInFlight {
-  return { id, active: false, controller: new AbortController() };
+  return { id, active: false, state: undefined, asking: 0, reported: false, controller: new AbortController() };
 }
 
 const NO_FEATURES: Features = { sessionReady: false, turnComplete: false };
@@ -502,7 +515,8 @@ export class Connection {
     const session = this.#turnSession(method, message.params);
     const turn = session === undefined ? undefined : this.#turns.get(session);
     if (turn?.controller.signal.aborted === true) return Promise.reject(turn.controller.signal.reason);
-    return new Promise((resolve, reject) => {
+    const asking = this.#ask(method, message.params);
+    const answer = new Promise((resolve, reject) => {
       let forget = (): void => {};
       if (signal !== undefined) {
         const abort = (): void => this.#abandon(id, abortReason(signal));
@@ -520,6 +534,55 @@ export class Connection {
       });
       this.#write(message);
     });
+    if (asking !== undefined) {
+      // Before the caller's code goes on.
+      const answered = (): void => this.#answered(asking);
+      answer.then(answered, answered);
+    }
+    return answer;
+  }
+
+  /**
+   * The agent's end asks the user through `method` (v2): the first
+   * permission request of a session's work reports `requires_action`,
+   * unless that was the last state sent. Returns the session whose work
+   * waits, when this is such a request.
+   */
+  #ask(method: string, params: unknown): string | undefined {
+    const rules = this.#rules.turnCancel;
+    const awaiting = rules?.awaiting;
+    if (this.#role !== "agent" || rules == null || awaiting == null || awaiting.request !== method) return undefined;
+    const session = member(params, rules.session);
+    const turn = typeof session === "string" ? this.#turns.get(session) : undefined;
+    if (turn === undefined || !turn.active || turn.controller.signal.aborted) return undefined;
+    turn.asking += 1;
+    if (turn.asking === 1 && turn.state !== awaiting.requiresAction) {
+      this.#reportState(session as string, awaiting.requiresAction);
+      turn.reported = true;
+    }
+    return session as string;
+  }
+
+  /**
+   * A permission request of `session`'s work was answered or failed: once
+   * none waits, work this end reported waiting resumes (`running`), unless
+   * it was cancelled or the agent reported a state.
+   */
+  #answered(session: string): void {
+    const awaiting = this.#rules.turnCancel?.awaiting;
+    const turn = this.#turns.get(session);
+    if (awaiting == null || turn === undefined) return;
+    turn.asking = Math.max(0, turn.asking - 1);
+    if (turn.asking === 0 && turn.reported && !turn.controller.signal.aborted)
+      this.#reportState(session, awaiting.running);
+  }
+
+  /** Sends the `state_update` of `session` saying `value`. */
+  #reportState(session: string, value: string): void {
+    const turns = this.#rules.turns;
+    if (turns === null || turns.end.kind !== "idle") return;
+    const update = { [turns.tag]: turns.end.tag, [turns.end.state]: value };
+    this.notify(turns.update, { [turns.session]: session, [turns.payload]: update });
   }
 
   /**
@@ -647,6 +710,8 @@ export class Connection {
     if (update[turns.end.state] !== turns.end.idle) {
       const turn = this.#turns.get(session) ?? newTurn("");
       turn.active = true;
+      turn.state = update[turns.end.state];
+      turn.reported = false;
       this.#turns.set(session, turn);
       return message;
     }

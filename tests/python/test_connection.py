@@ -1074,13 +1074,16 @@ def test_a_cancelled_turn_is_answered_cancelled_after_its_updates() -> None:
 
 
 # A cancelled turn of protocol v2: the session's foreground work, whose
-# `idle` says `cancelled` whatever the agent wrote.
+# `idle` says `cancelled` whatever the agent wrote; while a permission
+# request waits, the agent's end reports `requires_action`, and `running`
+# once it is answered.
 
 
 class CancelledWorkAgent(PACKAGE.Agent):  # type: ignore[misc, name-defined]
-    """Its prompt starts foreground work that asks permission, then waits
-    for its cancellation and ends the work with `idle`, saying `end_turn` as
-    if nothing happened."""
+    """Its prompt starts foreground work that asks permission twice, then
+    waits for its cancellation and ends the work with `idle`, saying
+    `end_turn` as if nothing happened. It reports no state but `running` and
+    `idle`."""
 
     def __init__(self, end: Any) -> None:
         self.end = end
@@ -1094,40 +1097,49 @@ class CancelledWorkAgent(PACKAGE.Agent):  # type: ignore[misc, name-defined]
         running = {"sessionId": session, "update": {"sessionUpdate": "state_update", "state": "running"}}
         await self.end.notify("session/update", params_for("session/update", running))
         cancellation = self.end.cancellation(session)
-        [asked] = await asyncio.gather(
-            self.end.request("session/request_permission", permission_params(session)), return_exceptions=True
-        )
+        asked = [
+            *await asyncio.gather(
+                self.end.request("session/request_permission", permission_params(session)), return_exceptions=True
+            ),
+            *await asyncio.gather(
+                self.end.request("session/request_permission", permission_params(session)), return_exceptions=True
+            ),
+        ]
         await cancellation.wait()
         idle = {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}
         await self.end.notify("session/update", params_for("session/update", {"sessionId": session, "update": idle}))
         # The work ended: the session's next work is not cancelled.
-        self.saw = [type(asked).__name__, self.end.cancellation(session).is_set()]
+        self.saw = [type(call).__name__ for call in asked] + [self.end.cancellation(session).is_set()]
         return result("session/prompt", {"messageId": "message-1"})
 
 
-class HoldingIdleClient(PACKAGE.Client):  # type: ignore[misc, name-defined]
-    """Holds every permission request, counting them, and keeps the stop
-    reason of each `idle` it handled."""
+class HoldingStateClient(PACKAGE.Client):  # type: ignore[misc, name-defined]
+    """Allows the first permission request and holds the others, counting
+    them, and keeps each state it handled (an `idle` with its stop reason)."""
 
     def __init__(self) -> None:
+        self.asked = 0
         self.held = 0
-        self.idle: list[Any] = []
+        self.states: list[str] = []
 
     async def session_request_permission(self, params: Any) -> Any:
+        self.asked += 1
+        if self.asked == 1:
+            return result("session/request_permission", {"outcome": {"outcome": "selected", "optionId": "allow"}})
         self.held += 1
         await asyncio.Event().wait()
 
     async def session_update(self, params: Any) -> None:
         update = PACKAGE.to_json(params)["update"]
-        if update.get("state") == "idle":
-            self.idle.append(update.get("stopReason"))
+        if "state" in update:
+            self.states.append(" ".join(filter(None, [update["state"], update.get("stopReason")])))
 
 
 @pytest.mark.skipif(not V2, reason="v1 answers a cancelled prompt `cancelled`")
 def test_v2_a_cancelled_turn_ends_with_an_idle_that_says_cancelled() -> None:
-    client = HoldingIdleClient()
+    client = HoldingStateClient()
     ended = cancel_while_held(5, CancelledWorkAgent, client, 1)
     assert PACKAGE.to_json(ended.response) == {"messageId": "message-1"}
-    assert ended.agent.saw == ["TurnCancelled", False]
-    assert client.idle == ["cancelled"]
+    assert ended.agent.saw == ["RequestPermissionResponse", "TurnCancelled", False]
+    assert client.states == ["running", "requires_action", "running", "requires_action", "idle cancelled"]
     assert_permission_withdrawn(ended)

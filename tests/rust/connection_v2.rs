@@ -13,7 +13,8 @@
 //! `session/cancel` ends the session's foreground work as cancelled: the
 //! agent's `idle` says `cancelled` whatever the agent wrote, the work's
 //! pending calls to the client fail, and the client answers its pending
-//! permission request `cancelled`.
+//! permission request `cancelled`. While a permission request waits, the
+//! agent's end reports `requires_action`, and `running` once it is answered.
 
 use std::collections::BTreeMap;
 use std::pin::Pin;
@@ -291,9 +292,10 @@ fn without_the_ordering_prompt_calls_complete_on_the_acknowledgement() {
     assert!(early > 0);
 }
 
-/// An agent whose prompt starts foreground work that asks permission, then
-/// waits for its cancellation and ends the work with `idle`, saying
-/// `end_turn` as if nothing happened.
+/// An agent whose prompt starts foreground work that asks permission twice,
+/// then waits for its cancellation and ends the work with `idle`, saying
+/// `end_turn` as if nothing happened. It reports no state but `running` and
+/// `idle`.
 struct CancelledAgent {
     end: AgentEnd,
     saw: Arc<Mutex<Vec<String>>>,
@@ -313,12 +315,16 @@ impl Agent for CancelledAgent {
             .session_update(state(json!({"sessionUpdate": "state_update", "state": "running"})))
             .unwrap();
         let cancellation = self.end.cancellation(&session);
-        let permission = decode(json!({"sessionId": session, "title": "Write?", "options": [
+        let permission: RequestPermissionRequest = decode(json!({"sessionId": session, "title": "Write?", "options": [
             {"optionId": "allow", "name": "Allow", "kind": "allow_once"}
         ]}));
-        let allowed = self.end.session_request_permission(permission).await;
+        let first = self.end.session_request_permission(permission.clone()).await;
+        let second = self.end.session_request_permission(permission).await;
         cancellation.cancelled().await;
-        self.saw.lock().unwrap().push(format!("{:?}", allowed.err()));
+        let mut saw = self.saw.lock().unwrap();
+        saw.push(format!("answered: {}", first.is_ok()));
+        saw.push(format!("{:?}", second.err()));
+        drop(saw);
         self.end
             .session_update(state(
                 json!({"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}),
@@ -333,11 +339,13 @@ impl Agent for CancelledAgent {
     }
 }
 
-/// A client that holds every permission request, telling `arrived`, and
-/// keeps the stop reason of each `idle` it handled.
+/// A client that allows the first permission request and holds the others,
+/// telling `arrived`, and keeps each state it handled (an `idle` with its
+/// stop reason).
 struct HoldingClient {
     arrived: mpsc::UnboundedSender<()>,
-    idle: Arc<Mutex<Vec<Value>>>,
+    asked: Mutex<usize>,
+    states: Arc<Mutex<Vec<String>>>,
 }
 
 impl Client for HoldingClient {
@@ -345,14 +353,23 @@ impl Client for HoldingClient {
         &self,
         _: RequestPermissionRequest,
     ) -> Result<RequestPermissionResponse, Error> {
+        let first = {
+            let mut asked = self.asked.lock().unwrap();
+            *asked += 1;
+            *asked == 1
+        };
+        if first {
+            return Ok(decode(json!({"outcome": {"outcome": "selected", "optionId": "allow"}})));
+        }
         let _ = self.arrived.unbounded_send(());
         futures::future::pending().await
     }
 
     async fn session_update(&self, params: UpdateSessionNotification) {
         let update = serde_json::to_value(&params.update).unwrap();
-        if update["state"] == "idle" {
-            self.idle.lock().unwrap().push(update["stopReason"].clone());
+        if let (Some(state), reason) = (update["state"].as_str(), &update["stopReason"]) {
+            let state = reason.as_str().map_or_else(|| state.to_owned(), |reason| format!("{state} {reason}"));
+            self.states.lock().unwrap().push(state);
         }
     }
 }
@@ -370,11 +387,12 @@ fn a_cancelled_turn_ends_with_an_idle_that_says_cancelled() {
         ConnectOptions::default(),
     );
     let (arrived, mut arrivals) = mpsc::unbounded();
-    let idle = Arc::new(Mutex::new(Vec::new()));
+    let states = Arc::new(Mutex::new(Vec::new()));
     let (client, client_driver) = connect_client(
         |_| HoldingClient {
             arrived,
-            idle: idle.clone(),
+            asked: Mutex::new(0),
+            states: states.clone(),
         },
         client_reads,
         to_agent,
@@ -400,6 +418,16 @@ fn a_cancelled_turn_ends_with_an_idle_that_says_cancelled() {
         futures::executor::block_on(async { futures::join!(agent_driver, client_driver, scenario) });
     agent_result.unwrap();
     client_result.unwrap();
-    assert_eq!(*saw.lock().unwrap(), ["Some(Cancelled)", "cancelled: false"]);
-    assert_eq!(*idle.lock().unwrap(), [json!("cancelled")]);
+    assert_eq!(
+        *saw.lock().unwrap(),
+        [
+            "answered: true",
+            "Some(Cancelled)",
+            "cancelled: false"
+        ]
+    );
+    assert_eq!(
+        *states.lock().unwrap(),
+        ["running", "requires_action", "running", "requires_action", "idle cancelled"]
+    );
 }

@@ -642,11 +642,14 @@ test("an unknown session is answered with the schema's resource-not-found", asyn
 });
 
 // Protocol v2: the turn is the session's foreground work, and the idle
-// that ends a cancelled one says `cancelled`, whatever the agent wrote.
+// that ends a cancelled one says `cancelled`, whatever the agent wrote;
+// while a permission request waits, the agent's end reports
+// `requires_action`, and `running` once it is answered.
 if (V2) {
   test("v2: a cancelled turn ends with an idle that says cancelled", async () => {
-    // The prompt's work asks permission, then waits for its cancellation and
-    // ends with `idle`, saying `end_turn` as if nothing happened.
+    // The prompt's work asks permission twice, then waits for its
+    // cancellation and ends with `idle`, saying `end_turn` as if nothing
+    // happened. It reports no state but `running` and `idle`.
     const saw = [];
     let held = 0;
     const agent = (end) => ({
@@ -656,9 +659,10 @@ if (V2) {
         end.notify("session/update", { sessionId, update: { sessionUpdate: "state_update", state: "running" } });
         const signal = end.cancellation(sessionId);
         const options = [{ optionId: "allow", name: "Allow", kind: "allow_once" }];
-        const asked = end.request("session/request_permission", { sessionId, title: "Write?", options });
-        const [call] = await Promise.allSettled([asked]);
-        saw.push(call.reason instanceof bindings.TurnCancelled, signal.aborted);
+        const ask = () => end.request("session/request_permission", { sessionId, title: "Write?", options });
+        const [first] = await Promise.allSettled([ask()]);
+        const [second] = await Promise.allSettled([ask()]);
+        saw.push(first.status, second.reason instanceof bindings.TurnCancelled, signal.aborted);
         const idle = { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" };
         end.notify("session/update", { sessionId, update: idle });
         // The work ended: the session's next work is not cancelled.
@@ -666,14 +670,17 @@ if (V2) {
         return { messageId: "message-1" };
       },
     });
-    const idle = [];
+    const states = [];
+    let asked = 0;
     const client = () => ({
       sessionRequestPermission: () => {
+        asked += 1;
+        if (asked === 1) return { outcome: { outcome: "selected", optionId: "allow" } };
         held += 1;
         return new Promise(() => {});
       },
       sessionUpdate: ({ update }) => {
-        if (update.state === "idle") idle.push(update.stopReason);
+        if (update.state !== undefined) states.push([update.state, update.stopReason].filter(Boolean).join(" "));
       },
     });
     const { log, dropped, clientEnd, settle } = wire(5, {}, agent, client);
@@ -686,8 +693,8 @@ if (V2) {
     clientEnd.notify("session/cancel", { sessionId: "s" });
     assert.equal((await prompt).messageId, "message-1");
     await settle();
-    assert.deepEqual(saw, [true, true, false]);
-    assert.deepEqual(idle, ["cancelled"]);
+    assert.deepEqual(saw, ["fulfilled", true, true, false]);
+    assert.deepEqual(states, ["running", "requires_action", "running", "requires_action", "idle cancelled"]);
     const wrote = log.filter(([event]) => event === "ClientWrote").map(([, message]) => message);
     const cancel = wrote.findIndex((message) => message.method === "session/cancel");
     const withdrawn = wrote.findIndex((message) => message.result?.outcome?.outcome === "cancelled");

@@ -217,7 +217,27 @@ pub struct TurnCancel {
     /// `session/request_permission`, with the result that answers it
     /// `cancelled`, when the schema has both.
     pub permission: Option<(String, Value)>,
+    /// Protocol v2: the states the agent's end reports by itself while the
+    /// turn's permission requests wait for the user.
+    pub awaiting: Option<Awaiting>,
 }
+
+/// While foreground work waits for the user's answer to a permission
+/// request, v2's agent reports `requires_action`, and `running` once it
+/// resumes: the `state_update` values ([`TurnEnd::Idle`] names the update
+/// and its state member) the agent's end sends when the agent did not.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Awaiting {
+    /// `session/request_permission`.
+    pub request: String,
+    pub requires_action: String,
+    pub running: String,
+}
+
+/// The `state_update` values of work blocked on the user and of work
+/// going on (protocol v2).
+pub const REQUIRES_ACTION: &str = "requires_action";
+pub const RUNNING: &str = "running";
 
 /// Where a cancelled turn's `cancelled` stop reason goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -287,7 +307,30 @@ fn turn_cancel(ir: &Ir) -> Option<TurnCancel> {
         cancelled: CANCELLED.to_owned(),
         end,
         scoped,
+        awaiting: (end == CancelEnd::Idle).then(|| awaiting(ir)).flatten(),
         permission: permission(ir),
+    })
+}
+
+/// v2's permission request, when the lifecycle's state union has the
+/// `requires_action` and `running` states.
+fn awaiting(ir: &Ir) -> Option<Awaiting> {
+    let (_, _, _, union) = update_union(ir)?;
+    let lifecycle = lifecycle(ir, union)?;
+    let TypeKind::Union(states) = &ir.get(&lifecycle.union)?.kind else {
+        return None;
+    };
+    let has = |state: &str| {
+        states
+            .variants
+            .iter()
+            .any(|variant| variant.tag.as_deref() == Some(state))
+    };
+    let (request, _) = permission(ir)?;
+    (has(REQUIRES_ACTION) && has(RUNNING)).then(|| Awaiting {
+        request,
+        requires_action: REQUIRES_ACTION.to_owned(),
+        running: RUNNING.to_owned(),
     })
 }
 

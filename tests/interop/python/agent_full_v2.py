@@ -14,8 +14,8 @@ that always succeeds, a terminal one (offered when the client can run it:
 
 A prompt is acknowledged at once (`running`, then its message id) and its
 turn is played by a task: the user message, a plan, a tool call that asks
-permission (`requires_action` meanwhile) and runs in a terminal, the prompt's
-words streamed back one chunk at a time, and `idle`. `session/cancel` or
+permission (the connection reports `requires_action` meanwhile) and runs in
+a terminal, the prompt's words streamed back one chunk at a time, and `idle`. `session/cancel` or
 `session/close` ends the turn at once with `idle` and the `cancelled` stop
 reason; nothing of the turn follows it.
 """
@@ -309,8 +309,7 @@ class Full(acp.Agent):
             for update in before:
                 if not await step(update):
                     return
-            if not await step(state("requires_action"), pause=False):
-                return
+            # The connection reports `requires_action` while the client decides, and `running` after.
             options = [
                 {"optionId": "allow", "name": "Allow", "kind": "allow_once"},
                 {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
@@ -318,7 +317,7 @@ class Full(acp.Agent):
             subject = {"type": "tool_call", "toolCall": {"toolCallId": call["toolCallId"]}}
             asked = {"sessionId": session_id, "title": "Run `wc -w`?", "subject": subject, "options": options}
             answer = acp.to_json(await self.end.request("session/request_permission", asked))
-            if not await step(state("running"), pause=False):
+            if session.turn is not turn:
                 return
             allowed = answer["outcome"].get("outcome") == "selected" and answer["outcome"].get("optionId") == "allow"
             ran: list[dict[str, Any]] = [{**call, "status": "failed"}]

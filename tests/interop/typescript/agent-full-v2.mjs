@@ -11,7 +11,8 @@
 // the client can run it: `--login`, which always succeeds) and
 // `auth/logout`. A prompt is acknowledged at once (`running`, then its
 // message id) and its turn played after: the user message, a plan, a tool
-// call that asks permission (`requires_action` meanwhile) and runs in a
+// call that asks permission (the connection reports `requires_action`
+// meanwhile) and runs in a
 // terminal, the prompt's words streamed back one chunk at a time, and
 // `idle`. `session/cancel` or `session/close` ends the turn at once with
 // `idle` and the `cancelled` stop reason; nothing of the turn follows it.
@@ -126,7 +127,7 @@ serveAgent(acp, (connection) => {
         if (!send(step)) return;
         await pause();
       }
-      state(sessionId, "requires_action");
+      // The connection reports `requires_action` while the client decides, and `running` after.
       const answer = await connection.request("session/request_permission", {
         sessionId,
         title: "Run `wc -w`?",
@@ -137,7 +138,6 @@ serveAgent(acp, (connection) => {
         ],
       });
       if (!live()) return;
-      state(sessionId, "running");
       const allowed = answer.outcome.outcome === "selected" && answer.outcome.optionId === "allow";
       const ran = allowed
         ? [

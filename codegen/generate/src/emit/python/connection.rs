@@ -238,8 +238,16 @@ fn turn_cancel_literal(rules: &TurnCancel) -> String {
             string_literal(&result.to_string())
         )
     });
+    let awaiting = rules.awaiting.as_ref().map_or_else(none, |awaiting| {
+        format!(
+            "_Awaiting(request={}, requires_action={}, running={})",
+            string_literal(&awaiting.request),
+            string_literal(&awaiting.requires_action),
+            string_literal(&awaiting.running)
+        )
+    });
     format!(
-        "_TurnCancel(notification={}, prompt={}, session={}, stop_reason={}, cancelled={}, end={}, scoped={scoped}, permission={permission})",
+        "_TurnCancel(notification={}, prompt={}, session={}, stop_reason={}, cancelled={}, end={}, scoped={scoped}, permission={permission}, awaiting={awaiting})",
         string_literal(&rules.notification),
         string_literal(&rules.prompt),
         string_literal(&rules.session),
@@ -298,7 +306,7 @@ mod tests {
         assert_eq!(view.cancel, "(\"$/cancel_request\", \"requestId\")");
         assert!(
             view.turn_cancel.starts_with("_TurnCancel(notification=\"session/cancel\", prompt=\"session/prompt\", session=\"sessionId\", stop_reason=\"stopReason\", cancelled=\"cancelled\", end=\"result\", scoped=(")
-                && view.turn_cancel.ends_with(", permission=(\"session/request_permission\", json.loads(\"{\\\"outcome\\\":{\\\"outcome\\\":\\\"cancelled\\\"}}\")))"),
+                && view.turn_cancel.ends_with(", permission=(\"session/request_permission\", json.loads(\"{\\\"outcome\\\":{\\\"outcome\\\":\\\"cancelled\\\"}}\")), awaiting=None)"),
             "{}",
             view.turn_cancel
         );

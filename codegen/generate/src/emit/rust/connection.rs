@@ -201,7 +201,20 @@ fn turn_cancel_rules(cancel: &acp_ir::rfd::TurnCancel) -> TokenStream {
         end,
         scoped,
         permission,
+        awaiting,
     } = cancel;
+    let awaiting = match awaiting {
+        Some(acp_ir::rfd::Awaiting {
+            request,
+            requires_action,
+            running,
+        }) => quote!(::std::option::Option::Some(crate::connection::Awaiting {
+            request: #request,
+            requires_action: #requires_action,
+            running: #running,
+        })),
+        None => quote!(::std::option::Option::None),
+    };
     let end = match end {
         acp_ir::rfd::CancelEnd::Result => quote!(crate::connection::CancelEnd::Result),
         acp_ir::rfd::CancelEnd::Idle => quote!(crate::connection::CancelEnd::Idle),
@@ -222,6 +235,7 @@ fn turn_cancel_rules(cancel: &acp_ir::rfd::TurnCancel) -> TokenStream {
         end: #end,
         scoped: &[#(#scoped),*],
         permission: #permission,
+        awaiting: #awaiting,
     }))
 }
 

@@ -408,8 +408,19 @@ fn rules_view(model: &Helpers, session_ready: bool, initialize: &str) -> RulesVi
             ]
             .map(|(name, value)| format!("    {name}: {},", json_string(value)))
             .join("\n");
+            let awaiting = rules.awaiting.as_ref().map_or_else(
+                || "null".to_owned(),
+                |awaiting| {
+                    format!(
+                        "{{ request: {}, requiresAction: {}, running: {} }}",
+                        json_string(&awaiting.request),
+                        json_string(&awaiting.requires_action),
+                        json_string(&awaiting.running)
+                    )
+                },
+            );
             format!(
-                "{{\n{members}\n    scoped: [{}],\n    permission: {permission},\n  }}",
+                "{{\n{members}\n    scoped: [{}],\n    permission: {permission},\n    awaiting: {awaiting},\n  }}",
                 scoped.join(", ")
             )
         },

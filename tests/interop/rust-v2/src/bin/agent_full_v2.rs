@@ -10,9 +10,9 @@
 //! succeeds, a terminal one (offered when the client can run it: `--login`,
 //! which always succeeds) and `auth/logout`. A prompt is acknowledged at once
 //! (`running`, then its message id) and its turn is played by a worker: the
-//! user message, a plan, a tool call that asks permission
-//! (`requires_action` meanwhile) and runs in a terminal, the prompt's words
-//! streamed back one chunk at a time, and `idle`. `session/cancel` or
+//! user message, a plan, a tool call that asks permission (the connection
+//! reports `requires_action` meanwhile) and runs in a terminal, the prompt's
+//! words streamed back one chunk at a time, and `idle`. `session/cancel` or
 //! `session/close` ends the turn at once with `idle` and the `cancelled`
 //! stop reason; nothing of the turn follows it. Payloads are written as JSON
 //! and decoded into the generated types (`codec::decode`), as the Python
@@ -430,15 +430,21 @@ async fn pause() {
 /// reply; whether it lasts.
 fn step(end: &AgentEnd, sessions: &Sessions, id: &str, message: &str, update: Value, text: Option<&str>) -> bool {
     let mut sessions = sessions.lock().unwrap();
-    let Some(turn) = sessions
-        .get_mut(id)
-        .and_then(|session| session.turn.as_mut())
-        .filter(|turn| turn.message == message)
-    else {
+    if !lasts(&sessions, id, message) {
         return false;
-    };
-    turn.text.push_str(text.unwrap_or_default());
+    }
+    if let Some(turn) = sessions.get_mut(id).and_then(|session| session.turn.as_mut()) {
+        turn.text.push_str(text.unwrap_or_default());
+    }
     send(end, id, update).is_ok()
+}
+
+/// Whether the turn of `message` is still the one in flight in `id`.
+fn lasts(sessions: &BTreeMap<String, Session>, id: &str, message: &str) -> bool {
+    sessions
+        .get(id)
+        .and_then(|session| session.turn.as_ref())
+        .is_some_and(|turn| turn.message == message)
 }
 
 /// One turn after its acknowledgement; each step only while the turn lasts.
@@ -478,9 +484,7 @@ async fn play(end: AgentEnd, sessions: Sessions, (id, message, prompt): Work) {
         }
         pause().await;
     }
-    if !step(&end, &sessions, &id, &message, state("requires_action", None), None) {
-        return;
-    }
+    // The connection reports `requires_action` while the client decides, and `running` after.
     let asked = decode::<RequestPermissionRequest>(json!({
         "sessionId": id, "title": "Run `wc -w`?",
         "subject": {"type": "tool_call", "toolCall": {"toolCallId": call}},
@@ -504,7 +508,7 @@ async fn play(end: AgentEnd, sessions: Sessions, (id, message, prompt): Work) {
             return;
         }
     };
-    if !step(&end, &sessions, &id, &message, state("running", None), None) {
+    if !lasts(&sessions.lock().unwrap(), &id, &message) {
         return;
     }
     let allowed = outcome["outcome"] == "selected" && outcome["optionId"] == "allow";
