@@ -69,8 +69,10 @@ const TOOLS: &str = "go-tools";
 /// The chain step's program name, and its folder under the module's `cmd/`.
 const CHAIN_PROGRAM: &str = "roundtrip-batch";
 
-/// The vector tests, copied into the module.
-const VECTOR_TESTS: &str = "vectors_test.go";
+/// The tests copied into the module as internal tests: the shared
+/// vectors, the method tables and dispatchers, the negotiation and the RFD
+/// helpers.
+const TESTS: [&str; 2] = ["vectors_test.go", "methods_test.go"];
 
 /// `go` with the local toolchain, outside any workspace.
 fn go(module: &Path) -> Command {
@@ -98,7 +100,9 @@ fn staticcheck(workspace: &Path) -> Result<PathBuf> {
 /// Copies the hand-written tests of `tests/go/` into the module.
 fn copy_tests(workspace: &Path, module: &Path) -> Result<()> {
     let tests = workspace.join("tests").join("go");
-    std::fs::copy(tests.join(VECTOR_TESTS), module.join(VECTOR_TESTS)).context("copying the Go vector tests")?;
+    for file in TESTS {
+        std::fs::copy(tests.join(file), module.join(file)).with_context(|| format!("copying the Go tests {file}"))?;
+    }
     let command = module.join("cmd").join(CHAIN_PROGRAM);
     std::fs::create_dir_all(&command).with_context(|| format!("creating {}", command.display()))?;
     std::fs::copy(tests.join(CHAIN_PROGRAM).join("main.go"), command.join("main.go"))

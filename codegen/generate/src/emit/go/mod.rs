@@ -15,6 +15,7 @@
 mod exprs;
 mod indirection;
 mod language;
+mod methods;
 mod structs;
 mod types;
 mod unions;
@@ -40,12 +41,13 @@ use acp_ir::naming;
 pub const GO_VERSION: &str = "1.26";
 
 /// The runtime files, copied as they are: `(file name, text)`.
-const RUNTIME: [(&str, &str); 5] = [
+const RUNTIME: [(&str, &str); 6] = [
     ("json.go", include_str!("../../../../../templates/go/json.go")),
     ("values.go", include_str!("../../../../../templates/go/values.go")),
     ("codec.go", include_str!("../../../../../templates/go/codec.go")),
     ("object.go", include_str!("../../../../../templates/go/object.go")),
     ("shapes.go", include_str!("../../../../../templates/go/shapes.go")),
+    ("rpc.go", include_str!("../../../../../templates/go/rpc.go")),
 ];
 
 #[derive(Template)]
@@ -86,6 +88,7 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
             PathBuf::from("roundtrip.go"),
             render(&RoundtripFile { entries }, "go/roundtrip.go.tmpl")?,
         ),
+        (PathBuf::from("methods.go"), render(&methods::view(ir)?, "go/methods.go.tmpl")?),
     ];
     files.extend(
         RUNTIME
