@@ -455,6 +455,7 @@ const GO_RESERVED: &[&str] = &[
     "MethodInfo",
     "Methods",
     "Negotiate",
+    "NegotiateJSON",
     "Negotiated",
     "NegotiationError",
     "NonNull",

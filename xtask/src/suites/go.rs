@@ -72,7 +72,7 @@ const CHAIN_PROGRAM: &str = "roundtrip-batch";
 /// The tests copied into the module as internal tests: the shared
 /// vectors, the method tables and dispatchers, the negotiation and the RFD
 /// helpers.
-const TESTS: [&str; 2] = ["vectors_test.go", "methods_test.go"];
+const TESTS: [&str; 3] = ["vectors_test.go", "methods_test.go", "negotiation_test.go"];
 
 /// `go` with the local toolchain, outside any workspace.
 fn go(module: &Path) -> Command {

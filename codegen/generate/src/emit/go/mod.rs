@@ -16,6 +16,7 @@ mod exprs;
 mod indirection;
 mod language;
 mod methods;
+mod negotiation;
 mod structs;
 mod types;
 mod unions;
@@ -49,6 +50,9 @@ const RUNTIME: [(&str, &str); 6] = [
     ("shapes.go", include_str!("../../../../../templates/go/shapes.go")),
     ("rpc.go", include_str!("../../../../../templates/go/rpc.go")),
 ];
+
+/// The negotiation evaluator, copied when the schema negotiates.
+const NEGOTIATION: &str = include_str!("../../../../../templates/go/negotiation.go");
 
 #[derive(Template)]
 #[template(path = "go/go.mod.tmpl", escape = "none")]
@@ -90,6 +94,13 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
         ),
         (PathBuf::from("methods.go"), render(&methods::view(ir)?, "go/methods.go.tmpl")?),
     ];
+    if let Some(model) = acp_ir::negotiation::model(ir) {
+        files.push((
+            PathBuf::from("negotiation_tables.go"),
+            render(&negotiation::view(&model), "go/negotiation_tables.go.tmpl")?,
+        ));
+        files.push((PathBuf::from("negotiation.go"), NEGOTIATION.to_owned()));
+    }
     files.extend(
         RUNTIME
             .iter()
