@@ -430,7 +430,8 @@ pub fn python_constant(name: &str) -> String {
 }
 
 /// The exported names of the Go runtime (`templates/go/`) and the fixed
-/// names of the generated files (method tables, negotiation), which a
+/// names of the generated files (method tables, negotiation, RFD helpers),
+/// which a
 /// generated type must not take.
 const GO_RESERVED: &[&str] = &[
     "ArrayValue",
@@ -439,6 +440,7 @@ const GO_RESERVED: &[&str] = &[
     "CurrentProtocolVersion",
     "DecodeError",
     "Entry",
+    "ExpiredSession",
     "ExtensionNotificationHandler",
     "ExtensionRequestHandler",
     "GateInfo",
@@ -458,6 +460,14 @@ const GO_RESERVED: &[&str] = &[
     "NegotiateJSON",
     "Negotiated",
     "NegotiationError",
+    "NewSessionReadyGate",
+    "NewTurnTracker",
+    "NextStep",
+    "NextStepFor",
+    "NextStepLoad",
+    "NextStepNew",
+    "NextStepNotNegotiated",
+    "NextStepPrompt",
     "NonNull",
     "NotificationInfo",
     "Null",
@@ -466,14 +476,18 @@ const GO_RESERVED: &[&str] = &[
     "Number",
     "NumberValue",
     "ObjectValue",
+    "Observation",
     "Optional",
     "Parse",
     "RequestError",
     "RequestInfo",
     "Roundtrip",
+    "SessionReadyGate",
     "Some",
     "StringValue",
+    "TurnTracker",
     "Value",
+    "Violation",
 ];
 
 /// The methods every generated Go type has, which no field may be called.

@@ -194,7 +194,13 @@ fn call(method: &Method, kind: MessageKind, side: Side, params: &str, result: Op
         text.push(' ');
         text.push_str(&why);
     }
-    let interface = naming::go_handler_interface(&handler);
+    // A notification whose name is also a request's gets an interface of
+    // its own, whichever sides handle the two.
+    let interface = if kind == MessageKind::Notification && method.request.is_some() {
+        naming::go_handler_interface(&format!("{} notification", method.name))
+    } else {
+        naming::go_handler_interface(&handler)
+    };
     CallView {
         doc: doc(Some(&text)),
         constant: naming::go_method_constant(&method.name),

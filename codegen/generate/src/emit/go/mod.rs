@@ -13,6 +13,7 @@
 //! pointer; this module holds the module's files.
 
 mod exprs;
+mod helpers;
 mod indirection;
 mod language;
 mod methods;
@@ -42,14 +43,18 @@ use acp_ir::naming;
 pub const GO_VERSION: &str = "1.26";
 
 /// The runtime files, copied as they are: `(file name, text)`.
-const RUNTIME: [(&str, &str); 6] = [
+const RUNTIME: [(&str, &str); 7] = [
     ("json.go", include_str!("../../../../../templates/go/json.go")),
     ("values.go", include_str!("../../../../../templates/go/values.go")),
     ("codec.go", include_str!("../../../../../templates/go/codec.go")),
     ("object.go", include_str!("../../../../../templates/go/object.go")),
     ("shapes.go", include_str!("../../../../../templates/go/shapes.go")),
     ("rpc.go", include_str!("../../../../../templates/go/rpc.go")),
+    ("gate.go", include_str!("../../../../../templates/go/gate.go")),
 ];
+
+/// The turn tracker's machine, copied when the schema has prompt turns.
+const TURNS: &str = include_str!("../../../../../templates/go/turns.go");
 
 /// The negotiation evaluator, copied when the schema negotiates.
 const NEGOTIATION: &str = include_str!("../../../../../templates/go/negotiation.go");
@@ -94,7 +99,13 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
         ),
         (PathBuf::from("methods.go"), render(&methods::view(ir)?, "go/methods.go.tmpl")?),
     ];
-    if let Some(model) = acp_ir::negotiation::model(ir) {
+    let negotiation = acp_ir::negotiation::model(ir);
+    let helpers = helpers::view(&acp_ir::rfd::model(ir), negotiation.is_some());
+    if helpers.turns.is_some() {
+        files.push((PathBuf::from("turns.go"), TURNS.to_owned()));
+    }
+    files.push((PathBuf::from("helpers.go"), render(&helpers, "go/helpers.go.tmpl")?));
+    if let Some(model) = negotiation {
         files.push((
             PathBuf::from("negotiation_tables.go"),
             render(&negotiation::view(&model), "go/negotiation_tables.go.tmpl")?,
