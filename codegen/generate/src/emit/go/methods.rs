@@ -91,7 +91,10 @@ fn handler_phrase(side: Side) -> &'static str {
 }
 
 fn optional_literal<T>(value: Option<T>, kind: &str, literal: impl Fn(T) -> String) -> String {
-    value.map_or_else(|| format!("Optional[{kind}]{{}}"), |value| format!("Some({})", literal(value)))
+    value.map_or_else(
+        || format!("Optional[{kind}]{{}}"),
+        |value| format!("Some({})", literal(value)),
+    )
 }
 
 /// The `MethodInfo` literal of `method`.
@@ -220,7 +223,11 @@ fn side_view(ir: &Ir, endpoint: Side) -> SideView {
     let mut requests = Vec::new();
     let mut notifications = Vec::new();
     for method in ir.methods.values() {
-        if let Some(request) = method.request.as_ref().filter(|request| request.side.handled_by(endpoint)) {
+        if let Some(request) = method
+            .request
+            .as_ref()
+            .filter(|request| request.side.handled_by(endpoint))
+        {
             requests.push(call(
                 method,
                 MessageKind::Request,
@@ -268,7 +275,9 @@ pub(super) fn view(ir: &Ir) -> Result<MethodsFile, CodegenError> {
         .map(|name| (naming::go_type(name), format!("the type {name}")))
         .collect();
     let mut declare = |name: &str, what: String| match declared.insert(name.to_owned(), what.clone()) {
-        Some(previous) => Err(collision(format!("{previous} and {what} both take the Go name `{name}`"))),
+        Some(previous) => Err(collision(format!(
+            "{previous} and {what} both take the Go name `{name}`"
+        ))),
         None => Ok(()),
     };
     let mut methods = Vec::new();

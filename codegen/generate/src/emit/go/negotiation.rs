@@ -31,7 +31,11 @@ pub(super) struct NegotiationFile {
 
 /// A JSON pointer's unescaped tokens as a Go `[]string` literal.
 fn tokens(pointer: &str) -> String {
-    let tokens: Vec<String> = pointer.split('/').skip(1).map(|token| go_string(&unescape_token(token))).collect();
+    let tokens: Vec<String> = pointer
+        .split('/')
+        .skip(1)
+        .map(|token| go_string(&unescape_token(token)))
+        .collect();
     format!("[]string{{{}}}", tokens.join(", "))
 }
 
@@ -55,7 +59,10 @@ fn entries(entries: &[Entry], indent: usize) -> String {
 }
 
 fn optional_string(value: Option<&str>) -> String {
-    value.map_or_else(|| "Optional[string]{}".to_owned(), |value| format!("Some({})", go_string(value)))
+    value.map_or_else(
+        || "Optional[string]{}".to_owned(),
+        |value| format!("Some({})", go_string(value)),
+    )
 }
 
 /// The template's view of `model`.
@@ -73,7 +80,14 @@ pub(super) fn view(model: &Negotiation) -> NegotiationFile {
         rules: model
             .rules
             .iter()
-            .map(|rule| format!("{{{}, {}, {}}}", rule.side == Side::Agent, tokens(&rule.pointer), rule.offered))
+            .map(|rule| {
+                format!(
+                    "{{{}, {}, {}}}",
+                    rule.side == Side::Agent,
+                    tokens(&rule.pointer),
+                    rule.offered
+                )
+            })
             .collect(),
         agent_methods: entries(&model.agent_methods, 0),
         client_methods: entries(&model.client_methods, 0),
