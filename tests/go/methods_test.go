@@ -21,10 +21,11 @@ import (
 type stubAgent struct{ Agent }
 type stubClient struct{ Client }
 
-// greetingAgent answers `initialize` with a fixed response, or fails as told.
+// greetingAgent answers `initialize` with `response`, or fails as told.
 type greetingAgent struct {
 	Agent
-	fail error
+	response []byte
+	fail     error
 }
 
 func (a greetingAgent) Initialize(_ context.Context, params InitializeRequest) (InitializeResponse, error) {
@@ -32,8 +33,16 @@ func (a greetingAgent) Initialize(_ context.Context, params InitializeRequest) (
 		return InitializeResponse{}, a.fail
 	}
 	var response InitializeResponse
-	err := response.UnmarshalJSON([]byte(`{"protocolVersion":1,"_meta":{"echo":true}}`))
+	err := response.UnmarshalJSON(a.response)
 	return response, err
+}
+
+// initializePair is the schema's `initialize` params and result that
+// advertise everything (the `all` pair of the negotiation cases).
+func initializePair(t *testing.T) (request, response []byte) {
+	t.Helper()
+	pair := loadNegotiationCases(t).Pairs["all"]
+	return pair.Request, pair.Response
 }
 
 // extensionAgent answers every extension request with its params.
@@ -196,13 +205,13 @@ func TestUnknownAndExtensionMethods(t *testing.T) {
 
 func TestAHandlerIsCalledAndAnswered(t *testing.T) {
 	ctx := context.Background()
-	request := []byte(`{"protocolVersion":1,"clientCapabilities":{}}`)
-	result, err := DispatchAgentRequest(ctx, greetingAgent{}, MethodInitialize, request)
+	request, response := initializePair(t)
+	result, err := DispatchAgentRequest(ctx, greetingAgent{response: response}, MethodInitialize, request)
 	if err != nil {
 		t.Fatalf("initialize failed: %v", err)
 	}
-	if !sameJSON(t, result, []byte(`{"protocolVersion":1,"_meta":{"echo":true}}`)) {
-		t.Fatalf("initialize answered %s", result)
+	if !sameJSON(t, result, response) {
+		t.Fatalf("initialize answered %s, not %s", result, response)
 	}
 	own := &RequestError{Code: -32000, Message: "authentication required"}
 	_, err = DispatchAgentRequest(ctx, greetingAgent{fail: own}, MethodInitialize, request)
@@ -217,7 +226,16 @@ func TestAHandlerIsCalledAndAnswered(t *testing.T) {
 
 func TestParamsThatDoNotDecodeNameTheirPointer(t *testing.T) {
 	ctx := context.Background()
-	_, err := DispatchAgentRequest(ctx, greetingAgent{}, MethodInitialize, []byte(`{"protocolVersion":"one"}`))
+	request, response := initializePair(t)
+	members := parsedParams(t, request).Members()
+	for index := range members {
+		if members[index].Name == "protocolVersion" {
+			members[index].Value = StringValue("one")
+		}
+	}
+	wrong, _ := ObjectValue(members).MarshalJSON()
+	agent := greetingAgent{response: response}
+	_, err := DispatchAgentRequest(ctx, agent, MethodInitialize, wrong)
 	answer := requestError(t, err, -32602)
 	if got := dataMember(t, answer, "pointer"); got != "/protocolVersion" {
 		t.Fatalf("the pointer is %q", got)
@@ -233,8 +251,17 @@ func TestParamsThatDoNotDecodeNameTheirPointer(t *testing.T) {
 	if err != nil || !strings.HasPrefix(string(text), `{"code":-32602,"message":`) {
 		t.Fatalf("the error object is %s (%v)", text, err)
 	}
-	_, err = DispatchAgentRequest(ctx, greetingAgent{}, MethodInitialize, nil)
+	_, err = DispatchAgentRequest(ctx, agent, MethodInitialize, nil)
 	if got := dataMember(t, requestError(t, err, -32602), "pointer"); got != "" {
 		t.Fatalf("absent params fail at %q", got)
 	}
+}
+
+func parsedParams(t *testing.T, text []byte) Value {
+	t.Helper()
+	value, err := Parse(text)
+	if err != nil {
+		t.Fatalf("%s: %v", text, err)
+	}
+	return value
 }
