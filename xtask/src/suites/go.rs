@@ -74,7 +74,7 @@ pub const LANGUAGE: LanguageTests = LanguageTests {
     // The Go suite, which runs before the chain, built this program.
     chain_step: |_workspace, bindings| (bindings.join(TOOLS).join(CHAIN_PROGRAM), Vec::new()),
     numbers_as_doubles: false,
-    negotiates: false,
+    negotiates: true,
     interop: None,
     bench: None,
     package: None,
