@@ -429,13 +429,21 @@ pub fn python_constant(name: &str) -> String {
     rust_constant(name)
 }
 
-/// The exported names of the Go runtime (`templates/go/`), which a
+/// The exported names of the Go runtime (`templates/go/`) and the fixed
+/// names of the generated files (method tables, negotiation, RFD helpers),
+/// which a
 /// generated type must not take.
 const GO_RESERVED: &[&str] = &[
     "ArrayValue",
     "BoolValue",
+    "CapabilityError",
+    "CurrentProtocolVersion",
     "DecodeError",
     "Entry",
+    "ExpiredSession",
+    "ExtensionNotificationHandler",
+    "ExtensionRequestHandler",
+    "GateInfo",
     "Kind",
     "KindArray",
     "KindBool",
@@ -443,21 +451,43 @@ const GO_RESERVED: &[&str] = &[
     "KindNumber",
     "KindObject",
     "KindString",
+    "LookupMethod",
     "MaxDepth",
     "Member",
+    "MethodInfo",
+    "Methods",
+    "Negotiate",
+    "NegotiateJSON",
+    "Negotiated",
+    "NegotiationError",
+    "NewSessionReadyGate",
+    "NewTurnTracker",
+    "NextStep",
+    "NextStepFor",
+    "NextStepLoad",
+    "NextStepNew",
+    "NextStepNotNegotiated",
+    "NextStepPrompt",
     "NonNull",
+    "NotificationInfo",
     "Null",
     "NullValue",
     "Nullable",
     "Number",
     "NumberValue",
     "ObjectValue",
+    "Observation",
     "Optional",
     "Parse",
+    "RequestError",
+    "RequestInfo",
     "Roundtrip",
+    "SessionReadyGate",
     "Some",
     "StringValue",
+    "TurnTracker",
     "Value",
+    "Violation",
 ];
 
 /// The methods every generated Go type has, which no field may be called.
@@ -544,6 +574,32 @@ pub fn go_union_decoder(go_type: &str, taken: impl Fn(&str) -> bool) -> String {
 /// `go_type`: `decodeSessionId`, `encodeSessionId`.
 pub fn go_codec_functions(go_type: &str) -> [String; 2] {
     [format!("decode{go_type}"), format!("encode{go_type}")]
+}
+
+/// The Go method that handles a message ([`handler`]): `session/prompt` ->
+/// `SessionPrompt`, `proxy/successor notification` ->
+/// `ProxySuccessorNotification`.
+pub fn go_handler(handler: &str) -> String {
+    pascal_case(handler)
+}
+
+/// The small Go interface of an optional handler ([`go_handler`]), which
+/// an implementation satisfies to handle it: `session/load` ->
+/// `SessionLoadHandler`.
+pub fn go_handler_interface(handler: &str) -> String {
+    format!("{}Handler", pascal_case(handler))
+}
+
+/// The Go constant holding a method's wire name: `session/prompt` ->
+/// `MethodSessionPrompt`.
+pub fn go_method_constant(method: &str) -> String {
+    format!("Method{}", pascal_case(method))
+}
+
+/// A Go function named after a verb, a method side and a role:
+/// (`dispatch`, `agent`, `request`) -> `DispatchAgentRequest`.
+pub fn go_side_function(verb: &str, side: &str, role: &str) -> String {
+    pascal_case(&format!("{verb} {side} {role}"))
 }
 
 /// The Python class of a union's variant: the union's name and the

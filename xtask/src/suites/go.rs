@@ -1,16 +1,19 @@
 //! The Go bindings' test suite, run by `cargo xtask test` on bindings
 //! generated from each schema under test: `gofmt -l` prints nothing, then
 //! `go vet` and the pinned `staticcheck` (installed with `go install` into
-//! `.tools/go/bin`) on the module, then `go test` on every shared vector
-//! (`tests/go/vectors_test.go`, copied into the module as an internal test).
+//! `.tools/go/bin`) on the module, then `go test` with the tests of
+//! `tests/go/` copied into the module as internal tests: every shared
+//! vector, the method tables and dispatchers, the negotiation on the
+//! schema's pairs (writing `negotiation-go.txt` for the comparison), and on
+//! the schemas they are for, the RFD helpers' scenarios.
 //! On the default schema, the README's usage example runs against the module
 //! and must print what it promises. Last, the chain's Go step (`tests/go/roundtrip-batch/`, copied under
 //! the module's `cmd/`) is built into `<bindings>/go-tools/`. The Go
 //! toolchain is the local one (`GOTOOLCHAIN=local`); the module needs no
 //! download.
 //!
-//! Go has types and the by-name codec only so far: no interop programs,
-//! benchmark contenders or package build ([`crate::languages`]).
+//! Go has no connection yet: no interop programs, benchmark contenders or
+//! package build ([`crate::languages`]).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -49,11 +52,29 @@ pub const LANGUAGE: LanguageTests = LanguageTests {
             find: "\tif !t.defaultOpen {\n",
             replace: "\tif true {\n",
         },
+        Mutant {
+            name: "invalid params name no pointer",
+            file: "go/rpc.go",
+            find: "\t\t\t{Name: \"pointer\", Value: StringValue(pointer)},\n",
+            replace: "\t\t\t{Name: \"pointer\", Value: StringValue(\"\")},\n",
+        },
+        Mutant {
+            name: "a handler's own error answers -32603",
+            file: "go/rpc.go",
+            find: "\t\treturn requestError\n",
+            replace: "\t\treturn &RequestError{Code: codeInternalError, Message: requestError.Message}\n",
+        },
+        Mutant {
+            name: "an offered method reads as a capability",
+            file: "go/negotiation.go",
+            find: "\tif gate.offered {\n",
+            replace: "\tif false {\n",
+        },
     ],
     // The Go suite, which runs before the chain, built this program.
     chain_step: |_workspace, bindings| (bindings.join(TOOLS).join(CHAIN_PROGRAM), Vec::new()),
     numbers_as_doubles: false,
-    negotiates: false,
+    negotiates: true,
     interop: None,
     bench: None,
     package: None,
@@ -69,8 +90,15 @@ const TOOLS: &str = "go-tools";
 /// The chain step's program name, and its folder under the module's `cmd/`.
 const CHAIN_PROGRAM: &str = "roundtrip-batch";
 
-/// The vector tests, copied into the module.
-const VECTOR_TESTS: &str = "vectors_test.go";
+/// The tests copied into the module as internal tests on every schema:
+/// the shared vectors, the method tables and dispatchers, the negotiation.
+const TESTS: [&str; 3] = ["vectors_test.go", "methods_test.go", "negotiation_test.go"];
+
+/// The RFD helper tests, each for the schema its scenarios are for (its
+/// label), with what they share; the scenarios are copied into the
+/// module's `testdata/`.
+const HELPER_TESTS: [(&str, &str); 2] = [("default", "helpers_test.go"), ("v2-stable", "helpers_v2_test.go")];
+const HELPER_SHARED: &str = "scenarios_test.go";
 
 /// `go` with the local toolchain, outside any workspace.
 fn go(module: &Path) -> Command {
@@ -95,10 +123,23 @@ fn staticcheck(workspace: &Path) -> Result<PathBuf> {
     Ok(program)
 }
 
-/// Copies the hand-written tests of `tests/go/` into the module.
-fn copy_tests(workspace: &Path, module: &Path) -> Result<()> {
+/// Copies the hand-written tests of `tests/go/` into the module: those of
+/// every schema, and the RFD helpers' of the schema `label`.
+fn copy_tests(workspace: &Path, module: &Path, label: &str) -> Result<()> {
     let tests = workspace.join("tests").join("go");
-    std::fs::copy(tests.join(VECTOR_TESTS), module.join(VECTOR_TESTS)).context("copying the Go vector tests")?;
+    let helpers = HELPER_TESTS
+        .iter()
+        .filter(|(schema, _)| *schema == label)
+        .flat_map(|(_, file)| [*file, HELPER_SHARED]);
+    for file in TESTS.into_iter().chain(helpers.clone()) {
+        std::fs::copy(tests.join(file), module.join(file)).with_context(|| format!("copying the Go tests {file}"))?;
+    }
+    if helpers.count() > 0 {
+        let data = module.join("testdata");
+        std::fs::create_dir_all(&data).with_context(|| format!("creating {}", data.display()))?;
+        std::fs::copy(workspace.join("tests").join("helpers.json"), data.join("helpers.json"))
+            .context("copying the helper scenarios")?;
+    }
     let command = module.join("cmd").join(CHAIN_PROGRAM);
     std::fs::create_dir_all(&command).with_context(|| format!("creating {}", command.display()))?;
     std::fs::copy(tests.join(CHAIN_PROGRAM).join("main.go"), command.join("main.go"))
@@ -114,7 +155,7 @@ fn module(workspace: &Path, bindings: &Path, label: &str) -> Result<PathBuf> {
         "{label}: no Go module in {}",
         module.display()
     );
-    copy_tests(workspace, &module)?;
+    copy_tests(workspace, &module, label)?;
     Ok(module)
 }
 

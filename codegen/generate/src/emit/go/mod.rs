@@ -1,20 +1,28 @@
 //! The Go emitter: a Go module (standard library only) with one type per
-//! schema type, its decoder and encoder, and the by-name codec `Roundtrip`,
-//! rendered from the askama templates in `templates/go/` around the
-//! hand-written runtime copied from there as it is (`json.go`: the JSON
-//! value and its parser; `values.go`: the optional, nullable and number
-//! types; `codec.go`, `object.go` and `shapes.go`: the combinators the
-//! decoders are built from). Method tables, connections and negotiation are
-//! not generated yet.
+//! schema type, its decoder and encoder, the by-name codec `Roundtrip`, the
+//! method tables with the side interfaces and their dispatchers, capability
+//! negotiation and the RFD helpers, rendered from the askama templates in
+//! `templates/go/` around the hand-written runtime copied from there as it
+//! is (`json.go`: the JSON value and its parser; `values.go`: the optional,
+//! nullable and number types; `codec.go`, `object.go` and `shapes.go`: the
+//! combinators the decoders are built from; `rpc.go`: what the dispatchers
+//! are built from; `gate.go`: the session-ready gate; `turns.go`: the turn
+//! tracker's machine; `negotiation.go`: the negotiation's evaluator). The
+//! connection is not generated yet.
 //!
 //! `types` builds the views of the types (`structs` of structs and object
 //! variants, `unions` of unions), `exprs` the Go types, codecs and
 //! doc comments they print, `indirection` which values are held through a
-//! pointer; this module holds the module's files.
+//! pointer; `methods` the method tables, interfaces and dispatchers,
+//! `negotiation` the negotiation's tables, `helpers` the RFD helpers' rules
+//! and typed API; this module holds the module's files.
 
 mod exprs;
+mod helpers;
 mod indirection;
 mod language;
+mod methods;
+mod negotiation;
 mod structs;
 mod types;
 mod unions;
@@ -40,13 +48,21 @@ use acp_ir::naming;
 pub const GO_VERSION: &str = "1.26";
 
 /// The runtime files, copied as they are: `(file name, text)`.
-const RUNTIME: [(&str, &str); 5] = [
+const RUNTIME: [(&str, &str); 7] = [
     ("json.go", include_str!("../../../../../templates/go/json.go")),
     ("values.go", include_str!("../../../../../templates/go/values.go")),
     ("codec.go", include_str!("../../../../../templates/go/codec.go")),
     ("object.go", include_str!("../../../../../templates/go/object.go")),
     ("shapes.go", include_str!("../../../../../templates/go/shapes.go")),
+    ("rpc.go", include_str!("../../../../../templates/go/rpc.go")),
+    ("gate.go", include_str!("../../../../../templates/go/gate.go")),
 ];
+
+/// The turn tracker's machine, copied when the schema has prompt turns.
+const TURNS: &str = include_str!("../../../../../templates/go/turns.go");
+
+/// The negotiation evaluator, copied when the schema negotiates.
+const NEGOTIATION: &str = include_str!("../../../../../templates/go/negotiation.go");
 
 #[derive(Template)]
 #[template(path = "go/go.mod.tmpl", escape = "none")]
@@ -86,7 +102,24 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
             PathBuf::from("roundtrip.go"),
             render(&RoundtripFile { entries }, "go/roundtrip.go.tmpl")?,
         ),
+        (
+            PathBuf::from("methods.go"),
+            render(&methods::view(ir)?, "go/methods.go.tmpl")?,
+        ),
     ];
+    let negotiation = acp_ir::negotiation::model(ir);
+    let helpers = helpers::view(&acp_ir::rfd::model(ir), negotiation.is_some());
+    if helpers.turns.is_some() {
+        files.push((PathBuf::from("turns.go"), TURNS.to_owned()));
+    }
+    files.push((PathBuf::from("helpers.go"), render(&helpers, "go/helpers.go.tmpl")?));
+    if let Some(model) = negotiation {
+        files.push((
+            PathBuf::from("negotiation_tables.go"),
+            render(&negotiation::view(&model), "go/negotiation_tables.go.tmpl")?,
+        ));
+        files.push((PathBuf::from("negotiation.go"), NEGOTIATION.to_owned()));
+    }
     files.extend(
         RUNTIME
             .iter()
