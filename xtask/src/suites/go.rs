@@ -9,8 +9,9 @@
 //! toolchain is the local one (`GOTOOLCHAIN=local`); the module needs no
 //! download.
 //!
-//! Go has types and the by-name codec only so far: no interop programs,
-//! benchmark contenders or package build ([`crate::languages`]).
+//! Go has types and the by-name codec only so far: no interop programs or
+//! package build ([`crate::languages`]); its benchmark contenders are
+//! [`crate::bench::go`]'s.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -55,7 +56,7 @@ pub const LANGUAGE: LanguageTests = LanguageTests {
     numbers_as_doubles: false,
     negotiates: false,
     interop: None,
-    bench: None,
+    bench: Some(crate::bench::go::contenders),
     package: None,
     installs: &[],
 };
@@ -73,7 +74,7 @@ const CHAIN_PROGRAM: &str = "roundtrip-batch";
 const VECTOR_TESTS: &str = "vectors_test.go";
 
 /// `go` with the local toolchain, outside any workspace.
-fn go(module: &Path) -> Command {
+pub fn go(module: &Path) -> Command {
     let mut command = Command::new("go");
     command
         .env("GOTOOLCHAIN", "local")
