@@ -11,11 +11,11 @@ package acp
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -154,12 +154,63 @@ func (v Value) write(out *bytes.Buffer) error {
 	return nil
 }
 
+const hexDigits = "0123456789abcdef"
+
+// writeString writes `text` as a JSON string, escaped as encoding/json
+// escapes it without HTML escaping: `"`, `\\` and control characters,
+// U+2028 and U+2029, and invalid UTF-8 as U+FFFD.
 func writeString(out *bytes.Buffer, text string) {
-	encoder := json.NewEncoder(out)
-	encoder.SetEscapeHTML(false)
-	// A string always encodes; the encoder ends it with a newline.
-	_ = encoder.Encode(text)
-	out.Truncate(out.Len() - 1)
+	out.WriteByte('"')
+	start := 0
+	for at := 0; at < len(text); {
+		c := text[at]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				at++
+				continue
+			}
+			out.WriteString(text[start:at])
+			switch c {
+			case '"', '\\':
+				out.WriteByte('\\')
+				out.WriteByte(c)
+			case '\b':
+				out.WriteString(`\b`)
+			case '\f':
+				out.WriteString(`\f`)
+			case '\n':
+				out.WriteString(`\n`)
+			case '\r':
+				out.WriteString(`\r`)
+			case '\t':
+				out.WriteString(`\t`)
+			default:
+				out.WriteString(`\u00`)
+				out.WriteByte(hexDigits[c>>4])
+				out.WriteByte(hexDigits[c&0xF])
+			}
+			at++
+			start = at
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[at:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			out.WriteString(text[start:at])
+			out.WriteString(`\ufffd`)
+		case r == '\u2028' || r == '\u2029':
+			out.WriteString(text[start:at])
+			out.WriteString(`\u202`)
+			out.WriteByte(hexDigits[r&0xF])
+		default:
+			at += size
+			continue
+		}
+		at += size
+		start = at
+	}
+	out.WriteString(text[start:])
+	out.WriteByte('"')
 }
 
 // equal is JSON equality, object member order aside; numbers compare by
@@ -207,7 +258,7 @@ func Parse(data []byte) (Value, error) {
 	}
 	p := parser{data: data}
 	p.space()
-	value, err := p.value("", 1)
+	value, err := p.value(1)
 	if err != nil {
 		return Value{}, err
 	}
@@ -218,9 +269,33 @@ func Parse(data []byte) (Value, error) {
 	return value, nil
 }
 
+// parser reads JSON text; `path` is where it is, written as a JSON pointer
+// only when an error names it.
 type parser struct {
 	data []byte
 	at   int
+	path []step
+}
+
+// step is one step of the parser's path: a member's name, or an item's
+// index when `index` is not negative.
+type step struct {
+	name  string
+	index int
+}
+
+// pointer is the JSON pointer of the parser's path.
+func (p *parser) pointer() string {
+	var pointer strings.Builder
+	for _, s := range p.path {
+		pointer.WriteByte('/')
+		if s.index >= 0 {
+			pointer.WriteString(strconv.Itoa(s.index))
+		} else {
+			pointer.WriteString(escapeToken(s.name))
+		}
+	}
+	return pointer.String()
 }
 
 func (p *parser) syntax(message string) error {
@@ -228,8 +303,13 @@ func (p *parser) syntax(message string) error {
 }
 
 func (p *parser) space() {
-	for p.at < len(p.data) && strings.IndexByte(" \t\r\n", p.data[p.at]) >= 0 {
-		p.at++
+	for p.at < len(p.data) {
+		switch p.data[p.at] {
+		case ' ', '\t', '\r', '\n':
+			p.at++
+		default:
+			return
+		}
 	}
 }
 
@@ -241,8 +321,8 @@ func (p *parser) literal(word string, value Value) (Value, error) {
 	return value, nil
 }
 
-// value reads the value at `pointer`, `depth` arrays and objects down.
-func (p *parser) value(pointer string, depth int) (Value, error) {
+// value reads the value at the parser's path, `depth` arrays and objects down.
+func (p *parser) value(depth int) (Value, error) {
 	if p.at >= len(p.data) {
 		return Value{}, p.syntax("unexpected end of text")
 	}
@@ -254,24 +334,24 @@ func (p *parser) value(pointer string, depth int) (Value, error) {
 	case c == 'f':
 		return p.literal("false", BoolValue(false))
 	case c == '"':
-		text, err := p.string(pointer)
+		text, err := p.string(false)
 		return StringValue(text), err
 	case c == '[' || c == '{':
 		if depth > MaxDepth {
-			return Value{}, &DecodeError{Pointer: pointer, Message: fmt.Sprintf("nested more than %d arrays and objects deep", MaxDepth)}
+			return Value{}, &DecodeError{Pointer: p.pointer(), Message: fmt.Sprintf("nested more than %d arrays and objects deep", MaxDepth)}
 		}
 		if c == '[' {
-			return p.array(pointer, depth)
+			return p.array(depth)
 		}
-		return p.object(pointer, depth)
+		return p.object(depth)
 	case c == '-' || (c >= '0' && c <= '9'):
-		return p.number(pointer)
+		return p.number()
 	default:
 		return Value{}, p.syntax("unexpected character")
 	}
 }
 
-func (p *parser) array(pointer string, depth int) (Value, error) {
+func (p *parser) array(depth int) (Value, error) {
 	p.at++
 	items := []Value{}
 	p.space()
@@ -279,9 +359,11 @@ func (p *parser) array(pointer string, depth int) (Value, error) {
 		p.at++
 		return ArrayValue(items), nil
 	}
+	p.path = append(p.path, step{})
 	for {
 		p.space()
-		item, err := p.value(pointer+"/"+strconv.Itoa(len(items)), depth+1)
+		p.path[len(p.path)-1].index = len(items)
+		item, err := p.value(depth + 1)
 		if err != nil {
 			return Value{}, err
 		}
@@ -292,6 +374,7 @@ func (p *parser) array(pointer string, depth int) (Value, error) {
 		}
 		if p.data[p.at] == ']' {
 			p.at++
+			p.path = p.path[:len(p.path)-1]
 			return ArrayValue(items), nil
 		}
 		if p.data[p.at] != ',' {
@@ -301,7 +384,7 @@ func (p *parser) array(pointer string, depth int) (Value, error) {
 	}
 }
 
-func (p *parser) object(pointer string, depth int) (Value, error) {
+func (p *parser) object(depth int) (Value, error) {
 	p.at++
 	members := []Member{}
 	p.space()
@@ -314,7 +397,7 @@ func (p *parser) object(pointer string, depth int) (Value, error) {
 		if p.at >= len(p.data) || p.data[p.at] != '"' {
 			return Value{}, p.syntax("expected a member name")
 		}
-		name, err := p.string(pointer + "/" + escapeToken(string(p.data[p.at+1:p.closing(p.at)])))
+		name, err := p.string(true)
 		if err != nil {
 			return Value{}, err
 		}
@@ -324,10 +407,12 @@ func (p *parser) object(pointer string, depth int) (Value, error) {
 		}
 		p.at++
 		p.space()
-		item, err := p.value(pointer+"/"+escapeToken(name), depth+1)
+		p.path = append(p.path, step{name: name, index: -1})
+		item, err := p.value(depth + 1)
 		if err != nil {
 			return Value{}, err
 		}
+		p.path = p.path[:len(p.path)-1]
 		members = setMember(members, name, item)
 		p.space()
 		if p.at >= len(p.data) {
@@ -355,39 +440,35 @@ func setMember(members []Member, name string, value Value) []Member {
 	return append(members, Member{Name: name, Value: value})
 }
 
-// closing is the position of the quote that ends the string starting at `start`.
-func (p *parser) closing(start int) int {
-	at := start + 1
-	for at < len(p.data) && p.data[at] != '"' {
-		if p.data[at] == '\\' {
-			at++
-		}
-		at++
-	}
-	return min(at, len(p.data))
-}
-
-// string reads the string at `pointer` (a member name's pointer is the
-// member's). An escaped surrogate that is not half of a pair is refused:
-// UTF-8 cannot write it back.
-func (p *parser) string(pointer string) (string, error) {
+// string reads a string: a member's name when `name`, else a value at the
+// parser's path. An escaped surrogate that is not half of a pair is
+// refused, at the member's pointer for a name: UTF-8 cannot write it back.
+func (p *parser) string(name bool) (string, error) {
 	start := p.at
 	p.at++
+	escaped := false
 	for p.at < len(p.data) {
 		switch c := p.data[p.at]; {
 		case c == '"':
 			p.at++
 			raw := p.data[start:p.at]
+			if !escaped {
+				return string(raw[1 : len(raw)-1]), nil
+			}
+			if text, ok := unescape(raw[1 : len(raw)-1]); ok {
+				return text, nil
+			}
 			if loneSurrogate(raw) {
+				pointer := p.pointer()
+				if name {
+					pointer += "/" + escapeToken(string(raw[1:len(raw)-1]))
+				}
 				return "", &DecodeError{Pointer: pointer, Message: "a string holds an escaped surrogate that is not half of a pair"}
 			}
-			var text string
-			if err := json.Unmarshal(raw, &text); err != nil {
-				p.at = start
-				return "", p.syntax("invalid string")
-			}
-			return text, nil
+			p.at = start
+			return "", p.syntax("invalid string")
 		case c == '\\':
+			escaped = true
 			p.at += 2
 		case c < 0x20:
 			return "", p.syntax("control character in a string")
@@ -398,9 +479,89 @@ func (p *parser) string(pointer string) (string, error) {
 	return "", p.syntax("unterminated string")
 }
 
-func (p *parser) number(pointer string) (Value, error) {
+// unescape is the text of a string literal's contents `raw` (valid UTF-8
+// without control characters); not ok for an unknown escape or an escaped
+// surrogate that is not half of a pair.
+func unescape(raw []byte) (string, bool) {
+	text := make([]byte, 0, len(raw))
+	for at := 0; at < len(raw); {
+		c := raw[at]
+		if c != '\\' {
+			text = append(text, c)
+			at++
+			continue
+		}
+		if at+1 >= len(raw) {
+			return "", false
+		}
+		switch raw[at+1] {
+		case '"', '\\', '/':
+			text = append(text, raw[at+1])
+		case 'b':
+			text = append(text, '\b')
+		case 'f':
+			text = append(text, '\f')
+		case 'n':
+			text = append(text, '\n')
+		case 'r':
+			text = append(text, '\r')
+		case 't':
+			text = append(text, '\t')
+		case 'u':
+			code, ok := hex4(raw, at+2)
+			if !ok {
+				return "", false
+			}
+			if code >= 0xD800 && code <= 0xDFFF {
+				low, ok := hex4(raw, at+8)
+				if code >= 0xDC00 || at+7 >= len(raw) || raw[at+6] != '\\' || raw[at+7] != 'u' || !ok || low < 0xDC00 || low > 0xDFFF {
+					return "", false
+				}
+				code = utf16.DecodeRune(code, low)
+				at += 6
+			}
+			text = utf8.AppendRune(text, code)
+			at += 6
+			continue
+		default:
+			return "", false
+		}
+		at += 2
+	}
+	return string(text), true
+}
+
+// hex4 is the code of the four hexadecimal digits at `at` of `raw`.
+func hex4(raw []byte, at int) (rune, bool) {
+	if at+4 > len(raw) {
+		return 0, false
+	}
+	var code rune
+	for _, c := range raw[at : at+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			code = code<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			code = code<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			code = code<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return code, true
+}
+
+func (p *parser) number() (Value, error) {
 	start := p.at
-	for p.at < len(p.data) && strings.IndexByte("+-0123456789.eE", p.data[p.at]) >= 0 {
+	exponent := false
+	for p.at < len(p.data) {
+		c := p.data[p.at]
+		if c == 'e' || c == 'E' {
+			exponent = true
+		} else if (c < '0' || c > '9') && c != '+' && c != '-' && c != '.' {
+			break
+		}
 		p.at++
 	}
 	literal := string(p.data[start:p.at])
@@ -408,8 +569,12 @@ func (p *parser) number(pointer string) (Value, error) {
 		p.at = start
 		return Value{}, p.syntax("invalid number")
 	}
-	if parsed, err := strconv.ParseFloat(literal, 64); err != nil && math.IsInf(parsed, 0) {
-		return Value{}, &DecodeError{Pointer: pointer, Message: fmt.Sprintf("the number %s is not finite as a double", literal)}
+	// Without an exponent, a literal of at most 308 characters is below
+	// 1e308, finite as a double.
+	if exponent || len(literal) > 308 {
+		if parsed, err := strconv.ParseFloat(literal, 64); err != nil && math.IsInf(parsed, 0) {
+			return Value{}, &DecodeError{Pointer: p.pointer(), Message: fmt.Sprintf("the number %s is not finite as a double", literal)}
+		}
 	}
 	return Value{kind: KindNumber, text: literal}, nil
 }

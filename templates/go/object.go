@@ -19,11 +19,17 @@ type object struct {
 	pointer string
 }
 
+// objectOf is small enough to inline, so that an object whose reader
+// keeps no reference to it stays on the stack.
 func objectOf(v Value, pointer string) (*object, error) {
 	if v.kind != KindObject {
-		return nil, failure(pointer, "expected an object, got %s", describe(v))
+		return nil, notAnObject(v, pointer)
 	}
 	return &object{members: v.members, view: v.members, pointer: pointer}, nil
+}
+
+func notAnObject(v Value, pointer string) error {
+	return failure(pointer, "expected an object, got %s", describe(v))
 }
 
 func (o *object) at(name string) string { return o.pointer + "/" + escapeToken(name) }
@@ -165,7 +171,14 @@ func (e *encoder) value() Value {
 	return ObjectValue(e.members)
 }
 
-func (e *encoder) put(name string, value Value) { e.members = setMember(e.members, name, value) }
+func (e *encoder) put(name string, value Value) {
+	if e.members == nil {
+		// Most objects of the protocol have a few members: one allocation
+		// rather than one per doubling.
+		e.members = make([]Member, 0, 4)
+	}
+	e.members = setMember(e.members, name, value)
+}
 
 // merge writes the members of a flattened type's encoding.
 func (e *encoder) merge(value Value) {

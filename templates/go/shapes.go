@@ -35,8 +35,8 @@ func fromObject[U any](read variant[U]) func(Value, string) (U, error) {
 
 // withTag is a variant's encoding with its tag.
 func withTag(property, tag string, payload Value) Value {
-	var e encoder
-	e.put(property, StringValue(tag))
+	e := encoder{members: make([]Member, 1, 1+len(payload.members))}
+	e.members[0] = Member{Name: property, Value: StringValue(tag)}
 	e.merge(payload)
 	return e.value()
 }

@@ -11,7 +11,7 @@
 //! Everything it installs or builds lives under `target/bench/` (ignored):
 //! the corpus ([`corpus`]), the default bindings, the release-built Rust
 //! program ([`rust`]), the pinned official SDKs for TypeScript
-//! ([`typescript`]) and Python ([`python`]), the generator peers
+//! ([`typescript`]), Python ([`python`]) and Go ([`go`], with its program), the generator peers
 //! ([`generation`]); [`report`] prints and writes the results, and
 //! [`targets`] warns of a ratio below its target. [`measure`] holds what
 //! they share, and the type of the contenders each language's registration
@@ -19,6 +19,7 @@
 
 mod corpus;
 mod generation;
+pub mod go;
 pub mod measure;
 mod page;
 pub mod python;

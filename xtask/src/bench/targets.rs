@@ -22,10 +22,11 @@ const fn target(row: &'static str, per_official: f64, per_floor: Option<f64>) ->
     }
 }
 
-const TARGETS: [Target; 8] = [
+const TARGETS: [Target; 9] = [
     target("Rust", 1.0, None),
     target("TypeScript", 1.0, None),
     target("Python", 1.2, None),
+    target("Go", 1.5, None),
     target("Rust connection", 1.0, Some(0.6)),
     target("Rust round trip", 1.0, Some(0.6)),
     target("TypeScript connection", 1.0, Some(0.6)),

@@ -12,8 +12,9 @@
 //! toolchain is the local one (`GOTOOLCHAIN=local`); the module needs no
 //! download.
 //!
-//! Go has no connection yet: no interop programs, benchmark contenders or
-//! package build ([`crate::languages`]).
+//! Go has no connection yet: no interop programs or package build
+//! ([`crate::languages`]); its benchmark contenders are
+//! [`crate::bench::go`]'s.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -76,7 +77,7 @@ pub const LANGUAGE: LanguageTests = LanguageTests {
     numbers_as_doubles: false,
     negotiates: true,
     interop: None,
-    bench: None,
+    bench: Some(crate::bench::go::contenders),
     package: None,
     installs: &[],
 };
@@ -101,7 +102,7 @@ const HELPER_TESTS: [(&str, &str); 2] = [("default", "helpers_test.go"), ("v2-st
 const HELPER_SHARED: &str = "scenarios_test.go";
 
 /// `go` with the local toolchain, outside any workspace.
-fn go(module: &Path) -> Command {
+pub fn go(module: &Path) -> Command {
     let mut command = Command::new("go");
     command
         .env("GOTOOLCHAIN", "local")

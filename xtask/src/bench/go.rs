@@ -1,0 +1,79 @@
+//! The Go measurements: one program (`programs/go/main.go`) in its own
+//! module under `target/bench/go/`, whose `go.mod` pins the official SDK,
+//! `github.com/coder/acp-go-sdk` (with its `go.sum`), and takes the
+//! generated module from the bindings folder by a `replace`. It is built
+//! with the local toolchain and runs once per implementation, in its own
+//! process: ours (the generated types' `UnmarshalJSON` and `MarshalJSON`),
+//! the official SDK's generated types through `encoding/json`, and the
+//! floor, `json.Unmarshal` into `any` and `json.Marshal`.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use super::measure::{measure_interleaved, write_if_changed, Contender, Measurement, Setup};
+use crate::support::tools::run_checked;
+
+const PROGRAM: &str = include_str!("programs/go/main.go");
+const MODULE: &str = include_str!("programs/go/go.mod");
+const SUMS: &str = include_str!("programs/go/go.sum");
+
+/// The official SDK's module, which `programs/go/go.mod` pins.
+const SDK: &str = "github.com/coder/acp-go-sdk";
+
+/// The official SDK's version, as `programs/go/go.mod` pins it.
+fn sdk_version() -> Result<&'static str> {
+    MODULE
+        .lines()
+        .find_map(|line| line.trim().strip_prefix(SDK)?.trim().strip_prefix('v'))
+        .with_context(|| format!("programs/go/go.mod pins no {SDK}"))
+}
+
+/// Go's contenders: decode + encode.
+pub fn contenders(setup: &Setup, corpus: &Path) -> Result<Vec<Measurement>> {
+    let folder = setup.folder.join("go");
+    for (name, text) in [("main.go", PROGRAM), ("go.mod", MODULE), ("go.sum", SUMS)] {
+        write_if_changed(&folder.join(name), text)?;
+    }
+    let program = folder.join("decode-encode");
+    eprintln!("bench: building the Go program decode-encode");
+    run_checked(
+        crate::suites::go::go(&folder)
+            .args(["build", "-o"])
+            .arg(&program)
+            .arg("."),
+        "building the Go bench program",
+    )?;
+    let contenders = [
+        ("ours", "generated module (UnmarshalJSON + MarshalJSON)".to_owned()),
+        (
+            "official",
+            format!("{SDK} {} (json.Unmarshal + json.Marshal)", sdk_version()?),
+        ),
+        (
+            "floor",
+            "encoding/json: json.Unmarshal into any + json.Marshal".to_owned(),
+        ),
+    ]
+    .map(|(role, label)| {
+        let (program, corpus) = (program.clone(), corpus.to_path_buf());
+        Contender {
+            role,
+            label,
+            command: Box::new(move |runs| {
+                let mut command = std::process::Command::new(&program);
+                command.arg(role).arg(&corpus).arg(runs.to_string());
+                command
+            }),
+        }
+    });
+    measure_interleaved("Go", setup, &contenders)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_program_module_pins_the_official_sdk() {
+        assert_eq!(super::sdk_version().unwrap(), "0.13.0");
+    }
+}

@@ -1,0 +1,10 @@
+module acp-bench
+
+go 1.26
+
+require (
+	github.com/acp-codegen/acp-bindings-go v0.0.0
+	github.com/coder/acp-go-sdk v0.13.0
+)
+
+replace github.com/acp-codegen/acp-bindings-go => ../bindings/go
