@@ -38,7 +38,7 @@ pub fn contenders(setup: &Setup, corpus: &Path) -> Result<Vec<Measurement>> {
     let program = folder.join("decode-encode");
     eprintln!("bench: building the Go program decode-encode");
     run_checked(
-        crate::suites::go::go(&folder)
+        crate::support::tools::go(&folder)
             .args(["build", "-o"])
             .arg(&program)
             .arg("."),

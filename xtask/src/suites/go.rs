@@ -25,7 +25,7 @@ use serde_json::{json, Value};
 use acp_codegen::emit::{self, PackageNames};
 
 use crate::languages::{LanguageTests, Mutant};
-use crate::support::tools::{run_checked, SuiteOutcome};
+use crate::support::tools::{go, run_checked, SuiteOutcome};
 
 /// Go's registration ([`crate::languages::LanguageTests`]), listed in
 /// [`crate::registry`].
@@ -100,16 +100,6 @@ const TESTS: [&str; 3] = ["vectors_test.go", "methods_test.go", "negotiation_tes
 /// module's `testdata/`.
 const HELPER_TESTS: [(&str, &str); 2] = [("default", "helpers_test.go"), ("v2-stable", "helpers_v2_test.go")];
 const HELPER_SHARED: &str = "scenarios_test.go";
-
-/// `go` with the local toolchain, outside any workspace.
-pub fn go(module: &Path) -> Command {
-    let mut command = Command::new("go");
-    command
-        .env("GOTOOLCHAIN", "local")
-        .env("GOWORK", "off")
-        .current_dir(module);
-    command
-}
 
 /// The staticcheck of `.tools/go/bin`, installed on first use.
 fn staticcheck(workspace: &Path) -> Result<PathBuf> {

@@ -61,6 +61,17 @@ pub fn cargo() -> Command {
     Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
 }
 
+/// `go` with the local toolchain (`GOTOOLCHAIN=local`), outside any
+/// workspace, in `module`.
+pub fn go(module: &Path) -> Command {
+    let mut command = Command::new("go");
+    command
+        .env("GOTOOLCHAIN", "local")
+        .env("GOWORK", "off")
+        .current_dir(module);
+    command
+}
+
 /// The interpreter of the virtual environment `venv` in `folder` (the
 /// tests' is `.tools/venv`), created on first use; the pinned requirements
 /// are installed again whenever the file changes.
