@@ -77,7 +77,14 @@
 
 import { DecodeError } from "./decode.js";
 import { RequestError, decodeResult, dispatchMessage, encodeNotification, encodeRequest } from "./rpc.js";
-import type { ExtensionMethod, JsonRpcError, JsonRpcId, JsonRpcNotification, JsonRpcResponse, SideRoutes } from "./rpc.js";
+import type {
+  ExtensionMethod,
+  JsonRpcError,
+  JsonRpcId,
+  JsonRpcNotification,
+  JsonRpcResponse,
+  SideRoutes,
+} from "./rpc.js";
 import type { JsonValue } from "./types.js";
 
 /**

@@ -368,7 +368,9 @@ impl Client for HoldingClient {
     async fn session_update(&self, params: UpdateSessionNotification) {
         let update = serde_json::to_value(&params.update).unwrap();
         if let (Some(state), reason) = (update["state"].as_str(), &update["stopReason"]) {
-            let state = reason.as_str().map_or_else(|| state.to_owned(), |reason| format!("{state} {reason}"));
+            let state = reason
+                .as_str()
+                .map_or_else(|| state.to_owned(), |reason| format!("{state} {reason}"));
             self.states.lock().unwrap().push(state);
         }
     }
@@ -405,7 +407,9 @@ fn a_cancelled_turn_ends_with_an_idle_that_says_cancelled() {
             ))
             .await
             .unwrap();
-        let prompt = client.session_prompt(decode(json!({"sessionId": "s", "prompt": [{"type": "text", "text": "go"}]})));
+        let prompt = client.session_prompt(decode(
+            json!({"sessionId": "s", "prompt": [{"type": "text", "text": "go"}]}),
+        ));
         let cancel = async {
             arrivals.next().await;
             client.session_cancel(decode(json!({"sessionId": "s"}))).unwrap();
@@ -420,14 +424,16 @@ fn a_cancelled_turn_ends_with_an_idle_that_says_cancelled() {
     client_result.unwrap();
     assert_eq!(
         *saw.lock().unwrap(),
-        [
-            "answered: true",
-            "Some(Cancelled)",
-            "cancelled: false"
-        ]
+        ["answered: true", "Some(Cancelled)", "cancelled: false"]
     );
     assert_eq!(
         *states.lock().unwrap(),
-        ["running", "requires_action", "running", "requires_action", "idle cancelled"]
+        [
+            "running",
+            "requires_action",
+            "running",
+            "requires_action",
+            "idle cancelled"
+        ]
     );
 }
