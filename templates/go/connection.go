@@ -236,8 +236,8 @@ func (h *handshakeRules) answer(requested int64) (int64, bool) {
 // The message of the answer to a request before `initialize` was answered.
 const notInitialized = "initialize has not been answered"
 
-// outcome is a call's decoded result or its error.
-type outcome struct {
+// callOutcome is a call's decoded result or its error.
+type callOutcome struct {
 	value any
 	err   error
 }
@@ -260,7 +260,7 @@ type clientTurn struct {
 	wait     waitFor
 	active   bool
 	answered bool
-	answer   outcome
+	answer   callOutcome
 	read     int
 }
 
@@ -269,14 +269,14 @@ type pendingCall struct {
 	method  string
 	params  Value
 	decode  func(Value) (any, error)
-	done    chan outcome
+	done    chan callOutcome
 	settled bool
 	turn    *clientTurn
 	// The agent's end: the session whose turn the request belongs to.
 	session string
 }
 
-func (p *pendingCall) deliver(result outcome) {
+func (p *pendingCall) deliver(result callOutcome) {
 	if !p.settled {
 		p.settled = true
 		p.done <- result
@@ -485,7 +485,7 @@ func (c *Connection) close(reason error) {
 		c.closed = reason
 	}
 	for id, pending := range c.pending {
-		pending.deliver(outcome{err: c.closed})
+		pending.deliver(callOutcome{err: c.closed})
 		delete(c.pending, id)
 	}
 }
@@ -857,7 +857,7 @@ func (c *Connection) cancelTurn(method string, params Value) {
 	close(turn.signal)
 	for _, pending := range c.pending {
 		if pending.session == session {
-			pending.deliver(outcome{err: &TurnCancelled{SessionID: session}})
+			pending.deliver(callOutcome{err: &TurnCancelled{SessionID: session}})
 		}
 	}
 }
@@ -989,24 +989,24 @@ func (c *Connection) settle(message, id Value, line uint64) {
 // outcome is the error of a response, or its decoded result; a result
 // that decodes may change the features or owe a `session/ready`, which is
 // queued before the call returns.
-func (c *Connection) outcome(pending *pendingCall, message Value) outcome {
+func (c *Connection) outcome(pending *pendingCall, message Value) callOutcome {
 	if failure, ok := message.Member("error"); ok {
 		code, codeOK := failure.Member("code")
 		text, textOK := failure.Member("message")
 		parsed, err := strconv.ParseInt(code.Text(), 10, 64)
 		if !codeOK || !textOK || code.Kind() != KindNumber || text.Kind() != KindString || err != nil {
-			return outcome{err: &RequestError{Code: codeInternalError, Message: "a malformed error for " + pending.method}}
+			return callOutcome{err: &RequestError{Code: codeInternalError, Message: "a malformed error for " + pending.method}}
 		}
 		answer := &RequestError{Code: parsed, Message: text.Text()}
 		if data, ok := failure.Member("data"); ok {
 			answer.Data = Some(data)
 		}
-		return outcome{err: answer}
+		return callOutcome{err: answer}
 	}
 	result, _ := message.Member("result")
 	decoded, err := pending.decode(result)
 	if err != nil {
-		return outcome{err: err}
+		return callOutcome{err: err}
 	}
 	if pending.method == connectionInitialize {
 		paramsText, _ := pending.params.MarshalJSON()
@@ -1024,7 +1024,7 @@ func (c *Connection) outcome(pending *pendingCall, message Value) outcome {
 			}
 		}
 	}
-	return outcome{value: decoded}
+	return callOutcome{value: decoded}
 }
 
 // turnFor is what a prompt of the client's end waits for (nil: its
@@ -1112,7 +1112,7 @@ func (c *Connection) call(ctx context.Context, method string, params Value, deco
 	asking := c.ask(method, params)
 	id := c.nextID
 	c.nextID++
-	pending := &pendingCall{method: method, params: params, decode: decode, done: make(chan outcome, 1), turn: c.turnFor(method, params), session: session}
+	pending := &pendingCall{method: method, params: params, decode: decode, done: make(chan callOutcome, 1), turn: c.turnFor(method, params), session: session}
 	c.pending[id] = pending
 	idValue := intValue(id)
 	c.queue(ObjectValue([]Member{
