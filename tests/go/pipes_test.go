@@ -263,3 +263,78 @@ func waitForLine(t *testing.T, log *wireLog, where event, part string) {
 	}
 	t.Fatalf("no line with %s", part)
 }
+
+// reports collects what Dropped is told.
+type reports struct {
+	mu      sync.Mutex
+	dropped []Dropped
+}
+
+func (r *reports) add(dropped Dropped) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.dropped = append(r.dropped, dropped)
+}
+
+func (r *reports) all() []Dropped {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Dropped{}, r.dropped...)
+}
+
+// peer is the other end as raw lines: what the end under test wrote, and
+// a way to write to it.
+type peer struct {
+	in  *pipe
+	out *pipe
+	log *wireLog
+}
+
+// rawPeer opens `open`'s end against lines the test writes itself.
+func rawPeer(t *testing.T, written event, open func(reader, writer *pipe) interface{ Run(context.Context) error }) (*peer, <-chan error) {
+	t.Helper()
+	d := newDice(1)
+	log := &wireLog{}
+	in := newPipe(d, log, clientWrote, agentRead)
+	out := newPipe(d, log, written, clientRead)
+	end := open(in, out)
+	return &peer{in: in, out: out, log: log}, running(context.Background(), end.Run)
+}
+
+func (p *peer) send(t *testing.T, text string) {
+	t.Helper()
+	if _, err := p.in.Write([]byte(text + "\n")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// next waits for the next line the end wrote.
+func (p *peer) next(t *testing.T, seen *int) Value {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		var lines []Value
+		for _, entry := range p.log.all() {
+			if entry.event == agentWrote {
+				lines = append(lines, entry.message)
+			}
+		}
+		if len(lines) > *seen {
+			*seen++
+			return lines[*seen-1]
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatal("no answer")
+	return Value{}
+}
+
+// drainPipe reads what the end writes, so that its writer never waits.
+func drainPipe(p *pipe) {
+	buffer := make([]byte, 4096)
+	for {
+		if _, err := p.Read(buffer); err != nil {
+			return
+		}
+	}
+}
