@@ -79,10 +79,10 @@ pub const LANGUAGE: LanguageTests = LanguageTests {
             replace: "\t\t\tc.gate = NewSessionReadyGate[[]byte](false)\n",
         },
         Mutant {
-            name: "a prompt call returns before the notifications read before its response were handled",
+            name: "the agent's answers overtake its queued notifications",
             file: "go/connection.go",
-            find: "\t\tif turn == nil || !turn.answered || c.handled < turn.read {\n",
-            replace: "\t\tif turn == nil || !turn.answered {\n",
+            find: "\tc.queue(rpcResponse(id, result, failure), c.agent && c.options.Unordered)\n",
+            replace: "\tc.queue(rpcResponse(id, result, failure), c.agent)\n",
         },
         Mutant {
             name: "a cancelled turn's prompt keeps its handler's answer",
