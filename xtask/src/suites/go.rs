@@ -7,7 +7,8 @@
 //! schema's pairs (writing `negotiation-go.txt` for the comparison), and on
 //! the schemas they are for, the RFD helpers' scenarios and the
 //! connection's tests (race runs ordered and unordered, cancellation,
-//! faults, the handshake).
+//! faults, the handshake) with the hostile wire table's connection
+//! outcomes (`tests/hostile-wire.json`, Go's `connection`).
 //! On the default schema, the README's usage example runs against the module
 //! and must print what it promises. Last, the chain's Go step (`tests/go/roundtrip-batch/`, copied under
 //! the module's `cmd/`) is built into `<bindings>/go-tools/`. The Go
@@ -128,6 +129,12 @@ const CONNECTION_TESTS: [(&str, &str); 2] = [
 ];
 const CONNECTION_SHARED: &str = "pipes_test.go";
 
+/// The hostile wire table's connection outcomes, run through the end of
+/// the schema the table is written on; the table is copied into the
+/// module's `testdata/`.
+const HOSTILE: (&str, &str) = ("default", "hostile_wire_test.go");
+const HOSTILE_TABLE: &str = "hostile-wire.json";
+
 /// The schema whose bindings the mutation check breaks.
 const MUTATED_SCHEMA: &str = "default";
 
@@ -155,8 +162,8 @@ fn staticcheck(workspace: &Path) -> Result<PathBuf> {
 }
 
 /// Copies the hand-written tests of `tests/go/` into the module: those of
-/// every schema, and the RFD helpers' and the connection's of the schema
-/// `label`.
+/// every schema, and the RFD helpers', the connection's and the hostile
+/// wire table's of the schema `label`, with the tables they read.
 fn copy_tests(workspace: &Path, module: &Path, label: &str) -> Result<()> {
     let tests = workspace.join("tests").join("go");
     let helpers = HELPER_TESTS
@@ -167,14 +174,24 @@ fn copy_tests(workspace: &Path, module: &Path, label: &str) -> Result<()> {
         .iter()
         .filter(|(schema, _)| *schema == label)
         .flat_map(|(_, file)| [*file, CONNECTION_SHARED]);
-    for file in TESTS.into_iter().chain(helpers.clone()).chain(connection) {
+    let hostile = (HOSTILE.0 == label).then_some(HOSTILE.1);
+    for file in TESTS
+        .into_iter()
+        .chain(helpers.clone())
+        .chain(connection)
+        .chain(hostile)
+    {
         std::fs::copy(tests.join(file), module.join(file)).with_context(|| format!("copying the Go tests {file}"))?;
     }
-    if helpers.count() > 0 {
-        let data = module.join("testdata");
+    let data = module.join("testdata");
+    let tables = [
+        (helpers.count() > 0, "helpers.json"),
+        (hostile.is_some(), HOSTILE_TABLE),
+    ];
+    for (_, table) in tables.into_iter().filter(|(wanted, _)| *wanted) {
         std::fs::create_dir_all(&data).with_context(|| format!("creating {}", data.display()))?;
-        std::fs::copy(workspace.join("tests").join("helpers.json"), data.join("helpers.json"))
-            .context("copying the helper scenarios")?;
+        std::fs::copy(workspace.join("tests").join(table), data.join(table))
+            .with_context(|| format!("copying {table}"))?;
     }
     let command = module.join("cmd").join(CHAIN_PROGRAM);
     std::fs::create_dir_all(&command).with_context(|| format!("creating {}", command.display()))?;
