@@ -556,3 +556,56 @@ func TestACancelledTurnIsAnsweredCancelledAfterItsUpdates(t *testing.T) {
 		t.Fatalf("reported %+v", got)
 	}
 }
+
+// askingAgent's prompt handler asks permission with a ctx that times out
+// before the client answers, and keeps the call's error.
+type askingAgent struct {
+	cancelledAgent
+	failed chan error
+}
+
+func (a *askingAgent) SessionPrompt(ctx context.Context, params PromptRequest) (PromptResponse, error) {
+	asking, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel()
+	permission := `{"sessionId":"s","toolCall":{"toolCallId":"call-1"},"options":[{"optionId":"allow","name":"Allow","kind":"allow_once"}]}`
+	_, err := a.end.SessionRequestPermission(asking, decodeAs[RequestPermissionRequest](permission))
+	a.failed <- err
+	return decodeAs[PromptResponse](`{"stopReason":"end_turn"}`), nil
+}
+
+func TestTheAgentsCancelledCallCancelsTheClientsHandler(t *testing.T) {
+	d := newDice(3)
+	log := &wireLog{}
+	toAgent := newPipe(d, log, clientWrote, agentRead)
+	toClient := newPipe(d, log, agentWrote, clientRead)
+	agent := &askingAgent{failed: make(chan error, 1)}
+	dropped := &reports{}
+	agentEnd := ConnectAgent(func(end *AgentConnection) Agent { agent.end = end; return agent }, toAgent, toClient, ConnectOptions{Dropped: dropped.add})
+	arrived := make(chan struct{}, 2)
+	client := ConnectClient(func(*ClientConnection) Client { return holdingClient{arrived: arrived} }, toClient, toAgent, ConnectOptions{})
+	ctx := context.Background()
+	agentDone, clientDone := running(ctx, agentEnd.Run), running(ctx, client.Run)
+	if _, err := client.Initialize(ctx, decodeAs[InitializeRequest](`{"protocolVersion":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.SessionPrompt(ctx, decodeAs[PromptRequest](`{"sessionId":"s","prompt":[]}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-agent.failed; !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("the agent's call: %v", err)
+	}
+	// The client's handler saw its ctx cancelled and its request was
+	// answered -32800, which the agent, no longer waiting, reported.
+	waitForLine(t, log, agentRead, `"code":-32800`)
+	finish(t, toAgent, toClient, agentDone, clientDone)
+	var cancelled string
+	for _, entry := range log.all() {
+		if entry.event == clientRead && at(entry.message, "method").Text() == "$/cancel_request" {
+			cancelled = idKey(at(entry.message, "params", "requestId"))
+		}
+	}
+	got := dropped.all()
+	if cancelled == "" || len(got) != 1 || got[0].Method.Set || idKey(at(got[0].Error.Data.Value, "id")) != cancelled {
+		t.Fatalf("$/cancel_request for %s, reported %+v", cancelled, got)
+	}
+}
