@@ -17,8 +17,16 @@ use acp_ir::ir::{Ir, MessageKind, Side};
 use acp_ir::naming;
 use acp_ir::rfd::{Cancel, CancelEnd, Drain, Ready, TurnCancel, TurnEnd};
 
-/// The methods `Connection` has, which a typed call must not shadow.
-const RUNTIME_METHODS: [&str; 5] = ["Run", "Features", "Cancellation", "RequestExtension", "NotifyExtension"];
+/// The embedded `Connection` and its methods, which a typed call must not
+/// shadow.
+const RUNTIME_METHODS: [&str; 6] = [
+    "Connection",
+    "Run",
+    "Features",
+    "Cancellation",
+    "RequestExtension",
+    "NotifyExtension",
+];
 
 #[derive(Template)]
 #[template(path = "go/ends.go.tmpl", escape = "none")]
