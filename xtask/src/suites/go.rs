@@ -5,14 +5,17 @@
 //! `tests/go/` copied into the module as internal tests: every shared
 //! vector, the method tables and dispatchers, the negotiation on the
 //! schema's pairs (writing `negotiation-go.txt` for the comparison), and on
-//! the schemas they are for, the RFD helpers' scenarios.
+//! the schemas they are for, the RFD helpers' scenarios and the
+//! connection's tests (race runs ordered and unordered, cancellation,
+//! faults, the handshake) with the hostile wire table's connection
+//! outcomes (`tests/hostile-wire.json`, Go's `connection`).
 //! On the default schema, the README's usage example runs against the module
 //! and must print what it promises. Last, the chain's Go step (`tests/go/roundtrip-batch/`, copied under
 //! the module's `cmd/`) is built into `<bindings>/go-tools/`. The Go
 //! toolchain is the local one (`GOTOOLCHAIN=local`); the module needs no
 //! download.
 //!
-//! Go has no connection yet: no interop programs or package build
+//! Go has no interop programs or package build yet
 //! ([`crate::languages`]); its benchmark contenders are
 //! [`crate::bench::go`]'s.
 
@@ -71,6 +74,24 @@ pub const LANGUAGE: LanguageTests = LanguageTests {
             find: "\tif gate.offered {\n",
             replace: "\tif false {\n",
         },
+        Mutant {
+            name: "the connection never holds a session's notifications for session/ready",
+            file: "go/connection.go",
+            find: "\t\t\tc.gate = NewSessionReadyGate[[]byte](true)\n",
+            replace: "\t\t\tc.gate = NewSessionReadyGate[[]byte](false)\n",
+        },
+        Mutant {
+            name: "the agent's answers overtake its queued notifications",
+            file: "go/connection.go",
+            find: "\tc.queue(rpcResponse(id, result, failure), c.agent && c.options.Unordered)\n",
+            replace: "\tc.queue(rpcResponse(id, result, failure), c.agent)\n",
+        },
+        Mutant {
+            name: "a cancelled turn's prompt keeps its handler's answer",
+            file: "go/connection.go",
+            find: "\tif !turn.cancelled {\n\t\treturn result, failure\n",
+            replace: "\tif true {\n\t\treturn result, failure\n",
+        },
     ],
     // The Go suite, which runs before the chain, built this program.
     chain_step: |_workspace, bindings| (bindings.join(TOOLS).join(CHAIN_PROGRAM), Vec::new()),
@@ -101,6 +122,23 @@ const TESTS: [&str; 3] = ["vectors_test.go", "methods_test.go", "negotiation_tes
 const HELPER_TESTS: [(&str, &str); 2] = [("default", "helpers_test.go"), ("v2-stable", "helpers_v2_test.go")];
 const HELPER_SHARED: &str = "scenarios_test.go";
 
+/// The connection's tests, each for the schema it is written on, with the
+/// pipes and logs they share.
+const CONNECTION_TESTS: [(&str, &str); 2] = [
+    ("default", "connection_test.go"),
+    ("v2-stable", "connection_v2_test.go"),
+];
+const CONNECTION_SHARED: &str = "pipes_test.go";
+
+/// The hostile wire table's connection outcomes, run through the end of
+/// the schema the table is written on; the table is copied into the
+/// module's `testdata/`.
+const HOSTILE: (&str, &str) = ("default", "hostile_wire_test.go");
+const HOSTILE_TABLE: &str = "hostile-wire.json";
+
+/// The schema whose bindings the mutation check breaks.
+const MUTATED_SCHEMA: &str = "default";
+
 /// The staticcheck of `.tools/go/bin`, installed on first use.
 fn staticcheck(workspace: &Path) -> Result<PathBuf> {
     let bin = workspace.join(".tools").join("go").join("bin");
@@ -115,21 +153,36 @@ fn staticcheck(workspace: &Path) -> Result<PathBuf> {
 }
 
 /// Copies the hand-written tests of `tests/go/` into the module: those of
-/// every schema, and the RFD helpers' of the schema `label`.
+/// every schema, and the RFD helpers', the connection's and the hostile
+/// wire table's of the schema `label`, with the tables they read.
 fn copy_tests(workspace: &Path, module: &Path, label: &str) -> Result<()> {
     let tests = workspace.join("tests").join("go");
     let helpers = HELPER_TESTS
         .iter()
         .filter(|(schema, _)| *schema == label)
         .flat_map(|(_, file)| [*file, HELPER_SHARED]);
-    for file in TESTS.into_iter().chain(helpers.clone()) {
+    let connection = CONNECTION_TESTS
+        .iter()
+        .filter(|(schema, _)| *schema == label)
+        .flat_map(|(_, file)| [*file, CONNECTION_SHARED]);
+    let hostile = (HOSTILE.0 == label).then_some(HOSTILE.1);
+    for file in TESTS
+        .into_iter()
+        .chain(helpers.clone())
+        .chain(connection)
+        .chain(hostile)
+    {
         std::fs::copy(tests.join(file), module.join(file)).with_context(|| format!("copying the Go tests {file}"))?;
     }
-    if helpers.count() > 0 {
-        let data = module.join("testdata");
+    let data = module.join("testdata");
+    let tables = [
+        (helpers.count() > 0, "helpers.json"),
+        (hostile.is_some(), HOSTILE_TABLE),
+    ];
+    for (_, table) in tables.into_iter().filter(|(wanted, _)| *wanted) {
         std::fs::create_dir_all(&data).with_context(|| format!("creating {}", data.display()))?;
-        std::fs::copy(workspace.join("tests").join("helpers.json"), data.join("helpers.json"))
-            .context("copying the helper scenarios")?;
+        std::fs::copy(workspace.join("tests").join(table), data.join(table))
+            .with_context(|| format!("copying {table}"))?;
     }
     let command = module.join("cmd").join(CHAIN_PROGRAM);
     std::fs::create_dir_all(&command).with_context(|| format!("creating {}", command.display()))?;
@@ -138,22 +191,23 @@ fn copy_tests(workspace: &Path, module: &Path, label: &str) -> Result<()> {
     Ok(())
 }
 
-/// The module of `bindings`, with the tests copied in.
-fn module(workspace: &Path, bindings: &Path, label: &str) -> Result<PathBuf> {
+/// The module of `bindings`, with the tests of the schema `schema` copied
+/// in; `label` names the run.
+fn module(workspace: &Path, bindings: &Path, label: &str, schema: &str) -> Result<PathBuf> {
     let module = bindings.join("go");
     ensure!(
         module.join("go.mod").is_file(),
         "{label}: no Go module in {}",
         module.display()
     );
-    copy_tests(workspace, &module, label)?;
+    copy_tests(workspace, &module, schema)?;
     Ok(module)
 }
 
 /// Runs the Go suite on the bindings in `bindings` (a folder written by
 /// `generate`, holding `go/` and `vectors/`); `label` names the schema.
 pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
-    let module = module(workspace, bindings, label)?;
+    let module = module(workspace, bindings, label, label)?;
     let unformatted = Command::new("gofmt")
         .arg("-l")
         .arg(".")
@@ -243,8 +297,9 @@ fn go_test(module: &Path) -> Result<SuiteOutcome> {
     SuiteOutcome::of(go(module).args(["test", "-count=1"]), "go test")
 }
 
-/// Runs the vector tests on the module of `bindings`.
+/// Runs the tests of the mutated schema's bindings on the module of
+/// `bindings` (a copy of them, broken by a mutant).
 pub fn vector_suite(workspace: &Path, bindings: &Path, label: &str) -> Result<SuiteOutcome> {
-    let module = module(workspace, bindings, label)?;
+    let module = module(workspace, bindings, label, MUTATED_SCHEMA)?;
     go_test(&module)
 }

@@ -17,9 +17,9 @@ pub(super) const PACKAGE: Package = Package {
     schema_path: |_| PathBuf::from("acp.schema.json"),
     example,
     example_file: None,
-    contents: "a type per schema type with its decoder and encoder, the by-name codec\n`Roundtrip`, the method tables, the `Agent` and `Client` interfaces with their\ndispatchers, capability negotiation and the RFD helpers (no connection yet)",
+    contents: "a type per schema type with its decoder and encoder, the by-name codec\n`Roundtrip`, the method tables, the `Agent` and `Client` interfaces with their\ndispatchers, capability negotiation, the RFD helpers and a connection over an\n`io.Reader` and an `io.Writer` (`ConnectAgent`, `ConnectClient`)",
     usage: "Decode a value by its type name, and a notification's params into its type",
-    exports: "a type per schema type with JSON methods, `Roundtrip` by type name, `Methods`, the side interfaces and their dispatchers, `Negotiate`, the RFD helpers",
+    exports: "a type per schema type with JSON methods, `Roundtrip` by type name, `Methods`, the side interfaces and their dispatchers, `Negotiate`, the RFD helpers, `ConnectAgent` and `ConnectClient`",
 };
 
 #[derive(Template)]

@@ -7,16 +7,18 @@
 //! nullable and number types; `codec.go`, `object.go` and `shapes.go`: the
 //! combinators the decoders are built from; `rpc.go`: what the dispatchers
 //! are built from; `gate.go`: the session-ready gate; `turns.go`: the turn
-//! tracker's machine; `negotiation.go`: the negotiation's evaluator). The
-//! connection is not generated yet.
+//! tracker's machine; `negotiation.go`: the negotiation's evaluator;
+//! `connection.go`: one end of a connection over a reader and a writer).
 //!
 //! `types` builds the views of the types (`structs` of structs and object
 //! variants, `unions` of unions), `exprs` the Go types, codecs and
 //! doc comments they print, `indirection` which values are held through a
 //! pointer; `methods` the method tables, interfaces and dispatchers,
 //! `negotiation` the negotiation's tables, `helpers` the RFD helpers' rules
-//! and typed API; this module holds the module's files.
+//! and typed API, `connection` the connection's rules and typed ends
+//! (`ends.go`); this module holds the module's files.
 
+mod connection;
 mod exprs;
 mod helpers;
 mod indirection;
@@ -48,7 +50,7 @@ use acp_ir::naming;
 pub const GO_VERSION: &str = "1.26";
 
 /// The runtime files, copied as they are: `(file name, text)`.
-const RUNTIME: [(&str, &str); 7] = [
+const RUNTIME: [(&str, &str); 8] = [
     ("json.go", include_str!("../../../../../templates/go/json.go")),
     ("values.go", include_str!("../../../../../templates/go/values.go")),
     ("codec.go", include_str!("../../../../../templates/go/codec.go")),
@@ -56,6 +58,10 @@ const RUNTIME: [(&str, &str); 7] = [
     ("shapes.go", include_str!("../../../../../templates/go/shapes.go")),
     ("rpc.go", include_str!("../../../../../templates/go/rpc.go")),
     ("gate.go", include_str!("../../../../../templates/go/gate.go")),
+    (
+        "connection.go",
+        include_str!("../../../../../templates/go/connection.go"),
+    ),
 ];
 
 /// The turn tracker's machine, copied when the schema has prompt turns.
@@ -105,6 +111,10 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
         (
             PathBuf::from("methods.go"),
             render(&methods::view(ir)?, "go/methods.go.tmpl")?,
+        ),
+        (
+            PathBuf::from("ends.go"),
+            render(&connection::view(ir)?, "go/ends.go.tmpl")?,
         ),
     ];
     let negotiation = acp_ir::negotiation::model(ir);
