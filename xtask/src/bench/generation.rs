@@ -40,6 +40,16 @@ impl Timing {
     }
 }
 
+/// What `xtask generate` writes: every language's package, the schema and
+/// the vectors.
+pub(super) fn everything() -> String {
+    let languages: Vec<&str> = crate::registry::LANGUAGES
+        .iter()
+        .map(|language| language.name())
+        .collect();
+    format!("{}, schema, vectors", languages.join(", "))
+}
+
 /// Times `runs` runs of `command` (built afresh by `make` each time, before
 /// the clock starts).
 pub(super) fn time(tool: &str, output: &str, runs: usize, make: &dyn Fn() -> Command) -> Timing {
@@ -165,20 +175,15 @@ pub fn measure(setup: &Setup, (xtask, build): (&Path, &str), peers: bool) -> Res
     let mut timings = vec![
         // Regenerating: the output of the run before is there, so only
         // what changed is written (none of it, the schema being the same).
-        time(
-            &format!("xtask generate ({build})"),
-            "Rust, TypeScript, Python, schema, vectors",
-            runs,
-            &|| {
-                let mut command = Command::new(xtask);
-                command
-                    .arg("generate")
-                    .arg("--out")
-                    .arg(&ours_out)
-                    .current_dir(&setup.workspace);
-                command
-            },
-        ),
+        time(&format!("xtask generate ({build})"), &everything(), runs, &|| {
+            let mut command = Command::new(xtask);
+            command
+                .arg("generate")
+                .arg("--out")
+                .arg(&ours_out)
+                .current_dir(&setup.workspace);
+            command
+        }),
         // A first run: every file is created.
         time(
             &format!("xtask generate ({build}), into a new folder"),

@@ -10,7 +10,7 @@ use std::process::Command;
 use anyhow::{Context, Result};
 use serde_json::{json, Map, Value};
 
-use super::generation::{time, Timing};
+use super::generation::{everything, time, Timing};
 use super::measure::Setup;
 
 /// One schema size and how long generating it took.
@@ -105,7 +105,7 @@ pub fn measure(setup: &Setup, xtask: &Path, runs: usize) -> Result<Vec<Point>> {
         let out = work.join(format!("bindings-{definitions}"));
         let timing = time(
             &format!("xtask generate, {definitions} definitions"),
-            "Rust, TypeScript, Python, schema, vectors",
+            &everything(),
             runs,
             &|| {
                 let mut command = Command::new(xtask);
