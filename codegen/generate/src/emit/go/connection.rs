@@ -10,8 +10,9 @@
 
 use askama::Template;
 
+use super::collision;
 use super::exprs::{go_string, go_strings};
-use acp_ir::error::{CodegenError, ErrorKind};
+use acp_ir::error::CodegenError;
 use acp_ir::handshake::Handshake;
 use acp_ir::ir::{Ir, MessageKind, Side};
 use acp_ir::naming;
@@ -67,15 +68,6 @@ struct CallView {
     encode: String,
     /// The result type and its decoder; absent for a notification.
     result: Option<(String, String)>,
-}
-
-fn collision(message: String) -> CodegenError {
-    CodegenError {
-        kind: ErrorKind::NameCollision,
-        file: "go bindings".to_owned(),
-        pointer: String::new(),
-        message,
-    }
 }
 
 fn side_view(ir: &Ir, side: Side, peer: Side) -> Result<SideView, CodegenError> {

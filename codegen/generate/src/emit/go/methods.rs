@@ -12,8 +12,9 @@ use std::collections::BTreeMap;
 
 use askama::Template;
 
+use super::collision;
 use super::exprs::{doc, go_string};
-use acp_ir::error::{CodegenError, ErrorKind};
+use acp_ir::error::CodegenError;
 use acp_ir::ir::*;
 use acp_ir::naming;
 
@@ -68,15 +69,6 @@ struct CallView {
     params_name: String,
     decode: String,
     encode: String,
-}
-
-fn collision(message: String) -> CodegenError {
-    CodegenError {
-        kind: ErrorKind::NameCollision,
-        file: "go bindings".to_owned(),
-        pointer: String::new(),
-        message,
-    }
 }
 
 /// Who handles a method, in a sentence.
