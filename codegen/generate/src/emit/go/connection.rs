@@ -10,7 +10,7 @@
 
 use askama::Template;
 
-use super::collision;
+use super::exprs::collision;
 use super::exprs::{go_string, go_strings};
 use acp_ir::error::CodegenError;
 use acp_ir::handshake::Handshake;

@@ -272,3 +272,13 @@ mod tests {
         );
     }
 }
+
+/// A name two Go declarations would share.
+pub(super) fn collision(message: String) -> acp_ir::error::CodegenError {
+    acp_ir::error::CodegenError {
+        kind: acp_ir::error::ErrorKind::NameCollision,
+        file: "go bindings".to_owned(),
+        pointer: String::new(),
+        message,
+    }
+}

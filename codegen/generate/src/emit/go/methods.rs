@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use askama::Template;
 
-use super::collision;
+use super::exprs::collision;
 use super::exprs::{doc, go_string};
 use acp_ir::error::CodegenError;
 use acp_ir::ir::*;

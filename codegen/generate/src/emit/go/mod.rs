@@ -137,13 +137,3 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
     );
     Ok(files)
 }
-
-/// A name two Go declarations would share.
-fn collision(message: String) -> CodegenError {
-    CodegenError {
-        kind: acp_ir::error::ErrorKind::NameCollision,
-        file: "go bindings".to_owned(),
-        pointer: String::new(),
-        message,
-    }
-}
