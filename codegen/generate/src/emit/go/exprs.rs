@@ -220,6 +220,16 @@ pub(super) fn rules(field: &Field) -> String {
     format!("rules{{{}}}", members.join(", "))
 }
 
+/// A name two Go declarations would share.
+pub(super) fn collision(message: String) -> acp_ir::error::CodegenError {
+    acp_ir::error::CodegenError {
+        kind: acp_ir::error::ErrorKind::NameCollision,
+        file: "go bindings".to_owned(),
+        pointer: String::new(),
+        message,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -270,15 +280,5 @@ mod tests {
             codec(&TypeExpr::named("Tree"), false, all),
             "pointerCodec(codec[Tree]{decodeTree, encodeTree})"
         );
-    }
-}
-
-/// A name two Go declarations would share.
-pub(super) fn collision(message: String) -> acp_ir::error::CodegenError {
-    acp_ir::error::CodegenError {
-        kind: acp_ir::error::ErrorKind::NameCollision,
-        file: "go bindings".to_owned(),
-        pointer: String::new(),
-        message,
     }
 }
