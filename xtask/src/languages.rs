@@ -45,8 +45,8 @@ pub struct LanguageTests {
     /// [`crate::suites::negotiation`] compares; false while the language
     /// has no negotiation helpers.
     pub negotiates: bool,
-    /// Builds our client and agent of `tests/interop/` ([`crate::interop::our_programs`]);
-    /// none while the language has no connection.
+    /// Builds our client, agent and full-surface agent of `tests/interop/`
+    /// ([`crate::interop::our_programs`]); none while the language has none.
     pub interop: Option<crate::interop::our_programs::Build>,
     /// Its contenders in the benchmark ([`crate::bench`]); none while it has none.
     pub bench: Option<crate::bench::measure::Contenders>,

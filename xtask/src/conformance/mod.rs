@@ -6,9 +6,10 @@
 //! The kit runs from a virtual environment of its own under
 //! `target/conformance/` (its `requirements.txt`: pytest, jsonschema); the
 //! agents are those of the interop matrix, built the same way
-//! ([`crate::interop`]), our full-surface agents (`agent_full`, on v2
-//! `agent_full_v2`, beside the interop programs) standing for our interop
-//! agents of their language. Each run writes the
+//! ([`crate::interop`]), each language's full-surface agent (`agent_full`,
+//! on v2 `agent_full_v2`, beside its interop programs and built by the same
+//! builder of its registration) standing for its interop agent. Each run
+//! writes the
 //! kit's `--report-json` under `target/conformance/reports/`; [`report`]
 //! reads it and [`page`] prints, per protocol version, a table of the
 //! requirement tiers (passed, failed, skipped) per agent and the MANDATORY
@@ -163,19 +164,8 @@ fn agents(setup: &crate::interop::program::Setup, options: &Options) -> Result<V
         if !wanted_version(version) {
             continue;
         }
-        let built = ours::build(setup, protocol, &python)?;
-        let full = full_agents(setup, protocol, &python)?;
-        for program in built.agents {
-            // A language's full-surface agent stands for its interop agent.
-            let language = program.label.rsplit('(').next().unwrap_or_default().to_owned();
-            if full.iter().any(|full| full.label.ends_with(&format!("({language}"))) {
-                continue;
-            }
-            if wanted_language(&program.label) {
-                agents.push(agent(program, true, version));
-            }
-        }
-        for program in full {
+        // A language's full-surface agent stands for its interop agent.
+        for program in ours::build(setup, protocol, &python)?.full_agents {
             if wanted_language(&program.label) {
                 let mut full = agent(program, true, version);
                 full.kit_options = ["--auth-method", "none", "--allow-logout"].map(str::to_owned).to_vec();
@@ -200,54 +190,6 @@ fn agents(setup: &crate::interop::program::Setup, options: &Options) -> Result<V
         }
     }
     Ok(agents)
-}
-
-/// Our full-surface agents on `protocol`, beside the interop agents:
-/// `agent_full` on protocol v1 and `agent_full_v2` on v2 (the Rust one built
-/// with the interop agents, `agent-full[-v2].mjs`, and `agent_full[_v2].py`,
-/// type-checked as the interop matrix checks its Python programs).
-fn full_agents(
-    setup: &crate::interop::program::Setup,
-    protocol: &crate::interop::program::Protocol,
-    python: &Path,
-) -> Result<Vec<Program>> {
-    let bindings = setup.folder.join(protocol.named("bindings", '-'));
-    let package = bindings.join("typescript").join("dist").join("index.js");
-    let rust = Program::new(
-        "ours, full surface (Rust)",
-        &[&setup.target.join("debug").join(protocol.named("agent_full", '_'))],
-        &[],
-    );
-    let typescript = Program::new(
-        "ours, full surface (TypeScript)",
-        &[
-            Path::new("node"),
-            &setup
-                .sources("typescript")
-                .join(format!("{}.mjs", protocol.named("agent-full", '-'))),
-        ],
-        &[("ACP_PACKAGE", package.as_path())],
-    );
-    let bindings = bindings.join("python");
-    let script = setup
-        .sources("python")
-        .join(format!("{}.py", protocol.named("agent_full", '_')));
-    crate::interop::check::python(
-        python,
-        &[&script, &setup.sources("python").join("stdio.py")],
-        python,
-        Some(&bindings),
-        &format!("our full-surface Python agent on {}", protocol.name),
-    )?;
-    Ok(vec![
-        rust,
-        typescript,
-        Program::new(
-            "ours, full surface (Python)",
-            &[python, &script],
-            &[("PYTHONPATH", bindings.as_path())],
-        ),
-    ])
 }
 
 fn agent(program: Program, ours: bool, version: u8) -> Agent {

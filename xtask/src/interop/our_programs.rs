@@ -25,47 +25,68 @@ pub struct Inputs<'a> {
     pub python: &'a Path,
 }
 
-/// Builds one language's client and agent (the registration's
+/// One language's programs on one protocol version: the client and agent
+/// of the interop matrix, and the full-surface agent that stands for the
+/// agent in `cargo xtask conformance`.
+pub struct Programs {
+    pub client: Program,
+    pub agent: Program,
+    pub full_agent: Program,
+}
+
+/// Builds one language's programs (the registration's
 /// [`crate::languages::LanguageTests::interop`]).
-pub type Build = fn(&Inputs) -> Result<[Program; 2]>;
+pub type Build = fn(&Inputs) -> Result<Programs>;
 
 /// Our Rust client and agent: the programs of `tests/interop/rust` (or
 /// `rust-v2`) built on the crate.
-pub fn rust(inputs: &Inputs) -> Result<[Program; 2]> {
+pub fn rust(inputs: &Inputs) -> Result<Programs> {
     let protocol = inputs.protocol;
     let programs = rust_programs(inputs.setup, &protocol.named("rust", '-'), &inputs.bindings)?;
-    Ok(["client", "agent"].map(|what| Program::new("ours (Rust)", &[&programs.join(protocol.named(what, '_'))], &[])))
+    let program = |label: &str, what: &str| Program::new(label, &[&programs.join(protocol.named(what, '_'))], &[]);
+    Ok(Programs {
+        client: program("ours (Rust)", "client"),
+        agent: program("ours (Rust)", "agent"),
+        full_agent: program("ours, full surface (Rust)", "agent_full"),
+    })
 }
 
 /// Our TypeScript client and agent: the scripts of `tests/interop/typescript`
 /// on the built package.
-pub fn typescript(inputs: &Inputs) -> Result<[Program; 2]> {
+pub fn typescript(inputs: &Inputs) -> Result<Programs> {
     let entry = typescript_package(&inputs.bindings)?;
     let package = [("ACP_PACKAGE", entry.as_path())];
     let scripts = inputs.setup.sources("typescript");
     let node = Path::new("node");
-    Ok(["client", "agent"].map(|what| {
+    let program = |label: &str, what: &str| {
         Program::new(
-            "ours (TypeScript)",
+            label,
             &[node, &scripts.join(format!("{}.mjs", inputs.protocol.named(what, '-')))],
             &package,
         )
-    }))
+    };
+    Ok(Programs {
+        client: program("ours (TypeScript)", "client"),
+        agent: program("ours (TypeScript)", "agent"),
+        full_agent: program("ours, full surface (TypeScript)", "agent-full"),
+    })
 }
 
-/// Our Python client and agent: the scripts of `tests/interop/python`, with
-/// the package's folder on the path, type-checked on that package first.
-pub fn python(inputs: &Inputs) -> Result<[Program; 2]> {
+/// Our Python client and agents: the scripts of `tests/interop/python`,
+/// with the package's folder on the path, type-checked on that package
+/// first.
+pub fn python(inputs: &Inputs) -> Result<Programs> {
     let (protocol, python) = (inputs.protocol, inputs.python);
     let python_bindings = inputs.bindings.join("python");
     let python_path = [("PYTHONPATH", python_bindings.as_path())];
     let python_scripts = inputs.setup.sources("python");
+    let script = |what: &str| python_scripts.join(format!("{}.py", protocol.named(what, '_')));
     let scripts = [
-        protocol.named("client", '_'),
-        protocol.named("agent", '_'),
-        "stdio".to_owned(),
-    ]
-    .map(|name| python_scripts.join(format!("{name}.py")));
+        script("client"),
+        script("agent"),
+        script("agent_full"),
+        python_scripts.join("stdio.py"),
+    ];
     super::check::python(
         python,
         &scripts.each_ref().map(PathBuf::as_path),
@@ -73,16 +94,12 @@ pub fn python(inputs: &Inputs) -> Result<[Program; 2]> {
         Some(&python_bindings),
         &format!("our {} Python programs", protocol.name),
     )?;
-    Ok(["client", "agent"].map(|what| {
-        Program::new(
-            "ours (Python)",
-            &[
-                python,
-                &python_scripts.join(format!("{}.py", protocol.named(what, '_'))),
-            ],
-            &python_path,
-        )
-    }))
+    let program = |label: &str, what: &str| Program::new(label, &[python, &script(what)], &python_path);
+    Ok(Programs {
+        client: program("ours (Python)", "client"),
+        agent: program("ours (Python)", "agent"),
+        full_agent: program("ours, full surface (Python)", "agent_full"),
+    })
 }
 
 /// Builds the TypeScript package; returns its entry point.

@@ -14,11 +14,12 @@ use super::our_programs::Inputs;
 use super::program::{Program, Protocol, Setup};
 use crate::registry::LANGUAGES;
 
-/// Our clients and agents on one protocol version, one of each per
-/// language, in [`crate::registry::LANGUAGES`] order.
+/// Our clients, agents and full-surface agents on one protocol version,
+/// one of each per language, in [`crate::registry::LANGUAGES`] order.
 pub struct Ours {
     pub clients: Vec<Program>,
     pub agents: Vec<Program>,
+    pub full_agents: Vec<Program>,
 }
 
 /// Generates the bindings of `protocol`, builds our programs on them and
@@ -43,15 +44,17 @@ pub fn build(setup: &Setup, protocol: &Protocol, python: &Path) -> Result<Ours> 
     let mut ours = Ours {
         clients: Vec::new(),
         agents: Vec::new(),
+        full_agents: Vec::new(),
     };
     for language in LANGUAGES {
         let Some(interop) = language.interop else {
             language.skipping("interop programs", "the interop run");
             continue;
         };
-        let [client, agent] = interop(&inputs)?;
-        ours.clients.push(client);
-        ours.agents.push(agent);
+        let programs = interop(&inputs)?;
+        ours.clients.push(programs.client);
+        ours.agents.push(programs.agent);
+        ours.full_agents.push(programs.full_agent);
     }
     Ok(ours)
 }
