@@ -13,6 +13,13 @@
 //! reader accepts the same message with a value of its own there (the
 //! control): the rejection is then caused by the changed place and nothing
 //! else.
+//!
+//! A message that uses a variant or member the writer's schema gates, at
+//! one of the gate's sites, where the reader's schema has no such gate,
+//! is no witness: the writer sends it only once the gate holds, and a
+//! reader that never knew the gate never makes it hold (the reasoning
+//! behind `VARIANT_ADDED_GATED`, for changes the structural rules see as a
+//! type changing around the gated variant).
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -298,7 +305,7 @@ fn method_witness(writer: &Party, reader: &Party, name: &str) -> Option<Witness>
     {
         let payloads = writer.valid(&carrier.payload);
         for (found_by, payload) in payloads.into_iter().take(VALUES) {
-            if !writer.accepts(&carrier.payload, &payload) {
+            if !writer.accepts(&carrier.payload, &payload) || gated_away(writer.ir, reader.ir, &carrier, &payload) {
                 continue;
             }
             if let Some(rejection) = method_rejection(reader.ir, &carrier) {
@@ -325,6 +332,67 @@ fn method_witness(writer: &Party, reader: &Party, name: &str) -> Option<Witness>
         }
     }
     None
+}
+
+/// Whether `payload`, carried by `carrier`, uses a variant or member that
+/// `writer` gates at one of the gate's sites while `reader` has no such
+/// gate: a message only a gate the reader never advertises lets through.
+fn gated_away(writer: &Ir, reader: &Ir, carrier: &Carrier, payload: &Value) -> bool {
+    if !matches!(carrier.role, Role::Params | Role::Notification) {
+        return false;
+    }
+    let variant_used = unknown_gates(&writer.gated_variants, &reader.gated_variants)
+        .flat_map(|(_, gate)| &gate.sites)
+        .filter(|site| site.method == carrier.method)
+        .any(|site| {
+            site.variant.as_ref().is_some_and(|tag| {
+                values_at(payload, &site.pointer).into_iter().any(|value| {
+                    let found = match &tag.property {
+                        Some(property) => value.get(property),
+                        None => Some(value),
+                    };
+                    found.and_then(Value::as_str) == Some(tag.value.as_str())
+                })
+            })
+        });
+    // A member gate applies to the methods whose params are its type.
+    let member_used = unknown_gates(&writer.gated_fields, &reader.gated_fields).any(|(key, _)| {
+        key.split_once('/')
+            .is_some_and(|(owner, member)| owner == carrier.payload && payload.get(member).is_some())
+    });
+    variant_used || member_used
+}
+
+/// The gates of `gates` that `known` does not have.
+fn unknown_gates<'g>(
+    gates: &'g BTreeMap<String, Gate>,
+    known: &'g BTreeMap<String, Gate>,
+) -> impl Iterator<Item = (&'g String, &'g Gate)> {
+    gates.iter().filter(|(key, _)| !known.contains_key(*key))
+}
+
+/// The values at `pointer` in `value`, a `*` step standing for every item
+/// of an array.
+fn values_at<'v>(value: &'v Value, pointer: &str) -> Vec<&'v Value> {
+    let mut found = vec![value];
+    for step in pointer.split('/').skip(1) {
+        let step = acp_schema_source::pointer::unescape_token(step);
+        found = found
+            .into_iter()
+            .flat_map(|value| match value {
+                Value::Array(items) if step == "*" => items.iter().collect(),
+                Value::Array(items) => step
+                    .parse()
+                    .ok()
+                    .and_then(|index: usize| items.get(index))
+                    .into_iter()
+                    .collect(),
+                Value::Object(members) => members.get(&step).into_iter().collect(),
+                _ => Vec::new(),
+            })
+            .collect();
+    }
+    found
 }
 
 /// Why the reader's method table refuses a message before its payload is
@@ -439,7 +507,9 @@ fn type_witness(
                 let Some((payload, at)) = framed(&candidate) else {
                     continue;
                 };
-                if !writer.accepts(&slot.carrier.payload, &payload) {
+                if !writer.accepts(&slot.carrier.payload, &payload)
+                    || gated_away(writer.ir, reader.ir, &slot.carrier, &payload)
+                {
                     continue;
                 }
                 if let Some(rejection) = reader.rejection(&read_as, &payload) {

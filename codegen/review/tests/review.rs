@@ -305,6 +305,60 @@ fn a_variant_added_to_a_closed_union_breaks_unless_gated() {
 }
 
 #[test]
+fn a_message_only_a_gate_the_reader_lacks_lets_through_is_no_witness() {
+    // `Settings` becomes a union whose new variant (`b: "x"`) the old,
+    // closed object refuses: breaking, unless the writer gates the variant
+    // where `session/update` carries it.
+    let widened = |document: &mut Value| {
+        let settings = definition(document, "Settings").clone();
+        let definitions = document["$defs"].as_object_mut().unwrap();
+        definitions.insert("Narrow".to_owned(), settings);
+        definitions.insert(
+            "Wide".to_owned(),
+            json!({"type": "object", "additionalProperties": false,
+                   "properties": {"b": {"type": "string", "const": "x"}}, "required": ["b"]}),
+        );
+        *definition(document, "Settings") = json!({"anyOf": [
+            {"$ref": "#/$defs/Narrow", "title": "narrow"},
+            {"$ref": "#/$defs/Wide", "title": "wide"}
+        ]});
+    };
+    let reviewed = changed(document(widened));
+    let kind_changed = reviewed
+        .findings
+        .iter()
+        .find(|finding| finding.rule == Rule::TypeKindChanged.id())
+        .expect("the object became a union");
+    assert_eq!(kind_changed.level, Level::Breaking);
+    assert_eq!(
+        kind_changed.witnesses[0].message["params"]["settings"],
+        json!({"b": "x"})
+    );
+    let reviewed = changed(Edit {
+        document: Box::new(widened),
+        ir: Box::new(|ir| {
+            let mut gate = gate("/wide");
+            gate.sites.push(GateSite {
+                method: "session/update".to_owned(),
+                pointer: "/settings".to_owned(),
+                variant: Some(VariantTag {
+                    property: Some("b".to_owned()),
+                    value: "x".to_owned(),
+                }),
+            });
+            ir.gated_variants.insert("Settings/wide".to_owned(), gate);
+        }),
+    });
+    let kind_changed = reviewed
+        .findings
+        .iter()
+        .find(|finding| finding.rule == Rule::TypeKindChanged.id())
+        .expect("the object became a union");
+    assert_ne!(kind_changed.level, Level::Breaking, "{:?}", kind_changed.witnesses);
+    assert!(kind_changed.witnesses.is_empty());
+}
+
+#[test]
 fn a_value_added_to_an_open_enum_is_safe_and_to_a_closed_one_breaking() {
     let reviewed = changed(document(|document| {
         branches(document, "Status", "anyOf").insert(0, json!({"type": "string", "const": "paused"}))
