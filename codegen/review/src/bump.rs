@@ -78,7 +78,8 @@ pub fn bump(review: &Review) -> (Bump, Option<&Finding>) {
         .unwrap_or((Bump::Patch, None))
 }
 
-/// The bump of each generated package (`rust`, `typescript`, `python`).
+/// The bump of each generated package, one per language of
+/// [`acp_generate::emit::LANGUAGES`].
 pub fn packages(review: &Review) -> Vec<PackageBump> {
     let (bump, finding) = bump(review);
     let why = match (bump, finding) {
@@ -92,10 +93,10 @@ pub fn packages(review: &Review) -> Vec<PackageBump> {
         (Bump::Major, None) => "an overlay the head could not include".to_owned(),
         _ => "no change a message can show".to_owned(),
     };
-    ["rust", "typescript", "python"]
-        .into_iter()
-        .map(|package| PackageBump {
-            package,
+    acp_generate::emit::LANGUAGES
+        .iter()
+        .map(|language| PackageBump {
+            package: language.id,
             bump,
             why: why.clone(),
         })

@@ -56,13 +56,9 @@ pub struct Finding {
     pub witnesses: Vec<Witness>,
 }
 
-/// Public names of the bindings, per language.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct Api {
-    pub rust: String,
-    pub typescript: String,
-    pub python: String,
-}
+/// Public names of the bindings, by language id (every language of
+/// [`acp_generate::emit::LANGUAGES`]); empty for a change no binding shows.
+pub type Api = BTreeMap<&'static str, String>;
 
 /// An overlay the head could not include.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -237,38 +233,19 @@ pub fn review(
     })
 }
 
-/// The public names a change touches in each language.
+/// The public names a change touches in each language, as its
+/// registration names them.
 fn api(subject: &Subject) -> Api {
-    match subject {
-        Subject::Type { name, variant, member } => {
-            let (mut rust, mut typescript, mut python) = (
-                acp_ir::naming::rust_type(name),
-                acp_ir::naming::typescript_type(name),
-                acp_ir::naming::python_class(name),
-            );
-            if let Some(variant) = variant {
-                rust.push_str(&format!(
-                    "::{}",
-                    acp_ir::naming::rust_type(&acp_ir::naming::pascal_case(variant))
-                ));
-                typescript.push_str(&format!(" ({variant:?})"));
-                python.push_str(&format!(" ({variant:?})"));
-            }
-            if let Some(member) = member {
-                rust.push_str(&format!(".{}", acp_ir::naming::rust_field(member)));
-                typescript.push_str(&format!(".{}", acp_ir::naming::typescript_property(member)));
-                python.push_str(&format!(".{}", acp_ir::naming::python_attribute(member)));
-            }
-            Api {
-                rust,
-                typescript,
-                python,
-            }
-        }
-        Subject::Method { name } => Api {
-            rust: name.clone(),
-            typescript: name.clone(),
-            python: name.clone(),
-        },
-    }
+    acp_generate::emit::LANGUAGES
+        .iter()
+        .map(|language| {
+            let name = match subject {
+                Subject::Type { name, variant, member } => {
+                    (language.api_name)(name, variant.as_deref(), member.as_deref())
+                }
+                Subject::Method { name } => name.clone(),
+            };
+            (language.id, name)
+        })
+        .collect()
 }

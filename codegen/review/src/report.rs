@@ -183,20 +183,24 @@ pub fn markdown(review: &Review) -> String {
     let touched: Vec<&Finding> = review
         .findings
         .iter()
-        .filter(|finding| !finding.api.rust.is_empty())
+        .filter(|finding| !finding.api.is_empty())
         .collect();
     if !touched.is_empty() {
         let _ = writeln!(out, "\n## Binding impact\n");
+        let languages = acp_generate::emit::LANGUAGES;
         let rows = touched.iter().map(|finding| {
-            let api = &finding.api;
-            vec![
-                format!("`{}` {}", finding.rule, finding.subject),
-                format!("`{}`", api.rust),
-                format!("`{}`", api.typescript),
-                format!("`{}`", api.python),
-            ]
+            std::iter::once(format!("`{}` {}", finding.rule, finding.subject))
+                .chain(
+                    languages
+                        .iter()
+                        .map(|language| format!("`{}`", finding.api.get(language.id).map_or("", String::as_str))),
+                )
+                .collect()
         });
-        table(&mut out, &["change", "Rust", "TypeScript", "Python"], rows);
+        let header: Vec<&str> = std::iter::once("change")
+            .chain(languages.iter().map(|language| language.name))
+            .collect();
+        table(&mut out, &header, rows);
     }
     out
 }

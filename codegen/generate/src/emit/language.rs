@@ -23,6 +23,10 @@ pub struct Language {
     pub emit: Emitter,
     /// What its package carries besides the code ([`super::package`]).
     pub package: Package,
+    /// The public name of a schema type, of one of its variants (by label)
+    /// or of one of its members (by wire name), as the review's binding
+    /// impact shows it: `(type, variant, member)`.
+    pub api_name: fn(&str, Option<&str>, Option<&str>) -> String,
 }
 
 /// The language's answers to [`super::package`]: how its package is named,

@@ -8,6 +8,7 @@ use askama::Template;
 use crate::emit::files::{render, PackageNames};
 use crate::emit::language::Package;
 use acp_ir::error::CodegenError;
+use acp_ir::naming;
 
 /// Go's package answers, which its registration ([`super::LANGUAGE`]) carries.
 pub(super) const PACKAGE: Package = Package {
@@ -36,4 +37,17 @@ fn example(names: &PackageNames) -> Result<String, CodegenError> {
         },
         "package/example.go",
     )
+}
+
+/// The Go name of a type, variant or member: `Type ("variant")`,
+/// `Type.Field`.
+pub(super) fn api_name(name: &str, variant: Option<&str>, member: Option<&str>) -> String {
+    let mut path = naming::go_type(name);
+    if let Some(variant) = variant {
+        path.push_str(&format!(" ({variant:?})"));
+    }
+    if let Some(member) = member {
+        path.push_str(&format!(".{}", naming::go_field(member)));
+    }
+    path
 }

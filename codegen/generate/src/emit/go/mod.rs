@@ -35,6 +35,7 @@ pub const LANGUAGE: crate::emit::language::Language = crate::emit::language::Lan
     name: "Go",
     emit,
     package: language::PACKAGE,
+    api_name: language::api_name,
 };
 
 use std::path::PathBuf;

@@ -10,6 +10,7 @@ use crate::emit::files::{render, PackageNames};
 use crate::emit::language::{Package, FULL_CONTENTS, FULL_EXPORTS, FULL_USAGE};
 use crate::emit::package::python_version;
 use acp_ir::error::CodegenError;
+use acp_ir::naming;
 
 /// Python's package answers, which its registration ([`super::LANGUAGE`]) carries.
 pub(super) const PACKAGE: Package = Package {
@@ -48,4 +49,17 @@ fn example(names: &PackageNames) -> Result<String, CodegenError> {
         },
         "package/example.py",
     )
+}
+
+/// The Python name of a type, variant or member: `Class ("variant")`,
+/// `Class.attribute`.
+pub(super) fn api_name(name: &str, variant: Option<&str>, member: Option<&str>) -> String {
+    let mut path = naming::python_class(name);
+    if let Some(variant) = variant {
+        path.push_str(&format!(" ({variant:?})"));
+    }
+    if let Some(member) = member {
+        path.push_str(&format!(".{}", naming::python_attribute(member)));
+    }
+    path
 }

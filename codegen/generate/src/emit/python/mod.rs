@@ -31,6 +31,7 @@ pub const LANGUAGE: crate::emit::language::Language = crate::emit::language::Lan
     name: "Python",
     emit,
     package: language::PACKAGE,
+    api_name: language::api_name,
 };
 
 use std::collections::BTreeSet;

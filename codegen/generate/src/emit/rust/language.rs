@@ -8,6 +8,7 @@ use askama::Template;
 use crate::emit::files::{render, PackageNames};
 use crate::emit::language::{Package, FULL_CONTENTS, FULL_EXPORTS, FULL_USAGE};
 use acp_ir::error::CodegenError;
+use acp_ir::naming;
 
 /// Rust's package answers, which its registration ([`super::LANGUAGE`]) carries.
 pub(super) const PACKAGE: Package = Package {
@@ -35,4 +36,16 @@ fn example(names: &PackageNames) -> Result<String, CodegenError> {
         },
         "package/example.rs",
     )
+}
+
+/// The Rust path of a type, variant or member: `Type::Variant`, `Type.field`.
+pub(super) fn api_name(name: &str, variant: Option<&str>, member: Option<&str>) -> String {
+    let mut path = naming::rust_type(name);
+    if let Some(variant) = variant {
+        path.push_str(&format!("::{}", naming::rust_type(&naming::pascal_case(variant))));
+    }
+    if let Some(member) = member {
+        path.push_str(&format!(".{}", naming::rust_field(member)));
+    }
+    path
 }

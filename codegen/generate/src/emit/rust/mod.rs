@@ -39,6 +39,7 @@ pub const LANGUAGE: crate::emit::language::Language = crate::emit::language::Lan
     name: "Rust",
     emit,
     package: language::PACKAGE,
+    api_name: language::api_name,
 };
 
 use std::path::{Path, PathBuf};

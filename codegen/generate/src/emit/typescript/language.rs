@@ -8,6 +8,7 @@ use askama::Template;
 use crate::emit::files::{render, PackageNames};
 use crate::emit::language::{Package, FULL_CONTENTS, FULL_EXPORTS, FULL_USAGE};
 use acp_ir::error::CodegenError;
+use acp_ir::naming;
 
 /// TypeScript's package answers, which its registration ([`super::LANGUAGE`]) carries.
 pub(super) const PACKAGE: Package = Package {
@@ -36,4 +37,17 @@ fn example(names: &PackageNames) -> Result<String, CodegenError> {
         },
         "package/example.ts",
     )
+}
+
+/// The TypeScript name of a type, variant or member: `Type ("variant")`,
+/// `Type.property`.
+pub(super) fn api_name(name: &str, variant: Option<&str>, member: Option<&str>) -> String {
+    let mut path = naming::typescript_type(name);
+    if let Some(variant) = variant {
+        path.push_str(&format!(" ({variant:?})"));
+    }
+    if let Some(member) = member {
+        path.push_str(&format!(".{}", naming::typescript_property(member)));
+    }
+    path
 }

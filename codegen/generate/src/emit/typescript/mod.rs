@@ -28,6 +28,7 @@ pub const LANGUAGE: crate::emit::language::Language = crate::emit::language::Lan
     name: "TypeScript",
     emit,
     package: language::PACKAGE,
+    api_name: language::api_name,
 };
 
 use std::collections::BTreeSet;
