@@ -13,6 +13,13 @@
 //! (`tests/history/confirm.mjs`), checks each one again: the writer's schema
 //! accepts it and the reader's rejects it. Packages are fetched with
 //! `npm pack` into `target/history-schemas/` (never committed).
+//!
+//! The stable v1 schema before those packages shipped one exists only as
+//! releases of the `agent-client-protocol-schema` crate, which carry no
+//! schema file: for those (the `v1-stable-crate` line) a scratch program
+//! built against the release prints its schema with the generator of the
+//! default schema (`schema/src/upstream.rs`), pinned to the schemars and
+//! serde_json releases the SHA-256s were taken with.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -42,14 +49,22 @@ struct Release {
 }
 
 impl Release {
-    /// `sdk@0.7.0`, `zed@0.3.1`.
+    /// `sdk@0.7.0`, `zed@0.3.1`, `crate@1.3.0`.
     fn short(&self) -> String {
         let name = if self.package.starts_with("@zed-industries/") {
             "zed"
+        } else if self.is_crate() {
+            "crate"
         } else {
             "sdk"
         };
         format!("{name}@{}", self.version)
+    }
+
+    /// Whether the release is one of the upstream crate, whose schema the
+    /// generator of the default schema prints ([`crate_schema`]).
+    fn is_crate(&self) -> bool {
+        self.package == acp_schema_source::upstream::UPSTREAM_CRATE
     }
 }
 
@@ -272,8 +287,12 @@ fn path_of(root: &Path, release: &Release) -> Result<PathBuf> {
     Ok(path)
 }
 
-/// `npm pack`s a release once and keeps its `schema/` folder.
+/// `npm pack`s a release once and keeps its `schema/` folder; prints a
+/// crate release's schema ([`crate_schema`]).
 fn fetch(root: &Path, release: &Release) -> Result<()> {
+    if release.is_crate() {
+        return crate_schema(root, release);
+    }
     let folder = package_folder(root, release);
     if folder.join("package").join("schema").is_dir() {
         return Ok(());
@@ -304,6 +323,70 @@ fn fetch(root: &Path, release: &Release) -> Result<()> {
         bail!("{spec} has no schema/ folder");
     }
     Ok(())
+}
+
+/// The schemars and serde_json releases the crate lines' SHA-256s were
+/// taken with: the generator's output depends on them.
+const CRATE_GENERATOR_PINS: [(&str, &str); 2] = [("schemars", "1.2.3"), ("serde_json", "1.0.154")];
+
+/// Prints the schema of a release of the upstream crate, once: a scratch
+/// program depending on that release (with its `unstable` feature for
+/// `schema.unstable.json`) runs the generator of the default schema and
+/// writes the file where [`path_of`] reads it. The programs share one
+/// target folder, so the dependencies build once.
+fn crate_schema(root: &Path, release: &Release) -> Result<()> {
+    let folder = package_folder(root, release);
+    let file = folder.join("package").join(&release.file);
+    if file.is_file() {
+        return Ok(());
+    }
+    let unstable = match release.file.as_str() {
+        "schema.json" => false,
+        "schema.unstable.json" => true,
+        other => bail!(
+            "tests/history/releases.json: {} {} names `{other}`; a crate release has `schema.json` or `schema.unstable.json`",
+            release.package,
+            release.version
+        ),
+    };
+    let program = folder.join(if unstable { "unstable" } else { "stable" });
+    let upstream = crate::support::tools::workspace_root()
+        .join("schema")
+        .join("src")
+        .join("upstream.rs");
+    let pins: String = CRATE_GENERATOR_PINS
+        .iter()
+        .map(|(name, version)| format!("{name} = \"={version}\"\n"))
+        .collect();
+    let manifest = format!(
+        "[package]\nname = \"crate-schema\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
+         [dependencies]\n{} = {{ version = \"={}\", default-features = false{} }}\n{pins}\n[workspace]\n",
+        release.package,
+        release.version,
+        if unstable { ", features = [\"unstable\"]" } else { "" }
+    );
+    let main = format!(
+        "#[allow(dead_code)]\n#[path = {:?}]\nmod upstream;\n\n\
+         fn main() {{\n    print!(\"{{:#}}\\n\", upstream::default_schema());\n}}\n",
+        upstream.display().to_string()
+    );
+    crate::support::output::write_file(&program.join("Cargo.toml"), manifest.as_bytes())?;
+    crate::support::output::write_file(&program.join("src").join("main.rs"), main.as_bytes())?;
+    let output = crate::support::tools::cargo()
+        .args(["run", "--quiet"])
+        .env("CARGO_TARGET_DIR", root.join("crate-target"))
+        .current_dir(&program)
+        .output()
+        .context("running cargo")?;
+    if !output.status.success() {
+        bail!(
+            "printing the schema of {} {}: {}",
+            release.package,
+            release.version,
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    crate::support::output::write_file(&file, &output.stdout)
 }
 
 fn print_table(rows: &[Row]) {
