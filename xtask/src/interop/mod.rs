@@ -110,12 +110,14 @@ pub fn run(out: Option<&Path>) -> Result<()> {
     let official_rust = build::official_rust(&setup)?;
     let official_typescript = build::official_typescript(&setup)?;
     let official_python = build::official_python(&setup, &python)?;
+    let coder_go = build::coder_go(&setup)?;
 
     let mut v1_cells = Vec::new();
     let official_agents = [
         &official_rust.v1.agent,
         &official_typescript.v1.agent,
         &official_python.agent,
+        &coder_go.agent,
     ];
     for client in &ours_v1.clients {
         for agent in ours_v1.agents.iter().chain(official_agents) {
@@ -132,6 +134,9 @@ pub fn run(out: Option<&Path>) -> Result<()> {
         for agent in &ours_v1.agents {
             v1_cells.push(play::client_against(&setup, &v1, client, agent));
         }
+    }
+    for agent in &ours_v1.agents {
+        v1_cells.push(play::coder_example_client(&setup, &v1, &coder_go.client, agent));
     }
     let mut v2_cells = Vec::new();
     for client in &ours_v2.clients {

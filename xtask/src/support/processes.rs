@@ -9,7 +9,7 @@
 //! runs, an interrupt (SIGINT, SIGTERM, SIGHUP) of this process kills its
 //! group first, then ends this process as the signal would have.
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
@@ -57,21 +57,26 @@ pub struct Ended {
 }
 
 /// Runs `command` to the end in a group of its own, capturing its output
-/// as [`Command::output`] does (no standard input), then kills every
-/// process it left behind and names them.
-pub fn run(command: &mut Command) -> std::io::Result<Ended> {
+/// as [`Command::output`] does, with `input` written to its standard input,
+/// which is then closed (none without), then kills every process it left
+/// behind and names them.
+pub fn run(command: &mut Command, input: Option<&[u8]>) -> std::io::Result<Ended> {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     handle_interrupts();
     let mark = format!("{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
     let mut child = command
         .env(MARK, &mark)
         .process_group(0)
-        .stdin(Stdio::null())
+        .stdin(if input.is_some() { Stdio::piped() } else { Stdio::null() })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()?;
     let group = child.id();
     RUNNING.store(group as i32, Ordering::SeqCst);
+    if let (Some(input), Some(mut stdin)) = (input, child.stdin.take()) {
+        // A command that exits without reading it all is no failure here.
+        let _ = stdin.write_all(input);
+    }
     let drain = |pipe: Option<Box<dyn Read + Send>>| {
         std::thread::spawn(move || {
             let mut bytes = Vec::new();
