@@ -192,6 +192,8 @@ pub fn coder_go(setup: &Setup) -> Result<Official> {
     crate::support::output::write_file(&folder.join("go.mod"), module.as_bytes())?;
     crate::support::output::write_file(&folder.join("go.sum"), SUMS.as_bytes())?;
     let bin = folder.join("bin");
+    // `go build -o` writes several programs only into a folder that exists.
+    std::fs::create_dir_all(&bin).with_context(|| format!("creating {}", bin.display()))?;
     run_checked(
         go(&folder)
             .args(["build", "-o"])

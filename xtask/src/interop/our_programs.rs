@@ -143,6 +143,8 @@ pub fn go(inputs: &Inputs) -> Result<Programs> {
         &format!("staticcheck on our {} Go programs", protocol.name),
     )?;
     let bin = module.join("bin");
+    // `go build -o` writes several programs only into a folder that exists.
+    std::fs::create_dir_all(&bin).with_context(|| format!("creating {}", bin.display()))?;
     run_checked(
         go_command(&module).args(["build", "-o"]).arg(&bin).args(&commands),
         &format!("building our {} Go programs", protocol.name),

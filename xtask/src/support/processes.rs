@@ -185,7 +185,7 @@ mod tests {
     fn a_process_left_behind_is_named_and_killed() {
         // The shell exits at once; its background sleep, in a session of
         // its own, would outlive it.
-        let ended = run(Command::new("sh").args(["-c", "setsid sleep 60 & echo started"])).unwrap();
+        let ended = run(Command::new("sh").args(["-c", "setsid sleep 60 & echo started"]), None).unwrap();
         assert!(ended.output.status.success());
         assert_eq!(String::from_utf8_lossy(&ended.output.stdout).trim(), "started");
         assert_eq!(ended.left_behind.len(), 1, "{:?}", ended.left_behind);
@@ -197,8 +197,18 @@ mod tests {
 
     #[test]
     fn a_command_that_waits_for_its_children_leaves_nothing() {
-        let ended = run(Command::new("sh").args(["-c", "sleep 0.1 & wait; echo done"])).unwrap();
+        let ended = run(Command::new("sh").args(["-c", "sleep 0.1 & wait; echo done"]), None).unwrap();
         assert!(ended.output.status.success());
         assert!(ended.left_behind.is_empty(), "{:?}", ended.left_behind);
+    }
+
+    #[test]
+    fn the_input_reaches_the_command_and_then_ends() {
+        // `cat` ends only once its input is closed.
+        let ended = run(&mut Command::new("cat"), Some(b"1\n")).unwrap();
+        assert!(ended.output.status.success());
+        assert_eq!(ended.output.stdout, b"1\n");
+        let without = run(&mut Command::new("cat"), None).unwrap();
+        assert!(without.output.stdout.is_empty());
     }
 }
