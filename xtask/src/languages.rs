@@ -9,11 +9,11 @@
 //! [`crate::registry`]'s; this module holds only the types, so that the
 //! registrations import from here without importing the list back.
 //!
-//! A language may not have everything yet (Go has no interop programs,
-//! benchmark contenders or package build yet): its interop programs, benchmark contenders and
-//! package build are `Option`s and its installs may be empty, and every
-//! command that reads one of them says, loudly, which language it skips
-//! and why ([`LanguageTests::skipping`]), so nothing is dropped in silence.
+//! A language may not have everything yet (Go has no package build yet):
+//! its interop programs, benchmark contenders and package build are
+//! `Option`s and its installs may be empty, and every command that reads
+//! one of them says, loudly, which language it skips and why
+//! ([`LanguageTests::skipping`]), so nothing is dropped in silence.
 
 use std::path::{Path, PathBuf};
 
@@ -99,8 +99,8 @@ impl LanguageTests {
     }
 
     /// Says on stderr that `what` leaves this language out, and why: it
-    /// has no `missing` yet (`Go: no interop programs yet, skipped by the
-    /// interop run`).
+    /// has no `missing` yet (`Go: no package build yet, skipped by cargo
+    /// xtask package`).
     pub fn skipping(&self, missing: &str, what: &str) {
         eprintln!("{}: no {missing} yet, skipped by {what}", self.name());
     }

@@ -16,13 +16,15 @@ use crate::support::tools::run_checked;
 
 const PROGRAM: &str = include_str!("programs/go/main.go");
 const MODULE: &str = include_str!("programs/go/go.mod");
-const SUMS: &str = include_str!("programs/go/go.sum");
+/// The sums of the pinned modules; the interop matrix builds the SDK's
+/// examples on the same pin ([`crate::interop::build::coder_go`]).
+pub(crate) const SUMS: &str = include_str!("programs/go/go.sum");
 
 /// The official SDK's module, which `programs/go/go.mod` pins.
-const SDK: &str = "github.com/coder/acp-go-sdk";
+pub(crate) const SDK: &str = "github.com/coder/acp-go-sdk";
 
 /// The official SDK's version, as `programs/go/go.mod` pins it.
-fn sdk_version() -> Result<&'static str> {
+pub(crate) fn sdk_version() -> Result<&'static str> {
     MODULE
         .lines()
         .find_map(|line| line.trim().strip_prefix(SDK)?.trim().strip_prefix('v'))

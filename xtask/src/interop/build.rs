@@ -1,8 +1,10 @@
-//! The official SDKs' programs of the matrix, built or installed under
-//! `target/interop/`: the official Rust SDK's agents and example clients on
-//! protocols v1 and v2, and the official TypeScript and Python SDKs' agents
-//! and clients with the pinned SDK each (`npm ci` from the committed lock, a
-//! virtual environment of its own). Ours are [`super::ours`]'.
+//! The other implementations' programs of the matrix, built or installed
+//! under `target/interop/`: the official Rust SDK's agents and example
+//! clients on protocols v1 and v2, the official TypeScript and Python SDKs'
+//! agents and clients with the pinned SDK each (`npm ci` from the committed
+//! lock, a virtual environment of its own), and the example agent and client
+//! of `github.com/coder/acp-go-sdk`, built from the module proxy at the
+//! benchmark's pin. Ours are [`super::ours`]'.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -10,7 +12,8 @@ use std::process::Command;
 use anyhow::{Context, Result};
 
 use super::program::{Program, Setup};
-use crate::support::tools::{cargo, copy_tree, run_checked, virtual_environment};
+use crate::bench::go::{sdk_version, SDK, SUMS};
+use crate::support::tools::{cargo, copy_tree, go, run_checked, virtual_environment};
 
 /// An official SDK's agent and client, ready to run.
 pub struct Official {
@@ -177,4 +180,30 @@ pub fn official_python(setup: &Setup, tools: &Path) -> Result<Official> {
         .find_map(|line| line.trim().strip_prefix("agent-client-protocol=="))
         .context("requirements.txt pins no agent-client-protocol")?;
     Ok(scripts("Python", version, &interpreter, &folder, "py", None))
+}
+
+/// Builds the example agent and client of `github.com/coder/acp-go-sdk`
+/// (`example/agent`, `example/client`) at the benchmark's pin, in a module
+/// of their own under `target/interop/coder-go/` that requires only it.
+pub fn coder_go(setup: &Setup) -> Result<Official> {
+    let folder = setup.folder.join("coder-go");
+    let version = sdk_version()?;
+    let module = format!("module acp-interop-coder\n\ngo 1.26\n\nrequire {SDK} v{version}\n");
+    crate::support::output::write_file(&folder.join("go.mod"), module.as_bytes())?;
+    crate::support::output::write_file(&folder.join("go.sum"), SUMS.as_bytes())?;
+    let bin = folder.join("bin");
+    // `go build -o` writes several programs only into a folder that exists.
+    std::fs::create_dir_all(&bin).with_context(|| format!("creating {}", bin.display()))?;
+    run_checked(
+        go(&folder)
+            .args(["build", "-o"])
+            .arg(&bin)
+            .args(["agent", "client"].map(|what| format!("{SDK}/example/{what}"))),
+        &format!("building the example agent and client of {SDK} v{version}"),
+    )?;
+    let label = |what: &str| format!("{SDK} {version} (its example {what})");
+    Ok(Official {
+        agent: Program::new(&label("agent"), &[&bin.join("agent")], &[]),
+        client: Program::new(&label("client"), &[&bin.join("client")], &[]),
+    })
 }

@@ -11,31 +11,35 @@
 //! agent and client on each of the official TypeScript and Python SDKs'
 //! APIs (`tests/interop/official-typescript`, `tests/interop/official-python`,
 //! since neither SDK ships an example that plays a turn), whose clients take
-//! our clients' command line; and real agents published on the npm
-//! registry, run by `tests/agents/capture.py` against its mock model on
-//! 127.0.0.1. Ours: the clients and agents of `tests/interop/rust`,
-//! `tests/interop/typescript` and `tests/interop/python`, on the bindings of
-//! the default schema (Python's run by the interpreter of the tests'
-//! environment, `.tools/venv`). Every client of ours plays every agent; each
-//! official client plays our agents.
+//! our clients' command line; the example agent and client of
+//! `github.com/coder/acp-go-sdk` (`example/agent`, `example/client`, built
+//! from the module proxy at the benchmark's pin; the client is interactive
+//! and gets its permission answer on standard input); and real agents
+//! published on the npm registry, run by `tests/agents/capture.py` against
+//! its mock model on 127.0.0.1. Ours: the clients and agents of
+//! `tests/interop/rust`, `tests/interop/typescript`, `tests/interop/python`
+//! and `tests/interop/go`, on the bindings of the default schema (Python's
+//! run by the interpreter of the tests' environment, `.tools/venv`). Every
+//! client of ours plays every agent; each other client plays our agents.
 //!
 //! Protocol v2 has a table of its own: our v2 clients and agents
-//! (`tests/interop/rust-v2`, and the `-v2`/`_v2` scripts beside the v1
-//! ones), on the bindings of the v2 stable schema of the latest pinned
-//! upstream release, play each other, the official Rust SDK's v2 agent (on
-//! its `unstable_protocol_v2` feature) and v2 example client
-//! (`v2_one_shot_client`), and a small v2 agent and client on the official
-//! TypeScript SDK's v2 API (`agent-v2.mjs`, `client-v2.mjs` beside its v1
-//! ones; that client plays the official Rust SDK's v2 agent too);
-//! `check-trace` judges those sessions by that schema.
+//! (`tests/interop/rust-v2`, the `-v2`/`_v2` scripts beside the v1 ones,
+//! and Go's `cmd/client_v2` and `cmd/agent_v2`), on the bindings of the v2
+//! stable schema of the latest pinned upstream release, play each other,
+//! the official Rust SDK's v2 agent (on its `unstable_protocol_v2` feature)
+//! and v2 example client (`v2_one_shot_client`), and a small v2 agent and
+//! client on the official TypeScript SDK's v2 API (`agent-v2.mjs`,
+//! `client-v2.mjs` beside its v1 ones; that client plays the official Rust
+//! SDK's v2 agent too); `check-trace` judges those sessions by that schema.
+//! `github.com/coder/acp-go-sdk` speaks protocol v1 only.
 //!
 //! [`ours`] generates the bindings and builds our programs on them (each
-//! language's with its builder of [`our_programs`]), [`build`]
-//! builds and installs the official SDKs' under `target/interop/`, [`check`]
-//! type-checks the Python programs of both, [`play`]
-//! plays a cell, [`page`] prints the matrix (pass, or the first
-//! failure and whose it is) and, with `--out`, writes it as Markdown; the
-//! command fails unless every cell passes.
+//! language's with its builder of [`our_programs`]), [`build`] builds and
+//! installs the other implementations' under `target/interop/`, [`check`]
+//! type-checks the Python programs of both, [`play`] plays a cell, [`page`]
+//! prints the matrix (pass, or the first failure and whose it is) and, with
+//! `--out`, writes it as Markdown; the command fails unless every cell
+//! passes.
 
 pub(crate) mod build;
 pub(crate) mod check;
@@ -110,12 +114,14 @@ pub fn run(out: Option<&Path>) -> Result<()> {
     let official_rust = build::official_rust(&setup)?;
     let official_typescript = build::official_typescript(&setup)?;
     let official_python = build::official_python(&setup, &python)?;
+    let coder_go = build::coder_go(&setup)?;
 
     let mut v1_cells = Vec::new();
     let official_agents = [
         &official_rust.v1.agent,
         &official_typescript.v1.agent,
         &official_python.agent,
+        &coder_go.agent,
     ];
     for client in &ours_v1.clients {
         for agent in ours_v1.agents.iter().chain(official_agents) {
@@ -132,6 +138,9 @@ pub fn run(out: Option<&Path>) -> Result<()> {
         for agent in &ours_v1.agents {
             v1_cells.push(play::client_against(&setup, &v1, client, agent));
         }
+    }
+    for agent in &ours_v1.agents {
+        v1_cells.push(play::coder_example_client(&setup, &v1, &coder_go.client, agent));
     }
     let mut v2_cells = Vec::new();
     for client in &ours_v2.clients {

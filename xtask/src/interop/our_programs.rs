@@ -3,17 +3,20 @@
 //! each language's registration names) and the builders: [`rust`] builds
 //! the programs of `tests/interop/rust` (or `rust-v2`) on the crate,
 //! [`typescript`] the package for the scripts of `tests/interop/typescript`,
-//! and [`python`] puts the package's folder on the path of those of
+//! [`python`] puts the package's folder on the path of those of
 //! `tests/interop/python` (run by the interpreter of the tests'
-//! environment, and type-checked on that package first). [`super::ours`]
-//! runs every language's.
+//! environment, and type-checked on that package first), and [`go`] builds
+//! the commands of `tests/interop/go` on the module. [`super::ours`] runs
+//! every language's.
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context, Result};
 
+use acp_codegen::emit::PackageNames;
+
 use super::program::{Program, Protocol, Setup};
-use crate::support::tools::{cargo, copy_tree, run_checked};
+use crate::support::tools::{cargo, copy_tree, go as go_command, run_checked};
 
 /// What a language's programs are built from: the protocol, the folder of
 /// every language's bindings of it, and the interpreter of the tests'
@@ -99,6 +102,58 @@ pub fn python(inputs: &Inputs) -> Result<Programs> {
         client: program("ours (Python)", "client"),
         agent: program("ours (Python)", "agent"),
         full_agent: program("ours, full surface (Python)", "agent_full"),
+    })
+}
+
+/// Our Go client and agents: the commands of `tests/interop/go` (`cmd/client`,
+/// `cmd/agent`, `cmd/agent_full`, or their `_v2` twins), copied to
+/// `target/interop/go` (or `go-v2`) with the module's `replace` pointed at
+/// the protocol's bindings, checked by `go vet` and the Go suite's
+/// staticcheck, and built into its `bin/`.
+pub fn go(inputs: &Inputs) -> Result<Programs> {
+    let protocol = inputs.protocol;
+    let module = inputs.setup.folder.join(protocol.named("go", '-'));
+    if module.exists() {
+        std::fs::remove_dir_all(&module).with_context(|| format!("removing {}", module.display()))?;
+    }
+    copy_tree(&inputs.setup.sources("go"), &module)?;
+    let bindings = inputs.bindings.join("go");
+    run_checked(
+        go_command(&module).args(["mod", "edit", "-replace"]).arg(format!(
+            "{}={}",
+            PackageNames::default().go_module,
+            bindings.display()
+        )),
+        &format!("pointing {} at the Go bindings", module.join("go.mod").display()),
+    )?;
+    let commands = ["client", "agent", "agent_full"].map(|what| format!("./cmd/{}", protocol.named(what, '_')));
+    let packages: Vec<&str> = std::iter::once("./internal/...")
+        .chain(commands.iter().map(String::as_str))
+        .collect();
+    run_checked(
+        go_command(&module).arg("vet").args(&packages),
+        &format!("go vet on our {} Go programs", protocol.name),
+    )?;
+    run_checked(
+        Command::new(crate::suites::go::staticcheck(&inputs.setup.workspace)?)
+            .args(&packages)
+            .env("GOTOOLCHAIN", "local")
+            .env("GOWORK", "off")
+            .current_dir(&module),
+        &format!("staticcheck on our {} Go programs", protocol.name),
+    )?;
+    let bin = module.join("bin");
+    // `go build -o` writes several programs only into a folder that exists.
+    std::fs::create_dir_all(&bin).with_context(|| format!("creating {}", bin.display()))?;
+    run_checked(
+        go_command(&module).args(["build", "-o"]).arg(&bin).args(&commands),
+        &format!("building our {} Go programs", protocol.name),
+    )?;
+    let program = |label: &str, what: &str| Program::new(label, &[&bin.join(protocol.named(what, '_'))], &[]);
+    Ok(Programs {
+        client: program("ours (Go)", "client"),
+        agent: program("ours (Go)", "agent"),
+        full_agent: program("ours, full surface (Go)", "agent_full"),
     })
 }
 

@@ -1,12 +1,13 @@
 //! Playing one cell: a session between a client and an agent in a scratch
 //! project under `target/interop/sessions/`, recorded and passed through
-//! `check-trace` with the schema of the cell's protocol version. Three kinds
+//! `check-trace` with the schema of the cell's protocol version. Four kinds
 //! of client: one with our clients' command line (ours and those on the
 //! official TypeScript and Python SDKs), the official Rust SDK's example
-//! clients, and ours against a real agent through `capture.py`. Each cell's
-//! client runs in a process group of its own ([`processes::run`]): what it
-//! leaves behind (an agent, or an agent's child) is killed and fails the
-//! cell.
+//! clients, `github.com/coder/acp-go-sdk`'s example client (fed its
+//! permission answer on standard input), and ours against a real agent
+//! through `capture.py`. Each cell's client runs in a process group of its
+//! own ([`processes::run`]): what it leaves behind (an agent, or an agent's
+//! child) is killed and fails the cell.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -51,7 +52,12 @@ fn check(protocol: &Protocol, trace: &Path) -> Result<(), String> {
 /// Runs a cell's client to the end ([`processes::run`]); a process it left
 /// behind fails the cell.
 fn play(command: &mut Command) -> Result<Output, String> {
-    let ended = processes::run(command).map_err(|error| error.to_string())?;
+    play_with_input(command, None)
+}
+
+/// [`play`], with `input` on the client's standard input.
+fn play_with_input(command: &mut Command, input: Option<&[u8]>) -> Result<Output, String> {
+    let ended = processes::run(command, input).map_err(|error| error.to_string())?;
     if !ended.left_behind.is_empty() {
         return Err(format!(
             "left behind (killed): {}; {}",
@@ -121,6 +127,43 @@ pub fn rust_example_client(setup: &Setup, protocol: &Protocol, client: &Program,
         }
         check(protocol, &trace)?;
         Ok(protocol.example_done.to_owned())
+    })();
+    Cell {
+        client: client.label.clone(),
+        agent: agent.label.clone(),
+        outcome,
+    }
+}
+
+/// What the example client of `github.com/coder/acp-go-sdk` prints (on
+/// standard output) once its prompt returned a result.
+const CODER_DONE: &str = "Agent completed";
+
+/// The example client of `github.com/coder/acp-go-sdk` against an agent,
+/// which records the session itself (`ACP_INTEROP_TRACE`). It runs the
+/// agent command it is given from its own folder (the project), sends one
+/// prompt and asks the user on its standard input which option answers a
+/// permission request: it gets `1` (our agents' first option is "allow
+/// once"; they ask once a turn).
+pub fn coder_example_client(setup: &Setup, protocol: &Protocol, client: &Program, agent: &Program) -> Cell {
+    let outcome = (|| {
+        let folder = project(setup, protocol, client, agent)?;
+        let trace = folder.with_extension("jsonl");
+        let output = play_with_input(
+            client
+                .command()
+                .args(&agent.command)
+                .envs(agent.env.iter().map(|(key, value)| (key, value)))
+                .env("ACP_INTEROP_TRACE", &trace)
+                .current_dir(&folder),
+            Some(b"1\n"),
+        )?;
+        let printed = String::from_utf8_lossy(&output.stdout);
+        if !output.status.success() || !printed.contains(CODER_DONE) {
+            return Err(last_line(&output.stderr));
+        }
+        check(protocol, &trace)?;
+        Ok(CODER_DONE.to_owned())
     })();
     Cell {
         client: client.label.clone(),

@@ -15,9 +15,9 @@
 //! toolchain is the local one (`GOTOOLCHAIN=local`); the module needs no
 //! download.
 //!
-//! Go has no interop programs or package build yet
-//! ([`crate::languages`]); its benchmark contenders are
-//! [`crate::bench::go`]'s.
+//! Go has no package build yet ([`crate::languages`]); its interop
+//! programs are [`crate::interop::our_programs::go`]'s, its benchmark
+//! contenders [`crate::bench::go`]'s.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -97,7 +97,7 @@ pub const LANGUAGE: LanguageTests = LanguageTests {
     chain_step: |_workspace, bindings| (bindings.join(TOOLS).join(CHAIN_PROGRAM), Vec::new()),
     numbers_as_doubles: false,
     negotiates: true,
-    interop: None,
+    interop: Some(crate::interop::our_programs::go),
     bench: Some(crate::bench::go::contenders),
     package: None,
     installs: &[],
@@ -139,8 +139,9 @@ const HOSTILE_TABLE: &str = "hostile-wire.json";
 /// The schema whose bindings the mutation check breaks.
 const MUTATED_SCHEMA: &str = "default";
 
-/// The staticcheck of `.tools/go/bin`, installed on first use.
-fn staticcheck(workspace: &Path) -> Result<PathBuf> {
+/// The staticcheck of `.tools/go/bin`, installed on first use (the interop
+/// matrix runs it on our Go programs too).
+pub(crate) fn staticcheck(workspace: &Path) -> Result<PathBuf> {
     let bin = workspace.join(".tools").join("go").join("bin");
     let program = bin.join("staticcheck");
     if !program.is_file() {

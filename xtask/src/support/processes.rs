@@ -9,7 +9,7 @@
 //! runs, an interrupt (SIGINT, SIGTERM, SIGHUP) of this process kills its
 //! group first, then ends this process as the signal would have.
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
@@ -57,21 +57,26 @@ pub struct Ended {
 }
 
 /// Runs `command` to the end in a group of its own, capturing its output
-/// as [`Command::output`] does (no standard input), then kills every
-/// process it left behind and names them.
-pub fn run(command: &mut Command) -> std::io::Result<Ended> {
+/// as [`Command::output`] does, with `input` written to its standard input,
+/// which is then closed (none without), then kills every process it left
+/// behind and names them.
+pub fn run(command: &mut Command, input: Option<&[u8]>) -> std::io::Result<Ended> {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     handle_interrupts();
     let mark = format!("{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
     let mut child = command
         .env(MARK, &mark)
         .process_group(0)
-        .stdin(Stdio::null())
+        .stdin(if input.is_some() { Stdio::piped() } else { Stdio::null() })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()?;
     let group = child.id();
     RUNNING.store(group as i32, Ordering::SeqCst);
+    if let (Some(input), Some(mut stdin)) = (input, child.stdin.take()) {
+        // A command that exits without reading it all is no failure here.
+        let _ = stdin.write_all(input);
+    }
     let drain = |pipe: Option<Box<dyn Read + Send>>| {
         std::thread::spawn(move || {
             let mut bytes = Vec::new();
@@ -180,7 +185,7 @@ mod tests {
     fn a_process_left_behind_is_named_and_killed() {
         // The shell exits at once; its background sleep, in a session of
         // its own, would outlive it.
-        let ended = run(Command::new("sh").args(["-c", "setsid sleep 60 & echo started"])).unwrap();
+        let ended = run(Command::new("sh").args(["-c", "setsid sleep 60 & echo started"]), None).unwrap();
         assert!(ended.output.status.success());
         assert_eq!(String::from_utf8_lossy(&ended.output.stdout).trim(), "started");
         assert_eq!(ended.left_behind.len(), 1, "{:?}", ended.left_behind);
@@ -192,8 +197,18 @@ mod tests {
 
     #[test]
     fn a_command_that_waits_for_its_children_leaves_nothing() {
-        let ended = run(Command::new("sh").args(["-c", "sleep 0.1 & wait; echo done"])).unwrap();
+        let ended = run(Command::new("sh").args(["-c", "sleep 0.1 & wait; echo done"]), None).unwrap();
         assert!(ended.output.status.success());
         assert!(ended.left_behind.is_empty(), "{:?}", ended.left_behind);
+    }
+
+    #[test]
+    fn the_input_reaches_the_command_and_then_ends() {
+        // `cat` ends only once its input is closed.
+        let ended = run(&mut Command::new("cat"), Some(b"1\n")).unwrap();
+        assert!(ended.output.status.success());
+        assert_eq!(ended.output.stdout, b"1\n");
+        let without = run(&mut Command::new("cat"), None).unwrap();
+        assert!(without.output.stdout.is_empty());
     }
 }
