@@ -11,6 +11,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::time::Duration;
 
 use crate::support::processes;
 
@@ -49,15 +50,27 @@ fn check(protocol: &Protocol, trace: &Path) -> Result<(), String> {
     Err(format!("check-trace: {}", text.lines().next().unwrap_or("failed")))
 }
 
+/// How long a cell may take: a session of a few turns ends in seconds, so
+/// a client still running after this waits for something that never comes
+/// (a peer that never answers, a client asking its user again and again).
+const CELL_LIMIT: Duration = Duration::from_secs(240);
+
 /// Runs a cell's client to the end ([`processes::run`]); a process it left
-/// behind fails the cell.
+/// behind, or a client past [`CELL_LIMIT`], fails the cell.
 fn play(command: &mut Command) -> Result<Output, String> {
     play_with_input(command, None)
 }
 
 /// [`play`], with `input` on the client's standard input.
 fn play_with_input(command: &mut Command, input: Option<&[u8]>) -> Result<Output, String> {
-    let ended = processes::run(command, input).map_err(|error| error.to_string())?;
+    let ended = processes::run(command, input, CELL_LIMIT).map_err(|error| error.to_string())?;
+    if ended.timed_out {
+        return Err(format!(
+            "did not end within {} s (killed); {}",
+            CELL_LIMIT.as_secs(),
+            last_line(&ended.output.stderr)
+        ));
+    }
     if !ended.left_behind.is_empty() {
         return Err(format!(
             "left behind (killed): {}; {}",

@@ -54,13 +54,16 @@ fn handle_interrupts() {
 pub struct Ended {
     pub output: Output,
     pub left_behind: Vec<String>,
+    /// Whether it was killed for running past its limit.
+    pub timed_out: bool,
 }
 
 /// Runs `command` to the end in a group of its own, capturing its output
 /// as [`Command::output`] does, with `input` written to its standard input,
 /// which is then closed (none without), then kills every process it left
-/// behind and names them.
-pub fn run(command: &mut Command, input: Option<&[u8]>) -> std::io::Result<Ended> {
+/// behind and names them. A command still running after `limit` is killed
+/// with its group, and said to have timed out.
+pub fn run(command: &mut Command, input: Option<&[u8]>, limit: Duration) -> std::io::Result<Ended> {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     handle_interrupts();
     let mark = format!("{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
@@ -88,7 +91,18 @@ pub fn run(command: &mut Command, input: Option<&[u8]>) -> std::io::Result<Ended
     };
     let stdout = drain(child.stdout.take().map(|pipe| Box::new(pipe) as Box<dyn Read + Send>));
     let stderr = drain(child.stderr.take().map(|pipe| Box::new(pipe) as Box<dyn Read + Send>));
-    let status = child.wait()?;
+    let stop = Instant::now() + limit;
+    let mut timed_out = false;
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break status;
+        }
+        if Instant::now() >= stop && !timed_out {
+            timed_out = true;
+            kill_all(group, &mark);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
 
     let deadline = Instant::now() + GRACE;
     let mut left = settled_members(group, &mark);
@@ -107,6 +121,7 @@ pub fn run(command: &mut Command, input: Option<&[u8]>) -> std::io::Result<Ended
             stderr: stderr.join().unwrap_or_default(),
         },
         left_behind,
+        timed_out,
     })
 }
 
@@ -181,11 +196,18 @@ fn members(group: u32, mark: &str) -> Vec<(u32, String)> {
 mod tests {
     use super::*;
 
+    const LIMIT: Duration = Duration::from_secs(30);
+
     #[test]
     fn a_process_left_behind_is_named_and_killed() {
         // The shell exits at once; its background sleep, in a session of
         // its own, would outlive it.
-        let ended = run(Command::new("sh").args(["-c", "setsid sleep 60 & echo started"]), None).unwrap();
+        let ended = run(
+            Command::new("sh").args(["-c", "setsid sleep 60 & echo started"]),
+            None,
+            LIMIT,
+        )
+        .unwrap();
         assert!(ended.output.status.success());
         assert_eq!(String::from_utf8_lossy(&ended.output.stdout).trim(), "started");
         assert_eq!(ended.left_behind.len(), 1, "{:?}", ended.left_behind);
@@ -197,7 +219,12 @@ mod tests {
 
     #[test]
     fn a_command_that_waits_for_its_children_leaves_nothing() {
-        let ended = run(Command::new("sh").args(["-c", "sleep 0.1 & wait; echo done"]), None).unwrap();
+        let ended = run(
+            Command::new("sh").args(["-c", "sleep 0.1 & wait; echo done"]),
+            None,
+            LIMIT,
+        )
+        .unwrap();
         assert!(ended.output.status.success());
         assert!(ended.left_behind.is_empty(), "{:?}", ended.left_behind);
     }
@@ -205,10 +232,27 @@ mod tests {
     #[test]
     fn the_input_reaches_the_command_and_then_ends() {
         // `cat` ends only once its input is closed.
-        let ended = run(&mut Command::new("cat"), Some(b"1\n")).unwrap();
+        let ended = run(&mut Command::new("cat"), Some(b"1\n"), LIMIT).unwrap();
         assert!(ended.output.status.success());
         assert_eq!(ended.output.stdout, b"1\n");
-        let without = run(&mut Command::new("cat"), None).unwrap();
+        let without = run(&mut Command::new("cat"), None, LIMIT).unwrap();
         assert!(without.output.stdout.is_empty());
+    }
+
+    #[test]
+    fn a_command_past_its_limit_is_killed_with_its_group() {
+        let started = Instant::now();
+        let ended = run(
+            Command::new("sh").args(["-c", "sleep 60 & echo started; wait"]),
+            None,
+            Duration::from_millis(300),
+        )
+        .unwrap();
+        assert!(ended.timed_out);
+        assert!(!ended.output.status.success());
+        assert_eq!(String::from_utf8_lossy(&ended.output.stdout).trim(), "started");
+        assert!(started.elapsed() < Duration::from_secs(30), "{:?}", started.elapsed());
+        let quick = run(&mut Command::new("true"), None, LIMIT).unwrap();
+        assert!(!quick.timed_out);
     }
 }
