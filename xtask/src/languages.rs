@@ -9,9 +9,9 @@
 //! [`crate::registry`]'s; this module holds only the types, so that the
 //! registrations import from here without importing the list back.
 //!
-//! A language may not have everything yet (Go has no interop programs,
-//! benchmark contenders or package build yet): its interop programs, benchmark contenders and
-//! package build are `Option`s and its installs may be empty, and every
+//! A language may not have everything yet (Go has no interop programs
+//! yet): its interop programs, benchmark contenders and package build are
+//! `Option`s and its installs may be empty, and every
 //! command that reads one of them says, loudly, which language it skips
 //! and why ([`LanguageTests::skipping`]), so nothing is dropped in silence.
 

@@ -15,19 +15,19 @@
 //! toolchain is the local one (`GOTOOLCHAIN=local`); the module needs no
 //! download.
 //!
-//! Go has no interop programs or package build yet
-//! ([`crate::languages`]); its benchmark contenders are
-//! [`crate::bench::go`]'s.
+//! Go has no interop programs yet ([`crate::languages`]); its benchmark
+//! contenders are [`crate::bench::go`]'s, its package build (the module as
+//! a Go module proxy serves it) and install [`crate::commands::package`]'s.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{ensure, Context, Result};
-use serde_json::{json, Value};
 
 use acp_codegen::emit::{self, PackageNames};
 
-use crate::languages::{LanguageTests, Mutant};
+use crate::commands::package::{build, check, install};
+use crate::languages::{Install, LanguageTests, Mutant};
 use crate::support::tools::{go, run_checked, SuiteOutcome};
 
 /// Go's registration ([`crate::languages::LanguageTests`]), listed in
@@ -99,8 +99,13 @@ pub const LANGUAGE: LanguageTests = LanguageTests {
     negotiates: true,
     interop: None,
     bench: Some(crate::bench::go::contenders),
-    package: None,
-    installs: &[],
+    package: Some(|source, _names, version, into| build::go(source, version, into)),
+    installs: &[Install {
+        what: "go module",
+        suffix: ".zip",
+        folder: Some("go"),
+        run: install::go,
+    }],
 };
 
 /// The pinned staticcheck, installed with `go install`.
@@ -140,7 +145,7 @@ const HOSTILE_TABLE: &str = "hostile-wire.json";
 const MUTATED_SCHEMA: &str = "default";
 
 /// The staticcheck of `.tools/go/bin`, installed on first use.
-fn staticcheck(workspace: &Path) -> Result<PathBuf> {
+pub(crate) fn staticcheck(workspace: &Path) -> Result<PathBuf> {
     let bin = workspace.join(".tools").join("go").join("bin");
     let program = bin.join("staticcheck");
     if !program.is_file() {
@@ -246,17 +251,6 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
     )
 }
 
-/// What the README's usage example prints, line by line: a label, `: `, a JSON value.
-fn expected_example() -> Vec<(String, Value)> {
-    vec![
-        ("ContentBlock".to_owned(), json!({"type": "text", "text": "hello"})),
-        (
-            "session/update".to_owned(),
-            json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}}),
-        ),
-    ]
-}
-
 /// Runs the README's usage example (as the README shows it) against the
 /// module, from its `cmd/example/`, and checks what it printed.
 fn usage_example(module: &Path) -> Result<()> {
@@ -275,19 +269,11 @@ fn usage_example(module: &Path) -> Result<()> {
         output.status,
         String::from_utf8_lossy(&output.stderr)
     );
-    let lines = printed
-        .lines()
-        .map(|line| {
-            let (label, value) = line
-                .split_once(": ")
-                .with_context(|| format!("`{line}` is not `label: JSON`"))?;
-            Ok((label.to_owned(), serde_json::from_str(value)?))
-        })
-        .collect::<Result<Vec<(String, Value)>>>()?;
+    let lines = check::parse(&printed).with_context(|| format!("the Go usage example printed\n{printed}"))?;
     ensure!(
-        lines == expected_example(),
+        lines == check::expected(),
         "the Go usage example printed\n{printed}not\n{:?}",
-        expected_example()
+        check::expected()
     );
     eprintln!("go: the README's usage example ran against the module as expected");
     Ok(())

@@ -7,11 +7,15 @@
 //! [`expected`] in every language. The registries' own clients check the
 //! artifacts: `twine check --strict` here, `npm publish --dry-run` of the
 //! tarball and `cargo publish --dry-run` in the unpacked crate (which must
-//! pack the same bytes) in the installs.
+//! pack the same bytes) in the installs, and the go command (`go get` from
+//! the proxy folder, which checks the module zip as it downloads it, then
+//! `go mod verify`).
 //!
 //! The npm, pip and cargo publish steps reach the package registries (the
 //! example's dependencies, the sdist's build backend, the registry index
-//! `cargo publish` reads); the `.crate` is built offline.
+//! `cargo publish` reads); the `.crate` is built offline, and so is the Go
+//! module's install (`golang.org/x/mod`, which writes the zip, comes from
+//! the Go module proxy once).
 use std::collections::BTreeMap;
 use std::process::Command;
 
@@ -26,7 +30,7 @@ use super::{Options, Packaged, Scratch};
 use crate::registry::LANGUAGES;
 
 /// What every usage example prints, line by line: a label, `: `, a JSON value.
-fn expected() -> Vec<(String, Value)> {
+pub fn expected() -> Vec<(String, Value)> {
     vec![
         ("ContentBlock".to_owned(), json!({"type": "text", "text": "hello"})),
         (
@@ -60,7 +64,7 @@ pub fn run() -> Result<()> {
         let size = std::fs::metadata(artifact)?.len();
         eprintln!(
             "packaged {} ({size} bytes), byte-identical when packed again",
-            artifact.file_name().unwrap_or_default().to_string_lossy()
+            packaged.relative(artifact).display()
         );
     }
     let find = |suffix: &str| {
@@ -110,7 +114,7 @@ fn identical(first: &Packaged, second: &Packaged) -> Result<()> {
             .iter()
             .map(|path| {
                 Ok((
-                    path.file_name().unwrap_or_default().to_string_lossy().into_owned(),
+                    packaged.relative(path).display().to_string(),
                     std::fs::read(path)?,
                 ))
             })
@@ -130,7 +134,7 @@ fn identical(first: &Packaged, second: &Packaged) -> Result<()> {
 }
 
 /// Each line `label: JSON` of an example's output.
-fn parse(output: &str) -> Result<Vec<(String, Value)>> {
+pub fn parse(output: &str) -> Result<Vec<(String, Value)>> {
     output
         .lines()
         .map(|line| {
