@@ -242,7 +242,8 @@ pub fn python(artifact: &Path, names: &PackageNames, version: &str, folder: &Pat
 /// A new Go module in `work` gets the module with `go get` at its tag from
 /// the proxy folder the zip is in (`GOPROXY=file://...`), into a module
 /// cache of its own, offline, the checksum database not asked for it (it
-/// is not published yet). Its `go.sum` must hold the hashes of the zip and
+/// is not published yet), and `go mod tidy` records it as a direct
+/// requirement. Its `go.sum` must hold the hashes of the zip and
 /// its `.mod` file, `go mod verify` must pass, the downloaded module must
 /// hold its go.mod, the schema and the README with the example; the
 /// example, formatted as gofmt writes it, passes `go vet` and staticcheck
@@ -278,6 +279,7 @@ pub fn go(artifact: &Path, names: &PackageNames, version: &str, work: &Path) -> 
         &mut go(&["get", &format!("{module}@{tag}")]),
         &format!("go get {module}@{tag} from the proxy folder"),
     )?;
+    quiet(&mut go(&["mod", "tidy"]), "go mod tidy in the consumer")?;
     let manifest = std::fs::read_to_string(consumer.join("go.mod"))?;
     ensure!(
         manifest.lines().any(|line| line.trim() == format!("require {module} {tag}")),
