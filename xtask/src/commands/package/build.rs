@@ -149,7 +149,12 @@ pub fn go(source: &Path, version: &str, into: &Path) -> Result<Vec<PathBuf>> {
     let proxy = into.join(GO_PROXY);
     let written = quiet(
         modzip()
-            .args(["build", "-version", &acp_codegen::emit::go::module_version(version), "-dir"])
+            .args([
+                "build",
+                "-version",
+                &acp_codegen::emit::go::module_version(version),
+                "-dir",
+            ])
             .arg(source)
             .arg("-out")
             .arg(&proxy),

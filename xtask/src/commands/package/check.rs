@@ -112,12 +112,7 @@ fn identical(first: &Packaged, second: &Packaged) -> Result<()> {
         packaged
             .artifacts
             .iter()
-            .map(|path| {
-                Ok((
-                    packaged.relative(path).display().to_string(),
-                    std::fs::read(path)?,
-                ))
-            })
+            .map(|path| Ok((packaged.relative(path).display().to_string(), std::fs::read(path)?)))
             .collect()
     };
     let (one, two) = (read(first)?, read(second)?);

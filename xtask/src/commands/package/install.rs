@@ -258,7 +258,10 @@ pub fn go(artifact: &Path, names: &PackageNames, version: &str, work: &Path) -> 
         &consumer.join("go.mod"),
         &format!("module acp-bindings-consumer\n\ngo {}\n", emit::go::GO_VERSION),
     )?;
-    write(&consumer.join("main.go"), &emit::package::example(&emit::go::LANGUAGE, names)?)?;
+    write(
+        &consumer.join("main.go"),
+        &emit::package::example(&emit::go::LANGUAGE, names)?,
+    )?;
     let consuming = |command: &mut Command| {
         command
             .env("GOPROXY", format!("file://{}", proxy.display()))
@@ -282,7 +285,9 @@ pub fn go(artifact: &Path, names: &PackageNames, version: &str, work: &Path) -> 
     quiet(&mut go(&["mod", "tidy"]), "go mod tidy in the consumer")?;
     let manifest = std::fs::read_to_string(consumer.join("go.mod"))?;
     ensure!(
-        manifest.lines().any(|line| line.trim() == format!("require {module} {tag}")),
+        manifest
+            .lines()
+            .any(|line| line.trim() == format!("require {module} {tag}")),
         "the consumer's go.mod does not require {module} {tag}:\n{manifest}"
     );
     let sums = std::fs::read_to_string(consumer.join("go.sum")).context("reading the consumer's go.sum")?;
@@ -406,4 +411,34 @@ fn write(path: &Path, contents: &str) -> Result<()> {
         std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
     }
     std::fs::write(path, contents).with_context(|| format!("writing {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn module_paths_are_escaped_as_the_module_cache_spells_them() {
+        assert_eq!(go_escape("github.com/Azure/ACP"), "github.com/!azure/!a!c!p");
+        assert_eq!(
+            go_escape("example.com/acp@v1.0.0-dev.7"),
+            "example.com/acp@v1.0.0-dev.7"
+        );
+    }
+
+    #[test]
+    fn the_proxy_folder_is_found_above_the_module_folder() {
+        let artifact = Path::new("/dist/go-proxy/example.com/!my/acp/@v/v1.0.0.zip");
+        assert_eq!(
+            go_proxy_root(artifact, "example.com/My/acp").unwrap(),
+            Path::new("/dist/go-proxy")
+        );
+        let error = go_proxy_root(Path::new("/dist/v1.0.0.zip"), "example.com/acp").unwrap_err();
+        assert!(error.to_string().contains("example.com/acp/@v/"), "{error}");
+        assert!(go_proxy_root(
+            Path::new("/dist/go-proxy/example.com/other/@v/v1.0.0.zip"),
+            "example.com/acp"
+        )
+        .is_err());
+    }
 }

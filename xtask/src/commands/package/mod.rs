@@ -106,8 +106,7 @@ pub fn run(options: &Options) -> Result<Packaged> {
         ..options.names.clone()
     };
     for language in acp_codegen::emit::LANGUAGES {
-        (language.package.publishable)(&names)
-            .map_err(|message| anyhow::anyhow!("--version {version}: {message}"))?;
+        (language.package.publishable)(&names).map_err(|message| anyhow::anyhow!("--version {version}: {message}"))?;
     }
     let outputs = generate::render_schema(&schema, &names, &[], false, options.strict_names)?;
     let scratch = Scratch::new()?;

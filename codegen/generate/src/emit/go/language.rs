@@ -113,7 +113,9 @@ mod tests {
         ] {
             let error = publishable(&names(module, version)).unwrap_err();
             assert!(
-                error.contains(&format!("`{module}`")) && error.contains(wanted) && error.contains(&format!("v{version}")),
+                error.contains(&format!("`{module}`"))
+                    && error.contains(wanted)
+                    && error.contains(&format!("v{version}")),
                 "{error}"
             );
         }
