@@ -1,6 +1,6 @@
 //! The Go bindings' test suite, run by `cargo xtask test` on bindings
 //! generated from each schema under test: `gofmt -l` prints nothing, then
-//! `go vet` and the pinned `staticcheck` (installed with `go install` into
+//! `go vet` and the pinned `staticcheck` ([`crate::support::tools::staticcheck`], in
 //! `.tools/go/bin`) on the module, then `go test` with the tests of
 //! `tests/go/` copied into the module as internal tests: every shared
 //! vector, the method tables and dispatchers, the negotiation on the
@@ -26,9 +26,9 @@ use anyhow::{ensure, Context, Result};
 
 use acp_codegen::emit::{self, PackageNames};
 
-use crate::commands::package::{build, check, install};
+use crate::commands::package::{build, example, install};
 use crate::languages::{Install, LanguageTests, Mutant};
-use crate::support::tools::{go, run_checked, SuiteOutcome};
+use crate::support::tools::{go, run_checked, staticcheck, SuiteOutcome};
 
 /// Go's registration ([`crate::languages::LanguageTests`]), listed in
 /// [`crate::registry`].
@@ -108,9 +108,6 @@ pub const LANGUAGE: LanguageTests = LanguageTests {
     }],
 };
 
-/// The pinned staticcheck, installed with `go install`.
-const STATICCHECK: &str = "honnef.co/go/tools/cmd/staticcheck@v0.8.2";
-
 /// The folder under a bindings folder that holds the built chain step.
 const TOOLS: &str = "go-tools";
 
@@ -143,19 +140,6 @@ const HOSTILE_TABLE: &str = "hostile-wire.json";
 
 /// The schema whose bindings the mutation check breaks.
 const MUTATED_SCHEMA: &str = "default";
-
-/// The staticcheck of `.tools/go/bin`, installed on first use.
-pub(crate) fn staticcheck(workspace: &Path) -> Result<PathBuf> {
-    let bin = workspace.join(".tools").join("go").join("bin");
-    let program = bin.join("staticcheck");
-    if !program.is_file() {
-        run_checked(
-            go(workspace).env("GOBIN", &bin).args(["install", STATICCHECK]),
-            &format!("go install {STATICCHECK}"),
-        )?;
-    }
-    Ok(program)
-}
 
 /// Copies the hand-written tests of `tests/go/` into the module: those of
 /// every schema, and the RFD helpers', the connection's and the hostile
@@ -269,11 +253,11 @@ fn usage_example(module: &Path) -> Result<()> {
         output.status,
         String::from_utf8_lossy(&output.stderr)
     );
-    let lines = check::parse(&printed).with_context(|| format!("the Go usage example printed\n{printed}"))?;
+    let lines = example::parse(&printed).with_context(|| format!("the Go usage example printed\n{printed}"))?;
     ensure!(
-        lines == check::expected(),
+        lines == example::expected(),
         "the Go usage example printed\n{printed}not\n{:?}",
-        check::expected()
+        example::expected()
     );
     eprintln!("go: the README's usage example ran against the module as expected");
     Ok(())

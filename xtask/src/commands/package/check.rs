@@ -4,7 +4,7 @@
 //! there by its README's usage example, as every registered language's
 //! [`crate::languages::Install`]s say ([`crate::registry::LANGUAGES`]; the
 //! installs themselves are [`super::install`]'s), whose output must be
-//! [`expected`] in every language. The registries' own clients check the
+//! [`super::example::expected`] in every language. The registries' own clients check the
 //! artifacts: `twine check --strict` here, `npm publish --dry-run` of the
 //! tarball and `cargo publish --dry-run` in the unpacked crate (which must
 //! pack the same bytes) in the installs, and the go command (`go get` from
@@ -20,28 +20,14 @@ use std::collections::BTreeMap;
 use std::process::Command;
 
 use anyhow::{ensure, Context, Result};
-use serde_json::{json, Value};
 
 use acp_codegen::emit::PackageNames;
 use acp_schema_source::SourceOptions;
 
 use super::build::{quiet, tools_python};
+use super::example::{expected, parse};
 use super::{Options, Packaged, Scratch};
 use crate::registry::LANGUAGES;
-
-/// What every usage example prints, line by line: a label, `: `, a JSON value.
-pub fn expected() -> Vec<(String, Value)> {
-    vec![
-        ("ContentBlock".to_owned(), json!({"type": "text", "text": "hello"})),
-        (
-            "session/update".to_owned(),
-            json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}}),
-        ),
-        ("client handles fs/read_text_file".to_owned(), json!(true)),
-        ("agent handles session/load".to_owned(), json!(true)),
-        ("refused session/prompt at".to_owned(), json!("/prompt/0")),
-    ]
-}
 
 /// Packs the default schema twice, compares, and checks every artifact.
 pub fn run() -> Result<()> {
@@ -126,20 +112,4 @@ fn identical(first: &Packaged, second: &Packaged) -> Result<()> {
         ensure!(two[name] == *bytes, "packing twice made different bytes for {name}");
     }
     Ok(())
-}
-
-/// Each line `label: JSON` of an example's output.
-pub fn parse(output: &str) -> Result<Vec<(String, Value)>> {
-    output
-        .lines()
-        .map(|line| {
-            let (label, value) = line
-                .split_once(": ")
-                .with_context(|| format!("`{line}` is not `label: JSON`"))?;
-            Ok((
-                label.to_owned(),
-                serde_json::from_str(value).with_context(|| format!("`{value}` is not JSON"))?,
-            ))
-        })
-        .collect()
 }

@@ -329,7 +329,9 @@ pub fn go(artifact: &Path, names: &PackageNames, version: &str, work: &Path) -> 
         "the Go usage example is not formatted as gofmt writes it"
     );
     quiet(&mut go(&["vet", "."]), "go vet on the usage example")?;
-    let mut staticcheck = Command::new(crate::suites::go::staticcheck(&crate::support::tools::workspace_root())?);
+    let mut staticcheck = Command::new(crate::support::tools::staticcheck(
+        &crate::support::tools::workspace_root(),
+    )?);
     staticcheck.arg(".").env("GOTOOLCHAIN", "local").env("GOWORK", "off");
     consuming(&mut staticcheck);
     quiet(&mut staticcheck, "staticcheck on the usage example")?;

@@ -24,6 +24,7 @@
 
 pub mod build;
 pub mod check;
+pub mod example;
 pub mod install;
 
 use std::path::{Path, PathBuf};
