@@ -9,11 +9,11 @@
 //! [`crate::registry`]'s; this module holds only the types, so that the
 //! registrations import from here without importing the list back.
 //!
-//! A language may not have everything yet (Go has no package build yet):
-//! its interop programs, benchmark contenders and package build are
-//! `Option`s and its installs may be empty, and every command that reads
-//! one of them says, loudly, which language it skips and why
-//! ([`LanguageTests::skipping`]), so nothing is dropped in silence.
+//! A language may not have everything at first: its interop programs,
+//! benchmark contenders and package build are `Option`s and its installs
+//! may be empty, and every command that reads one of them says, loudly,
+//! which language it skips and why ([`LanguageTests::skipping`]), so
+//! nothing is dropped in silence.
 
 use std::path::{Path, PathBuf};
 

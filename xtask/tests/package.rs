@@ -56,6 +56,28 @@ fn a_schema_file_needs_a_version() {
 }
 
 #[test]
+fn a_go_module_path_that_does_not_carry_the_major_version_is_refused() {
+    let folder = scratch("go-module");
+    let out = folder.join("out");
+    refused(
+        &out,
+        &["--no-rfd", "--version", "2.0.0"],
+        &[
+            "--version 2.0.0",
+            "--go-module",
+            "`github.com/acp-codegen/acp-bindings-go/v2`",
+        ],
+    );
+    assert!(!out.exists());
+    refused(
+        &out,
+        &["--no-rfd", "--version", "1.4.0", "--go-module", "example.com/acp/v2"],
+        &["--version 1.4.0", "`example.com/acp`", "v1.4.0"],
+    );
+    assert!(!out.exists());
+}
+
+#[test]
 fn an_output_folder_that_is_a_file_is_refused_and_left_alone() {
     let folder = scratch("file");
     let out = folder.join("out");

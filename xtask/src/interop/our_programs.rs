@@ -135,7 +135,7 @@ pub fn go(inputs: &Inputs) -> Result<Programs> {
         &format!("go vet on our {} Go programs", protocol.name),
     )?;
     run_checked(
-        Command::new(crate::suites::go::staticcheck(&inputs.setup.workspace)?)
+        Command::new(crate::support::tools::staticcheck(&inputs.setup.workspace)?)
             .args(&packages)
             .env("GOTOOLCHAIN", "local")
             .env("GOWORK", "off")

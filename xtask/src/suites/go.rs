@@ -1,6 +1,6 @@
 //! The Go bindings' test suite, run by `cargo xtask test` on bindings
 //! generated from each schema under test: `gofmt -l` prints nothing, then
-//! `go vet` and the pinned `staticcheck` (installed with `go install` into
+//! `go vet` and the pinned `staticcheck` ([`crate::support::tools::staticcheck`], in
 //! `.tools/go/bin`) on the module, then `go test` with the tests of
 //! `tests/go/` copied into the module as internal tests: every shared
 //! vector, the method tables and dispatchers, the negotiation on the
@@ -15,20 +15,21 @@
 //! toolchain is the local one (`GOTOOLCHAIN=local`); the module needs no
 //! download.
 //!
-//! Go has no package build yet ([`crate::languages`]); its interop
-//! programs are [`crate::interop::our_programs::go`]'s, its benchmark
-//! contenders [`crate::bench::go`]'s.
+//! Its interop programs are [`crate::interop::our_programs::go`]'s, its
+//! benchmark contenders [`crate::bench::go`]'s, its package build (the
+//! module as a Go module proxy serves it) and install
+//! [`crate::commands::package`]'s.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{ensure, Context, Result};
-use serde_json::{json, Value};
 
 use acp_codegen::emit::{self, PackageNames};
 
-use crate::languages::{LanguageTests, Mutant};
-use crate::support::tools::{go, run_checked, SuiteOutcome};
+use crate::commands::package::{build, example, install};
+use crate::languages::{Install, LanguageTests, Mutant};
+use crate::support::tools::{go, run_checked, staticcheck, SuiteOutcome};
 
 /// Go's registration ([`crate::languages::LanguageTests`]), listed in
 /// [`crate::registry`].
@@ -99,12 +100,14 @@ pub const LANGUAGE: LanguageTests = LanguageTests {
     negotiates: true,
     interop: Some(crate::interop::our_programs::go),
     bench: Some(crate::bench::go::contenders),
-    package: None,
-    installs: &[],
+    package: Some(|source, _names, version, into| build::go(source, version, into)),
+    installs: &[Install {
+        what: "go module",
+        suffix: ".zip",
+        folder: Some("go"),
+        run: install::go,
+    }],
 };
-
-/// The pinned staticcheck, installed with `go install`.
-const STATICCHECK: &str = "honnef.co/go/tools/cmd/staticcheck@v0.8.2";
 
 /// The folder under a bindings folder that holds the built chain step.
 const TOOLS: &str = "go-tools";
@@ -138,20 +141,6 @@ const HOSTILE_TABLE: &str = "hostile-wire.json";
 
 /// The schema whose bindings the mutation check breaks.
 const MUTATED_SCHEMA: &str = "default";
-
-/// The staticcheck of `.tools/go/bin`, installed on first use (the interop
-/// matrix runs it on our Go programs too).
-pub(crate) fn staticcheck(workspace: &Path) -> Result<PathBuf> {
-    let bin = workspace.join(".tools").join("go").join("bin");
-    let program = bin.join("staticcheck");
-    if !program.is_file() {
-        run_checked(
-            go(workspace).env("GOBIN", &bin).args(["install", STATICCHECK]),
-            &format!("go install {STATICCHECK}"),
-        )?;
-    }
-    Ok(program)
-}
 
 /// Copies the hand-written tests of `tests/go/` into the module: those of
 /// every schema, and the RFD helpers', the connection's and the hostile
@@ -247,17 +236,6 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
     )
 }
 
-/// What the README's usage example prints, line by line: a label, `: `, a JSON value.
-fn expected_example() -> Vec<(String, Value)> {
-    vec![
-        ("ContentBlock".to_owned(), json!({"type": "text", "text": "hello"})),
-        (
-            "session/update".to_owned(),
-            json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}}),
-        ),
-    ]
-}
-
 /// Runs the README's usage example (as the README shows it) against the
 /// module, from its `cmd/example/`, and checks what it printed.
 fn usage_example(module: &Path) -> Result<()> {
@@ -276,19 +254,11 @@ fn usage_example(module: &Path) -> Result<()> {
         output.status,
         String::from_utf8_lossy(&output.stderr)
     );
-    let lines = printed
-        .lines()
-        .map(|line| {
-            let (label, value) = line
-                .split_once(": ")
-                .with_context(|| format!("`{line}` is not `label: JSON`"))?;
-            Ok((label.to_owned(), serde_json::from_str(value)?))
-        })
-        .collect::<Result<Vec<(String, Value)>>>()?;
+    let lines = example::parse(&printed).with_context(|| format!("the Go usage example printed\n{printed}"))?;
     ensure!(
-        lines == expected_example(),
+        lines == example::expected(),
         "the Go usage example printed\n{printed}not\n{:?}",
-        expected_example()
+        example::expected()
     );
     eprintln!("go: the README's usage example ran against the module as expected");
     Ok(())

@@ -1,7 +1,7 @@
 //! What the test and bench commands share: the workspace root, running a
 //! command and capturing how it ended, `cargo` as the running cargo names
-//! itself, this xtask as a program to start again, Python virtual
-//! environments, and copying a folder.
+//! itself, this xtask as a program to start again, `go` and the pinned
+//! staticcheck, Python virtual environments, and copying a folder.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -70,6 +70,22 @@ pub fn go(module: &Path) -> Command {
         .env("GOWORK", "off")
         .current_dir(module);
     command
+}
+
+/// The pinned staticcheck, installed with `go install`.
+const STATICCHECK: &str = "honnef.co/go/tools/cmd/staticcheck@v0.8.2";
+
+/// The staticcheck of `.tools/go/bin`, installed on first use.
+pub fn staticcheck(workspace: &Path) -> Result<PathBuf> {
+    let bin = workspace.join(".tools").join("go").join("bin");
+    let program = bin.join("staticcheck");
+    if !program.is_file() {
+        run_checked(
+            go(workspace).env("GOBIN", &bin).args(["install", STATICCHECK]),
+            &format!("go install {STATICCHECK}"),
+        )?;
+    }
+    Ok(program)
 }
 
 /// The interpreter of the virtual environment `venv` in `folder` (the

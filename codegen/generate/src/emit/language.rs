@@ -46,6 +46,9 @@ pub struct Package {
     pub example: fn(&PackageNames) -> Result<String, CodegenError>,
     /// Where the package also ships the usage example as a file, if it does.
     pub example_file: Option<&'static str>,
+    /// Whether the package's name can be published at its version, or why
+    /// not (Go's module path carries the major version from v2 on).
+    pub publishable: fn(&PackageNames) -> Result<(), String>,
     /// What the package holds, as the README's first paragraph ends.
     pub contents: &'static str,
     /// What the usage example does, as the README introduces it.
@@ -53,6 +56,11 @@ pub struct Package {
     /// What the package exports for every schema, as the README says when
     /// the example is left out.
     pub exports: &'static str,
+}
+
+/// [`Package::publishable`] of a package whose name fits every version.
+pub fn any_version(_: &PackageNames) -> Result<(), String> {
+    Ok(())
 }
 
 /// The README's answers ([`Package::contents`], [`Package::usage`],

@@ -1,10 +1,11 @@
 //! One build per ecosystem, each with that ecosystem's own tool, each
-//! returning the artifacts it put into `into`.
+//! returning the artifacts it put into `into`; Go's module zip is written
+//! by `modzip/main.go` with Go's own `golang.org/x/mod/zip`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, ensure, Context, Result};
 use serde_json::Value;
 
 use crate::support::tools::workspace_root;
@@ -118,6 +119,69 @@ pub fn python(source: &Path, into: &Path) -> Result<Vec<PathBuf>> {
             Ok(artifact)
         })
         .collect()
+}
+
+/// The folder, under the artifacts folder, that a Go module proxy can
+/// serve as it is (`GOPROXY=file://...`).
+pub const GO_PROXY: &str = "go-proxy";
+
+/// The module of the program that writes the Go module zip
+/// (`modzip/main.go`, with `golang.org/x/mod` pinned in its `go.sum`).
+fn modzip() -> Command {
+    let mut command = crate::support::tools::go(
+        &workspace_root()
+            .join("xtask")
+            .join("src")
+            .join("commands")
+            .join("package")
+            .join("modzip"),
+    );
+    command.args(["run", "."]);
+    command
+}
+
+/// The Go module in `source` at `version` as a Go module proxy serves it,
+/// under `into/go-proxy/`: `<escaped module path>/@v/` with the module zip
+/// of `golang.org/x/mod/zip` (which checks the zip format's rules and
+/// limits, and that the zip holds every file of the folder), its `.mod`,
+/// its `.info` and the `list`.
+pub fn go(source: &Path, version: &str, into: &Path) -> Result<Vec<PathBuf>> {
+    let proxy = into.join(GO_PROXY);
+    let written = quiet(
+        modzip()
+            .args([
+                "build",
+                "-version",
+                &acp_codegen::emit::go::module_version(version),
+                "-dir",
+            ])
+            .arg(source)
+            .arg("-out")
+            .arg(&proxy),
+        "the Go module zip (modzip build)",
+    )?;
+    let written = String::from_utf8(written).context("modzip named its files in UTF-8")?;
+    let files: Vec<PathBuf> = written.lines().map(|file| proxy.join(file)).collect();
+    ensure!(
+        files.len() == 4,
+        "modzip build wrote {} files, not a zip, a .mod, an .info and a list:\n{written}",
+        files.len()
+    );
+    Ok(files)
+}
+
+/// The two `go.sum` lines of the module zip `zip` with its `.mod` file
+/// `module` (`modzip sum`): what a consumer's `go.sum` must hold.
+pub fn go_sums(zip: &Path, module: &Path, path: &str, version: &str) -> Result<String> {
+    let sums = quiet(
+        modzip()
+            .args(["sum", "-module", path, "-version", version, "-zip"])
+            .arg(zip)
+            .arg("-mod")
+            .arg(module),
+        "the go.sum lines of the module zip (modzip sum)",
+    )?;
+    String::from_utf8(sums).context("modzip printed the go.sum lines in UTF-8")
 }
 
 /// The interpreter of the tools environment (`.tools/venv`, with the pinned

@@ -4,40 +4,30 @@
 //! there by its README's usage example, as every registered language's
 //! [`crate::languages::Install`]s say ([`crate::registry::LANGUAGES`]; the
 //! installs themselves are [`super::install`]'s), whose output must be
-//! [`expected`] in every language. The registries' own clients check the
+//! [`super::example::expected`] in every language. The registries' own clients check the
 //! artifacts: `twine check --strict` here, `npm publish --dry-run` of the
 //! tarball and `cargo publish --dry-run` in the unpacked crate (which must
-//! pack the same bytes) in the installs.
+//! pack the same bytes) in the installs, and the go command (`go get` from
+//! the proxy folder, which checks the module zip as it downloads it, then
+//! `go mod verify`).
 //!
 //! The npm, pip and cargo publish steps reach the package registries (the
 //! example's dependencies, the sdist's build backend, the registry index
-//! `cargo publish` reads); the `.crate` is built offline.
+//! `cargo publish` reads); the `.crate` is built offline, and so is the Go
+//! module's install (`golang.org/x/mod`, which writes the zip, comes from
+//! the Go module proxy once).
 use std::collections::BTreeMap;
 use std::process::Command;
 
 use anyhow::{ensure, Context, Result};
-use serde_json::{json, Value};
 
 use acp_codegen::emit::PackageNames;
 use acp_schema_source::SourceOptions;
 
 use super::build::{quiet, tools_python};
+use super::example::{expected, parse};
 use super::{Options, Packaged, Scratch};
 use crate::registry::LANGUAGES;
-
-/// What every usage example prints, line by line: a label, `: `, a JSON value.
-fn expected() -> Vec<(String, Value)> {
-    vec![
-        ("ContentBlock".to_owned(), json!({"type": "text", "text": "hello"})),
-        (
-            "session/update".to_owned(),
-            json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}}),
-        ),
-        ("client handles fs/read_text_file".to_owned(), json!(true)),
-        ("agent handles session/load".to_owned(), json!(true)),
-        ("refused session/prompt at".to_owned(), json!("/prompt/0")),
-    ]
-}
 
 /// Packs the default schema twice, compares, and checks every artifact.
 pub fn run() -> Result<()> {
@@ -60,7 +50,7 @@ pub fn run() -> Result<()> {
         let size = std::fs::metadata(artifact)?.len();
         eprintln!(
             "packaged {} ({size} bytes), byte-identical when packed again",
-            artifact.file_name().unwrap_or_default().to_string_lossy()
+            packaged.relative(artifact).display()
         );
     }
     let find = |suffix: &str| {
@@ -108,12 +98,7 @@ fn identical(first: &Packaged, second: &Packaged) -> Result<()> {
         packaged
             .artifacts
             .iter()
-            .map(|path| {
-                Ok((
-                    path.file_name().unwrap_or_default().to_string_lossy().into_owned(),
-                    std::fs::read(path)?,
-                ))
-            })
+            .map(|path| Ok((packaged.relative(path).display().to_string(), std::fs::read(path)?)))
             .collect()
     };
     let (one, two) = (read(first)?, read(second)?);
@@ -127,20 +112,4 @@ fn identical(first: &Packaged, second: &Packaged) -> Result<()> {
         ensure!(two[name] == *bytes, "packing twice made different bytes for {name}");
     }
     Ok(())
-}
-
-/// Each line `label: JSON` of an example's output.
-fn parse(output: &str) -> Result<Vec<(String, Value)>> {
-    output
-        .lines()
-        .map(|line| {
-            let (label, value) = line
-                .split_once(": ")
-                .with_context(|| format!("`{line}` is not `label: JSON`"))?;
-            Ok((
-                label.to_owned(),
-                serde_json::from_str(value).with_context(|| format!("`{value}` is not JSON"))?,
-            ))
-        })
-        .collect()
 }

@@ -6,11 +6,13 @@
 //! `cargo publish --dry-run`), [`typescript`] (a new npm project installing
 //! the tarball, the example compiled by `tsc --strict`, then `npm publish
 //! --dry-run`) and [`python`] (a new virtual environment installing the
-//! wheel or the sdist, the example checked by `mypy --strict`). Each checks
-//! the manifest its users' tools read in the installed copy, and that the
-//! README shows the very example.
+//! wheel or the sdist, the example checked by `mypy --strict`) and [`go`] (a
+//! new Go module that `go get`s the module from the proxy folder, offline,
+//! `go mod verify`, the example checked by `go vet` and staticcheck). Each
+//! checks the manifest its users' tools read in the installed copy, and
+//! that the README shows the very example.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{bail, ensure, Context, Result};
@@ -18,7 +20,7 @@ use serde_json::Value;
 
 use acp_codegen::emit::{self, Language, PackageNames};
 
-use super::build::{cargo_target, quiet, tools_python};
+use super::build::{cargo_target, go_sums, quiet, tools_python};
 
 /// A new cargo project with a path dependency on the unpacked crate runs
 /// the example, offline; then `cargo publish --dry-run` from the unpacked
@@ -237,6 +239,136 @@ pub fn python(artifact: &Path, names: &PackageNames, version: &str, folder: &Pat
     String::from_utf8(output).context("the example printed UTF-8")
 }
 
+/// A new Go module in `work` gets the module with `go get` at its tag from
+/// the proxy folder the zip is in (`GOPROXY=file://...`), into a module
+/// cache of its own, offline, the checksum database not asked for it (it
+/// is not published yet), and `go mod tidy` records it as a direct
+/// requirement. Its `go.sum` must hold the hashes of the zip and
+/// its `.mod` file, `go mod verify` must pass, the downloaded module must
+/// hold its go.mod, the schema and the README with the example; the
+/// example, formatted as gofmt writes it, passes `go vet` and staticcheck
+/// and runs.
+pub fn go(artifact: &Path, names: &PackageNames, version: &str, work: &Path) -> Result<String> {
+    let module = &names.go_module;
+    let tag = emit::go::module_version(version);
+    let proxy = go_proxy_root(artifact, module)?;
+    let cache = work.join("go-modcache");
+    let consumer = work.join("go-consumer");
+    write(
+        &consumer.join("go.mod"),
+        &format!("module acp-bindings-consumer\n\ngo {}\n", emit::go::GO_VERSION),
+    )?;
+    write(
+        &consumer.join("main.go"),
+        &emit::package::example(&emit::go::LANGUAGE, names)?,
+    )?;
+    let consuming = |command: &mut Command| {
+        command
+            .env("GOPROXY", format!("file://{}", proxy.display()))
+            .env("GONOSUMDB", module)
+            .env("GOPRIVATE", "")
+            .env("GONOPROXY", "")
+            .env("GOFLAGS", "-modcacherw")
+            .env("GOMODCACHE", &cache)
+            .current_dir(&consumer);
+    };
+    let go = |arguments: &[&str]| {
+        let mut command = crate::support::tools::go(&consumer);
+        command.args(arguments);
+        consuming(&mut command);
+        command
+    };
+    quiet(
+        &mut go(&["get", &format!("{module}@{tag}")]),
+        &format!("go get {module}@{tag} from the proxy folder"),
+    )?;
+    quiet(&mut go(&["mod", "tidy"]), "go mod tidy in the consumer")?;
+    let manifest = std::fs::read_to_string(consumer.join("go.mod"))?;
+    ensure!(
+        manifest
+            .lines()
+            .any(|line| line.trim() == format!("require {module} {tag}")),
+        "the consumer's go.mod does not require {module} {tag}:\n{manifest}"
+    );
+    let sums = std::fs::read_to_string(consumer.join("go.sum")).context("reading the consumer's go.sum")?;
+    let zipped = go_sums(artifact, &artifact.with_extension("mod"), module, &tag)?;
+    for line in zipped.lines() {
+        ensure!(
+            sums.lines().any(|sum| sum == line),
+            "the consumer's go.sum lacks `{line}`, the hash of the artifact:\n{sums}"
+        );
+    }
+    let verified = quiet(&mut go(&["mod", "verify"]), "go mod verify")?;
+    ensure!(
+        String::from_utf8_lossy(&verified).trim() == "all modules verified",
+        "go mod verify printed {}",
+        String::from_utf8_lossy(&verified)
+    );
+    let downloaded = cache.join(format!("{}@{}", go_escape(module), go_escape(&tag)));
+    let go_mod = std::fs::read_to_string(downloaded.join("go.mod"))
+        .with_context(|| format!("reading the downloaded module's go.mod in {}", downloaded.display()))?;
+    ensure!(
+        go_mod.starts_with(&format!("module {module}\n")),
+        "the downloaded go.mod:\n{go_mod}"
+    );
+    ensure!(
+        downloaded.join("acp.schema.json").is_file(),
+        "the downloaded module lacks acp.schema.json"
+    );
+    readme_holds_example(
+        &std::fs::read_to_string(downloaded.join("README.md"))?,
+        &emit::go::LANGUAGE,
+        names,
+    )?;
+    let unformatted = quiet(
+        Command::new("gofmt").args(["-l", "main.go"]).current_dir(&consumer),
+        "gofmt -l on the usage example",
+    )?;
+    ensure!(
+        unformatted.is_empty(),
+        "the Go usage example is not formatted as gofmt writes it"
+    );
+    quiet(&mut go(&["vet", "."]), "go vet on the usage example")?;
+    let mut staticcheck = Command::new(crate::support::tools::staticcheck(
+        &crate::support::tools::workspace_root(),
+    )?);
+    staticcheck.arg(".").env("GOTOOLCHAIN", "local").env("GOWORK", "off");
+    consuming(&mut staticcheck);
+    quiet(&mut staticcheck, "staticcheck on the usage example")?;
+    let output = quiet(&mut go(&["run", "."]), "go run of the usage example")?;
+    eprintln!("go get from the proxy folder and go mod verify passed; go.sum holds the zip's hashes");
+    String::from_utf8(output).context("the example printed UTF-8")
+}
+
+/// The proxy folder holding `artifact` (`<root>/<escaped module>/@v/<file>`).
+fn go_proxy_root(artifact: &Path, module: &str) -> Result<PathBuf> {
+    let escaped = go_escape(module);
+    let folder = artifact
+        .parent()
+        .and_then(Path::parent)
+        .filter(|folder| folder.ends_with(&escaped) && artifact.parent().is_some_and(|at| at.ends_with("@v")))
+        .with_context(|| format!("{} is not in `{escaped}/@v/` of a proxy folder", artifact.display()))?;
+    let mut root = folder;
+    for _ in Path::new(&escaped).components() {
+        root = root.parent().context("the proxy folder has a parent")?;
+    }
+    Ok(root.to_path_buf())
+}
+
+/// A module path or version as the module cache and the proxy spell it:
+/// each capital letter as `!` and the small one.
+fn go_escape(text: &str) -> String {
+    text.chars()
+        .flat_map(|character| {
+            if character.is_ascii_uppercase() {
+                vec!['!', character.to_ascii_lowercase()]
+            } else {
+                vec![character]
+            }
+        })
+        .collect()
+}
+
 /// The installed distribution's METADATA, and a check that it has `py.typed`.
 fn installed_metadata(interpreter: &Path, names: &PackageNames) -> Result<String> {
     let script = format!(
@@ -281,4 +413,34 @@ fn write(path: &Path, contents: &str) -> Result<()> {
         std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
     }
     std::fs::write(path, contents).with_context(|| format!("writing {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn module_paths_are_escaped_as_the_module_cache_spells_them() {
+        assert_eq!(go_escape("github.com/Azure/ACP"), "github.com/!azure/!a!c!p");
+        assert_eq!(
+            go_escape("example.com/acp@v1.0.0-dev.7"),
+            "example.com/acp@v1.0.0-dev.7"
+        );
+    }
+
+    #[test]
+    fn the_proxy_folder_is_found_above_the_module_folder() {
+        let artifact = Path::new("/dist/go-proxy/example.com/!my/acp/@v/v1.0.0.zip");
+        assert_eq!(
+            go_proxy_root(artifact, "example.com/My/acp").unwrap(),
+            Path::new("/dist/go-proxy")
+        );
+        let error = go_proxy_root(Path::new("/dist/v1.0.0.zip"), "example.com/acp").unwrap_err();
+        assert!(error.to_string().contains("example.com/acp/@v/"), "{error}");
+        assert!(go_proxy_root(
+            Path::new("/dist/go-proxy/example.com/other/@v/v1.0.0.zip"),
+            "example.com/acp"
+        )
+        .is_err());
+    }
 }

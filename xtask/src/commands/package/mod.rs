@@ -3,22 +3,28 @@
 //! crate as a `.crate` (`cargo package`), the npm package as a tarball
 //! (`npm pack`, after `tsc`), the Python package as an sdist and a wheel
 //! (`python -m build`, the hatchling backend pinned in the tools
-//! environment). Each carries the version of
+//! environment), the Go module as a Go module proxy serves it (`go-proxy/`:
+//! the module zip of `golang.org/x/mod/zip`, its `.mod`, `.info` and
+//! `list`). Each carries the version of
 //! [`acp_codegen::emit::package::version`], a README with a usage example
 //! and the extended schema. Each language's registration names its build
 //! ([`build`], through [`crate::languages::LanguageTests::package`]) and the
 //! installs [`check`] makes of its artifacts ([`install`]).
 //!
 //! Everything is built in a scratch folder; only when every artifact is
-//! there are they moved into `--out`, so bad input or a failed build leaves
-//! nothing behind. Builds are reproducible: every tool gets the same
-//! `SOURCE_DATE_EPOCH`, `cargo package` and `npm pack` write fixed
-//! timestamps and sorted entries of their own, and hatchling honours the
-//! variable for both the sdist and the wheel ([`check`] packs twice and
-//! compares the bytes).
+//! there are they moved into `--out` (each at its path under the artifacts
+//! folder), so bad input or a failed build leaves nothing behind; a package
+//! name that cannot carry the version (a Go module path without its major
+//! version, [`acp_codegen::emit::Package::publishable`]) is refused before
+//! anything is built. Builds are reproducible: every tool gets the same
+//! `SOURCE_DATE_EPOCH`, `cargo package`, `npm pack` and Go's module zip
+//! write fixed timestamps and sorted entries of their own, and hatchling
+//! honours the variable for both the sdist and the wheel ([`check`] packs
+//! twice and compares the bytes).
 
 pub mod build;
 pub mod check;
+pub mod example;
 pub mod install;
 
 use std::path::{Path, PathBuf};
@@ -47,7 +53,16 @@ pub struct Options {
 /// The artifacts, as moved into the output folder.
 pub struct Packaged {
     pub version: String,
+    /// The output folder.
+    pub out: PathBuf,
     pub artifacts: Vec<PathBuf>,
+}
+
+impl Packaged {
+    /// Where `artifact` is under the output folder (`go-proxy/.../list`).
+    pub fn relative<'a>(&self, artifact: &'a Path) -> &'a Path {
+        artifact.strip_prefix(&self.out).unwrap_or(artifact)
+    }
 }
 
 /// The command: builds every package and names each artifact with its size.
@@ -91,6 +106,9 @@ pub fn run(options: &Options) -> Result<Packaged> {
         version: version.clone(),
         ..options.names.clone()
     };
+    for language in acp_codegen::emit::LANGUAGES {
+        (language.package.publishable)(&names).map_err(|message| anyhow::anyhow!("--version {version}: {message}"))?;
+    }
     let outputs = generate::render_schema(&schema, &names, &[], false, options.strict_names)?;
     let scratch = Scratch::new()?;
     let built = scratch.path.join("artifacts");
@@ -109,14 +127,19 @@ pub fn run(options: &Options) -> Result<Packaged> {
     std::fs::create_dir_all(&options.out).with_context(|| format!("creating {}", options.out.display()))?;
     let mut moved = Vec::new();
     for artifact in artifacts {
-        let target = options
-            .out
-            .join(artifact.file_name().context("an artifact has a file name")?);
+        let relative = artifact
+            .strip_prefix(&built)
+            .with_context(|| format!("{} is not in the artifacts folder", artifact.display()))?;
+        let target = options.out.join(relative);
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+        }
         move_file(&artifact, &target)?;
         moved.push(target);
     }
     Ok(Packaged {
         version,
+        out: options.out.clone(),
         artifacts: moved,
     })
 }

@@ -29,6 +29,8 @@ mod structs;
 mod types;
 mod unions;
 
+pub use language::module_version;
+
 /// Go's registration ([`crate::emit::LANGUAGES`]).
 pub const LANGUAGE: crate::emit::language::Language = crate::emit::language::Language {
     id: "go",

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use askama::Template;
 
 use crate::emit::files::{render, PackageNames};
-use crate::emit::language::{Package, FULL_CONTENTS, FULL_EXPORTS, FULL_USAGE};
+use crate::emit::language::{any_version, Package, FULL_CONTENTS, FULL_EXPORTS, FULL_USAGE};
 use crate::emit::package::python_version;
 use acp_ir::error::CodegenError;
 use acp_ir::naming;
@@ -20,6 +20,7 @@ pub(super) const PACKAGE: Package = Package {
     schema_path: |names| PathBuf::from(&names.python_package).join("acp.schema.json"),
     example,
     example_file: None,
+    publishable: any_version,
     contents: FULL_CONTENTS,
     usage: FULL_USAGE,
     exports: FULL_EXPORTS,

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use askama::Template;
 
 use crate::emit::files::{render, PackageNames};
-use crate::emit::language::{Package, FULL_CONTENTS, FULL_EXPORTS, FULL_USAGE};
+use crate::emit::language::{any_version, Package, FULL_CONTENTS, FULL_EXPORTS, FULL_USAGE};
 use acp_ir::error::CodegenError;
 use acp_ir::naming;
 
@@ -18,6 +18,7 @@ pub(super) const PACKAGE: Package = Package {
     schema_path: |_| PathBuf::from("schema").join("acp.schema.json"),
     example,
     example_file: None,
+    publishable: any_version,
     contents: FULL_CONTENTS,
     usage: FULL_USAGE,
     exports: FULL_EXPORTS,
