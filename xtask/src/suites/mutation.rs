@@ -9,7 +9,9 @@
 //! ([`crate::languages::LanguageTests::mutants`]). A mutation whose text no longer occurs exactly once in the
 //! generated file is an error, so the check cannot quietly test nothing.
 //! `cargo xtask test` runs it after the suites passed on the real bindings,
-//! and prints how many vectors each mutant failed.
+//! and prints how many vectors each mutant failed and the first line of
+//! the suite's output that names a failure (the test that caught it, when
+//! another test than the vectors did).
 
 use std::path::Path;
 
@@ -63,7 +65,43 @@ pub fn run(workspace: &Path, bindings: &Path) -> Result<()> {
                 outcome.output
             );
         }
-        println!("mutant {} / {}: caught ({summary})", language.id(), mutant.name);
+        println!(
+            "mutant {} / {}: caught ({summary}); first failure: {}",
+            language.id(),
+            mutant.name,
+            first_failure(&outcome.output)
+        );
     }
     Ok(())
+}
+
+/// The first line of a suite's output that names a failure, as the test
+/// runners write one (`test x ... FAILED`, `--- FAIL: TestX`, `not ok 3 -
+/// x`, `FAILED tests/x.py::test_x`, an error), shortened.
+fn first_failure(output: &str) -> String {
+    const SHOWN: usize = 160;
+    let line = output
+        .lines()
+        .map(str::trim)
+        .find(|line| line.contains("FAIL") || line.starts_with("not ok") || line.to_lowercase().contains("error"))
+        .unwrap_or("none named");
+    match line.char_indices().nth(SHOWN) {
+        Some((end, _)) => format!("{}…", &line[..end]),
+        None => line.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_first_failure_is_the_first_line_that_names_one() {
+        let output = "ok 1 - a\nnot ok 2 - b refuses null\n--- FAIL: TestC\n";
+        assert_eq!(super::first_failure(output), "not ok 2 - b refuses null");
+        assert_eq!(
+            super::first_failure("    --- FAIL: TestX (0.01s)"),
+            "--- FAIL: TestX (0.01s)"
+        );
+        assert_eq!(super::first_failure("all good"), "none named");
+        assert_eq!(super::first_failure(&"error ".repeat(100)).chars().count(), 161);
+    }
 }

@@ -38,7 +38,7 @@ pub const LANGUAGE: LanguageTests = LanguageTests {
         output
             .lines()
             .rev()
-            .find(|line| line.contains(" failed") || line.contains(" passed"))
+            .find(|line| line.contains(" failed") || line.contains(" passed") || line.contains(" error"))
     },
     mutants: &[
         Mutant {
