@@ -15,9 +15,12 @@ that always succeeds, a terminal one (offered when the client can run it:
 A prompt is acknowledged at once (`running`, then its message id) and its
 turn is played by a task: the user message, a plan, a tool call that asks
 permission (the connection reports `requires_action` meanwhile) and runs in
-a terminal, the prompt's words streamed back one chunk at a time, and `idle`. `session/cancel` or
-`session/close` ends the turn at once with `idle` and the `cancelled` stop
-reason; nothing of the turn follows it.
+a terminal, the prompt's words streamed back one chunk at a time, and `idle`.
+`session/cancel` is the connection's: once the turn's cancellation event is
+set, the turn ends at its next step with an `idle` the connection marks
+`cancelled` (the permission request it waits on fails first); `session/close`
+ends it at once with `idle` and the `cancelled` stop reason of its own.
+Nothing of the turn follows it.
 """
 
 from __future__ import annotations
@@ -46,6 +49,8 @@ class Turn:
     message: str
     text: list[str] = field(default_factory=list)
     woken: asyncio.Event = field(default_factory=asyncio.Event)
+    # The connection's cancellation event of the turn.
+    cancelled: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
     def reply(self) -> str:
@@ -157,7 +162,7 @@ class Full(acp.Agent):
     async def update(self, session_id: str, update: dict[str, Any]) -> None:
         await self.end.notify("session/update", {"sessionId": session_id, "update": update})
 
-    async def end_turn(self, session_id: str, session: Session, turn: Turn, stop_reason: str) -> None:
+    async def end_turn(self, session_id: str, session: Session, turn: Turn, stop_reason: str | None) -> None:
         """Ends `turn`, unless it has ended: its reply joins the history, then `idle` with `stop_reason`."""
         if session.turn is not turn:
             return
@@ -243,8 +248,7 @@ class Full(acp.Agent):
         return acp.decode_result("session/set_config_option", {"configOptions": self.config_options(session)})
 
     async def session_cancel(self, params: acp.CancelSessionNotification) -> None:
-        session_id = acp.to_json(params)["sessionId"]
-        await self.cancel(session_id, self.sessions.get(session_id))
+        """Nothing left to do: the turn's cancellation event ends the turn (`play`)."""
 
     async def session_prompt(self, params: acp.PromptRequest) -> acp.PromptResponse:
         session_id, session = self.session(params)
@@ -252,7 +256,7 @@ class Full(acp.Agent):
             raise invalid(f"a turn is in progress in {session_id}")
         prompt = acp.to_json(params)["prompt"]
         self.messages += 1
-        turn = Turn(f"message-{self.messages}")
+        turn = Turn(f"message-{self.messages}", cancelled=self.end.cancellation(session_id))
         session.turn = turn
         session.history.append({"sessionUpdate": "user_message", "messageId": turn.message, "content": prompt})
         session.updated = now()
@@ -276,8 +280,14 @@ class Full(acp.Agent):
     async def play(self, session_id: str, session: Session, turn: Turn, prompt: list[Any]) -> None:
         """The turn after its acknowledgement; each step only while the turn lasts."""
 
+        async def live() -> bool:
+            """Whether the turn lasts; a cancelled one ends here, with an `idle` the connection marks `cancelled`."""
+            if session.turn is turn and turn.cancelled.is_set():
+                await self.end_turn(session_id, session, turn, None)
+            return session.turn is turn
+
         async def step(update: dict[str, Any], pause: bool = True) -> bool:
-            if session.turn is not turn:
+            if not await live():
                 return False
             await self.update(session_id, update)
             if pause:
@@ -285,7 +295,7 @@ class Full(acp.Agent):
                     await asyncio.wait_for(turn.woken.wait(), PAUSE)
                 except TimeoutError:
                     pass
-            return session.turn is turn
+            return await live()
 
         def plan(status: str) -> dict[str, Any]:
             entries = [
@@ -317,7 +327,7 @@ class Full(acp.Agent):
             subject = {"type": "tool_call", "toolCall": {"toolCallId": call["toolCallId"]}}
             asked = {"sessionId": session_id, "title": "Run `wc -w`?", "subject": subject, "options": options}
             answer = acp.to_json(await self.end.request("session/request_permission", asked))
-            if session.turn is not turn:
+            if not await live():
                 return
             allowed = answer["outcome"].get("outcome") == "selected" and answer["outcome"].get("optionId") == "allow"
             ran: list[dict[str, Any]] = [{**call, "status": "failed"}]
@@ -349,7 +359,7 @@ class Full(acp.Agent):
                 await self.end_turn(session_id, session, turn, "end_turn")
         except Exception as error:  # noqa: BLE001 (a failed call ends the turn with `error`)
             print(f"the turn of {turn.message} failed: {error}", file=sys.stderr)
-            await self.end_turn(session_id, session, turn, "error")
+            await self.end_turn(session_id, session, turn, None if turn.cancelled.is_set() else "error")
 
 
 if __name__ == "__main__":

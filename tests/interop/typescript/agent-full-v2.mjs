@@ -14,8 +14,11 @@
 // call that asks permission (the connection reports `requires_action`
 // meanwhile) and runs in a
 // terminal, the prompt's words streamed back one chunk at a time, and
-// `idle`. `session/cancel` or `session/close` ends the turn at once with
-// `idle` and the `cancelled` stop reason; nothing of the turn follows it.
+// `idle`. `session/cancel` is the connection's: the turn's cancellation
+// signal ends it at once with an `idle` the connection marks `cancelled`
+// (the agent's `session/cancel` handler has nothing left to do);
+// `session/close` ends it the same way, with the `cancelled` stop reason of
+// its own. Nothing of the turn follows it.
 
 import { serveAgent } from "./stdio.mjs";
 
@@ -270,10 +273,8 @@ serveAgent(acp, (connection) => {
       else throw invalid(`no value ${JSON.stringify(value)} (${type}) for ${configId}`);
       return { configOptions: configOptions(session) };
     },
-    sessionCancel(params) {
-      const session = sessions.get(params.sessionId);
-      if (session?.turn !== undefined) end(params.sessionId, session, session.turn, "cancelled");
-    },
+    // The turn's cancellation signal ends the turn (`sessionPrompt`).
+    sessionCancel() {},
     sessionPrompt(params) {
       const session = find(params.sessionId);
       if (session.turn !== undefined) throw invalid(`a turn is in progress in ${params.sessionId}`);
@@ -281,6 +282,10 @@ serveAgent(acp, (connection) => {
       const messageId = `message-${messages}`;
       const turn = { messageId, reply: `reply-to-${messageId}`, text: [], wake: () => {} };
       session.turn = turn;
+      // On `session/cancel` the turn ends with `idle`, which the connection marks `cancelled`.
+      connection
+        .cancellation(params.sessionId)
+        .addEventListener("abort", () => end(params.sessionId, session, turn, undefined));
       session.history.push({ sessionUpdate: "user_message", messageId, content: params.prompt });
       session.updatedAt = now();
       state(params.sessionId, "running");

@@ -12,9 +12,12 @@
 //! (`running`, then its message id) and its turn is played by a worker: the
 //! user message, a plan, a tool call that asks permission (the connection
 //! reports `requires_action` meanwhile) and runs in a terminal, the prompt's
-//! words streamed back one chunk at a time, and `idle`. `session/cancel` or
-//! `session/close` ends the turn at once with `idle` and the `cancelled`
-//! stop reason; nothing of the turn follows it. Payloads are written as JSON
+//! words streamed back one chunk at a time, and `idle`. `session/cancel` is
+//! the connection's: once the turn's `Cancellation` fires, the turn ends at
+//! its next step with an `idle` the connection marks `cancelled` (the
+//! permission request it waits on fails first); `session/close` ends it at
+//! once with `idle` and the `cancelled` stop reason of its own. Nothing of
+//! the turn follows it. Payloads are written as JSON
 //! and decoded into the generated types (`codec::decode`), as the Python
 //! twin does.
 
@@ -23,7 +26,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use acp_bindings::codec::decode;
-use acp_bindings::connection::{connect_agent, AgentEnd, ConnectOptions};
+use acp_bindings::connection::{connect_agent, AgentEnd, Cancellation, ConnectOptions};
 use acp_bindings::methods::Agent;
 use acp_bindings::*;
 use acp_interop::{reader, Trace, Writer};
@@ -38,6 +41,8 @@ const PAUSE: Duration = Duration::from_millis(50);
 struct Turn {
     message: String,
     text: String,
+    /// The connection's cancellation of the turn.
+    cancellation: Cancellation,
 }
 
 struct Session {
@@ -153,8 +158,8 @@ fn state(state: &str, stop: Option<&str>) -> Value {
 }
 
 /// Ends the turn of `message` in `session`, unless it has ended: its reply
-/// joins the history, then `idle` with `stop`.
-fn end_turn(end: &AgentEnd, sessions: &mut BTreeMap<String, Session>, id: &str, message: &str, stop: &str) {
+/// joins the history, then `idle` with `stop` (none: the connection's).
+fn end_turn(end: &AgentEnd, sessions: &mut BTreeMap<String, Session>, id: &str, message: &str, stop: Option<&str>) {
     let Some(session) = sessions.get_mut(id) else {
         return;
     };
@@ -170,7 +175,7 @@ fn end_turn(end: &AgentEnd, sessions: &mut BTreeMap<String, Session>, id: &str, 
         }
     }
     session.updated = now();
-    let _ = send(end, id, state("idle", Some(stop)));
+    let _ = send(end, id, state("idle", stop));
 }
 
 /// Ends the turn in flight in `id`, if any, as cancelled.
@@ -180,7 +185,7 @@ fn cancel(end: &AgentEnd, sessions: &mut BTreeMap<String, Session>, id: &str) {
         .and_then(|session| session.turn.as_ref())
         .map(|turn| turn.message.clone());
     if let Some(message) = message {
-        end_turn(end, sessions, id, &message, "cancelled");
+        end_turn(end, sessions, id, &message, Some("cancelled"));
     }
 }
 
@@ -351,13 +356,8 @@ impl Agent for Full {
         decoded!(json!({"configOptions": Self::config_options(session)}))
     }
 
-    async fn session_cancel(&self, params: CancelSessionNotification) {
-        cancel(
-            &self.end,
-            &mut self.sessions.lock().unwrap(),
-            params.session_id.as_str(),
-        );
-    }
+    /// Nothing left to do: the turn's `Cancellation` ends the turn (`step`).
+    async fn session_cancel(&self, _params: CancelSessionNotification) {}
 
     async fn session_prompt(&self, params: PromptRequest) -> Result<PromptResponse, Error> {
         let id = params.session_id.to_string();
@@ -376,6 +376,7 @@ impl Agent for Full {
             session.turn = Some(Turn {
                 message: message.clone(),
                 text: String::new(),
+                cancellation: self.end.cancellation(&id),
             });
             session
                 .history
@@ -430,7 +431,7 @@ async fn pause() {
 /// reply; whether it lasts.
 fn step(end: &AgentEnd, sessions: &Sessions, id: &str, message: &str, update: Value, text: Option<&str>) -> bool {
     let mut sessions = sessions.lock().unwrap();
-    if !lasts(&sessions, id, message) {
+    if !lasts(&mut sessions, end, id, message) {
         return false;
     }
     if let Some(turn) = sessions.get_mut(id).and_then(|session| session.turn.as_mut()) {
@@ -439,12 +440,21 @@ fn step(end: &AgentEnd, sessions: &Sessions, id: &str, message: &str, update: Va
     send(end, id, update).is_ok()
 }
 
-/// Whether the turn of `message` is still the one in flight in `id`.
-fn lasts(sessions: &BTreeMap<String, Session>, id: &str, message: &str) -> bool {
-    sessions
+/// Whether the turn of `message` is still the one in flight in `id`; a
+/// cancelled one ends here, with an `idle` the connection marks `cancelled`.
+fn lasts(sessions: &mut BTreeMap<String, Session>, end: &AgentEnd, id: &str, message: &str) -> bool {
+    let turn = sessions
         .get(id)
         .and_then(|session| session.turn.as_ref())
-        .is_some_and(|turn| turn.message == message)
+        .filter(|turn| turn.message == message);
+    match turn {
+        Some(turn) if turn.cancellation.is_cancelled() => {
+            end_turn(end, sessions, id, message, None);
+            false
+        }
+        Some(_) => true,
+        None => false,
+    }
 }
 
 /// One turn after its acknowledgement; each step only while the turn lasts.
@@ -504,11 +514,14 @@ async fn play(end: AgentEnd, sessions: Sessions, (id, message, prompt): Work) {
         Ok(answer) => to_json!(&answer)["outcome"].clone(),
         Err(error) => {
             eprintln!("the turn of {message} failed: {error}");
-            end_turn(&end, &mut sessions.lock().unwrap(), &id, &message, "error");
+            let mut sessions = sessions.lock().unwrap();
+            if lasts(&mut sessions, &end, &id, &message) {
+                end_turn(&end, &mut sessions, &id, &message, Some("error"));
+            }
             return;
         }
     };
-    if !lasts(&sessions.lock().unwrap(), &id, &message) {
+    if !lasts(&mut sessions.lock().unwrap(), &end, &id, &message) {
         return;
     }
     let allowed = outcome["outcome"] == "selected" && outcome["optionId"] == "allow";
@@ -546,7 +559,7 @@ async fn play(end: AgentEnd, sessions: Sessions, (id, message, prompt): Work) {
         pause().await;
     }
     if step(&end, &sessions, &id, &message, plan("completed"), None) {
-        end_turn(&end, &mut sessions.lock().unwrap(), &id, &message, "end_turn");
+        end_turn(&end, &mut sessions.lock().unwrap(), &id, &message, Some("end_turn"));
     }
 }
 
