@@ -20,7 +20,9 @@
 //! `tests/interop/rust`, `tests/interop/typescript`, `tests/interop/python`
 //! and `tests/interop/go`, on the bindings of the default schema (Python's
 //! run by the interpreter of the tests' environment, `.tools/venv`). Every
-//! client of ours plays every agent; each other client plays our agents.
+//! client of ours plays every agent; each other client plays our agents,
+//! and our full-surface agents too (those `cargo xtask conformance` runs,
+//! which advertise every capability and stream their turns).
 //!
 //! Protocol v2 has a table of its own: our v2 clients and agents
 //! (`tests/interop/rust-v2`, the `-v2`/`_v2` scripts beside the v1 ones,
@@ -30,7 +32,8 @@
 //! and v2 example client (`v2_one_shot_client`), and a small v2 agent and
 //! client on the official TypeScript SDK's v2 API (`agent-v2.mjs`,
 //! `client-v2.mjs` beside its v1 ones; that client plays the official Rust
-//! SDK's v2 agent too); `check-trace` judges those sessions by that schema.
+//! SDK's v2 agent too); the official clients play our v2 full-surface
+//! agents too; `check-trace` judges those sessions by that schema.
 //! `github.com/coder/acp-go-sdk` speaks protocol v1 only.
 //!
 //! [`ours`] generates the bindings and builds our programs on them (each
@@ -55,7 +58,7 @@ use anyhow::{bail, Result};
 
 use crate::support::tools::{virtual_environment, workspace_root};
 use crate::support::upstream;
-use program::{Cell, Protocol, Setup};
+use program::{Cell, Program, Protocol, Setup};
 
 /// The real agents of the matrix (names of `capture.py`'s recipes).
 const REAL_AGENTS: [&str; 2] = ["codex", "claude-code"];
@@ -131,15 +134,18 @@ pub fn run(out: Option<&Path>) -> Result<()> {
             v1_cells.push(play::real_agent(&setup, &v1, client, name));
         }
     }
-    for agent in &ours_v1.agents {
+    // The other implementations' clients play our agents, the full-surface
+    // ones (those of `cargo xtask conformance`) too.
+    let our_v1_agents: Vec<&Program> = ours_v1.agents.iter().chain(&ours_v1.full_agents).collect();
+    for agent in &our_v1_agents {
         v1_cells.push(play::rust_example_client(&setup, &v1, &official_rust.v1.client, agent));
     }
     for client in [&official_typescript.v1.client, &official_python.client] {
-        for agent in &ours_v1.agents {
+        for agent in &our_v1_agents {
             v1_cells.push(play::client_against(&setup, &v1, client, agent));
         }
     }
-    for agent in &ours_v1.agents {
+    for agent in &our_v1_agents {
         v1_cells.push(play::coder_example_client(&setup, &v1, &coder_go.client, agent));
     }
     let mut v2_cells = Vec::new();
@@ -152,10 +158,11 @@ pub fn run(out: Option<&Path>) -> Result<()> {
             v2_cells.push(play::client_against(&setup, &v2, client, agent));
         }
     }
-    for agent in &ours_v2.agents {
+    let our_v2_agents: Vec<&Program> = ours_v2.agents.iter().chain(&ours_v2.full_agents).collect();
+    for agent in &our_v2_agents {
         v2_cells.push(play::rust_example_client(&setup, &v2, &official_rust.v2.client, agent));
     }
-    for agent in ours_v2.agents.iter().chain([&official_rust.v2.agent]) {
+    for agent in our_v2_agents.iter().copied().chain([&official_rust.v2.agent]) {
         v2_cells.push(play::client_against(&setup, &v2, &official_typescript.v2.client, agent));
     }
 

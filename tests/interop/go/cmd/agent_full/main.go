@@ -22,13 +22,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	acp "github.com/acp-codegen/acp-bindings-go"
+
+	"acpinterop/internal/stdio"
 )
 
 // pause is the time between two streamed chunks, so that a turn lasts long
@@ -412,11 +413,8 @@ func (a *agent) SessionPrompt(ctx context.Context, params acp.PromptRequest) (ac
 }
 
 func main() {
-	end := acp.ConnectAgent(func(end *acp.AgentConnection) acp.Agent {
+	// Recorded to ACP_INTEROP_TRACE when a client of the interop matrix keeps no record.
+	stdio.ServeAgent(func(end *acp.AgentConnection) acp.Agent {
 		return &agent{end: end, client: object{}, sessions: map[string]*session{}}
-	}, os.Stdin, os.Stdout, acp.ConnectOptions{})
-	if err := end.Run(context.Background()); err != nil {
-		fmt.Fprintln(os.Stderr, "the connection failed:", err)
-		os.Exit(1)
-	}
+	})
 }

@@ -42,6 +42,8 @@ import (
 	"time"
 
 	acp "github.com/acp-codegen/acp-bindings-go"
+
+	"acpinterop/internal/stdio"
 )
 
 // pause is the time between two steps of a turn, so that a turn lasts long
@@ -547,11 +549,8 @@ func main() {
 		fmt.Println("Logged in: this agent needs no credentials.")
 		return
 	}
-	end := acp.ConnectAgent(func(end *acp.AgentConnection) acp.Agent {
+	// Recorded to ACP_INTEROP_TRACE when a client of the interop matrix keeps no record.
+	stdio.ServeAgent(func(end *acp.AgentConnection) acp.Agent {
 		return &agent{end: end, sessions: map[string]*session{}}
-	}, os.Stdin, os.Stdout, acp.ConnectOptions{})
-	if err := end.Run(context.Background()); err != nil {
-		fmt.Fprintln(os.Stderr, "the connection failed:", err)
-		os.Exit(1)
-	}
+	})
 }
