@@ -101,6 +101,7 @@ pub const LANGUAGE: LanguageTests = LanguageTests {
     bench: Some(crate::bench::go::contenders),
     package: None,
     installs: &[],
+    fuzz: Some(crate::fuzz::go::run),
 };
 
 /// The pinned staticcheck, installed with `go install`.
