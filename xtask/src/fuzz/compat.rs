@@ -20,27 +20,39 @@ use crate::support::tools::run_checked;
 /// The versions the addon may ask for that an older system lacks.
 const NEWER: [&str; 2] = ["GLIBC_2.38", "GLIBCXX_3.4.32"];
 
-/// The symbols of those versions the addon uses.
-const SYMBOLS: [&str; 3] = ["__isoc23_strtol", "__isoc23_strtoul", "_ZSt21ios_base_library_initv"];
-
 /// `VER_FLG_WEAK`: a version whose absence does not stop the load.
 const WEAK: u16 = 0x2;
 
-/// Makes the addon at `addon` loadable: nothing when Node loads it as it
-/// is; else marks the newer versions weak and gives the library to
+/// Makes the addon at `addon` loadable: nothing when it asks for none of
+/// the newer versions, or when Node loads it as it is; else marks them weak
+/// (once: an addon marked before stays so) and gives the library to
 /// preload, built into `folder` from `source`.
 pub fn prepare(addon: &Path, source: &Path, folder: &Path) -> Result<Option<PathBuf>> {
-    let error = match load(addon)? {
-        None => return Ok(None),
-        Some(error) => error,
-    };
-    // An addon marked weak before misses the symbols instead.
-    if !NEWER.iter().chain(&SYMBOLS).any(|name| error.contains(name)) {
-        bail!("node cannot load {}: {error}", addon.display());
-    }
     let mut bytes = std::fs::read(addon).with_context(|| format!("reading {}", addon.display()))?;
-    weaken(&mut bytes, &NEWER).with_context(|| format!("patching {}", addon.display()))?;
-    std::fs::write(addon, bytes).with_context(|| format!("writing {}", addon.display()))?;
+    let mut asked = Vec::new();
+    versions(&mut bytes, |name, flags| {
+        if NEWER.contains(&name) {
+            asked.push(*flags & WEAK != 0);
+        }
+    })
+    .with_context(|| format!("reading the versions {} asks for", addon.display()))?;
+    if asked.is_empty() {
+        return Ok(None);
+    }
+    if asked.iter().all(|weak| !weak) {
+        let Some(error) = load(addon, None)? else {
+            return Ok(None);
+        };
+        if !NEWER.iter().any(|version| error.contains(version)) {
+            bail!("node cannot load {}: {error}", addon.display());
+        }
+        versions(&mut bytes, |name, flags| {
+            if NEWER.contains(&name) {
+                *flags |= WEAK;
+            }
+        })?;
+        std::fs::write(addon, &bytes).with_context(|| format!("writing {}", addon.display()))?;
+    }
     let library = folder.join("glibc-compat.so");
     run_checked(
         Command::new("cc")
@@ -49,7 +61,7 @@ pub fn prepare(addon: &Path, source: &Path, folder: &Path) -> Result<Option<Path
             .arg(source),
         &format!("cc {}", source.display()),
     )?;
-    if let Some(error) = load_preloaded(addon, &library)? {
+    if let Some(error) = load(addon, Some(&library))? {
         bail!(
             "node cannot load {} even with {}: {error}",
             addon.display(),
@@ -57,7 +69,7 @@ pub fn prepare(addon: &Path, source: &Path, folder: &Path) -> Result<Option<Path
         );
     }
     eprintln!(
-        "fuzz: {} asks for a newer C library than this one; its {} were marked weak, and {} is preloaded",
+        "fuzz: {} asks for a newer C library than this one: its {} are marked weak, and {} is preloaded",
         addon.display(),
         NEWER.join(" and "),
         library.display()
@@ -65,32 +77,22 @@ pub fn prepare(addon: &Path, source: &Path, folder: &Path) -> Result<Option<Path
     Ok(Some(library))
 }
 
-/// Node's error loading the addon, none when it loads.
-fn load(addon: &Path) -> Result<Option<String>> {
-    loaded(Command::new("node").arg("-e").arg(require(addon)))
-}
-
-fn load_preloaded(addon: &Path, library: &Path) -> Result<Option<String>> {
-    loaded(
-        Command::new("node")
-            .arg("-e")
-            .arg(require(addon))
-            .env("LD_PRELOAD", library),
-    )
-}
-
-fn require(addon: &Path) -> String {
-    format!("require({})", serde_json::Value::from(addon.display().to_string()))
-}
-
-fn loaded(command: &mut Command) -> Result<Option<String>> {
+/// Node's error loading the addon (with `preload` preloaded), none when it
+/// loads: a version it asks for and the system lacks stops the load.
+fn load(addon: &Path, preload: Option<&Path>) -> Result<Option<String>> {
+    let script = format!("require({})", serde_json::Value::from(addon.display().to_string()));
+    let mut command = Command::new("node");
+    command.arg("-e").arg(script);
+    if let Some(library) = preload {
+        command.env("LD_PRELOAD", library);
+    }
     let output = command.output().context("starting node")?;
     Ok((!output.status.success()).then(|| String::from_utf8_lossy(&output.stderr).into_owned()))
 }
 
-/// Sets `VER_FLG_WEAK` on every version `names` of the ELF64
-/// (little-endian) image `bytes` requires.
-fn weaken(bytes: &mut [u8], names: &[&str]) -> Result<()> {
+/// Calls `visit` with the name and the flags (to change in place) of every
+/// version the ELF64 (little-endian) image `bytes` requires.
+fn versions(bytes: &mut [u8], mut visit: impl FnMut(&str, &mut u16)) -> Result<()> {
     ensure!(
         bytes.get(..6) == Some(b"\x7fELF\x02\x01".as_slice()),
         "not a little-endian ELF64 file"
@@ -115,14 +117,14 @@ fn weaken(bytes: &mut [u8], names: &[&str]) -> Result<()> {
         let mut auxiliary = need + read_u32(bytes, need + 8)? as usize;
         for _ in 0..auxiliaries {
             let name = strings + read_u32(bytes, auxiliary + 8)? as usize;
-            let end = bytes[name..]
-                .iter()
-                .position(|byte| *byte == 0)
+            let end = bytes
+                .get(name..)
+                .and_then(|rest| rest.iter().position(|byte| *byte == 0))
                 .context("an unended name")?;
-            if names.iter().any(|wanted| wanted.as_bytes() == &bytes[name..name + end]) {
-                let flags = read_u16(bytes, auxiliary + 4)? | WEAK;
-                bytes[auxiliary + 4..auxiliary + 6].copy_from_slice(&flags.to_le_bytes());
-            }
+            let text = String::from_utf8_lossy(&bytes[name..name + end]).into_owned();
+            let mut flags = read_u16(bytes, auxiliary + 4)?;
+            visit(&text, &mut flags);
+            bytes[auxiliary + 4..auxiliary + 6].copy_from_slice(&flags.to_le_bytes());
             auxiliary += read_u32(bytes, auxiliary + 12)? as usize;
         }
         need += read_u32(bytes, need + 12)? as usize;

@@ -1,7 +1,7 @@
 //! The fuzzers' seeds, one file each, written afresh into one folder that
 //! every language's fuzzer reads: each case of `tests/hostile-wire.json` as
 //! the line its connection test sends (after the `initialize` an agent's
-//! end answers first, unless the case says otherwise), and every message of
+//! end answers first, unless the case says otherwise or is a whole line), and every message of
 //! the real captures in `tests/captures/`, one line each, with each
 //! capture's messages of one direction as one seed (a whole session as one
 //! end reads it). A seed is at most [`LIMIT`] bytes: a case that repeats
@@ -59,24 +59,31 @@ fn hostile(path: &Path) -> Result<Vec<(String, Vec<u8>)>> {
 
 /// A hostile case's message, as its connection test sends it: a request
 /// (id 7) or a notification of the case's method with the case's wire as
-/// its params, after `initialize` for an agent's end.
+/// its params, after `initialize` for an agent's end; a `line` case's wire
+/// is the whole line.
 fn message(case: &Value) -> Result<Vec<u8>> {
-    let method = case["method"].as_str().context("no method")?;
-    let id = if case["kind"] == "request" { r#""id":7,"# } else { "" };
+    let whole = case["line"] == true;
     let mut line = Vec::new();
-    if case["side"] == "agent" && case["initialized"] != false {
+    if case["side"] == "agent" && case["initialized"] != false && !whole {
         line.extend_from_slice(INITIALIZE.as_bytes());
         line.push(b'\n');
     }
-    line.extend_from_slice(format!(r#"{{"jsonrpc":"2.0",{id}"method":{},"params":"#, Value::from(method)).as_bytes());
+    if !whole {
+        let method = case["method"].as_str().context("no method")?;
+        let id = if case["kind"] == "request" { r#""id":7,"# } else { "" };
+        line.extend_from_slice(
+            format!(r#"{{"jsonrpc":"2.0",{id}"method":{},"params":"#, Value::from(method)).as_bytes(),
+        );
+    }
+    let end: &[u8] = if whole { b"\n" } else { b"}\n" };
     let template = case["wire"]["template"].as_str().context("no wire template")?;
     let (before, after) = template.split_once('@').unwrap_or((template, ""));
     // What the fill may take: the limit less everything around it.
-    let room = LIMIT.saturating_sub(line.len() + before.len() + after.len() + "}\n".len());
+    let room = LIMIT.saturating_sub(line.len() + before.len() + after.len() + end.len());
     line.extend_from_slice(before.as_bytes());
     line.extend(fill(&case["wire"]["fill"], room)?);
     line.extend_from_slice(after.as_bytes());
-    line.extend_from_slice(b"}\n");
+    line.extend_from_slice(end);
     Ok(line)
 }
 
