@@ -191,7 +191,8 @@ enum Command {
     /// Fuzz each language's connection ends (agent and client) on what
     /// they receive, N minutes per language, with its coverage-guided
     /// fuzzer; prints executions, coverage and findings per language and
-    /// fails when an input crashed, hung or grew an end without bound.
+    /// fails when an input crashed or hung an end, grew it without bound or
+    /// went unanswered and unreported.
     Fuzz {
         /// How long each language's fuzzer runs.
         #[arg(long, value_name = "N")]

@@ -7,8 +7,10 @@
 //! names ([`crate::languages::LanguageTests::fuzz`], a [`Fuzzer`]), each
 //! working in `target/fuzz/<language>/` (its corpus, its findings, its
 //! log). It prints a table of executions, coverage (each fuzzer's own
-//! measure) and findings per language, and fails when a fuzzer found a
-//! crash, a hang or unbounded growth, naming the input's file. Not part of
+//! measure) and findings per language, and fails when a fuzzer found an
+//! input that crashed or hung an end, grew it without bound or went
+//! unanswered and unreported (what each harness checks), naming the
+//! input's file. Not part of
 //! `cargo xtask test` nor of CI, whose time is short; the hostile wire
 //! table, where each finding ends up, runs there.
 //!
@@ -68,7 +70,7 @@ pub struct Outcome {
     pub coverage: String,
     /// The inputs in its corpus at the end (seeds and what it kept).
     pub corpus: u64,
-    /// The inputs that crashed, hung or grew without bound.
+    /// The inputs that failed the harness.
     pub findings: Vec<PathBuf>,
     /// Everything the fuzzer printed.
     pub log: PathBuf,
