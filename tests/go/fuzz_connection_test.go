@@ -232,7 +232,9 @@ func fuzzClientEnd(t *testing.T, input []byte) {
 			defer calls.Done()
 			err := run(context.Background())
 			if errors.Is(err, ErrClosed) {
-				promptClosed.Store(prompt)
+				if prompt {
+					promptClosed.Store(true)
+				}
 				return
 			}
 			tally.settled.Add(1)
