@@ -233,6 +233,10 @@ func (h *handshakeRules) answer(requested int64) (int64, bool) {
 	return 0, false
 }
 
+// jsonWhitespace is what a blank line holds: JSON's whitespace only (a
+// form feed or a no-break space is text that is not JSON).
+const jsonWhitespace = " \t\r\n"
+
 // The message of the answer to a request before `initialize` was answered.
 const notInitialized = "initialize has not been answered"
 
@@ -453,8 +457,8 @@ func (c *Connection) Run(ctx context.Context) error {
 		case next := <-lines:
 			if next.err != nil {
 				failure = next.err
-			} else if len(bytes.TrimSpace(next.text)) > 0 {
-				c.receive(bytes.TrimSpace(next.text))
+			} else if text := bytes.Trim(next.text, jsonWhitespace); len(text) > 0 {
+				c.receive(text)
 			}
 		}
 	}

@@ -1007,10 +1007,14 @@ impl Shared {
         requests: &mut FuturesUnordered<BoxFuture<'h, Done>>,
         lane: &mpsc::UnboundedSender<Inbound>,
     ) {
-        let text = line.trim_ascii();
-        if text.is_empty() {
+        // Blank: JSON whitespace only (a form feed is text that is not JSON).
+        let json_whitespace = |byte: &u8| matches!(byte, b' ' | b'\t' | b'\r' | b'\n');
+        let start = line.iter().position(|byte| !json_whitespace(byte));
+        let end = line.iter().rposition(|byte| !json_whitespace(byte));
+        let (Some(start), Some(end)) = (start, end) else {
             return;
-        }
+        };
+        let text = &line[start..=end];
         let line = {
             let mut state = self.lock();
             state.lines += 1;

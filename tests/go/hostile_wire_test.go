@@ -1,6 +1,7 @@
 // Hostile wire input through the module's connection: every case of
 // `tests/hostile-wire.json` (copied into `testdata/` by `cargo xtask
-// test`) sent as the params of one message to one end (`ConnectAgent` /
+// test`) sent as the params of one message (or, a `line` case, as the
+// whole line) to one end (`ConnectAgent` /
 // `ConnectClient`, an agent's end after `initialize` unless the case says
 // otherwise), whose answer, `Dropped` report and handler calls must be
 // what the table's `connection` states for Go. Go's connection reads a
@@ -16,6 +17,7 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,6 +31,7 @@ type hostileCase struct {
 	Side        string `json:"side"`
 	Kind        string `json:"kind"`
 	Initialized *bool  `json:"initialized"`
+	Line        bool   `json:"line"`
 	Wire        struct {
 		Template string `json:"template"`
 		Fill     *struct {
@@ -190,13 +193,16 @@ func TestEveryHostileCaseGivesItsDocumentedConnectionOutcome(t *testing.T) {
 
 func checkHostile(t *testing.T, hostile hostileCase, expected hostileConnection) {
 	wire := hostile.bytes(t)
-	initializeFirst := hostile.Side == "agent" && (hostile.Initialized == nil || *hostile.Initialized)
+	initializeFirst := hostile.Side == "agent" && (hostile.Initialized == nil || *hostile.Initialized) && !hostile.Line
 	id := ""
 	if hostile.Kind == "request" {
 		id = `"id":7,`
 	}
 	message := []byte(`{"jsonrpc":"2.0",` + id + `"method":` + strconv.Quote(hostile.Method) + `,"params":`)
 	message = append(append(message, wire...), "}\n"...)
+	if hostile.Line {
+		message = append(slices.Clone(wire), '\n')
+	}
 	seen := &seenParams{}
 	dropped := &reports{}
 	written := &syncBuffer{}

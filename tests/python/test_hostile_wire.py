@@ -3,7 +3,8 @@
 (`roundtrip`), by method name (`decode_<side>_<kind>`), with pydantic's own
 parser (`model_validate_json`, on text and on bytes) and through one end of a
 connection (`connect_agent` / `connect_client`, whose answer or `dropped`
-report is checked), each giving the outcome the table states for Python.
+report is checked; a `line` case as the whole line it reads), each giving the
+outcome the table states for Python.
 
 Collected only for the default schema's bindings (`ACP_DEFAULT_SCHEMA`,
 `conftest.DEFAULT_SCHEMA_ONLY`)."""
@@ -169,18 +170,19 @@ async def through_connection(case: dict[str, Any], text: str) -> tuple[list[Any]
         send,
         PACKAGE.ConnectOptions(dropped=lambda report: dropped.append(report.error.to_json())),
     )
-    if case["side"] == "agent" and case.get("initialized", True):
+    line = case.get("line", False)
+    if case["side"] == "agent" and case.get("initialized", True) and not line:
         await end.receive(INITIALIZE)
         await written(sent)
         sent.clear()
-    request = case["kind"] == "request"
+    request = case.get("kind") == "request"
     envelope = (
         '{"jsonrpc":"2.0",'
         + ('"id":7,' if request else "")
-        + f'"method":{json.dumps(case["method"])},"params":{text}}}'
+        + f'"method":{json.dumps(case.get("method"))},"params":{text}}}'
     )
-    await end.receive(envelope)
-    if request:
+    await end.receive(text if line else envelope)
+    if request or line:
         await written(sent)
     return sent, dropped, seen
 
@@ -200,7 +202,7 @@ def check_connection(case: dict[str, Any], expected: dict[str, Any], text: str, 
     assert len(errors) == 1 and errors[0]["code"] == connection["code"], f"{name}: {errors}"
     if "pointer" in connection:
         assert errors[0]["data"]["pointer"] == pointer(connection["pointer"]), f"{name}: {errors}"
-    if case["kind"] == "request" and connection["code"] != -32700:
+    if case.get("kind") == "request" and connection["code"] != -32700:
         assert sent[0]["id"] == 7, f"{name}: the answer does not name the request"
 
 
@@ -208,6 +210,11 @@ def check_connection(case: dict[str, Any], expected: dict[str, Any], text: str, 
 def test_a_hostile_case_gives_its_documented_outcome(case: dict[str, Any]) -> None:
     expected = case["expect"]["python"]
     data = wire(case)
+    if case.get("line"):
+        # A whole line states only what a connection does with it.
+        assert isinstance(data, str)
+        check_connection(case, expected, data)
+        return
     model = getattr(PACKAGE, case["type"])
     if expected["outcome"] == "parse-error":
         with pytest.raises((ValueError, RecursionError)):

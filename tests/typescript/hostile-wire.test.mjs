@@ -1,7 +1,7 @@
 // Hostile wire input through the TypeScript package: every case of
 // `tests/hostile-wire.json` parsed with JSON.parse and decoded as its type
 // (`decodeByName`), by method name (`decode<Side>Incoming...`) and through
-// one end of a connection (`connectAgent` / `connectClient`, whose answer
+// one end of a connection (a `line` case as the whole line it reads) (`connectAgent` / `connectClient`, whose answer
 // or `dropped` report is checked), each giving the outcome the table states
 // for TypeScript. Nothing may pollute a prototype: a `__proto__` member is
 // kept as data, round-trips, and leaves the decoded object's prototype
@@ -99,15 +99,16 @@ async function throughConnection(caseEntry, text) {
     },
     { dropped: (report) => dropped.push(report) },
   );
-  if (caseEntry.side === "agent" && caseEntry.initialized !== false) {
+  const line = caseEntry.line === true;
+  if (caseEntry.side === "agent" && caseEntry.initialized !== false && !line) {
     await end.receive(INITIALIZE);
     await written(1);
     sent.length = 0;
   }
   const request = caseEntry.kind === "request";
   const envelope = `{"jsonrpc":"2.0",${request ? '"id":7,' : ""}"method":${JSON.stringify(caseEntry.method)},"params":${text}}`;
-  await end.receive(envelope);
-  if (request) await written(1);
+  await end.receive(line ? text : envelope);
+  if (request || line) await written(1);
   return { sent, dropped, seen };
 }
 
@@ -136,6 +137,11 @@ async function checkConnection(caseEntry, expected, text, input) {
 async function check(caseEntry) {
   const name = caseEntry.name;
   const expected = caseEntry.expect.typescript;
+  // A whole line states only what a connection does with it.
+  if (caseEntry.line === true) {
+    await checkConnection(caseEntry, expected, wire(caseEntry));
+    return;
+  }
   if (expected.outcome === "not-applicable") {
     assert.equal(wire(caseEntry), null, `${name}: a case TypeScript can read is not applicable`);
     assert.ok(expected.why.length > 0, name);

@@ -57,6 +57,9 @@ pub struct LanguageTests {
     /// How [`crate::commands::package::check`] installs and uses its artifacts
     /// ([`crate::commands::package::install`]); empty while it has none.
     pub installs: &'static [Install],
+    /// Fuzzes its connection's receive path ([`crate::fuzz`]); none while
+    /// it has no fuzz target.
+    pub fuzz: Option<crate::fuzz::Fuzzer>,
 }
 
 /// Builds a language's package artifacts: `(package folder, names,

@@ -14,6 +14,7 @@
 mod bench;
 mod commands;
 mod conformance;
+mod fuzz;
 mod interop;
 mod languages;
 mod registry;
@@ -186,6 +187,19 @@ enum Command {
         /// mutation, packages, bench. Without a filter, everything runs.
         #[arg(long = "suite", value_name = "SUITE")]
         suites: Vec<suites::Suite>,
+    },
+    /// Fuzz each language's connection ends (agent and client) on what
+    /// they receive, N minutes per language, with its coverage-guided
+    /// fuzzer; prints executions, coverage and findings per language and
+    /// fails when an input crashed or hung an end, grew it without bound or
+    /// went unanswered and unreported.
+    Fuzz {
+        /// How long each language's fuzzer runs.
+        #[arg(long, value_name = "N")]
+        minutes: u64,
+        /// Only this language (repeatable).
+        #[arg(long = "lang", value_name = "LANGUAGE", value_parser = language_ids())]
+        languages: Vec<String>,
     },
     /// Run our connections against the official SDKs and real agents over
     /// stdio, print the matrix, and fail unless every cell passes.
@@ -378,6 +392,7 @@ fn run(command: Command) -> Result<()> {
             suites,
         }),
         Command::Bench { quick, peers, out } => bench::run(&bench::Options { quick, peers, out }),
+        Command::Fuzz { minutes, languages } => fuzz::run(&fuzz::Options { minutes, languages }),
         Command::Interop { out } => interop::run(out.as_deref()),
         Command::Conformance {
             kit,

@@ -107,6 +107,7 @@ pub const LANGUAGE: LanguageTests = LanguageTests {
         folder: Some("go"),
         run: install::go,
     }],
+    fuzz: Some(crate::fuzz::go::run),
 };
 
 /// The folder under a bindings folder that holds the built chain step.

@@ -89,6 +89,7 @@ pub const LANGUAGE: LanguageTests = LanguageTests {
             run: install::python,
         },
     ],
+    fuzz: Some(crate::fuzz::python::run),
 };
 
 /// Runs the python suite on the bindings in `bindings` (a folder written by

@@ -59,6 +59,7 @@ pub const LANGUAGE: LanguageTests = LanguageTests {
         folder: None,
         run: install::rust,
     }],
+    fuzz: Some(crate::fuzz::rust::run),
 };
 
 /// The batch round-trip program `run` builds for the bindings it tested last.

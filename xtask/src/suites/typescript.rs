@@ -75,6 +75,7 @@ pub const LANGUAGE: LanguageTests = LanguageTests {
         folder: None,
         run: install::typescript,
     }],
+    fuzz: Some(crate::fuzz::typescript::run),
 };
 
 /// The name of the consumer folder under a bindings folder; the tests'

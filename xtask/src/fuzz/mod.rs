@@ -1,0 +1,178 @@
+//! `cargo xtask fuzz --minutes N [--lang L]`: coverage-guided fuzzing of
+//! each language's connection ends on the receive path
+//! ([docs/fuzzing.md](../../../docs/fuzzing.md)). It generates the default
+//! schema's bindings into `target/fuzz/bindings/`, writes the seeds
+//! ([`seeds`]) into `target/fuzz/seeds/`, then runs each language's fuzzer
+//! for N minutes, one language after the other: the one its registration
+//! names ([`crate::languages::LanguageTests::fuzz`], a [`Fuzzer`]), each
+//! working in `target/fuzz/<language>/` (its corpus, its findings, its
+//! log). It prints a table of executions, coverage (each fuzzer's own
+//! measure) and findings per language, and fails when a fuzzer found an
+//! input that crashed or hung an end, grew it without bound or went
+//! unanswered and unreported (what each harness checks), naming the
+//! input's file. Not part of
+//! `cargo xtask test` nor of CI, whose time is short; the hostile wire
+//! table, where each finding ends up, runs there.
+//!
+//! The fuzzers built on libFuzzer (Rust's `cargo fuzz`, Python's atheris,
+//! TypeScript's Jazzer.js) share [`libfuzzer`]: their flags and the
+//! reading of their statistics.
+
+mod compat;
+pub mod go;
+pub mod libfuzzer;
+pub mod python;
+pub mod rust;
+mod seeds;
+pub mod typescript;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+
+use acp_codegen::emit::PackageNames;
+use acp_schema_source::SourceOptions;
+
+use crate::commands::generate;
+use crate::registry::LANGUAGES;
+use crate::support::tools::workspace_root;
+
+/// What to run.
+pub struct Options {
+    /// How long each language's fuzzer runs.
+    pub minutes: u64,
+    /// Only these languages, by id; all when empty.
+    pub languages: Vec<String>,
+}
+
+/// What one language's fuzzer is given.
+pub struct Run<'a> {
+    pub workspace: &'a Path,
+    /// The default schema's bindings (`rust/`, `typescript/`, `python/`, `go/`).
+    pub bindings: &'a Path,
+    /// The seeds, one input a file, for the fuzzer to read (not to write).
+    pub seeds: &'a Path,
+    /// The language's own folder: its corpus, findings and log.
+    pub folder: &'a Path,
+    /// How long to fuzz.
+    pub seconds: u64,
+}
+
+/// Runs a language's fuzzer on its connection's receive path.
+pub type Fuzzer = fn(&Run) -> Result<Outcome>;
+
+/// What a fuzzer did.
+pub struct Outcome {
+    /// The fuzzer, with its version (`cargo fuzz 0.13.2 (libFuzzer)`).
+    pub fuzzer: String,
+    pub executions: u64,
+    /// Its own measure of coverage (`cov: 2103, ft: 8817`).
+    pub coverage: String,
+    /// The inputs in its corpus at the end (seeds and what it kept).
+    pub corpus: u64,
+    /// The inputs that failed the harness.
+    pub findings: Vec<PathBuf>,
+    /// Everything the fuzzer printed.
+    pub log: PathBuf,
+}
+
+/// Runs what `options` asks for.
+pub fn run(options: &Options) -> Result<()> {
+    if options.minutes == 0 {
+        bail!("--minutes 0: give each fuzzer at least a minute");
+    }
+    let workspace = workspace_root();
+    let root = workspace.join("target").join("fuzz");
+    let bindings = root.join("bindings");
+    let outputs = generate::render(&SourceOptions::default(), &PackageNames::default(), &[], false, false)
+        .context("generating the default schema's bindings")?;
+    generate::write(&bindings, &outputs)?;
+    let seeds = root.join("seeds");
+    let count = seeds::write(&workspace, &seeds)?;
+    eprintln!("fuzz: {count} seeds in {}", seeds.display());
+    let mut rows = Vec::new();
+    for language in LANGUAGES {
+        if !options.languages.is_empty() && !options.languages.iter().any(|id| id == language.id()) {
+            continue;
+        }
+        let Some(fuzzer) = language.fuzz else {
+            language.skipping("fuzz target", "cargo xtask fuzz");
+            continue;
+        };
+        let folder = root.join(language.id());
+        std::fs::create_dir_all(&folder).with_context(|| format!("creating {}", folder.display()))?;
+        eprintln!(
+            "== fuzzing {}'s connection for {} minute(s), in {}",
+            language.name(),
+            options.minutes,
+            folder.display()
+        );
+        let outcome = fuzzer(&Run {
+            workspace: &workspace,
+            bindings: &bindings,
+            seeds: &seeds,
+            folder: &folder,
+            seconds: options.minutes * 60,
+        })
+        .with_context(|| format!("fuzzing {}", language.name()))?;
+        rows.push((language.name(), outcome));
+    }
+    print!("{}", table(options.minutes, &rows));
+    let findings: Vec<String> = rows
+        .iter()
+        .flat_map(|(name, outcome)| {
+            outcome
+                .findings
+                .iter()
+                .map(move |path| format!("{name}: {} (log: {})", path.display(), outcome.log.display()))
+        })
+        .collect();
+    if !findings.is_empty() {
+        bail!(
+            "the fuzzers found {} failing input(s); make each a case of tests/hostile-wire.json once fixed:\n{}",
+            findings.len(),
+            findings.join("\n")
+        );
+    }
+    Ok(())
+}
+
+/// The Markdown table of what each fuzzer did.
+fn table(minutes: u64, rows: &[(&str, Outcome)]) -> String {
+    let mut text = format!(
+        "\n{minutes} minute(s) per language\n\n| language | fuzzer | executions | coverage | corpus | findings |\n| --- | --- | ---: | --- | ---: | ---: |\n"
+    );
+    for (name, outcome) in rows {
+        text.push_str(&format!(
+            "| {name} | {} | {} | {} | {} | {} |\n",
+            outcome.fuzzer,
+            outcome.executions,
+            outcome.coverage,
+            outcome.corpus,
+            outcome.findings.len()
+        ));
+    }
+    text
+}
+
+/// The files in `folder` (none when it does not exist), sorted.
+pub fn files(folder: &Path) -> Result<Vec<PathBuf>> {
+    if !folder.is_dir() {
+        return Ok(Vec::new());
+    }
+    let mut files: Vec<PathBuf> = std::fs::read_dir(folder)
+        .with_context(|| format!("reading {}", folder.display()))?
+        .map(|entry| entry.map(|entry| entry.path()))
+        .collect::<Result<_, _>>()?;
+    files.retain(|path| path.is_file());
+    files.sort();
+    Ok(files)
+}
+
+/// Empties `folder`, creating it when missing.
+pub fn fresh(folder: &Path) -> Result<()> {
+    if folder.exists() {
+        std::fs::remove_dir_all(folder).with_context(|| format!("removing {}", folder.display()))?;
+    }
+    std::fs::create_dir_all(folder).with_context(|| format!("creating {}", folder.display()))
+}
