@@ -17,7 +17,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -29,6 +28,7 @@ import (
 
 	acp "github.com/acp-codegen/acp-bindings-go"
 
+	"acpinterop/internal/payload"
 	"acpinterop/internal/stdio"
 )
 
@@ -36,8 +36,16 @@ import (
 // enough to be cancelled.
 const pause = 50 * time.Millisecond
 
-// object is a JSON object written or read as Go values.
-type object = map[string]any
+// object, and the helpers below, are the full agents' shared payload helpers.
+type object = payload.Object
+
+var (
+	now     = payload.Now
+	asJSON  = payload.AsJSON
+	member  = payload.Member
+	text    = payload.Text
+	invalid = payload.Invalid
+)
 
 var modes = []object{
 	{"id": "ask", "name": "Ask", "description": "Asks before acting."},
@@ -66,55 +74,6 @@ type agent struct {
 	client   object
 	sessions map[string]*session
 	created  int
-}
-
-func now() string { return time.Now().UTC().Format(time.RFC3339) }
-
-// decoded is `value` written as JSON and decoded into a payload of the
-// generated types.
-func decoded[T any](value any) (T, error) {
-	var payload T
-	text, err := json.Marshal(value)
-	if err == nil {
-		err = json.Unmarshal(text, &payload)
-	}
-	if err != nil {
-		return payload, &acp.RequestError{Code: -32603, Message: err.Error()}
-	}
-	return payload, nil
-}
-
-// asJSON is a payload of the generated types read back as JSON, its
-// numbers as written.
-func asJSON(payload any) object {
-	text, err := json.Marshal(payload)
-	if err != nil {
-		return object{}
-	}
-	reader := json.NewDecoder(bytes.NewReader(text))
-	reader.UseNumber()
-	var value object
-	if reader.Decode(&value) != nil || value == nil {
-		return object{}
-	}
-	return value
-}
-
-// member is the member `name` of the JSON object `value`, nil when absent.
-func member(value any, name string) any {
-	if value, ok := value.(object); ok {
-		return value[name]
-	}
-	return nil
-}
-
-func text(value any) string {
-	text, _ := value.(string)
-	return text
-}
-
-func invalid(message string) error {
-	return &acp.RequestError{Code: -32602, Message: message}
 }
 
 // words are the prompt's words: each block's text, or `[type]` for a block
@@ -171,7 +130,7 @@ func (a *agent) update(id string, update object, record bool) error {
 		}
 		a.mu.Unlock()
 	}
-	notification, err := decoded[acp.SessionNotification](object{"sessionId": id, "update": update})
+	notification, err := payload.Decoded[acp.SessionNotification](object{"sessionId": id, "update": update})
 	if err != nil {
 		return err
 	}
@@ -208,7 +167,7 @@ func (a *agent) Initialize(_ context.Context, params acp.InitializeRequest) (acp
 	a.mu.Lock()
 	a.client, _ = asJSON(params)["clientCapabilities"].(object)
 	a.mu.Unlock()
-	return decoded[acp.InitializeResponse](object{
+	return payload.Decoded[acp.InitializeResponse](object{
 		"protocolVersion": 1,
 		"agentCapabilities": object{
 			"loadSession":         true,
@@ -226,11 +185,11 @@ func (a *agent) Authenticate(_ context.Context, params acp.AuthenticateRequest) 
 	if params.MethodId != "none" {
 		return acp.AuthenticateResponse{}, invalid("unknown authentication method")
 	}
-	return decoded[acp.AuthenticateResponse](object{})
+	return payload.Decoded[acp.AuthenticateResponse](object{})
 }
 
 func (a *agent) Logout(context.Context, acp.LogoutRequest) (acp.LogoutResponse, error) {
-	return decoded[acp.LogoutResponse](object{})
+	return payload.Decoded[acp.LogoutResponse](object{})
 }
 
 func (a *agent) SessionNew(_ context.Context, params acp.NewSessionRequest) (acp.NewSessionResponse, error) {
@@ -244,7 +203,7 @@ func (a *agent) SessionNew(_ context.Context, params acp.NewSessionRequest) (acp
 	response := a.state(s)
 	a.mu.Unlock()
 	response["sessionId"] = id
-	return decoded[acp.NewSessionResponse](response)
+	return payload.Decoded[acp.NewSessionResponse](response)
 }
 
 func (a *agent) SessionLoad(_ context.Context, params acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
@@ -265,7 +224,7 @@ func (a *agent) SessionLoad(_ context.Context, params acp.LoadSessionRequest) (a
 			return acp.LoadSessionResponse{}, err
 		}
 	}
-	return decoded[acp.LoadSessionResponse](state)
+	return payload.Decoded[acp.LoadSessionResponse](state)
 }
 
 func (a *agent) SessionResume(_ context.Context, params acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {
@@ -273,7 +232,7 @@ func (a *agent) SessionResume(_ context.Context, params acp.ResumeSessionRequest
 	if err != nil {
 		return acp.ResumeSessionResponse{}, err
 	}
-	return decoded[acp.ResumeSessionResponse](state)
+	return payload.Decoded[acp.ResumeSessionResponse](state)
 }
 
 func (a *agent) SessionList(_ context.Context, params acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
@@ -292,19 +251,19 @@ func (a *agent) SessionList(_ context.Context, params acp.ListSessionsRequest) (
 		listed = append(listed, info)
 	}
 	a.mu.Unlock()
-	return decoded[acp.ListSessionsResponse](object{"sessions": listed})
+	return payload.Decoded[acp.ListSessionsResponse](object{"sessions": listed})
 }
 
 func (a *agent) SessionClose(_ context.Context, params acp.CloseSessionRequest) (acp.CloseSessionResponse, error) {
 	if !a.remove(string(params.SessionId)) {
 		return acp.CloseSessionResponse{}, acp.SessionNotFound(string(params.SessionId))
 	}
-	return decoded[acp.CloseSessionResponse](object{})
+	return payload.Decoded[acp.CloseSessionResponse](object{})
 }
 
 func (a *agent) SessionDelete(_ context.Context, params acp.DeleteSessionRequest) (acp.DeleteSessionResponse, error) {
 	a.remove(string(params.SessionId))
-	return decoded[acp.DeleteSessionResponse](object{})
+	return payload.Decoded[acp.DeleteSessionResponse](object{})
 }
 
 func (a *agent) SessionSetMode(_ context.Context, params acp.SetSessionModeRequest) (acp.SetSessionModeResponse, error) {
@@ -324,7 +283,7 @@ func (a *agent) SessionSetMode(_ context.Context, params acp.SetSessionModeReque
 	if err := a.update(id, object{"sessionUpdate": "current_mode_update", "currentModeId": mode}, false); err != nil {
 		return acp.SetSessionModeResponse{}, err
 	}
-	return decoded[acp.SetSessionModeResponse](object{})
+	return payload.Decoded[acp.SetSessionModeResponse](object{})
 }
 
 func (a *agent) SessionSetConfigOption(_ context.Context, params acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
@@ -347,7 +306,7 @@ func (a *agent) SessionSetConfigOption(_ context.Context, params acp.SetSessionC
 		written, _ := json.Marshal(value)
 		return acp.SetSessionConfigOptionResponse{}, invalid(fmt.Sprintf("no value %s for %s", written, option))
 	}
-	return decoded[acp.SetSessionConfigOptionResponse](object{"configOptions": a.configOptions(s)})
+	return payload.Decoded[acp.SetSessionConfigOptionResponse](object{"configOptions": a.configOptions(s)})
 }
 
 // SessionCancel has nothing to do: the connection cancelled the turn when
@@ -404,12 +363,12 @@ func (a *agent) SessionPrompt(ctx context.Context, params acp.PromptRequest) (ac
 			// The connection answers `cancelled` in place of this error.
 			return acp.PromptResponse{}, &acp.TurnCancelled{SessionID: id}
 		case <-stop:
-			return decoded[acp.PromptResponse](object{"stopReason": "cancelled"})
+			return payload.Decoded[acp.PromptResponse](object{"stopReason": "cancelled"})
 		case <-ctx.Done():
 			return acp.PromptResponse{}, ctx.Err()
 		}
 	}
-	return decoded[acp.PromptResponse](object{"stopReason": "end_turn"})
+	return payload.Decoded[acp.PromptResponse](object{"stopReason": "end_turn"})
 }
 
 func main() {

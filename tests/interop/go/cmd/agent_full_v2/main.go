@@ -28,7 +28,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -43,6 +42,7 @@ import (
 
 	acp "github.com/acp-codegen/acp-bindings-go"
 
+	"acpinterop/internal/payload"
 	"acpinterop/internal/stdio"
 )
 
@@ -50,8 +50,16 @@ import (
 // enough to be cancelled.
 const pause = 50 * time.Millisecond
 
-// object is a JSON object written or read as Go values.
-type object = map[string]any
+// object, and the helpers below, are the full agents' shared payload helpers.
+type object = payload.Object
+
+var (
+	now     = payload.Now
+	asJSON  = payload.AsJSON
+	member  = payload.Member
+	text    = payload.Text
+	invalid = payload.Invalid
+)
 
 var modes = []object{{"value": "ask", "name": "Ask"}, {"value": "code", "name": "Code"}}
 
@@ -90,58 +98,9 @@ type agent struct {
 	messages int
 }
 
-func now() string { return time.Now().UTC().Format(time.RFC3339) }
-
-// decoded is `value` written as JSON and decoded into a payload of the
-// generated types.
-func decoded[T any](value any) (T, error) {
-	var payload T
-	text, err := json.Marshal(value)
-	if err == nil {
-		err = json.Unmarshal(text, &payload)
-	}
-	if err != nil {
-		return payload, &acp.RequestError{Code: -32603, Message: err.Error()}
-	}
-	return payload, nil
-}
-
-// asJSON is a payload of the generated types read back as JSON, its
-// numbers as written.
-func asJSON(payload any) object {
-	text, err := json.Marshal(payload)
-	if err != nil {
-		return object{}
-	}
-	reader := json.NewDecoder(bytes.NewReader(text))
-	reader.UseNumber()
-	var value object
-	if reader.Decode(&value) != nil || value == nil {
-		return object{}
-	}
-	return value
-}
-
-// member is the member `name` of the JSON object `value`, nil when absent.
-func member(value any, name string) any {
-	if value, ok := value.(object); ok {
-		return value[name]
-	}
-	return nil
-}
-
-func text(value any) string {
-	text, _ := value.(string)
-	return text
-}
-
 func written(value any) string {
 	text, _ := json.Marshal(value)
 	return string(text)
-}
-
-func invalid(message string) error {
-	return &acp.RequestError{Code: -32602, Message: message}
 }
 
 // words are the prompt's words: each block's text, or `[type]` for a block
@@ -185,7 +144,7 @@ func (a *agent) find(id string) (*session, error) {
 // send sends `update` for the session `id`. The caller holds the lock, so
 // that updates leave in the order the turns decide them.
 func (a *agent) send(id string, update object) error {
-	notification, err := decoded[acp.UpdateSessionNotification](object{"sessionId": id, "update": update})
+	notification, err := payload.Decoded[acp.UpdateSessionNotification](object{"sessionId": id, "update": update})
 	if err != nil {
 		return err
 	}
@@ -234,7 +193,7 @@ func (a *agent) Initialize(_ context.Context, params acp.InitializeRequest) (acp
 			"description": "Runs this agent with --login, which always succeeds.", "args": []string{"--login"},
 		})
 	}
-	return decoded[acp.InitializeResponse](object{
+	return payload.Decoded[acp.InitializeResponse](object{
 		"protocolVersion": acp.CurrentProtocolVersion,
 		"info":            object{"name": "acp-codegen full-surface agent (Go, v2)", "version": "0.1.0"},
 		"capabilities": object{"session": object{
@@ -251,11 +210,11 @@ func (a *agent) AuthLogin(_ context.Context, params acp.LoginAuthRequest) (acp.L
 	if params.MethodId != "none" {
 		return acp.LoginAuthResponse{}, invalid(fmt.Sprintf("no authentication method %q for auth/login", params.MethodId))
 	}
-	return decoded[acp.LoginAuthResponse](object{})
+	return payload.Decoded[acp.LoginAuthResponse](object{})
 }
 
 func (a *agent) AuthLogout(context.Context, acp.LogoutAuthRequest) (acp.LogoutAuthResponse, error) {
-	return decoded[acp.LogoutAuthResponse](object{})
+	return payload.Decoded[acp.LogoutAuthResponse](object{})
 }
 
 func (a *agent) SessionNew(_ context.Context, params acp.NewSessionRequest) (acp.NewSessionResponse, error) {
@@ -267,7 +226,7 @@ func (a *agent) SessionNew(_ context.Context, params acp.NewSessionRequest) (acp
 	id := fmt.Sprintf("session-%d", a.created)
 	s := &session{cwd: text(request["cwd"]), directories: directories, mode: "ask", model: "small", updated: now()}
 	a.sessions[id] = s
-	return decoded[acp.NewSessionResponse](object{"sessionId": id, "configOptions": configOptions(s)})
+	return payload.Decoded[acp.NewSessionResponse](object{"sessionId": id, "configOptions": configOptions(s)})
 }
 
 func (a *agent) SessionResume(_ context.Context, params acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {
@@ -301,7 +260,7 @@ func (a *agent) SessionResume(_ context.Context, params acp.ResumeSessionRequest
 	if err := a.send(id, state(now, "")); err != nil {
 		return acp.ResumeSessionResponse{}, err
 	}
-	return decoded[acp.ResumeSessionResponse](object{"configOptions": configOptions(s)})
+	return payload.Decoded[acp.ResumeSessionResponse](object{"configOptions": configOptions(s)})
 }
 
 func (a *agent) SessionList(_ context.Context, params acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
@@ -320,19 +279,19 @@ func (a *agent) SessionList(_ context.Context, params acp.ListSessionsRequest) (
 		}
 		listed = append(listed, info)
 	}
-	return decoded[acp.ListSessionsResponse](object{"sessions": listed})
+	return payload.Decoded[acp.ListSessionsResponse](object{"sessions": listed})
 }
 
 func (a *agent) SessionClose(_ context.Context, params acp.CloseSessionRequest) (acp.CloseSessionResponse, error) {
 	if !a.forget(string(params.SessionId)) {
 		return acp.CloseSessionResponse{}, acp.SessionNotFound(string(params.SessionId))
 	}
-	return decoded[acp.CloseSessionResponse](object{})
+	return payload.Decoded[acp.CloseSessionResponse](object{})
 }
 
 func (a *agent) SessionDelete(_ context.Context, params acp.DeleteSessionRequest) (acp.DeleteSessionResponse, error) {
 	a.forget(string(params.SessionId))
-	return decoded[acp.DeleteSessionResponse](object{})
+	return payload.Decoded[acp.DeleteSessionResponse](object{})
 }
 
 func (a *agent) SessionSetConfigOption(_ context.Context, params acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
@@ -358,7 +317,7 @@ func (a *agent) SessionSetConfigOption(_ context.Context, params acp.SetSessionC
 	default:
 		return acp.SetSessionConfigOptionResponse{}, invalid(fmt.Sprintf("no value %s (%s) for %s", written(value), kind, option))
 	}
-	return decoded[acp.SetSessionConfigOptionResponse](object{"configOptions": configOptions(s)})
+	return payload.Decoded[acp.SetSessionConfigOptionResponse](object{"configOptions": configOptions(s)})
 }
 
 // SessionCancel has nothing to do: the connection cancelled the turn when
@@ -390,7 +349,7 @@ func (a *agent) SessionPrompt(_ context.Context, params acp.PromptRequest) (acp.
 		return acp.PromptResponse{}, err
 	}
 	go a.play(id, t, prompt, s.cwd)
-	return decoded[acp.PromptResponse](object{"messageId": t.message})
+	return payload.Decoded[acp.PromptResponse](object{"messageId": t.message})
 }
 
 // No terminal or tool call of this agent advertises `capabilities.cancel`.
@@ -512,7 +471,7 @@ func (a *agent) play(id string, t *turn, prompt []any, cwd string) {
 // connection reports `requires_action` meanwhile, and `running` after);
 // whether it was allowed, and whether the turn goes on.
 func (a *agent) ask(id string, t *turn, call string) (allowed, goes bool) {
-	request, err := decoded[acp.RequestPermissionRequest](object{
+	request, err := payload.Decoded[acp.RequestPermissionRequest](object{
 		"sessionId": id, "title": "Run `wc -w`?",
 		"subject": object{"type": "tool_call", "toolCall": object{"toolCallId": call}},
 		"options": []object{
