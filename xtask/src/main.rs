@@ -392,7 +392,7 @@ fn run(command: Command) -> Result<()> {
             suites,
         }),
         Command::Bench { quick, peers, out } => bench::run(&bench::Options { quick, peers, out }),
-        Command::Fuzz { minutes, languages } => fuzz::run(&fuzz::Options { minutes, languages }),
+        Command::Fuzz { minutes, languages } => fuzz::command::run(&fuzz::command::Options { minutes, languages }),
         Command::Interop { out } => interop::run(out.as_deref()),
         Command::Conformance {
             kit,
