@@ -75,15 +75,21 @@ pub fn run(workspace: &Path, bindings: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The first line of a suite's output that names a failure, as the test
-/// runners write one (`test x ... FAILED`, `--- FAIL: TestX`, `not ok 3 -
-/// x`, `FAILED tests/x.py::test_x`, an error), shortened.
+/// The first line of a suite's output that names a failed test, as the
+/// test runners write one (`test x ... FAILED`, `--- FAIL: TestX`, `not ok
+/// 3 - x`, `FAILED tests/x.py::test_x`), else the first that names an
+/// error; shortened.
 fn first_failure(output: &str) -> String {
     const SHOWN: usize = 160;
-    let line = output
-        .lines()
-        .map(str::trim)
-        .find(|line| line.contains("FAIL") || line.starts_with("not ok") || line.to_lowercase().contains("error"))
+    let lines = || output.lines().map(str::trim);
+    let line = lines()
+        .find(|line| {
+            line.starts_with("not ok")
+                || line.starts_with("--- FAIL")
+                || line.starts_with("FAILED ")
+                || line.ends_with("FAILED")
+        })
+        .or_else(|| lines().find(|line| !line.starts_with('#') && line.to_lowercase().contains("error")))
         .unwrap_or("none named");
     match line.char_indices().nth(SHOWN) {
         Some((end, _)) => format!("{}…", &line[..end]),
@@ -95,8 +101,17 @@ fn first_failure(output: &str) -> String {
 mod tests {
     #[test]
     fn the_first_failure_is_the_first_line_that_names_one() {
-        let output = "ok 1 - a\nnot ok 2 - b refuses null\n--- FAIL: TestC\n";
+        let output = "# Subtest: an error\nok 1 - a\nnot ok 2 - b refuses null\n--- FAIL: TestC\n";
         assert_eq!(super::first_failure(output), "not ok 2 - b refuses null");
+        let pytest = "==== FAILURES ====\n____ test_x ____\nFAILED tests/python/test_x.py::test_x - AssertionError\n";
+        assert_eq!(
+            super::first_failure(pytest),
+            "FAILED tests/python/test_x.py::test_x - AssertionError"
+        );
+        assert_eq!(
+            super::first_failure("test every_vector ... FAILED"),
+            "test every_vector ... FAILED"
+        );
         assert_eq!(
             super::first_failure("    --- FAIL: TestX (0.01s)"),
             "--- FAIL: TestX (0.01s)"
