@@ -222,7 +222,7 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
         &format!("{label}: staticcheck"),
     )?;
     let outcome = go_test(&module)?;
-    print!("{}", outcome.output);
+    crate::support::lanes::show(&outcome.output);
     ensure!(outcome.passed, "{label}: go test on the shared vectors failed");
     if label == "default" {
         usage_example(&module)?;
@@ -261,7 +261,7 @@ fn usage_example(module: &Path) -> Result<()> {
         "the Go usage example printed\n{printed}not\n{:?}",
         example::expected()
     );
-    eprintln!("go: the README's usage example ran against the module as expected");
+    crate::support::lanes::show("go: the README's usage example ran against the module as expected\n");
     Ok(())
 }
 

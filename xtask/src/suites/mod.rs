@@ -31,6 +31,7 @@ pub mod typescript;
 
 use std::path::Path;
 use std::process::Command;
+use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use clap::ValueEnum;
@@ -42,6 +43,7 @@ use crate::bench;
 use crate::commands::{generate, package};
 use crate::languages::LanguageTests;
 use crate::registry::LANGUAGES;
+use crate::support::lanes::{self, Lane, Timings};
 use crate::support::tools::{run_checked, workspace_root};
 use crate::support::{source, upstream};
 
@@ -224,51 +226,76 @@ pub fn run(selection: &Selection) -> Result<()> {
     if !selection.schemas.is_empty() {
         labelled.retain(|(label, _, _)| selection.schemas.contains(label));
     }
+    let timings = Timings::default();
+    let started = Instant::now();
+    let outcome = run_suites(&workspace, &upstream_root, labelled, selection, &timings);
+    eprintln!(
+        "== where the time went ({})\n{}",
+        if outcome.is_ok() { "passed" } else { "failed" },
+        timings.table(started.elapsed())
+    );
+    outcome
+}
+
+/// Runs the suites `selection` wants, in [`Suite`]'s order, timing each.
+fn run_suites(
+    workspace: &Path,
+    upstream_root: &Path,
+    labelled: Vec<(String, ExtendedSchema, bool)>,
+    selection: &Selection,
+    timings: &Timings,
+) -> Result<()> {
     let cargo = || Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()));
     if selection.wants(Suite::Workspace) {
-        run_checked(
-            cargo()
-                .args(["test", "--workspace", "--", "--include-ignored"])
-                .env("ACP_UPSTREAM_SCHEMAS", &upstream_root)
-                .current_dir(&workspace),
-            "cargo test --workspace",
-        )?;
+        timings.time("cargo test --workspace", || {
+            run_checked(
+                cargo()
+                    .args(["test", "--workspace", "--", "--include-ignored"])
+                    .env("ACP_UPSTREAM_SCHEMAS", upstream_root)
+                    .current_dir(workspace),
+                "cargo test --workspace",
+            )
+        })?;
     }
     if selection.wants(Suite::Clippy) {
-        run_checked(
-            cargo()
-                .args([
-                    "clippy",
-                    "--quiet",
-                    "--workspace",
-                    "--all-targets",
-                    "--",
-                    "-D",
-                    "warnings",
-                ])
-                .current_dir(&workspace),
-            "cargo clippy --workspace",
-        )?;
+        timings.time("cargo clippy --workspace", || {
+            run_checked(
+                cargo()
+                    .args([
+                        "clippy",
+                        "--quiet",
+                        "--workspace",
+                        "--all-targets",
+                        "--",
+                        "-D",
+                        "warnings",
+                    ])
+                    .current_dir(workspace),
+                "cargo clippy --workspace",
+            )
+        })?;
     }
     if selection.wants(Suite::Format) {
         eprintln!("== the format of the hand-written files");
-        format::run(&workspace)?;
+        timings.time("format", || format::run(workspace))?;
     }
     if selection.wants(Suite::History) {
         eprintln!("== the review on the published history");
-        history::run(&workspace)?;
+        timings.time("history", || history::run(workspace))?;
     }
-    test_schemas(&workspace, &upstream_root, labelled, selection)?;
+    test_schemas(workspace, upstream_root, labelled, selection, timings)?;
     if selection.wants(Suite::Packages) {
         eprintln!("== the packages (cargo xtask package)");
-        package::check::run()?;
+        timings.time("packages", package::check::run)?;
     }
     if selection.wants(Suite::Bench) {
         eprintln!("== the quick benchmark");
-        bench::run(&bench::Options {
-            quick: true,
-            peers: false,
-            out: None,
+        timings.time("quick benchmark", || {
+            bench::run(&bench::Options {
+                quick: true,
+                peers: false,
+                out: None,
+            })
         })?;
     }
     Ok(())
@@ -283,6 +310,7 @@ fn test_schemas(
     upstream_root: &Path,
     labelled: Vec<(String, ExtendedSchema, bool)>,
     selection: &Selection,
+    timings: &Timings,
 ) -> Result<()> {
     let per_schema = Suite::value_variants().iter().filter(|suite| !suite.runs_once());
     if !per_schema.clone().any(|suite| selection.wants(*suite)) {
@@ -291,7 +319,6 @@ fn test_schemas(
     let bindings = per_schema
         .filter(|suite| suite.needs_bindings())
         .any(|suite| selection.wants(*suite));
-    let workspace = workspace.to_path_buf();
     let generated = workspace.join("target").join("bindings");
     for (label, schema, tolerant) in labelled {
         let outputs = generate::render_schema(&schema, &PackageNames::default(), &[], tolerant, false)
@@ -301,31 +328,40 @@ fn test_schemas(
         eprintln!("== bindings for {label} in {}", folder.display());
         let ir = acp_codegen::lower::lower(&schema, acp_codegen::lower::Unsupported::Fail)
             .with_context(|| format!("lowering {label}"))?;
+        let step = |suite: &str| format!("{label}: {suite}");
         if selection.wants(Suite::Handlers) {
-            handlers::check(upstream_root, &label, &ir)?;
+            timings.time(&step("handlers"), || handlers::check(upstream_root, &label, &ir))?;
         }
         if bindings {
-            negotiation::prepare(&workspace, &folder, &label)?;
-            for language in LANGUAGES {
-                if selection.wants_language(language) {
-                    (language.suite)(&workspace, &folder, &label)?;
-                }
-            }
+            negotiation::prepare(workspace, &folder, &label)?;
+            let lanes = LANGUAGES
+                .iter()
+                .filter(|language| selection.wants_language(language))
+                .map(|language| Lane {
+                    name: step(language.id()),
+                    work: Box::new(|| (language.suite)(workspace, &folder, &label)),
+                })
+                .collect();
+            lanes::run(lanes, &lanes::logs_folder(workspace, &label), timings)?;
         }
         if selection.wants(Suite::Negotiation) {
             negotiation::compare(&folder, &label)?;
         }
         if selection.wants(Suite::Chain) {
-            chain::run(&workspace, &folder, &label)?;
+            timings.time(&step("chain"), || chain::run(workspace, &folder, &label))?;
         }
         if selection.wants(Suite::Independent) {
-            independent::run(&workspace, &folder, &label, &schema, &ir, tolerant)?;
+            timings.time(&step("independent values"), || {
+                independent::run(workspace, &folder, &label, &schema, &ir, tolerant)
+            })?;
         }
         if selection.wants(Suite::Captures) && captures::applies(&ir) {
-            captures::run(&workspace, &folder, &label, &schema, &ir)?;
+            timings.time(&step("captures"), || {
+                captures::run(workspace, &folder, &label, &schema, &ir)
+            })?;
         }
         if selection.wants(Suite::Mutation) && label == "default" {
-            mutation::run(&workspace, &folder)?;
+            mutation::run(workspace, &folder, timings)?;
         }
     }
     Ok(())

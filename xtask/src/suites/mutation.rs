@@ -17,61 +17,95 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 
+use crate::languages::{LanguageTests, Mutant};
 use crate::registry::LANGUAGES;
+use crate::support::lanes::{self, Lane, Timings};
 use crate::support::tools::copy_tree;
 
 /// Runs every mutant of the bindings in `bindings` (the default schema's,
-/// already tested) and fails if a suite passes on a mutant.
-pub fn run(workspace: &Path, bindings: &Path) -> Result<()> {
-    let mutants = LANGUAGES
-        .iter()
-        .flat_map(|language| language.mutants.iter().map(move |mutant| (*language, mutant)));
-    for (index, (language, mutant)) in mutants.enumerate() {
-        let folder = workspace
-            .join("target")
-            .join("mutants")
-            .join(format!("{index}-{}", language.id()));
-        if folder.exists() {
-            std::fs::remove_dir_all(&folder).with_context(|| format!("removing {}", folder.display()))?;
+/// already tested) and fails if a suite passes on a mutant. Each
+/// language's mutants run in a lane of their own ([`lanes`]), one after
+/// another, beside the other languages'.
+pub fn run(workspace: &Path, bindings: &Path, timings: &Timings) -> Result<()> {
+    let mut index = 0;
+    let mut lanes = Vec::new();
+    for language in LANGUAGES {
+        let numbered: Vec<(usize, &Mutant)> = language
+            .mutants
+            .iter()
+            .map(|mutant| {
+                index += 1;
+                (index - 1, mutant)
+            })
+            .collect();
+        if numbered.is_empty() {
+            continue;
         }
-        copy_tree(&bindings.join(language.id()), &folder.join(language.id()))?;
-        copy_tree(&bindings.join("vectors"), &folder.join("vectors"))?;
-        std::fs::copy(bindings.join("negotiation.json"), folder.join("negotiation.json"))
-            .context("copying the negotiation cases")?;
-        let label = format!("mutant {index}");
-        let path = folder.join(mutant.file);
-        let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-        let occurrences = text.matches(mutant.find).count();
-        if occurrences != 1 {
-            bail!(
-                "mutant `{}` ({}): its text occurs {occurrences} times in {}, not once: update the mutant",
-                mutant.name,
-                language.id(),
-                mutant.file
-            );
-        }
-        std::fs::write(&path, text.replacen(mutant.find, mutant.replace, 1))
-            .with_context(|| format!("writing {}", path.display()))?;
-        let outcome = (language.vector_suite)(workspace, &folder, &label)?;
-        let summary = (language.summary)(&outcome.output).map_or_else(
-            || "no summary line".to_owned(),
-            |line| line.trim_start_matches("# ").trim().to_owned(),
-        );
-        if outcome.passed {
-            bail!(
-                "the {} vector suite passes on the mutant `{}`: it does not test what it claims\n{}",
-                language.id(),
-                mutant.name,
-                outcome.output
-            );
-        }
-        println!(
-            "mutant {} / {}: caught ({summary}); first failure: {}",
-            language.id(),
+        lanes.push(Lane {
+            name: format!("mutants of {}", language.id()),
+            work: Box::new(move || {
+                numbered
+                    .into_iter()
+                    .try_for_each(|(index, mutant)| run_mutant(workspace, bindings, language, index, mutant))
+            }),
+        });
+    }
+    lanes::run(lanes, &lanes::logs_folder(workspace, "mutants"), timings)
+}
+
+/// Runs the mutant numbered `index` of `language` and fails if its vector
+/// suite passes on it.
+fn run_mutant(
+    workspace: &Path,
+    bindings: &Path,
+    language: &LanguageTests,
+    index: usize,
+    mutant: &Mutant,
+) -> Result<()> {
+    let folder = workspace
+        .join("target")
+        .join("mutants")
+        .join(format!("{index}-{}", language.id()));
+    if folder.exists() {
+        std::fs::remove_dir_all(&folder).with_context(|| format!("removing {}", folder.display()))?;
+    }
+    copy_tree(&bindings.join(language.id()), &folder.join(language.id()))?;
+    copy_tree(&bindings.join("vectors"), &folder.join("vectors"))?;
+    std::fs::copy(bindings.join("negotiation.json"), folder.join("negotiation.json"))
+        .context("copying the negotiation cases")?;
+    let label = format!("mutant {index}");
+    let path = folder.join(mutant.file);
+    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let occurrences = text.matches(mutant.find).count();
+    if occurrences != 1 {
+        bail!(
+            "mutant `{}` ({}): its text occurs {occurrences} times in {}, not once: update the mutant",
             mutant.name,
-            first_failure(&outcome.output)
+            language.id(),
+            mutant.file
         );
     }
+    std::fs::write(&path, text.replacen(mutant.find, mutant.replace, 1))
+        .with_context(|| format!("writing {}", path.display()))?;
+    let outcome = (language.vector_suite)(workspace, &folder, &label)?;
+    let summary = (language.summary)(&outcome.output).map_or_else(
+        || "no summary line".to_owned(),
+        |line| line.trim_start_matches("# ").trim().to_owned(),
+    );
+    if outcome.passed {
+        bail!(
+            "the {} vector suite passes on the mutant `{}`: it does not test what it claims\n{}",
+            language.id(),
+            mutant.name,
+            outcome.output
+        );
+    }
+    lanes::show(&format!(
+        "mutant {} / {}: caught ({summary}); first failure: {}\n",
+        language.id(),
+        mutant.name,
+        first_failure(&outcome.output)
+    ));
     Ok(())
 }
 

@@ -135,7 +135,7 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
         )?;
     }
     let outcome = pytest(&python, workspace, bindings, &tests, Some(label))?;
-    print!("{}", outcome.output);
+    crate::support::lanes::show(&outcome.output);
     ensure!(
         outcome.passed,
         "{label}: pytest {} failed (exit 5 means no test ran)",

@@ -92,7 +92,7 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
         &format!("cargo doc on the Rust bindings for {label}"),
     )?;
     let outcome = vector_suite(workspace, bindings)?;
-    print!("{}", outcome.output);
+    crate::support::lanes::show(&outcome.output);
     if !outcome.passed {
         anyhow::bail!("Rust vectors for {label} failed");
     }

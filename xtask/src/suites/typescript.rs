@@ -199,7 +199,7 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
         usage_program(&tests, &package, &consumer, label)?;
     }
     let outcome = node_tests(workspace, bindings, &NODE_TESTS)?;
-    print!("{}", outcome.output);
+    crate::support::lanes::show(&outcome.output);
     ensure!(
         outcome.passed,
         "{label}: node --test on {} failed",
@@ -207,7 +207,7 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
     );
     if label == "default" {
         let outcome = node_tests(workspace, bindings, &DEFAULT_TESTS)?;
-        print!("{}", outcome.output);
+        crate::support::lanes::show(&outcome.output);
         ensure!(
             outcome.passed,
             "{label}: node --test on {} failed",
@@ -216,12 +216,12 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
     }
     if label == "v2-stable" {
         let outcome = node_tests(workspace, bindings, &V2_TESTS)?;
-        print!("{}", outcome.output);
+        crate::support::lanes::show(&outcome.output);
         ensure!(outcome.passed, "{label}: node --test on {} failed", V2_TESTS.join(", "));
     }
     if CONNECTION_SCHEMAS.contains(&label) {
         let outcome = node_tests(workspace, bindings, &CONNECTION_TESTS)?;
-        print!("{}", outcome.output);
+        crate::support::lanes::show(&outcome.output);
         ensure!(
             outcome.passed,
             "{label}: node --test on {} failed",

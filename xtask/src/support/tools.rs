@@ -47,8 +47,12 @@ impl SuiteOutcome {
     }
 }
 
-/// Runs `command`, failing with its description when it fails.
+/// Runs `command`, failing with its description when it fails. In a lane
+/// ([`super::lanes`]) its output goes to the lane's log.
 pub fn run_checked(command: &mut Command, what: &str) -> Result<()> {
+    if let Some((stdout, stderr)) = super::lanes::log_handles().context("opening the lane's log")? {
+        command.stdout(stdout).stderr(stderr);
+    }
     let status = command.status().with_context(|| format!("starting {what}"))?;
     if !status.success() {
         bail!("{what} failed ({status})");
