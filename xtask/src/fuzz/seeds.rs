@@ -2,7 +2,7 @@
 //! every language's fuzzer reads: each case of `tests/hostile-wire.json` as
 //! the line its connection test sends (after the `initialize` an agent's
 //! end answers first, unless the case says otherwise or is a whole line), and every message of
-//! the real captures in `tests/captures/`, one line each, with each
+//! the real captures ([`crate::support::captures`]), one line each, with each
 //! capture's messages of one direction as one seed (a whole session as one
 //! end reads it). A seed is at most [`LIMIT`] bytes: a case that repeats
 //! more (`string_50mb`) repeats as often as fits; the hostile wire tests
@@ -12,6 +12,10 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
+
+use acp_codegen::trace::Direction;
+
+use crate::support::captures;
 
 /// The largest seed, in bytes: fuzzers mutate within the size of their
 /// largest input, and a megabyte input makes every execution slow.
@@ -27,7 +31,7 @@ pub fn write(workspace: &Path, folder: &Path) -> Result<usize> {
     }
     std::fs::create_dir_all(folder).with_context(|| format!("creating {}", folder.display()))?;
     let mut seeds = hostile(&workspace.join("tests").join("hostile-wire.json"))?;
-    seeds.extend(captures(&workspace.join("tests").join("captures"))?);
+    seeds.extend(captures(workspace)?);
     for (name, bytes) in &seeds {
         if bytes.len() > LIMIT {
             bail!("the seed {name} has {} bytes, more than {LIMIT}", bytes.len());
@@ -125,39 +129,25 @@ fn fill(fill: &Value, room: usize) -> Result<Vec<u8>> {
     bail!("a fill that is none of nest, string, text and bytes: {fill}")
 }
 
-/// One seed per message of each capture in `folder`, and one per capture
-/// and direction with its messages in order.
-fn captures(folder: &Path) -> Result<Vec<(String, Vec<u8>)>> {
-    let mut files: Vec<_> = std::fs::read_dir(folder)
-        .with_context(|| format!("reading {}", folder.display()))?
-        .map(|entry| entry.map(|entry| entry.path()))
-        .collect::<Result<_, _>>()?;
-    files.retain(|path| path.extension().is_some_and(|extension| extension == "jsonl"));
-    files.sort();
-    if files.is_empty() {
-        bail!("no capture in {}", folder.display());
-    }
+/// One seed per message of each capture, and one per capture and
+/// direction with its messages in order.
+fn captures(workspace: &Path) -> Result<Vec<(String, Vec<u8>)>> {
     let mut seeds = Vec::new();
-    for path in files {
+    for path in captures::files(workspace)? {
         let stem = path.file_stem().and_then(|stem| stem.to_str()).unwrap_or("capture");
-        let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-        let mut sessions: [(&str, Vec<u8>); 2] = [("client-to-agent", Vec::new()), ("agent-to-client", Vec::new())];
-        for (index, record) in text.lines().enumerate().filter(|(_, line)| !line.trim().is_empty()) {
-            let record: Value =
-                serde_json::from_str(record).with_context(|| format!("{}:{}", path.display(), index + 1))?;
-            let mut line = serde_json::to_vec(&record["message"])?;
+        let mut sessions = Direction::BOTH.map(|direction| (direction, Vec::new()));
+        for captured in captures::messages(&path)? {
+            let mut line = serde_json::to_vec(&captured.message)?;
             line.push(b'\n');
-            let Some((_, session)) = sessions
-                .iter_mut()
-                .find(|(direction, _)| record["direction"] == *direction)
-            else {
-                bail!("{}:{}: no known direction", path.display(), index + 1);
-            };
-            session.extend_from_slice(&line);
-            seeds.push((format!("capture-{stem}-{:03}", index + 1), line));
+            for (direction, session) in &mut sessions {
+                if *direction == captured.direction {
+                    session.extend_from_slice(&line);
+                }
+            }
+            seeds.push((format!("capture-{stem}-{:03}", captured.at.line), line));
         }
         for (direction, session) in sessions {
-            seeds.push((format!("capture-{stem}-{direction}"), session));
+            seeds.push((format!("capture-{stem}-{}", direction.as_str()), session));
         }
     }
     Ok(seeds)

@@ -1,6 +1,5 @@
 //! Real agents' traffic as test data: the captures in `tests/captures/`
-//! (real ACP agents from the npm registry against a mock model; see
-//! `tests/agents/`). On every schema of the v1 layout, each captured
+//! ([`crate::support::captures`]). On every schema of the v1 layout, each captured
 //! message goes through the cross-language chain ([`crate::suites::chain`]) as the
 //! type its method gives (a response as its request's result, an error
 //! response as the schema's `Error`) and must come back exactly from every
@@ -8,59 +7,26 @@
 //! nothing in any capture.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
 
 use acp_codegen::ir::Ir;
-use acp_codegen::trace::{Checker, Direction, Place};
+use acp_codegen::trace::{Checker, Direction};
 use acp_schema_source::ExtendedSchema;
 
 use crate::suites::chain::{self, Case, Compare, Expected, Verdict};
-
-/// The captures, in name order.
-fn captures(workspace: &Path) -> Result<Vec<PathBuf>> {
-    let folder = workspace.join("tests").join("captures");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&folder)
-        .with_context(|| format!("reading {}", folder.display()))?
-        .map(|entry| entry.map(|entry| entry.path()))
-        .collect::<Result<_, _>>()?;
-    files.retain(|path| path.extension().is_some_and(|extension| extension == "jsonl"));
-    files.sort();
-    if files.is_empty() {
-        bail!("no capture in {}", folder.display());
-    }
-    Ok(files)
-}
-
-/// The records of a capture: direction and message, in order.
-fn records(path: &Path) -> Result<Vec<(Direction, Value)>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    text.lines()
-        .enumerate()
-        .filter(|(_, line)| !line.trim().is_empty())
-        .map(|(index, line)| {
-            let record: Value =
-                serde_json::from_str(line).with_context(|| format!("{}:{}", path.display(), index + 1))?;
-            let direction = match record["direction"].as_str() {
-                Some("client-to-agent") => Direction::ClientToAgent,
-                Some("agent-to-client") => Direction::AgentToClient,
-                other => bail!("{}:{}: direction {other:?}", path.display(), index + 1),
-            };
-            Ok((direction, record["message"].clone()))
-        })
-        .collect()
-}
+use crate::support::captures::{self, Captured};
 
 /// The typed payloads of a capture's messages: (type, payload, where).
-fn payloads(ir: &Ir, name: &str, records: &[(Direction, Value)]) -> Result<Vec<(String, Value, String)>> {
+fn payloads(ir: &Ir, name: &str, records: &[Captured]) -> Result<Vec<(String, Value, String)>> {
     // Requests by the direction they travelled and their id: a response
     // travels the other way.
     let mut asked: BTreeMap<(bool, String), String> = BTreeMap::new();
     let mut typed = Vec::new();
-    for (index, (direction, message)) in records.iter().enumerate() {
-        let at = format!("{name}:{}", index + 1);
+    for Captured { at, direction, message } in records {
+        let at = format!("{name}:{}", at.line);
         let from_client = *direction == Direction::ClientToAgent;
         let id = message.get("id").map(Value::to_string);
         match (message.get("method").and_then(Value::as_str), id) {
@@ -107,22 +73,18 @@ pub fn applies(ir: &Ir) -> bool {
 pub fn run(workspace: &Path, bindings: &Path, label: &str, schema: &ExtendedSchema, ir: &Ir) -> Result<()> {
     let mut cases = Vec::new();
     let mut findings = Vec::new();
-    let files = captures(workspace)?;
+    let files = captures::files(workspace)?;
     for path in &files {
         let name = path
             .file_name()
             .map(|name| name.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let records = records(path)?;
+        let records = captures::messages(path)?;
         let mut checker = Checker::new(&schema.document, ir).map_err(|error| anyhow::anyhow!("{label}: {error}"))?;
-        for (line, (direction, message)) in records.iter().enumerate() {
-            let place = Place {
-                input: 0,
-                line: line as u64 + 1,
-            };
+        for captured in &records {
             findings.extend(
                 checker
-                    .message(place, *direction, message.clone())
+                    .message(captured.at, captured.direction, captured.message.clone())
                     .into_iter()
                     .map(|finding| format!("{name}: {finding:?}")),
             );
