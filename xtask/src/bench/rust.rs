@@ -94,7 +94,7 @@ fn connection_manifest() -> String {
     format!(
         "[package]\nname = \"acp-bench-connection\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
          [[bin]]\nname = \"connection\"\npath = \"src/main.rs\"\n\n\
-         [dependencies]\nacp-bindings = {{ path = \"../bindings/rust\" }}\n\
+         [dependencies]\nacp-bindings = {{ path = \"../bindings/rust\", features = [\"connection\"] }}\n\
          agent-client-protocol = \"={SDK_VERSION}\"\nfutures = {{ version = \"0.3\", features = [\"executor\"] }}\n\
          serde_json = \"1\"\ntokio = {{ version = \"1\", features = [\"rt\", \"time\", \"sync\"] }}\n\n[workspace]\n"
     )

@@ -251,7 +251,7 @@ fn confirm(workspace: &Path, root: &Path, cases: &[serde_json::Value], failures:
             String::from_utf8_lossy(&output.stderr)
         )
     })?;
-    eprintln!("ajv on the witnesses: {summary}");
+    crate::support::lanes::say!("ajv on the witnesses: {summary}");
     for disagreement in summary["disagreements"].as_array().into_iter().flatten() {
         failures.push(format!("ajv: {}", disagreement.as_str().unwrap_or_default()));
     }
@@ -391,7 +391,7 @@ fn crate_schema(root: &Path, release: &Release) -> Result<()> {
 
 fn print_table(rows: &[Row]) {
     let levels = [Level::Breaking, Level::Warning, Level::Safe, Level::Info];
-    eprintln!(
+    crate::support::lanes::say!(
         "| pair | breaking | warning | safe | info | breaking stable | breaking unstable | breaking draft | bump | upstream's bump |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"
     );
     let mut totals: BTreeMap<Level, usize> = BTreeMap::new();
@@ -402,7 +402,7 @@ fn print_table(rows: &[Row]) {
             .map(|level| row.counts.get(level).copied().unwrap_or(0).to_string())
             .collect();
         cells.extend(Tier::ALL.map(|tier| row.breaking.get(&tier).copied().unwrap_or(0).to_string()));
-        eprintln!(
+        crate::support::lanes::say!(
             "| {} | {} | {} | {} |",
             row.pair,
             cells.join(" | "),
@@ -421,7 +421,7 @@ fn print_table(rows: &[Row]) {
         .map(|level| totals.get(level).copied().unwrap_or(0).to_string())
         .collect();
     cells.extend(Tier::ALL.map(|tier| tiers.get(&tier).copied().unwrap_or(0).to_string()));
-    eprintln!("| {} pairs | {} | | |", rows.len(), cells.join(" | "));
+    crate::support::lanes::say!("| {} pairs | {} | | |", rows.len(), cells.join(" | "));
 }
 
 /// The bump upstream made from `base` to `head` (`MAJOR.MINOR.PATCH`, a

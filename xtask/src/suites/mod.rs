@@ -5,9 +5,12 @@
 //! `tests/negotiation.json`, whose views must come out byte-identical in
 //! every language). Last, the quick benchmark (`cargo xtask bench --quick`)
 //! runs, so that it cannot rot: it fails when our bindings do not re-encode
-//! its corpus exactly. Before it, the packages of `cargo xtask package` are
-//! built twice, compared, installed and used ([`crate::commands::package::check`]).
-//! The first failure fails the command.
+//! its corpus exactly. Beside the schemas' suites, the review runs on the
+//! published history and the packages of `cargo xtask package` are built
+//! twice, compared, installed and used ([`crate::commands::package::check`]).
+//! The language suites of a schema, and the mutants of each language, run
+//! side by side too ([`crate::support::lanes`]); the run ends with a table
+//! of where the time went. The first failure fails the command.
 //! Each language's suite is named by its registration, every registration
 //! listed in [`crate::registry`].
 //! `--only LABEL` narrows the run to those schemas' bindings, `--lang` to
@@ -106,7 +109,8 @@ pub struct Selection {
     pub suites: Vec<Suite>,
 }
 
-/// Every suite, by the name `--suite` takes, in the order they run.
+/// Every suite, by the name `--suite` takes, in the order they run
+/// (`history` and `packages` beside the schemas' suites).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Suite {
     /// cargo test --workspace, the upstream suite included
@@ -279,15 +283,31 @@ fn run_suites(
         eprintln!("== the format of the hand-written files");
         timings.time("format", || format::run(workspace))?;
     }
+    // The suites that run once and need no bindings run beside the
+    // schemas' suites, in lanes of their own; the Python tools environment
+    // they share with the Python suite is made first.
+    let mut beside = Vec::new();
     if selection.wants(Suite::History) {
-        eprintln!("== the review on the published history");
-        timings.time("history", || history::run(workspace))?;
+        beside.push(Lane {
+            name: "history".to_owned(),
+            work: Box::new(|| history::run(workspace)),
+        });
     }
-    test_schemas(workspace, upstream_root, labelled, selection, timings)?;
     if selection.wants(Suite::Packages) {
-        eprintln!("== the packages (cargo xtask package)");
-        timings.time("packages", package::check::run)?;
+        crate::commands::package::build::tools_python()?;
+        beside.push(Lane {
+            name: "packages".to_owned(),
+            work: Box::new(package::check::run),
+        });
     }
+    std::thread::scope(|scope| {
+        let beside = scope.spawn(|| lanes::run(beside, &lanes::logs_folder(workspace, "beside"), timings));
+        let schemas = test_schemas(workspace, upstream_root, labelled, selection, timings);
+        let beside = beside
+            .join()
+            .unwrap_or_else(|_| Err(anyhow::anyhow!("the suites beside the schemas' panicked")));
+        schemas.and(beside)
+    })?;
     if selection.wants(Suite::Bench) {
         eprintln!("== the quick benchmark");
         timings.time("quick benchmark", || {

@@ -1,9 +1,10 @@
 //! Running independent pieces of a test run side by side, and timing every
 //! step. The machines have two cores and most tools run on one, so the
 //! language suites of one schema (and the mutants of each language) run in
-//! lanes, one thread each. A lane's tools write into a log of its own
-//! ([`run_checked`](super::tools::run_checked) and [`show`] write there
-//! while a lane runs), which is printed whole when the lane ends, so that
+//! lanes, one thread each, and the suites that run once beside them. A
+//! lane's tools write into a log of its own
+//! ([`run_checked`](super::tools::run_checked), [`show`] and [`say!`] write
+//! there while a lane runs), which is printed whole when the lane ends, so that
 //! the output of two tools never interleaves. [`Timings`] records how long
 //! each step took and prints the table at the end of the run.
 
@@ -43,6 +44,24 @@ pub fn show(text: &str) {
         }
     });
 }
+
+/// Writes a line to the lane's log, or to standard error outside lanes.
+pub fn say_line(text: &str) {
+    LOG.with(|log| match log.borrow_mut().as_mut() {
+        Some(file) => {
+            let _ = writeln!(file, "{text}");
+        }
+        None => eprintln!("{text}"),
+    });
+}
+
+/// `eprintln!` that writes to the lane's log inside a lane ([`say_line`]).
+macro_rules! say {
+    ($($argument:tt)*) => {
+        $crate::support::lanes::say_line(&format!($($argument)*))
+    };
+}
+pub(crate) use say;
 
 /// One piece of work of [`run`]: its name and the work.
 pub struct Lane<'a> {

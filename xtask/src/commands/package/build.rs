@@ -35,7 +35,7 @@ pub fn quiet(command: &mut Command, what: &str) -> Result<Vec<u8>> {
             .into_iter()
             .rev()
             .collect();
-        eprintln!("{}", tail.join("\n"));
+        crate::support::lanes::say!("{}", tail.join("\n"));
         bail!("{what} failed ({})", output.status);
     }
     Ok(output.stdout)

@@ -48,7 +48,7 @@ pub fn run() -> Result<()> {
     identical(&packaged, &again)?;
     for artifact in &packaged.artifacts {
         let size = std::fs::metadata(artifact)?.len();
-        eprintln!(
+        crate::support::lanes::say!(
             "packaged {} ({size} bytes), byte-identical when packed again",
             packaged.relative(artifact).display()
         );
@@ -78,7 +78,7 @@ pub fn run() -> Result<()> {
             printed == expected,
             "{what}: the usage example printed\n{output}\nnot\n{expected:?}"
         );
-        eprintln!("{what}: the usage example ran against the installed package as expected");
+        crate::support::lanes::say!("{what}: the usage example ran against the installed package as expected");
     }
     let python = tools_python()?;
     quiet(
@@ -88,7 +88,7 @@ pub fn run() -> Result<()> {
             .arg(find(".tar.gz")?),
         "twine check --strict",
     )?;
-    eprintln!("twine check --strict passed");
+    crate::support::lanes::say!("twine check --strict passed");
     Ok(())
 }
 

@@ -86,7 +86,7 @@ pub fn rust(artifact: &Path, names: &PackageNames, version: &str, work: &Path) -
         republished == std::fs::read(artifact)?,
         "cargo publish --dry-run in the unpacked crate packed other bytes than the artifact"
     );
-    eprintln!("cargo publish --dry-run passed and packs the artifact's bytes");
+    crate::support::lanes::say!("cargo publish --dry-run passed and packs the artifact's bytes");
     String::from_utf8(output).context("the example printed UTF-8")
 }
 
@@ -178,7 +178,7 @@ pub fn typescript(artifact: &Path, names: &PackageNames, version: &str, work: &P
         publish.args(["--tag", "rfd"]);
     }
     quiet(&mut publish, "npm publish --dry-run")?;
-    eprintln!("npm publish --dry-run passed");
+    crate::support::lanes::say!("npm publish --dry-run passed");
     String::from_utf8(output).context("the example printed UTF-8")
 }
 
@@ -336,7 +336,7 @@ pub fn go(artifact: &Path, names: &PackageNames, version: &str, work: &Path) -> 
     consuming(&mut staticcheck);
     quiet(&mut staticcheck, "staticcheck on the usage example")?;
     let output = quiet(&mut go(&["run", "."]), "go run of the usage example")?;
-    eprintln!("go get from the proxy folder and go mod verify passed; go.sum holds the zip's hashes");
+    crate::support::lanes::say!("go get from the proxy folder and go mod verify passed; go.sum holds the zip's hashes");
     String::from_utf8(output).context("the example printed UTF-8")
 }
 

@@ -69,7 +69,7 @@ impl Packaged {
 pub fn command(options: Options) -> Result<()> {
     let packaged = run(&options)?;
     for artifact in &packaged.artifacts {
-        eprintln!(
+        crate::support::lanes::say!(
             "wrote {} ({} bytes)",
             artifact.display(),
             std::fs::metadata(artifact)?.len()
@@ -158,7 +158,7 @@ fn bumped(from: &str, source: &SourceOptions, version: &str) -> Result<String> {
     let raised = bump
         .apply(version)
         .with_context(|| format!("--version {version}: not MAJOR.MINOR.PATCH"))?;
-    eprintln!(
+    crate::support::lanes::say!(
         "package: {} bump from {version} to {raised}{}",
         bump.as_str(),
         finding.map_or_else(String::new, |finding| format!(

@@ -136,7 +136,9 @@ fn emit_rest(ir: &Ir, names: &PackageNames, context: &RustContext) -> Result<Fil
     let model = acp_ir::negotiation::model(ir);
     let negotiation_module = model.as_ref().map(|_| {
         quote! {
+            #[cfg(feature = "connection")]
             pub mod connection;
+            #[cfg(feature = "connection")]
             pub mod ends;
             pub mod helpers;
             pub mod negotiation;
@@ -170,7 +172,7 @@ fn emit_rest(ir: &Ir, names: &PackageNames, context: &RustContext) -> Result<Fil
         }
     );
     let mut files = Files::new();
-    files.push((PathBuf::from("Cargo.toml"), cargo_toml(names)));
+    files.push((PathBuf::from("Cargo.toml"), cargo_toml(names, model.is_some())));
     files.push((PathBuf::from("src/lib.rs"), format!("{crate_doc}{}", format_file(lib)?)));
     files.push((PathBuf::from("src/codec.rs"), runtime::SOURCE.to_owned()));
     files.push((
@@ -204,10 +206,29 @@ fn emit_rest(ir: &Ir, names: &PackageNames, context: &RustContext) -> Result<Fil
     Ok(files)
 }
 
-fn cargo_toml(names: &PackageNames) -> String {
+/// The crate's manifest; with a `connection`, its dependency and the
+/// default-off feature that builds it (a user who wants only the types
+/// does not compile it).
+fn cargo_toml(names: &PackageNames, connection: bool) -> String {
     let PackageNames {
         rust_crate, version, ..
     } = names;
+    let connection = if connection {
+        r#"# The connection: channels, the I/O traits and `select!` of any async
+# runtime, no runtime of its own.
+futures = { version = "0.3", default-features = false, features = ["std", "async-await"], optional = true }
+
+[features]
+# The connection (`connection`, `ends`): off by default, so that a crate
+# that uses only the types, the codec and the negotiation does not build it.
+connection = ["dep:futures"]
+
+[package.metadata.docs.rs]
+all-features = true
+"#
+    } else {
+        ""
+    };
     format!(
         r#"[package]
 name = "{rust_crate}"
@@ -225,10 +246,7 @@ serde = {{ version = "1", features = ["derive"] }}
 serde_json = {{ version = "1", features = ["float_roundtrip"] }}
 serde_path_to_error = "0.1"
 regex = "1"
-# The connection: channels, the I/O traits and `select!` of any async
-# runtime, no runtime of its own.
-futures = {{ version = "0.3", default-features = false, features = ["std", "async-await"] }}
-
+{connection}
 # Generated crates build on their own, wherever they are written.
 [workspace]
 "#
