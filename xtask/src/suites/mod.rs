@@ -28,6 +28,7 @@ mod negotiation;
 pub mod python;
 pub mod rust;
 pub mod typescript;
+mod usage_size;
 
 use std::path::Path;
 use std::process::Command;
@@ -115,6 +116,8 @@ pub enum Suite {
     Clippy,
     /// every hand-written file as rustfmt, prettier and ruff write it
     Format,
+    /// every usage program no longer than its twin on the official SDK
+    UsageSize,
     /// the review on the published history
     History,
     /// no required handler the official SDK leaves optional
@@ -142,7 +145,13 @@ impl Suite {
     fn runs_once(self) -> bool {
         matches!(
             self,
-            Suite::Workspace | Suite::Clippy | Suite::Format | Suite::History | Suite::Packages | Suite::Bench
+            Suite::Workspace
+                | Suite::Clippy
+                | Suite::Format
+                | Suite::UsageSize
+                | Suite::History
+                | Suite::Packages
+                | Suite::Bench
         )
     }
 
@@ -278,6 +287,10 @@ fn run_suites(
     if selection.wants(Suite::Format) {
         eprintln!("== the format of the hand-written files");
         timings.time("format", || format::run(workspace))?;
+    }
+    if selection.wants(Suite::UsageSize) {
+        eprintln!("== the usage programs against their twins on the official SDKs, by size");
+        timings.time("usage size", || usage_size::run(workspace))?;
     }
     if selection.wants(Suite::History) {
         eprintln!("== the review on the published history");
