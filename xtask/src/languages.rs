@@ -2,15 +2,15 @@
 //! registration. A [`LanguageTests`] value, declared beside the language's
 //! bindings suite (`suites/<language>.rs`), names everything the xtask does
 //! with that language (its suite, its vector suite and the [`Mutant`]s it
-//! must catch, its step of the chain, our interop programs, its benchmark
-//! contenders, its package build and each [`Install`] the package check
-//! makes) next to the generator's registration
+//! must catch, its step of the chain, its [`Usage`] programs, our interop
+//! programs, its benchmark contenders, its package build and each
+//! [`Install`] the package check makes) next to the generator's registration
 //! ([`acp_codegen::emit::Language`]). The list of them is
 //! [`crate::registry`]'s; this module holds only the types, so that the
 //! registrations import from here without importing the list back.
 //!
-//! A language may not have everything at first: its interop programs,
-//! benchmark contenders and package build are `Option`s and its installs
+//! A language may not have everything at first: its usage programs, interop
+//! programs, benchmark contenders and package build are `Option`s and its installs
 //! may be empty, and every command that reads one of them says, loudly,
 //! which language it skips and why ([`LanguageTests::skipping`]), so
 //! nothing is dropped in silence.
@@ -45,6 +45,10 @@ pub struct LanguageTests {
     /// [`crate::suites::negotiation`] compares; false while the language
     /// has no negotiation helpers.
     pub negotiates: bool,
+    /// Its usage program and the same program written with the official
+    /// SDK of the language, which its suite builds and runs and
+    /// `suites/usage_size.rs` compares by size; none while it has none.
+    pub usage: Option<Usage>,
     /// Builds our client, agent and full-surface agent of `tests/interop/`
     /// ([`crate::interop::our_programs`]); none while the language has none.
     pub interop: Option<crate::interop::our_programs::Build>,
@@ -79,6 +83,18 @@ pub struct Install {
     /// Installs the artifact and runs the usage example against it:
     /// `(artifact, names, version, folder)`; gives what the example printed.
     pub run: fn(&Path, &PackageNames, &str, &Path) -> Result<String>,
+}
+
+/// A language's usage program (an agent and a client, as a programmer
+/// would write them on our bindings) and its twin, the same program
+/// written with the language's official SDK; both paths are relative to
+/// the language's tests (`tests/<id>/`).
+pub struct Usage {
+    pub ours: &'static str,
+    pub official: &'static str,
+    /// Why ours may take more lines of code than the twin, a reviewed
+    /// decision; none: it may not.
+    pub longer: Option<&'static str>,
 }
 
 /// One deliberate bug in one generated file of the language's package.

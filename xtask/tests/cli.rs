@@ -699,6 +699,7 @@ fn an_unknown_suite_or_language_is_refused_with_the_known_ones() {
         "workspace",
         "clippy",
         "format",
+        "usage-size",
         "history",
         "handlers",
         "bindings",

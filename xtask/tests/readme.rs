@@ -1,5 +1,7 @@
 //! The README's and `docs/`'s code is code the tests compile and run: every
-//! Rust, TypeScript and Python block in them is an excerpt of a usage program or test
+//! block in a generated language (fenced as that language's package README
+//! fences its usage example, `Package::fence` of each registration in
+//! `acp_codegen::emit::LANGUAGES`) is an excerpt of a usage program or test
 //! (`<!-- excerpt: PATH -->` above the block), and each of its lines stands
 //! in that file, in the same order, one after the other: where the excerpt
 //! leaves lines out, it says so with a line `// ...` (`# ...` in Python),
@@ -44,12 +46,16 @@ fn every_code_block_is_an_excerpt_of_a_tested_program() {
         .collect();
     docs.sort();
     pages.extend(docs);
+    let fences: Vec<&str> = acp_codegen::emit::LANGUAGES
+        .iter()
+        .map(|language| language.package.fence)
+        .collect();
     let mut excerpts = Vec::new();
     for (info, marker, body) in pages
         .iter()
         .flat_map(|page| blocks(&std::fs::read_to_string(page).unwrap()))
     {
-        if !["rust", "ts", "python"].contains(&info.as_str()) {
+        if !fences.contains(&info.as_str()) {
             continue;
         }
         let marker = marker.unwrap_or_else(|| panic!("a ```{info} block without an excerpt marker: {body:?}"));
@@ -77,7 +83,9 @@ fn every_code_block_is_an_excerpt_of_a_tested_program() {
     }
     excerpts.sort();
     excerpts.dedup();
-    assert_eq!(excerpts, ["python", "rust", "ts"], "excerpts in every language");
+    let mut every = fences;
+    every.sort();
+    assert_eq!(excerpts, every, "excerpts in every language");
 }
 
 /// The README says what the project is, the two commands and the pipeline,

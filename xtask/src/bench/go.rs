@@ -12,13 +12,16 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use super::measure::{measure_interleaved, write_if_changed, Contender, Measurement, Setup};
+use crate::support::output::write_file;
 use crate::support::tools::run_checked;
 
 const PROGRAM: &str = include_str!("programs/go/main.go");
 const MODULE: &str = include_str!("programs/go/go.mod");
 /// The sums of the pinned modules; the interop matrix builds the SDK's
-/// examples on the same pin ([`crate::interop::build::coder_go`]).
-pub(crate) const SUMS: &str = include_str!("programs/go/go.sum");
+/// examples on the same pin ([`crate::interop::build::coder_go`]), and the
+/// Go suite the usage program's twin ([`crate::suites::go`]), each in a
+/// module [`sdk_module`] writes.
+const SUMS: &str = include_str!("programs/go/go.sum");
 
 /// The official SDK's module, which `programs/go/go.mod` pins.
 pub(crate) const SDK: &str = "github.com/coder/acp-go-sdk";
@@ -29,6 +32,14 @@ pub(crate) fn sdk_version() -> Result<&'static str> {
         .lines()
         .find_map(|line| line.trim().strip_prefix(SDK)?.trim().strip_prefix('v'))
         .with_context(|| format!("programs/go/go.mod pins no {SDK}"))
+}
+
+/// Writes, in `folder`, the `go.mod` of a Go module named `name` that
+/// requires only the official SDK at this pin, and its `go.sum`.
+pub(crate) fn sdk_module(folder: &Path, name: &str) -> Result<()> {
+    let module = format!("module {name}\n\ngo 1.26\n\nrequire {SDK} v{}\n", sdk_version()?);
+    write_file(&folder.join("go.mod"), module.as_bytes())?;
+    write_file(&folder.join("go.sum"), SUMS.as_bytes())
 }
 
 /// Go's contenders: decode + encode.

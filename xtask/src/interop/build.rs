@@ -12,7 +12,7 @@ use std::process::Command;
 use anyhow::{Context, Result};
 
 use super::program::{Program, Setup};
-use crate::bench::go::{sdk_version, SDK, SUMS};
+use crate::bench::go::{sdk_module, sdk_version, SDK};
 use crate::support::tools::{cargo, copy_tree, go, run_checked, virtual_environment};
 
 /// An official SDK's agent and client, ready to run.
@@ -188,9 +188,7 @@ pub fn official_python(setup: &Setup, tools: &Path) -> Result<Official> {
 pub fn coder_go(setup: &Setup) -> Result<Official> {
     let folder = setup.folder.join("coder-go");
     let version = sdk_version()?;
-    let module = format!("module acp-interop-coder\n\ngo 1.26\n\nrequire {SDK} v{version}\n");
-    crate::support::output::write_file(&folder.join("go.mod"), module.as_bytes())?;
-    crate::support::output::write_file(&folder.join("go.sum"), SUMS.as_bytes())?;
+    sdk_module(&folder, "acp-interop-coder")?;
     let bin = folder.join("bin");
     // `go build -o` writes several programs only into a folder that exists.
     std::fs::create_dir_all(&bin).with_context(|| format!("creating {}", bin.display()))?;

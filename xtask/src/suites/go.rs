@@ -10,7 +10,13 @@
 //! faults, the handshake) with the hostile wire table's connection
 //! outcomes (`tests/hostile-wire.json`, Go's `connection`).
 //! On the default schema, the README's usage example runs against the module
-//! and must print what it promises. Last, the chain's Go step (`tests/go/roundtrip-batch/`, copied under
+//! and must print what it promises, and so do the usage program
+//! (`tests/go/usage/`, an agent and a client over a connection, built as the
+//! module's `cmd/usage` and checked with it) and its twin written with
+//! `github.com/coder/acp-go-sdk` (`tests/go/usage-official/`, in a module of
+//! its own that requires the SDK at the benchmark's pin, through the Go
+//! module proxy, and passes the same three checks): both must print
+//! [`USAGE_SHOWS`]. Last, the chain's Go step (`tests/go/roundtrip-batch/`, copied under
 //! the module's `cmd/`) is built into `<bindings>/go-tools/`. The Go
 //! toolchain is the local one (`GOTOOLCHAIN=local`); the module needs no
 //! download.
@@ -28,7 +34,7 @@ use anyhow::{ensure, Context, Result};
 use acp_codegen::emit::{self, PackageNames};
 
 use crate::commands::package::{build, example, install};
-use crate::languages::{Install, LanguageTests, Mutant};
+use crate::languages::{Install, LanguageTests, Mutant, Usage};
 use crate::support::tools::{go, run_checked, staticcheck, SuiteOutcome};
 
 /// Go's registration ([`crate::languages::LanguageTests`]), listed in
@@ -98,6 +104,7 @@ pub const LANGUAGE: LanguageTests = LanguageTests {
     chain_step: |_workspace, bindings| (bindings.join(TOOLS).join(CHAIN_PROGRAM), Vec::new()),
     numbers_as_doubles: false,
     negotiates: true,
+    usage: Some(USAGE),
     interop: Some(crate::interop::our_programs::go),
     bench: Some(crate::bench::go::contenders),
     package: Some(|source, _names, version, into| build::go(source, version, into)),
@@ -140,6 +147,29 @@ const CONNECTION_SHARED: &str = "pipes_test.go";
 const HOSTILE: (&str, &str) = ("default", "hostile_wire_test.go");
 const HOSTILE_TABLE: &str = "hostile-wire.json";
 
+/// The usage program and its twin on `github.com/coder/acp-go-sdk`, in
+/// `tests/go/`, written on the bindings of [`USAGE_SCHEMA`]: ours is built
+/// as the module's `cmd/<USAGE_COMMAND>`, the twin in the module
+/// [`OFFICIAL_MODULE`] beside it.
+const USAGE: Usage = Usage {
+    ours: "usage/main.go",
+    official: "usage-official/main.go",
+    longer: None,
+};
+const USAGE_SCHEMA: &str = "default";
+const USAGE_COMMAND: &str = "usage";
+const OFFICIAL_MODULE: &str = "go-usage-official";
+
+/// What both usage programs print: what the client shows of each update and
+/// extension notification, in order, then the prompt's stop reason.
+const USAGE_SHOWS: &str = "message Looking at the branch.\n\
+                           tool git status\n\
+                           tool update completed\n\
+                           plan of 1\n\
+                           extension _zed/cursor\n\
+                           message Merged.\n\
+                           stop end_turn\n";
+
 /// The schema whose bindings the mutation check breaks.
 const MUTATED_SCHEMA: &str = "default";
 
@@ -175,6 +205,12 @@ fn copy_tests(workspace: &Path, module: &Path, label: &str) -> Result<()> {
         std::fs::copy(workspace.join("tests").join(table), data.join(table))
             .with_context(|| format!("copying {table}"))?;
     }
+    if label == USAGE_SCHEMA {
+        let command = module.join("cmd").join(USAGE_COMMAND);
+        std::fs::create_dir_all(&command).with_context(|| format!("creating {}", command.display()))?;
+        std::fs::copy(tests.join(USAGE.ours), command.join("main.go"))
+            .with_context(|| format!("copying the Go usage program tests/go/{}", USAGE.ours))?;
+    }
     let command = module.join("cmd").join(CHAIN_PROGRAM);
     std::fs::create_dir_all(&command).with_context(|| format!("creating {}", command.display()))?;
     std::fs::copy(tests.join(CHAIN_PROGRAM).join("main.go"), command.join("main.go"))
@@ -199,33 +235,15 @@ fn module(workspace: &Path, bindings: &Path, label: &str, schema: &str) -> Resul
 /// `generate`, holding `go/` and `vectors/`); `label` names the schema.
 pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
     let module = module(workspace, bindings, label, label)?;
-    let unformatted = Command::new("gofmt")
-        .arg("-l")
-        .arg(".")
-        .current_dir(&module)
-        .output()
-        .context("starting gofmt -l")?;
-    ensure!(
-        unformatted.status.success() && unformatted.stdout.is_empty(),
-        "{label}: gofmt -l names files that are not formatted:\n{}{}",
-        String::from_utf8_lossy(&unformatted.stdout),
-        String::from_utf8_lossy(&unformatted.stderr)
-    );
-    run_checked(go(&module).args(["vet", "./..."]), &format!("{label}: go vet"))?;
-    let staticcheck = staticcheck(workspace)?;
-    run_checked(
-        Command::new(&staticcheck)
-            .arg("./...")
-            .env("GOTOOLCHAIN", "local")
-            .env("GOWORK", "off")
-            .current_dir(&module),
-        &format!("{label}: staticcheck"),
-    )?;
+    check(workspace, &module, label)?;
     let outcome = go_test(&module)?;
     crate::support::lanes::show(&outcome.output);
     ensure!(outcome.passed, "{label}: go test on the shared vectors failed");
     if label == "default" {
         usage_example(&module)?;
+    }
+    if label == USAGE_SCHEMA {
+        usage_programs(workspace, bindings, &module)?;
     }
     let program = bindings.join(TOOLS).join(CHAIN_PROGRAM);
     run_checked(
@@ -237,6 +255,75 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
     )
 }
 
+/// `gofmt -l` (which must print nothing), `go vet` and the pinned
+/// staticcheck on the Go module in `folder`; `label` names it.
+fn check(workspace: &Path, folder: &Path, label: &str) -> Result<()> {
+    let unformatted = Command::new("gofmt")
+        .arg("-l")
+        .arg(".")
+        .current_dir(folder)
+        .output()
+        .context("starting gofmt -l")?;
+    ensure!(
+        unformatted.status.success() && unformatted.stdout.is_empty(),
+        "{label}: gofmt -l names files that are not formatted:\n{}{}",
+        String::from_utf8_lossy(&unformatted.stdout),
+        String::from_utf8_lossy(&unformatted.stderr)
+    );
+    run_checked(go(folder).args(["vet", "./..."]), &format!("{label}: go vet"))?;
+    let staticcheck = staticcheck(workspace)?;
+    run_checked(
+        Command::new(&staticcheck)
+            .arg("./...")
+            .env("GOTOOLCHAIN", "local")
+            .env("GOWORK", "off")
+            .current_dir(folder),
+        &format!("{label}: staticcheck"),
+    )
+}
+
+/// `go run` of `package` in the Go module in `folder`: what it printed, or
+/// an error naming `what` with its output.
+fn go_run(folder: &Path, package: &str, what: &str) -> Result<String> {
+    let output = go(folder)
+        .args(["run", package])
+        .output()
+        .with_context(|| format!("starting go run on {what}"))?;
+    let printed = String::from_utf8_lossy(&output.stdout).into_owned();
+    ensure!(
+        output.status.success(),
+        "{what} failed ({}):\n{printed}{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    Ok(printed)
+}
+
+/// Runs the usage program, built in `module` (and checked with it), and
+/// its twin on the official SDK, in a module of its own beside the
+/// bindings checked the same way; each must print [`USAGE_SHOWS`].
+fn usage_programs(workspace: &Path, bindings: &Path, module: &Path) -> Result<()> {
+    let official = bindings.join(OFFICIAL_MODULE);
+    crate::bench::go::sdk_module(&official, "acp-usage-official")?;
+    let twin = workspace.join("tests").join("go").join(USAGE.official);
+    std::fs::copy(&twin, official.join("main.go")).with_context(|| format!("copying {}", twin.display()))?;
+    check(workspace, &official, "the Go usage program's twin on the official SDK")?;
+    let programs = [
+        (module, format!("./cmd/{USAGE_COMMAND}"), "the Go usage program"),
+        (
+            official.as_path(),
+            ".".to_owned(),
+            "the Go usage program's twin on the official SDK",
+        ),
+    ];
+    for (folder, package, what) in programs {
+        let printed = go_run(folder, &package, what)?;
+        ensure!(printed == USAGE_SHOWS, "{what} printed\n{printed}not\n{USAGE_SHOWS}");
+    }
+    crate::support::lanes::show("go: the usage program and its twin on the official SDK printed what they promise\n");
+    Ok(())
+}
+
 /// Runs the README's usage example (as the README shows it) against the
 /// module, from its `cmd/example/`, and checks what it printed.
 fn usage_example(module: &Path) -> Result<()> {
@@ -244,17 +331,7 @@ fn usage_example(module: &Path) -> Result<()> {
     let folder = module.join("cmd").join("example");
     std::fs::create_dir_all(&folder).with_context(|| format!("creating {}", folder.display()))?;
     std::fs::write(folder.join("main.go"), program).context("writing the usage example")?;
-    let output = go(module)
-        .args(["run", "./cmd/example"])
-        .output()
-        .context("starting go run on the usage example")?;
-    let printed = String::from_utf8_lossy(&output.stdout);
-    ensure!(
-        output.status.success(),
-        "the Go usage example failed ({}):\n{printed}{}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let printed = go_run(module, "./cmd/example", "the Go usage example")?;
     let lines = example::parse(&printed).with_context(|| format!("the Go usage example printed\n{printed}"))?;
     ensure!(
         lines == example::expected(),

@@ -31,6 +31,7 @@ mod negotiation;
 pub mod python;
 pub mod rust;
 pub mod typescript;
+mod usage_size;
 
 use std::path::Path;
 use std::process::Command;
@@ -119,6 +120,8 @@ pub enum Suite {
     Clippy,
     /// every hand-written file as rustfmt, prettier and ruff write it
     Format,
+    /// every usage program no longer than its twin on the official SDK
+    UsageSize,
     /// the review on the published history
     History,
     /// no required handler the official SDK leaves optional
@@ -146,7 +149,13 @@ impl Suite {
     fn runs_once(self) -> bool {
         matches!(
             self,
-            Suite::Workspace | Suite::Clippy | Suite::Format | Suite::History | Suite::Packages | Suite::Bench
+            Suite::Workspace
+                | Suite::Clippy
+                | Suite::Format
+                | Suite::UsageSize
+                | Suite::History
+                | Suite::Packages
+                | Suite::Bench
         )
     }
 
@@ -282,6 +291,10 @@ fn run_suites(
     if selection.wants(Suite::Format) {
         eprintln!("== the format of the hand-written files");
         timings.time("format", || format::run(workspace))?;
+    }
+    if selection.wants(Suite::UsageSize) {
+        eprintln!("== the usage programs against their twins on the official SDKs, by size");
+        timings.time("usage size", || usage_size::run(workspace))?;
     }
     // The suites that run once and need no bindings run beside the
     // schemas' suites, in lanes of their own; the Python tools environment

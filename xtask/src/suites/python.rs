@@ -25,7 +25,7 @@ use anyhow::{bail, ensure, Context, Result};
 use acp_codegen::emit::PackageNames;
 
 use crate::commands::package::{build, install};
-use crate::languages::{Install, LanguageTests, Mutant};
+use crate::languages::{Install, LanguageTests, Mutant, Usage};
 use crate::support::tools::{copy_tree, run_checked, virtual_environment, SuiteOutcome};
 
 /// Python's registration ([`crate::languages::LanguageTests`]), listed in
@@ -72,6 +72,7 @@ pub const LANGUAGE: LanguageTests = LanguageTests {
     },
     numbers_as_doubles: false,
     negotiates: true,
+    usage: Some(USAGE),
     interop: Some(crate::interop::our_programs::python),
     bench: Some(crate::bench::python::contenders),
     package: Some(|source, _names, _version, into| build::python(source, into)),
@@ -128,7 +129,7 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
     if label == "default" {
         check_usage_program(
             &python,
-            &tests.join("usage_program.py"),
+            &tests.join(USAGE.ours),
             &package.join("pyproject.toml"),
             &tools,
             &work,
@@ -143,6 +144,14 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
     );
     Ok(())
 }
+
+/// The usage program and its twin on the official SDK, in `tests/python/`
+/// (`test_usage.py` runs both).
+const USAGE: Usage = Usage {
+    ours: "usage_program.py",
+    official: "usage_official.py",
+    longer: None,
+};
 
 /// Type-checks `program` against the installed package: `mypy --strict` with
 /// the package's configuration (the pydantic plugin) and with none (from

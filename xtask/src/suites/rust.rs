@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 
 use crate::commands::package::{build, install};
-use crate::languages::{Install, LanguageTests, Mutant};
+use crate::languages::{Install, LanguageTests, Mutant, Usage};
 use crate::support::tools::{cargo, run_checked, SuiteOutcome};
 
 /// Rust's registration ([`crate::languages::LanguageTests`]), listed in
@@ -50,6 +50,7 @@ pub const LANGUAGE: LanguageTests = LanguageTests {
     chain_step: |workspace, _bindings| (batch_program(workspace), Vec::new()),
     numbers_as_doubles: false,
     negotiates: true,
+    usage: Some(USAGE),
     interop: Some(crate::interop::our_programs::rust),
     bench: Some(crate::bench::rust::contenders),
     package: Some(|source, names, version, into| Ok(vec![build::rust(source, &names.rust_crate, version, into)?])),
@@ -116,6 +117,13 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
     Ok(())
 }
 
+/// The usage program and its twin on the official crate, in `tests/rust/`.
+const USAGE: Usage = Usage {
+    ours: "usage.rs",
+    official: "usage_official.rs",
+    longer: None,
+};
+
 /// The programs written against the default schema's bindings, in
 /// `tests/rust/`: each becomes a test of the usage harness crate. The
 /// hostile wire cases read `tests/hostile-wire.json` and the RFD helpers'
@@ -125,8 +133,8 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
 /// The connection's race tests (`connection.rs`) and its handshake
 /// (`handshake.rs`) run here too.
 const USAGE_PROGRAMS: [&str; 8] = [
-    "usage.rs",
-    "usage_official.rs",
+    USAGE.ours,
+    USAGE.official,
     "api.rs",
     "hostile_wire.rs",
     "fuzz_decoders.rs",

@@ -24,7 +24,7 @@ use anyhow::{bail, ensure, Context, Result};
 use serde_json::Value;
 
 use crate::commands::package::{build, install};
-use crate::languages::{Install, LanguageTests, Mutant};
+use crate::languages::{Install, LanguageTests, Mutant, Usage};
 use crate::support::tools::{run_checked, SuiteOutcome};
 
 /// TypeScript's registration ([`crate::languages::LanguageTests`]), listed in
@@ -66,6 +66,7 @@ pub const LANGUAGE: LanguageTests = LanguageTests {
     },
     numbers_as_doubles: true,
     negotiates: true,
+    usage: Some(USAGE),
     interop: Some(crate::interop::our_programs::typescript),
     bench: Some(crate::bench::typescript::contenders),
     package: Some(|source, _names, _version, into| Ok(vec![build::typescript(source, into)?])),
@@ -93,6 +94,18 @@ const TYPECHECK_CONFIG: &str = include_str!("../../../tests/typescript/harness/t
 /// `templates/`: the package's settings, and no unused locals or
 /// parameters. `{runtime}` is its absolute path.
 const RUNTIME_CONFIG: &str = include_str!("../../../tests/typescript/harness/tsconfig.runtime.json");
+
+/// The usage program and its twin on the official SDK, in
+/// `tests/typescript/`.
+const USAGE: Usage = Usage {
+    ours: "usage.ts",
+    official: "official/usage_official.ts",
+    longer: Some(
+        "the program joins its two ends by hand (each end's send passes the text to the other end's receive and \
+         records it, for usage-wire.mjs's round-trip check of every message on the wire), where the official SDK's \
+         client connects to its agent in process without a wire",
+    ),
+};
 
 /// The usage program's compiler settings: the package's own, then the same
 /// without `exactOptionalPropertyTypes` (the setting most consumers use),
@@ -237,7 +250,7 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
 /// the program throws unless every exchange went as expected. On the
 /// default schema, its twin written with the official SDK follows.
 fn usage_program(tests: &Path, package: &Path, consumer: &Path, label: &str) -> Result<()> {
-    for file in ["usage.ts", "usage-wire.mjs"] {
+    for file in [USAGE.ours, "usage-wire.mjs"] {
         std::fs::copy(tests.join(file), consumer.join(file)).with_context(|| format!("copying {file}"))?;
     }
     for (file, config) in USAGE_CONFIGS {
