@@ -1,13 +1,13 @@
-// Hostile wire input through the module's connection: every case of
+// Hostile wire input through the module's decoders: every case of
 // `tests/hostile-wire.json` (copied into `testdata/` by `cargo xtask
-// test`) sent as the params of one message (or, a `line` case, as the
-// whole line) to one end (`ConnectAgent` /
-// `ConnectClient`, an agent's end after `initialize` unless the case says
-// otherwise), whose answer, `Dropped` report and handler calls must be
-// what the table's `connection` states for Go. Go's connection reads a
-// whole message with `Parse`, whose depth limit counts from the message,
-// so that text nested deeper, and text `Parse` refuses (a lone escaped
-// surrogate, invalid UTF-8), answers -32700 as Rust's does.
+// test`) decoded as its type (`Roundtrip` on the wire text) and by method
+// on its side (the side's `Dispatch...` function, with an implementation
+// that also handles extension methods), each giving the outcome the table
+// states for Go; then through one end of a connection
+// (`hostile_connection_test.go`). Every Go decoder reads text with
+// `Parse`, so the limits of codegen/DECODING.md are errors at their JSON
+// pointer before the schema's rules; text `Parse` refuses as a whole
+// (invalid UTF-8) is a parse error without a pointer.
 
 package acp
 
@@ -15,18 +15,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
+	"errors"
 	"os"
-	"slices"
+	"reflect"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 )
 
 type hostileCase struct {
 	Name        string `json:"name"`
+	Type        string `json:"type"`
 	Method      string `json:"method"`
 	Side        string `json:"side"`
 	Kind        string `json:"kind"`
@@ -41,15 +40,39 @@ type hostileCase struct {
 			Times  int    `json:"times"`
 			Bytes  string `json:"bytes"`
 		} `json:"fill"`
+		Exact bool `json:"exact"`
 	} `json:"wire"`
 	Expect map[string]json.RawMessage `json:"expect"`
 }
 
-type hostileConnection struct {
+// hostileExpected is what the table states for Go: the decoders'
+// outcome and the connection's.
+type hostileExpected struct {
+	Outcome    string          `json:"outcome"`
+	Pointer    json.RawMessage `json:"pointer"`
+	Encodes    *string         `json:"encodes"`
+	Message    string          `json:"message"`
 	Connection *struct {
 		Code    *int64          `json:"code"`
 		Pointer json.RawMessage `json:"pointer"`
 	} `json:"connection"`
+}
+
+type hostileTable struct {
+	MaxDepth int           `json:"maxDepth"`
+	Cases    []hostileCase `json:"cases"`
+}
+
+func readHostileTable(t *testing.T) hostileTable {
+	text, err := os.ReadFile("testdata/hostile-wire.json")
+	if err != nil {
+		t.Fatalf("reading the hostile wire table: %v", err)
+	}
+	var table hostileTable
+	if err := json.Unmarshal(text, &table); err != nil {
+		t.Fatalf("testdata/hostile-wire.json: %v", err)
+	}
+	return table
 }
 
 // bytes is the case's wire text: its template with `@` filled.
@@ -103,189 +126,190 @@ func hostilePointer(t *testing.T, raw json.RawMessage) string {
 	return spec.Prefix + strings.Repeat(spec.Repeat, spec.Times)
 }
 
-// seenParams keeps what the handlers were given, encoded.
-type seenParams struct {
-	mu   sync.Mutex
-	seen []Value
-}
-
-func (s *seenParams) push(value interface{ MarshalJSON() ([]byte, error) }) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.seen = append(s.seen, jsonOf(value))
-}
-
-type hostileAgent struct{ *seenParams }
-
-func (hostileAgent) Initialize(context.Context, InitializeRequest) (InitializeResponse, error) {
-	return decodeAs[InitializeResponse](`{"protocolVersion":1}`), nil
-}
-
-func (hostileAgent) SessionNew(context.Context, NewSessionRequest) (NewSessionResponse, error) {
-	return NewSessionResponse{}, methodNotFound(MethodSessionNew)
-}
-
-func (hostileAgent) SessionCancel(context.Context, CancelNotification) error { return nil }
-
-func (a hostileAgent) SessionPrompt(_ context.Context, params PromptRequest) (PromptResponse, error) {
-	a.push(params)
-	return decodeAs[PromptResponse](`{"stopReason":"end_turn"}`), nil
-}
-
-type hostileClient struct{ *seenParams }
-
-func (hostileClient) SessionRequestPermission(context.Context, RequestPermissionRequest) (RequestPermissionResponse, error) {
-	return RequestPermissionResponse{}, methodNotFound(MethodSessionRequestPermission)
-}
-
-func (c hostileClient) SessionUpdate(_ context.Context, params SessionNotification) error {
-	c.push(params)
-	return nil
-}
-
-func (c hostileClient) TerminalCreate(_ context.Context, params CreateTerminalRequest) (CreateTerminalResponse, error) {
-	c.push(params)
-	return decodeAs[CreateTerminalResponse](`{"terminalId":"t"}`), nil
-}
-
-// syncBuffer is a writer the test reads once the end returned.
-type syncBuffer struct {
-	mu     sync.Mutex
-	buffer bytes.Buffer
-}
-
-func (b *syncBuffer) has(part string) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return bytes.Contains(b.buffer.Bytes(), []byte(part))
-}
-
-func (b *syncBuffer) Write(data []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buffer.Write(data)
-}
-
-func TestEveryHostileCaseGivesItsDocumentedConnectionOutcome(t *testing.T) {
-	text, err := os.ReadFile("testdata/hostile-wire.json")
-	if err != nil {
-		t.Fatalf("reading the hostile wire table: %v", err)
+// hostileWanted is the JSON text an accepted case re-encodes to:
+// `encodes`, else the wire text itself.
+func hostileWanted(expected hostileExpected, wire []byte) []byte {
+	if expected.Encodes != nil {
+		return []byte(*expected.Encodes)
 	}
-	var table struct {
-		Cases []hostileCase `json:"cases"`
+	return wire
+}
+
+// sameReading is whether the JSON texts are the same JSON, object member
+// order aside, read by `encoding/json` with numbers as their literal text:
+// a reading of its own, so that a module whose `Parse` changed a number
+// or a member would not agree with itself.
+func sameReading(t *testing.T, left, right []byte) bool {
+	if bytes.Equal(left, right) {
+		return true
 	}
-	if err := json.Unmarshal(text, &table); err != nil {
-		t.Fatal(err)
+	read := func(text []byte) any {
+		decoder := json.NewDecoder(bytes.NewReader(text))
+		decoder.UseNumber()
+		var value any
+		if err := decoder.Decode(&value); err != nil {
+			t.Fatalf("%.200s: %v", text, err)
+		}
+		return value
 	}
+	return reflect.DeepEqual(read(left), read(right))
+}
+
+// sameReadingOf is whether `value` is the JSON text `text`.
+func sameReadingOf(t *testing.T, value Value, text []byte) bool {
+	encoded, err := value.MarshalJSON()
+	return err == nil && sameReading(t, encoded, text)
+}
+
+func TestEveryHostileCaseGivesItsDocumentedOutcome(t *testing.T) {
+	table := readHostileTable(t)
 	if len(table.Cases) < 20 {
 		t.Fatal("the table lost cases")
 	}
 	for _, hostile := range table.Cases {
 		t.Run(hostile.Name, func(t *testing.T) {
-			var expected hostileConnection
+			var expected hostileExpected
 			if err := json.Unmarshal(hostile.Expect["go"], &expected); err != nil || expected.Connection == nil {
 				t.Fatalf("the table gives no connection outcome for Go")
 			}
-			checkHostile(t, hostile, expected)
+			// A whole line states only what a connection does with it.
+			if hostile.Line {
+				if expected.Outcome != "" {
+					t.Fatalf("a whole line states a decoder outcome %q", expected.Outcome)
+				}
+			} else {
+				checkHostileDecoders(t, hostile, expected)
+			}
+			checkHostileConnection(t, hostile, expected)
 		})
 	}
 }
 
-func checkHostile(t *testing.T, hostile hostileCase, expected hostileConnection) {
-	wire := hostile.bytes(t)
-	initializeFirst := hostile.Side == "agent" && (hostile.Initialized == nil || *hostile.Initialized) && !hostile.Line
-	id := ""
-	if hostile.Kind == "request" {
-		id = `"id":7,`
+func TestTheTablesDepthLimitIsTheDecoders(t *testing.T) {
+	table := readHostileTable(t)
+	if table.MaxDepth != MaxDepth {
+		t.Fatalf("the table's depth limit %d is not the module's %d", table.MaxDepth, MaxDepth)
 	}
-	message := []byte(`{"jsonrpc":"2.0",` + id + `"method":` + strconv.Quote(hostile.Method) + `,"params":`)
-	message = append(append(message, wire...), "}\n"...)
-	if hostile.Line {
-		message = append(slices.Clone(wire), '\n')
+	nest := func(depth int) []byte { return []byte(strings.Repeat("[", depth) + strings.Repeat("]", depth)) }
+	if _, err := Roundtrip("ExtRequest", nest(table.MaxDepth)); err != nil {
+		t.Fatalf("%d levels: %v", table.MaxDepth, err)
 	}
+	_, err := Roundtrip("ExtRequest", nest(table.MaxDepth+1))
+	var decodeError *DecodeError
+	if !errors.As(err, &decodeError) || decodeError.Pointer != strings.Repeat("/0", table.MaxDepth) {
+		t.Fatalf("%d levels: %v", table.MaxDepth+1, err)
+	}
+}
+
+// extensionCall is an extension method's call as its handler got it.
+type extensionCall struct {
+	method string
+	params Optional[Value]
+}
+
+// extensionCalls records the calls of extension methods; the dispatchers
+// call handlers on the caller's goroutine.
+type extensionCalls struct{ calls []extensionCall }
+
+func (e *extensionCalls) ExtensionRequest(_ context.Context, method string, params Optional[Value]) (Value, error) {
+	e.calls = append(e.calls, extensionCall{method, params})
+	return NullValue(), nil
+}
+
+func (e *extensionCalls) ExtensionNotification(_ context.Context, method string, params Optional[Value]) error {
+	e.calls = append(e.calls, extensionCall{method, params})
+	return nil
+}
+
+// byMethod dispatches the wire text as the params of the case's method
+// on its side: what the handlers got, the extension calls, the error.
+func byMethod(hostile hostileCase, wire []byte) ([]Value, []extensionCall, error) {
 	seen := &seenParams{}
-	dropped := &reports{}
-	written := &syncBuffer{}
-	options := ConnectOptions{Dropped: dropped.add}
-	reader, input := io.Pipe()
-	var run func(context.Context) error
-	if hostile.Side == "agent" {
-		run = ConnectAgent(func(*AgentConnection) Agent { return hostileAgent{seen} }, reader, written, options).Run
-	} else {
-		run = ConnectClient(func(*ClientConnection) Client { return hostileClient{seen} }, reader, written, options).Run
+	extensions := &extensionCalls{}
+	agent := struct {
+		hostileAgent
+		*extensionCalls
+	}{hostileAgent{seen}, extensions}
+	client := struct {
+		hostileClient
+		*extensionCalls
+	}{hostileClient{seen}, extensions}
+	ctx := context.Background()
+	var err error
+	switch {
+	case hostile.Side == "agent" && hostile.Kind == "request":
+		_, err = DispatchAgentRequest(ctx, agent, hostile.Method, wire)
+	case hostile.Side == "agent":
+		err = DispatchAgentNotification(ctx, agent, hostile.Method, wire)
+	case hostile.Kind == "request":
+		_, err = DispatchClientRequest(ctx, client, hostile.Method, wire)
+	default:
+		err = DispatchClientNotification(ctx, client, hostile.Method, wire)
 	}
-	done := running(context.Background(), run)
-	if initializeFirst {
-		// The case's message once `initialize` was answered.
-		if _, err := input.Write([]byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}` + "\n")); err != nil {
-			t.Fatal(err)
-		}
-		for !written.has(`"id":0,`) {
-			time.Sleep(time.Millisecond)
-		}
-	}
-	if _, err := input.Write(message); err != nil {
-		t.Fatal(err)
-	}
-	input.Close()
-	if err := <-done; err != nil {
-		t.Fatalf("the end did not read its input to the end: %v", err)
-	}
-	var errors []Value
-	var answers []Value
-	for _, line := range bytes.Split(written.buffer.Bytes(), []byte("\n")) {
-		if len(line) == 0 {
-			continue
-		}
-		answer, err := Parse(line)
+	return seen.seen, extensions.calls, err
+}
+
+// checkHostileDecoders decodes the case's wire text by type and by method.
+func checkHostileDecoders(t *testing.T, hostile hostileCase, expected hostileExpected) {
+	wire := hostile.bytes(t)
+	encoded, err := Roundtrip(hostile.Type, wire)
+	handled, extensions, dispatched := byMethod(hostile, wire)
+	switch expected.Outcome {
+	case "accepted":
 		if err != nil {
-			t.Fatalf("the end wrote %s: %v", line, err)
+			t.Fatalf("by type: %v", err)
 		}
-		if initializeFirst && idKey(at(answer, "id")) == "0" {
-			continue
+		wanted := hostileWanted(expected, wire)
+		if !sameReading(t, encoded, wanted) {
+			t.Fatalf("by type, re-encoded to something else: %.300s", encoded)
 		}
-		answers = append(answers, answer)
-		if failure, ok := answer.Member("error"); ok {
-			errors = append(errors, failure)
+		if hostile.Wire.Exact && !bytes.Contains(encoded, []byte(hostile.Wire.Fill.Text)) {
+			t.Fatalf("%s was not written back as it came", hostile.Wire.Fill.Text)
 		}
+		if dispatched != nil || len(handled) != 1 || !sameReadingOf(t, handled[0], wanted) {
+			t.Fatalf("by method: %v, the handler got %d values, not this one", dispatched, len(handled))
+		}
+	case "error":
+		pointer := hostilePointer(t, expected.Pointer)
+		if _, parsed := Parse(wire); parsed != nil && pointer == "" {
+			t.Fatalf("Parse refuses the text as a whole (%v): a parse-error", parsed)
+		}
+		var decodeError *DecodeError
+		if !errors.As(err, &decodeError) || decodeError.Pointer != pointer {
+			t.Fatalf("by type: %v, not an error at %q", err, pointer)
+		}
+		if named := dataMember(t, requestError(t, dispatched, codeInvalidParams), "pointer"); named != pointer {
+			t.Fatalf("by method: at %q, not %q", named, pointer)
+		}
+	case "parse-error":
+		_, parsed := Parse(wire)
+		var decodeError *DecodeError
+		if !errors.As(parsed, &decodeError) || decodeError.Pointer != "" || !strings.Contains(decodeError.Message, expected.Message) {
+			t.Fatalf("Parse: %v, not a refusal of the whole text saying %q", parsed, expected.Message)
+		}
+		if err == nil || err.Error() != parsed.Error() {
+			t.Fatalf("by type: %v, not Parse's error", err)
+		}
+		if named := dataMember(t, requestError(t, dispatched, codeInvalidParams), "pointer"); named != "" {
+			t.Fatalf("by method: at %q, not at the whole text", named)
+		}
+	case "method-not-found":
+		requestError(t, dispatched, codeMethodNotFound)
+		if len(extensions) != 0 {
+			t.Fatalf("by method: %d extension calls", len(extensions))
+		}
+	case "extension":
+		if dispatched != nil || len(extensions) != 1 {
+			t.Fatalf("by method: %v, %d extension calls", dispatched, len(extensions))
+		}
+		params, ok := extensions[0].params.Get()
+		if extensions[0].method != hostile.Method || !ok || !sameReadingOf(t, params, wire) {
+			t.Fatalf("not an extension call of %q with the params as they came", hostile.Method)
+		}
+	default:
+		t.Fatalf("no outcome %q for Go", expected.Outcome)
 	}
-	for _, report := range dropped.all() {
-		errors = append(errors, report.Error.JSON())
-	}
-	if expected.Connection.Code == nil {
-		if len(errors) != 0 || len(seen.seen) != 1 {
-			t.Fatalf("an error for a message the handler should get: %v, handled %d", errors, len(seen.seen))
-		}
-		wanted, err := Parse(wire)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !equal(seen.seen[0], wanted) {
-			t.Fatalf("the handler got another value")
-		}
-		return
-	}
-	if len(seen.seen) != 0 || len(errors) != 1 {
-		t.Fatalf("handled %d, errors %v", len(seen.seen), errors)
-	}
-	if code := at(errors[0], "code").Text(); code != strconv.FormatInt(*expected.Connection.Code, 10) {
-		t.Fatalf("answered %s %s", code, at(errors[0], "message").Text())
-	}
-	if expected.Connection.Pointer != nil {
-		if got, want := at(errors[0], "data", "pointer").Text(), hostilePointer(t, expected.Connection.Pointer); got != want {
-			t.Fatalf("the pointer %q, not %q", got, want)
-		}
-	}
-	if hostile.Kind == "request" && *expected.Connection.Code != codeParseError && idKey(at(answers[0], "id")) != "7" {
-		t.Fatal("the answer does not name the request")
-	}
-	if reported := dropped.all(); len(reported) > 0 {
-		line := uint64(1)
-		if initializeFirst {
-			line = 2
-		}
-		if reported[0].Line != line {
-			t.Fatalf("the report names the line %d, not %d", reported[0].Line, line)
-		}
+	if expected.Outcome != "accepted" && len(handled) != 0 {
+		t.Fatalf("by method: a handler got the params")
 	}
 }

@@ -7,8 +7,9 @@
 //! schema's pairs (writing `negotiation-go.txt` for the comparison), and on
 //! the schemas they are for, the RFD helpers' scenarios and the
 //! connection's tests (race runs ordered and unordered, cancellation,
-//! faults, the handshake) with the hostile wire table's connection
-//! outcomes (`tests/hostile-wire.json`, Go's `connection`).
+//! faults, the handshake) and the hostile wire table
+//! (`tests/hostile-wire.json`: Go's outcome by type and by method, and its
+//! `connection`).
 //! On the default schema, the README's usage example runs against the module
 //! and must print what it promises, and so do the usage program
 //! (`tests/go/usage/`, an agent and a client over a connection, built as the
@@ -141,10 +142,10 @@ const CONNECTION_TESTS: [(&str, &str); 2] = [
 ];
 const CONNECTION_SHARED: &str = "pipes_test.go";
 
-/// The hostile wire table's connection outcomes, run through the end of
-/// the schema the table is written on; the table is copied into the
-/// module's `testdata/`.
-const HOSTILE: (&str, &str) = ("default", "hostile_wire_test.go");
+/// The hostile wire table's outcomes, by type and by method and through
+/// the ends, on the schema the table is written on; the table is copied
+/// into the module's `testdata/`.
+const HOSTILE: (&str, [&str; 2]) = ("default", ["hostile_wire_test.go", "hostile_connection_test.go"]);
 const HOSTILE_TABLE: &str = "hostile-wire.json";
 
 /// The usage program and its twin on `github.com/coder/acp-go-sdk`, in
@@ -186,19 +187,19 @@ fn copy_tests(workspace: &Path, module: &Path, label: &str) -> Result<()> {
         .iter()
         .filter(|(schema, _)| *schema == label)
         .flat_map(|(_, file)| [*file, CONNECTION_SHARED]);
-    let hostile = (HOSTILE.0 == label).then_some(HOSTILE.1);
+    let hostile = HOSTILE.1.into_iter().filter(|_| HOSTILE.0 == label);
     for file in TESTS
         .into_iter()
         .chain(helpers.clone())
         .chain(connection)
-        .chain(hostile)
+        .chain(hostile.clone())
     {
         std::fs::copy(tests.join(file), module.join(file)).with_context(|| format!("copying the Go tests {file}"))?;
     }
     let data = module.join("testdata");
     let tables = [
         (helpers.count() > 0, "helpers.json"),
-        (hostile.is_some(), HOSTILE_TABLE),
+        (hostile.count() > 0, HOSTILE_TABLE),
     ];
     for (_, table) in tables.into_iter().filter(|(wanted, _)| *wanted) {
         std::fs::create_dir_all(&data).with_context(|| format!("creating {}", data.display()))?;
