@@ -282,6 +282,9 @@ func checkHostileDecoders(t *testing.T, hostile hostileCase, expected hostileExp
 			t.Fatalf("by method: at %q, not %q", named, pointer)
 		}
 	case "parse-error":
+		if expected.Message == "" {
+			t.Fatal("a parse error states no `message` its text must hold")
+		}
 		_, parsed := Parse(wire)
 		var decodeError *DecodeError
 		if !errors.As(parsed, &decodeError) || decodeError.Pointer != "" || !strings.Contains(decodeError.Message, expected.Message) {
