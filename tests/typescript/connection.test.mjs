@@ -542,9 +542,10 @@ test("a send that fails fails the calls in flight", async () => {
 /**
  * An agent's end fed `messages` in turn (each answer awaited before the next
  * request): what it wrote and reported, and the methods its handlers got.
- * Its `initialize` answers a version of its own and no capabilities.
+ * Its `initialize` answers a version of its own and no capabilities; it has
+ * a `session/cancel` handler unless `withoutCancel`.
  */
-async function handshake(messages) {
+async function handshake(messages, { withoutCancel = false } = {}) {
   const written = [];
   const dropped = [];
   const got = [];
@@ -558,7 +559,7 @@ async function handshake(messages) {
         got.push("session/new");
         return { sessionId: "s" };
       },
-      sessionCancel: () => void got.push("session/cancel"),
+      ...(withoutCancel ? {} : { sessionCancel: () => void got.push("session/cancel") }),
       sessionPrompt: ({ sessionId }) => {
         throw bindings.sessionNotFound(sessionId);
       },
@@ -604,6 +605,16 @@ test("the agent's end takes nothing but initialize before initialize was answere
     dropped.map(({ method, error, line }) => [method, error.code, line]),
     [["session/cancel", -32600, 2]],
   );
+});
+
+test("the agent's end acts on session/cancel itself: an agent without its handler drops nothing", async () => {
+  const { written, dropped, got } = await handshake(
+    [initialize(1, bindings.PROTOCOL_VERSION), newSession(2), cancel],
+    { withoutCancel: true },
+  );
+  assert.equal(written.length, 2);
+  assert.deepEqual(got, ["initialize", "session/new"]);
+  assert.deepEqual(dropped, []);
 });
 
 test("the agent's initialize answer names the version it supports and carries its capabilities", async () => {
