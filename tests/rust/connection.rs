@@ -169,7 +169,6 @@ impl Agent for TestAgent {
         Ok(NewSessionResponse::new(session))
     }
 
-
     async fn session_prompt(&self, params: PromptRequest) -> Result<PromptResponse, Error> {
         let text = match params.prompt.first() {
             Some(ContentBlock::Text(text)) => text.text.clone(),
@@ -669,7 +668,8 @@ fn a_cancelled_turn_is_answered_cancelled_after_its_updates_and_nothing_is_dropp
     let dropped = Arc::new(Mutex::new(Vec::new()));
     let reporting = |end: &'static str| {
         let reports = dropped.clone();
-        ConnectOptions::default().dropped(move |report: connection::Dropped| reports.lock().unwrap().push((end, report.method)))
+        ConnectOptions::default()
+            .dropped(move |report: connection::Dropped| reports.lock().unwrap().push((end, report.method)))
     };
     let (_, agent_driver) = connect_agent(
         |end| CancelledAgent { end, saw: saw.clone() },

@@ -607,10 +607,9 @@ test("the agent's end takes nothing but initialize before initialize was answere
 });
 
 test("the agent's end acts on session/cancel itself: an agent without its handler drops nothing", async () => {
-  const { written, dropped, got } = await handshake(
-    [initialize(1, bindings.PROTOCOL_VERSION), newSession(2), cancel],
-    { withoutCancel: true },
-  );
+  const { written, dropped, got } = await handshake([initialize(1, bindings.PROTOCOL_VERSION), newSession(2), cancel], {
+    withoutCancel: true,
+  });
   assert.equal(written.length, 2);
   assert.deepEqual(got, ["initialize", "session/new"]);
   assert.deepEqual(dropped, []);
