@@ -281,6 +281,12 @@ func (stuckAgent) SessionNew(context.Context, NewSessionRequest) (NewSessionResp
 	return NewSessionResponse{}, &RequestError{Code: -32602, Message: "Invalid params", Data: Some(ObjectValue([]Member{{Name: "why", Value: StringValue("no sessions here")}}))}
 }
 
+// SessionCancel is here so that a `session/cancel` is decoded, and one
+// whose params do not decode is reported: without it the dispatcher
+// answers method-not-found before decoding, which the agent's end, acting
+// on `session/cancel` itself, does not report.
+func (stuckAgent) SessionCancel(context.Context, CancelNotification) error { return nil }
+
 func (a stuckAgent) SessionPrompt(ctx context.Context, _ PromptRequest) (PromptResponse, error) {
 	<-ctx.Done()
 	a.stopped <- struct{}{}

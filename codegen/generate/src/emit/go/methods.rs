@@ -122,10 +122,11 @@ fn info(method: &Method) -> String {
         )
     });
     format!(
-        "{{Name: {}, Request: {request}, Notification: {notification}, Gate: {gate}, NotNegotiated: {}, Unstable: {}}}",
+        "{{Name: {}, Request: {request}, Notification: {notification}, Gate: {gate}, NotNegotiated: {}, Unstable: {}, ActedOn: {}}}",
         go_string(&method.name),
         go_string(method.not_negotiated.as_deref().unwrap_or_default()),
-        method.unstable
+        method.unstable,
+        method.acted_on
     )
 }
 
