@@ -8,6 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
+use acp_codegen::ir::{Optional, Side};
 use acp_codegen::lower::{lower, Unsupported};
 use acp_codegen::rfd::machines::{next_step, Observation, SessionReadyGate, TurnTracker};
 use acp_codegen::rfd::{self, Turns};
@@ -192,8 +193,19 @@ fn v2_ir() -> Ir {
 #[test]
 #[ignore = "needs ACP_UPSTREAM_SCHEMAS; `cargo xtask test` fetches the release schemas and runs it"]
 fn the_model_of_v2_reads_the_state_updates_and_the_reference_machines_follow_its_lifecycle() {
-    let model = rfd::model(&v2_ir());
+    let ir = v2_ir();
+    let model = rfd::model(&ir);
     let cancel = model.turn_cancel.expect("v2 cancels a turn with `session/cancel`");
+    let method = &ir.methods[&cancel.notification];
+    assert!(
+        method.gate.is_some(),
+        "v2 gates `session/cancel` by the `session` capability"
+    );
+    assert_eq!(
+        method.optional(Side::Agent),
+        Some(Optional::ActedOn),
+        "the agent's end acts on it, even for an agent that advertises the capability"
+    );
     assert_eq!(
         (cancel.end, cancel.stop_reason.as_str(), cancel.cancelled.as_str()),
         (rfd::CancelEnd::Idle, "stopReason", "cancelled"),

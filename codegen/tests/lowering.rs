@@ -423,6 +423,38 @@ fn methods_the_schema_marks_unstable_are_unstable() {
     assert!(stable.methods.values().all(|method| !method.unstable));
 }
 
+#[test]
+fn the_turn_cancel_notification_is_optional_for_the_side_whose_connection_acts_on_it() {
+    let ir = lower(&load(&SourceOptions::default()).unwrap(), Unsupported::Fail).unwrap();
+    let turn_cancel = acp_codegen::rfd::model(&ir)
+        .turn_cancel
+        .expect("the default schema cancels turns");
+    let acted: Vec<&str> = ir
+        .methods
+        .values()
+        .filter(|method| method.acted_on)
+        .map(|method| method.name.as_str())
+        .collect();
+    assert_eq!(acted, [turn_cancel.notification.as_str()]);
+    let method = &ir.methods[&turn_cancel.notification];
+    assert_eq!(method.optional(Side::Agent), Some(Optional::ActedOn));
+    assert_eq!(method.optional(Side::Client), None, "the client does not handle it");
+    // The same notification without a prompt turn to cancel: no turn rules, nothing acted on.
+    let alone = lower(
+        &from_value(json!({"$defs": {"CancelNotification": {
+            "type": "object",
+            "properties": {"sessionId": {"type": "string"}},
+            "required": ["sessionId"],
+            "x-method": "session/cancel",
+            "x-side": "agent"
+        }}})),
+        Unsupported::Fail,
+    )
+    .unwrap();
+    assert!(!alone.methods["session/cancel"].acted_on);
+    assert_eq!(alone.methods["session/cancel"].optional(Side::Agent), None);
+}
+
 // ---- bad schemas ------------------------------------------------------------
 
 fn lowering_error(document: Value) -> acp_codegen::CodegenError {

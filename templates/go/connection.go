@@ -949,13 +949,14 @@ func (c *Connection) consume(done chan<- struct{}) {
 
 // actedOn is whether a notification's failure is only that it lacks a
 // handler while the end acts on it itself (`$/cancel_request`, the agent's
-// `session/ready`): not reported.
+// `session/ready` and `session/cancel`): not reported.
 func (c *Connection) actedOn(method string, failure *RequestError) bool {
 	if failure.Code != codeMethodNotFound {
 		return false
 	}
 	return (connectionCancel != nil && method == connectionCancel.method) ||
-		(c.agent && connectionReady != nil && method == connectionReady.notification)
+		(c.agent && connectionReady != nil && method == connectionReady.notification) ||
+		(c.agent && connectionTurnCancel != nil && method == connectionTurnCancel.notification)
 }
 
 // The calls this end makes.

@@ -69,6 +69,10 @@ type MethodInfo struct {
 	NotNegotiated string
 	// Unstable is true when the schema marks the method unstable.
 	Unstable bool
+	// ActedOn is true when the connection of the side that handles the
+	// notification acts on it itself (`session/cancel`), so that its
+	// handler is optional.
+	ActedOn bool
 }
 
 // RequestInfo is a request: the side that handles it (`agent`, `client`,

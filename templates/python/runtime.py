@@ -979,7 +979,8 @@ R = TypeVar("R")
 @dataclass(frozen=True)
 class RequestMethod(Generic[P, R]):
     """A request: `params` from the caller, `result` back from `side`;
-    `optional` when the method is capability-gated, unstable or protocol-level."""
+    `optional` when the method is capability-gated, not negotiated at
+    initialize, unstable, acted on by the connection itself or protocol-level."""
 
     name: str
     side: str

@@ -794,9 +794,11 @@ export class Connection {
     this.#handling = false;
   }
 
-  /** A notification was not handled: reported, unless the connection acted on it and the implementation only lacks a handler. */
+  /** A notification was not handled: reported, unless the connection acted on it (`$/cancel_request`, the agent's `session/ready` and `session/cancel`) and the implementation only lacks a handler. */
   #unhandled(method: string, error: JsonRpcError, line: number): void {
-    const acted = method === this.#rules.cancel?.method || (this.#role === "agent" && method === this.#rules.ready);
+    const acted =
+      method === this.#rules.cancel?.method ||
+      (this.#role === "agent" && (method === this.#rules.ready || method === this.#rules.turnCancel?.notification));
     if (!(acted && error.code === -32601)) this.#report(method, error, line);
   }
 

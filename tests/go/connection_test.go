@@ -54,8 +54,6 @@ func (a *raceAgent) SessionNew(context.Context, NewSessionRequest) (NewSessionRe
 	return decodeAs[NewSessionResponse](`{"sessionId":"` + session + `"}`), nil
 }
 
-func (a *raceAgent) SessionCancel(context.Context, CancelNotification) error { return nil }
-
 func (a *raceAgent) SessionPrompt(ctx context.Context, params PromptRequest) (PromptResponse, error) {
 	prompt := jsonOf(params)
 	session := at(prompt, "sessionId").Text()
@@ -283,6 +281,10 @@ func (stuckAgent) SessionNew(context.Context, NewSessionRequest) (NewSessionResp
 	return NewSessionResponse{}, &RequestError{Code: -32602, Message: "Invalid params", Data: Some(ObjectValue([]Member{{Name: "why", Value: StringValue("no sessions here")}}))}
 }
 
+// SessionCancel is here so that a `session/cancel` is decoded, and one
+// whose params do not decode is reported: without it the dispatcher
+// answers method-not-found before decoding, which the agent's end, acting
+// on `session/cancel` itself, does not report.
 func (stuckAgent) SessionCancel(context.Context, CancelNotification) error { return nil }
 
 func (a stuckAgent) SessionPrompt(ctx context.Context, _ PromptRequest) (PromptResponse, error) {
@@ -432,6 +434,8 @@ func TestAClosedPeerFailsCalls(t *testing.T) {
 
 // cancelledAgent's prompt handler sends an update, then waits on two calls
 // to the client that the client holds, and fails with what they fail with.
+// It has no `session/cancel` handler: its end acts on the notification
+// itself.
 type cancelledAgent struct {
 	end *AgentConnection
 	mu  sync.Mutex
@@ -445,8 +449,6 @@ func (a *cancelledAgent) Initialize(context.Context, InitializeRequest) (Initial
 func (a *cancelledAgent) SessionNew(context.Context, NewSessionRequest) (NewSessionResponse, error) {
 	return decodeAs[NewSessionResponse](`{"sessionId":"s"}`), nil
 }
-
-func (a *cancelledAgent) SessionCancel(context.Context, CancelNotification) error { return nil }
 
 func (a *cancelledAgent) SessionPrompt(ctx context.Context, params PromptRequest) (PromptResponse, error) {
 	session := at(jsonOf(params), "sessionId").Text()
@@ -497,8 +499,8 @@ func TestACancelledTurnIsAnsweredCancelledAfterItsUpdates(t *testing.T) {
 	toAgent := newPipe(d, log, clientWrote, agentRead)
 	toClient := newPipe(d, log, agentWrote, clientRead)
 	agent := &cancelledAgent{}
-	agentEnd := ConnectAgent(func(end *AgentConnection) Agent { agent.end = end; return agent }, toAgent, toClient, ConnectOptions{})
 	dropped := &reports{}
+	agentEnd := ConnectAgent(func(end *AgentConnection) Agent { agent.end = end; return agent }, toAgent, toClient, ConnectOptions{Dropped: dropped.add})
 	arrived := make(chan struct{}, 2)
 	client := ConnectClient(func(*ClientConnection) Client { return holdingClient{arrived: arrived} }, toClient, toAgent, ConnectOptions{Dropped: dropped.add})
 	ctx := context.Background()

@@ -188,7 +188,8 @@ const (
 // cancelledV2Agent's prompt starts foreground work that asks permission
 // twice, then waits for its cancellation and ends the work with `idle`,
 // saying `end_turn` as if nothing happened. It reports no state but
-// `running` and `idle`.
+// `running` and `idle`, and has no `session/cancel` handler: its end acts
+// on the notification itself.
 type cancelledV2Agent struct {
 	end *AgentConnection
 	saw []string
@@ -266,8 +267,8 @@ func TestACancelledTurnEndsWithAnIdleThatSaysCancelled(t *testing.T) {
 	toAgent := newPipe(d, log, clientWrote, agentRead)
 	toClient := newPipe(d, log, agentWrote, clientRead)
 	agent := &cancelledV2Agent{}
-	agentEnd := ConnectAgent(func(end *AgentConnection) Agent { agent.end = end; return agent }, toAgent, toClient, ConnectOptions{})
 	dropped := &reports{}
+	agentEnd := ConnectAgent(func(end *AgentConnection) Agent { agent.end = end; return agent }, toAgent, toClient, ConnectOptions{Dropped: dropped.add})
 	client := &holdingV2Client{arrived: make(chan struct{}, 1)}
 	clientEnd := ConnectClient(func(*ClientConnection) Client { return client }, toClient, toAgent, ConnectOptions{Dropped: dropped.add})
 	ctx := context.Background()

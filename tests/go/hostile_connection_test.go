@@ -44,8 +44,6 @@ func (hostileAgent) SessionNew(context.Context, NewSessionRequest) (NewSessionRe
 	return NewSessionResponse{}, methodNotFound(MethodSessionNew)
 }
 
-func (hostileAgent) SessionCancel(context.Context, CancelNotification) error { return nil }
-
 func (a hostileAgent) SessionPrompt(_ context.Context, params PromptRequest) (PromptResponse, error) {
 	a.push(params)
 	return decodeAs[PromptResponse](`{"stopReason":"end_turn"}`), nil

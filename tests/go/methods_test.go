@@ -86,7 +86,8 @@ func handles(side, endpoint string) bool {
 // mayLeaveOut is whether a side may leave the method out, as the IR decides
 // (`Method::optional`).
 func mayLeaveOut(method MethodInfo, side string) bool {
-	return method.Gate.Set || method.NotNegotiated != "" || method.Unstable || side == "protocol"
+	actedOn := method.ActedOn && method.Notification.Set && method.Notification.Value.Side == side
+	return actedOn || method.Gate.Set || method.NotNegotiated != "" || method.Unstable || side == "protocol"
 }
 
 // outcome dispatches and tells what happened: "reached" when a handler of

@@ -234,15 +234,17 @@ def connect(
     client: Callable[[Any], Any],
     mode: Mode,
     dropped: Any = None,
+    agent_dropped: Any = None,
 ) -> Run:
-    """Both ends, as `mode` says; `agent` gets its end and the pipes (to the
-    agent, to the client), whose wire it may look at."""
+    """Both ends, as `mode` says, the client's telling `dropped` and the
+    agent's `agent_dropped` of what they drop; `agent` gets its end and the
+    pipes (to the agent, to the client), whose wire it may look at."""
     to_agent = Pipe(dice, log, "client_wrote", "agent_read")
     to_client = Pipe(dice, log, "agent_wrote", "client_read")
     agent_end = PACKAGE.connect_agent(
         lambda end: agent(end, (to_agent, to_client)),
         to_client.send,
-        PACKAGE.ConnectOptions(unordered=not mode.agent),
+        PACKAGE.ConnectOptions(dropped=agent_dropped, unordered=not mode.agent),
     )
     client_end = PACKAGE.connect_client(
         client, to_agent.send, PACKAGE.ConnectOptions(dropped=dropped, unordered=not mode.client)
@@ -315,9 +317,6 @@ class V1Agent(PACKAGE.Agent):  # type: ignore[misc, name-defined]
         )
         await self.dice.pause(3)
         return result("session/new", {"sessionId": session})
-
-    async def session_cancel(self, params: Any) -> None:
-        pass
 
     async def session_prompt(self, params: Any) -> Any:
         session = params.session_id
@@ -959,7 +958,8 @@ def test_an_unknown_session_is_answered_with_the_schemas_resource_not_found() ->
 
 class CancelledAgent(PACKAGE.Agent):  # type: ignore[misc, name-defined]
     """Its prompt handler sends an update, then waits on two calls the client
-    holds, and fails with what they fail with."""
+    holds, and fails with what they fail with. It has no `session/cancel`
+    handler: its end acts on the notification itself."""
 
     def __init__(self, end: Any) -> None:
         self.end = end
@@ -1003,12 +1003,13 @@ class HoldingClient(PACKAGE.Client):  # type: ignore[misc, name-defined]
 @dataclass
 class Cancelled:
     """What a cancelled turn left: the wire log, the agent, the prompt's
-    response and what the client's end reported dropped."""
+    response and what each end reported dropped (the end, the method, the
+    code)."""
 
     log: Log
     agent: Any
     response: Any
-    dropped: list[tuple[str | None, int]]
+    dropped: list[tuple[str, str | None, int]]
 
 
 def cancel_while_held(seed: int, make_agent: Any, client: Any, held: int) -> Cancelled:
@@ -1019,7 +1020,10 @@ def cancel_while_held(seed: int, make_agent: Any, client: Any, held: int) -> Can
     async def scenario() -> Cancelled:
         log: Log = []
         agents: list[Any] = []
-        dropped: list[tuple[str | None, int]] = []
+        dropped: list[tuple[str, str | None, int]] = []
+
+        def report(end: str) -> Any:
+            return lambda report: dropped.append((end, report.method, report.error.code))
 
         def agent(end: Any, _: Any) -> Any:
             agents.append(make_agent(end))
@@ -1031,7 +1035,8 @@ def cancel_while_held(seed: int, make_agent: Any, client: Any, held: int) -> Can
             agent,
             lambda _: client,
             ORDERED,
-            lambda report: dropped.append((report.method, report.error.code)),
+            report("client"),
+            report("agent"),
         )
         await run.client.request("initialize", initialize_params())
         prompt = asyncio.ensure_future(run.client.request("session/prompt", prompt_params("s", "cancelled")))
@@ -1083,7 +1088,8 @@ class CancelledWorkAgent(PACKAGE.Agent):  # type: ignore[misc, name-defined]
     """Its prompt starts foreground work that asks permission twice, then
     waits for its cancellation and ends the work with `idle`, saying
     `end_turn` as if nothing happened. It reports no state but `running` and
-    `idle`."""
+    `idle`, and has no `session/cancel` handler: its end acts on the
+    notification itself."""
 
     def __init__(self, end: Any) -> None:
         self.end = end

@@ -18,7 +18,6 @@ from typing import Any
 from acp_bindings import (
     Agent,
     AgentConnection,
-    CancelNotification,
     Client,
     ContentBlockText,
     CreateElicitationRequest,
@@ -101,9 +100,6 @@ class DemoAgent(Agent):
 
     async def session_set_config_option(self, params: SetSessionConfigOptionRequest) -> SetSessionConfigOptionResponse:
         return SetSessionConfigOptionResponse(config_options=[])
-
-    async def session_cancel(self, params: CancelNotification) -> None:
-        pass
 
     async def session_new(self, params: NewSessionRequest) -> NewSessionResponse:
         select = SessionConfigOptionTypeSelect(

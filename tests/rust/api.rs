@@ -44,7 +44,6 @@ impl Agent for Minimal {
     ) -> Result<SetSessionConfigOptionResponse, Error> {
         Ok(SetSessionConfigOptionResponse::new(Vec::new()))
     }
-    async fn session_cancel(&self, _: CancelNotification) {}
 }
 
 fn request(method: &str, params: Value) -> Result<Value, Error> {
@@ -93,6 +92,15 @@ fn dispatch_answers_with_json_rpc_codes() {
     );
     assert_eq!(
         block_on(agent::dispatch_notification(&Minimal, "_zed/ping", json!({}))),
+        Ok(())
+    );
+    // The connection acts on `session/cancel` itself: the handler's default does nothing.
+    assert_eq!(
+        block_on(agent::dispatch_notification(
+            &Minimal,
+            methods::SESSION_CANCEL,
+            json!({"sessionId": "s"})
+        )),
         Ok(())
     );
 }

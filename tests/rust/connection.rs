@@ -169,8 +169,6 @@ impl Agent for TestAgent {
         Ok(NewSessionResponse::new(session))
     }
 
-    async fn session_cancel(&self, _: CancelNotification) {}
-
     async fn session_prompt(&self, params: PromptRequest) -> Result<PromptResponse, Error> {
         let text = match params.prompt.first() {
             Some(ContentBlock::Text(text)) => text.text.clone(),
@@ -450,7 +448,6 @@ impl Agent for StuckAgent {
     async fn session_new(&self, _: NewSessionRequest) -> Result<NewSessionResponse, Error> {
         Err(Error::invalid_params().data(json!({"why": "no sessions here"})))
     }
-    async fn session_cancel(&self, _: CancelNotification) {}
     async fn session_prompt(&self, _: PromptRequest) -> Result<PromptResponse, Error> {
         let _stopped = Stopped(self.stopped.clone());
         futures::future::pending::<()>().await;
@@ -601,6 +598,8 @@ impl std::io::Write for Sink {
 
 /// An agent whose prompt handler sends an update, then waits on two calls
 /// to the client that the client holds, and fails with what they fail with.
+/// It has no `session/cancel` handler: its end acts on the notification
+/// itself.
 struct CancelledAgent {
     end: AgentEnd,
     /// What the handler saw: its calls' errors, and whether its turn's
@@ -615,7 +614,6 @@ impl Agent for CancelledAgent {
     async fn session_new(&self, _: NewSessionRequest) -> Result<NewSessionResponse, Error> {
         Ok(NewSessionResponse::new("s"))
     }
-    async fn session_cancel(&self, _: CancelNotification) {}
     async fn session_prompt(&self, params: PromptRequest) -> Result<PromptResponse, Error> {
         let session = params.session_id;
         let chunk = SessionUpdate::AgentMessageChunk(ContentChunk::new(TextContent::new("reading")));
@@ -661,23 +659,31 @@ impl Client for HoldingClient {
 }
 
 #[test]
-fn a_cancelled_turn_is_answered_cancelled_after_its_updates() {
+fn a_cancelled_turn_is_answered_cancelled_after_its_updates_and_nothing_is_dropped() {
     let dice = Dice::new(11);
     let log = Log::default();
     let (to_agent, agent_reads) = pipe(&dice, &log, Event::ClientWrote, Event::AgentRead);
     let (to_client, client_reads) = pipe(&dice, &log, Event::AgentWrote, Event::ClientRead);
     let saw = Arc::new(Mutex::new(Vec::new()));
+    let dropped = Arc::new(Mutex::new(Vec::new()));
+    let reporting = |end: &'static str| {
+        let reports = dropped.clone();
+        ConnectOptions::default()
+            .dropped(move |report: connection::Dropped| reports.lock().unwrap().push((end, report.method)))
+    };
     let (_, agent_driver) = connect_agent(
         |end| CancelledAgent { end, saw: saw.clone() },
         agent_reads,
         to_client,
-        ConnectOptions::default(),
+        reporting("agent"),
     );
-    let dropped = Arc::new(Mutex::new(Vec::new()));
-    let reports = dropped.clone();
-    let options = ConnectOptions::default().dropped(move |report| reports.lock().unwrap().push(report));
     let (arrived, mut arrivals) = mpsc::unbounded();
-    let (client, client_driver) = connect_client(|_| HoldingClient { arrived }, client_reads, to_agent, options);
+    let (client, client_driver) = connect_client(
+        |_| HoldingClient { arrived },
+        client_reads,
+        to_agent,
+        reporting("client"),
+    );
     let scenario = async {
         client
             .initialize(InitializeRequest::new(PROTOCOL_VERSION))
@@ -725,5 +731,5 @@ fn a_cancelled_turn_is_answered_cancelled_after_its_updates() {
         .iter()
         .position(|message| message["result"] == json!({"outcome": {"outcome": "cancelled"}}));
     assert!(cancel.is_some() && cancel < withdrawn, "{wrote:?}");
-    assert_eq!(dropped.lock().unwrap().len(), 0);
+    assert_eq!(*dropped.lock().unwrap(), []);
 }

@@ -21,7 +21,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
-use acp_bindings::connection::{connect_agent, connect_client, AgentEnd, ConnectOptions};
+use acp_bindings::connection::{self, connect_agent, connect_client, AgentEnd, ConnectOptions};
 use acp_bindings::methods::{Agent, Client};
 use acp_bindings::*;
 use futures::channel::mpsc;
@@ -295,7 +295,8 @@ fn without_the_ordering_prompt_calls_complete_on_the_acknowledgement() {
 /// An agent whose prompt starts foreground work that asks permission twice,
 /// then waits for its cancellation and ends the work with `idle`, saying
 /// `end_turn` as if nothing happened. It reports no state but `running` and
-/// `idle`.
+/// `idle`, and has no `session/cancel` handler: its end acts on the
+/// notification itself.
 struct CancelledAgent {
     end: AgentEnd,
     saw: Arc<Mutex<Vec<String>>>,
@@ -377,16 +378,22 @@ impl Client for HoldingClient {
 }
 
 #[test]
-fn a_cancelled_turn_ends_with_an_idle_that_says_cancelled() {
+fn a_cancelled_turn_ends_with_an_idle_that_says_cancelled_and_nothing_is_dropped() {
     let dice = Dice::new(5);
     let (to_agent, agent_reads) = pipe(&dice);
     let (to_client, client_reads) = pipe(&dice);
     let saw = Arc::new(Mutex::new(Vec::new()));
+    let dropped = Arc::new(Mutex::new(Vec::new()));
+    let reporting = |end: &'static str| {
+        let reports = dropped.clone();
+        ConnectOptions::default()
+            .dropped(move |report: connection::Dropped| reports.lock().unwrap().push((end, report.method)))
+    };
     let (_, agent_driver) = connect_agent(
         |end| CancelledAgent { end, saw: saw.clone() },
         agent_reads,
         to_client,
-        ConnectOptions::default(),
+        reporting("agent"),
     );
     let (arrived, mut arrivals) = mpsc::unbounded();
     let states = Arc::new(Mutex::new(Vec::new()));
@@ -398,7 +405,7 @@ fn a_cancelled_turn_ends_with_an_idle_that_says_cancelled() {
         },
         client_reads,
         to_agent,
-        ConnectOptions::default(),
+        reporting("client"),
     );
     let scenario = async {
         client
@@ -436,4 +443,5 @@ fn a_cancelled_turn_ends_with_an_idle_that_says_cancelled() {
             "idle cancelled"
         ]
     );
+    assert_eq!(*dropped.lock().unwrap(), []);
 }

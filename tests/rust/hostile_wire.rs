@@ -229,7 +229,6 @@ impl Agent for Seen {
     async fn session_new(&self, _: NewSessionRequest) -> Result<NewSessionResponse, Error> {
         Err(Error::method_not_found())
     }
-    async fn session_cancel(&self, _: CancelNotification) {}
     async fn session_prompt(&self, params: PromptRequest) -> Result<PromptResponse, Error> {
         self.push(&params);
         Ok(PromptResponse::new(StopReason::EndTurn))

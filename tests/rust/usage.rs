@@ -25,8 +25,6 @@ impl Agent for Agent1 {
     async fn session_new(&self, _: NewSessionRequest) -> Result<NewSessionResponse, Error> {
         Ok(NewSessionResponse::new("session-1"))
     }
-    async fn session_cancel(&self, _: CancelNotification) {}
-
     async fn session_prompt(&self, params: PromptRequest) -> Result<PromptResponse, Error> {
         let updates: [SessionUpdate; 4] = [
             SessionUpdate::AgentMessageChunk(ContentChunk::new(TextContent::new("Let me read it."))),

@@ -165,7 +165,6 @@ function agentV1(sent) {
         await roll.pause(3);
         return { sessionId };
       },
-      sessionCancel: () => {},
       sessionPrompt: async ({ sessionId, prompt }) => {
         const text = prompt[0]?.type === "text" ? prompt[0].text : "";
         const updates = 1 + roll.below(5);
@@ -542,9 +541,10 @@ test("a send that fails fails the calls in flight", async () => {
 /**
  * An agent's end fed `messages` in turn (each answer awaited before the next
  * request): what it wrote and reported, and the methods its handlers got.
- * Its `initialize` answers a version of its own and no capabilities.
+ * Its `initialize` answers a version of its own and no capabilities; it has
+ * a `session/cancel` handler unless `withoutCancel`.
  */
-async function handshake(messages) {
+async function handshake(messages, { withoutCancel = false } = {}) {
   const written = [];
   const dropped = [];
   const got = [];
@@ -558,7 +558,7 @@ async function handshake(messages) {
         got.push("session/new");
         return { sessionId: "s" };
       },
-      sessionCancel: () => void got.push("session/cancel"),
+      ...(withoutCancel ? {} : { sessionCancel: () => void got.push("session/cancel") }),
       sessionPrompt: ({ sessionId }) => {
         throw bindings.sessionNotFound(sessionId);
       },
@@ -606,6 +606,15 @@ test("the agent's end takes nothing but initialize before initialize was answere
   );
 });
 
+test("the agent's end acts on session/cancel itself: an agent without its handler drops nothing", async () => {
+  const { written, dropped, got } = await handshake([initialize(1, bindings.PROTOCOL_VERSION), newSession(2), cancel], {
+    withoutCancel: true,
+  });
+  assert.equal(written.length, 2);
+  assert.deepEqual(got, ["initialize", "session/new"]);
+  assert.deepEqual(dropped, []);
+});
+
 test("the agent's initialize answer names the version it supports and carries its capabilities", async () => {
   const capabilities = V2 ? "capabilities" : "agentCapabilities";
   for (const requested of [bindings.PROTOCOL_VERSION, bindings.PROTOCOL_VERSION + 1, 65535]) {
@@ -646,15 +655,15 @@ test("an unknown session is answered with the schema's resource-not-found", asyn
 // while a permission request waits, the agent's end reports
 // `requires_action`, and `running` once it is answered.
 if (V2) {
-  test("v2: a cancelled turn ends with an idle that says cancelled", async () => {
+  test("v2: a cancelled turn ends with an idle that says cancelled, without a cancel handler or drops", async () => {
     // The prompt's work asks permission twice, then waits for its
     // cancellation and ends with `idle`, saying `end_turn` as if nothing
-    // happened. It reports no state but `running` and `idle`.
+    // happened. It reports no state but `running` and `idle`, and has no
+    // `session/cancel` handler: its end acts on the notification itself.
     const saw = [];
     let held = 0;
     const agent = (end) => ({
       initialize: () => ({ protocolVersion: bindings.PROTOCOL_VERSION, info: { name: "test agent", version: "1" } }),
-      sessionCancel: () => {},
       sessionPrompt: async ({ sessionId }) => {
         end.notify("session/update", { sessionId, update: { sessionUpdate: "state_update", state: "running" } });
         const signal = end.cancellation(sessionId);
@@ -705,15 +714,15 @@ if (V2) {
 
 // Protocol v1: the prompt's answer says `cancelled`.
 if (!V2) {
-  test("a cancelled turn is answered cancelled, after its updates", async () => {
+  test("a cancelled turn is answered cancelled, after its updates, without a cancel handler or drops", async () => {
     // The agent's prompt handler sends an update, then waits on two calls the
-    // client holds, and fails with what they fail with.
+    // client holds, and fails with what they fail with. It has no
+    // `session/cancel` handler: its end acts on the notification itself.
     const saw = [];
     let held = 0;
     const agent = (end) => ({
       initialize: ({ protocolVersion }) => ({ protocolVersion }),
       sessionNew: () => ({ sessionId: "s" }),
-      sessionCancel: () => {},
       sessionPrompt: async ({ sessionId }) => {
         const chunk = { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "reading" } };
         end.notify("session/update", { sessionId, update: chunk });

@@ -19,7 +19,6 @@ const agentEnd = connectAgent(
   (client): Agent => ({
     initialize: () => ({ protocolVersion: 1 }),
     sessionNew: () => ({ sessionId: "session-1" }),
-    sessionCancel: () => {},
     sessionPrompt: ({ sessionId, prompt }) => {
       const send = (update: SessionUpdate) => client.notify("session/update", { sessionId, update });
       const first = prompt[0];

@@ -516,12 +516,23 @@ pub struct Method {
     /// in the description of its request, response or notification.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unstable: bool,
+    /// The connection of the side that handles the notification acts on it
+    /// by itself, so a handler only adds to that: the turn-cancel
+    /// notification of the RFD turn rules ([`crate::rfd::TurnCancel`],
+    /// `session/cancel`), set at lowering from what the schema says of it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub acted_on: bool,
 }
 
 /// Why an implementation of a side may leave a method out: the dispatcher
-/// then answers method-not-found (a request) or drops it (a notification).
+/// then answers method-not-found (a request) or drops it (a notification;
+/// the connection does not report one it acts on itself,
+/// [`Optional::ActedOn`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Optional<'a> {
+    /// The handling side's connection acts on the notification itself
+    /// ([`Method::acted_on`]): without a handler it is not dropped.
+    ActedOn,
     /// The handling side advertises the method in its capabilities.
     Gated(&'a Gate),
     /// The peer learns after initialize whether it may call the method.
@@ -535,7 +546,18 @@ pub enum Optional<'a> {
 impl Method {
     /// Whether, and why, a side that handles this method as `handled_by`
     /// may leave it out. Every emitter's handler interface follows this.
+    /// The first reason that applies counts, [`Optional::ActedOn`] first: it
+    /// holds even for a side that advertises a gated method (v2 gates
+    /// `session/cancel` by the `session` capability).
     pub fn optional(&self, handled_by: Side) -> Option<Optional<'_>> {
+        if self.acted_on
+            && self
+                .notification
+                .as_ref()
+                .is_some_and(|notification| notification.side == handled_by)
+        {
+            return Some(Optional::ActedOn);
+        }
         if let Some(gate) = &self.gate {
             return Some(Optional::Gated(gate));
         }

@@ -17,6 +17,7 @@ use serde_json::{Map, Value};
 use crate::error::{CodegenError, ErrorKind};
 use crate::ir::*;
 use crate::naming;
+use crate::rfd;
 
 /// How lowering treats shapes it cannot represent.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -73,7 +74,7 @@ pub fn lower(schema: &ExtendedSchema, mode: Unsupported) -> Result<Ir, CodegenEr
         agent: layout.agent.clone(),
         client: layout.client.clone(),
     });
-    Ok(Ir {
+    let mut ir = Ir {
         origin: schema.origin.clone(),
         overlays: schema.overlays.iter().map(|overlay| overlay.id.clone()).collect(),
         types: lowerer.types,
@@ -82,7 +83,21 @@ pub fn lower(schema: &ExtendedSchema, mode: Unsupported) -> Result<Ir, CodegenEr
         renamed: lowerer.renamed,
         gated_fields,
         capability_layout,
-    })
+    };
+    mark_acted_on(&mut ir);
+    Ok(ir)
+}
+
+/// Marks the notifications the handling side's connection acts on by
+/// itself ([`Method::acted_on`]): the turn-cancel notification, when the
+/// schema has the turn rules ([`rfd::TurnCancel`]).
+fn mark_acted_on(ir: &mut Ir) {
+    let Some(turn_cancel) = rfd::turn_cancel(ir) else {
+        return;
+    };
+    if let Some(method) = ir.methods.get_mut(&turn_cancel.notification) {
+        method.acted_on = true;
+    }
 }
 
 /// The IR key of a variant gate annotated as `Definition/tag`: the same
@@ -1551,6 +1566,7 @@ impl<'a> Lowerer<'a> {
                     gate,
                     not_negotiated,
                     unstable,
+                    acted_on: false,
                 },
             );
         }

@@ -147,6 +147,7 @@ mod tests {
             gate: None,
             not_negotiated: None,
             unstable: false,
+            acted_on: false,
         }
     }
 

@@ -266,6 +266,9 @@ impl CancelEnd {
 /// v2's `idle` state update alike.
 pub const STOP_REASON: &str = "stopReason";
 
+/// The client's notification that cancels a prompt turn ([`TurnCancel`]).
+pub const TURN_CANCEL: &str = "session/cancel";
+
 /// The client's request whose pending calls a cancelled turn answers
 /// `cancelled` (ACP's prompt-turn section).
 pub const PERMISSION: &str = "session/request_permission";
@@ -274,8 +277,10 @@ pub const PERMISSION: &str = "session/request_permission";
 /// request's outcome tag.
 pub const CANCELLED: &str = "cancelled";
 
-fn turn_cancel(ir: &Ir) -> Option<TurnCancel> {
-    let notification = ir.methods.get("session/cancel")?.notification.as_ref()?;
+/// The turn rules of `ir`, when it has them (read at lowering too, which
+/// marks their notification [`crate::ir::Method::acted_on`]).
+pub(crate) fn turn_cancel(ir: &Ir) -> Option<TurnCancel> {
+    let notification = ir.methods.get(TURN_CANCEL)?.notification.as_ref()?;
     if notification.side != Side::Agent || !has_session(ir, &notification.params) {
         return None;
     }
@@ -300,7 +305,7 @@ fn turn_cancel(ir: &Ir) -> Option<TurnCancel> {
         .map(|method| method.name.clone())
         .collect();
     Some(TurnCancel {
-        notification: "session/cancel".to_owned(),
+        notification: TURN_CANCEL.to_owned(),
         prompt: "session/prompt".to_owned(),
         session: SESSION_ID.to_owned(),
         stop_reason: STOP_REASON.to_owned(),

@@ -29,8 +29,6 @@ func (a *agent) SessionNew(context.Context, acp.NewSessionRequest) (acp.NewSessi
 	return acp.NewSessionResponse{SessionId: "s1"}, nil
 }
 
-func (a *agent) SessionCancel(context.Context, acp.CancelNotification) error { return nil }
-
 func text(words string) acp.ContentBlock {
 	return acp.ContentBlockText{TextContent: acp.TextContent{Text: words}}
 }

@@ -32,9 +32,6 @@ class Interop(acp.Agent):
         self.sessions[session] = Path(acp.to_json(params)["cwd"])
         return acp.decode_result("session/new", {"sessionId": session})
 
-    async def session_cancel(self, params: acp.CancelNotification) -> None:
-        pass
-
     async def update(self, session: str, update: dict[str, Any]) -> None:
         await self.end.notify("session/update", {"sessionId": session, "update": update})
 

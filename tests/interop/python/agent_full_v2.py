@@ -247,9 +247,6 @@ class Full(acp.Agent):
             raise invalid(f"no value {value!r} ({kind}) for {option}")
         return acp.decode_result("session/set_config_option", {"configOptions": self.config_options(session)})
 
-    async def session_cancel(self, params: acp.CancelSessionNotification) -> None:
-        """Nothing left to do: the turn's cancellation event ends the turn (`play`)."""
-
     async def session_prompt(self, params: acp.PromptRequest) -> acp.PromptResponse:
         session_id, session = self.session(params)
         if session.turn is not None:

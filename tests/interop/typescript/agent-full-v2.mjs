@@ -16,9 +16,9 @@
 // terminal, the prompt's words streamed back one chunk at a time, and
 // `idle`. `session/cancel` is the connection's: the turn's cancellation
 // signal ends it at once with an `idle` the connection marks `cancelled`
-// (the agent's `session/cancel` handler has nothing left to do);
-// `session/close` ends it the same way, with the `cancelled` stop reason of
-// its own. Nothing of the turn follows it.
+// (the agent has no `session/cancel` handler); `session/close` ends it
+// the same way, with the `cancelled` stop reason of its own. Nothing of the
+// turn follows it.
 
 import { serveAgent } from "./stdio.mjs";
 
@@ -273,8 +273,6 @@ serveAgent(acp, (connection) => {
       else throw invalid(`no value ${JSON.stringify(value)} (${type}) for ${configId}`);
       return { configOptions: configOptions(session) };
     },
-    // The turn's cancellation signal ends the turn (`sessionPrompt`).
-    sessionCancel() {},
     sessionPrompt(params) {
       const session = find(params.sessionId);
       if (session.turn !== undefined) throw invalid(`a turn is in progress in ${params.sessionId}`);

@@ -24,7 +24,6 @@ serveAgent(acp, (connection) => ({
     sessions.set(id, params.cwd);
     return { sessionId: id };
   },
-  sessionCancel() {},
   async sessionPrompt(params) {
     const sessionId = params.sessionId;
     if (!sessions.has(sessionId)) throw acp.sessionNotFound(sessionId);

@@ -123,6 +123,7 @@ mod tests {
             gate: None,
             not_negotiated: not_negotiated.map(str::to_owned),
             unstable: false,
+            acted_on: false,
         };
         Ir {
             origin: "test".to_owned(),

@@ -71,7 +71,6 @@ const ours = {
         initialize: ({ protocolVersion }) => ({ protocolVersion }),
         sessionNew: () => ({ sessionId: "session-1" }),
         sessionPrompt: () => ({ stopReason: "end_turn" }),
-        sessionCancel: () => undefined,
       }),
       (text) => void clientEnd.receive(text),
     );

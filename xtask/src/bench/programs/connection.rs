@@ -78,7 +78,6 @@ mod ours {
         async fn session_new(&self, _: NewSessionRequest) -> Result<NewSessionResponse, Error> {
             Ok(NewSessionResponse::new("session-1"))
         }
-        async fn session_cancel(&self, _: CancelNotification) {}
         async fn session_prompt(&self, _: PromptRequest) -> Result<PromptResponse, Error> {
             Ok(PromptResponse::new(StopReason::EndTurn))
         }

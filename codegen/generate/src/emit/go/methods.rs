@@ -39,6 +39,9 @@ struct OptionalView {
     interface: String,
     /// `the `session/load` request`, for its doc comment.
     what: String,
+    /// Why an implementation may leave it out ([`Method::optional`]), as
+    /// doc comment lines.
+    why: Vec<String>,
     notification: bool,
     signature: String,
 }
@@ -62,6 +65,8 @@ struct CallView {
     signature: String,
     /// The small interface that holds the handler, when it is optional.
     optional: Option<String>,
+    /// Why it is optional, in a sentence.
+    why: Option<String>,
     interface: String,
     /// `the session/load request`, for the doc comments.
     what: String,
@@ -117,10 +122,11 @@ fn info(method: &Method) -> String {
         )
     });
     format!(
-        "{{Name: {}, Request: {request}, Notification: {notification}, Gate: {gate}, NotNegotiated: {}, Unstable: {}}}",
+        "{{Name: {}, Request: {request}, Notification: {notification}, Gate: {gate}, NotNegotiated: {}, Unstable: {}, ActedOn: {}}}",
         go_string(&method.name),
         go_string(method.not_negotiated.as_deref().unwrap_or_default()),
-        method.unstable
+        method.unstable,
+        method.acted_on
     )
 }
 
@@ -153,6 +159,10 @@ fn method_doc(method: &Method) -> Vec<String> {
     doc(Some(&text))
 }
 
+/// The note of a handler the connection acts on by itself ([`Optional::ActedOn`]).
+const ACTED_ON: &str =
+    "Acted on by the connection itself: a handler only adds to that, and without one nothing is reported dropped.";
+
 /// The handler of one use of `method` by an endpoint: its view, with the
 /// doc that says why it may be left out.
 fn call(method: &Method, kind: MessageKind, side: Side, params: &str, result: Option<&str>) -> CallView {
@@ -172,23 +182,20 @@ fn call(method: &Method, kind: MessageKind, side: Side, params: &str, result: Op
         encode
     });
     let what = format!("the {} {}", method.name, kind.as_str());
-    let mut text = format!("{function} handles {what}.");
+    let text = format!("{function} handles {what}.");
     let optional = method.optional(side);
-    if let Some(reason) = optional {
-        let why = match reason {
-            Optional::Gated(gate) => format!(
-                "Callable only once {} advertised {} in its {}.",
-                handler_phrase(gate.advertised_by),
-                gate.path,
-                gate.root
-            ),
-            Optional::NotNegotiated(reason) => format!("Not negotiated at initialize: {reason}."),
-            Optional::Unstable => "Unstable: not part of the protocol yet.".to_owned(),
-            Optional::ProtocolLevel => "Protocol-level: handled by every side.".to_owned(),
-        };
-        text.push(' ');
-        text.push_str(&why);
-    }
+    let why = optional.map(|reason| match reason {
+        Optional::Gated(gate) => format!(
+            "Callable only once {} advertised {} in its {}.",
+            handler_phrase(gate.advertised_by),
+            gate.path,
+            gate.root
+        ),
+        Optional::NotNegotiated(reason) => format!("Not negotiated at initialize: {reason}."),
+        Optional::Unstable => "Unstable: not part of the protocol yet.".to_owned(),
+        Optional::ActedOn => ACTED_ON.to_owned(),
+        Optional::ProtocolLevel => "Protocol-level: handled by every side.".to_owned(),
+    });
     // A notification whose name is also a request's gets an interface of
     // its own, whichever sides handle the two.
     let interface = if kind == MessageKind::Notification && method.request.is_some() {
@@ -202,6 +209,7 @@ fn call(method: &Method, kind: MessageKind, side: Side, params: &str, result: Op
         function,
         signature,
         optional: optional.map(|_| interface.clone()),
+        why,
         interface,
         what,
         params_name: go_string(params),
@@ -304,6 +312,7 @@ pub(super) fn view(ir: &Ir) -> Result<MethodsFile, CodegenError> {
                 OptionalView {
                     interface: call.interface.clone(),
                     what: call.what.clone(),
+                    why: doc(call.why.as_deref()),
                     notification: call.encode.is_empty(),
                     signature: call.signature.clone(),
                 },

@@ -4,8 +4,9 @@
 //! Sides: a method whose side is `agent` or `client` is handled by that side;
 //! `protocol` and `both` methods are handled by every side; `proxy` methods
 //! are handled by neither endpoint and only appear in the tables. A method is
-//! optional when it is capability-gated, unstable or protocol-level (which
-//! an implementation may ignore).
+//! optional when [`Method::optional`] gives a reason: capability-gated, not
+//! negotiated at initialize, unstable, acted on by the connection itself or
+//! protocol-level (which an implementation may ignore).
 
 use askama::Template;
 
@@ -67,6 +68,7 @@ pub(super) fn optional(method: &Method, side: Side) -> Option<String> {
         ),
         Optional::NotNegotiated(reason) => format!("not negotiated at initialize: {reason}"),
         Optional::Unstable => "unstable".to_owned(),
+        Optional::ActedOn => "the connection acts on it itself".to_owned(),
         Optional::ProtocolLevel => "protocol-level".to_owned(),
     })
 }

@@ -233,6 +233,7 @@ mod tests {
             ("session/fork", request(Side::Agent), None),
             ("fs/read_text_file", request(Side::Client), notification(Side::Agent)),
             ("$/cancel_request", None, notification(Side::Protocol)),
+            ("session/cancel", None, notification(Side::Agent)),
             ("proxy/connect", request(Side::Proxy), None),
         ] {
             ir.methods.insert(
@@ -244,6 +245,7 @@ mod tests {
                     gate: None,
                     not_negotiated: None,
                     unstable: name == "session/fork",
+                    acted_on: name == "session/cancel",
                 },
             );
         }
@@ -550,6 +552,11 @@ mod tests {
         assert!(
             handler("cancel_request").contains("Optional (protocol-level)")
                 && handler("cancel_request").ends_with("\n        return")
+        );
+        assert!(
+            handler("session_cancel").contains("Optional (the connection acts on it itself)")
+                && handler("session_cancel").ends_with("\n        return"),
+            "acted on:\n{protocols}"
         );
         for expected in [
             "    if method == \"session/prompt\":\n        return _rt.encode(_m.Item, await handler.session_prompt(_rt.decode_params(method, _m.Item, params, checked)))",

@@ -116,8 +116,9 @@ pub(super) fn protocols_view(ir: &Ir) -> Result<ProtocolsView, CodegenError> {
             label,
             doc: docstring(
                 &format!(
-                    "The methods the {label} handles. Subclass it: an optional method (capability-gated, unstable or \
-                     protocol-level) answers method-not-found, or ignores a notification, until overridden."
+                    "The methods the {label} handles. Subclass it: an optional method (capability-gated, not negotiated at \
+                     initialize, unstable, acted on by the connection itself or protocol-level) answers \
+                     method-not-found, or ignores a notification, until overridden."
                 ),
                 4,
             ),

@@ -1,8 +1,10 @@
 //! The traits of the generated `methods` module, one per side that handles
 //! methods (`Agent`, `Client`, `Proxy`), and the dispatch functions that
 //! decode a call by its method name, run it on a trait object, and encode
-//! the answer. Methods a side must advertise in its capabilities, and
-//! protocol-level ones, have default bodies (method-not-found for requests,
+//! the answer. The methods [`Method::optional`] lets a side leave out (it
+//! must advertise them in its capabilities, they are negotiated later or
+//! unstable, its connection acts on them by itself, or they are
+//! protocol-level) have default bodies (method-not-found for requests,
 //! nothing for notifications); so do `_`-prefixed extension methods.
 
 use std::collections::BTreeMap;
@@ -74,9 +76,7 @@ fn function_names(handled: &[&Handled]) -> Vec<Ident> {
         .collect()
 }
 
-/// Whether a method has a default body: the handling side must advertise
-/// it, the schema marks it unstable, or every side handles it at the
-/// protocol level.
+/// Whether a method has a default body ([`Method::optional`]).
 fn optional(entry: &Handled) -> bool {
     entry.method.optional(entry.side).is_some()
 }
@@ -93,11 +93,14 @@ fn side_trait(
         let params = type_ident(entry.params);
         let name = &entry.method.name;
         let optional = optional(entry);
-        let text = match &entry.method.gate {
+        let mut text = match &entry.method.gate {
             Some(gate) => format!(" Handles `{name}`, which the {} side advertises at `{}` in its `{}`.", gate.advertised_by.as_str(), gate.path, gate.root),
             None if entry.method.unstable => format!(" Handles `{name}`, which the schema marks unstable."),
             None => format!(" Handles `{name}`."),
         };
+        if entry.method.optional(entry.side) == Some(Optional::ActedOn) {
+            text.push_str(" The connection acts on it by itself: a handler only adds to that.");
+        }
         let output = match entry.result {
             Some(result) => {
                 let result = type_ident(result);
@@ -129,7 +132,7 @@ fn side_trait(
     });
     let module = ident(side.as_str());
     let text = format!(
-        " The methods the {} side handles. Methods it must advertise in its capabilities, protocol-level ones and extensions have defaults; [`{module}::dispatch_request`] and [`{module}::dispatch_notification`] decode a call and run it here.",
+        " The methods the {} side handles. Those it may leave out (advertised in its capabilities, negotiated later, unstable, acted on by the connection, protocol-level) and extensions have defaults; [`{module}::dispatch_request`] and [`{module}::dispatch_notification`] decode a call and run it here.",
         side.as_str()
     );
     quote! {

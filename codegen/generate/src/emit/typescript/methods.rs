@@ -180,6 +180,10 @@ fn gate_note(method: &Method) -> Vec<String> {
         .collect()
 }
 
+/// The note of a handler the connection acts on by itself ([`Optional::ActedOn`]).
+pub(super) const ACTED_ON: &str =
+    "Acted on by the connection itself: a handler only adds to that, and without one nothing is reported dropped.";
+
 /// The notes of an interface member, and its optional mark: what
 /// [`Method::optional`] allows to leave out (the dispatcher then answers
 /// method-not-found, or drops the notification).
@@ -192,6 +196,7 @@ fn member_notes(method: &Method, handled_by: Side) -> (Vec<String>, &'static str
                 Optional::Gated(_) => {}
                 Optional::NotNegotiated(reason) => notes.push(format!("Not negotiated at initialize: {reason}.")),
                 Optional::Unstable => notes.push("Unstable: not part of the protocol yet.".to_owned()),
+                Optional::ActedOn => notes.push(ACTED_ON.to_owned()),
                 Optional::ProtocolLevel => notes.push("Protocol-level: handled by every side.".to_owned()),
             }
             notes.push("Optional: without it, the dispatcher answers method-not-found (a request) or drops it (a notification).".to_owned());

@@ -379,6 +379,7 @@ mod tests {
             gate: None,
             not_negotiated: None,
             unstable: false,
+            acted_on: false,
         };
         (name.to_owned(), method)
     }
@@ -502,10 +503,11 @@ mod tests {
     }
 
     #[test]
-    fn gated_and_unstable_methods_are_optional_members() {
+    fn gated_unstable_and_acted_on_methods_are_optional_members() {
         let mut ir = ir_of(json!({"Params": {"type": "object"}, "Result": {"type": "object"}}));
         let gate = Gate::capability(Side::Agent, "AgentCapabilities", "/loadSession");
         ir.methods = [
+            method("session/cancel", None, Some((Side::Agent, "Params"))),
             method("session/load", Some((Side::Agent, "Params", "Result")), None),
             method("session/fork", Some((Side::Agent, "Params", "Result")), None),
             method("session/new", Some((Side::Agent, "Params", "Result")), None),
@@ -517,14 +519,24 @@ mod tests {
             .get_mut("session/fork")
             .expect("the fixture has session/fork")
             .unstable = true;
+        ir.methods
+            .get_mut("session/cancel")
+            .expect("the fixture has session/cancel")
+            .acted_on = true;
         let files = emit(&ir, &PackageNames::default()).unwrap();
-        let members = interface(file(&files, "src/methods.ts"), "Agent");
+        let methods = file(&files, "src/methods.ts");
+        assert!(
+            methods.contains(&format!("   * {}\n", methods::ACTED_ON)),
+            "the acted-on note in\n{methods}"
+        );
+        let members = interface(methods, "Agent");
         assert_eq!(
-            members[..3],
+            members[..4],
             [
                 "  sessionFork?(params: types.Params): Awaitable<types.Result>;",
                 "  sessionLoad?(params: types.Params): Awaitable<types.Result>;",
-                "  sessionNew(params: types.Params): Awaitable<types.Result>;"
+                "  sessionNew(params: types.Params): Awaitable<types.Result>;",
+                "  sessionCancel?(params: types.Params): Awaitable<void>;"
             ]
         );
     }

@@ -43,8 +43,6 @@ func (a *agent) SessionNew(_ context.Context, params acp.NewSessionRequest) (acp
 	return acp.NewSessionResponse{SessionId: id}, nil
 }
 
-func (a *agent) SessionCancel(context.Context, acp.CancelNotification) error { return nil }
-
 func text(text string) acp.ContentBlock {
 	return acp.ContentBlockText{TextContent: acp.TextContent{Text: text}}
 }

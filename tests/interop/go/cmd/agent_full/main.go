@@ -309,13 +309,6 @@ func (a *agent) SessionSetConfigOption(_ context.Context, params acp.SetSessionC
 	return payload.Decoded[acp.SetSessionConfigOptionResponse](object{"configOptions": a.configOptions(s)})
 }
 
-// SessionCancel has nothing to do: the connection cancelled the turn when
-// it read the notification (its `Cancellation` channel, watched by the
-// prompt's handler).
-func (a *agent) SessionCancel(context.Context, acp.CancelNotification) error {
-	return nil
-}
-
 func (a *agent) SessionPrompt(ctx context.Context, params acp.PromptRequest) (acp.PromptResponse, error) {
 	id := string(params.SessionId)
 	cancelled := a.end.Cancellation(id)

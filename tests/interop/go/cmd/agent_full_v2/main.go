@@ -320,13 +320,6 @@ func (a *agent) SessionSetConfigOption(_ context.Context, params acp.SetSessionC
 	return payload.Decoded[acp.SetSessionConfigOptionResponse](object{"configOptions": configOptions(s)})
 }
 
-// SessionCancel has nothing to do: the connection cancelled the turn when
-// it read the notification (its `Cancellation` channel, which the turn's
-// goroutine watches).
-func (a *agent) SessionCancel(context.Context, acp.CancelSessionNotification) error {
-	return nil
-}
-
 func (a *agent) SessionPrompt(_ context.Context, params acp.PromptRequest) (acp.PromptResponse, error) {
 	id := string(params.SessionId)
 	prompt, _ := asJSON(params)["prompt"].([]any)

@@ -356,9 +356,6 @@ impl Agent for Full {
         decoded!(json!({"configOptions": Self::config_options(session)}))
     }
 
-    /// Nothing left to do: the turn's `Cancellation` ends the turn (`step`).
-    async fn session_cancel(&self, _params: CancelSessionNotification) {}
-
     async fn session_prompt(&self, params: PromptRequest) -> Result<PromptResponse, Error> {
         let id = params.session_id.to_string();
         let prompt = to_json!(&params)["prompt"].clone();

@@ -54,8 +54,6 @@ impl Agent for Interop {
         Ok(NewSessionResponse::new(id))
     }
 
-    async fn session_cancel(&self, _: CancelNotification) {}
-
     async fn session_prompt(&self, params: PromptRequest) -> Result<PromptResponse, Error> {
         let session = params.session_id.clone();
         let cwd = self
