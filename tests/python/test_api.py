@@ -247,6 +247,11 @@ def test_optional_methods_answer_method_not_found_or_ignore_by_default() -> None
         )
 
 
+def test_the_agent_may_leave_out_session_cancel_which_its_connection_acts_on() -> None:
+    assert PACKAGE.methods.NOTIFICATIONS["session/cancel"].optional
+    assert "the connection acts on it itself" in (PACKAGE.Agent.session_cancel.__doc__ or "")
+
+
 def test_the_method_tables_decode_params_and_results() -> None:
     initialize = PACKAGE.methods.REQUESTS["initialize"]
     assert isinstance(initialize.decode_params(minimal("InitializeRequest")), PACKAGE.InitializeRequest)
