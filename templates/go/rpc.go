@@ -226,6 +226,17 @@ func deliverNotification[P any](ctx context.Context, method, typeName string, pa
 	return nil
 }
 
+// unhandledNotification: a notification the implementation has no handler
+// for is still decoded, so that a malformed one is reported as invalid
+// params rather than as a missing handler, which an end that acts on the
+// notification itself keeps quiet.
+func unhandledNotification[P any](method, typeName string, params []byte, decode func(Value, string) (P, error)) error {
+	if _, err := decodeParams(method, typeName, params, decode); err != nil {
+		return err
+	}
+	return methodNotFound(method)
+}
+
 // extensionParams parses the params of an extension method: any JSON,
 // unset when the message has none.
 func extensionParams(method string, params []byte) (Optional[Value], error) {

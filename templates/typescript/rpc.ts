@@ -171,9 +171,12 @@ export async function dispatchRequest(side: SideRoutes, implementation: object, 
  */
 export async function dispatchNotification(side: SideRoutes, implementation: object, method: string, params: unknown): Promise<JsonRpcError | null> {
   const handler = handlerOf(side.notifications, implementation, method, side.extensionNotification);
-  if (handler === undefined) return methodNotFound(method);
+  if (handler === undefined && !side.notifications.has(method)) return methodNotFound(method);
   const decoded = decodeCall(side.notifications, method, params);
+  // A malformed notification is reported as such even without a handler,
+  // which an end that acts on the notification itself keeps quiet.
   if (!decoded.ok) return decoded.error;
+  if (handler === undefined) return methodNotFound(method);
   try {
     await call(side.notifications, handler, decoded.value);
     return null;

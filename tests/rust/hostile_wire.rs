@@ -100,6 +100,7 @@ fn from_slice(type_name: &str, bytes: &[u8]) -> Result<Value, serde_json::Error>
         "SessionNotification" => typed::<SessionNotification>(bytes),
         "PromptRequest" => typed::<PromptRequest>(bytes),
         "CreateTerminalRequest" => typed::<CreateTerminalRequest>(bytes),
+        "CancelNotification" => typed::<CancelNotification>(bytes),
         other => panic!("no type {other} in this test"),
     }
 }
