@@ -34,7 +34,6 @@ pub mod typescript;
 mod usage_size;
 
 use std::path::Path;
-use std::process::Command;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
@@ -48,7 +47,7 @@ use crate::commands::{generate, package};
 use crate::languages::LanguageTests;
 use crate::registry::LANGUAGES;
 use crate::support::lanes::{self, Lane, Timings};
-use crate::support::tools::{run_checked, workspace_root};
+use crate::support::tools::{cargo, run_checked, workspace_root};
 use crate::support::{source, upstream};
 
 /// The schemas whose bindings are tested, with whether they read tolerantly:
@@ -258,7 +257,6 @@ fn run_suites(
     selection: &Selection,
     timings: &Timings,
 ) -> Result<()> {
-    let cargo = || Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()));
     if selection.wants(Suite::Workspace) {
         timings.time("cargo test --workspace", || {
             run_checked(

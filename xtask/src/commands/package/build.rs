@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 use anyhow::{bail, ensure, Context, Result};
 use serde_json::Value;
 
-use crate::support::tools::workspace_root;
+use crate::support::tools::{cargo, workspace_root};
 
 /// Where `cargo package` builds (and verifies) the crate: shared between
 /// runs, so the dependencies are compiled once.
@@ -47,7 +47,7 @@ pub fn quiet(command: &mut Command, what: &str) -> Result<Vec<u8>> {
 pub fn rust(source: &Path, name: &str, version: &str, into: &Path) -> Result<PathBuf> {
     let target = cargo_target();
     quiet(
-        Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
+        cargo()
             .args(["package", "--quiet", "--target-dir"])
             .arg(&target)
             .current_dir(source),
