@@ -5,9 +5,12 @@
 //! with the local toolchain and runs once per implementation, in its own
 //! process: ours (the generated types' `UnmarshalJSON` and `MarshalJSON`),
 //! the official SDK's generated types through `encoding/json`, and the
-//! floor, `json.Unmarshal` into `any` and `json.Marshal`.
+//! floor, `json.Unmarshal` into `any` and `json.Marshal`. A second program
+//! (`programs/go/connection/main.go`, in the same module) measures the
+//! connections: a client's end receiving the corpus's `session/update`
+//! notifications, and `session/new` round trips between two ends.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
@@ -16,6 +19,7 @@ use crate::support::output::write_file;
 use crate::support::tools::run_checked;
 
 const PROGRAM: &str = include_str!("programs/go/main.go");
+const CONNECTION: &str = include_str!("programs/go/connection/main.go");
 const MODULE: &str = include_str!("programs/go/go.mod");
 /// The sums of the pinned modules; the interop matrix builds the SDK's
 /// examples on the same pin ([`crate::interop::build::coder_go`]), and the
@@ -42,21 +46,18 @@ pub(crate) fn sdk_module(folder: &Path, name: &str) -> Result<()> {
     write_file(&folder.join("go.sum"), SUMS.as_bytes())
 }
 
-/// Go's contenders: decode + encode.
+/// Go's contenders: decode + encode, then the connections.
 pub fn contenders(setup: &Setup, corpus: &Path) -> Result<Vec<Measurement>> {
     let folder = setup.folder.join("go");
-    for (name, text) in [("main.go", PROGRAM), ("go.mod", MODULE), ("go.sum", SUMS)] {
+    for (name, text) in [
+        ("main.go", PROGRAM),
+        ("connection/main.go", CONNECTION),
+        ("go.mod", MODULE),
+        ("go.sum", SUMS),
+    ] {
         write_if_changed(&folder.join(name), text)?;
     }
-    let program = folder.join("decode-encode");
-    eprintln!("bench: building the Go program decode-encode");
-    run_checked(
-        crate::support::tools::go(&folder)
-            .args(["build", "-o"])
-            .arg(&program)
-            .arg("."),
-        "building the Go bench program",
-    )?;
+    let decode_encode = build(&folder, "decode-encode", ".")?;
     let contenders = [
         ("ours", "generated module (UnmarshalJSON + MarshalJSON)".to_owned()),
         (
@@ -68,19 +69,63 @@ pub fn contenders(setup: &Setup, corpus: &Path) -> Result<Vec<Measurement>> {
             "encoding/json: json.Unmarshal into any + json.Marshal".to_owned(),
         ),
     ]
-    .map(|(role, label)| {
-        let (program, corpus) = (program.clone(), corpus.to_path_buf());
-        Contender {
-            role,
-            label,
-            command: Box::new(move |runs| {
-                let mut command = std::process::Command::new(&program);
-                command.arg(role).arg(&corpus).arg(runs.to_string());
-                command
-            }),
-        }
-    });
-    measure_interleaved("Go", setup, &contenders)
+    .map(|(role, label)| program(&decode_encode, role, None, corpus, label));
+    let mut measurements = measure_interleaved("Go", setup, &contenders)?;
+    let connection = build(&folder, "connection-bench", "./connection")?;
+    for (language, mode, ours_label, official_label, floor_label) in [
+        (
+            "Go connection",
+            "receive",
+            "generated module (ConnectClient, Run over one reader)",
+            "NewClientSideConnection over one reader",
+            "bufio.Scanner + json.Unmarshal into any",
+        ),
+        (
+            "Go round trip",
+            "round-trip",
+            "generated module (ConnectClient and ConnectAgent over pipes, session/new one after another)",
+            "NewClientSideConnection and NewAgentSideConnection over pipes, NewSession",
+            "json.Marshal and json.Unmarshal of request and response",
+        ),
+    ] {
+        let contenders = [
+            ("ours", ours_label.to_owned()),
+            ("official", format!("{SDK} {} ({official_label})", sdk_version()?)),
+            ("floor", floor_label.to_owned()),
+        ]
+        .map(|(role, label)| program(&connection, role, Some(mode), corpus, label));
+        measurements.extend(measure_interleaved(language, setup, &contenders)?);
+    }
+    Ok(measurements)
+}
+
+/// Builds the package `package` of the bench module in `folder` into the
+/// program `name` there.
+fn build(folder: &Path, name: &str, package: &str) -> Result<PathBuf> {
+    let program = folder.join(name);
+    eprintln!("bench: building the Go program {name}");
+    run_checked(
+        crate::support::tools::go(folder)
+            .args(["build", "-o"])
+            .arg(&program)
+            .arg(package),
+        &format!("building the Go bench program {name}"),
+    )?;
+    Ok(program)
+}
+
+/// A contender run as `program ROLE [MODE] CORPUS RUNS`.
+fn program(program: &Path, role: &'static str, mode: Option<&'static str>, corpus: &Path, label: String) -> Contender {
+    let (program, corpus) = (program.to_path_buf(), corpus.to_path_buf());
+    Contender {
+        role,
+        label,
+        command: Box::new(move |runs| {
+            let mut command = std::process::Command::new(&program);
+            command.arg(role).args(mode).arg(&corpus).arg(runs.to_string());
+            command
+        }),
+    }
 }
 
 #[cfg(test)]

@@ -22,7 +22,7 @@ const fn target(row: &'static str, per_official: f64, per_floor: Option<f64>) ->
     }
 }
 
-const TARGETS: [Target; 9] = [
+const TARGETS: [Target; 11] = [
     target("Rust", 1.0, None),
     target("TypeScript", 1.0, None),
     target("Python", 1.2, None),
@@ -32,6 +32,8 @@ const TARGETS: [Target; 9] = [
     target("TypeScript connection", 1.0, Some(0.6)),
     target("TypeScript round trip", 1.0, Some(0.6)),
     target("Python connection", 1.0, Some(0.6)),
+    target("Go connection", 1.5, None),
+    target("Go round trip", 1.5, None),
 ];
 
 /// One line per ratio of `results` below its target.

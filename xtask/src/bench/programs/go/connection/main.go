@@ -1,0 +1,304 @@
+// One end of a Go connection, measured:
+//
+//		connection <ours|official|floor> <receive|round-trip> <corpus.tsv> <runs>
+//
+//	  - receive: every `SessionNotification` of the corpus, as the line of a
+//	    `session/update` notification, is read by a client's end from one
+//	    reader holding them all; its handler counts it. Ours: `ConnectClient`
+//	    and `Run`, which returns once the reader ended and every notification
+//	    was handled. The official one (github.com/coder/acp-go-sdk):
+//	    `NewClientSideConnection`, waited for until it is done and its
+//	    handler stops making progress. The floor: a bufio.Scanner over the
+//	    lines and json.Unmarshal of each into `any`.
+//	  - round-trip: a client initializes, then calls `session/new` on an
+//	    agent in the same process over two pipes, one call after the other,
+//	    as many times as the corpus has `SessionNotification`s. The floor:
+//	    the request and the response each marshalled and unmarshalled.
+//
+// A first pass warms up and counts; then each run is timed. Prints one
+// JSON object, as the other languages' connection programs do.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	ours "github.com/acp-codegen/acp-bindings-go"
+	official "github.com/coder/acp-go-sdk"
+)
+
+func fail(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "connection: "+format+"\n", args...)
+	os.Exit(2)
+}
+
+func peakKiB() any {
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return nil
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			if kib, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64); err == nil {
+				return kib
+			}
+		}
+	}
+	return nil
+}
+
+// ourClient counts the updates it is handed.
+type ourClient struct{ handled *int }
+
+func (c ourClient) SessionRequestPermission(context.Context, ours.RequestPermissionRequest) (ours.RequestPermissionResponse, error) {
+	return ours.RequestPermissionResponse{Outcome: ours.RequestPermissionOutcomeCancelled{}}, nil
+}
+
+func (c ourClient) SessionUpdate(context.Context, ours.SessionNotification) error {
+	*c.handled++
+	return nil
+}
+
+type ourAgent struct{}
+
+func (ourAgent) Initialize(_ context.Context, params ours.InitializeRequest) (ours.InitializeResponse, error) {
+	return ours.InitializeResponse{ProtocolVersion: params.ProtocolVersion}, nil
+}
+
+func (ourAgent) SessionNew(context.Context, ours.NewSessionRequest) (ours.NewSessionResponse, error) {
+	return ours.NewSessionResponse{SessionId: "session-1"}, nil
+}
+
+func (ourAgent) SessionPrompt(context.Context, ours.PromptRequest) (ours.PromptResponse, error) {
+	return ours.PromptResponse{StopReason: ours.StopReasonEndTurn}, nil
+}
+
+// officialClient and officialAgent handle only what the program sends;
+// the embedded interfaces stand for the methods it never calls.
+type officialClient struct {
+	official.Client
+	handled *atomic.Int64
+	// all is closed once `expected` updates were handled.
+	all      chan struct{}
+	expected int64
+}
+
+func (c officialClient) SessionUpdate(context.Context, official.SessionNotification) error {
+	if c.handled.Add(1) == c.expected {
+		close(c.all)
+	}
+	return nil
+}
+
+type officialAgent struct{ official.Agent }
+
+func (officialAgent) Initialize(_ context.Context, params official.InitializeRequest) (official.InitializeResponse, error) {
+	return official.InitializeResponse{ProtocolVersion: params.ProtocolVersion}, nil
+}
+
+func (officialAgent) NewSession(context.Context, official.NewSessionRequest) (official.NewSessionResponse, error) {
+	return official.NewSessionResponse{SessionId: "session-1"}, nil
+}
+
+// quiet is the official connections' logger: they log every close.
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// drainingReader reads its text, then calls `drained` before it ends.
+type drainingReader struct {
+	*bytes.Reader
+	drained func()
+}
+
+func (r *drainingReader) Read(buffer []byte) (int, error) {
+	n, err := r.Reader.Read(buffer)
+	if err == io.EOF {
+		r.drained()
+	}
+	return n, err
+}
+
+// receive hands every line to a client's end; how many were handled.
+func receive(implementation string, lines [][]byte, all []byte) int {
+	switch implementation {
+	case "ours":
+		handled := 0
+		newClient := func(*ours.ClientConnection) ours.Client { return ourClient{&handled} }
+		end := ours.ConnectClient(newClient, bytes.NewReader(all), io.Discard, ours.ConnectOptions{})
+		if err := end.Run(context.Background()); err != nil {
+			fail("ours: %v", err)
+		}
+		return handled
+	case "official":
+		var handled atomic.Int64
+		client := officialClient{handled: &handled, all: make(chan struct{}), expected: int64(len(lines))}
+		// Its connection drops the notifications not yet handled when its
+		// reader ends: the reader ends once every one was handled, or once
+		// a tenth of a second passed without one more.
+		reader := &drainingReader{Reader: bytes.NewReader(all), drained: func() {
+			for before := int64(-1); handled.Load() != before; {
+				before = handled.Load()
+				select {
+				case <-client.all:
+					return
+				case <-time.After(100 * time.Millisecond):
+				}
+			}
+		}}
+		end := official.NewClientSideConnection(client, io.Discard, reader)
+		end.SetLogger(quiet)
+		<-end.Done()
+		return int(handled.Load())
+	default:
+		scanner := bufio.NewScanner(bytes.NewReader(all))
+		scanner.Buffer(nil, 1<<26)
+		handled := 0
+		for scanner.Scan() {
+			var message any
+			if json.Unmarshal(scanner.Bytes(), &message) == nil {
+				handled++
+			}
+		}
+		return handled
+	}
+}
+
+var newSession = map[string]any{"cwd": "/tmp", "mcpServers": []any{}}
+
+// roundTrips makes `calls` session/new calls one after the other; how many
+// were answered with the session.
+func roundTrips(implementation string, calls int) int {
+	ctx := context.Background()
+	answered := 0
+	switch implementation {
+	case "ours":
+		agentReads, clientWrites := io.Pipe()
+		clientReads, agentWrites := io.Pipe()
+		agentEnd := ours.ConnectAgent(func(*ours.AgentConnection) ours.Agent { return ourAgent{} }, agentReads, agentWrites, ours.ConnectOptions{})
+		handled := 0
+		clientEnd := ours.ConnectClient(func(*ours.ClientConnection) ours.Client { return ourClient{&handled} }, clientReads, clientWrites, ours.ConnectOptions{})
+		go func() { _ = agentEnd.Run(ctx) }()
+		go func() { _ = clientEnd.Run(ctx) }()
+		if _, err := clientEnd.Initialize(ctx, ours.InitializeRequest{ProtocolVersion: 1}); err != nil {
+			fail("ours: initialize: %v", err)
+		}
+		for range calls {
+			response, err := clientEnd.SessionNew(ctx, ours.NewSessionRequest{Cwd: "/tmp", McpServers: []ours.McpServer{}})
+			if err == nil && response.SessionId == "session-1" {
+				answered++
+			}
+		}
+		clientWrites.Close()
+		agentWrites.Close()
+	case "official":
+		agentReads, clientWrites := io.Pipe()
+		clientReads, agentWrites := io.Pipe()
+		official.NewAgentSideConnection(officialAgent{}, agentWrites, agentReads).SetLogger(quiet)
+		var handled atomic.Int64
+		client := officialClient{handled: &handled, all: make(chan struct{}), expected: -1}
+		clientEnd := official.NewClientSideConnection(client, clientWrites, clientReads)
+		clientEnd.SetLogger(quiet)
+		if _, err := clientEnd.Initialize(ctx, official.InitializeRequest{ProtocolVersion: 1}); err != nil {
+			fail("official: initialize: %v", err)
+		}
+		for range calls {
+			response, err := clientEnd.NewSession(ctx, official.NewSessionRequest{Cwd: "/tmp", McpServers: []official.McpServer{}})
+			if err == nil && response.SessionId == "session-1" {
+				answered++
+			}
+		}
+		clientWrites.Close()
+		agentWrites.Close()
+	default:
+		for id := range calls {
+			var request, response map[string]any
+			text, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "session/new", "params": newSession})
+			if json.Unmarshal(text, &request) != nil {
+				continue
+			}
+			text, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": request["id"], "result": map[string]any{"sessionId": "session-1"}})
+			if json.Unmarshal(text, &response) == nil && response["result"].(map[string]any)["sessionId"] == "session-1" {
+				answered++
+			}
+		}
+	}
+	return answered
+}
+
+func main() {
+	if len(os.Args) != 5 {
+		fail("usage: connection <ours|official|floor> <receive|round-trip> <corpus.tsv> <runs>")
+	}
+	implementation, mode, corpus := os.Args[1], os.Args[2], os.Args[3]
+	runs, err := strconv.Atoi(os.Args[4])
+	if err != nil {
+		fail("runs: %q is not a count", os.Args[4])
+	}
+	if (implementation != "ours" && implementation != "official" && implementation != "floor") || (mode != "receive" && mode != "round-trip") {
+		fail("unknown implementation and mode: %s %s", implementation, mode)
+	}
+	text, err := os.ReadFile(corpus)
+	if err != nil {
+		fail("%v", err)
+	}
+	var lines [][]byte
+	var all []byte
+	for _, line := range bytes.Split(text, []byte("\n")) {
+		params, ok := bytes.CutPrefix(line, []byte("SessionNotification\t"))
+		if !ok {
+			continue
+		}
+		message := append(append([]byte(`{"jsonrpc":"2.0","method":"session/update","params":`), params...), '}')
+		lines = append(lines, message)
+		all = append(append(all, message...), '\n')
+	}
+	run := func() int { return receive(implementation, lines, all) }
+	if mode == "round-trip" {
+		run = func() int { return roundTrips(implementation, len(lines)) }
+	}
+	handled := run()
+	seconds := make([]float64, 0, runs)
+	for range runs {
+		start := time.Now()
+		run()
+		seconds = append(seconds, time.Since(start).Seconds())
+	}
+	// A round trip counts the bytes of a request and its response as the floor writes them.
+	request, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": newSession})
+	response, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "result": map[string]any{"sessionId": "session-1"}})
+	bytesTotal := len(lines) * (len(request) + len(response))
+	outcome, what := "answered", "calls were not answered"
+	if mode == "receive" {
+		bytesTotal = len(all) - len(lines)
+		outcome, what = "handled", "notifications were not handled"
+	}
+	failures := len(lines) - min(handled, len(lines))
+	var first *string
+	if failures > 0 {
+		note := fmt.Sprintf("%d of %d %s", failures, len(lines), what)
+		first = &note
+	}
+	report, err := json.Marshal(map[string]any{
+		"messages":         len(lines),
+		"bytes":            bytesTotal,
+		"seconds":          seconds,
+		"failures":         failures,
+		"differ":           0,
+		"first_difference": first,
+		"outcome":          outcome,
+		"peak_kib":         peakKiB(),
+	})
+	if err != nil {
+		fail("%v", err)
+	}
+	fmt.Println(string(report))
+}
