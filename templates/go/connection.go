@@ -319,7 +319,7 @@ type answering struct {
 type inboxItem struct {
 	method string
 	params Value
-	raw    []byte
+	parsed payload
 	line   uint64
 }
 
@@ -327,8 +327,8 @@ type inboxItem struct {
 // open the typed ones.
 type Connection struct {
 	agent                bool
-	dispatchRequest      func(ctx context.Context, method string, params []byte) ([]byte, error)
-	dispatchNotification func(ctx context.Context, method string, params []byte) error
+	dispatchRequest      func(ctx context.Context, method string, params payload) ([]byte, error)
+	dispatchNotification func(ctx context.Context, method string, params payload) error
 	reader               io.Reader
 	writer               io.Writer
 	options              ConnectOptions
@@ -578,10 +578,7 @@ func (c *Connection) receive(text []byte) {
 	}
 	name := method.Text()
 	params, hasParams := message.Member("params")
-	var raw []byte
-	if hasParams {
-		raw, _ = params.MarshalJSON()
-	}
+	parsed := parsedPayload(Optional[Value]{Set: hasParams, Value: params})
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if hasID {
@@ -595,7 +592,7 @@ func (c *Connection) receive(text []byte) {
 		running := &answering{cancel: cancel}
 		c.running[key] = running
 		c.handlers.Add(1)
-		go c.answer(ctx, running, key, id, name, params, raw)
+		go c.answer(ctx, running, key, id, name, params, parsed)
 		return
 	}
 	if c.uninitialized(name) {
@@ -604,7 +601,7 @@ func (c *Connection) receive(text []byte) {
 	}
 	c.onRead(name, params)
 	c.read++
-	c.inbox = append(c.inbox, inboxItem{method: name, params: params, raw: raw, line: line})
+	c.inbox = append(c.inbox, inboxItem{method: name, params: params, parsed: parsed, line: line})
 	c.wake.Broadcast()
 }
 
@@ -685,9 +682,9 @@ func (c *Connection) handshakeResult(method string, params, result Value) Value 
 
 // answer runs the handler of the peer's request, which the peer's
 // `$/cancel_request` may cancel, then answers it.
-func (c *Connection) answer(ctx context.Context, running *answering, key string, id Value, method string, params Value, raw []byte) {
+func (c *Connection) answer(ctx context.Context, running *answering, key string, id Value, method string, params Value, parsed payload) {
 	defer c.handlers.Done()
-	text, err := c.dispatchRequest(ctx, method, raw)
+	text, err := c.dispatchRequest(ctx, method, parsed)
 	running.cancel()
 	var result Value
 	var failure *RequestError
@@ -932,7 +929,7 @@ func (c *Connection) consume(done chan<- struct{}) {
 		c.inbox = c.inbox[1:]
 		ctx := c.base
 		c.mu.Unlock()
-		err := c.dispatchNotification(ctx, item.method, item.raw)
+		err := c.dispatchNotification(ctx, item.method, item.parsed)
 		c.mu.Lock()
 		var failure *RequestError
 		if err != nil && !errors.As(err, &failure) {

@@ -178,18 +178,45 @@ func handlerError(err error) error {
 	return &RequestError{Code: codeInternalError, Message: err.Error()}
 }
 
-// decodeParams decodes the params of `method` (JSON text; nil when the
-// message has none) as `typeName` with `decode`.
-func decodeParams[P any](method, typeName string, params []byte, decode func(Value, string) (P, error)) (P, error) {
+// payload is a message's params as the dispatchers take them: the value a
+// connection parsed with its message (which is then not printed and parsed
+// again), or JSON text (nil when the message has none).
+type payload struct {
+	text   []byte
+	value  Optional[Value]
+	parsed bool
+}
+
+// textPayload is params given as JSON text, nil when the message has none.
+func textPayload(text []byte) payload { return payload{text: text} }
+
+// parsedPayload is params a connection parsed, unset when the message has none.
+func parsedPayload(value Optional[Value]) payload { return payload{value: value, parsed: true} }
+
+// read is the params' value, unset when the message has none; text that
+// does not parse fails as params of `method` that are not a `typeName`.
+func (p payload) read(method, typeName string) (Optional[Value], error) {
+	if p.parsed || p.text == nil {
+		return p.value, nil
+	}
+	value, err := Parse(p.text)
+	if err != nil {
+		return Optional[Value]{}, invalidParams(method, typeName, err)
+	}
+	return Some(value), nil
+}
+
+// decodeParams decodes the params of `method` as `typeName` with `decode`.
+func decodeParams[P any](method, typeName string, params payload, decode func(Value, string) (P, error)) (P, error) {
 	var zero P
-	if params == nil {
+	value, err := params.read(method, typeName)
+	if err != nil {
+		return zero, err
+	}
+	if !value.Set {
 		return zero, invalidParams(method, typeName, &DecodeError{Message: "the params are absent"})
 	}
-	value, err := Parse(params)
-	if err != nil {
-		return zero, invalidParams(method, typeName, err)
-	}
-	decoded, err := decode(value, "")
+	decoded, err := decode(value.Value, "")
 	if err != nil {
 		return zero, invalidParams(method, typeName, err)
 	}
@@ -198,7 +225,7 @@ func decodeParams[P any](method, typeName string, params []byte, decode func(Val
 
 // answerRequest decodes a request's params, calls `handle` and encodes its
 // result as JSON text.
-func answerRequest[P, R any](ctx context.Context, method, typeName string, params []byte, decode func(Value, string) (P, error), encode func(R) Value, handle func(context.Context, P) (R, error)) ([]byte, error) {
+func answerRequest[P, R any](ctx context.Context, method, typeName string, params payload, decode func(Value, string) (P, error), encode func(R) Value, handle func(context.Context, P) (R, error)) ([]byte, error) {
 	decoded, err := decodeParams(method, typeName, params, decode)
 	if err != nil {
 		return nil, err
@@ -215,7 +242,7 @@ func answerRequest[P, R any](ctx context.Context, method, typeName string, param
 }
 
 // deliverNotification decodes a notification's params and calls `handle`.
-func deliverNotification[P any](ctx context.Context, method, typeName string, params []byte, decode func(Value, string) (P, error), handle func(context.Context, P) error) error {
+func deliverNotification[P any](ctx context.Context, method, typeName string, params payload, decode func(Value, string) (P, error), handle func(context.Context, P) error) error {
 	decoded, err := decodeParams(method, typeName, params, decode)
 	if err != nil {
 		return err
@@ -230,34 +257,21 @@ func deliverNotification[P any](ctx context.Context, method, typeName string, pa
 // for is still decoded, so that a malformed one is reported as invalid
 // params rather than as a missing handler, which an end that acts on the
 // notification itself keeps quiet.
-func unhandledNotification[P any](method, typeName string, params []byte, decode func(Value, string) (P, error)) error {
+func unhandledNotification[P any](method, typeName string, params payload, decode func(Value, string) (P, error)) error {
 	if _, err := decodeParams(method, typeName, params, decode); err != nil {
 		return err
 	}
 	return methodNotFound(method)
 }
 
-// extensionParams parses the params of an extension method: any JSON,
-// unset when the message has none.
-func extensionParams(method string, params []byte) (Optional[Value], error) {
-	if params == nil {
-		return Optional[Value]{}, nil
-	}
-	value, err := Parse(params)
-	if err != nil {
-		return Optional[Value]{}, invalidParams(method, "JSON", err)
-	}
-	return Some(value), nil
-}
-
 // answerExtension answers a request of an extension method with
 // `implementation`, when it handles them.
-func answerExtension(ctx context.Context, implementation any, method string, params []byte) ([]byte, error) {
+func answerExtension(ctx context.Context, implementation any, method string, params payload) ([]byte, error) {
 	handler, ok := implementation.(ExtensionRequestHandler)
 	if !ok || !isExtension(method) {
 		return nil, methodNotFound(method)
 	}
-	parsed, err := extensionParams(method, params)
+	parsed, err := params.read(method, "JSON")
 	if err != nil {
 		return nil, err
 	}
@@ -274,12 +288,12 @@ func answerExtension(ctx context.Context, implementation any, method string, par
 
 // deliverExtension hands a notification of an extension method to
 // `implementation`, when it handles them.
-func deliverExtension(ctx context.Context, implementation any, method string, params []byte) error {
+func deliverExtension(ctx context.Context, implementation any, method string, params payload) error {
 	handler, ok := implementation.(ExtensionNotificationHandler)
 	if !ok || !isExtension(method) {
 		return methodNotFound(method)
 	}
-	parsed, err := extensionParams(method, params)
+	parsed, err := params.read(method, "JSON")
 	if err != nil {
 		return err
 	}

@@ -602,6 +602,16 @@ pub fn go_side_function(verb: &str, side: &str, role: &str) -> String {
     pascal_case(&format!("{verb} {side} {role}"))
 }
 
+/// The unexported twin of [`go_side_function`] that a connection calls with
+/// params it already parsed: (`dispatch`, `agent`, `request`) ->
+/// `dispatchAgentRequestParsed`.
+pub fn go_side_function_parsed(verb: &str, side: &str, role: &str) -> String {
+    let exported = go_side_function(verb, side, role);
+    let mut letters = exported.chars();
+    let first = letters.next().map(|letter| letter.to_ascii_lowercase());
+    first.into_iter().chain(letters).chain("Parsed".chars()).collect()
+}
+
 /// The Python class of a union's variant: the union's name and the
 /// variant's, with `Variant` appended while `taken` says the name is in use.
 pub fn python_variant_class(union: &str, variant: &str, taken: impl Fn(&str) -> bool) -> String {

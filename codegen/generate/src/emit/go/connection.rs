@@ -56,8 +56,9 @@ struct SideView {
     peer: &'static str,
     /// The agent's end (its calls may belong to a cancelled turn).
     agent: bool,
-    dispatch_request: String,
-    dispatch_notification: String,
+    /// The dispatchers the end calls with the params it parsed.
+    dispatch_request_parsed: String,
+    dispatch_notification_parsed: String,
     calls: Vec<CallView>,
 }
 
@@ -117,8 +118,8 @@ fn side_view(ir: &Ir, side: Side, peer: Side) -> Result<SideView, CodegenError> 
         label,
         peer: peer.as_str(),
         agent: side == Side::Agent,
-        dispatch_request: naming::go_side_function("dispatch", label, "request"),
-        dispatch_notification: naming::go_side_function("dispatch", label, "notification"),
+        dispatch_request_parsed: naming::go_side_function_parsed("dispatch", label, "request"),
+        dispatch_notification_parsed: naming::go_side_function_parsed("dispatch", label, "notification"),
         calls,
     })
 }

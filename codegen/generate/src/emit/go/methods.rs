@@ -51,6 +51,9 @@ struct SideView {
     interface: String,
     dispatch_request: String,
     dispatch_notification: String,
+    /// The dispatchers' twins that take the params a connection parsed.
+    dispatch_request_parsed: String,
+    dispatch_notification_parsed: String,
     required: Vec<CallView>,
     optional: Vec<CallView>,
     requests: Vec<CallView>,
@@ -260,6 +263,8 @@ fn side_view(ir: &Ir, endpoint: Side) -> SideView {
         interface: naming::endpoint_type(endpoint),
         dispatch_request: naming::go_side_function("dispatch", side, "request"),
         dispatch_notification: naming::go_side_function("dispatch", side, "notification"),
+        dispatch_request_parsed: naming::go_side_function_parsed("dispatch", side, "request"),
+        dispatch_notification_parsed: naming::go_side_function_parsed("dispatch", side, "notification"),
         required,
         optional,
         requests,
@@ -294,7 +299,13 @@ pub(super) fn view(ir: &Ir) -> Result<MethodsFile, CodegenError> {
     let sides: Vec<SideView> = ir.endpoints().into_iter().map(|side| side_view(ir, side)).collect();
     let mut optional: BTreeMap<String, OptionalView> = BTreeMap::new();
     for side in &sides {
-        for function in [&side.interface, &side.dispatch_request, &side.dispatch_notification] {
+        for function in [
+            &side.interface,
+            &side.dispatch_request,
+            &side.dispatch_notification,
+            &side.dispatch_request_parsed,
+            &side.dispatch_notification_parsed,
+        ] {
             declare(function, format!("the {} side", side.label))?;
         }
         for call in &side.optional {
