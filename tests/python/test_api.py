@@ -52,6 +52,26 @@ def test_wire_json_is_read_by_wire_names_only() -> None:
         assert RUNTIME.encode(MODELS.TextContent, decoded) == wire
 
 
+@pytest.mark.parametrize(
+    ("type_name", "wire"),
+    [
+        ("TextContent", {"text": "x", "_meta": None, "meta": {"k": 1}}),
+        ("TextContent", {"text": "x", "_meta": {"a": 1}, "meta": {"k": 1}}),
+        ("TextContent", {"text": "x", "_meta": None, "meta": None}),
+        ("CancelRequestNotification", {"requestId": None, "request_id": 7}),
+        ("CancelRequestNotification", {"requestId": 3, "request_id": None}),
+    ],
+)
+def test_an_unknown_member_spelled_like_an_attribute_leaves_its_twin_as_read(type_name: str, wire: Any) -> None:
+    """Beside a member that was read (`null` included, required or not), an
+    unknown member spelled like its attribute changes nothing: both are
+    written back as they came."""
+    assert PACKAGE.roundtrip(type_name, wire) == wire
+    model = MODELS.TYPES[type_name]
+    decoded = model.model_validate_json(json.dumps(wire))
+    assert json.loads(decoded.model_dump_json(by_alias=True, exclude_unset=True)) == wire
+
+
 def test_every_model_is_documented() -> None:
     for name, value in vars(MODELS).items():
         if inspect.isclass(value) and value.__module__ == MODELS.__name__:

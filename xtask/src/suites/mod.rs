@@ -295,6 +295,7 @@ fn run_suites(
                 quick: true,
                 peers: false,
                 out: None,
+                languages: Vec::new(),
             })
         })?;
     }
