@@ -123,7 +123,10 @@ pub fn run(options: &Options) -> Result<()> {
 
     let mut measurements = Vec::new();
     let chosen = |id: &str| options.languages.is_empty() || options.languages.iter().any(|wanted| wanted == id);
-    for language in crate::registry::LANGUAGES.iter().filter(|language| chosen(language.id())) {
+    for language in crate::registry::LANGUAGES
+        .iter()
+        .filter(|language| chosen(language.id()))
+    {
         match language.bench {
             Some(contenders) => measurements.extend(contenders(&setup, &corpus_path)?),
             None => language.skipping("benchmark contenders", "the benchmark"),
