@@ -352,10 +352,11 @@ class WireModel(BaseModel):
         # reading (`use_attribute_docstrings`) parses each class's source
         # anew, a third of the import.
         regex_engine="python-re",
-        # The parser keeps one copy of each member name it reads; a string
-        # value (a message chunk, an id) seldom comes twice, so caching those
-        # costs more than it saves.
-        cache_strings="keys",
+        # The parser keeps one copy of each short string it reads, values
+        # too: a session's id, a tool call's id, a path come back message
+        # after message (pydantic's default; member names only was slower on
+        # the benchmark's corpus).
+        cache_strings="all",
         # Built by `models.py` once every class is defined, each after the
         # classes it refers to, so that it reuses what they have built.
         defer_build=True,
@@ -397,6 +398,21 @@ class WireModel(BaseModel):
             type.__setattr__(cls, tag[0], tag[2])
 
     if not TYPE_CHECKING:
+        # pydantic's `model_validate_json` and `model_dump_json` hand every
+        # one of their options to pydantic-core by keyword, given or not
+        # (sixteen for a dump), and pydantic-core matches each by name: about
+        # a twentieth of reading and writing a message. These hand over only
+        # the options given: the same names, the same defaults
+        # (`tests/python/test_api.py` checks both against pydantic's).
+
+        @classmethod
+        def model_validate_json(cls, json_data: Any, **options: Any) -> Any:
+            if options:
+                return super().model_validate_json(json_data, **options)
+            return cls.__pydantic_validator__.validate_json(json_data)
+
+        def model_dump_json(self, **options: Any) -> str:
+            return self.__pydantic_serializer__.to_json(self, **options).decode()
 
         def __getattr__(self, name: str) -> Any:
             # A member its rules left out of a decoded object reads as its default.

@@ -72,6 +72,29 @@ def test_an_unknown_member_spelled_like_an_attribute_leaves_its_twin_as_read(typ
     assert json.loads(decoded.model_dump_json(by_alias=True, exclude_unset=True)) == wire
 
 
+def test_json_reading_and_writing_take_pydantics_options() -> None:
+    """The models' `model_validate_json` and `model_dump_json` hand pydantic-core
+    only the options given (`_runtime.WireModel`): each of pydantic's own
+    options, at its default and not, gives what pydantic's methods give."""
+    from pydantic import BaseModel
+
+    text = '{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}'
+    model = MODELS.SessionNotification
+    decoded = model.model_validate_json(text)
+    assert decoded == BaseModel.model_validate_json.__func__(model, text)
+    assert model.model_validate_json(text, strict=True, by_alias=True) == decoded
+    with pytest.raises(Exception, match="by_alias"):
+        model.model_validate_json(text, by_alias=False)
+    defaults = {
+        name: parameter.default
+        for name, parameter in inspect.signature(BaseModel.model_dump_json).parameters.items()
+        if parameter.kind is inspect.Parameter.KEYWORD_ONLY
+    }
+    assert decoded.model_dump_json(**defaults) == BaseModel.model_dump_json(decoded, **defaults)
+    for options in ({}, {"by_alias": True, "exclude_unset": True}, {"indent": 2, "exclude_none": True}):
+        assert decoded.model_dump_json(**options) == BaseModel.model_dump_json(decoded, **options)
+
+
 def test_every_model_is_documented() -> None:
     for name, value in vars(MODELS).items():
         if inspect.isclass(value) and value.__module__ == MODELS.__name__:
