@@ -83,11 +83,6 @@ pub fn check(options: &Options) -> Result<()> {
             "--out {}: is a directory; name the JSON file to write",
             out.display()
         );
-        ensure!(
-            options.languages.is_empty(),
-            "--out {}: the results of some languages only make no page",
-            out.display()
-        );
     }
     Ok(())
 }
