@@ -308,7 +308,9 @@ def read(annotation: Any, value: Any) -> Any:
     their wire names only (`WireModel`'s configuration), so a member the
     schema does not name that is spelled like another member's attribute
     (`meta` beside `_meta`) stays an unknown member."""
-    return adapter(annotation).validate_python(value)
+    # pydantic-core's validator itself: `TypeAdapter.validate_python` hands
+    # it every option by keyword, given or not.
+    return adapter(annotation).validator.validate_python(value)
 
 
 def encode(annotation: Any, value: Any, *, decoded: bool = False) -> Any:
@@ -317,7 +319,7 @@ def encode(annotation: Any, value: Any, *, decoded: bool = False) -> Any:
     be false alarms, as for a member that a rule left out of its object
     (`Member`), which the serializer of a union counts as a missing field
     before it writes the object as its own class."""
-    return adapter(annotation).dump_python(
+    return adapter(annotation).serializer.to_python(
         value, mode="json", by_alias=True, exclude_unset=True, warnings=not decoded
     )
 
