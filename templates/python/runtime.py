@@ -18,6 +18,7 @@ from enum import Enum
 from types import UnionType
 from typing import (
     TYPE_CHECKING,
+    Annotated,
     Any,
     ClassVar,
     Generic,
@@ -130,19 +131,20 @@ class Member:
         raise PydanticOmit
 
 
-_NULLS = "\x00acp:nulls"
+_NULLS = "_acp_nulls"
 """The key under which `Twin` notes, in the dictionary of the object being
-read, the members read as `null`; `WireModel.model_post_init` takes it out."""
+read, the members read as `null`. It starts with `_`, as no member's
+attribute does, so it stays in the object's `__dict__` unseen: pydantic
+writes, compares, prints and iterates the members only."""
 
 
 @dataclass(frozen=True)
 class Twin:
-    """An optional member whose wire name differs from its attribute `attr`
-    and which takes `null`: a `null` read is noted, so that an unknown
-    member spelled like `attr` beside it (`meta` beside `"_meta": null`)
-    leaves it written out, while one beside nothing does not
-    (`WireModel.model_post_init`). pydantic-core calls it only for a member
-    present on the wire."""
+    """A member whose wire name differs from its attribute `attr` and which
+    takes `null`: a `null` read is noted, so that an unknown member spelled
+    like `attr` beside it (`meta` beside `"_meta": null`) leaves it written
+    out, while one beside nothing does not (`WireKey`). pydantic-core calls
+    it only for a member present on the wire."""
 
     attr: str
 
@@ -162,6 +164,58 @@ def _note_null(attr: str, value: Any, info: core_schema.ValidationInfo) -> Any:
             info.data[_NULLS] = noted = set()
         noted.add(attr)
     return value
+
+
+def _read_key(key: str, info: core_schema.ValidationInfo) -> str:
+    # pydantic counts an unknown member among the fields set by its name, so
+    # one named like a member's attribute (`meta` beside `_meta`) would make
+    # that member be written out (`"_meta": null`). pydantic-core reads every
+    # member first, into `info.data`, then calls this for each unknown one
+    # only (the common object has none): the attribute of a member its wire
+    # name did not give (its default, `None`, and no `null` noted) leaves the
+    # object's dictionary, so it is not written, and reads as its default
+    # (`WireModel.__getattr__`).
+    values = info.data
+    if values is not None and key in values and values[key] is None:
+        nulls = values.get(_NULLS)
+        if nulls is None or key not in nulls:
+            del values[key]
+    return key
+
+
+class _UnknownName:
+    """The check of `WireKey`."""
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        return core_schema.with_info_after_validator_function(
+            _read_key, handler(source)
+        )
+
+
+WireKey = Annotated[str, _UnknownName()]
+"""The name of a member a model keeps unknown (its `__pydantic_extra__`
+keys): one spelled like an attribute leaves that attribute's member unset."""
+
+
+class WrittenByClass:
+    """A union's values are written each by its own class's serializer,
+    straight to JSON. pydantic-core's union serializers, given JSON to
+    write, first build the value as Python objects (a dictionary per
+    object, a string per member) and then write those, and look the
+    variant's tag up on the value; the value's own class already knows how
+    it is written."""
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        return by_class(handler(source))
+
+
+def by_class(schema: CoreSchema) -> CoreSchema:
+    """`schema`, written as its value's class writes it (`WrittenByClass`)."""
+    return {**schema, "serialization": core_schema.simple_ser_schema("any")}
 
 
 def _without_none(source: Any) -> Any:
@@ -226,12 +280,14 @@ class Tagged:
         discriminator: str | list[list[str | int]] = (
             self.wire if self.wire == self.attr else [[self.wire], [self.attr]]
         )
-        return core_schema.tagged_union_schema(
-            choices,
-            discriminator,
-            custom_error_type=TAG_ERROR + self.wire,
-            custom_error_message=self.message,
-            strict=True,
+        return by_class(
+            core_schema.tagged_union_schema(
+                choices,
+                discriminator,
+                custom_error_type=TAG_ERROR + self.wire,
+                custom_error_message=self.message,
+                strict=True,
+            )
         )
 
 
@@ -252,7 +308,9 @@ def read(annotation: Any, value: Any) -> Any:
     their wire names only (`WireModel`'s configuration), so a member the
     schema does not name that is spelled like another member's attribute
     (`meta` beside `_meta`) stays an unknown member."""
-    return adapter(annotation).validate_python(value)
+    # pydantic-core's validator itself: `TypeAdapter.validate_python` hands
+    # it every option by keyword, given or not.
+    return adapter(annotation).validator.validate_python(value)
 
 
 def encode(annotation: Any, value: Any, *, decoded: bool = False) -> Any:
@@ -261,7 +319,7 @@ def encode(annotation: Any, value: Any, *, decoded: bool = False) -> Any:
     be false alarms, as for a member that a rule left out of its object
     (`Member`), which the serializer of a union counts as a missing field
     before it writes the object as its own class."""
-    return adapter(annotation).dump_python(
+    return adapter(annotation).serializer.to_python(
         value, mode="json", by_alias=True, exclude_unset=True, warnings=not decoded
     )
 
@@ -296,10 +354,11 @@ class WireModel(BaseModel):
         # reading (`use_attribute_docstrings`) parses each class's source
         # anew, a third of the import.
         regex_engine="python-re",
-        # The parser keeps one copy of each member name it reads; a string
-        # value (a message chunk, an id) seldom comes twice, so caching those
-        # costs more than it saves.
-        cache_strings="keys",
+        # The parser keeps one copy of each short string it reads, values
+        # too: a session's id, a tool call's id, a path come back message
+        # after message (pydantic's default; member names only was slower on
+        # the benchmark's corpus).
+        cache_strings="all",
         # Built by `models.py` once every class is defined, each after the
         # classes it refers to, so that it reuses what they have built.
         defer_build=True,
@@ -333,36 +392,29 @@ class WireModel(BaseModel):
             and tag[0] not in cls.__pydantic_fields__
             and not hasattr(cls, tag[0])
         ):
-            # Encoding a tagged union looks the tag up by its wire name
-            # first (`_runtime.Tagged`): a class attribute of that name
-            # holding the tag answers at once, where a miss would run
-            # `__getattr__` and raise.
+            # A tagged union given a built value (a variant passed to a
+            # constructor) looks the tag up by its wire name first
+            # (`_runtime.Tagged`): a class attribute of that name holding
+            # the tag answers at once, where a miss would run `__getattr__`
+            # and raise.
             type.__setattr__(cls, tag[0], tag[2])
 
-    def model_post_init(self, context: Any, /) -> None:
-        # pydantic counts an unknown member among the fields set by its name,
-        # so one named like a member's attribute (`meta` beside `_meta`)
-        # would make that member be written out (`"_meta": null`). Run by
-        # pydantic-core after each object is read, without leaving it for
-        # the object's members; the common case (no unknown member) returns
-        # at once.
-        values = self.__dict__
-        nulls = values.pop(_NULLS, None) if _NULLS in values else None
-        extra = self.__pydantic_extra__
-        if extra:
-            twins = _attribute_twins(type(self))
-            fields_set = self.__pydantic_fields_set__
-            for key in extra:
-                required = twins.get(key)
-                if required is None or required:
-                    continue
-                if key not in values or (
-                    values[key] is None and (nulls is None or key not in nulls)
-                ):
-                    # Its wire name was not read: absent, or left out by a rule.
-                    fields_set.discard(key)
-
     if not TYPE_CHECKING:
+        # pydantic's `model_validate_json` and `model_dump_json` hand every
+        # one of their options to pydantic-core by keyword, given or not
+        # (sixteen for a dump), and pydantic-core matches each by name: about
+        # a twentieth of reading and writing a message. These hand over only
+        # the options given: the same names, the same defaults
+        # (`tests/python/test_api.py` checks both against pydantic's).
+
+        @classmethod
+        def model_validate_json(cls, json_data: Any, **options: Any) -> Any:
+            if options:
+                return super().model_validate_json(json_data, **options)
+            return cls.__pydantic_validator__.validate_json(json_data)
+
+        def model_dump_json(self, **options: Any) -> str:
+            return self.__pydantic_serializer__.to_json(self, **options).decode()
 
         def __getattr__(self, name: str) -> Any:
             # A member its rules left out of a decoded object reads as its default.
@@ -438,23 +490,6 @@ class FlatModel(WireModel):
                 merged.update(inner)
         merged.update(result)
         return merged
-
-
-_twins: dict[type, dict[str, bool]] = {}
-
-
-def _attribute_twins(cls: type[BaseModel]) -> dict[str, bool]:
-    """The attributes of `cls` that differ from their wire names, to whether
-    the member is always read (required, or a variant's tag: it defaults to
-    its value only when built in Python)."""
-    found = _twins.get(cls)
-    if found is None:
-        found = _twins[cls] = {
-            attr: field.is_required() or field.default is not None
-            for attr, field in cls.__pydantic_fields__.items()
-            if field.alias is not None and field.alias != attr
-        }
-    return found
 
 
 _owned: dict[type, frozenset[str]] = {}
@@ -544,7 +579,9 @@ def describe_fields(module: str, classes: dict[str, Any]) -> None:
 
 def value_or_default(model: BaseModel, attr: str, default: Any) -> Any:
     """The value of `attr`, or the schema default decoded as the field's type when absent."""
-    if attr in model.model_fields_set:
+    # A member left out of the object's dictionary (by a rule, or beside an
+    # unknown member spelled like its attribute) is absent.
+    if attr in model.model_fields_set and attr in model.__dict__:
         return getattr(model, attr)
     return read(type(model).__pydantic_fields__[attr].annotation, default)
 
@@ -648,11 +685,6 @@ def untagged(options: Callable[[], tuple[Any, ...]]) -> Callable[[Any], Any]:
         return first
 
     return pick
-
-
-def as_is(value: Any) -> Any:
-    """The serializer of an untagged union: each value encodes as its own type."""
-    return value
 
 
 def pointer(value: Any, error: ValidationError) -> str:

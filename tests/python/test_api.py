@@ -9,6 +9,7 @@ import asyncio
 import importlib
 import inspect
 import json
+import os
 import unicodedata
 from typing import Any
 
@@ -50,6 +51,75 @@ def test_wire_json_is_read_by_wire_names_only() -> None:
         assert decoded.meta is None
         assert decoded.model_extra == {"meta": {"k": 1}}
         assert RUNTIME.encode(MODELS.TextContent, decoded) == wire
+
+
+@pytest.mark.parametrize(
+    "wire",
+    [
+        {"text": "x", "_meta": None, "meta": {"k": 1}},
+        {"text": "x", "_meta": {"a": 1}, "meta": {"k": 1}},
+        {"text": "x", "_meta": None, "meta": None},
+    ],
+)
+def test_an_unknown_member_spelled_like_an_attribute_leaves_its_twin_as_read(wire: Any) -> None:
+    """Beside a member that was read, `null` included, an unknown member
+    spelled like its attribute changes nothing: both are written back as
+    they came."""
+    assert PACKAGE.roundtrip("TextContent", wire) == wire
+    decoded = MODELS.TextContent.model_validate_json(json.dumps(wire))
+    assert json.loads(decoded.model_dump_json(by_alias=True, exclude_unset=True)) == wire
+
+
+def test_a_required_member_read_as_null_keeps_its_twin_beside_it() -> None:
+    """The same for every required member whose wire name differs from its
+    attribute and that takes `null` (`requestId` of `CancelRequestNotification`
+    in the default schema), in each type's minimal vector."""
+    checked = 0
+    for path in sorted((bindings_folder() / "vectors").glob("*.json")):
+        document = json.loads(path.read_text(encoding="utf-8"))
+        model = MODELS.TYPES.get(document["type"])
+        if not (inspect.isclass(model) and issubclass(model, RUNTIME.WireModel)):
+            continue
+        if model.model_config.get("extra") != "allow":
+            continue
+        minimal = next(vector["value"] for vector in document["valid"] if vector["name"] == "minimal")
+        for attr, field in model.model_fields.items():
+            if not field.is_required() or field.alias in (None, attr) or attr in minimal:
+                continue
+            wire = {**minimal, field.alias: None}
+            try:
+                nullable = PACKAGE.roundtrip(document["type"], wire) == wire
+            except PACKAGE.DecodeError:
+                nullable = False
+            if nullable:
+                twins = {**wire, attr: 7}
+                assert PACKAGE.roundtrip(document["type"], twins) == twins, (document["type"], attr)
+                checked += 1
+    if os.environ.get("ACP_DEFAULT_SCHEMA"):
+        assert checked > 0
+
+
+def test_json_reading_and_writing_take_pydantics_options() -> None:
+    """The models' `model_validate_json` and `model_dump_json` hand pydantic-core
+    only the options given (`_runtime.WireModel`): each of pydantic's own
+    options, at its default and not, gives what pydantic's methods give."""
+    from pydantic import BaseModel
+
+    text = '{"text":"hi","_meta":{"a":[1,null]}}'
+    model = MODELS.TextContent
+    decoded = model.model_validate_json(text)
+    assert decoded == BaseModel.model_validate_json.__func__(model, text)
+    assert model.model_validate_json(text, strict=True, by_alias=True) == decoded
+    with pytest.raises(Exception, match="by_alias"):
+        model.model_validate_json(text, by_alias=False)
+    defaults = {
+        name: parameter.default
+        for name, parameter in inspect.signature(BaseModel.model_dump_json).parameters.items()
+        if parameter.kind is inspect.Parameter.KEYWORD_ONLY
+    }
+    assert decoded.model_dump_json(**defaults) == BaseModel.model_dump_json(decoded, **defaults)
+    for options in ({}, {"by_alias": True, "exclude_unset": True}, {"indent": 2, "exclude_none": True}):
+        assert decoded.model_dump_json(**options) == BaseModel.model_dump_json(decoded, **options)
 
 
 def test_every_model_is_documented() -> None:

@@ -255,6 +255,11 @@ enum Command {
         /// name ends in `.md` (`docs/performance.md`), else JSON.
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
+        /// Only these languages' decode + encode and connection rows
+        /// (repeatable), on the full or quick corpus, without loading,
+        /// generation and scale: for comparing one language's contenders.
+        #[arg(long = "lang", value_name = "LANGUAGE", value_parser = language_ids(), conflicts_with_all = ["out", "peers"])]
+        languages: Vec<String>,
     },
 }
 
@@ -391,7 +396,17 @@ fn run(command: Command) -> Result<()> {
             languages,
             suites,
         }),
-        Command::Bench { quick, peers, out } => bench::run(&bench::Options { quick, peers, out }),
+        Command::Bench {
+            quick,
+            peers,
+            out,
+            languages,
+        } => bench::run(&bench::Options {
+            quick,
+            peers,
+            out,
+            languages,
+        }),
         Command::Fuzz { minutes, languages } => fuzz::command::run(&fuzz::command::Options { minutes, languages }),
         Command::Interop { out } => interop::run(out.as_deref()),
         Command::Conformance {

@@ -140,6 +140,21 @@ fn bench_quick_takes_no_peers() {
 }
 
 #[test]
+fn bench_of_some_languages_writes_no_page_and_takes_no_peers() {
+    for arguments in [
+        &["bench", "--lang", "python", "--peers"][..],
+        &["bench", "--lang", "python", "--out", "page.md"][..],
+    ] {
+        let output = xtask(arguments);
+        assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+        assert!(stderr(&output).contains("cannot be used with"), "{}", stderr(&output));
+    }
+    let output = xtask(&["bench", "--lang", "cobol"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(stderr(&output).contains("python"), "{}", stderr(&output));
+}
+
+#[test]
 fn schema_output_is_byte_identical_across_runs() {
     let folder = scratch("determinism");
     let (first, second) = (folder.join("first.json"), folder.join("second.json"));

@@ -51,6 +51,9 @@ pub struct Options {
     /// Where to write the results: the performance page when the name ends
     /// in `.md`, else JSON.
     pub out: Option<PathBuf>,
+    /// Only these languages' contenders (their ids), without loading,
+    /// generation and scale; empty: everything.
+    pub languages: Vec<String>,
 }
 
 /// The corpus seed: the same corpus on every machine and every run.
@@ -114,16 +117,25 @@ pub fn run(options: &Options) -> Result<()> {
     );
 
     let mut measurements = Vec::new();
-    for language in crate::registry::LANGUAGES {
+    let chosen = |id: &str| options.languages.is_empty() || options.languages.iter().any(|wanted| wanted == id);
+    for language in crate::registry::LANGUAGES
+        .iter()
+        .filter(|language| chosen(language.id()))
+    {
         match language.bench {
             Some(contenders) => measurements.extend(contenders(&setup, &corpus_path)?),
             None => language.skipping("benchmark contenders", "the benchmark"),
         }
     }
-    let startup = startup::measure(&setup)?;
-    let (xtask, build) = generation::xtask(&setup)?;
-    let generation = generation::measure(&setup, (&xtask, build), options.peers)?;
-    let scale = scale::measure(&setup, &xtask, if setup.quick { 1 } else { 3 })?;
+    let (startup, generation, scale) = if options.languages.is_empty() {
+        let startup = startup::measure(&setup)?;
+        let (xtask, build) = generation::xtask(&setup)?;
+        let generation = generation::measure(&setup, (&xtask, build), options.peers)?;
+        let scale = scale::measure(&setup, &xtask, if setup.quick { 1 } else { 3 })?;
+        (startup, generation, scale)
+    } else {
+        (Vec::new(), Vec::new(), Vec::new())
+    };
 
     let results = report::Results {
         quick: setup.quick,

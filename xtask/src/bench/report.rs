@@ -128,6 +128,16 @@ pub fn markdown(results: &Results) -> String {
         );
     }
     startup_markdown(results, &mut text);
+    generation_markdown(results, &mut text);
+    scale_markdown(results, &mut text);
+    text
+}
+
+/// Generation against the schema parse and the peers (none in a run of some languages only).
+fn generation_markdown(results: &Results, text: &mut String) {
+    if results.generation.is_empty() {
+        return;
+    }
     let ours = results
         .generation
         .first()
@@ -165,8 +175,6 @@ pub fn markdown(results: &Results) -> String {
             }
         }
     }
-    scale_markdown(results, &mut text);
-    text
 }
 
 /// Generation as the schema grows: time and peak memory, whole and per definition.
@@ -277,6 +285,9 @@ pub fn json(results: &Results) -> String {
 
 /// Loading the bindings: per language, ours, the official SDK and the floor.
 fn startup_markdown(results: &Results, text: &mut String) {
+    if results.startup.is_empty() {
+        return;
+    }
     let runs = results
         .startup
         .first()

@@ -326,6 +326,7 @@ fn run_suites(
                 quick: true,
                 peers: false,
                 out: None,
+                languages: Vec::new(),
             })
         })?;
     }

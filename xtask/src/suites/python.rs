@@ -54,6 +54,12 @@ pub const LANGUAGE: LanguageTests = LanguageTests {
             replace: "        path = \"\"\n        super().__init__(f\"{path or '/'}: {message}\")\n",
         },
         Mutant {
+            name: "a null read is dropped beside an unknown member spelled like its attribute",
+            file: "python/acp_bindings/_runtime.py",
+            find: "        if nulls is None or key not in nulls:\n            del values[key]\n",
+            replace: "        del values[key]\n",
+        },
+        Mutant {
             name: "wire members read by attribute name too",
             file: "python/acp_bindings/_runtime.py",
             find: "        validate_by_name=False,\n",

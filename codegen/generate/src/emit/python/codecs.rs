@@ -186,14 +186,14 @@ pub(super) fn member(ir: &Ir, field: &Field) -> Option<String> {
     ))
 }
 
-/// The `Twin` of an optional field whose attribute differs from its wire
-/// name and that takes `null`: it notes a `null` read, which tells an
-/// explicit `null` from an absent member when an unknown member is spelled
-/// like the attribute (`_runtime.WireModel.model_post_init`).
+/// The `Twin` of a field whose attribute differs from its wire name and
+/// that takes `null`: it notes a `null` read, which tells an explicit `null`
+/// from an absent member when an unknown member is spelled like the
+/// attribute (`_runtime.WireKey`).
 pub(super) fn twin(ir: &Ir, field: &Field) -> Option<String> {
     let attr = python_attribute(&field.name);
     let nullable = field.nullable || accepts_null(ir, &field.ty, &mut BTreeSet::new());
-    (!field.required && nullable && attr != field.wire_name).then(|| format!("_rt.Twin({})", string_literal(&attr)))
+    (nullable && attr != field.wire_name).then(|| format!("_rt.Twin({})", string_literal(&attr)))
 }
 
 /// The right-hand side of a union's alias. An untagged option that refers
@@ -286,7 +286,7 @@ fn union_value(name: &str, union: &UnionType, classes: &VariantClasses, open: &B
                     format!(", _p.WrapValidator(_rt.default_on_failure(lambda: {class}))")
                 });
             format!(
-                "_t.Annotated[{}, _p.Discriminator(_rt.tag_of({}, {{{}}}, {}, {}, {}), custom_error_type={}, custom_error_message={}){fallback}]",
+                "_t.Annotated[{}, _p.Discriminator(_rt.tag_of({}, {{{}}}, {}, {}, {}), custom_error_type={}, custom_error_message={}){fallback}, _rt.WrittenByClass()]",
                 union_of(&arms),
                 string_literal(property),
                 labels.join(", "),
@@ -314,7 +314,7 @@ fn union_value(name: &str, union: &UnionType, classes: &VariantClasses, open: &B
                 })
                 .collect();
             format!(
-                "_t.Annotated[{}, _p.PlainValidator(_rt.untagged(lambda: ({},))), _p.PlainSerializer(_rt.as_is, return_type=_t.Any)]",
+                "_t.Annotated[{}, _p.PlainValidator(_rt.untagged(lambda: ({},))), _rt.WrittenByClass()]",
                 union_of(&eager),
                 options.join(", ")
             )

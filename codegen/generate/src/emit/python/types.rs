@@ -491,13 +491,20 @@ fn unnamed_members(additional: &AdditionalProperties, flattens: bool, settings: 
     match additional {
         AdditionalProperties::Kept(values) => {
             settings.push("model_config = _p.ConfigDict(extra=\"allow\")".to_owned());
-            // Declaring the values' type costs every write; `Any` is pydantic's own.
-            if !matches!(values, TypeExpr::Any | TypeExpr::Untyped { .. }) {
-                settings.push(format!(
-                    "__pydantic_extra__: dict[str, {}] = _p.Field(init=False)",
-                    annotation(values)
-                ));
-            }
+            // The names are `WireKey`s, checked only for the members the
+            // schema does not name; the values are pydantic's own `Any`
+            // (declaring them costs every write) unless the schema types
+            // them. Hidden from type checkers, which see pydantic's
+            // `dict[str, Any]`; without a default, so that the values stay
+            // in pydantic's slot rather than `__dict__`.
+            let values_type = if matches!(values, TypeExpr::Any | TypeExpr::Untyped { .. }) {
+                "_t.Any".to_owned()
+            } else {
+                annotation(values)
+            };
+            settings.push(format!(
+                "if not _t.TYPE_CHECKING:\n        __pydantic_extra__: dict[_rt.WireKey, {values_type}]"
+            ));
             Some(annotation(values))
         }
         AdditionalProperties::Denied if flattens => {
