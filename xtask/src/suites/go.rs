@@ -385,9 +385,9 @@ fn replay(module: &Path, seeds: &Path, label: &str) -> Result<()> {
             let last = outcome
                 .output
                 .lines()
+                .rev()
                 .filter(|line| line.starts_with("=== RUN"))
-                .filter_map(|line| crate::fuzz::go::seed(line, &files))
-                .last();
+                .find_map(|line| crate::fuzz::go::seed(line, &files));
             last.map(|seed| format!("{} (crashed the test binary)", seed.display()))
                 .unwrap_or_else(|| "no seed".to_owned())
         } else {
