@@ -20,7 +20,8 @@ from conftest import bindings_folder, installed_package
 
 installed_package(bindings_folder())
 
-import fuzz_connection  # noqa: E402  (after the check that the package is the installed one)
+# Imported once the package is known to be the installed one.
+import fuzz_connection
 
 
 def seeds() -> list[Path]:

@@ -5,8 +5,9 @@
 //! `tests/negotiation.json`, whose views must come out byte-identical in
 //! every language); on the default schema, each suite also runs its
 //! language's fuzz harness's check on every fuzz seed, written once before
-//! the suites start ([`crate::fuzz::seeds::replay_folder`]). Last, the quick benchmark (`cargo xtask bench --quick`)
-//! runs, so that it cannot rot: it fails when our bindings do not re-encode
+//! the suites start ([`crate::fuzz::seeds::replay_folder`]). Last, the
+//! quick benchmark (`cargo xtask bench --quick`) runs, so that it cannot
+//! rot: it fails when our bindings do not re-encode
 //! its corpus exactly. Beside the schemas' suites, the review runs on the
 //! published history and the packages of `cargo xtask package` are built
 //! twice, compared, installed and used ([`crate::commands::package::check`]).
