@@ -2,7 +2,9 @@
 (`cargo xtask fuzz`, docs/fuzzing.md), on the default schema's package,
 imported from its sources (`ACP_BINDINGS`/python) under atheris's
 instrumentation. Run as `python fuzz_connection.py [libFuzzer flags]
-[corpus folders]`.
+[corpus folders]`. Imported as a module (`test_fuzz_seeds.py`, which
+`cargo xtask test` runs on every seed), it needs no atheris and uses the
+package as installed.
 
 The fuzzer's bytes are the peer's side of a connection, one message a line
 (decoded as UTF-8, a bad byte replaced, as a text transport reads it): each
@@ -30,11 +32,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import atheris
+NAME = os.environ.get("ACP_PYTHON_PACKAGE", "acp_bindings")
+if __name__ == "__main__":
+    import atheris
 
-sys.path.insert(0, str(Path(os.environ["ACP_BINDINGS"]) / "python"))
-with atheris.instrument_imports(include=[os.environ.get("ACP_PYTHON_PACKAGE", "acp_bindings")]):
-    PACKAGE: Any = importlib.import_module(os.environ.get("ACP_PYTHON_PACKAGE", "acp_bindings"))
+    sys.path.insert(0, str(Path(os.environ["ACP_BINDINGS"]) / "python"))
+    with atheris.instrument_imports(include=[NAME]):
+        PACKAGE: Any = importlib.import_module(NAME)
+else:
+    PACKAGE = importlib.import_module(NAME)
 
 HANG = 10.0
 """Seconds an end may take to handle an input."""

@@ -27,8 +27,11 @@ use crate::support::tools::SuiteOutcome;
 pub struct LanguageTests {
     /// The generator's registration: id (the bindings folder), name, emitter.
     pub generated: &'static Language,
-    /// Its suite on one schema's bindings: `(workspace, bindings, label)`.
-    pub suite: fn(&Path, &Path, &str) -> Result<()>,
+    /// Its suite on one schema's bindings: `(workspace, bindings, label,
+    /// seeds)`, where `seeds`, on the schema the fuzz harnesses are written
+    /// on, is the folder of fuzz seeds ([`crate::fuzz::seeds`]) whose every
+    /// file its fuzz harness's check must pass.
+    pub suite: fn(&Path, &Path, &str, Option<&Path>) -> Result<()>,
     /// Its vector suite alone, for the mutants: `(workspace, bindings, label)`.
     pub vector_suite: fn(&Path, &Path, &str) -> Result<SuiteOutcome>,
     /// The line of the vector suite's output that counts its tests.

@@ -17,8 +17,8 @@ use super::{files, fresh, Outcome, Run};
 use crate::support::tools::go;
 
 /// The harness, in `tests/go/`, and its fuzz test.
-const HARNESS: &str = "fuzz_connection_test.go";
-const TARGET: &str = "FuzzConnection";
+pub const HARNESS: &str = "fuzz_connection_test.go";
+pub const TARGET: &str = "FuzzConnection";
 
 /// Runs Go's fuzzer for `run`.
 pub fn run(run: &Run) -> Result<Outcome> {
@@ -107,27 +107,30 @@ fn coverage_bits(log: &str) -> Option<u64> {
 }
 
 /// The inputs the log names as failing: those written under the module's
-/// `testdata/`, and the seeds (`FuzzConnection/seed#N`, the Nth of `seeds`
-/// in name order, as the harness adds them).
+/// `testdata/`, and the seeds ([`seed`]).
 fn failing_inputs(log: &str, module: &Path, seeds: &[PathBuf]) -> Vec<PathBuf> {
     let mut failing = Vec::new();
     for line in log.lines() {
         if let Some(at) = line.find("Failing input written to ") {
             failing.push(module.join(line[at + "Failing input written to ".len()..].trim()));
         }
-        if let Some(at) = line.find(&format!("{TARGET}/seed#")) {
-            let index: Option<usize> = line[at + TARGET.len() + "/seed#".len()..]
-                .split(|c: char| !c.is_ascii_digit())
-                .next()
-                .and_then(|index| index.parse().ok());
-            if let Some(seed) = index.and_then(|index| seeds.get(index)) {
-                failing.push(seed.clone());
-            }
-        }
+        failing.extend(seed(line, seeds));
     }
     failing.sort();
     failing.dedup();
     failing
+}
+
+/// The seed a line names (`FuzzConnection/seed#N`: the Nth of `seeds` in
+/// name order, as the harness adds them).
+pub fn seed(line: &str, seeds: &[PathBuf]) -> Option<PathBuf> {
+    let at = line.find(&format!("{TARGET}/seed#"))?;
+    let index: usize = line[at + TARGET.len() + "/seed#".len()..]
+        .split(|c: char| !c.is_ascii_digit())
+        .next()?
+        .parse()
+        .ok()?;
+    seeds.get(index).cloned()
 }
 
 #[cfg(test)]

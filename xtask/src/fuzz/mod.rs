@@ -10,9 +10,10 @@
 //! measure) and findings per language, and fails when a fuzzer found an
 //! input that crashed or hung an end, grew it without bound or went
 //! unanswered and unreported (what each harness checks), naming the
-//! input's file. Not part of
-//! `cargo xtask test` nor of CI, whose time is short; the hostile wire
-//! table, where each finding ends up, runs there.
+//! input's file. The fuzzing is not part of `cargo xtask test` nor of CI,
+//! whose time is short; the hostile wire table, where each finding ends
+//! up, runs there, and so does each harness's check, once per seed and
+//! without a fuzzer ([`seeds::replay_folder`]), so that no harness rots.
 //!
 //! [`command`] is the command; this module holds what a fuzzer is given
 //! and gives back, which each registration's fuzzer names without
@@ -28,7 +29,7 @@ pub mod go;
 pub mod libfuzzer;
 pub mod python;
 pub mod rust;
-mod seeds;
+pub mod seeds;
 pub mod typescript;
 
 use std::path::{Path, PathBuf};

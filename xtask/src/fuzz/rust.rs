@@ -4,7 +4,8 @@
 //! nightly toolchain, which its sanitizers need. The fuzz project is
 //! written into `target/fuzz/rust/project/`: the manifest
 //! `tests/rust/harness/fuzz.Cargo.toml` (on the default schema's crate) and
-//! the fuzz target `tests/rust/fuzz_connection.rs`.
+//! the fuzz target `tests/rust/fuzz_connection.rs` with its check, the
+//! module [`HARNESS`] (which the Rust suite's seed replay runs too).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -13,13 +14,16 @@ use anyhow::{Context, Result};
 
 use super::libfuzzer::{self, Folders};
 use super::{Outcome, Run};
-use crate::support::tools::{cargo, run_checked};
+use crate::support::tools::{cargo, copy_tree, run_checked};
 
 /// The pinned cargo-fuzz.
 const CARGO_FUZZ: (&str, &str) = ("cargo-fuzz", "0.13.2");
 
 /// The fuzz project's manifest; `{bindings}` is the crate's folder.
 const MANIFEST: &str = include_str!("../../../tests/rust/harness/fuzz.Cargo.toml");
+
+/// The fuzz target's check, a module folder in `tests/rust/`.
+pub const HARNESS: &str = "fuzz_harness";
 
 /// The fuzz target's name in the manifest.
 const TARGET: &str = "connection";
@@ -63,6 +67,10 @@ pub fn run(run: &Run) -> Result<Outcome> {
         targets.join(format!("{TARGET}.rs")),
     )
     .context("copying tests/rust/fuzz_connection.rs")?;
+    copy_tree(
+        &run.workspace.join("tests").join("rust").join(HARNESS),
+        &targets.join(HARNESS),
+    )?;
     let folders = Folders::fresh(run)?;
     let mut command = Command::new(&program);
     command

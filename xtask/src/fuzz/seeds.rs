@@ -7,8 +7,12 @@
 //! end reads it). A seed is at most [`LIMIT`] bytes: a case that repeats
 //! more (`string_50mb`) repeats as often as fits; the hostile wire tests
 //! run it at full size.
+//!
+//! `cargo xtask test` writes them too, into [`replay_folder`], before the
+//! language suites of [`REPLAY_SCHEMA`] start; each suite then runs its
+//! fuzz harness's check on every seed, without a fuzzer.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
@@ -20,6 +24,14 @@ use crate::support::captures;
 /// The largest seed, in bytes: fuzzers mutate within the size of their
 /// largest input, and a megabyte input makes every execution slow.
 pub const LIMIT: usize = 64 * 1024;
+
+/// The schema the fuzz harnesses are written on, whose suites replay the seeds.
+pub const REPLAY_SCHEMA: &str = "default";
+
+/// Where `cargo xtask test` writes the seeds its suites replay.
+pub fn replay_folder(workspace: &Path) -> PathBuf {
+    workspace.join("target").join("fuzz-seeds")
+}
 
 /// The `initialize` an agent's end answers before a hostile case's message.
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}"#;

@@ -10,7 +10,10 @@
 //! faults, the handshake) and the hostile wire table
 //! (`tests/hostile-wire.json`: Go's outcome by type and by method, and its
 //! `connection`).
-//! On the default schema, the README's usage example runs against the module
+//! On the default schema, the fuzz harness (`tests/go/fuzz_connection_test.go`)
+//! replays every fuzz seed (`go test -run '^FuzzConnection$'` with
+//! `ACP_FUZZ_SEEDS`: the seed corpus, no fuzzing), a failure naming the
+//! seed's file; the README's usage example runs against the module
 //! and must print what it promises, and so do the usage program
 //! (`tests/go/usage/`, an agent and a client over a connection, built as the
 //! module's `cmd/usage` and checked with it) and its twin written with
@@ -30,7 +33,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use anyhow::{ensure, Context, Result};
+use anyhow::{bail, ensure, Context, Result};
 
 use acp_codegen::emit::{self, PackageNames};
 
@@ -148,6 +151,9 @@ const CONNECTION_SHARED: &str = "pipes_test.go";
 const HOSTILE: (&str, [&str; 2]) = ("default", ["hostile_wire_test.go", "hostile_connection_test.go"]);
 const HOSTILE_TABLE: &str = "hostile-wire.json";
 
+/// The fuzz harness, on the schema it is written on.
+const FUZZ: (&str, &str) = (crate::fuzz::seeds::REPLAY_SCHEMA, crate::fuzz::go::HARNESS);
+
 /// The usage program and its twin on `github.com/coder/acp-go-sdk`, in
 /// `tests/go/`, written on the bindings of [`USAGE_SCHEMA`]: ours is built
 /// as the module's `cmd/<USAGE_COMMAND>`, the twin in the module
@@ -188,11 +194,13 @@ fn copy_tests(workspace: &Path, module: &Path, label: &str) -> Result<()> {
         .filter(|(schema, _)| *schema == label)
         .flat_map(|(_, file)| [*file, CONNECTION_SHARED]);
     let hostile = HOSTILE.1.into_iter().filter(|_| HOSTILE.0 == label);
+    let fuzz = [FUZZ.1].into_iter().filter(|_| FUZZ.0 == label);
     for file in TESTS
         .into_iter()
         .chain(helpers.clone())
         .chain(connection)
         .chain(hostile.clone())
+        .chain(fuzz)
     {
         std::fs::copy(tests.join(file), module.join(file)).with_context(|| format!("copying the Go tests {file}"))?;
     }
@@ -233,13 +241,17 @@ fn module(workspace: &Path, bindings: &Path, label: &str, schema: &str) -> Resul
 }
 
 /// Runs the Go suite on the bindings in `bindings` (a folder written by
-/// `generate`, holding `go/` and `vectors/`); `label` names the schema.
-pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
+/// `generate`, holding `go/` and `vectors/`); `label` names the schema,
+/// `seeds` the fuzz seeds to replay.
+pub fn run(workspace: &Path, bindings: &Path, label: &str, seeds: Option<&Path>) -> Result<()> {
     let module = module(workspace, bindings, label, label)?;
     check(workspace, &module, label)?;
     let outcome = go_test(&module)?;
     crate::support::lanes::show(&outcome.output);
     ensure!(outcome.passed, "{label}: go test on the shared vectors failed");
+    if let Some(seeds) = seeds {
+        replay(&module, seeds, label)?;
+    }
     if label == "default" {
         usage_example(&module)?;
     }
@@ -340,6 +352,67 @@ fn usage_example(module: &Path) -> Result<()> {
         example::expected()
     );
     crate::support::lanes::show("go: the README's usage example ran against the module as expected\n");
+    Ok(())
+}
+
+/// Runs the fuzz harness on every seed in `seeds` (its seed corpus, without
+/// fuzzing), verbosely, so that a seed whose end crashed the test binary
+/// is named too: the last one started.
+fn replay(module: &Path, seeds: &Path, label: &str) -> Result<()> {
+    let target = crate::fuzz::go::TARGET;
+    let started = std::time::Instant::now();
+    let outcome = SuiteOutcome::of(
+        go(module)
+            .args(["test", "-count=1", "-v", &format!("-run=^{target}$")])
+            .env("ACP_FUZZ_SEEDS", seeds),
+        "go test -run FuzzConnection",
+    )?;
+    let files = crate::fuzz::files(seeds)?;
+    let runs = outcome
+        .output
+        .lines()
+        .filter(|line| line.trim_start().starts_with(&format!("--- PASS: {target}/seed#")))
+        .count();
+    if !outcome.passed {
+        let failed: Vec<PathBuf> = outcome
+            .output
+            .lines()
+            .filter(|line| line.contains("--- FAIL: "))
+            .filter_map(|line| crate::fuzz::go::seed(line, &files))
+            .collect();
+        let named = if failed.is_empty() {
+            // Crashed: the last seed started.
+            let last = outcome
+                .output
+                .lines()
+                .rev()
+                .filter(|line| line.starts_with("=== RUN"))
+                .find_map(|line| crate::fuzz::go::seed(line, &files));
+            last.map(|seed| format!("{} (crashed the test binary)", seed.display()))
+                .unwrap_or_else(|| "no seed".to_owned())
+        } else {
+            failed
+                .iter()
+                .map(|seed| seed.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        bail!(
+            "{label}: the Go fuzz harness failed on the seed {named}:\n{}",
+            outcome.output
+        );
+    }
+    ensure!(
+        runs == files.len(),
+        "{label}: the Go fuzz harness ran {runs} of the {} seeds in {}:\n{}",
+        files.len(),
+        seeds.display(),
+        outcome.output
+    );
+    crate::support::lanes::show(&format!(
+        "go: the fuzz harness passed on all {runs} seeds in {:.1}s\n",
+        started.elapsed().as_secs_f64()
+    ));
     Ok(())
 }
 

@@ -3,8 +3,11 @@
 //! bindings from the default schema and from each upstream release schema and
 //! runs each language's suite on them (with the negotiation cases of
 //! `tests/negotiation.json`, whose views must come out byte-identical in
-//! every language). Last, the quick benchmark (`cargo xtask bench --quick`)
-//! runs, so that it cannot rot: it fails when our bindings do not re-encode
+//! every language); on the default schema, each suite also runs its
+//! language's fuzz harness's check on every fuzz seed, written once before
+//! the suites start ([`crate::fuzz::seeds::replay_folder`]). Last, the
+//! quick benchmark (`cargo xtask bench --quick`) runs, so that it cannot
+//! rot: it fails when our bindings do not re-encode
 //! its corpus exactly. Beside the schemas' suites, the review runs on the
 //! published history and the packages of `cargo xtask package` are built
 //! twice, compared, installed and used ([`crate::commands::package::check`]).
@@ -33,7 +36,7 @@ pub mod rust;
 pub mod typescript;
 mod usage_size;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
@@ -44,6 +47,7 @@ use acp_schema_source::{ExtendedSchema, RfdSelection, SourceOptions};
 
 use crate::bench;
 use crate::commands::{generate, package};
+use crate::fuzz;
 use crate::languages::LanguageTests;
 use crate::registry::LANGUAGES;
 use crate::support::lanes::{self, Lane, Timings};
@@ -366,12 +370,21 @@ fn test_schemas(
         }
         if bindings {
             negotiation::prepare(workspace, &folder, &label)?;
+            // Written here, once: the lanes only read them.
+            let seeds = (label == fuzz::seeds::REPLAY_SCHEMA)
+                .then(|| -> Result<PathBuf> {
+                    let seeds = fuzz::seeds::replay_folder(workspace);
+                    let count = fuzz::seeds::write(workspace, &seeds)?;
+                    eprintln!("== {count} fuzz seeds for the harnesses' replay in {}", seeds.display());
+                    Ok(seeds)
+                })
+                .transpose()?;
             let lanes = LANGUAGES
                 .iter()
                 .filter(|language| selection.wants_language(language))
                 .map(|language| Lane {
                     name: step(language.id()),
-                    work: Box::new(|| (language.suite)(workspace, &folder, &label)),
+                    work: Box::new(|| (language.suite)(workspace, &folder, &label, seeds.as_deref())),
                 })
                 .collect();
             lanes::run(lanes, &lanes::logs_folder(workspace, &label), timings)?;

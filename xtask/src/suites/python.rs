@@ -7,6 +7,8 @@
 //! `pyproject.toml`) on the installed package, then pytest on every shared
 //! vector (`tests/python/`), warnings counted as errors. On the default
 //! schema, the hostile wire cases (`tests/python/test_hostile_wire.py`) run too,
+//! and so does the fuzz harness's check on every fuzz seed
+//! (`tests/python/test_fuzz_seeds.py`, the folder in `ACP_FUZZ_SEEDS`),
 //! and the usage program (`tests/python/usage_program.py`) is first
 //! type-checked as a programmer's code would be: `mypy --strict` with and
 //! without the pydantic plugin, and pyright in strict mode. On the default
@@ -101,7 +103,7 @@ pub const LANGUAGE: LanguageTests = LanguageTests {
 
 /// Runs the python suite on the bindings in `bindings` (a folder written by
 /// `generate`, holding `python/` and `vectors/`); `label` names the schema.
-pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
+pub fn run(workspace: &Path, bindings: &Path, label: &str, seeds: Option<&Path>) -> Result<()> {
     let package = bindings.join("python");
     ensure!(
         package.join("pyproject.toml").is_file(),
@@ -141,7 +143,7 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
             &work,
         )?;
     }
-    let outcome = pytest(&python, workspace, bindings, &tests, Some(label))?;
+    let outcome = pytest(&python, workspace, bindings, &tests, Some(label), seeds)?;
     crate::support::lanes::show(&outcome.output);
     ensure!(
         outcome.passed,
@@ -214,9 +216,19 @@ fn install(python: &Path, bindings: &Path, workspace: &Path, label: &str) -> Res
 /// collects the suites written for that schema: those for the default
 /// schema only (`conftest.DEFAULT_SCHEMA_ONLY`, `ACP_DEFAULT_SCHEMA`) and
 /// those with a scenario per schema (`conftest.SCHEMA_SUITES`,
-/// `ACP_SCHEMA_LABEL`).
-fn pytest(python: &Path, workspace: &Path, bindings: &Path, tests: &Path, label: Option<&str>) -> Result<SuiteOutcome> {
+/// `ACP_SCHEMA_LABEL`), and the fuzz seeds of `seeds` (`ACP_FUZZ_SEEDS`).
+fn pytest(
+    python: &Path,
+    workspace: &Path,
+    bindings: &Path,
+    tests: &Path,
+    label: Option<&str>,
+    seeds: Option<&Path>,
+) -> Result<SuiteOutcome> {
     let mut command = Command::new(python);
+    if let Some(seeds) = seeds {
+        command.env("ACP_FUZZ_SEEDS", seeds);
+    }
     if label == Some("default") {
         command.env("ACP_DEFAULT_SCHEMA", "1");
     }
@@ -240,7 +252,7 @@ pub fn vector_suite(workspace: &Path, bindings: &Path, label: &str) -> Result<Su
     let tests = workspace.join("tests").join("python");
     let python = virtual_environment(&workspace.join(".tools"), &tests.join("requirements.txt"))?;
     install(&python, bindings, workspace, label)?;
-    pytest(&python, workspace, bindings, &tests, None)
+    pytest(&python, workspace, bindings, &tests, None, None)
 }
 
 /// Builds a wheel of the package in `package` with pip's PEP 517 build (the

@@ -6,8 +6,9 @@
 //! through it; for the default schema, the usage programs
 //! (`tests/rust/usage.rs`, its twin written with the official crate, the
 //! API checks of `tests/rust/api.rs`, the hostile wire cases of
-//! `tests/rust/hostile_wire.rs` and the decoder fuzzing of
-//! `tests/rust/fuzz_decoders.rs`) build under `clippy -D warnings` and run,
+//! `tests/rust/hostile_wire.rs`, the decoder fuzzing of
+//! `tests/rust/fuzz_decoders.rs` and the fuzz target's check on every fuzz
+//! seed, `tests/rust/fuzz_seeds.rs`) build under `clippy -D warnings` and run,
 //! then the differential test against the official crate follows
 //! ([`crate::suites::differential`]).
 
@@ -74,7 +75,7 @@ pub fn batch_program(workspace: &Path) -> std::path::PathBuf {
 
 /// Runs the Rust suite on the bindings in `bindings` (a folder written by
 /// `generate`, holding `rust/` and `vectors/`); `label` names the schema.
-pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
+pub fn run(workspace: &Path, bindings: &Path, label: &str, seeds: Option<&Path>) -> Result<()> {
     let target = workspace.join("target").join("bindings-target");
     let crate_folder = bindings.join("rust");
     // With the connection; the vectors' harness builds the types alone (the
@@ -108,11 +109,11 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
         &format!("the Rust batch round-trip for {label}"),
     )?;
     if label == "default" {
-        usage_suite(workspace, bindings, &target, &USAGE_PROGRAMS)?;
+        usage_suite(workspace, bindings, &target, &USAGE_PROGRAMS, seeds)?;
         crate::suites::differential::run(workspace, bindings, &target)?;
     }
     if label == "v2-stable" {
-        usage_suite(workspace, bindings, &target, &V2_PROGRAMS)?;
+        usage_suite(workspace, bindings, &target, &V2_PROGRAMS, None)?;
     }
     Ok(())
 }
@@ -131,8 +132,10 @@ const USAGE: Usage = Usage {
 /// fuzz tests read the vectors (`ACP_VECTORS`) and run
 /// [`FUZZ_CASES`] cases per property.
 /// The connection's race tests (`connection.rs`) and its handshake
-/// (`handshake.rs`) run here too.
-const USAGE_PROGRAMS: [&str; 8] = [
+/// (`handshake.rs`) run here too, and the fuzz target's check on every
+/// fuzz seed (`fuzz_seeds.rs`, with the module `fuzz_harness/` it shares
+/// with the fuzz target, reading `ACP_FUZZ_SEEDS`).
+const USAGE_PROGRAMS: [&str; 9] = [
     USAGE.ours,
     USAGE.official,
     "api.rs",
@@ -141,6 +144,7 @@ const USAGE_PROGRAMS: [&str; 8] = [
     "helpers.rs",
     "connection.rs",
     "handshake.rs",
+    "fuzz_seeds.rs",
 ];
 
 /// The programs written against protocol v2 (the latest release's stable
@@ -153,8 +157,14 @@ const FUZZ_CASES: &str = "256";
 
 /// Writes the usage harness (`rust-usage/` beside `rust/`) with `programs`
 /// as its tests, which depends on the bindings and on the official crate,
-/// checks it with clippy and runs it.
-fn usage_suite(workspace: &Path, bindings: &Path, target: &Path, programs: &[&str]) -> Result<()> {
+/// checks it with clippy and runs it, with the fuzz seeds of `seeds`.
+fn usage_suite(
+    workspace: &Path,
+    bindings: &Path,
+    target: &Path,
+    programs: &[&str],
+    seeds: Option<&Path>,
+) -> Result<()> {
     let harness = bindings.join("rust-usage");
     std::fs::create_dir_all(harness.join("tests")).context("creating the Rust usage harness")?;
     std::fs::create_dir_all(harness.join("src"))?;
@@ -174,11 +184,14 @@ fn usage_suite(workspace: &Path, bindings: &Path, target: &Path, programs: &[&st
         )
         .with_context(|| format!("copying {program}"))?;
     }
-    // The race tests' seeded randomness, a module of theirs (not a test of its own).
-    crate::support::tools::copy_tree(
-        &workspace.join("tests").join("rust").join("dice"),
-        &harness.join("tests").join("dice"),
-    )?;
+    // The race tests' seeded randomness and the fuzz target's check,
+    // modules of theirs (not tests of their own).
+    for module in ["dice", crate::fuzz::rust::HARNESS] {
+        crate::support::tools::copy_tree(
+            &workspace.join("tests").join("rust").join(module),
+            &harness.join("tests").join(module),
+        )?;
+    }
     for table in ["hostile-wire.json", "helpers.json"] {
         std::fs::copy(workspace.join("tests").join(table), harness.join(table))
             .with_context(|| format!("copying tests/{table}"))?;
@@ -190,9 +203,12 @@ fn usage_suite(workspace: &Path, bindings: &Path, target: &Path, programs: &[&st
             .current_dir(&harness),
         "clippy on the Rust usage programs",
     )?;
+    let mut test = cargo();
+    if let Some(seeds) = seeds {
+        test.env("ACP_FUZZ_SEEDS", seeds);
+    }
     run_checked(
-        cargo()
-            .args(["test", "--quiet"])
+        test.args(["test", "--quiet"])
             .env("CARGO_TARGET_DIR", target)
             .env("ACP_VECTORS", bindings.join("vectors"))
             .env("ACP_FUZZ_CASES", FUZZ_CASES)

@@ -14,7 +14,9 @@
 //! `exactOptionalPropertyTypes` and runs, its wire checked message by
 //! message (`tests/typescript/`); on the default schema, its twin written
 //! with the official SDK compiles and runs too, and the hostile wire cases
-//! of `tests/hostile-wire.json` run (`hostile-wire.test.mjs`); on the default
+//! of `tests/hostile-wire.json` run (`hostile-wire.test.mjs`), and the fuzz
+//! harness's check on every fuzz seed (`fuzz-seeds.test.mjs`, the folder in
+//! `ACP_FUZZ_SEEDS`, a failure naming the seed's file); on the default
 //! and v2-stable schemas, the connection's race tests (`connection.test.mjs`).
 
 use std::path::{Path, PathBuf};
@@ -134,6 +136,10 @@ const NODE_TESTS: [&str; 3] = ["vectors.test.mjs", "api.test.mjs", "negotiation.
 /// scenarios (`tests/helpers.json`).
 const DEFAULT_TESTS: [&str; 2] = ["hostile-wire.test.mjs", "helpers.test.mjs"];
 
+/// The fuzz harness's check on every fuzz seed (`ACP_FUZZ_SEEDS`), run on
+/// the schema the harness is written on.
+const FUZZ_TESTS: [&str; 1] = ["fuzz-seeds.test.mjs"];
+
 /// The Node test files run on the v2 stable bindings only: the turn
 /// tracker's v2 scenarios of `tests/helpers.json`.
 const V2_TESTS: [&str; 1] = ["helpers-v2.test.mjs"];
@@ -150,7 +156,7 @@ const CONNECTION_SCHEMAS: [&str; 2] = ["default", "v2-stable"];
 
 /// Runs the typescript suite on the bindings in `bindings` (a folder written by
 /// `generate`, holding `typescript/` and `vectors/`); `label` names the schema.
-pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
+pub fn run(workspace: &Path, bindings: &Path, label: &str, seeds: Option<&Path>) -> Result<()> {
     let package = bindings.join("typescript");
     ensure!(
         package.join("package.json").is_file(),
@@ -211,7 +217,7 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
     if USAGE_SCHEMAS.contains(&label) {
         usage_program(&tests, &package, &consumer, label)?;
     }
-    let outcome = node_tests(workspace, bindings, &NODE_TESTS)?;
+    let outcome = node_tests(workspace, bindings, &NODE_TESTS, None)?;
     crate::support::lanes::show(&outcome.output);
     ensure!(
         outcome.passed,
@@ -219,7 +225,7 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
         NODE_TESTS.join(", ")
     );
     if label == "default" {
-        let outcome = node_tests(workspace, bindings, &DEFAULT_TESTS)?;
+        let outcome = node_tests(workspace, bindings, &DEFAULT_TESTS, None)?;
         crate::support::lanes::show(&outcome.output);
         ensure!(
             outcome.passed,
@@ -227,13 +233,33 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str) -> Result<()> {
             DEFAULT_TESTS.join(", ")
         );
     }
+    if let Some(seeds) = seeds {
+        let started = std::time::Instant::now();
+        let outcome = node_tests(workspace, bindings, &FUZZ_TESTS, Some(seeds))?;
+        ensure!(
+            outcome.passed,
+            "{label}: node --test on {} failed on the seeds of {}:\n{}",
+            FUZZ_TESTS.join(", "),
+            seeds.display(),
+            failures(&outcome.output)
+        );
+        crate::support::lanes::show(&format!(
+            "typescript: the fuzz harness passed on {} seeds in {:.1}s\n",
+            outcome
+                .output
+                .lines()
+                .find_map(|line| line.strip_prefix("# pass "))
+                .unwrap_or("?"),
+            started.elapsed().as_secs_f64()
+        ));
+    }
     if label == "v2-stable" {
-        let outcome = node_tests(workspace, bindings, &V2_TESTS)?;
+        let outcome = node_tests(workspace, bindings, &V2_TESTS, None)?;
         crate::support::lanes::show(&outcome.output);
         ensure!(outcome.passed, "{label}: node --test on {} failed", V2_TESTS.join(", "));
     }
     if CONNECTION_SCHEMAS.contains(&label) {
-        let outcome = node_tests(workspace, bindings, &CONNECTION_TESTS)?;
+        let outcome = node_tests(workspace, bindings, &CONNECTION_TESTS, None)?;
         crate::support::lanes::show(&outcome.output);
         ensure!(
             outcome.passed,
@@ -319,12 +345,17 @@ fn install_consumer(workspace: &Path, bindings: &Path, label: &str) -> Result<Pa
 }
 
 /// Runs Node's test runner on the `files` in `tests/typescript/` against
-/// the installed package of `bindings`. A skipped or to-do test fails the
-/// run: no test may pass by not running.
-fn node_tests(workspace: &Path, bindings: &Path, files: &[&str]) -> Result<SuiteOutcome> {
+/// the installed package of `bindings`, with the fuzz seeds of `seeds`
+/// (`ACP_FUZZ_SEEDS`). A skipped or to-do test fails the run: no test may
+/// pass by not running.
+fn node_tests(workspace: &Path, bindings: &Path, files: &[&str], seeds: Option<&Path>) -> Result<SuiteOutcome> {
     let tests = workspace.join("tests").join("typescript");
+    let mut command = Command::new("node");
+    if let Some(seeds) = seeds {
+        command.env("ACP_FUZZ_SEEDS", seeds);
+    }
     let mut outcome = SuiteOutcome::of(
-        Command::new("node")
+        command
             .arg("--test")
             .arg("--test-reporter=tap")
             .args(files.iter().map(|file| tests.join(file)))
@@ -349,11 +380,35 @@ fn node_tests(workspace: &Path, bindings: &Path, files: &[&str]) -> Result<Suite
     Ok(outcome)
 }
 
+/// What of a TAP report failed: each `not ok` line (which names the seed)
+/// with its details, up to the next test; the whole report when none does.
+fn failures(report: &str) -> String {
+    let mut failed = String::new();
+    let mut inside = false;
+    for line in report.lines() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("not ok ") {
+            inside = true;
+        } else if trimmed.starts_with("ok ") || trimmed.starts_with("# Subtest") {
+            inside = false;
+        }
+        if inside {
+            failed.push_str(line);
+            failed.push('\n');
+        }
+    }
+    if failed.is_empty() {
+        report.to_owned()
+    } else {
+        failed
+    }
+}
+
 /// Runs the Node tests on the built TypeScript package of `bindings`
 /// (`typescript/dist`), packed and installed as in [`run`].
 pub fn vector_suite(workspace: &Path, bindings: &Path, label: &str) -> Result<SuiteOutcome> {
     install_consumer(workspace, bindings, label)?;
-    node_tests(workspace, bindings, &NODE_TESTS)
+    node_tests(workspace, bindings, &NODE_TESTS, None)
 }
 
 /// Packs the built package in `package` and installs the tarball into
