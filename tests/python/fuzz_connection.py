@@ -89,7 +89,7 @@ class FuzzAgent(PACKAGE.Agent):  # type: ignore[misc]
         self.tally = tally
 
     async def initialize(self, params: Any) -> Any:
-        capabilities = {"sessionCapabilities": {"ready": {}, "turnComplete": {}}}
+        capabilities: dict[str, Any] = {"sessionCapabilities": {"ready": {}, "turnComplete": {}}}
         return result("initialize", {"protocolVersion": 1, "agentCapabilities": capabilities})
 
     async def session_new(self, params: Any) -> Any:
