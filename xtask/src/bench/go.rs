@@ -20,6 +20,7 @@ use crate::support::tools::run_checked;
 
 const PROGRAM: &str = include_str!("programs/go/main.go");
 const CONNECTION: &str = include_str!("programs/go/connection/main.go");
+const PROCESS: &str = include_str!("programs/go/internal/process/process.go");
 const MODULE: &str = include_str!("programs/go/go.mod");
 /// The sums of the pinned modules; the interop matrix builds the SDK's
 /// examples on the same pin ([`crate::interop::build::coder_go`]), and the
@@ -52,6 +53,7 @@ pub fn contenders(setup: &Setup, corpus: &Path) -> Result<Vec<Measurement>> {
     for (name, text) in [
         ("main.go", PROGRAM),
         ("connection/main.go", CONNECTION),
+        ("internal/process/process.go", PROCESS),
         ("go.mod", MODULE),
         ("go.sum", SUMS),
     ] {

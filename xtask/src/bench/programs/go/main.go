@@ -22,8 +22,9 @@ import (
 	"os"
 	"reflect"
 	"strconv"
-	"strings"
 	"time"
+
+	"acp-bench/internal/process"
 
 	ours "github.com/acp-codegen/acp-bindings-go"
 	official "github.com/coder/acp-go-sdk"
@@ -76,21 +77,6 @@ type message struct {
 	codec    codec
 	typeName string
 	text     []byte
-}
-
-func peakKiB() any {
-	status, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return nil
-	}
-	for _, line := range strings.Split(string(status), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			if kib, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64); err == nil {
-				return kib
-			}
-		}
-	}
-	return nil
 }
 
 func fail(format string, args ...any) {
@@ -178,7 +164,7 @@ func main() {
 		"failures":         failures,
 		"differ":           differ,
 		"first_difference": firstDifference,
-		"peak_kib":         peakKiB(),
+		"peak_kib":         process.PeakKiB(),
 		"printed":          printed,
 	})
 	if err != nil {

@@ -29,9 +29,10 @@ import (
 	"log/slog"
 	"os"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
+
+	"acp-bench/internal/process"
 
 	ours "github.com/acp-codegen/acp-bindings-go"
 	official "github.com/coder/acp-go-sdk"
@@ -40,21 +41,6 @@ import (
 func fail(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "connection: "+format+"\n", args...)
 	os.Exit(2)
-}
-
-func peakKiB() any {
-	status, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return nil
-	}
-	for _, line := range strings.Split(string(status), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			if kib, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64); err == nil {
-				return kib
-			}
-		}
-	}
-	return nil
 }
 
 // ourClient counts the updates it is handed.
@@ -295,7 +281,7 @@ func main() {
 		"differ":           0,
 		"first_difference": first,
 		"outcome":          outcome,
-		"peak_kib":         peakKiB(),
+		"peak_kib":         process.PeakKiB(),
 	})
 	if err != nil {
 		fail("%v", err)
