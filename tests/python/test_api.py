@@ -75,11 +75,7 @@ def test_a_required_member_read_as_null_keeps_its_twin_beside_it() -> None:
     attribute and that takes `null` (`requestId` of `CancelRequestNotification`
     in the default schema), in each type's minimal vector."""
     checked = 0
-    for path in sorted((bindings_folder() / "vectors").glob("*.json")):
-        document = json.loads(path.read_text(encoding="utf-8"))
-        model = MODELS.TYPES.get(document["type"])
-        if not (inspect.isclass(model) and issubclass(model, RUNTIME.WireModel)):
-            continue
+    for document, model in vector_documents(RUNTIME.WireModel):
         if model.model_config.get("extra") != "allow":
             continue
         minimal = next(vector["value"] for vector in document["valid"] if vector["name"] == "minimal")
@@ -137,18 +133,27 @@ def test_protocols_have_one_method_per_handled_method() -> None:
     assert METHODS.NOTIFICATIONS["session/update"].side == "client"
 
 
+def vector_documents(base: type) -> list[tuple[Any, Any]]:
+    """The shared vectors' documents of every model class derived from
+    `base`, with that class, in file order."""
+    documents = []
+    for path in sorted((bindings_folder() / "vectors").glob("*.json")):
+        document = json.loads(path.read_text(encoding="utf-8"))
+        model = MODELS.TYPES.get(document["type"])
+        if inspect.isclass(model) and issubclass(model, base):
+            documents.append((document, model))
+    return documents
+
+
 def flattening_vectors() -> list[Any]:
     """The valid vectors of every model that flattens a union beside its own
     members, but those with unknown members spelled like attributes
     (`name_twins`): a constructor takes attributes, so it cannot be given them."""
     cases = []
-    for path in sorted((bindings_folder() / "vectors").glob("*.json")):
-        document = json.loads(path.read_text(encoding="utf-8"))
-        model = MODELS.TYPES.get(document["type"])
-        if isinstance(model, type) and issubclass(model, RUNTIME.FlatModel):
-            for vector in document["valid"]:
-                if vector["name"] != "name_twins":
-                    cases.append(pytest.param(model, vector["value"], id=f"{document['type']}/{vector['name']}"))
+    for document, model in vector_documents(RUNTIME.FlatModel):
+        for vector in document["valid"]:
+            if vector["name"] != "name_twins":
+                cases.append(pytest.param(model, vector["value"], id=f"{document['type']}/{vector['name']}"))
     return cases
 
 
@@ -217,11 +222,7 @@ def test_a_member_a_rule_leaves_out_reads_as_its_default() -> None:
     """A lenient vector whose expected value lacks one of its members: the
     decoded model leaves it out (not set, not written) and reads its default."""
     checked = 0
-    for path in sorted((bindings_folder() / "vectors").glob("*.json")):
-        document = json.loads(path.read_text(encoding="utf-8"))
-        model = MODELS.TYPES.get(document["type"])
-        if not (inspect.isclass(model) and issubclass(model, RUNTIME.WireModel)):
-            continue
+    for document, model in vector_documents(RUNTIME.WireModel):
         fields = {field.alias or attr: (attr, field) for attr, field in model.model_fields.items()}
         for vector in document["lenient"]:
             dropped = [key for key in vector["value"] if key not in vector["expected"] and key in fields]
