@@ -8,12 +8,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from pydantic import BaseModel, TypeAdapter
-
 from acp import (
     RequestError,
-    session_notification,
     plan_entry,
+    session_notification,
     start_tool_call,
     text_block,
     tool_content,
@@ -42,6 +40,7 @@ from acp.schema import (
     ToolCallProgress,
     ToolCallStart,
 )
+from pydantic import BaseModel, TypeAdapter
 
 Json = dict[str, Any]
 AGENT_REQUESTS: dict[str, type[InitializeRequest] | type[NewSessionRequest] | type[PromptRequest]] = {

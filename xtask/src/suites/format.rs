@@ -3,7 +3,8 @@
 //! --check`; the other Rust files (`templates/rust/`, `tests/`) through
 //! `rustfmt --check`; TypeScript and JavaScript through the pinned prettier
 //! of `tests/format` (installed with `npm ci`); Python through the pinned
-//! ruff of `tests/python/requirements.txt` (in `.tools/venv`); Go through
+//! ruff of `tests/python/requirements.txt` (in `.tools/venv`), whose
+//! `ruff check` also holds the import order; Go through
 //! `gofmt -l`. The files
 //! are the ones git tracks, less the askama templates (files holding `{{`
 //! or `{%`), which no formatter can read. Settings come from `rustfmt.toml`,
@@ -75,7 +76,7 @@ pub fn run(workspace: &Path) -> Result<()> {
             &workspace.join("tests").join("python").join("requirements.txt"),
         )?;
         unformatted.extend(listed(
-            Command::new(interpreter)
+            Command::new(&interpreter)
                 .args(["-m", "ruff", "format", "--check", "--output-format", "concise"])
                 .args(&python)
                 .current_dir(workspace),
@@ -83,6 +84,19 @@ pub fn run(workspace: &Path) -> Result<()> {
             |line| {
                 line.contains(": unformatted:")
                     .then(|| line.split(':').next().unwrap_or(line).to_owned())
+            },
+        )?);
+        eprintln!("format: ruff check (import order) on {} files", python.len());
+        unformatted.extend(listed(
+            Command::new(&interpreter)
+                .args(["-m", "ruff", "check", "--quiet", "--output-format", "concise"])
+                .args(&python)
+                .current_dir(workspace),
+            "ruff check",
+            |line| {
+                let mut parts = line.splitn(3, ':');
+                let file = parts.next()?;
+                parts.next()?.parse::<u32>().ok().map(|_| file.to_owned())
             },
         )?);
     }
@@ -104,9 +118,11 @@ pub fn run(workspace: &Path) -> Result<()> {
                 Ok(relative) => relative.display().to_string(),
                 Err(_) => file.clone(),
             })
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
             .collect();
         bail!(
-            "{} files are not formatted (run cargo fmt --all, rustfmt, prettier --write, ruff format or gofmt -w on them):\n  {}",
+            "{} files are not formatted (run cargo fmt --all, rustfmt, prettier --write, ruff format, ruff check --fix or gofmt -w on them):\n  {}",
             unformatted.len(),
             unformatted.join("\n  ")
         );
