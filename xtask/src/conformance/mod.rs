@@ -32,6 +32,7 @@ use anyhow::{bail, Context, Result};
 
 use crate::interop::program::Program;
 use crate::interop::{build, ours};
+use crate::support::pool::{self, Job};
 use crate::support::tools::virtual_environment;
 use exceptions::Exceptions;
 use report::{Agent, Report, Run};
@@ -78,7 +79,7 @@ pub fn run(options: &Options) -> Result<()> {
 
     let agents = agents(&setup, options)?;
     let reports = folder.join("reports");
-    let runs = play_all(&python, &kit, &reports, agents, options.jobs.max(1), options.reuse);
+    let runs = play_all(&python, &kit, &reports, agents, options.jobs, options.reuse);
 
     let tables = page::tables(&runs, &exceptions);
     print!("{tables}");
@@ -121,29 +122,23 @@ pub fn run(options: &Options) -> Result<()> {
 /// Runs the kit against every agent, `jobs` at once (a run mostly waits:
 /// the kit's quiet periods), keeping the agents' order.
 fn play_all(python: &Path, kit: &Path, reports: &Path, agents: Vec<Agent>, jobs: usize, reuse: bool) -> Vec<Run> {
-    let queue = std::sync::Mutex::new(agents.into_iter().enumerate());
-    let done = std::sync::Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..jobs {
-            scope.spawn(|| loop {
-                let next = queue.lock().unwrap().next();
-                let Some((index, agent)) = next else { break };
+    let runs = agents
+        .into_iter()
+        .map(|agent| {
+            Job::alone(move || {
                 let earlier = reports.join(format!("{}.json", agent.slug));
                 if reuse && earlier.is_file() {
                     let report = Report::read(&earlier).map_err(|error| format!("{error:#}"));
-                    done.lock().unwrap().push((index, Run { agent, report }));
-                    continue;
+                    return Run { agent, report };
                 }
                 eprintln!("conformance: v{} against {}", agent.version, agent.label);
                 let report = play(python, kit, reports, &agent).map_err(|error| format!("{error:#}"));
                 eprintln!("conformance: v{} against {}: done", agent.version, agent.label);
-                done.lock().unwrap().push((index, Run { agent, report }));
-            });
-        }
-    });
-    let mut runs = done.into_inner().unwrap();
-    runs.sort_by_key(|(index, _)| *index);
-    runs.into_iter().map(|(_, run)| run).collect()
+                Run { agent, report }
+            })
+        })
+        .collect();
+    pool::run(runs, jobs)
 }
 
 /// The agents to run, built: ours on each version asked, then the official

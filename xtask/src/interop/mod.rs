@@ -36,6 +36,9 @@
 //! agents too; `check-trace` judges those sessions by that schema.
 //! `github.com/coder/acp-go-sdk` speaks protocol v1 only.
 //!
+//! The cells play a few at a time ([`crate::support::pool`]); a real
+//! agent's cells one after another, since its first cell installs it.
+//!
 //! [`ours`] generates the bindings and builds our programs on them (each
 //! language's with its builder of [`our_programs`]), [`build`] builds and
 //! installs the other implementations' under `target/interop/`, [`check`]
@@ -56,12 +59,18 @@ use std::path::Path;
 
 use anyhow::{bail, Result};
 
+use crate::support::pool::{self, Job};
 use crate::support::tools::{virtual_environment, workspace_root};
 use crate::support::upstream;
 use program::{Cell, Program, Protocol, Setup};
 
 /// The real agents of the matrix (names of `capture.py`'s recipes).
 const REAL_AGENTS: [&str; 2] = ["codex", "claude-code"];
+
+/// How many cells play at once: a cell mostly waits on its two processes
+/// (about one core's work between them), and the matrix's 113 cells took
+/// 4 min 25 s one at a time on two cores.
+const CELLS_AT_ONCE: usize = 3;
 
 /// Where the matrix (and `cargo xtask conformance`, which runs the same
 /// programs) builds: `target/interop/`.
@@ -119,52 +128,60 @@ pub fn run(out: Option<&Path>) -> Result<()> {
     let official_python = build::official_python(&setup, &python)?;
     let coder_go = build::coder_go(&setup)?;
 
-    let mut v1_cells = Vec::new();
+    let mut v1_jobs: Vec<Job<Cell>> = Vec::new();
     let official_agents = [
         &official_rust.v1.agent,
         &official_typescript.v1.agent,
         &official_python.agent,
         &coder_go.agent,
     ];
+    let (setup, v1, v2) = (&setup, &v1, &v2);
     for client in &ours_v1.clients {
         for agent in ours_v1.agents.iter().chain(official_agents) {
-            v1_cells.push(play::client_against(&setup, &v1, client, agent));
+            v1_jobs.push(Job::alone(move || play::client_against(setup, v1, client, agent)));
         }
         for name in REAL_AGENTS {
-            v1_cells.push(play::real_agent(&setup, &v1, client, name));
+            v1_jobs.push(Job::in_group(name, move || play::real_agent(setup, v1, client, name)));
         }
     }
     // The other implementations' clients play our agents, the full-surface
     // ones (those of `cargo xtask conformance`) too.
     let our_v1_agents: Vec<&Program> = ours_v1.agents.iter().chain(&ours_v1.full_agents).collect();
-    for agent in &our_v1_agents {
-        v1_cells.push(play::rust_example_client(&setup, &v1, &official_rust.v1.client, agent));
+    for &agent in &our_v1_agents {
+        let client = &official_rust.v1.client;
+        v1_jobs.push(Job::alone(move || play::rust_example_client(setup, v1, client, agent)));
     }
     for client in [&official_typescript.v1.client, &official_python.client] {
-        for agent in &our_v1_agents {
-            v1_cells.push(play::client_against(&setup, &v1, client, agent));
+        for &agent in &our_v1_agents {
+            v1_jobs.push(Job::alone(move || play::client_against(setup, v1, client, agent)));
         }
     }
-    for agent in &our_v1_agents {
-        v1_cells.push(play::coder_example_client(&setup, &v1, &coder_go.client, agent));
+    for &agent in &our_v1_agents {
+        let client = &coder_go.client;
+        v1_jobs.push(Job::alone(move || play::coder_example_client(setup, v1, client, agent)));
     }
-    let mut v2_cells = Vec::new();
+    let mut v2_jobs: Vec<Job<Cell>> = Vec::new();
     for client in &ours_v2.clients {
         for agent in ours_v2
             .agents
             .iter()
             .chain([&official_rust.v2.agent, &official_typescript.v2.agent])
         {
-            v2_cells.push(play::client_against(&setup, &v2, client, agent));
+            v2_jobs.push(Job::alone(move || play::client_against(setup, v2, client, agent)));
         }
     }
     let our_v2_agents: Vec<&Program> = ours_v2.agents.iter().chain(&ours_v2.full_agents).collect();
-    for agent in &our_v2_agents {
-        v2_cells.push(play::rust_example_client(&setup, &v2, &official_rust.v2.client, agent));
+    for &agent in &our_v2_agents {
+        let client = &official_rust.v2.client;
+        v2_jobs.push(Job::alone(move || play::rust_example_client(setup, v2, client, agent)));
     }
     for agent in our_v2_agents.iter().copied().chain([&official_rust.v2.agent]) {
-        v2_cells.push(play::client_against(&setup, &v2, &official_typescript.v2.client, agent));
+        let client = &official_typescript.v2.client;
+        v2_jobs.push(Job::alone(move || play::client_against(setup, v2, client, agent)));
     }
+    let v1_count = v1_jobs.len();
+    let mut v1_cells = pool::run(v1_jobs.into_iter().chain(v2_jobs).collect(), CELLS_AT_ONCE);
+    let v2_cells = v1_cells.split_off(v1_count);
 
     let tables = format!(
         "{}\n{}",

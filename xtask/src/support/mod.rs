@@ -1,5 +1,6 @@
 //! What the commands, the suites, the benchmark and the interop matrix
-//! share: running tools ([`tools`]), side by side and timed ([`lanes`]), the real agents' captures ([`captures`]), programs that leave no process behind
+//! share: running tools ([`tools`]), side by side and timed ([`lanes`]),
+//! jobs a few at a time in their order ([`pool`]), the real agents' captures ([`captures`]), programs that leave no process behind
 //! ([`processes`]), writing output atomically ([`output`]),
 //! lowering with the collision rule told ([`lowering`]), schema sources given
 //! as text ([`source`]), the pinned upstream release schemas ([`upstream`])
@@ -9,6 +10,7 @@ pub mod captures;
 pub mod lanes;
 pub mod lowering;
 pub mod output;
+pub mod pool;
 pub mod processes;
 pub mod source;
 pub mod tools;
