@@ -12,7 +12,8 @@
 //! published history and the packages of `cargo xtask package` are built
 //! twice, compared, installed and used ([`crate::commands::package::check`]).
 //! The language suites of a schema, and the mutants of each language, run
-//! side by side too ([`crate::support::lanes`]); the run ends with a table
+//! side by side too ([`crate::support::lanes`]), the mutants beside the
+//! schemas after the default; the run ends with a table
 //! of where the time went. The first failure fails the command.
 //! Each language's suite is named by its registration, every registration
 //! listed in [`crate::registry`].
@@ -355,59 +356,85 @@ fn test_schemas(
     let bindings = per_schema
         .filter(|suite| suite.needs_bindings())
         .any(|suite| selection.wants(*suite));
+    // The mutants run on a copy of the default schema's bindings, beside
+    // the later schemas' suites; the run waits for them at the end (and a
+    // failed schema waits for them too, the scope joining every thread).
+    std::thread::scope(|scope| {
+        let mut mutants = None;
+        for labelled in &labelled {
+            let folder = test_schema(workspace, upstream_root, labelled, selection, bindings, timings)?;
+            if selection.wants(Suite::Mutation) && labelled.0 == "default" {
+                mutants = Some(scope.spawn(move || mutation::run(workspace, &folder, timings)));
+            }
+        }
+        mutants.map_or(Ok(()), |mutants| {
+            mutants
+                .join()
+                .unwrap_or_else(|_| Err(anyhow::anyhow!("the mutants panicked")))
+        })
+    })
+}
+
+/// Generates the bindings of one schema (its label, the schema, whether
+/// it reads tolerantly) into `target/bindings/<label>` and runs on them what
+/// `selection` wants but the mutants; returns the folder.
+fn test_schema(
+    workspace: &Path,
+    upstream_root: &Path,
+    (label, schema, tolerant): &(String, ExtendedSchema, bool),
+    selection: &Selection,
+    bindings: bool,
+    timings: &Timings,
+) -> Result<PathBuf> {
+    let tolerant = *tolerant;
     let generated = workspace.join("target").join("bindings");
-    for (label, schema, tolerant) in labelled {
-        let outputs = generate::render_schema(&schema, &PackageNames::default(), &[], tolerant, false)
-            .with_context(|| format!("generating bindings for {label}"))?;
-        let folder = generated.join(&label);
-        generate::write(&folder, &outputs)?;
-        eprintln!("== bindings for {label} in {}", folder.display());
-        let ir = acp_codegen::lower::lower(&schema, acp_codegen::lower::Unsupported::Fail)
-            .with_context(|| format!("lowering {label}"))?;
-        let step = |suite: &str| format!("{label}: {suite}");
-        if selection.wants(Suite::Handlers) {
-            timings.time(&step("handlers"), || handlers::check(upstream_root, &label, &ir))?;
-        }
-        if bindings {
-            negotiation::prepare(workspace, &folder, &label)?;
-            // Written here, once: the lanes only read them.
-            let seeds = (label == fuzz::seeds::REPLAY_SCHEMA)
-                .then(|| -> Result<PathBuf> {
-                    let seeds = fuzz::seeds::replay_folder(workspace);
-                    let count = fuzz::seeds::write(workspace, &seeds)?;
-                    eprintln!("== {count} fuzz seeds for the harnesses' replay in {}", seeds.display());
-                    Ok(seeds)
-                })
-                .transpose()?;
-            let lanes = LANGUAGES
-                .iter()
-                .filter(|language| selection.wants_language(language))
-                .map(|language| Lane {
-                    name: step(language.id()),
-                    work: Box::new(|| (language.suite)(workspace, &folder, &label, seeds.as_deref())),
-                })
-                .collect();
-            lanes::run(lanes, &lanes::logs_folder(workspace, &label), timings)?;
-        }
-        if selection.wants(Suite::Negotiation) {
-            negotiation::compare(&folder, &label)?;
-        }
-        if selection.wants(Suite::Chain) {
-            timings.time(&step("chain"), || chain::run(workspace, &folder, &label))?;
-        }
-        if selection.wants(Suite::Independent) {
-            timings.time(&step("independent values"), || {
-                independent::run(workspace, &folder, &label, &schema, &ir, tolerant)
-            })?;
-        }
-        if selection.wants(Suite::Captures) && captures::applies(&ir) {
-            timings.time(&step("captures"), || {
-                captures::run(workspace, &folder, &label, &schema, &ir)
-            })?;
-        }
-        if selection.wants(Suite::Mutation) && label == "default" {
-            mutation::run(workspace, &folder, timings)?;
-        }
+    let outputs = generate::render_schema(schema, &PackageNames::default(), &[], tolerant, false)
+        .with_context(|| format!("generating bindings for {label}"))?;
+    let folder = generated.join(label);
+    generate::write(&folder, &outputs)?;
+    eprintln!("== bindings for {label} in {}", folder.display());
+    let ir = acp_codegen::lower::lower(schema, acp_codegen::lower::Unsupported::Fail)
+        .with_context(|| format!("lowering {label}"))?;
+    let step = |suite: &str| format!("{label}: {suite}");
+    if selection.wants(Suite::Handlers) {
+        timings.time(&step("handlers"), || handlers::check(upstream_root, label, &ir))?;
     }
-    Ok(())
+    if bindings {
+        negotiation::prepare(workspace, &folder, label)?;
+        // Written here, once: the lanes only read them.
+        let seeds = (label == fuzz::seeds::REPLAY_SCHEMA)
+            .then(|| -> Result<PathBuf> {
+                let seeds = fuzz::seeds::replay_folder(workspace);
+                let count = fuzz::seeds::write(workspace, &seeds)?;
+                eprintln!("== {count} fuzz seeds for the harnesses' replay in {}", seeds.display());
+                Ok(seeds)
+            })
+            .transpose()?;
+        let lanes = LANGUAGES
+            .iter()
+            .filter(|language| selection.wants_language(language))
+            .map(|language| Lane {
+                name: step(language.id()),
+                work: Box::new(|| (language.suite)(workspace, &folder, label, seeds.as_deref())),
+            })
+            .collect();
+        lanes::run(lanes, &lanes::logs_folder(workspace, label), timings)?;
+    }
+    if selection.wants(Suite::Negotiation) {
+        negotiation::compare(&folder, label)?;
+    }
+    if selection.wants(Suite::Chain) {
+        timings.time(&step("chain"), || chain::run(workspace, &folder, label))?;
+    }
+    if selection.wants(Suite::Independent) {
+        timings.time(&step("independent values"), || {
+            independent::run(workspace, &folder, label, schema, &ir, tolerant)
+        })?;
+    }
+    if selection.wants(Suite::Captures) && captures::applies(&ir) {
+        timings.time(&step("captures"), || {
+            captures::run(workspace, &folder, label, schema, &ir)
+        })?;
+    }
+    Ok(folder)
 }
