@@ -7,7 +7,8 @@
 //!
 //! A group of its own does not get the terminal's Ctrl-C: while a command
 //! runs, an interrupt (SIGINT, SIGTERM, SIGHUP) of this process kills its
-//! group first, then ends this process as the signal would have.
+//! group (every running command's, when several run at once) first, then
+//! ends this process as the signal would have.
 
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
@@ -21,19 +22,33 @@ const MARK: &str = "ACP_XTASK_GROUP";
 /// How long the processes of a command that exited get to end on their own.
 const GRACE: Duration = Duration::from_secs(2);
 
-/// The group of the command [`run`] is waiting for, 0 when none.
-static RUNNING: AtomicI32 = AtomicI32::new(0);
+/// The groups of the commands [`run`] is waiting for, 0 in a free slot:
+/// the interop matrix runs a few cells at once ([`super::pool`]).
+static RUNNING: [AtomicI32; 16] = [const { AtomicI32::new(0) }; 16];
+
+/// Records `group` in a free slot of [`RUNNING`] and returns the slot;
+/// `None` when every slot is taken (the group is then not killed on an
+/// interrupt, only at its command's end).
+fn register(group: i32) -> Option<usize> {
+    RUNNING.iter().position(|slot| {
+        slot.compare_exchange(0, group, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+    })
+}
 
 /// On an interrupt: kills the running group, then takes the signal's
 /// default action. Only async-signal-safe calls.
 extern "C" fn interrupted(signal: libc::c_int) {
-    let group = RUNNING.load(Ordering::SeqCst);
-    // SAFETY: kill(2), signal(2) and raise(3) are async-signal-safe and
-    // touch no memory of ours.
-    unsafe {
+    for slot in &RUNNING {
+        let group = slot.load(Ordering::SeqCst);
         if group > 0 {
-            libc::kill(-group, libc::SIGKILL);
+            // SAFETY: kill(2) is async-signal-safe and touches no memory of ours.
+            unsafe { libc::kill(-group, libc::SIGKILL) };
         }
+    }
+    // SAFETY: signal(2) and raise(3) are async-signal-safe and touch no
+    // memory of ours.
+    unsafe {
         libc::signal(signal, libc::SIG_DFL);
         libc::raise(signal);
     }
@@ -75,7 +90,7 @@ pub fn run(command: &mut Command, input: Option<&[u8]>, limit: Duration) -> std:
         .stderr(Stdio::piped())
         .spawn()?;
     let group = child.id();
-    RUNNING.store(group as i32, Ordering::SeqCst);
+    let slot = register(group as i32);
     if let (Some(input), Some(mut stdin)) = (input, child.stdin.take()) {
         // A command that exits without reading it all is no failure here.
         let _ = stdin.write_all(input);
@@ -112,7 +127,9 @@ pub fn run(command: &mut Command, input: Option<&[u8]>, limit: Duration) -> std:
     }
     let left_behind = left.iter().map(|(pid, name)| format!("{pid} {name}")).collect();
     kill_all(group, &mark);
-    RUNNING.store(0, Ordering::SeqCst);
+    if let Some(slot) = slot {
+        RUNNING[slot].store(0, Ordering::SeqCst);
+    }
 
     Ok(Ended {
         output: Output {
