@@ -46,10 +46,6 @@ from acp_bindings import (
     SessionUpdatePlan,
     SessionUpdateToolCall,
     SessionUpdateToolCallUpdate,
-    SetSessionConfigOptionRequest,
-    SetSessionConfigOptionResponse,
-    SetSessionModeRequest,
-    SetSessionModeResponse,
     StopReason,
     ToolCallContentContent,
     ToolCallStatus,
@@ -94,12 +90,6 @@ class DemoAgent(Agent):
 
     async def initialize(self, params: InitializeRequest) -> InitializeResponse:
         return InitializeResponse(protocol_version=params.protocol_version)
-
-    async def session_set_mode(self, params: SetSessionModeRequest) -> SetSessionModeResponse:
-        return SetSessionModeResponse()
-
-    async def session_set_config_option(self, params: SetSessionConfigOptionRequest) -> SetSessionConfigOptionResponse:
-        return SetSessionConfigOptionResponse(config_options=[])
 
     async def session_new(self, params: NewSessionRequest) -> NewSessionResponse:
         select = SessionConfigOptionTypeSelect(

@@ -26,23 +26,11 @@ impl Agent for Minimal {
     async fn initialize(&self, params: InitializeRequest) -> Result<InitializeResponse, Error> {
         Ok(InitializeResponse::new(params.protocol_version))
     }
-    async fn authenticate(&self, _: AuthenticateRequest) -> Result<AuthenticateResponse, Error> {
-        Ok(AuthenticateResponse::new())
-    }
     async fn session_new(&self, _: NewSessionRequest) -> Result<NewSessionResponse, Error> {
         Ok(NewSessionResponse::new("session-1"))
     }
     async fn session_prompt(&self, _: PromptRequest) -> Result<PromptResponse, Error> {
         Ok(PromptResponse::new(StopReason::EndTurn))
-    }
-    async fn session_set_mode(&self, _: SetSessionModeRequest) -> Result<SetSessionModeResponse, Error> {
-        Ok(SetSessionModeResponse::new())
-    }
-    async fn session_set_config_option(
-        &self,
-        _: SetSessionConfigOptionRequest,
-    ) -> Result<SetSessionConfigOptionResponse, Error> {
-        Ok(SetSessionConfigOptionResponse::new(Vec::new()))
     }
 }
 

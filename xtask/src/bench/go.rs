@@ -12,40 +12,16 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use super::measure::{measure_interleaved, write_if_changed, Contender, Measurement, Setup};
-use crate::support::output::write_file;
+use crate::support::coder::{sdk_version, SDK, SUMS};
 use crate::support::tools::run_checked;
 
 const PROGRAM: &str = include_str!("programs/go/main.go");
 const CONNECTION: &str = include_str!("programs/go/connection/main.go");
 const PROCESS: &str = include_str!("programs/go/internal/process/process.go");
 const MODULE: &str = include_str!("programs/go/go.mod");
-/// The sums of the pinned modules; the interop matrix builds the SDK's
-/// examples on the same pin ([`crate::interop::build::coder_go`]), and the
-/// Go suite the usage program's twin ([`crate::suites::go`]), each in a
-/// module [`sdk_module`] writes.
-const SUMS: &str = include_str!("programs/go/go.sum");
-
-/// The official SDK's module, which `programs/go/go.mod` pins.
-pub(crate) const SDK: &str = "github.com/coder/acp-go-sdk";
-
-/// The official SDK's version, as `programs/go/go.mod` pins it.
-pub(crate) fn sdk_version() -> Result<&'static str> {
-    MODULE
-        .lines()
-        .find_map(|line| line.trim().strip_prefix(SDK)?.trim().strip_prefix('v'))
-        .with_context(|| format!("programs/go/go.mod pins no {SDK}"))
-}
-
-/// Writes, in `folder`, the `go.mod` of a Go module named `name` that
-/// requires only the official SDK at this pin, and its `go.sum`.
-pub(crate) fn sdk_module(folder: &Path, name: &str) -> Result<()> {
-    let module = format!("module {name}\n\ngo 1.26\n\nrequire {SDK} v{}\n", sdk_version()?);
-    write_file(&folder.join("go.mod"), module.as_bytes())?;
-    write_file(&folder.join("go.sum"), SUMS.as_bytes())
-}
 
 /// Go's contenders: decode + encode, then the connections.
 pub fn contenders(setup: &Setup, corpus: &Path) -> Result<Vec<Measurement>> {
@@ -127,13 +103,5 @@ fn program(program: &Path, role: &'static str, mode: Option<&'static str>, corpu
             command.arg(role).args(mode).arg(&corpus).arg(runs.to_string());
             command
         }),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn the_program_module_pins_the_official_sdk() {
-        assert_eq!(super::sdk_version().unwrap(), "0.13.0");
     }
 }

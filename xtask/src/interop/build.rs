@@ -12,7 +12,7 @@ use std::process::Command;
 use anyhow::{Context, Result};
 
 use super::program::{Program, Setup};
-use crate::bench::go::{sdk_module, sdk_version, SDK};
+use crate::support::coder::{sdk_module, sdk_version, SDK};
 use crate::support::tools::{cargo, copy_tree, go, run_checked, virtual_environment};
 
 /// An official SDK's agent and client, ready to run.

@@ -317,7 +317,7 @@ fn go_run(folder: &Path, package: &str, what: &str) -> Result<String> {
 /// bindings checked the same way; each must print [`USAGE_SHOWS`].
 fn usage_programs(workspace: &Path, bindings: &Path, module: &Path) -> Result<()> {
     let official = bindings.join(OFFICIAL_MODULE);
-    crate::bench::go::sdk_module(&official, "acp-usage-official")?;
+    crate::support::coder::sdk_module(&official, "acp-usage-official")?;
     let twin = workspace.join("tests").join("go").join(USAGE.official);
     std::fs::copy(&twin, official.join("main.go")).with_context(|| format!("copying {}", twin.display()))?;
     check(workspace, &official, "the Go usage program's twin on the official SDK")?;

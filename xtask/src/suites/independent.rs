@@ -66,7 +66,7 @@ struct Invalid {
 }
 
 fn child(pointer: &str, key: &str) -> String {
-    format!("{pointer}/{}", key.replace('~', "~0").replace('/', "~1"))
+    format!("{pointer}/{}", acp_schema_source::pointer::escape_token(key))
 }
 
 impl Invalid {
