@@ -139,8 +139,7 @@ mod tests {
 
     #[test]
     fn a_synthetic_schema_lowers_with_every_kind_of_definition() {
-        let folder = std::env::temp_dir().join(format!("acp-bench-scale-{}", std::process::id()));
-        std::fs::create_dir_all(&folder).unwrap();
+        let folder = crate::support::scratch::scratch("bench-scale");
         let file = folder.join("synthetic.json");
         std::fs::write(&file, serde_json::to_string(&synthetic(40)).unwrap()).unwrap();
         let schema = load(&SourceOptions {
@@ -149,7 +148,6 @@ mod tests {
         })
         .expect("the synthetic schema loads");
         let ir = lower(&schema, Unsupported::Fail).expect("the synthetic schema lowers");
-        std::fs::remove_dir_all(&folder).unwrap();
         let kind = |index: usize| {
             &ir.get(&name(index))
                 .unwrap_or_else(|| panic!("{} is lowered", name(index)))

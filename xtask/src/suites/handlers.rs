@@ -139,7 +139,7 @@ mod tests {
 
     #[test]
     fn a_required_handler_the_official_sdk_leaves_optional_fails() {
-        let root = std::env::temp_dir().join(format!("acp-handlers-test-{}", std::process::id()));
+        let root = crate::support::scratch::scratch("handlers");
         let dist = root.join(format!("sdk-{OFFICIAL_RELEASE}")).join("package/dist");
         std::fs::create_dir_all(&dist).unwrap();
         let mut declarations =
@@ -161,7 +161,6 @@ mod tests {
             &ir_with("session/set_mode", "SetSessionModeRequest", Some("offered per session"))
         )
         .is_ok());
-        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]

@@ -194,7 +194,7 @@ mod tests {
 
     #[test]
     fn each_lane_writes_its_own_log_and_the_first_failure_is_returned() {
-        let logs = std::env::temp_dir().join(format!("acp-xtask-lanes-{}", std::process::id()));
+        let logs = crate::support::scratch::scratch("lanes");
         let timings = Timings::default();
         let lanes = vec![
             Lane {
@@ -226,12 +226,11 @@ mod tests {
         for step in ["| one |", "| two |", "| three |", "| the whole run (wall) | 1.0 s |"] {
             assert!(table.contains(step), "{table}");
         }
-        std::fs::remove_dir_all(&logs).unwrap();
     }
 
     #[test]
     fn a_tool_started_in_a_lane_writes_to_its_log() {
-        let logs = std::env::temp_dir().join(format!("acp-xtask-lanes-tool-{}", std::process::id()));
+        let logs = crate::support::scratch::scratch("lanes-tool");
         let lanes = vec![Lane {
             name: "echo".to_owned(),
             work: Box::new(|| {
@@ -243,6 +242,5 @@ mod tests {
         }];
         run(lanes, &logs, &Timings::default()).unwrap();
         assert_eq!(std::fs::read_to_string(logs.join("echo.log")).unwrap(), "out\nerr\n");
-        std::fs::remove_dir_all(&logs).unwrap();
     }
 }

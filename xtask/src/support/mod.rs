@@ -15,6 +15,9 @@ pub mod lowering;
 pub mod output;
 pub mod pool;
 pub mod processes;
+#[cfg(test)]
+#[path = "../../tests/support/scratch.rs"]
+pub mod scratch;
 pub mod source;
 pub mod tools;
 pub mod traffic;
