@@ -8,8 +8,8 @@
 //! them for a long run with a random seed. A run fails too when too few
 //! cases get as far as the emitters.
 
-use acp_codegen::emit::{PackageNames, LANGUAGES};
-use acp_codegen::lower::{lower, Unsupported};
+use acp_generate::emit::{PackageNames, LANGUAGES};
+use acp_ir::lower::{lower, Unsupported};
 use acp_schema_source::overlay::Overlay;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRng, TestRunner};
@@ -184,8 +184,8 @@ fn run_pipeline(document: Value, overlays: &[Overlay]) -> Result<Reached, String
             };
         }
     };
-    let vectors = acp_codegen::vectors::generate(&ir);
-    let report = acp_codegen::validate::check(&schema.document, &ir, &vectors);
+    let vectors = acp_vectors::vectors::generate(&ir);
+    let report = acp_vectors::validate::check(&schema.document, &ir, &vectors);
     if let Some(finding) = report.findings.first() {
         return Err(format!(
             "the validator disagrees with {} of the {} vectors, first {} {}: {} (document {})",

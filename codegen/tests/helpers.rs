@@ -8,11 +8,11 @@
 
 use std::path::{Path, PathBuf};
 
-use acp_codegen::ir::{Optional, Side};
-use acp_codegen::lower::{lower, Unsupported};
-use acp_codegen::rfd::machines::{next_step, Observation, SessionReadyGate, TurnTracker};
-use acp_codegen::rfd::{self, Turns};
-use acp_codegen::Ir;
+use acp_ir::ir::{Optional, Side};
+use acp_ir::lower::{lower, Unsupported};
+use acp_ir::rfd::machines::{next_step, Observation, SessionReadyGate, TurnTracker};
+use acp_ir::rfd::{self, Turns};
+use acp_ir::Ir;
 use acp_schema_source::{load, RfdSelection, SourceOptions};
 use serde_json::{json, Value};
 

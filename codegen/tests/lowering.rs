@@ -8,11 +8,12 @@ mod snapshots;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use acp_codegen::inspect::summarize;
-use acp_codegen::ir::*;
-use acp_codegen::lower::{lower, Unsupported};
-use acp_codegen::{validate, vectors, ErrorKind, Ir};
+use acp_ir::inspect::summarize;
+use acp_ir::ir::*;
+use acp_ir::lower::{lower, Unsupported};
+use acp_ir::{ErrorKind, Ir};
 use acp_schema_source::{load, ExtendedSchema, SourceOptions};
+use acp_vectors::{validate, vectors};
 use serde_json::{json, Value};
 
 fn here() -> PathBuf {
@@ -426,7 +427,7 @@ fn methods_the_schema_marks_unstable_are_unstable() {
 #[test]
 fn the_turn_cancel_notification_is_optional_for_the_side_whose_connection_acts_on_it() {
     let ir = lower(&load(&SourceOptions::default()).unwrap(), Unsupported::Fail).unwrap();
-    let turn_cancel = acp_codegen::rfd::model(&ir)
+    let turn_cancel = acp_ir::rfd::model(&ir)
         .turn_cancel
         .expect("the default schema cancels turns");
     let acted: Vec<&str> = ir
@@ -457,7 +458,7 @@ fn the_turn_cancel_notification_is_optional_for_the_side_whose_connection_acts_o
 
 // ---- bad schemas ------------------------------------------------------------
 
-fn lowering_error(document: Value) -> acp_codegen::CodegenError {
+fn lowering_error(document: Value) -> acp_ir::CodegenError {
     lower(&from_value(document), Unsupported::Fail).unwrap_err()
 }
 
@@ -531,7 +532,7 @@ fn colliding_names_are_reported() {
     assert_eq!(error.pointer, "/$defs/U/oneOf/1");
 }
 
-fn renamed(ir: &acp_codegen::ir::Ir) -> Vec<(String, String, String)> {
+fn renamed(ir: &acp_ir::ir::Ir) -> Vec<(String, String, String)> {
     ir.renamed
         .iter()
         .map(|rename| (rename.pointer.clone(), rename.wire.clone(), rename.name.clone()))

@@ -10,10 +10,10 @@ mod snapshots;
 
 use std::path::{Path, PathBuf};
 
-use acp_codegen::emit::{python, rust, typescript, PackageNames};
-use acp_codegen::lower::{lower, Unsupported};
-use acp_codegen::negotiation::{self, NegotiationError, Refusal, Requirement};
-use acp_codegen::Ir;
+use acp_generate::emit::{python, rust, typescript, PackageNames};
+use acp_ir::lower::{lower, Unsupported};
+use acp_ir::negotiation::{self, NegotiationError, Refusal, Requirement};
+use acp_ir::Ir;
 use acp_schema_source::capabilities::prose;
 use serde_json::json;
 
@@ -85,7 +85,7 @@ fn the_reference_evaluator_on_the_fixture() {
         Refusal {
             method: "session/prompt".into(),
             pointer: "/prompt/1".into(),
-            side: acp_codegen::ir::Side::Agent,
+            side: acp_ir::ir::Side::Agent,
             capability: "/agentCapabilities/promptCapabilities/image".into()
         }
     );

@@ -7,8 +7,8 @@ mod snapshots;
 
 use std::path::{Path, PathBuf};
 
-use acp_codegen::emit::{rust, PackageNames};
-use acp_codegen::lower::{lower, Unsupported};
+use acp_generate::emit::{rust, PackageNames};
+use acp_ir::lower::{lower, Unsupported};
 use serde_json::json;
 
 fn here() -> PathBuf {
@@ -124,7 +124,7 @@ fn ping_schema(with_error: bool) -> serde_json::Value {
     json!({"$defs": definitions})
 }
 
-fn emit_document(document: serde_json::Value) -> Result<Vec<(PathBuf, String)>, acp_codegen::error::CodegenError> {
+fn emit_document(document: serde_json::Value) -> Result<Vec<(PathBuf, String)>, acp_ir::error::CodegenError> {
     let schema = acp_schema_source::extend("ping.json".into(), document, &[], false).unwrap();
     rust::emit(&lower(&schema, Unsupported::Fail).unwrap(), &PackageNames::default())
 }
@@ -158,6 +158,6 @@ fn methods_answer_with_the_schemas_error_object() {
 #[test]
 fn methods_without_an_error_object_are_unsupported() {
     let error = emit_document(ping_schema(false)).unwrap_err();
-    assert_eq!(error.kind, acp_codegen::error::ErrorKind::Unsupported);
+    assert_eq!(error.kind, acp_ir::error::ErrorKind::Unsupported);
     assert!(error.message.contains("no JSON-RPC error object"), "{error}");
 }

@@ -2,10 +2,11 @@
 //! vector check confirms the deviation: the unknown variant it accepts is
 //! one the schema refuses.
 
-use acp_codegen::ir::{TypeKind, UnionType};
-use acp_codegen::lower::{lower, Unsupported};
-use acp_codegen::{tolerant, validate, vectors, Ir};
+use acp_ir::ir::{TypeKind, UnionType};
+use acp_ir::lower::{lower, Unsupported};
+use acp_ir::{tolerant, Ir};
 use acp_schema_source::{load, SourceOptions};
+use acp_vectors::{validate, vectors};
 
 fn union<'a>(ir: &'a Ir, name: &str) -> &'a UnionType {
     match &ir.get(name).unwrap().kind {

@@ -9,14 +9,14 @@ mod snapshots;
 
 use std::path::{Path, PathBuf};
 
-use acp_codegen::emit::{go, python, typescript, PackageNames};
-use acp_codegen::lower::{lower, Unsupported};
+use acp_generate::emit::{go, python, typescript, PackageNames};
+use acp_ir::lower::{lower, Unsupported};
 
 fn here() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests")
 }
 
-fn fixture_ir(name: &str) -> acp_codegen::Ir {
+fn fixture_ir(name: &str) -> acp_ir::Ir {
     let document = acp_schema_source::read_schema_file(&here().join("fixtures").join(format!("{name}.json"))).unwrap();
     let schema = acp_schema_source::extend(format!("fixtures/{name}.json"), document, &[], false).unwrap();
     lower(&schema, Unsupported::Fail).unwrap()

@@ -10,11 +10,11 @@
 
 use std::path::{Path, PathBuf};
 
-use acp_codegen::inspect::summarize;
-use acp_codegen::lower::{lower, Unsupported};
-use acp_codegen::review::{self, rules::Level};
-use acp_codegen::{validate, vectors};
+use acp_ir::inspect::summarize;
+use acp_ir::lower::{lower, Unsupported};
+use acp_review::rules::Level;
 use acp_schema_source::{load, read_schema_file, CapabilityAnnotations, RfdSelection, SourceOptions};
+use acp_vectors::{validate, vectors};
 
 fn schema_files(folder: &Path, found: &mut Vec<PathBuf>) {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(folder)
@@ -176,16 +176,16 @@ fn review_of_two_upstream_releases() {
         lower(&head, Unsupported::Fail).unwrap(),
     );
     let (base, head) = (
-        review::witness::Schema {
+        acp_review::witness::Schema {
             document: &base.document,
             ir: &base_ir,
         },
-        review::witness::Schema {
+        acp_review::witness::Schema {
             document: &head.document,
             ir: &head_ir,
         },
     );
-    let reviewed = review::review("2.0.0 v1", base, "2.4.0 v1", head, Vec::new()).unwrap();
+    let reviewed = acp_review::review("2.0.0 v1", base, "2.4.0 v1", head, Vec::new()).unwrap();
     let counts = (
         reviewed.count(Level::Breaking),
         reviewed.count(Level::Warning),
@@ -193,7 +193,7 @@ fn review_of_two_upstream_releases() {
     );
     // 2.4.0 adds `x-deserialize-default-on-null` to 14 list and map members,
     // 8 member names: one finding per name, listing the other types.
-    assert_eq!(counts, (0, 8, 0), "{}", review::report::markdown(&reviewed));
+    assert_eq!(counts, (0, 8, 0), "{}", acp_review::report::markdown(&reviewed));
     assert_eq!(
         reviewed
             .findings

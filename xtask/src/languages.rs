@@ -5,7 +5,7 @@
 //! must catch, its step of the chain, its [`Usage`] programs, our interop
 //! programs, its benchmark contenders, its package build and each
 //! [`Install`] the package check makes) next to the generator's registration
-//! ([`acp_codegen::emit::Language`]). The list of them is
+//! ([`acp_generate::emit::Language`]). The list of them is
 //! [`crate::registry`]'s; this module holds only the types, so that the
 //! registrations import from here without importing the list back.
 //!
@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
-use acp_codegen::emit::{Language, PackageNames};
+use acp_generate::emit::{Language, PackageNames};
 
 use crate::support::tools::SuiteOutcome;
 

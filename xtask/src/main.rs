@@ -300,13 +300,13 @@ struct PackageArgs {
 }
 
 impl PackageArgs {
-    fn names(&self) -> acp_codegen::emit::PackageNames {
-        acp_codegen::emit::PackageNames {
+    fn names(&self) -> acp_generate::emit::PackageNames {
+        acp_generate::emit::PackageNames {
             rust_crate: self.rust_crate.clone(),
             npm_package: self.npm_package.clone(),
             python_package: self.python_package.clone(),
             go_module: self.go_module.clone(),
-            ..acp_codegen::emit::PackageNames::default()
+            ..acp_generate::emit::PackageNames::default()
         }
     }
 }

@@ -7,7 +7,7 @@
 
 use crate::languages::LanguageTests;
 
-/// Every language the xtask tests, in [`acp_codegen::emit::LANGUAGES`] order.
+/// Every language the xtask tests, in [`acp_generate::emit::LANGUAGES`] order.
 pub const LANGUAGES: &[&LanguageTests] = &[
     &crate::suites::rust::LANGUAGE,
     &crate::suites::typescript::LANGUAGE,
@@ -34,6 +34,6 @@ mod tests {
     #[test]
     fn every_generated_language_is_tested_in_the_same_order() {
         let tested: Vec<&str> = super::LANGUAGES.iter().map(|language| language.id()).collect();
-        assert_eq!(tested, acp_codegen::emit::ids());
+        assert_eq!(tested, acp_generate::emit::ids());
     }
 }

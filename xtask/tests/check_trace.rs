@@ -459,7 +459,7 @@ fn the_documented_example_is_r1_and_its_table_lists_every_rule() {
     let path = folder.join("example.jsonl");
     std::fs::write(&path, example).unwrap();
     assert_eq!(findings(&[path.to_str().unwrap()]), rules(&[(5, "R1"), (4, "R1")]));
-    for (rule, _) in acp_codegen::trace::RULES {
+    for (rule, _) in acp_trace::RULES {
         assert!(
             readme.contains(&format!("`{rule}`")),
             "docs/trace-checker.md's rule table lacks {rule}"

@@ -727,7 +727,7 @@ fn an_unknown_suite_or_language_is_refused_with_the_known_ones() {
         "bench",
     ];
     // Every registered language, from the generator's registry.
-    let languages: Vec<&str> = acp_codegen::emit::LANGUAGES
+    let languages: Vec<&str> = acp_generate::emit::LANGUAGES
         .iter()
         .map(|language| language.id)
         .collect();

@@ -89,7 +89,7 @@ fn an_output_folder_that_is_a_file_is_refused_and_left_alone() {
 #[test]
 fn the_python_package_requires_the_pydantic_release_it_is_tested_with() {
     let requirements = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/python/requirements.txt");
-    let pinned = format!("pydantic=={}", acp_codegen::emit::python::PYDANTIC_TESTED);
+    let pinned = format!("pydantic=={}", acp_generate::emit::python::PYDANTIC_TESTED);
     let text = std::fs::read_to_string(requirements).unwrap();
     assert!(
         text.lines().any(|line| line == pinned),

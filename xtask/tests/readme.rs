@@ -1,7 +1,7 @@
 //! The README's and `docs/`'s code is code the tests compile and run: every
 //! block in a generated language (fenced as that language's package README
 //! fences its usage example, `Package::fence` of each registration in
-//! `acp_codegen::emit::LANGUAGES`) is an excerpt of a usage program or test
+//! `acp_generate::emit::LANGUAGES`) is an excerpt of a usage program or test
 //! (`<!-- excerpt: PATH -->` above the block), and each of its lines stands
 //! in that file, in the same order, one after the other: where the excerpt
 //! leaves lines out, it says so with a line `// ...` (`# ...` in Python),
@@ -46,7 +46,7 @@ fn every_code_block_is_an_excerpt_of_a_tested_program() {
         .collect();
     docs.sort();
     pages.extend(docs);
-    let fences: Vec<&str> = acp_codegen::emit::LANGUAGES
+    let fences: Vec<&str> = acp_generate::emit::LANGUAGES
         .iter()
         .map(|language| language.package.fence)
         .collect();

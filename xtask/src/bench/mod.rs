@@ -36,7 +36,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, ensure, Result};
 
-use acp_codegen::emit::PackageNames;
+use acp_generate::emit::PackageNames;
 use acp_schema_source::SourceOptions;
 
 use crate::commands::generate;

@@ -10,7 +10,7 @@ use std::process::Command;
 
 use anyhow::{Context, Result};
 
-use acp_codegen::emit::PackageNames;
+use acp_generate::emit::PackageNames;
 
 use super::measure::{measure_interleaved, write_if_changed, Contender, Measurement, Setup};
 use crate::support::tools::run_checked;

@@ -131,8 +131,8 @@ pub fn measure(setup: &Setup, xtask: &Path, runs: usize) -> Result<Vec<Point>> {
 
 #[cfg(test)]
 mod tests {
-    use acp_codegen::ir::{TypeKind, UnionStyle};
-    use acp_codegen::lower::{lower, Unsupported};
+    use acp_ir::ir::{TypeKind, UnionStyle};
+    use acp_ir::lower::{lower, Unsupported};
     use acp_schema_source::{load, RfdSelection, SourceOptions};
 
     use super::*;

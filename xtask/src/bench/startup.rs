@@ -10,7 +10,7 @@ use std::process::Command;
 
 use anyhow::{Context, Result};
 
-use acp_codegen::emit::PackageNames;
+use acp_generate::emit::PackageNames;
 
 use super::generation::{time, Timing};
 use super::measure::Setup;

@@ -8,8 +8,8 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use acp_codegen::emit::PackageNames;
-use acp_codegen::lower::Unsupported;
+use acp_generate::emit::PackageNames;
+use acp_ir::lower::Unsupported;
 use acp_schema_source::{ExtendedSchema, SourceOptions};
 
 use crate::support::output::{self, Files};
@@ -18,11 +18,11 @@ use crate::support::output::{self, Files};
 pub type Outputs = Vec<(String, Files)>;
 
 /// Renders the bindings of every language (each package with its README and
-/// the extended schema, [`acp_codegen::emit::package`]), the extended schema
+/// the extended schema, [`acp_generate::emit::package`]), the extended schema
 /// and the vectors.
 /// `languages` picks emitters by folder name (`rust`, `typescript`,
 /// `python`); empty means all. `tolerant` opens every closed tagged union
-/// on decode ([`acp_codegen::tolerant`]); `strict_names` refuses a name the
+/// on decode ([`acp_ir::tolerant`]); `strict_names` refuses a name the
 /// collision rule would change ([`crate::support::lowering`]).
 pub fn render(
     source: &SourceOptions,
@@ -104,7 +104,7 @@ fn render_into<S: acp_generate::Sink + Send>(
 }
 
 /// The packages of every language for `ir`, without schema and vectors.
-pub fn render_bindings(ir: &acp_codegen::Ir, names: &PackageNames) -> Result<Outputs> {
+pub fn render_bindings(ir: &acp_ir::Ir, names: &PackageNames) -> Result<Outputs> {
     Ok(acp_generate::pipeline::bindings(ir, names)?)
 }
 
@@ -116,6 +116,6 @@ pub fn write(out: &Path, outputs: &Outputs) -> Result<()> {
 }
 
 /// The vectors of `ir`, refused if the validator disagrees with any of them.
-pub fn checked_vectors(schema: &ExtendedSchema, ir: &acp_codegen::Ir) -> Result<Files> {
+pub fn checked_vectors(schema: &ExtendedSchema, ir: &acp_ir::Ir) -> Result<Files> {
     Ok(acp_generate::pipeline::checked_vectors(schema, ir)?)
 }

@@ -3,7 +3,7 @@
 
 use anyhow::Result;
 
-use acp_codegen::lower::Unsupported;
+use acp_ir::lower::Unsupported;
 
 use crate::support::lowering;
 use crate::SourceArgs;
@@ -12,7 +12,7 @@ use crate::SourceArgs;
 pub fn run(source: &SourceArgs, json: bool) -> Result<()> {
     let schema = acp_schema_source::load(&source.options())?;
     let ir = lowering::lower_told(&schema, Unsupported::FallBack, source.strict_names)?;
-    let summary = acp_codegen::inspect::summarize(&ir);
+    let summary = acp_ir::inspect::summarize(&ir);
     if json {
         println!("{}", serde_json::to_string_pretty(&summary)?);
     } else {

@@ -7,8 +7,8 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
 
-use acp_codegen::lower::Unsupported;
-use acp_codegen::negotiation::{self, NegotiationError};
+use acp_ir::lower::Unsupported;
+use acp_ir::negotiation::{self, NegotiationError};
 use acp_schema_source::SourceOptions;
 
 /// Reads one initialize message: readable, JSON, an object.

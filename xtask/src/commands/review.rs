@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use acp_codegen::emit::PackageNames;
-use acp_codegen::lower::Unsupported;
-use acp_codegen::review::{self, report, rules::Level, tiers::Tier, witness::Schema, Review};
+use acp_generate::emit::PackageNames;
+use acp_ir::lower::Unsupported;
+use acp_review::{report, rules::Level, tiers::Tier, witness::Schema, Review};
 
 use crate::support::lowering::lower_told;
 use crate::support::output::{self, Files};
@@ -45,7 +45,7 @@ pub fn run(base: &str, head: &str, with_bindings: bool, strict_names: bool) -> R
             ir: &head_ir,
         },
     );
-    let review = review::review(&base.label, base_schema, &head.label, head_schema, conflicts)
+    let review = acp_review::review(&base.label, base_schema, &head.label, head_schema, conflicts)
         .map_err(|error| anyhow::anyhow!("the validator cannot confirm witnesses: {error}"))?;
     let mut files = Files::new();
     files.insert(PathBuf::from("review.md"), report::markdown(&review));

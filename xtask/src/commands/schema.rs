@@ -5,7 +5,7 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use acp_codegen::lower::Unsupported;
+use acp_ir::lower::Unsupported;
 
 use crate::support::{lowering, output};
 use crate::SourceArgs;

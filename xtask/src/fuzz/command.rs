@@ -4,7 +4,7 @@
 
 use anyhow::{bail, Context, Result};
 
-use acp_codegen::emit::PackageNames;
+use acp_generate::emit::PackageNames;
 use acp_schema_source::SourceOptions;
 
 use super::{seeds, Outcome, Run};

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
 
-use acp_codegen::trace::Direction;
+use acp_trace::Direction;
 
 use crate::support::captures;
 

@@ -13,7 +13,7 @@ use std::process::Command;
 
 use anyhow::{Context, Result};
 
-use acp_codegen::emit::PackageNames;
+use acp_generate::emit::PackageNames;
 
 use super::program::{Program, Protocol, Setup};
 use crate::support::tools::{cargo, copy_tree, go as go_command, run_checked};

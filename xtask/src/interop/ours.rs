@@ -8,7 +8,7 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use acp_codegen::emit::PackageNames;
+use acp_generate::emit::PackageNames;
 
 use super::our_programs::Inputs;
 use super::program::{Program, Protocol, Setup};

@@ -3,7 +3,7 @@
 //! message goes through the cross-language chain ([`crate::suites::chain`]) as the
 //! type its method gives (a response as its request's result, an error
 //! response as the schema's `Error`) and must come back exactly from every
-//! language; and the trace checker ([`acp_codegen::trace`]) must find
+//! language; and the trace checker ([`acp_trace`]) must find
 //! nothing in any capture.
 
 use std::collections::BTreeMap;
@@ -12,9 +12,9 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
 
-use acp_codegen::ir::Ir;
-use acp_codegen::trace::{Checker, Direction};
+use acp_ir::ir::Ir;
 use acp_schema_source::ExtendedSchema;
+use acp_trace::{Checker, Direction};
 
 use crate::suites::chain::{self, Case, Compare, Expected, Verdict};
 use crate::support::captures::{self, Captured};

@@ -11,9 +11,9 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde_json::{json, Map, Value};
 
-use acp_codegen::ir::{AdditionalProperties, Field, Payload, TypeExpr, TypeKind, UnionStyle};
-use acp_codegen::lower::{lower, Unsupported};
-use acp_codegen::Ir;
+use acp_ir::ir::{AdditionalProperties, Field, Payload, TypeExpr, TypeKind, UnionStyle};
+use acp_ir::lower::{lower, Unsupported};
+use acp_ir::Ir;
 
 use crate::support::tools::cargo;
 use crate::support::tools::run_checked;

@@ -35,7 +35,7 @@ use std::process::Command;
 
 use anyhow::{bail, ensure, Context, Result};
 
-use acp_codegen::emit::{self, PackageNames};
+use acp_generate::emit::{self, PackageNames};
 
 use crate::commands::package::{build, example, install};
 use crate::languages::{Install, LanguageTests, Mutant, Usage};
@@ -44,7 +44,7 @@ use crate::support::tools::{go, run_checked, staticcheck, SuiteOutcome};
 /// Go's registration ([`crate::languages::LanguageTests`]), listed in
 /// [`crate::registry`].
 pub const LANGUAGE: LanguageTests = LanguageTests {
-    generated: &acp_codegen::emit::go::LANGUAGE,
+    generated: &acp_generate::emit::go::LANGUAGE,
     suite: run,
     vector_suite,
     summary: |output| output.lines().find(|line| line.contains("vectors passed:")),

@@ -3,7 +3,7 @@
 //! (the last with `Agent` and `Client` interfaces; fetched with the
 //! upstream schemas) marks a handler optional (`name?(...)`) when a peer may
 //! never call it. A method our IR makes required on a side
-//! ([`acp_codegen::ir::Method::optional`], which every emitter follows) must
+//! ([`acp_ir::ir::Method::optional`], which every emitter follows) must
 //! be required there too: a peer that may never call a method must not
 //! force a handler on every implementation. Methods are matched by their
 //! params type, which both sides take from the same schema.
@@ -13,7 +13,7 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 
-use acp_codegen::ir::{Ir, Side};
+use acp_ir::ir::{Ir, Side};
 
 /// The release whose interfaces are the oracle.
 pub const OFFICIAL_RELEASE: &str = "1.0.0";
@@ -108,7 +108,7 @@ pub fn check(upstream_root: &Path, label: &str, ir: &Ir) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use acp_codegen::ir::{Method, RequestMethod};
+    use acp_ir::ir::{Method, RequestMethod};
 
     fn ir_with(method: &str, params: &str, not_negotiated: Option<&str>) -> Ir {
         let request = RequestMethod {

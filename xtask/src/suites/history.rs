@@ -29,10 +29,10 @@ use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
-use acp_codegen::review::bump::{self, Bump};
-use acp_codegen::review::rules::Level;
-use acp_codegen::review::tiers::Tier;
-use acp_codegen::review::witness::Reader;
+use acp_review::bump::{self, Bump};
+use acp_review::rules::Level;
+use acp_review::tiers::Tier;
+use acp_review::witness::Reader;
 use serde_json::json;
 
 #[derive(Deserialize)]

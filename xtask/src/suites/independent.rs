@@ -17,7 +17,7 @@
 //! also be kept as it came, or repaired around it, where its type holds an
 //! extensible union, whose catch-all keeps an unknown variant whole whatever
 //! the schema says inside it, or under tolerant reading
-//! ([`acp_codegen::tolerant`]); the report counts those.
+//! ([`acp_ir::tolerant`]); the report counts those.
 
 use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -28,7 +28,7 @@ use std::rc::Rc;
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 
-use acp_codegen::ir::{Ir, TypeKind};
+use acp_ir::ir::{Ir, TypeKind};
 use acp_schema_source::ExtendedSchema;
 
 use crate::suites::chain::{self, related, same_value, Case, Compare, Expected, Numbers, Verdict};

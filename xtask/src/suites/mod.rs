@@ -43,7 +43,7 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use clap::ValueEnum;
 
-use acp_codegen::emit::PackageNames;
+use acp_generate::emit::PackageNames;
 use acp_schema_source::{ExtendedSchema, RfdSelection, SourceOptions};
 
 use crate::bench;
@@ -393,8 +393,8 @@ fn test_schema(
     let folder = generated.join(label);
     generate::write(&folder, &outputs)?;
     eprintln!("== bindings for {label} in {}", folder.display());
-    let ir = acp_codegen::lower::lower(schema, acp_codegen::lower::Unsupported::Fail)
-        .with_context(|| format!("lowering {label}"))?;
+    let ir =
+        acp_ir::lower::lower(schema, acp_ir::lower::Unsupported::Fail).with_context(|| format!("lowering {label}"))?;
     let step = |suite: &str| format!("{label}: {suite}");
     if selection.wants(Suite::Handlers) {
         timings.time(&step("handlers"), || handlers::check(upstream_root, label, &ir))?;

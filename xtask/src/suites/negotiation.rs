@@ -11,7 +11,7 @@ use std::path::Path;
 use anyhow::{bail, ensure, Context, Result};
 use serde_json::Value;
 
-use acp_codegen::emit::ids;
+use acp_generate::emit::ids;
 
 use crate::registry::LANGUAGES;
 

@@ -24,7 +24,7 @@ use std::process::Command;
 
 use anyhow::{bail, ensure, Context, Result};
 
-use acp_codegen::emit::PackageNames;
+use acp_generate::emit::PackageNames;
 
 use crate::commands::package::{build, install};
 use crate::languages::{Install, LanguageTests, Mutant, Usage};
@@ -33,7 +33,7 @@ use crate::support::tools::{copy_tree, run_checked, virtual_environment, SuiteOu
 /// Python's registration ([`crate::languages::LanguageTests`]), listed in
 /// [`crate::registry`].
 pub const LANGUAGE: LanguageTests = LanguageTests {
-    generated: &acp_codegen::emit::python::LANGUAGE,
+    generated: &acp_generate::emit::python::LANGUAGE,
     suite: run,
     vector_suite,
     summary: |output| {

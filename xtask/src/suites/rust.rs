@@ -23,7 +23,7 @@ use crate::support::tools::{cargo, run_checked, SuiteOutcome};
 /// Rust's registration ([`crate::languages::LanguageTests`]), listed in
 /// [`crate::registry`].
 pub const LANGUAGE: LanguageTests = LanguageTests {
-    generated: &acp_codegen::emit::rust::LANGUAGE,
+    generated: &acp_generate::emit::rust::LANGUAGE,
     suite: run,
     vector_suite: |workspace, bindings, _label| vector_suite(workspace, bindings),
     summary: |output| output.lines().find(|line| line.starts_with("rust vectors:")),

@@ -32,7 +32,7 @@ use crate::support::tools::{run_checked, SuiteOutcome};
 /// TypeScript's registration ([`crate::languages::LanguageTests`]), listed in
 /// [`crate::registry`].
 pub const LANGUAGE: LanguageTests = LanguageTests {
-    generated: &acp_codegen::emit::typescript::LANGUAGE,
+    generated: &acp_generate::emit::typescript::LANGUAGE,
     suite: run,
     vector_suite,
     summary: |output| output.lines().find(|line| line.contains("vectors passed:")),

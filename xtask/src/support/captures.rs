@@ -1,7 +1,7 @@
 //! The real agents' captures of `tests/captures/` (real ACP agents from the
 //! npm registry against a mock model; see `tests/agents/`): which files
 //! they are, and their messages, read by the trace checker's own reader
-//! ([`acp_codegen::trace::input`]). The captures suite and the fuzzers'
+//! ([`acp_trace::input`]). The captures suite and the fuzzers'
 //! seeds both read them from here.
 
 use std::path::{Path, PathBuf};
@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
 
-use acp_codegen::trace::input::{Inputs, Reader, Record};
-use acp_codegen::trace::{Direction, Place};
+use acp_trace::input::{Inputs, Reader, Record};
+use acp_trace::{Direction, Place};
 
 /// The captures, in name order; an error when there is none.
 pub fn files(workspace: &Path) -> Result<Vec<PathBuf>> {
@@ -61,7 +61,7 @@ mod tests {
         assert!(files.len() >= 5, "{files:?}");
         for path in files {
             let messages = super::messages(&path).unwrap();
-            for direction in acp_codegen::trace::Direction::BOTH {
+            for direction in acp_trace::Direction::BOTH {
                 assert!(
                     messages.iter().any(|captured| captured.direction == direction),
                     "{}: no message {}",

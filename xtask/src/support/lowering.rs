@@ -1,11 +1,11 @@
 //! Lowering as the commands do it: the IR of a schema, with every name the
-//! collision rule changed ([`acp_codegen::naming::distinct`]) told on stderr
+//! collision rule changed ([`acp_ir::naming::distinct`]) told on stderr
 //! as a note, or refused as an error under `--strict-names`.
 
 use anyhow::{bail, Result};
 
-use acp_codegen::lower::{lower, Unsupported};
-use acp_codegen::Ir;
+use acp_ir::lower::{lower, Unsupported};
+use acp_ir::Ir;
 use acp_schema_source::ExtendedSchema;
 
 /// The IR of `schema`; `strict_names` makes a renamed name an error.

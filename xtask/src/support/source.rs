@@ -7,7 +7,7 @@ use std::path::Path;
 
 use anyhow::{bail, Result};
 
-use acp_codegen::review::Conflict;
+use acp_review::Conflict;
 use acp_schema_source::{ExtendedSchema, Overlay, SourceError};
 
 /// A source, assembled.

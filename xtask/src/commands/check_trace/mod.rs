@@ -1,5 +1,5 @@
 //! `cargo xtask check-trace`: checks a capture of one ACP connection with
-//! the checker of `acp_codegen::trace` (the schema, the negotiation and the
+//! the checker of `acp_trace` (the schema, the negotiation and the
 //! RFD helpers' machines) and prints one line per finding and a summary;
 //! `cargo xtask gen-trace` writes a large, clean, seeded capture to measure
 //! it on. The checker's own `input` reads the capture's forms, [`report`]
@@ -14,11 +14,11 @@ use std::path::PathBuf;
 use anyhow::{anyhow, Result};
 use clap::Args;
 
-use acp_codegen::lower::Unsupported;
-use acp_codegen::trace::Checker;
+use acp_ir::lower::Unsupported;
 use acp_schema_source::SourceOptions;
+use acp_trace::Checker;
 
-use acp_codegen::trace::input::{Entry, Inputs, Reader, Record};
+use acp_trace::input::{Entry, Inputs, Reader, Record};
 use report::{Format, Report};
 
 /// The capture and how to print what is found.

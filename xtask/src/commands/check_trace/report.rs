@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use serde_json::{json, Map, Value};
 
-use acp_codegen::trace::{Finding, RULES};
+use acp_trace::{Finding, RULES};
 
 /// The output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -152,7 +152,7 @@ pub fn go(source: &Path, version: &str, into: &Path) -> Result<Vec<PathBuf>> {
             .args([
                 "build",
                 "-version",
-                &acp_codegen::emit::go::module_version(version),
+                &acp_generate::emit::go::module_version(version),
                 "-dir",
             ])
             .arg(source)

@@ -21,7 +21,7 @@ use std::process::Command;
 
 use anyhow::{ensure, Context, Result};
 
-use acp_codegen::emit::PackageNames;
+use acp_generate::emit::PackageNames;
 use acp_schema_source::SourceOptions;
 
 use super::build::{quiet, tools_python};

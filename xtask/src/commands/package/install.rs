@@ -18,7 +18,7 @@ use std::process::Command;
 use anyhow::{bail, ensure, Context, Result};
 use serde_json::Value;
 
-use acp_codegen::emit::{self, Language, PackageNames};
+use acp_generate::emit::{self, Language, PackageNames};
 
 use super::build::{cargo_target, go_sums, quiet, tools_python};
 
@@ -127,7 +127,7 @@ pub fn typescript(artifact: &Path, names: &PackageNames, version: &str, work: &P
             .arg(artifact)
             .arg(format!(
                 "typescript@{}",
-                acp_codegen::emit::typescript::TYPESCRIPT_VERSION
+                acp_generate::emit::typescript::TYPESCRIPT_VERSION
             ))
             .current_dir(&consumer),
         "npm install of the tarball",
@@ -199,7 +199,7 @@ pub fn python(artifact: &Path, names: &PackageNames, version: &str, folder: &Pat
         &format!("pip install {}", artifact.display()),
     )?;
     let metadata = installed_metadata(&interpreter, names)?;
-    let spelled = format!("Version: {}", acp_codegen::emit::package::python_version(version));
+    let spelled = format!("Version: {}", acp_generate::emit::package::python_version(version));
     for field in [
         spelled.as_str(),
         "Requires-Python: >=3.10",
@@ -212,7 +212,7 @@ pub fn python(artifact: &Path, names: &PackageNames, version: &str, folder: &Pat
     }
     let pydantic = format!(
         "Requires-Dist: pydantic<3,>={}",
-        acp_codegen::emit::python::PYDANTIC_TESTED
+        acp_generate::emit::python::PYDANTIC_TESTED
     );
     ensure!(
         metadata.lines().any(|line| line == pydantic),

@@ -6,7 +6,7 @@
 //! environment), the Go module as a Go module proxy serves it (`go-proxy/`:
 //! the module zip of `golang.org/x/mod/zip`, its `.mod`, `.info` and
 //! `list`). Each carries the version of
-//! [`acp_codegen::emit::package::version`], a README with a usage example
+//! [`acp_generate::emit::package::version`], a README with a usage example
 //! and the extended schema. Each language's registration names its build
 //! ([`build`], through [`crate::languages::LanguageTests::package`]) and the
 //! installs [`check`] makes of its artifacts ([`install`]).
@@ -15,7 +15,7 @@
 //! there are they moved into `--out` (each at its path under the artifacts
 //! folder), so bad input or a failed build leaves nothing behind; a package
 //! name that cannot carry the version (a Go module path without its major
-//! version, [`acp_codegen::emit::Package::publishable`]) is refused before
+//! version, [`acp_generate::emit::Package::publishable`]) is refused before
 //! anything is built. Builds are reproducible: every tool gets the same
 //! `SOURCE_DATE_EPOCH`, `cargo package`, `npm pack` and Go's module zip
 //! write fixed timestamps and sorted entries of their own, and hatchling
@@ -31,7 +31,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use acp_codegen::emit::PackageNames;
+use acp_generate::emit::PackageNames;
 use acp_schema_source::SourceOptions;
 
 use crate::commands::generate;
@@ -96,7 +96,7 @@ pub fn run(options: &Options) -> Result<Packaged> {
         None => base,
     };
     let version_of = |overlays: &[String]| {
-        acp_codegen::emit::package::version(&base, overlays).map_err(|message| anyhow::anyhow!("--version: {message}"))
+        acp_generate::emit::package::version(&base, overlays).map_err(|message| anyhow::anyhow!("--version: {message}"))
     };
     version_of(&[])?;
     let schema = acp_schema_source::load(&options.source)?;
@@ -106,7 +106,7 @@ pub fn run(options: &Options) -> Result<Packaged> {
         version: version.clone(),
         ..options.names.clone()
     };
-    for language in acp_codegen::emit::LANGUAGES {
+    for language in acp_generate::emit::LANGUAGES {
         (language.package.publishable)(&names).map_err(|message| anyhow::anyhow!("--version {version}: {message}"))?;
     }
     let outputs = generate::render_schema(&schema, &names, &[], false, options.strict_names)?;
@@ -154,7 +154,7 @@ fn bumped(from: &str, source: &SourceOptions, version: &str) -> Result<String> {
     let review = crate::commands::review::run(from, &head, false, false)
         .with_context(|| format!("--bump-from {from}: reviewing {head} against it"))?
         .review;
-    let (bump, finding) = acp_codegen::review::bump::bump(&review);
+    let (bump, finding) = acp_review::bump::bump(&review);
     let raised = bump
         .apply(version)
         .with_context(|| format!("--version {version}: not MAJOR.MINOR.PATCH"))?;
