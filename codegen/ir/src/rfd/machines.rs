@@ -17,10 +17,10 @@
 //!
 //! They are pure: no I/O and no clock. The caller passes the time in (any
 //! monotonic count, such as milliseconds) and sends what they return.
-//! This file uses `std` only: it is compiled into `acp-codegen`, where
+//! This file uses `std` only: it is compiled into `acp-ir`, where
 //! `cargo xtask check-trace` runs it on captured traffic, and copied as it
 //! is into every generated Rust crate, where typed wrappers feed it decoded
-//! messages. The TypeScript and Python helpers implement the same machines;
+//! messages. The TypeScript, Python and Go helpers implement the same machines;
 //! `tests/helpers.json` holds every one to the same decisions.
 
 use std::collections::{BTreeMap, BTreeSet};
