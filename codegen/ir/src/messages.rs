@@ -3,7 +3,10 @@
 //! handles it (`x-side`), the ways it travels between agent and client, the
 //! endpoints whose handler interfaces hold it and the handler's name
 //! ([`naming::handler`]). The trace checker, the review and every emitter
-//! read this list instead of working out directions and handlers again.
+//! read this list instead of working out directions and handlers again; an
+//! emitter takes an endpoint's handlers from [`Ir::handled_by`], and each
+//! message keeps its [`Method`] for what the emitter says of it (gates,
+//! why a side may leave it out).
 //!
 //! A proxy's method (`x-side: proxy`) is handled by the proxy alone, and
 //! travels both ways: a proxy sits between two neighbours, the agent to the
@@ -23,6 +26,9 @@ use crate::naming;
 pub struct Message<'a> {
     /// The JSON-RPC method name.
     pub method: &'a str,
+    /// The method the message belongs to.
+    #[serde(skip)]
+    pub definition: &'a Method,
     pub kind: MessageKind,
     /// The `$defs` name of the params (a request, a notification) or of the
     /// result (a response).
@@ -40,7 +46,16 @@ pub struct Message<'a> {
     pub handler: String,
 }
 
-impl Message<'_> {
+impl<'a> Message<'a> {
+    /// The `$defs` name of a request's result (its response's payload);
+    /// `None` for a response or a notification.
+    pub fn result(&self) -> Option<&'a str> {
+        match self.kind {
+            MessageKind::Request => self.definition.request.as_ref().map(|request| request.result.as_str()),
+            MessageKind::Response | MessageKind::Notification => None,
+        }
+    }
+
     /// Whether the endpoint `endpoint` handles this message (for a
     /// response: handled its request).
     pub fn handled_by(&self, endpoint: Side) -> bool {
@@ -80,6 +95,7 @@ pub fn of_method(method: &Method) -> Vec<Message<'_>> {
         let handler = naming::handler(method, MessageKind::Request);
         found.push(Message {
             method: &method.name,
+            definition: method,
             kind: MessageKind::Request,
             payload: &request.params,
             side: request.side,
@@ -89,6 +105,7 @@ pub fn of_method(method: &Method) -> Vec<Message<'_>> {
         });
         found.push(Message {
             method: &method.name,
+            definition: method,
             kind: MessageKind::Response,
             payload: &request.result,
             side: request.side,
@@ -100,6 +117,7 @@ pub fn of_method(method: &Method) -> Vec<Message<'_>> {
     if let Some(notification) = &method.notification {
         found.push(Message {
             method: &method.name,
+            definition: method,
             kind: MessageKind::Notification,
             payload: &notification.params,
             side: notification.side,
@@ -116,6 +134,16 @@ impl Ir {
     /// request, its response and its notification.
     pub fn messages(&self) -> Vec<Message<'_>> {
         self.methods.values().flat_map(of_method).collect()
+    }
+
+    /// The requests and notifications the handler interface of `endpoint`
+    /// holds, in method order; for each method its request, then its
+    /// notification.
+    pub fn handled_by(&self, endpoint: Side) -> Vec<Message<'_>> {
+        self.messages()
+            .into_iter()
+            .filter(|message| message.kind != MessageKind::Response && message.handled_by(endpoint))
+            .collect()
     }
 
     /// The message of `method` of `kind`, when the schema has it.
@@ -175,6 +203,43 @@ mod tests {
         assert_eq!(response.kind, MessageKind::Response);
         assert_eq!(response.payload, "session/prompt result");
         assert_eq!(response.directions, [Direction::AgentToClient]);
+    }
+
+    /// An endpoint's handlers: its own requests and notifications and the
+    /// protocol-level ones, in method order and without responses; a
+    /// request keeps its result and its method.
+    #[test]
+    fn an_endpoint_handles_its_own_and_the_protocol_level_messages() {
+        let ir = ir(vec![
+            method("$/cancel_request", None, Some(Side::Protocol)),
+            method("fs/read", Some(Side::Client), None),
+            method("session/prompt", Some(Side::Agent), Some(Side::Client)),
+        ]);
+        let handled = ir.handled_by(Side::Agent);
+        let found: Vec<(&str, MessageKind)> = handled.iter().map(|message| (message.method, message.kind)).collect();
+        assert_eq!(
+            found,
+            [
+                ("$/cancel_request", MessageKind::Notification),
+                ("session/prompt", MessageKind::Request),
+            ]
+        );
+        assert_eq!(handled[0].result(), None);
+        assert_eq!(handled[1].result(), Some("session/prompt result"));
+        assert_eq!(handled[1].definition.name, "session/prompt");
+        let client: Vec<&str> = ir
+            .handled_by(Side::Client)
+            .iter()
+            .map(|message| message.payload)
+            .collect();
+        assert_eq!(
+            client,
+            [
+                "$/cancel_request notification",
+                "fs/read params",
+                "session/prompt notification"
+            ]
+        );
     }
 
     #[test]

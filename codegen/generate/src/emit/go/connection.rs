@@ -14,7 +14,7 @@ use super::exprs::collision;
 use super::exprs::{go_string, go_strings};
 use acp_ir::error::CodegenError;
 use acp_ir::handshake::Handshake;
-use acp_ir::ir::{Ir, MessageKind, Side};
+use acp_ir::ir::{Ir, Side};
 use acp_ir::naming;
 use acp_ir::rfd::{Cancel, CancelEnd, Drain, Ready, TurnCancel, TurnEnd};
 
@@ -73,41 +73,27 @@ struct CallView {
 
 fn side_view(ir: &Ir, side: Side, peer: Side) -> Result<SideView, CodegenError> {
     let mut calls = Vec::new();
-    for method in ir.methods.values() {
-        let uses = [
-            method
-                .request
-                .as_ref()
-                .filter(|request| request.side.handled_by(peer))
-                .map(|request| (MessageKind::Request, &request.params, Some(&request.result))),
-            method
-                .notification
-                .as_ref()
-                .filter(|notification| notification.side.handled_by(peer))
-                .map(|notification| (MessageKind::Notification, &notification.params, None)),
-        ];
-        for (kind, params, result) in uses.into_iter().flatten() {
-            let function = naming::go_handler(&naming::handler(method, kind));
-            if RUNTIME_METHODS.contains(&function.as_str()) {
-                return Err(collision(format!(
-                    "the call of {} and the connection's method both take the Go name `{function}`",
-                    method.name
-                )));
-            }
-            let params = naming::go_type(params);
-            let [_, encode] = naming::go_codec_functions(&params);
-            calls.push(CallView {
-                function,
-                constant: naming::go_method_constant(&method.name),
-                params,
-                encode,
-                result: result.map(|result| {
-                    let result = naming::go_type(result);
-                    let [decode, _] = naming::go_codec_functions(&result);
-                    (result, decode)
-                }),
-            });
+    for message in ir.handled_by(peer) {
+        let function = naming::go_handler(&message.handler);
+        if RUNTIME_METHODS.contains(&function.as_str()) {
+            return Err(collision(format!(
+                "the call of {} and the connection's method both take the Go name `{function}`",
+                message.method
+            )));
         }
+        let params = naming::go_type(message.payload);
+        let [_, encode] = naming::go_codec_functions(&params);
+        calls.push(CallView {
+            function,
+            constant: naming::go_method_constant(message.method),
+            params,
+            encode,
+            result: message.result().map(|result| {
+                let result = naming::go_type(result);
+                let [decode, _] = naming::go_codec_functions(&result);
+                (result, decode)
+            }),
+        });
     }
     let label = side.as_str();
     let interface = naming::endpoint_type(side);

@@ -16,6 +16,7 @@ use super::exprs::collision;
 use super::exprs::{doc, go_string};
 use acp_ir::error::CodegenError;
 use acp_ir::ir::*;
+use acp_ir::messages::Message;
 use acp_ir::naming;
 
 #[derive(Template)]
@@ -168,9 +169,9 @@ const ACTED_ON: &str =
 
 /// The handler of one use of `method` by an endpoint: its view, with the
 /// doc that says why it may be left out.
-fn call(method: &Method, kind: MessageKind, side: Side, params: &str, result: Option<&str>) -> CallView {
-    let handler = naming::handler(method, kind);
-    let function = naming::go_handler(&handler);
+fn call(message: &Message) -> CallView {
+    let (method, kind, params, result) = (message.definition, message.kind, message.payload, message.result());
+    let function = naming::go_handler(&message.handler);
     let params_type = naming::go_type(params);
     let signature = match result {
         Some(result) => format!(
@@ -186,7 +187,7 @@ fn call(method: &Method, kind: MessageKind, side: Side, params: &str, result: Op
     });
     let what = format!("the {} {}", method.name, kind.as_str());
     let text = format!("{function} handles {what}.");
-    let optional = method.optional(side);
+    let optional = method.optional(message.side);
     let why = optional.map(|reason| match reason {
         Optional::Gated(gate) => format!(
             "Callable only once {} advertised {} in its {}.",
@@ -204,7 +205,7 @@ fn call(method: &Method, kind: MessageKind, side: Side, params: &str, result: Op
     let interface = if kind == MessageKind::Notification && method.request.is_some() {
         naming::go_handler_interface(&format!("{} notification", method.name))
     } else {
-        naming::go_handler_interface(&handler)
+        naming::go_handler_interface(&message.handler)
     };
     CallView {
         doc: doc(Some(&text)),
@@ -225,32 +226,11 @@ fn side_view(ir: &Ir, endpoint: Side) -> SideView {
     let side = endpoint.as_str();
     let mut requests = Vec::new();
     let mut notifications = Vec::new();
-    for method in ir.methods.values() {
-        if let Some(request) = method
-            .request
-            .as_ref()
-            .filter(|request| request.side.handled_by(endpoint))
-        {
-            requests.push(call(
-                method,
-                MessageKind::Request,
-                request.side,
-                &request.params,
-                Some(&request.result),
-            ));
-        }
-        if let Some(notification) = method
-            .notification
-            .as_ref()
-            .filter(|notification| notification.side.handled_by(endpoint))
-        {
-            notifications.push(call(
-                method,
-                MessageKind::Notification,
-                notification.side,
-                &notification.params,
-                None,
-            ));
+    for message in ir.handled_by(endpoint) {
+        match message.kind {
+            MessageKind::Request => requests.push(call(&message)),
+            MessageKind::Notification => notifications.push(call(&message)),
+            MessageKind::Response => {}
         }
     }
     let (optional, required): (Vec<CallView>, Vec<CallView>) = requests

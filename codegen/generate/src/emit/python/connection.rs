@@ -15,7 +15,7 @@ use askama::Template;
 
 use super::text::string_literal;
 use acp_ir::handshake::Handshake;
-use acp_ir::ir::{Ir, Side};
+use acp_ir::ir::{Ir, MessageKind, Side};
 use acp_ir::naming::{python_class, python_side_function};
 use acp_ir::rfd::{Cancel, Drain, Ready, TurnCancel, TurnEnd};
 
@@ -79,24 +79,16 @@ pub(super) fn connection_view(ir: &Ir) -> ConnectionView {
             let handler = acp_ir::naming::endpoint_type(side);
             let mut requests = Vec::new();
             let mut notifications = Vec::new();
-            for (name, method) in &ir.methods {
-                if let Some(request) = method.request.as_ref().filter(|request| request.side.handled_by(other)) {
-                    requests.push(CallView {
-                        method: string_literal(name),
-                        params: python_class(&request.params),
-                        result: python_class(&request.result),
-                    });
-                }
-                if let Some(notification) = method
-                    .notification
-                    .as_ref()
-                    .filter(|notification| notification.side.handled_by(other))
-                {
-                    notifications.push(CallView {
-                        method: string_literal(name),
-                        params: python_class(&notification.params),
-                        result: String::new(),
-                    });
+            for message in ir.handled_by(other) {
+                let call = CallView {
+                    method: string_literal(message.method),
+                    params: python_class(message.payload),
+                    result: message.result().map(python_class).unwrap_or_default(),
+                };
+                if message.kind == MessageKind::Request {
+                    requests.push(call);
+                } else {
+                    notifications.push(call);
                 }
             }
             let label = side.as_str();

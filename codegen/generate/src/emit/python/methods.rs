@@ -11,7 +11,7 @@
 use askama::Template;
 
 use super::text::string_literal;
-use acp_ir::ir::{Ir, Method, Optional, Side};
+use acp_ir::ir::{Ir, MessageKind, Method, Optional, Side};
 use acp_ir::naming::{python_class, python_constant, python_handled_union, python_side_function, python_side_table};
 
 #[derive(Template)]
@@ -105,32 +105,21 @@ pub(super) fn methods_view(ir: &Ir) -> MethodsView {
     }
     let mut sides = Vec::new();
     for side in ir.endpoints() {
-        let requests = ir.methods.values().filter_map(|method| {
-            Some((
-                &method.name,
-                &method
-                    .request
-                    .as_ref()
-                    .filter(|request| request.side.handled_by(side))?
-                    .params,
-            ))
-        });
+        let handled = ir.handled_by(side);
+        let requests = handled
+            .iter()
+            .filter(|message| message.kind == MessageKind::Request)
+            .map(|message| (message.method, message.payload));
         sides.push(side_view(
             side.as_str(),
             "request",
             requests.collect(),
             "_rt.ExtensionRequest",
         ));
-        let notifications = ir.methods.values().filter_map(|method| {
-            Some((
-                &method.name,
-                &method
-                    .notification
-                    .as_ref()
-                    .filter(|notification| notification.side.handled_by(side))?
-                    .params,
-            ))
-        });
+        let notifications = handled
+            .iter()
+            .filter(|message| message.kind == MessageKind::Notification)
+            .map(|message| (message.method, message.payload));
         sides.push(side_view(
             side.as_str(),
             "notification",
@@ -157,12 +146,7 @@ pub(super) fn methods_view(ir: &Ir) -> MethodsView {
     }
 }
 
-fn side_view(
-    side: &'static str,
-    role: &'static str,
-    handled: Vec<(&String, &String)>,
-    extension: &'static str,
-) -> SideView {
+fn side_view(side: &'static str, role: &'static str, handled: Vec<(&str, &str)>, extension: &'static str) -> SideView {
     let entries: Vec<(String, String)> = handled
         .iter()
         .map(|(name, params)| (string_literal(name), format!("_m.{}", python_class(params))))

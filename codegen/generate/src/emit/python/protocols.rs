@@ -11,7 +11,7 @@ use super::methods::optional;
 use super::text::{docstring, string_literal};
 use acp_ir::error::{CodegenError, ErrorKind};
 use acp_ir::ir::Ir;
-use acp_ir::naming::{self, python_class, python_handler, python_side_function};
+use acp_ir::naming::{python_class, python_handler, python_side_function};
 
 /// Handler names of the runtime's extension methods.
 const EXTENSION_HANDLERS: [&str; 2] = ["extension_request", "extension_notification"];
@@ -51,15 +51,15 @@ pub(super) fn protocols_view(ir: &Ir) -> Result<ProtocolsView, CodegenError> {
     for side in ir.endpoints() {
         let class = acp_ir::naming::endpoint_type(side);
         let mut handlers = Vec::new();
-        for (name, method) in &ir.methods {
-            let request = method.request.as_ref().filter(|request| request.side.handled_by(side));
-            if let Some(request) = request {
-                let optional = optional(method, request.side);
+        for message in ir.handled_by(side) {
+            let name = message.method;
+            let optional = optional(message.definition, message.side);
+            if message.kind == MessageKind::Request {
                 handlers.push(HandlerView {
                     method: string_literal(name),
-                    name: python_handler(&naming::handler(method, MessageKind::Request)),
-                    params: python_class(&request.params),
-                    result: Some(python_class(&request.result)),
+                    name: python_handler(&message.handler),
+                    params: python_class(message.payload),
+                    result: message.result().map(python_class),
                     doc: handler_doc(
                         &format!("Handles the `{name}` request."),
                         optional.as_deref(),
@@ -71,17 +71,11 @@ pub(super) fn protocols_view(ir: &Ir) -> Result<ProtocolsView, CodegenError> {
                         "...".to_owned()
                     },
                 });
-            }
-            if let Some(notification) = method
-                .notification
-                .as_ref()
-                .filter(|notification| notification.side.handled_by(side))
-            {
-                let optional = optional(method, notification.side);
+            } else {
                 handlers.push(HandlerView {
                     method: string_literal(name),
-                    name: python_handler(&naming::handler(method, MessageKind::Notification)),
-                    params: python_class(&notification.params),
+                    name: python_handler(&message.handler),
+                    params: python_class(message.payload),
                     result: None,
                     doc: handler_doc(
                         &format!("Handles the `{name}` notification."),

@@ -5,7 +5,6 @@
 //! and `session_not_found`, from the IR's handshake) and the typed calls of
 //! each end, one per method the other side handles.
 
-use acp_ir::messages::MessageKind;
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -242,16 +241,13 @@ fn turn_cancel_rules(cancel: &acp_ir::rfd::TurnCancel) -> TokenStream {
 /// A typed function for each request and notification `handler` handles.
 fn calls(ir: &Ir, model: &Helpers, handler: Side) -> Vec<TokenStream> {
     let mut found = Vec::new();
-    for method in ir.methods.values() {
-        let wire = &method.name;
-        let request = method
-            .request
-            .as_ref()
-            .filter(|request| request.side.handled_by(handler));
-        if let Some(request) = request {
-            let function = ident(&naming::rust_handler(&naming::handler(method, MessageKind::Request)));
-            let (params, result) = (type_ident(&request.params), type_ident(&request.result));
-            let doc = if model.drain.as_ref().is_some_and(|drain| &drain.prompt == wire) {
+    for message in ir.handled_by(handler) {
+        let wire = message.method;
+        let function = ident(&naming::rust_handler(&message.handler));
+        let params = type_ident(message.payload);
+        if let Some(result) = message.result() {
+            let result = type_ident(result);
+            let doc = if model.drain.as_ref().is_some_and(|drain| drain.prompt == wire) {
                 format!("Calls `{wire}`; completes when the turn is drained (see [`crate::connection`]).")
             } else {
                 format!("Calls `{wire}`.")
@@ -262,23 +258,7 @@ fn calls(ir: &Ir, model: &Helpers, handler: Side) -> Vec<TokenStream> {
                     self.0.call(#wire, &params).await
                 }
             });
-        }
-        if method
-            .notification
-            .as_ref()
-            .is_some_and(|notification| notification.side.handled_by(handler))
-        {
-            let function = ident(&naming::rust_handler(&naming::handler(
-                method,
-                MessageKind::Notification,
-            )));
-            let params = type_ident(
-                &method
-                    .notification
-                    .as_ref()
-                    .map(|notification| notification.params.clone())
-                    .unwrap_or_default(),
-            );
+        } else {
             let doc = format!("Sends `{wire}`, after every message this end made before it.");
             found.push(quote! {
                 #[doc = #doc]

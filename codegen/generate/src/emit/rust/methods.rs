@@ -11,9 +11,10 @@ use quote::{format_ident, quote};
 
 use super::context::{ident, type_ident, RustContext};
 use super::error::{error_type, standard_error, INTERNAL_ERROR, METHOD_NOT_FOUND};
-use super::traits::{side_traits, Handled};
+use super::traits::side_traits;
 use acp_ir::error::CodegenError;
 use acp_ir::ir::*;
+use acp_ir::messages::Message;
 use acp_ir::naming;
 
 pub(crate) fn emit(context: &RustContext) -> Result<TokenStream, CodegenError> {
@@ -26,23 +27,10 @@ pub(crate) fn emit(context: &RustContext) -> Result<TokenStream, CodegenError> {
         let text = format!(" `{method}`");
         quote!(#[doc = #text] pub const #constant: &str = #method;)
     });
-    let mut by_side: BTreeMap<Side, Vec<Handled>> = BTreeMap::new();
-    for method in ir.methods.values() {
-        if let Some(request) = &method.request {
-            by_side.entry(request.side).or_default().push(Handled {
-                method,
-                side: request.side,
-                params: &request.params,
-                result: Some(&request.result),
-            });
-        }
-        if let Some(notification) = &method.notification {
-            by_side.entry(notification.side).or_default().push(Handled {
-                method,
-                side: notification.side,
-                params: &notification.params,
-                result: None,
-            });
+    let mut by_side: BTreeMap<Side, Vec<Message>> = BTreeMap::new();
+    for message in ir.messages() {
+        if message.kind != MessageKind::Response {
+            by_side.entry(message.side).or_default().push(message);
         }
     }
     let error = error_type(context)?;
@@ -84,7 +72,7 @@ enum Role {
     Notification,
 }
 
-fn method_enum(role: Role, items: &[&Handled], error_type: &TokenStream) -> TokenStream {
+fn method_enum(role: Role, items: &[&Message], error_type: &TokenStream) -> TokenStream {
     let (enum_name, payload_label) = match role {
         Role::Request => ("Request", "params"),
         Role::Response => ("Response", "result"),
@@ -96,15 +84,11 @@ fn method_enum(role: Role, items: &[&Handled], error_type: &TokenStream) -> Toke
         .iter()
         .filter_map(|handled| {
             let payload = if role == Role::Response {
-                handled.result?
+                handled.result()?
             } else {
-                handled.params
+                handled.payload
             };
-            Some((
-                variant_of(&handled.method.name),
-                handled.method.name.as_str(),
-                type_ident(payload),
-            ))
+            Some((variant_of(handled.method), handled.method, type_ident(payload)))
         })
         .collect();
     let variants = entries.iter().map(|(variant, method, payload_type)| {
@@ -188,13 +172,19 @@ fn method_enum(role: Role, items: &[&Handled], error_type: &TokenStream) -> Toke
 
 fn side_module(
     side: Side,
-    handled: &[Handled],
+    handled: &[Message],
     dispatch: Option<&TokenStream>,
     error_type: &TokenStream,
 ) -> TokenStream {
     let module = ident(side.as_str());
-    let requests: Vec<&Handled> = handled.iter().filter(|entry| entry.result.is_some()).collect();
-    let notifications: Vec<&Handled> = handled.iter().filter(|entry| entry.result.is_none()).collect();
+    let requests: Vec<&Message> = handled
+        .iter()
+        .filter(|entry| entry.kind == MessageKind::Request)
+        .collect();
+    let notifications: Vec<&Message> = handled
+        .iter()
+        .filter(|entry| entry.kind == MessageKind::Notification)
+        .collect();
     let mut enums = Vec::new();
     if !requests.is_empty() {
         enums.push(method_enum(Role::Request, &requests, error_type));

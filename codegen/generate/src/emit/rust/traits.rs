@@ -14,18 +14,8 @@ use quote::{format_ident, quote};
 
 use super::context::{ident, type_ident};
 use acp_ir::ir::*;
-use acp_ir::messages::MessageKind;
+use acp_ir::messages::Message;
 use acp_ir::naming;
-
-/// One method use handled by a side.
-pub(crate) struct Handled<'a> {
-    pub method: &'a Method,
-    /// The side that handles this use.
-    pub side: Side,
-    pub params: &'a str,
-    /// The result type; `None` for a notification.
-    pub result: Option<&'a str>,
-}
 
 /// The trait items, and each side's dispatch functions (placed in the side's module).
 pub(crate) struct Traits {
@@ -33,7 +23,8 @@ pub(crate) struct Traits {
     pub dispatch: BTreeMap<Side, TokenStream>,
 }
 
-pub(crate) fn side_traits(by_side: &BTreeMap<Side, Vec<Handled>>, error: &TokenStream) -> Traits {
+/// `by_side` holds the requests and notifications of each `x-side`.
+pub(crate) fn side_traits(by_side: &BTreeMap<Side, Vec<Message>>, error: &TokenStream) -> Traits {
     let mut traits = Traits {
         items: Vec::new(),
         dispatch: BTreeMap::new(),
@@ -44,10 +35,10 @@ pub(crate) fn side_traits(by_side: &BTreeMap<Side, Vec<Handled>>, error: &TokenS
             continue;
         }
         // Its own methods, then the protocol-level and either-side ones.
-        let handled: Vec<&Handled> = by_side
-            .iter()
-            .filter(|(handler, _)| handler.handled_by(side))
-            .flat_map(|(_, entries)| entries)
+        let handled: Vec<&Message> = by_side
+            .values()
+            .flatten()
+            .filter(|message| message.handled_by(side))
             .collect();
         let functions = function_names(&handled);
         traits
@@ -60,48 +51,42 @@ pub(crate) fn side_traits(by_side: &BTreeMap<Side, Vec<Handled>>, error: &TokenS
     traits
 }
 
-/// The trait function of each method use ([`naming::handler`]: a name used
+/// The trait function of each method use ([`Message::handler`]: a name used
 /// for both a request and a notification, `proxy/successor`, gives the
 /// notification a suffix).
-fn function_names(handled: &[&Handled]) -> Vec<Ident> {
+fn function_names(handled: &[&Message]) -> Vec<Ident> {
     handled
         .iter()
-        .map(|entry| {
-            let kind = match entry.result {
-                Some(_) => MessageKind::Request,
-                None => MessageKind::Notification,
-            };
-            ident(&naming::rust_handler(&naming::handler(entry.method, kind)))
-        })
+        .map(|entry| ident(&naming::rust_handler(&entry.handler)))
         .collect()
 }
 
 /// Whether a method has a default body ([`Method::optional`]).
-fn optional(entry: &Handled) -> bool {
-    entry.method.optional(entry.side).is_some()
+fn optional(entry: &Message) -> bool {
+    entry.definition.optional(entry.side).is_some()
 }
 
 fn side_trait(
     side: Side,
     trait_name: &str,
-    handled: &[&Handled],
+    handled: &[&Message],
     functions: &[Ident],
     error: &TokenStream,
 ) -> TokenStream {
     let trait_ident = format_ident!("{}", trait_name);
     let methods = handled.iter().zip(functions).map(|(entry, function)| {
-        let params = type_ident(entry.params);
-        let name = &entry.method.name;
+        let params = type_ident(entry.payload);
+        let name = &entry.method;
         let optional = optional(entry);
-        let mut text = match &entry.method.gate {
+        let mut text = match &entry.definition.gate {
             Some(gate) => format!(" Handles `{name}`, which the {} side advertises at `{}` in its `{}`.", gate.advertised_by.as_str(), gate.path, gate.root),
-            None if entry.method.unstable => format!(" Handles `{name}`, which the schema marks unstable."),
+            None if entry.definition.unstable => format!(" Handles `{name}`, which the schema marks unstable."),
             None => format!(" Handles `{name}`."),
         };
-        if entry.method.optional(entry.side) == Some(Optional::ActedOn) {
+        if entry.definition.optional(entry.side) == Some(Optional::ActedOn) {
             text.push_str(" The connection acts on it by itself: a handler only adds to that.");
         }
-        let output = match entry.result {
+        let output = match entry.result() {
             Some(result) => {
                 let result = type_ident(result);
                 quote!(::std::result::Result<crate::types::#result, #error>)
@@ -109,7 +94,7 @@ fn side_trait(
             None => quote!(()),
         };
         let signature = quote!(fn #function(&self, params: crate::types::#params) -> impl ::std::future::Future<Output = #output> + ::std::marker::Send);
-        match (optional, entry.result) {
+        match (optional, entry.result()) {
             (false, _) => quote!(#[doc = #text] #signature;),
             (true, Some(_)) => quote! {
                 #[doc = #text]
@@ -159,7 +144,7 @@ fn side_trait(
 fn dispatch_functions(
     side: Side,
     trait_name: &str,
-    handled: &[&Handled],
+    handled: &[&Message],
     functions: &[Ident],
     error: &TokenStream,
 ) -> TokenStream {
@@ -167,8 +152,8 @@ fn dispatch_functions(
     let mut request_arms = Vec::new();
     let mut notification_arms = Vec::new();
     for (entry, function) in handled.iter().zip(functions) {
-        let name = &entry.method.name;
-        if entry.result.is_some() {
+        let name = &entry.method;
+        if entry.result().is_some() {
             request_arms.push(quote!(#name => super::encode(handler.#function(crate::codec::decode(params)?).await?),));
         } else {
             notification_arms.push(quote!(#name => handler.#function(crate::codec::decode(params)?).await,));

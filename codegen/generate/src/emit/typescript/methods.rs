@@ -531,41 +531,25 @@ fn side_view(ir: &Ir, endpoint: Side, model: &Helpers, session_ready: bool) -> S
     let side = endpoint.as_str();
     let mut requests = Vec::new();
     let mut notifications = Vec::new();
-    for method in ir.methods.values() {
-        let wire = json_string(&method.name);
-        let function = naming::typescript_handler(&naming::handler(method, MessageKind::Request));
-        if let Some(request) = method
-            .request
-            .as_ref()
-            .filter(|request| request.side.handled_by(endpoint))
-        {
-            let (notes, mark) = member_notes(method, request.side);
-            requests.push(CallView {
-                doc: tsdoc(Some(&format!("Handles the `{}` request.", method.name)), &notes),
-                wire: wire.clone(),
-                function: function.clone(),
-                mark,
-                params: type_reference(&request.params),
-                result: type_reference(&request.result),
-                route: route(&request.params, Some(&request.result), &function),
-            });
-        }
-        if let Some(notification) = method
-            .notification
-            .as_ref()
-            .filter(|notification| notification.side.handled_by(endpoint))
-        {
-            let function = naming::typescript_handler(&naming::handler(method, MessageKind::Notification));
-            let (notes, mark) = member_notes(method, notification.side);
-            notifications.push(CallView {
-                doc: tsdoc(Some(&format!("Handles the `{}` notification.", method.name)), &notes),
-                wire,
-                route: route(&notification.params, None, &function),
-                function,
-                mark,
-                params: type_reference(&notification.params),
-                result: "void".to_owned(),
-            });
+    for message in ir.handled_by(endpoint) {
+        let function = naming::typescript_handler(&message.handler);
+        let (notes, mark) = member_notes(message.definition, message.side);
+        let call = CallView {
+            doc: tsdoc(
+                Some(&format!("Handles the `{}` {}.", message.method, message.kind.as_str())),
+                &notes,
+            ),
+            wire: json_string(message.method),
+            route: route(message.payload, message.result(), &function),
+            function,
+            mark,
+            params: type_reference(message.payload),
+            result: message.result().map_or_else(|| "void".to_owned(), type_reference),
+        };
+        if message.kind == MessageKind::Request {
+            requests.push(call);
+        } else {
+            notifications.push(call);
         }
     }
     let [interface, requests_map, notifications_map, incoming_request, incoming_notification, connection] =
