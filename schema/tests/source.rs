@@ -250,7 +250,11 @@ fn the_default_root_lists_the_method_unions() {
 
 #[test]
 fn schema_files_with_bad_json_or_no_defs_are_rejected() {
-    let folder = std::env::temp_dir().join(format!("acp-source-test-{}", std::process::id()));
+    // Under the target folder (Cargo's folder for integration tests' files),
+    // so that a failed run leaves nothing in the system's temporary folder
+    // and the files stay where the failure's message names them.
+    let folder = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("bad-schema-files");
+    let _ = std::fs::remove_dir_all(&folder);
     std::fs::create_dir_all(&folder).unwrap();
     let broken = folder.join("broken.json");
     std::fs::write(&broken, "{\n  \"$defs\": {,\n}").unwrap();
@@ -270,7 +274,6 @@ fn schema_files_with_bad_json_or_no_defs_are_rejected() {
     .unwrap_err()
     .to_string();
     assert!(error.contains("empty.json#/$defs"), "{error}");
-    std::fs::remove_dir_all(&folder).ok();
 }
 
 #[test]

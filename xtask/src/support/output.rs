@@ -188,30 +188,6 @@ mod tests {
 
     use super::*;
 
-    /// An empty folder of its own, removed when dropped.
-    struct Scratch(PathBuf);
-
-    impl Scratch {
-        fn new() -> Scratch {
-            static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-            let number = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let folder = std::env::temp_dir().join(format!("acp-output-test-{}-{number}", std::process::id()));
-            let _ = fs::remove_dir_all(&folder);
-            fs::create_dir_all(&folder).unwrap();
-            Scratch(folder)
-        }
-
-        fn path(&self) -> &Path {
-            &self.0
-        }
-    }
-
-    impl Drop for Scratch {
-        fn drop(&mut self) {
-            let _ = fs::remove_dir_all(&self.0);
-        }
-    }
-
     fn files(entries: &[(&str, &str)]) -> Files {
         entries
             .iter()
@@ -239,8 +215,8 @@ mod tests {
 
     #[test]
     fn an_existing_directory_ends_with_exactly_the_files_and_only_changed_ones_are_rewritten() {
-        let root = Scratch::new();
-        let directory = root.path().join("out");
+        let root = crate::support::scratch::scratch("output");
+        let directory = root.join("out");
         replace_directory(
             &directory,
             &files(&[
@@ -274,7 +250,7 @@ mod tests {
             !directory.join("old").exists(),
             "a folder holding nothing generated is removed"
         );
-        let leftovers: Vec<_> = fs::read_dir(root.path())
+        let leftovers: Vec<_> = fs::read_dir(&*root)
             .unwrap()
             .map(|entry| entry.unwrap().file_name())
             .collect();
@@ -283,18 +259,18 @@ mod tests {
 
     #[test]
     fn an_update_dropped_uncommitted_changes_nothing() {
-        let root = Scratch::new();
-        let directory = root.path().join("out");
+        let root = crate::support::scratch::scratch("output");
+        let directory = root.join("out");
         replace_directory(&directory, &files(&[("a.txt", "a"), ("b.txt", "b")])).unwrap();
         let before = read_tree(&directory);
-        for target in [directory.clone(), root.path().join("new")] {
+        for target in [directory.clone(), root.join("new")] {
             let mut update = Update::begin(&target).unwrap();
             update.stage(Path::new("a.txt"), b"changed").unwrap();
             update.stage(Path::new("c/d.txt"), b"d").unwrap();
             drop(update);
         }
         assert_eq!(read_tree(&directory), before);
-        let leftovers: Vec<_> = fs::read_dir(root.path())
+        let leftovers: Vec<_> = fs::read_dir(&*root)
             .unwrap()
             .map(|entry| entry.unwrap().file_name())
             .collect();
@@ -303,10 +279,10 @@ mod tests {
 
     #[test]
     fn a_directory_this_tool_did_not_make_is_left_alone() {
-        let root = Scratch::new();
-        fs::write(root.path().join("mine.txt"), "mine").unwrap();
-        let error = replace_directory(root.path(), &files(&[("a.txt", "a")])).unwrap_err();
+        let root = crate::support::scratch::scratch("output");
+        fs::write(root.join("mine.txt"), "mine").unwrap();
+        let error = replace_directory(&root, &files(&[("a.txt", "a")])).unwrap_err();
         assert!(error.to_string().contains("was not written by this tool"), "{error}");
-        assert_eq!(read_tree(root.path()), files(&[("mine.txt", "mine")]));
+        assert_eq!(read_tree(&root), files(&[("mine.txt", "mine")]));
     }
 }
