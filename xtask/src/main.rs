@@ -75,8 +75,8 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
-    /// The main job: write the Rust, TypeScript and Python bindings, the
-    /// extended schema and the vectors.
+    /// The main job: write the bindings of every registered language (Rust,
+    /// TypeScript, Python, Go), the extended schema and the vectors.
     Generate {
         #[command(flatten)]
         source: SourceArgs,

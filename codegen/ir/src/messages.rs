@@ -327,5 +327,12 @@ mod tests {
             .expect("the notification");
         assert_eq!(notification.handler, "mcp/message");
         assert_eq!(notification.directions, [Direction::ClientToAgent]);
+        // In a namespace both sides' interfaces share, it is told apart.
+        let method = &ir.methods["mcp/message"];
+        assert_eq!(
+            naming::handler_interface(method, MessageKind::Notification),
+            "mcp/message notification"
+        );
+        assert_eq!(naming::handler_interface(method, MessageKind::Request), "mcp/message");
     }
 }

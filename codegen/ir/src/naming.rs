@@ -712,6 +712,18 @@ pub fn handler(method: &crate::ir::Method, kind: crate::ir::MessageKind) -> Stri
     }
 }
 
+/// The canonical words of a message's handler interface, where every
+/// side's interfaces share one namespace (Go's package): [`handler`]'s name,
+/// except that a notification whose method also names a request always
+/// gets `<method> notification`, whichever sides handle the two.
+pub fn handler_interface(method: &crate::ir::Method, kind: crate::ir::MessageKind) -> String {
+    if kind == crate::ir::MessageKind::Notification && method.request.is_some() {
+        format!("{} notification", method.name)
+    } else {
+        handler(method, kind)
+    }
+}
+
 /// The Python handler of a message ([`handler`]): `session/prompt` ->
 /// `session_prompt`, `mcp/message notification` -> `mcp_message_notification`.
 pub fn python_handler(handler: &str) -> String {

@@ -200,13 +200,7 @@ fn call(message: &Message) -> CallView {
         Optional::ActedOn => ACTED_ON.to_owned(),
         Optional::ProtocolLevel => "Protocol-level: handled by every side.".to_owned(),
     });
-    // A notification whose name is also a request's gets an interface of
-    // its own, whichever sides handle the two.
-    let interface = if kind == MessageKind::Notification && method.request.is_some() {
-        naming::go_handler_interface(&format!("{} notification", method.name))
-    } else {
-        naming::go_handler_interface(&message.handler)
-    };
+    let interface = naming::go_handler_interface(&naming::handler_interface(method, kind));
     CallView {
         doc: doc(Some(&text)),
         constant: naming::go_method_constant(&method.name),
