@@ -398,44 +398,35 @@ fn values_at<'v>(value: &'v Value, pointer: &str) -> Vec<&'v Value> {
 /// Why the reader's method table refuses a message before its payload is
 /// read: no such method, another kind, or handled by the other side.
 fn method_rejection(reader: &Ir, carrier: &Carrier) -> Option<(String, String)> {
-    let Some(method) = reader.methods.get(&carrier.method) else {
+    if !reader.methods.contains_key(&carrier.method) {
         return Some((
             "/method".to_owned(),
             format!("the reader's schema has no method `{}`", carrier.method),
         ));
-    };
-    let side = match carrier.role {
-        Role::Params | Role::Result => match &method.request {
-            Some(request) => request.side,
-            None => {
-                return Some((
-                    "/id".to_owned(),
-                    format!(
-                        "`{}` is a notification in the reader's schema: a request is refused",
-                        carrier.method
-                    ),
-                ))
-            }
-        },
-        Role::Notification => match &method.notification {
-            Some(notification) => notification.side,
-            None => {
-                return Some((
-                    "/method".to_owned(),
-                    format!(
-                        "`{}` is a request in the reader's schema: a notification is refused",
-                        carrier.method
-                    ),
-                ))
-            }
-        },
-    };
+    }
     let kind = match carrier.role {
         Role::Params => MessageKind::Request,
         Role::Result => MessageKind::Response,
         Role::Notification => MessageKind::Notification,
     };
-    let message = reader.message(&carrier.method, kind)?;
+    let Some(message) = reader.message(&carrier.method, kind) else {
+        return Some(match kind {
+            MessageKind::Request | MessageKind::Response => (
+                "/id".to_owned(),
+                format!(
+                    "`{}` is a notification in the reader's schema: a request is refused",
+                    carrier.method
+                ),
+            ),
+            MessageKind::Notification => (
+                "/method".to_owned(),
+                format!(
+                    "`{}` is a request in the reader's schema: a notification is refused",
+                    carrier.method
+                ),
+            ),
+        });
+    };
     // The side that handles the method: the receiver of its params, the
     // sender of its result.
     let handler = match kind {
@@ -447,7 +438,7 @@ fn method_rejection(reader: &Ir, carrier: &Carrier) -> Option<(String, String)> 
             "/method".to_owned(),
             format!(
                 "the reader's schema has the {} handle `{}`, not the {}",
-                side.as_str(),
+                message.side.as_str(),
                 carrier.method,
                 handler
             ),
@@ -613,5 +604,93 @@ fn find_member(ir: &Ir, name: &str, variant: Option<&str>, member: &str) -> Opti
             }
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reader(method: Method) -> Ir {
+        Ir {
+            methods: [(method.name.clone(), method)].into(),
+            ..Ir::default()
+        }
+    }
+
+    fn carrier(method: &str, role: Role, direction: Direction) -> Carrier {
+        Carrier {
+            method: method.to_owned(),
+            role,
+            payload: "Payload".to_owned(),
+            direction,
+        }
+    }
+
+    fn prompt() -> Method {
+        Method {
+            name: "session/prompt".to_owned(),
+            request: Some(RequestMethod {
+                side: Side::Agent,
+                params: "PromptRequest".to_owned(),
+                result: "PromptResponse".to_owned(),
+            }),
+            notification: None,
+            gate: None,
+            not_negotiated: None,
+            unstable: false,
+            acted_on: false,
+        }
+    }
+
+    #[test]
+    fn the_readers_method_table_refuses_what_it_cannot_take() {
+        let reader = reader(prompt());
+        let refused = |method: &str, role: Role, direction: Direction| {
+            method_rejection(&reader, &carrier(method, role, direction))
+        };
+        assert_eq!(refused("session/prompt", Role::Params, Direction::ClientToAgent), None);
+        assert_eq!(refused("session/prompt", Role::Result, Direction::AgentToClient), None);
+        assert_eq!(
+            refused("session/unknown", Role::Params, Direction::ClientToAgent),
+            Some((
+                "/method".to_owned(),
+                "the reader's schema has no method `session/unknown`".to_owned()
+            ))
+        );
+        assert_eq!(
+            refused("session/prompt", Role::Notification, Direction::ClientToAgent),
+            Some((
+                "/method".to_owned(),
+                "`session/prompt` is a request in the reader's schema: a notification is refused".to_owned()
+            ))
+        );
+        assert_eq!(
+            refused("session/prompt", Role::Params, Direction::AgentToClient),
+            Some((
+                "/method".to_owned(),
+                "the reader's schema has the agent handle `session/prompt`, not the client".to_owned()
+            ))
+        );
+        let cancel = Method {
+            name: "session/cancel".to_owned(),
+            request: None,
+            notification: Some(NotificationMethod {
+                side: Side::Agent,
+                params: "CancelNotification".to_owned(),
+            }),
+            ..prompt()
+        };
+        let reader = super::tests::reader(cancel);
+        assert_eq!(
+            method_rejection(
+                &reader,
+                &carrier("session/cancel", Role::Params, Direction::ClientToAgent)
+            ),
+            Some((
+                "/id".to_owned(),
+                "`session/cancel` is a notification in the reader's schema: a request is refused".to_owned()
+            ))
+        );
     }
 }
