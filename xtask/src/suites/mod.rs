@@ -12,8 +12,7 @@
 //! published history and the packages of `cargo xtask package` are built
 //! twice, compared, installed and used ([`crate::commands::package::check`]).
 //! The language suites of a schema, and the mutants of each language, run
-//! side by side too ([`crate::support::lanes`]), the mutants beside the
-//! schemas after the default; the run ends with a table
+//! side by side too ([`crate::support::lanes`]); the run ends with a table
 //! of where the time went. The first failure fails the command.
 //! Each language's suite is named by its registration, every registration
 //! listed in [`crate::registry`].
@@ -356,23 +355,16 @@ fn test_schemas(
     let bindings = per_schema
         .filter(|suite| suite.needs_bindings())
         .any(|suite| selection.wants(*suite));
-    // The mutants run on a copy of the default schema's bindings, beside
-    // the later schemas' suites; the run waits for them at the end (and a
-    // failed schema waits for them too, the scope joining every thread).
-    std::thread::scope(|scope| {
-        let mut mutants = None;
-        for labelled in &labelled {
-            let folder = test_schema(workspace, upstream_root, labelled, selection, bindings, timings)?;
-            if selection.wants(Suite::Mutation) && labelled.0 == "default" {
-                mutants = Some(scope.spawn(move || mutation::run(workspace, &folder, timings)));
-            }
+    for labelled in &labelled {
+        let folder = test_schema(workspace, upstream_root, labelled, selection, bindings, timings)?;
+        // Not beside the later schemas: the Python mutants install into the
+        // tools' environment and the Rust mutants build the batch program,
+        // both of which the next schema's suites use.
+        if selection.wants(Suite::Mutation) && labelled.0 == "default" {
+            mutation::run(workspace, &folder, timings)?;
         }
-        mutants.map_or(Ok(()), |mutants| {
-            mutants
-                .join()
-                .unwrap_or_else(|_| Err(anyhow::anyhow!("the mutants panicked")))
-        })
-    })
+    }
+    Ok(())
 }
 
 /// Generates the bindings of one schema (its label, the schema, whether
