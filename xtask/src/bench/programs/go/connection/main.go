@@ -127,9 +127,9 @@ func receive(implementation string, lines [][]byte, all []byte) int {
 	case "official":
 		var handled atomic.Int64
 		client := officialClient{handled: &handled, all: make(chan struct{}), expected: int64(len(lines))}
-		// Its connection drops the notifications not yet handled when its
-		// reader ends: the reader ends once every one was handled, or once
-		// a tenth of a second passed without one more.
+		// Its Done() closes when its reader ends, while notifications may
+		// still wait in its queue: the reader ends once every one was
+		// handled, or once a tenth of a second passed without one more.
 		reader := &drainingReader{Reader: bytes.NewReader(all), drained: func() {
 			for before := int64(-1); handled.Load() != before; {
 				before = handled.Load()
