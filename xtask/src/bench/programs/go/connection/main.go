@@ -7,8 +7,9 @@
 //	    reader holding them all; its handler counts it. Ours: `ConnectClient`
 //	    and `Run`, which returns once the reader ended and every notification
 //	    was handled. The official one (github.com/coder/acp-go-sdk):
-//	    `NewClientSideConnection`, waited for until it is done and its
-//	    handler stops making progress. The floor: a bufio.Scanner over the
+//	    `NewClientSideConnection`, fed at most 512 lines ahead of its
+//	    handler (its queue closes the connection when full) and waited for
+//	    until its handler has seen every line. The floor: a bufio.Scanner over the
 //	    lines and json.Unmarshal of each into `any`.
 //	  - round-trip: a client initializes, then calls `session/new` on an
 //	    agent in the same process over two pipes, one call after the other,
@@ -100,17 +101,55 @@ func (officialAgent) NewSession(context.Context, official.NewSessionRequest) (of
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 // drainingReader reads its text, then calls `drained` before it ends.
-type drainingReader struct {
-	*bytes.Reader
-	drained func()
+// pacedReader hands the official end its input at most `window` lines
+// ahead of its handler: that end queues notifications for its handler, and
+// when its queue (1,024) is full it closes the connection. At the end of the
+// input it waits until every line was handled, or until a second passed
+// without one more, before it reports the end: the end's Done() closes when
+// its reader ends, while notifications may still wait in its queue.
+type pacedReader struct {
+	all      []byte
+	ends     []int // the offset after each line
+	at       int
+	handled  *atomic.Int64
+	window   int
+	finished chan struct{}
 }
 
-func (r *drainingReader) Read(buffer []byte) (int, error) {
-	n, err := r.Reader.Read(buffer)
-	if err == io.EOF {
-		r.drained()
+func newPacedReader(all []byte, handled *atomic.Int64, finished chan struct{}) *pacedReader {
+	var ends []int
+	for at, character := range all {
+		if character == '\n' {
+			ends = append(ends, at+1)
+		}
 	}
-	return n, err
+	if len(all) > 0 && all[len(all)-1] != '\n' {
+		ends = append(ends, len(all))
+	}
+	return &pacedReader{all: all, ends: ends, handled: handled, window: 512, finished: finished}
+}
+
+func (r *pacedReader) Read(buffer []byte) (int, error) {
+	if r.at >= len(r.all) {
+		for before := int64(-1); r.handled.Load() != before; {
+			before = r.handled.Load()
+			select {
+			case <-r.finished:
+				return 0, io.EOF
+			case <-time.After(time.Second):
+			}
+		}
+		return 0, io.EOF
+	}
+	for {
+		allowed := min(int(r.handled.Load())+r.window, len(r.ends))
+		if limit := r.ends[allowed-1]; limit > r.at {
+			n := copy(buffer, r.all[r.at:limit])
+			r.at += n
+			return n, nil
+		}
+		time.Sleep(20 * time.Microsecond)
+	}
 }
 
 // receive hands every line to a client's end; how many were handled.
@@ -127,19 +166,7 @@ func receive(implementation string, lines [][]byte, all []byte) int {
 	case "official":
 		var handled atomic.Int64
 		client := officialClient{handled: &handled, all: make(chan struct{}), expected: int64(len(lines))}
-		// Its Done() closes when its reader ends, while notifications may
-		// still wait in its queue: the reader ends once every one was
-		// handled, or once a tenth of a second passed without one more.
-		reader := &drainingReader{Reader: bytes.NewReader(all), drained: func() {
-			for before := int64(-1); handled.Load() != before; {
-				before = handled.Load()
-				select {
-				case <-client.all:
-					return
-				case <-time.After(100 * time.Millisecond):
-				}
-			}
-		}}
+		reader := newPacedReader(all, &handled, client.all)
 		end := official.NewClientSideConnection(client, io.Discard, reader)
 		end.SetLogger(quiet)
 		<-end.Done()
