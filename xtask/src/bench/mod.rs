@@ -12,11 +12,13 @@
 //! the corpus ([`corpus`]), the default bindings, the release-built Rust
 //! program ([`rust`]), the pinned official SDKs for TypeScript
 //! ([`typescript`]), Python ([`python`]) and Go ([`go`], with its program), the generator peers
-//! ([`generation`]); [`report`] prints and writes the results, and
+//! ([`generation`]); a full run also times compiling the generated Rust
+//! crate next to the official one ([`compile`]); [`report`] prints and writes the results, and
 //! [`targets`] warns of a ratio below its target. [`measure`] holds what
 //! they share, and the type of the contenders each language's registration
 //! names ([`measure::Contenders`]).
 
+mod compile;
 mod corpus;
 mod generation;
 pub mod go;
@@ -127,6 +129,12 @@ pub fn run(options: &Options) -> Result<()> {
             None => language.skipping("benchmark contenders", "the benchmark"),
         }
     }
+    let chosen_rust = options.languages.is_empty() || chosen("rust");
+    let compile = if chosen_rust && !setup.quick {
+        compile::measure(&setup)?
+    } else {
+        Vec::new()
+    };
     let (startup, generation, scale) = if options.languages.is_empty() {
         let startup = startup::measure(&setup)?;
         let (xtask, build) = generation::xtask(&setup)?;
@@ -143,6 +151,7 @@ pub fn run(options: &Options) -> Result<()> {
         corpus_messages: corpus.messages.len(),
         corpus_bytes: corpus.bytes,
         measurements,
+        compile,
         startup,
         generation,
         scale,
@@ -185,9 +194,11 @@ pub fn run(options: &Options) -> Result<()> {
         .filter(|timing| timing.tool.starts_with("xtask"));
     let scaled = results.scale.iter().map(|point| &point.timing);
     let loaded = results.startup.iter().filter_map(|startup| startup.timings.first());
+    let compiled = results.compile.iter().filter(|timing| timing.output == "acp-bindings");
     let failed: Vec<String> = ours
         .chain(scaled)
         .chain(loaded)
+        .chain(compiled)
         .filter_map(|timing| {
             timing
                 .failure

@@ -1,7 +1,8 @@
 //! The benchmark's results as a Markdown table (printed) and as JSON
 //! (`--out`): per language, each implementation's throughput (medians),
 //! peak memory and exactness, the ratios of ours to the official SDK and to
-//! the floor; then how long loading the bindings takes; then generation
+//! the floor; then how long compiling the Rust crate and loading the
+//! bindings take; then generation
 //! times against the schema parse and the peers.
 
 use std::fmt::Write;
@@ -19,6 +20,9 @@ pub struct Results {
     pub corpus_messages: usize,
     pub corpus_bytes: usize,
     pub measurements: Vec<Measurement>,
+    /// Compiling the Rust crate: ours types only, ours with the
+    /// connection, the official crate (none in a quick run).
+    pub compile: Vec<Timing>,
     pub startup: Vec<Startup>,
     pub generation: Vec<Timing>,
     pub scale: Vec<Point>,
@@ -127,6 +131,7 @@ pub fn markdown(results: &Results) -> String {
             shorten(measurement.first_difference.as_deref().unwrap_or("?"), 400)
         );
     }
+    compile_markdown(results, &mut text);
     startup_markdown(results, &mut text);
     generation_markdown(results, &mut text);
     scale_markdown(results, &mut text);
@@ -249,6 +254,11 @@ pub fn json(results: &Results) -> String {
         .iter()
         .map(|timing| timed(json!({"tool": timing.tool, "output": timing.output}), timing))
         .collect();
+    let compile: Vec<Value> = results
+        .compile
+        .iter()
+        .map(|timing| timed(json!({"build": timing.tool, "package": timing.output}), timing))
+        .collect();
     let startup: Vec<Value> = results
         .startup
         .iter()
@@ -276,11 +286,42 @@ pub fn json(results: &Results) -> String {
         "corpus": {"seed": results.seed, "messages": results.corpus_messages, "bytes": results.corpus_bytes},
         "decode_encode": measurements,
         "ratios": ratios,
+        "compile": compile,
         "startup": startup,
         "generation": generation,
         "scale": scale,
     });
     format!("{}\n", serde_json::to_string_pretty(&document).unwrap_or_default())
+}
+
+/// Compiling the Rust crate, each build's time against the official crate's.
+fn compile_markdown(results: &Results, text: &mut String) {
+    let Some(official) = results.compile.last().filter(|timing| timing.failure.is_none()) else {
+        return;
+    };
+    let _ = writeln!(
+        text,
+        "\nCompiling the Rust crate alone (debug, its dependencies already built, medians of {} runs):\n",
+        official.seconds.len()
+    );
+    text.push_str("| build | seconds | peak memory MiB | its time / official |\n| --- | ---: | ---: | ---: |\n");
+    for timing in &results.compile {
+        match &timing.failure {
+            None => {
+                let _ = writeln!(
+                    text,
+                    "| {} | {:.1} | {} | {:.2} |",
+                    timing.tool,
+                    timing.median(),
+                    mebibytes(timing.peak_kib),
+                    timing.median() / official.median()
+                );
+            }
+            Some(failure) => {
+                let _ = writeln!(text, "| {} | failed: {} | - | - |", timing.tool, shorten(failure, 120));
+            }
+        }
+    }
 }
 
 /// Loading the bindings: per language, ours, the official SDK and the floor.

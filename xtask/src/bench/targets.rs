@@ -1,6 +1,7 @@
 //! The ratios each benchmark row is held to: ours against the official SDK
 //! of its language and, for the connection rows, against the JSON floor of
-//! the same work. A run below a target prints a warning line and goes on:
+//! the same work; compiling the generated crate with only its types, at
+//! most [`COMPILE_PER_OFFICIAL`] of the official crate's time. A run below a target prints a warning line and goes on:
 //! timings on these machines are noisy, and the full run's table is the
 //! figure to quote.
 
@@ -36,6 +37,10 @@ const TARGETS: [Target; 11] = [
     target("Go round trip", 1.5, None),
 ];
 
+/// The most the generated crate's types-only build may take, as a share
+/// of the official crate's.
+const COMPILE_PER_OFFICIAL: f64 = 0.6;
+
 /// One line per ratio of `results` below its target.
 pub fn warnings(results: &Results) -> Vec<String> {
     let mut lines = Vec::new();
@@ -55,6 +60,21 @@ pub fn warnings(results: &Results) -> Vec<String> {
                     ));
                 }
             }
+        }
+    }
+    let compiled = |index: usize| {
+        results
+            .compile
+            .get(index)
+            .filter(|timing| timing.failure.is_none())
+            .map(|timing| timing.median())
+    };
+    if let (Some(ours), Some(official)) = (compiled(0), compiled(2)) {
+        let share = ours / official;
+        if share > COMPILE_PER_OFFICIAL {
+            lines.push(format!(
+                "warning: compiling the Rust crate, types only: {share:.2} of the official crate's time, above its target {COMPILE_PER_OFFICIAL:.2}"
+            ));
         }
     }
     lines
@@ -95,6 +115,7 @@ mod tests {
             corpus_messages: 1,
             corpus_bytes: 1,
             measurements,
+            compile: Vec::new(),
             startup: Vec::new(),
             generation: Vec::new(),
             scale: Vec::new(),
@@ -103,5 +124,32 @@ mod tests {
             warnings(&results),
             ["warning: Python: ours / official is 1.00, below its target 1.20"]
         );
+    }
+
+    #[test]
+    fn a_types_only_build_slower_than_its_target_warns() {
+        let timing = |seconds: f64| crate::bench::generation::Timing {
+            tool: String::new(),
+            output: String::new(),
+            seconds: vec![seconds],
+            peak_kib: None,
+            failure: None,
+        };
+        let results = |ours: f64| Results {
+            quick: false,
+            seed: 0,
+            corpus_messages: 1,
+            corpus_bytes: 1,
+            measurements: Vec::new(),
+            compile: vec![timing(ours), timing(12.0), timing(10.0)],
+            startup: Vec::new(),
+            generation: Vec::new(),
+            scale: Vec::new(),
+        };
+        assert_eq!(
+            warnings(&results(7.0)),
+            ["warning: compiling the Rust crate, types only: 0.70 of the official crate's time, above its target 0.60"]
+        );
+        assert!(warnings(&results(5.0)).is_empty());
     }
 }
