@@ -26,6 +26,8 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
 
+use support::processes;
+
 use acp_schema_source::{RfdSelection, SourceOptions};
 
 /// Generation allocates and frees many small values (token streams, syntax
@@ -392,10 +394,12 @@ fn run(command: Command) -> Result<()> {
             only,
             languages,
             suites,
-        } => suites::run(&suites::Selection {
-            schemas: only,
-            languages,
-            suites,
+        } => processes::watched(|| {
+            suites::run(&suites::Selection {
+                schemas: only,
+                languages,
+                suites,
+            })
         }),
         Command::Bench {
             quick,
@@ -409,7 +413,7 @@ fn run(command: Command) -> Result<()> {
             languages,
         }),
         Command::Fuzz { minutes, languages } => fuzz::command::run(&fuzz::command::Options { minutes, languages }),
-        Command::Interop { out } => interop::run(out.as_deref()),
+        Command::Interop { out } => processes::watched(|| interop::run(out.as_deref())),
         Command::Conformance {
             kit,
             versions,
@@ -418,14 +422,16 @@ fn run(command: Command) -> Result<()> {
             jobs,
             reuse_reports,
             out,
-        } => conformance::run(&conformance::Options {
-            reuse: reuse_reports,
-            kit,
-            out,
-            versions,
-            languages,
-            no_official,
-            jobs,
+        } => processes::watched(|| {
+            conformance::run(&conformance::Options {
+                reuse: reuse_reports,
+                kit,
+                out,
+                versions,
+                languages,
+                no_official,
+                jobs,
+            })
         }),
     }
 }

@@ -1,5 +1,6 @@
 //! Reviewed snapshots, the one helper every snapshot test includes (with
-//! `#[path]`, from `codegen/tests`, `codegen/review/tests` and `xtask/tests`): a test's output must
+//! `#[path]`, from `codegen/tests`, `codegen/ir/tests`,
+//! `codegen/review/tests` and `xtask/tests`): a test's output must
 //! equal its committed snapshot, and only `UPDATE_SNAPSHOTS=1` rewrites the
 //! snapshot instead. Any other value of `UPDATE_SNAPSHOTS` fails the test, so
 //! an environment that happens to set it cannot re-approve anything.

@@ -217,9 +217,14 @@ fn agent(program: Program, ours: bool, version: u8) -> Agent {
 fn play(python: &Path, kit: &Path, reports: &Path, agent: &Agent) -> Result<Report> {
     let file = reports.join(format!("{}.json", agent.slug));
     let cwd = reports.join(&agent.slug);
+    // pytest's temporary folders (`tmp_path`), under target/ rather than
+    // the system's temporary folder.
+    let temporary = reports.join(format!("{}.tmp", agent.slug));
     let _ = std::fs::remove_file(&file);
-    let _ = std::fs::remove_dir_all(&cwd);
-    std::fs::create_dir_all(&cwd).with_context(|| format!("creating {}", cwd.display()))?;
+    for folder in [&cwd, &temporary] {
+        let _ = std::fs::remove_dir_all(folder);
+        std::fs::create_dir_all(folder).with_context(|| format!("creating {}", folder.display()))?;
+    }
     let mut command = Command::new(python);
     command
         .args(["-m", "tck", "--protocol-version", &agent.version.to_string()])
@@ -237,6 +242,7 @@ fn play(python: &Path, kit: &Path, reports: &Path, agent: &Agent) -> Result<Repo
         .args(&agent.program.command)
         .current_dir(reports)
         .env("PYTHONPATH", kit.join("src"))
+        .env("TMPDIR", &temporary)
         .env("PYTHONDONTWRITEBYTECODE", "1");
     // In this process's group, so that an interrupt reaches the kit too; the
     // kit stops the agents it started.

@@ -3,67 +3,28 @@
 //! inherits, and once the command has exited looks for what it left
 //! behind: any live process in its group, or carrying its mark (which also
 //! finds those that moved to a group or session of their own). They are
-//! killed, and named to the caller, which fails on them.
-//!
-//! A group of its own does not get the terminal's Ctrl-C: while a command
-//! runs, an interrupt (SIGINT, SIGTERM, SIGHUP) of this process kills its
-//! group (every running command's, when several run at once) first, then
-//! ends this process as the signal would have.
+//! killed, and named to the caller, which fails on them. [`watched`] does
+//! the same for a whole command of `cargo xtask` ([`watch`]), whatever
+//! started its processes; [`scan`] finds processes by their marks, and
+//! [`interrupts`] ends them all when this process is interrupted.
 
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
-use std::sync::Once;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
+
+use interrupts::{handle_interrupts, register, release};
+use scan::{left_behind, Marks};
+
+mod interrupts;
+mod scan;
+mod watch;
+
+pub use watch::watched;
 
 /// The variable that marks a command's processes.
 const MARK: &str = "ACP_XTASK_GROUP";
-/// How long the processes of a command that exited get to end on their own.
-const GRACE: Duration = Duration::from_secs(2);
-
-/// The groups of the commands [`run`] is waiting for, 0 in a free slot:
-/// the interop matrix runs a few cells at once ([`super::pool`]).
-static RUNNING: [AtomicI32; 16] = [const { AtomicI32::new(0) }; 16];
-
-/// Records `group` in a free slot of [`RUNNING`] and returns the slot;
-/// `None` when every slot is taken (the group is then not killed on an
-/// interrupt, only at its command's end).
-fn register(group: i32) -> Option<usize> {
-    RUNNING.iter().position(|slot| {
-        slot.compare_exchange(0, group, Ordering::SeqCst, Ordering::SeqCst)
-            .is_ok()
-    })
-}
-
-/// On an interrupt: kills the running group, then takes the signal's
-/// default action. Only async-signal-safe calls.
-extern "C" fn interrupted(signal: libc::c_int) {
-    for slot in &RUNNING {
-        let group = slot.load(Ordering::SeqCst);
-        if group > 0 {
-            // SAFETY: kill(2) is async-signal-safe and touches no memory of ours.
-            unsafe { libc::kill(-group, libc::SIGKILL) };
-        }
-    }
-    // SAFETY: signal(2) and raise(3) are async-signal-safe and touch no
-    // memory of ours.
-    unsafe {
-        libc::signal(signal, libc::SIG_DFL);
-        libc::raise(signal);
-    }
-}
-
-/// Installs [`interrupted`] for SIGINT, SIGTERM and SIGHUP, once.
-fn handle_interrupts() {
-    static INSTALLED: Once = Once::new();
-    INSTALLED.call_once(|| {
-        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-            // SAFETY: the handler only makes async-signal-safe calls.
-            unsafe { libc::signal(signal, interrupted as extern "C" fn(libc::c_int) as libc::sighandler_t) };
-        }
-    });
-}
 
 /// How a command ended, and the processes it left behind (`pid name`).
 pub struct Ended {
@@ -90,6 +51,10 @@ pub fn run(command: &mut Command, input: Option<&[u8]>, limit: Duration) -> std:
         .stderr(Stdio::piped())
         .spawn()?;
     let group = child.id();
+    let marks = Marks {
+        group: Some(group),
+        variable: &format!("{MARK}={mark}"),
+    };
     let slot = register(group as i32);
     if let (Some(input), Some(mut stdin)) = (input, child.stdin.take()) {
         // A command that exits without reading it all is no failure here.
@@ -114,22 +79,16 @@ pub fn run(command: &mut Command, input: Option<&[u8]>, limit: Duration) -> std:
         }
         if Instant::now() >= stop && !timed_out {
             timed_out = true;
-            kill_all(group, &mark);
+            scan::kill_all(marks);
         }
         std::thread::sleep(Duration::from_millis(20));
     };
 
-    let deadline = Instant::now() + GRACE;
-    let mut left = settled_members(group, &mark);
-    while !left.is_empty() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(50));
-        left = settled_members(group, &mark);
-    }
-    let left_behind = left.iter().map(|(pid, name)| format!("{pid} {name}")).collect();
-    kill_all(group, &mark);
-    if let Some(slot) = slot {
-        RUNNING[slot].store(0, Ordering::SeqCst);
-    }
+    let left_behind = left_behind(marks)
+        .iter()
+        .map(|process| format!("{} {}", process.pid, process.name))
+        .collect();
+    release(slot);
 
     Ok(Ended {
         output: Output {
@@ -140,73 +99,6 @@ pub fn run(command: &mut Command, input: Option<&[u8]>, limit: Duration) -> std:
         left_behind,
         timed_out,
     })
-}
-
-/// [`members`], trusted only when two scans a moment apart agree that none
-/// is left: a process in the middle of `execve` shows an empty environment
-/// (so no mark) for an instant, and one that just left the group by
-/// `setsid` is then findable only by that mark.
-fn settled_members(group: u32, mark: &str) -> Vec<(u32, String)> {
-    let left = members(group, mark);
-    if !left.is_empty() {
-        return left;
-    }
-    std::thread::sleep(Duration::from_millis(20));
-    members(group, mark)
-}
-
-/// Kills the group and every process with the mark, until none is left.
-fn kill_all(group: u32, mark: &str) {
-    for _ in 0..50 {
-        // SAFETY: kill(2) with a negative pid signals a process group; it
-        // touches no memory of ours.
-        unsafe { libc::kill(-(group as libc::pid_t), libc::SIGKILL) };
-        let left = settled_members(group, mark);
-        if left.is_empty() {
-            return;
-        }
-        for (pid, _) in left {
-            // SAFETY: as above, one process.
-            unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-/// The live processes (not zombies) in process group `group` or carrying
-/// `mark`, as (pid, name).
-fn members(group: u32, mark: &str) -> Vec<(u32, String)> {
-    let wanted = format!("{MARK}={mark}");
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    let mut found = Vec::new();
-    for entry in entries.flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|name| name.parse::<u32>().ok()) else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        // `pid (name) state ppid pgrp ...`; the name may hold spaces and parentheses.
-        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
-            continue;
-        };
-        let name = stat[open + 1..close].to_owned();
-        let fields: Vec<&str> = stat[close + 1..].split_whitespace().collect();
-        if fields.first() == Some(&"Z") || fields.first() == Some(&"X") {
-            continue;
-        }
-        let in_group = fields.get(2).and_then(|pgrp| pgrp.parse::<u32>().ok()) == Some(group);
-        let marked = || {
-            std::fs::read(entry.path().join("environ"))
-                .is_ok_and(|environ| environ.split(|byte| *byte == 0).any(|pair| pair == wanted.as_bytes()))
-        };
-        if in_group || marked() {
-            found.push((pid, name));
-        }
-    }
-    found
 }
 
 #[cfg(test)]

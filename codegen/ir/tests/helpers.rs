@@ -29,7 +29,7 @@ fn default_ir(rfds: RfdSelection) -> Ir {
 }
 
 fn scenarios() -> Vec<Value> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/helpers.json");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/helpers.json");
     let table: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     table["scenarios"].as_array().unwrap().clone()
 }
