@@ -26,7 +26,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { testAgent } from "./agent.mjs";
+import { scriptedAgent } from "./scripted-agent.mjs";
 import { loadBindings } from "./bindings.mjs";
 
 const folder = process.env.ACP_BINDINGS;
@@ -152,7 +152,7 @@ function wire(seed, options, agent, client) {
  */
 function agentV1(sent) {
   return (end, roll) =>
-    testAgent(bindings, {
+    scriptedAgent(bindings, {
       capabilities: { sessionCapabilities: { ready: {}, turnComplete: {} } },
       commands: true,
       chunks: () => 1 + roll.below(5),
@@ -267,7 +267,7 @@ async function runV1(seed, ordered, sessions, prompts) {
  */
 function agentV2(sent) {
   return (end, roll) =>
-    testAgent(bindings, {
+    scriptedAgent(bindings, {
       chunks: () => 1 + roll.below(5),
       lateIdle: () => roll.below(2) === 0,
       pause: roll.pause,

@@ -3,7 +3,7 @@
 // answer, and the stdio plumbing of both ends (a client runs its agent as a
 // child process; an agent serves its own stdio). The protocol's own turn
 // lives in each client program and, for the agents, in the TypeScript test
-// agent (`tests/typescript/agent.mjs`), on the generated package of its
+// agent (`tests/typescript/scripted-agent.mjs`), on the generated package of its
 // protocol version (`acp`, which the program imports from `ACP_PACKAGE`).
 
 import { spawn } from "node:child_process";

@@ -22,7 +22,7 @@
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
-import { testAgent } from "../agent.mjs";
+import { scriptedAgent } from "../scripted-agent.mjs";
 
 const bindings = process.env.ACP_BINDINGS;
 if (!bindings) throw new Error("ACP_BINDINGS must name a folder written by `cargo xtask generate`");
@@ -62,12 +62,12 @@ function sender(sent, counts) {
 }
 
 /**
- * The test agent (`../agent.mjs`): it answers `initialize` (advertising
+ * The test agent (`../scripted-agent.mjs`): it answers `initialize` (advertising
  * session/ready and turn_complete), `session/new` and `session/prompt` on
  * any session (after one update), and counts every notification it is handed.
  */
 function agent(counts) {
-  return testAgent(acp, {
+  return scriptedAgent(acp, {
     capabilities: { sessionCapabilities: { ready: {}, turnComplete: {} } },
     anySession: true,
     notified: () => {

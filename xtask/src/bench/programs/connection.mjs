@@ -14,8 +14,8 @@
 // - round-trip: a client initializes, then calls `session/new` on an agent
 //   in the same process, one call after the other, as many times as the
 //   corpus has `SessionNotification`s. Ours: `connectClient` and
-//   `connectAgent` with the TypeScript test agent (`agent.mjs`, which the
-//   bench writes next to this program from `tests/typescript/agent.mjs`;
+//   `connectAgent` with the TypeScript test agent (`scripted-agent.mjs`, which the
+//   bench writes next to this program from `tests/typescript/scripted-agent.mjs`;
 //   it opens a session per call), each end's `send` handing the text to
 //   the other's `receive`; the official one: its client app connected to its agent app
 //   (in-memory message streams); the floor: the request and the response
@@ -28,7 +28,7 @@
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 
-import { testAgent } from "./agent.mjs";
+import { scriptedAgent } from "./scripted-agent.mjs";
 
 const [implementation, mode, modulePath, corpus, runsText] = process.argv.slice(2);
 const runs = Number.parseInt(runsText ?? "", 10);
@@ -70,7 +70,7 @@ const ours = {
 
   async roundTrips(module, calls) {
     let clientEnd = null;
-    const agentEnd = module.connectAgent(testAgent(module), (text) => void clientEnd.receive(text));
+    const agentEnd = module.connectAgent(scriptedAgent(module), (text) => void clientEnd.receive(text));
     clientEnd = module.connectClient(
       () => ({
         sessionRequestPermission: () => ({ outcome: { outcome: "cancelled" } }),

@@ -7,7 +7,7 @@
 // (`fuzz/connection.fuzz.mjs`) serve. It plays either protocol version, the
 // one of the package it is given (`acp`, whose `PROTOCOL_VERSION` it reads).
 //
-// `testAgent(acp, options)` returns the `(end) => handlers` that
+// `scriptedAgent(acp, options)` returns the `(end) => handlers` that
 // `connectAgent` takes. The agent opens a session per `session/new`
 // (`session-1`, `session-2`, ...) and answers a prompt on any other session
 // with the schema's resource-not-found. A prompt plays a turn: on v1 inside
@@ -61,7 +61,7 @@ function textOf(prompt) {
   return prompt[0]?.type === "text" ? prompt[0].text : "";
 }
 
-export function testAgent(acp, options = {}) {
+export function scriptedAgent(acp, options = {}) {
   const v2 = acp.PROTOCOL_VERSION === 2;
   const { info = { name: "acp-codegen test agent (TypeScript)", version: "0.1.0" } } = options;
   const chunks = options.chunks ?? (() => 1);
