@@ -32,6 +32,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from scripted_agent import scripted_agent
+
 NAME = os.environ.get("ACP_PYTHON_PACKAGE", "acp_bindings")
 if __name__ == "__main__":
     import atheris
@@ -79,43 +81,21 @@ def result(method: str, value: dict[str, Any]) -> Any:
     return PACKAGE.methods.REQUESTS[method].decode_result(value)
 
 
-class FuzzAgent(PACKAGE.Agent):  # type: ignore[misc]
-    """Answers `initialize` (advertising session/ready and turn_complete),
-    `session/new` and `session/prompt` (after one update), and counts every
+def fuzz_agent(tally: Tally) -> Any:
+    """The test agent (`scripted_agent.py`): it answers `initialize`
+    (advertising session/ready and turn_complete), `session/new` and
+    `session/prompt` on any session (after one update), and counts every
     notification it is handed."""
 
-    def __init__(self, end: Any, tally: Tally) -> None:
-        self.end = end
-        self.tally = tally
+    def handled() -> None:
+        tally.handled += 1
 
-    async def initialize(self, params: Any) -> Any:
-        capabilities: dict[str, Any] = {"sessionCapabilities": {"ready": {}, "turnComplete": {}}}
-        return result("initialize", {"protocolVersion": 1, "agentCapabilities": capabilities})
-
-    async def session_new(self, params: Any) -> Any:
-        return result("session/new", {"sessionId": "s"})
-
-    async def session_prompt(self, prompt: Any) -> Any:
-        chunk = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}}
-        await self.end.notify(
-            "session/update", params("session/update", {"sessionId": prompt.session_id, "update": chunk})
-        )
-        return result("session/prompt", {"stopReason": "end_turn"})
-
-    async def session_cancel(self, params: Any) -> None:
-        self.tally.handled += 1
-
-    async def session_ready(self, params: Any) -> None:
-        self.tally.handled += 1
-
-    async def cancel_request(self, params: Any) -> None:
-        self.tally.handled += 1
-
-    async def extension_request(self, method: str, params: Any) -> Any:
-        return None
-
-    async def extension_notification(self, method: str, params: Any) -> None:
-        self.tally.handled += 1
+    return scripted_agent(
+        PACKAGE,
+        capabilities={"sessionCapabilities": {"ready": {}, "turnComplete": {}}},
+        any_session=True,
+        notified=handled,
+    )
 
 
 class FuzzClient(PACKAGE.Client):  # type: ignore[misc]
@@ -190,7 +170,7 @@ async def agent_end(data: bytes) -> None:
     async def send(text: str) -> None:
         sent.append(text)
 
-    end = PACKAGE.connect_agent(lambda end: FuzzAgent(end, tally), send, PACKAGE.ConnectOptions(dropped=tally.drop))
+    end = PACKAGE.connect_agent(fuzz_agent(tally), send, PACKAGE.ConnectOptions(dropped=tally.drop))
     received = lines(data)
     for text in received:
         await end.receive(text)

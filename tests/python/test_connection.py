@@ -40,6 +40,7 @@ from typing import Any
 import pytest
 
 from conftest import bindings_folder, installed_package
+from scripted_agent import scripted_agent
 
 PACKAGE = installed_package(bindings_folder())
 LABEL = os.environ.get("ACP_SCHEMA_LABEL", "")
@@ -280,127 +281,50 @@ class Tally:
         return text not in self.owed or json.dumps(request) in self.completed
 
 
-class V1Agent(PACKAGE.Agent):  # type: ignore[misc, name-defined]
-    """Advertises `session/ready` and `turn_complete`; each session's
-    `session/new` handler sends a session-scoped update before answering
-    (rule R1 holds it); each prompt's handler sends its chunks, sometimes asks
-    for permission, and sometimes sends its own `turn_complete` (the end adds
-    it otherwise); always, when its end is unordered and `completes`."""
+def v1_agent(
+    dice: Dice, tally: Tally, pipes: tuple[Pipe, Pipe], ordered: bool, completes: bool
+) -> Callable[[Any], Any]:
+    """The test agent on v1 with the RFDs: it advertises `session/ready` and
+    `turn_complete`; each session's `session/new` handler sends a
+    session-scoped update before answering (rule R1 holds it); each prompt's
+    handler sends its chunks, sometimes asks for permission, and sometimes
+    sends its own `turn_complete` (the end adds it otherwise); always, when
+    its end is unordered and `completes`."""
 
-    def __init__(
-        self, end: Any, dice: Dice, tally: Tally, pipes: tuple[Pipe, Pipe], ordered: bool, completes: bool
-    ) -> None:
-        self.end = end
-        self.dice = dice
-        self.tally = tally
-        self.prompts = pipes[0].prompts
-        self.ordered = ordered
-        self.completes = completes
-        self.sessions = 0
-
-    async def initialize(self, params: Any) -> Any:
-        capabilities: dict[str, Any] = {"sessionCapabilities": {"ready": {}, "turnComplete": {}}}
-        return result("initialize", {"protocolVersion": 1, "agentCapabilities": capabilities})
-
-    async def update(self, session: str, update: dict[str, Any]) -> None:
-        await self.end.notify("session/update", params_for("session/update", {"sessionId": session, "update": update}))
-
-    async def session_new(self, params: Any) -> Any:
-        self.sessions += 1
-        session = f"session-{self.sessions}"
-        await self.update(
-            session,
-            {
-                "sessionUpdate": "available_commands_update",
-                "availableCommands": [{"name": "explain", "description": "Explains the code"}],
-            },
-        )
-        await self.dice.pause(3)
-        return result("session/new", {"sessionId": session})
-
-    async def session_prompt(self, params: Any) -> Any:
-        session = params.session_id
-        text = params.prompt[0].text
-        updates = 1 + self.dice.below(5)
-        for index in range(updates):
-            await self.dice.pause(3)
-            await self.update(session, chunk(f"{text} part {index}", text))
-        if self.dice.below(3) == 0:
-            await self.end.request("session/request_permission", permission_params(session))
-        self.tally.sent[text] = updates
-        if (self.completes and not self.ordered) or self.dice.below(4) == 0:
-            # The handler is not given its request id: it reads it off the wire.
-            request = self.prompts[text]
-            await self.update(
-                session, {"sessionUpdate": "turn_complete", "promptRequestId": request, "stopReason": "end_turn"}
-            )
-            self.tally.owed.add(text)
-        elif self.ordered:
+    def complete(text: str) -> Any:
+        if (completes and not ordered) or dice.below(4) == 0:
+            tally.owed.add(text)
+            return pipes[0].prompts[text]
+        if ordered:
             # The end adds it.
-            self.tally.owed.add(text)
-        return result("session/prompt", {"stopReason": "end_turn"})
+            tally.owed.add(text)
+        return None
+
+    return scripted_agent(
+        PACKAGE,
+        capabilities={"sessionCapabilities": {"ready": {}, "turnComplete": {}}},
+        commands=True,
+        chunks=lambda: 1 + dice.below(5),
+        ask=lambda: dice.below(3) == 0,
+        pause=dice.pause,
+        played=tally.sent.__setitem__,
+        completes=complete,
+    )
 
 
-class V2Agent(PACKAGE.Agent):  # type: ignore[misc, name-defined]
-    """Acknowledges each prompt: reports `running`, hands the turn to its
-    worker and answers; the worker sends the chunks, then `idle`. When
-    `snapshots`, a prompt's handler sometimes first repeats the session's
-    `idle` state (a snapshot of the work before the prompt, which does not
-    end its turn)."""
-
-    def __init__(self, end: Any, work: asyncio.Queue[tuple[str, str]], dice: Dice, snapshots: bool) -> None:
-        self.end = end
-        self.work = work
-        self.dice = dice
-        self.snapshots = snapshots
-        self.sessions = 0
-
-    async def initialize(self, params: Any) -> Any:
-        return result("initialize", {"protocolVersion": 2, "info": {"name": "test agent", "version": "1"}})
-
-    async def session_new(self, params: Any) -> Any:
-        self.sessions += 1
-        return result("session/new", {"sessionId": f"session-{self.sessions}"})
-
-    async def session_prompt(self, params: Any) -> Any:
-        session = params.session_id
-        text = params.prompt[0].text
-        if self.snapshots and self.dice.below(4) == 0:
-            snapshot = {"sessionUpdate": "state_update", "state": "idle"}
-            await self.end.notify(
-                "session/update", params_for("session/update", {"sessionId": session, "update": snapshot})
-            )
-        running = {"sessionUpdate": "state_update", "state": "running"}
-        await self.end.notify("session/update", params_for("session/update", {"sessionId": session, "update": running}))
-        self.work.put_nowait((session, text))
-        return result("session/prompt", {"messageId": f"message-{text}"})
-
-
-async def worker(end: Any, dice: Dice, work: asyncio.Queue[tuple[str, str]], tally: Tally) -> None:
-    """The v2 agent's worker: each turn's chunks, then `idle`, after the response."""
-
-    async def turn(session: str, text: str) -> None:
-        chunks = 1 + dice.below(5)
-        for index in range(chunks):
-            await dice.pause(3)
-            await end.notify(
-                "session/update",
-                params_for("session/update", {"sessionId": session, "update": chunk(f"{text} part {index}", text)}),
-            )
-        tally.sent[text] = chunks
-        idle = {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}
-        await end.notify("session/update", params_for("session/update", {"sessionId": session, "update": idle}))
-
-    turns: set[asyncio.Task[None]] = set()
-    try:
-        while True:
-            session, text = await work.get()
-            task = asyncio.ensure_future(turn(session, text))
-            turns.add(task)
-            task.add_done_callback(turns.discard)
-    finally:
-        for task in turns:
-            task.cancel()
+def v2_agent(dice: Dice, tally: Tally, snapshots: bool) -> Callable[[Any], Any]:
+    """The test agent on v2: it acknowledges each prompt (reports `running`
+    and answers) and plays the turn in a task of its own: the chunks, then
+    `idle`. When `snapshots`, a prompt's handler sometimes first repeats the
+    session's `idle` state (a snapshot of the work before the prompt, which
+    does not end its turn)."""
+    return scripted_agent(
+        PACKAGE,
+        chunks=lambda: 1 + dice.below(5),
+        pause=dice.pause,
+        played=tally.sent.__setitem__,
+        snapshot=lambda: snapshots and dice.below(4) == 0,
+    )
 
 
 class CountingClient(PACKAGE.Client):  # type: ignore[misc, name-defined]
@@ -473,7 +397,7 @@ async def run_v1(seed: int, mode: Mode) -> Found:
     run = connect(
         dice,
         log,
-        lambda end, pipes: V1Agent(end, dice, tally, pipes, mode.agent, completes),
+        lambda end, pipes: v1_agent(dice, tally, pipes, mode.agent, completes)(end),
         lambda _: CountingClient(dice, tally),
         mode,
     )
@@ -538,12 +462,10 @@ async def run_v2(seed: int, mode: Mode) -> Found:
     dice = Dice(seed)
     log: Log = []
     tally = Tally()
-    work: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
     # Only an ordered agent's snapshots come before its acknowledgement for sure.
     run = connect(
-        dice, log, lambda end, _: V2Agent(end, work, dice, mode.agent), lambda _: CountingClient(dice, tally), mode
+        dice, log, lambda end, _: v2_agent(dice, tally, mode.agent)(end), lambda _: CountingClient(dice, tally), mode
     )
-    run.tasks.append(asyncio.ensure_future(worker(run.agent, dice, work, tally)))
     found = Found()
     await run.client.request("initialize", initialize_params())
     await prompt_sessions(run, dice, tally, found)

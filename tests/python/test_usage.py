@@ -1,4 +1,4 @@
-"""Runs `usage_program.py` (an agent and a client written as a programmer
+"""Runs `usage.py` (an agent and a client written as a programmer
 would) and checks that every message it put on the wire round-trips, and
 runs its twin on the official SDK, which must show the same. The
 program is written against the default schema's session updates, which v2
@@ -43,7 +43,7 @@ def type_of(message: dict[str, Any], requests: dict[str, str]) -> str | None:
 def test_the_usage_program_runs_and_its_messages_round_trip() -> None:
     if "SessionNotification" not in PACKAGE.__all__:
         pytest.skip("the usage program is written against the session updates of v1 schemas")
-    usage = importlib.import_module("usage_program")
+    usage = importlib.import_module("usage")
     wire, client = asyncio.run(usage.run())
     assert client.seen == SEEN
     requests: dict[str, str] = {}

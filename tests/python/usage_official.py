@@ -1,5 +1,5 @@
 # pyright: strict
-"""The program of `usage_program.py` written with the official SDK
+"""The program of `usage.py` written with the official SDK
 (`agent-client-protocol`, pinned in `requirements.txt`), kept to compare the
 two: the same agent, client, messages and checks. Run by `test_usage.py`."""
 

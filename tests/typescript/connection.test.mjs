@@ -26,6 +26,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
+import { scriptedAgent } from "./scripted-agent.mjs";
 import { loadBindings } from "./bindings.mjs";
 
 const folder = process.env.ACP_BINDINGS;
@@ -144,46 +145,21 @@ function wire(seed, options, agent, client) {
   return { roll, log, dropped, agentEnd, clientEnd, settle: () => quiet(log, [toAgent, toClient]) };
 }
 
-/** Protocol v1 with the RFDs: the agent advertises `session/ready` and `turn_complete`. */
+/**
+ * Protocol v1 with the RFDs: the test agent advertises `session/ready` and
+ * `turn_complete`, sends each new session's commands, and echoes each
+ * prompt in 1 to 5 chunks, asking permission one turn in three.
+ */
 function agentV1(sent) {
-  return (end, roll) => {
-    let sessions = 0;
-    return {
-      initialize: ({ protocolVersion }) => ({
-        protocolVersion,
-        agentCapabilities: { sessionCapabilities: { ready: {}, turnComplete: {} } },
-      }),
-      sessionNew: async () => {
-        sessions += 1;
-        const sessionId = `session-${sessions}`;
-        // Session-scoped: rule R1 holds it until the client's `session/ready`.
-        const commands = {
-          sessionUpdate: "available_commands_update",
-          availableCommands: [{ name: "explain", description: "Explains the code" }],
-        };
-        end.notify("session/update", { sessionId, update: commands });
-        await roll.pause(3);
-        return { sessionId };
-      },
-      sessionPrompt: async ({ sessionId, prompt }) => {
-        const text = prompt[0]?.type === "text" ? prompt[0].text : "";
-        const updates = 1 + roll.below(5);
-        for (let index = 0; index < updates; index += 1) {
-          await roll.pause(3);
-          end.notify("session/update", {
-            sessionId,
-            update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `${text} part ${index}` } },
-          });
-        }
-        if (roll.below(3) === 0) {
-          const options = [{ optionId: "allow", name: "Allow", kind: "allow_once" }];
-          await end.request("session/request_permission", { sessionId, toolCall: { toolCallId: "call-1" }, options });
-        }
-        sent.set(text, updates);
-        return { stopReason: "end_turn" };
-      },
-    };
-  };
+  return (end, roll) =>
+    scriptedAgent(bindings, {
+      capabilities: { sessionCapabilities: { ready: {}, turnComplete: {} } },
+      commands: true,
+      chunks: () => 1 + roll.below(5),
+      ask: () => roll.below(3) === 0,
+      pause: roll.pause,
+      played: (text, chunks) => sent.set(text, chunks),
+    })(end);
 }
 
 /** A client that counts, per prompt, the chunks it handled, each after a random wait. */
@@ -283,53 +259,20 @@ async function runV1(seed, ordered, sessions, prompts) {
   return found;
 }
 
-/** Protocol v2: the agent acknowledges each prompt and hands the turn to its worker. */
+/**
+ * Protocol v2: the test agent acknowledges each prompt and plays its turn
+ * after: 1 to 5 chunks, then `idle`; at random, a later idle snapshot (its
+ * background work), which the client may read after its next prompt went
+ * out and before that prompt's `running`: it must not end that turn.
+ */
 function agentV2(sent) {
-  return (end, roll) => {
-    let sessions = 0;
-    /** Prompts read per session: a later idle snapshot is sent only while no new one was. */
-    const prompted = new Map();
-    const update = (sessionId, value) => end.notify("session/update", { sessionId, update: value });
-    /**
-     * The worker's turn: its chunks, then `idle`, whenever they come
-     * relative to the response; at random, a later idle snapshot (its
-     * background work), which the client may read after its next prompt
-     * went out and before that prompt's `running`: it must not end that turn.
-     */
-    const work = async (sessionId, text) => {
-      const chunks = 1 + roll.below(5);
-      for (let index = 0; index < chunks; index += 1) {
-        await roll.pause(3);
-        update(sessionId, {
-          sessionUpdate: "agent_message_chunk",
-          messageId: `reply-${text}`,
-          content: { type: "text", text: `${text} part ${index}` },
-        });
-      }
-      sent.set(text, chunks);
-      update(sessionId, { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" });
-      if (roll.below(2) === 0) {
-        const turn = prompted.get(sessionId);
-        await roll.pause(6);
-        if (prompted.get(sessionId) === turn)
-          update(sessionId, { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn", background: [] });
-      }
-    };
-    return {
-      initialize: () => ({ protocolVersion: bindings.PROTOCOL_VERSION, info: { name: "test agent", version: "1" } }),
-      sessionNew: () => {
-        sessions += 1;
-        return { sessionId: `session-${sessions}` };
-      },
-      sessionPrompt: ({ sessionId, prompt }) => {
-        const text = prompt[0]?.type === "text" ? prompt[0].text : "";
-        prompted.set(sessionId, (prompted.get(sessionId) ?? 0) + 1);
-        update(sessionId, { sessionUpdate: "state_update", state: "running" });
-        setImmediate(() => void work(sessionId, text));
-        return { messageId: `message-${text}` };
-      },
-    };
-  };
+  return (end, roll) =>
+    scriptedAgent(bindings, {
+      chunks: () => 1 + roll.below(5),
+      lateIdle: () => roll.below(2) === 0,
+      pause: roll.pause,
+      played: (text, chunks) => sent.set(text, chunks),
+    })(end);
 }
 
 /** One v2 run: prompt calls that resolved before their turn was handled. */

@@ -7,7 +7,7 @@
 // the wire round-trips through the package. `cargo xtask test` compiles it
 // against the installed package under `tsc --strict`, with and without
 // `exactOptionalPropertyTypes`, on the protocol v1 schemas' bindings.
-// `usage_official.ts` is the same program written with the official SDK.
+// `usage-official.ts` is the same program written with the official SDK.
 
 import type { Agent, Client, SessionUpdate } from "acp-bindings";
 import { connectAgent, connectClient } from "acp-bindings";

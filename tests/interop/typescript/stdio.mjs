@@ -2,8 +2,9 @@
 // version: the clients' command line, the trace they record, the permission
 // answer, and the stdio plumbing of both ends (a client runs its agent as a
 // child process; an agent serves its own stdio). The protocol's own turn
-// lives in each program, on the generated package of its protocol version
-// (`acp`, which the program imports from `ACP_PACKAGE`).
+// lives in each client program and, for the agents, in the TypeScript test
+// agent (`tests/typescript/scripted-agent.mjs`), on the generated package of its
+// protocol version (`acp`, which the program imports from `ACP_PACKAGE`).
 
 import { spawn } from "node:child_process";
 import { appendFileSync, writeFileSync } from "node:fs";

@@ -22,6 +22,8 @@
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
+import { scriptedAgent } from "../scripted-agent.mjs";
+
 const bindings = process.env.ACP_BINDINGS;
 if (!bindings) throw new Error("ACP_BINDINGS must name a folder written by `cargo xtask generate`");
 const acp = await import(pathToFileURL(join(bindings, "typescript", "dist", "index.js")).href);
@@ -60,33 +62,18 @@ function sender(sent, counts) {
 }
 
 /**
- * Answers `initialize` (advertising session/ready and turn_complete),
- * `session/new` and `session/prompt` (after one update), and counts every
- * notification it is handed.
+ * The test agent (`../scripted-agent.mjs`): it answers `initialize` (advertising
+ * session/ready and turn_complete), `session/new` and `session/prompt` on
+ * any session (after one update), and counts every notification it is handed.
  */
-function agent(end, counts) {
-  const handled = () => {
-    counts.handled += 1;
-  };
-  return {
-    initialize: () => ({
-      protocolVersion: 1,
-      agentCapabilities: { sessionCapabilities: { ready: {}, turnComplete: {} } },
-    }),
-    sessionNew: () => ({ sessionId: "s" }),
-    sessionPrompt: (params) => {
-      end.notify("session/update", {
-        sessionId: params.sessionId,
-        update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hi" } },
-      });
-      return { stopReason: "end_turn" };
+function agent(counts) {
+  return scriptedAgent(acp, {
+    capabilities: { sessionCapabilities: { ready: {}, turnComplete: {} } },
+    anySession: true,
+    notified: () => {
+      counts.handled += 1;
     },
-    sessionCancel: handled,
-    sessionReady: handled,
-    cancelRequest: handled,
-    extensionRequest: () => null,
-    extensionNotification: handled,
-  };
+  });
 }
 
 /** Refuses permission requests (the `cancelled` outcome) and counts every notification it is handed. */
@@ -150,7 +137,7 @@ function check(side, received, data, sent, counts, allowance) {
 async function agentEnd(data) {
   const counts = tally();
   const sent = [];
-  const end = acp.connectAgent((connection) => agent(connection, counts), sender(sent, counts), {
+  const end = acp.connectAgent(agent(counts), sender(sent, counts), {
     dropped: () => {
       counts.dropped += 1;
     },

@@ -4,7 +4,9 @@
 //! installed into `target/bench/node/`); the floor is `JSON.parse` +
 //! `JSON.stringify`. Each runs `programs/decode_encode.mjs` in its own
 //! process. The connections (`programs/connection.mjs`) are our package's
-//! ends against the official SDK's client and agent apps.
+//! ends, its agent the TypeScript test agent (`tests/typescript/scripted-agent.mjs`,
+//! written next to the program), against the official SDK's client and
+//! agent apps.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -16,6 +18,7 @@ use crate::support::tools::run_checked;
 
 const PROGRAM: &str = include_str!("programs/decode_encode.mjs");
 const CONNECTION: &str = include_str!("programs/connection.mjs");
+const TEST_AGENT: &str = include_str!("../../../tests/typescript/scripted-agent.mjs");
 
 /// The official SDK and the zod it is measured with.
 pub const SDK_VERSION: &str = "2.4.0";
@@ -107,6 +110,7 @@ pub fn measure(setup: &Setup, corpus: &Path) -> Result<Vec<Measurement>> {
 pub fn measure_connection(setup: &Setup, corpus: &Path) -> Result<Vec<Measurement>> {
     let program = setup.folder.join("programs").join("connection.mjs");
     write_if_changed(&program, CONNECTION)?;
+    write_if_changed(&program.with_file_name("scripted-agent.mjs"), TEST_AGENT)?;
     let ours = ours(setup)?;
     let official = official_sdk(setup)?
         .join("dist")

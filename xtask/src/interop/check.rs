@@ -15,9 +15,10 @@ use crate::support::tools::run_checked;
 /// `packages` is the interpreter whose installed packages mypy reads, and
 /// `path` a folder added to the import path (the generated package's).
 pub fn python(tools: &Path, scripts: &[&Path], packages: &Path, path: Option<&Path>, what: &str) -> Result<()> {
-    // Run where the scripts are, with that folder as ruff's source root
-    // (the root's ruff.toml would make it the workspace), so that ruff
-    // counts their sibling modules as their own (first-party) imports.
+    // Run where the scripts are, with that folder and `tests/python` (the
+    // test agent's) as ruff's source roots (the root's ruff.toml would make
+    // it the workspace), so that ruff counts their sibling modules and the
+    // test agent as their own (first-party) imports.
     let folder = scripts
         .first()
         .and_then(|script| script.parent())
@@ -31,7 +32,7 @@ pub fn python(tools: &Path, scripts: &[&Path], packages: &Path, path: Option<&Pa
                 "--no-cache",
                 "--quiet",
                 "--config",
-                "src = ['.']",
+                "src = ['.', '../../python']",
             ])
             .args(scripts)
             .current_dir(folder),

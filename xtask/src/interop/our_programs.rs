@@ -81,7 +81,10 @@ pub fn typescript(inputs: &Inputs) -> Result<Programs> {
 pub fn python(inputs: &Inputs) -> Result<Programs> {
     let (protocol, python) = (inputs.protocol, inputs.python);
     let python_bindings = inputs.bindings.join("python");
-    let python_path = [("PYTHONPATH", python_bindings.as_path())];
+    // The agents import the Python test agent (`tests/python/scripted_agent.py`).
+    let test_agent = inputs.setup.workspace.join("tests").join("python");
+    let search = PathBuf::from(std::env::join_paths([&python_bindings, &test_agent])?);
+    let python_path = [("PYTHONPATH", search.as_path())];
     let python_scripts = inputs.setup.sources("python");
     let script = |what: &str| python_scripts.join(format!("{}.py", protocol.named(what, '_')));
     let scripts = [
@@ -94,7 +97,7 @@ pub fn python(inputs: &Inputs) -> Result<Programs> {
         python,
         &scripts.each_ref().map(PathBuf::as_path),
         python,
-        Some(&python_bindings),
+        Some(&search),
         &format!("our {} Python programs", protocol.name),
     )?;
     let program = |label: &str, what: &str| Program::new(label, &[python, &script(what)], &python_path);

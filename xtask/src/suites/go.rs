@@ -129,7 +129,7 @@ const CHAIN_PROGRAM: &str = "roundtrip-batch";
 
 /// The tests copied into the module as internal tests on every schema:
 /// the shared vectors, the method tables and dispatchers, the negotiation.
-const TESTS: [&str; 3] = ["vectors_test.go", "methods_test.go", "negotiation_test.go"];
+const TESTS: [&str; 3] = ["vectors_test.go", "api_test.go", "negotiation_test.go"];
 
 /// The RFD helper tests, each for the schema its scenarios are for (its
 /// label), with what they share; the scenarios are copied into the

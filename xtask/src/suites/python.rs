@@ -9,7 +9,7 @@
 //! schema, the hostile wire cases (`tests/python/test_hostile_wire.py`) run too,
 //! and so does the fuzz harness's check on every fuzz seed
 //! (`tests/python/test_fuzz_seeds.py`, the folder in `ACP_FUZZ_SEEDS`),
-//! and the usage program (`tests/python/usage_program.py`) is first
+//! and the usage program (`tests/python/usage.py`) is first
 //! type-checked as a programmer's code would be: `mypy --strict` with and
 //! without the pydantic plugin, and pyright in strict mode. On the default
 //! and v2-stable schemas, the connection's race tests
@@ -156,7 +156,7 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str, seeds: Option<&Path>)
 /// The usage program and its twin on the official SDK, in `tests/python/`
 /// (`test_usage.py` runs both).
 const USAGE: Usage = Usage {
-    ours: "usage_program.py",
+    ours: "usage.py",
     official: "usage_official.py",
     longer: None,
 };
@@ -174,7 +174,7 @@ fn check_usage_program(python: &Path, program: &Path, config: &Path, tools: &Pat
             .arg("--cache-dir")
             .arg(cache.join("plugin"))
             .arg(program),
-        "mypy --strict (pydantic plugin) on tests/python/usage_program.py",
+        "mypy --strict (pydantic plugin) on tests/python/usage.py",
     )?;
     run_checked(
         Command::new(python)
@@ -182,7 +182,7 @@ fn check_usage_program(python: &Path, program: &Path, config: &Path, tools: &Pat
             .arg(cache.join("plain"))
             .arg(program)
             .current_dir(work),
-        "mypy --strict (no plugin) on tests/python/usage_program.py",
+        "mypy --strict (no plugin) on tests/python/usage.py",
     )?;
     run_checked(
         Command::new(python)
@@ -190,7 +190,7 @@ fn check_usage_program(python: &Path, program: &Path, config: &Path, tools: &Pat
             .arg(python)
             .arg(program)
             .current_dir(work),
-        "pyright (strict) on tests/python/usage_program.py",
+        "pyright (strict) on tests/python/usage.py",
     )
 }
 

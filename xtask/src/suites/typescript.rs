@@ -101,7 +101,7 @@ const RUNTIME_CONFIG: &str = include_str!("../../../tests/typescript/harness/tsc
 /// `tests/typescript/`.
 const USAGE: Usage = Usage {
     ours: "usage.ts",
-    official: "official/usage_official.ts",
+    official: "official/usage-official.ts",
     longer: Some(
         "the program joins its two ends by hand (each end's send passes the text to the other end's receive and \
          records it, for usage-wire.mjs's round-trip check of every message on the wire), where the official SDK's \
@@ -311,7 +311,7 @@ fn official_usage_program(tests: &Path, folder: &Path) -> Result<()> {
         "package.json",
         "package-lock.json",
         "tsconfig.json",
-        "usage_official.ts",
+        "usage-official.ts",
     ] {
         std::fs::copy(tests.join("official").join(file), folder.join(file))
             .with_context(|| format!("copying official/{file}"))?;
@@ -330,7 +330,7 @@ fn official_usage_program(tests: &Path, folder: &Path) -> Result<()> {
     )?;
     run_checked(
         Command::new("node")
-            .arg(folder.join("out").join("usage_official.js"))
+            .arg(folder.join("out").join("usage-official.js"))
             .current_dir(folder),
         "node on the official SDK's usage program",
     )

@@ -14,8 +14,10 @@
 // - round-trip: a client initializes, then calls `session/new` on an agent
 //   in the same process, one call after the other, as many times as the
 //   corpus has `SessionNotification`s. Ours: `connectClient` and
-//   `connectAgent`, each end's `send` handing the text to the other's
-//   `receive`; the official one: its client app connected to its agent app
+//   `connectAgent` with the TypeScript test agent (`scripted-agent.mjs`, which the
+//   bench writes next to this program from `tests/typescript/scripted-agent.mjs`;
+//   it opens a session per call), each end's `send` handing the text to
+//   the other's `receive`; the official one: its client app connected to its agent app
 //   (in-memory message streams); the floor: the request and the response
 //   each printed and parsed.
 //
@@ -25,6 +27,8 @@
 
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
+
+import { scriptedAgent } from "./scripted-agent.mjs";
 
 const [implementation, mode, modulePath, corpus, runsText] = process.argv.slice(2);
 const runs = Number.parseInt(runsText ?? "", 10);
@@ -66,14 +70,7 @@ const ours = {
 
   async roundTrips(module, calls) {
     let clientEnd = null;
-    const agentEnd = module.connectAgent(
-      () => ({
-        initialize: ({ protocolVersion }) => ({ protocolVersion }),
-        sessionNew: () => ({ sessionId: "session-1" }),
-        sessionPrompt: () => ({ stopReason: "end_turn" }),
-      }),
-      (text) => void clientEnd.receive(text),
-    );
+    const agentEnd = module.connectAgent(scriptedAgent(module), (text) => void clientEnd.receive(text));
     clientEnd = module.connectClient(
       () => ({
         sessionRequestPermission: () => ({ outcome: { outcome: "cancelled" } }),
@@ -85,7 +82,7 @@ const ours = {
     let answered = 0;
     for (let call = 0; call < calls; call += 1) {
       const response = await clientEnd.request("session/new", NEW_SESSION);
-      if (response.sessionId === "session-1") answered += 1;
+      if (response.sessionId === `session-${call + 1}`) answered += 1;
     }
     clientEnd.close();
     agentEnd.close();
