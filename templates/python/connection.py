@@ -828,7 +828,12 @@ class Connection:
             try:
                 result = await pending.future
             except asyncio.CancelledError:
-                if self._pending.pop(request_id, None) is not None and _CANCEL is not None:
+                abandoned = self._pending.pop(request_id, None)
+                if abandoned is not None and abandoned.turn is not None and self._machine is not None:
+                    # An abandoned prompt's turn ends for this end: the machine
+                    # forgets it at its session's next prompt.
+                    self._machine.response(request_id, True)
+                if abandoned is not None and _CANCEL is not None:
                     self._post({"jsonrpc": "2.0", "method": _CANCEL[0], "params": {_CANCEL[1]: request_id}})
                 # The result arrived, but not its caller: what follows it is still owed.
                 for message in pending.follow:

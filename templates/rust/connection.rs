@@ -754,7 +754,20 @@ impl Drop for Guard<'_> {
         if !self.armed {
             return;
         }
-        let forgotten = self.shared.lock().pending.remove(&self.id).is_some();
+        let forgotten = {
+            let mut state = self.shared.lock();
+            let pending = state.pending.remove(&self.id);
+            if let Some(tracker) = state
+                .tracker
+                .as_mut()
+                .filter(|_| pending.as_ref().is_some_and(|pending| pending.turn.is_some()))
+            {
+                // An abandoned prompt's turn ends for this end: the tracker
+                // forgets it at its session's next prompt.
+                tracker.response(&Value::from(self.id), None);
+            }
+            pending.is_some()
+        };
         if let (true, Some((method, member))) = (forgotten, self.shared.rules.cancel) {
             let _ = self.shared.send_notification(method, json!({ member: self.id }));
         }
