@@ -141,7 +141,9 @@ class TurnMachine:
 
     def prompt(self, session: str, request: Any) -> None:
         """The client sent the prompt with id `request` for `session`."""
-        turns = [turn for turn in self._sessions.get(session, []) if not self._drained(turn)]
+        turns = [
+            turn for turn in self._sessions.get(session, []) if not self._drained(turn)
+        ]
         turns.append(_Turn(request, _key(request)))
         self._sessions[session] = turns
 
@@ -153,31 +155,58 @@ class TurnMachine:
         tag = _string(update, rules.tag)
         if rules.lifecycle is not None:
             if tag == rules.lifecycle.tag:
-                return self._state(session, _get(update, rules.lifecycle.state) == rules.lifecycle.idle)
+                return self._state(
+                    session, _get(update, rules.lifecycle.state) == rules.lifecycle.idle
+                )
             return self._reply(session, tag)
         if rules.complete is not None and tag == rules.complete.tag:
-            return self._complete(session, _get(update, rules.complete.request), _get(update, rules.complete.stop_reason))
+            return self._complete(
+                session,
+                _get(update, rules.complete.request),
+                _get(update, rules.complete.stop_reason),
+            )
         turns = self._sessions.get(session)
         if tag not in rules.output or not turns:
             return _NOTHING
         turn = turns[-1]
         if turn.responded:
-            return Observation(turn.request, None, (Violation("update_after_response", session, turn.request),))
+            return Observation(
+                turn.request,
+                None,
+                (Violation("update_after_response", session, turn.request),),
+            )
         if turn.completed is not None:
-            return Observation(turn.request, None, (Violation("update_after_turn_complete", session, turn.request),))
+            return Observation(
+                turn.request,
+                None,
+                (Violation("update_after_turn_complete", session, turn.request),),
+            )
         return Observation(turn.request, None)
 
-    def _complete(self, session: str, request: Any, stop_reason: Any) -> Observation[Any]:
+    def _complete(
+        self, session: str, request: Any, stop_reason: Any
+    ) -> Observation[Any]:
         """The `turn_complete` of the prompt `request` (v1)."""
         key = _key(request)
-        turn = next((candidate for candidate in self._sessions.get(session, []) if candidate.key == key), None)
+        turn = next(
+            (
+                candidate
+                for candidate in self._sessions.get(session, [])
+                if candidate.key == key
+            ),
+            None,
+        )
         if turn is None:
-            return Observation(None, None, (Violation("unknown_turn", session, request),))
+            return Observation(
+                None, None, (Violation("unknown_turn", session, request),)
+            )
         violations: list[Violation[Any]] = []
         if turn.responded:
             violations.append(Violation("update_after_response", session, turn.request))
         if turn.completed is not None:
-            violations.append(Violation("duplicate_turn_complete", session, turn.request))
+            violations.append(
+                Violation("duplicate_turn_complete", session, turn.request)
+            )
             return Observation(turn.request, None, tuple(violations))
         completed = _key(stop_reason)
         if turn.responded and not turn.refused and turn.stop_reason != completed:
@@ -198,7 +227,9 @@ class TurnMachine:
             return Observation(turn.request, None)
         if tag not in self.rules.replies or session in self._working:
             return _NOTHING
-        return Observation(turn.request, None, (Violation("update_after_idle", session, turn.request),))
+        return Observation(
+            turn.request, None, (Violation("update_after_idle", session, turn.request),)
+        )
 
     def _state(self, session: str, idle: bool) -> Observation[Any]:
         """A state snapshot (v2): a non-idle state marks the open turns as
@@ -223,13 +254,17 @@ class TurnMachine:
                     drained = candidate.request
         return Observation(turn, drained)
 
-    def response(self, request: Any, refused: bool, stop_reason: Any = None) -> Observation[Any]:
+    def response(
+        self, request: Any, refused: bool, stop_reason: Any = None
+    ) -> Observation[Any]:
         """The response to the prompt `request` arrived: `refused` for an
         error response (v1) or a prompt not accepted (v2); its stop reason,
         as JSON, otherwise (v1)."""
         key = _key(request)
         for session, turns in self._sessions.items():
-            turn = next((candidate for candidate in turns if candidate.key == key), None)
+            turn = next(
+                (candidate for candidate in turns if candidate.key == key), None
+            )
             if turn is None:
                 continue
             if turn.responded:
@@ -240,19 +275,34 @@ class TurnMachine:
             if mismatch and not refused and self.rules.lifecycle is None:
                 violations = (Violation("stop_reason_mismatch", session, turn.request),)
             turn.responded, turn.refused, turn.stop_reason = True, refused, answered
-            return Observation(turn.request, turn.request if self._drained(turn) else None, violations)
+            return Observation(
+                turn.request, turn.request if self._drained(turn) else None, violations
+            )
         return _NOTHING
 
     def pending(self, session: str) -> Any:
         """The prompt request of `session`'s turn that is not drained yet (`None` when there is none)."""
         return next(
-            (turn.request for turn in reversed(self._sessions.get(session, [])) if not self._drained(turn)), None
+            (
+                turn.request
+                for turn in reversed(self._sessions.get(session, []))
+                if not self._drained(turn)
+            ),
+            None,
         )
 
     def is_drained(self, request: Any) -> bool:
         """Whether the turn of the prompt `request` is drained (or unknown)."""
         key = _key(request)
-        turn = next((turn for turns in self._sessions.values() for turn in turns if turn.key == key), None)
+        turn = next(
+            (
+                turn
+                for turns in self._sessions.values()
+                for turn in turns
+                if turn.key == key
+            ),
+            None,
+        )
         return turn is None or self._drained(turn)
 
 
