@@ -13,17 +13,20 @@ encoded and results decoded by method.
 
 The connection removes the races the RFDs are about, by construction:
 
-- Prompts end when their turn is drained. A `session/prompt` call returns
-  when its response has arrived, every notification received before it has
-  been handled (its handler returned), and, when the exchange negotiated it,
-  the turn's end has been handled too: the `turn_complete` update naming the
-  prompt (protocol v1 with the RFD) or the session's `idle` state update
-  (protocol v2: handled after a state that is not `idle` was handled since
-  the prompt was sent, or read after the response; an `idle` read before
-  either is a snapshot of the work before the prompt). Without either, the
-  response and the notifications before it are all the protocol offers. An error response ends the wait once the
-  notifications before it were handled. A timeout is the caller's
-  (`asyncio.wait_for`).
+- Prompts end when their turn is drained. The client's end feeds the
+  package's turn machine (`_turns.TurnMachine` with `helpers.TURN_RULES`,
+  what the exported `TurnTracker` runs) as it reads: each prompt it sends,
+  each `session/update` and each prompt's response, in read order. A
+  `session/prompt` call returns once the machine says its turn is drained
+  and every notification read up to the message that drained it has been
+  handled (its handler returned): its response, and, when the exchange
+  negotiated it, the `turn_complete` update naming the prompt (protocol v1
+  with the RFD) or the session's `idle` state update (protocol v2: read
+  after a state that is not `idle` since the prompt was sent, or after the
+  response; an `idle` read before either is a snapshot of the work before
+  the prompt). Without either, the response and the notifications before it
+  are all the protocol offers. An error response drains the turn at once. A
+  timeout is the caller's (`asyncio.wait_for`).
 - The agent's end answers a prompt after its updates. Everything it sends
   leaves through one queue, in the order it was made, written by one task
   that awaits `send`: every notification a handler sent (or started
@@ -80,7 +83,8 @@ from dataclasses import dataclass, field
 import pydantic as _p
 
 from . import _runtime as _rt
-{%- if session_ready %}
+from . import _turns
+{%- if session_ready || turn_rules %}
 from . import helpers as _helpers
 {%- endif %}
 from . import methods as _methods
@@ -242,6 +246,8 @@ class _TurnInFlight:
 _INITIALIZE = {{ initialize }}
 _READY: _Ready | None = {{ ready }}
 _TURNS: _Turns | None = {{ turns }}
+_TURN_RULES: _turns.TurnRules | None = {% if turn_rules %}_helpers.TURN_RULES{% else %}None{% endif %}
+"""What the client's turn machine reads (`None`: prompts end on their response)."""
 _CANCEL: tuple[str, str] | None = {{ cancel }}
 """`$/cancel_request` and its member naming the request."""
 _TURN_CANCEL: _TurnCancel | None = {{ turn_cancel }}
@@ -343,16 +349,14 @@ _Outcome = tuple[bool, _t.Any]
 
 
 @dataclass
-class _Turn:
-    """What a prompt call of the client's end waits for besides its response."""
+class _Prompt:
+    """A prompt call of the client's end whose turn the machine follows: its
+    outcome once the response arrived, and how many notifications had been
+    read when the machine said the turn was drained (counting the message
+    that drained it)."""
 
-    session: _t.Any
-    wait: _t.Literal["nothing", "complete", "idle"]
-    active: bool = False
-    """Protocol v2: the session reported foreground work since the prompt was sent."""
     answer: _Outcome | None = None
-    read: int = 0
-    """How many notifications had been read when the response arrived."""
+    drained: int | None = None
 
 
 @dataclass
@@ -362,7 +366,7 @@ class _Pending:
     method: str
     params: _t.Any
     future: asyncio.Future[_t.Any]
-    turn: _Turn | None
+    turn: _Prompt | None
     follow: list[dict[str, _t.Any]] = field(default_factory=list)
     """What to send once its result is decoded, before the call returns (`session/ready`)."""
     session: str | None = None
@@ -418,6 +422,10 @@ class Connection:
         # The agent's end: rule R1's gate, and the prompts whose
         # `turn_complete` its handler sent.
         self._gate: _Gate | None = None
+        # The client's end: the turn machine its prompts end on (ordered only).
+        self._machine: _turns.TurnMachine | None = None
+        if role == "client" and not self._unordered and _TURN_RULES is not None:
+            self._machine = _turns.TurnMachine(_TURN_RULES, False)
         self._completed: set[str] = set()
         # The agent's end: `initialize` was answered with a result.
         self._initialized = False
@@ -740,6 +748,9 @@ class Connection:
         """Queues the notification received `line`th; returns the future set once it is handled."""
         self._on_read(method, params)
         self._read += 1
+        if self._machine is not None and _TURNS is not None and method == _TURNS.update:
+            self._machine.update(params)
+            self._mark_drained()
         handled: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._inbox.append((method, params, line, handled))
         self._last = handled
@@ -777,9 +788,8 @@ class Connection:
                 except Exception as error:  # noqa: BLE001 (a notification gets no answer: its failure is reported)
                     self._report(method, _rt.RequestError(-32603, str(error)), line)
                 finally:
-                    self._turn_progress(method, params, self._handled)
                     self._handled += 1
-                    self._finish_turns()
+                    self._return_prompts()
                     if not handled.done():
                         handled.set_result(None)
         finally:
@@ -808,7 +818,7 @@ class Connection:
             request_id = self._next_id
             self._next_id += 1
             future = asyncio.get_running_loop().create_future()
-            pending = _Pending(method, wire, future, self._turn_for(method, wire), session=session)
+            pending = _Pending(method, wire, future, self._prompt(method, wire, request_id), session=session)
             self._pending[request_id] = pending
             try:
                 await self._write({"jsonrpc": "2.0", "id": request_id, "method": method, "params": wire})
@@ -818,7 +828,12 @@ class Connection:
             try:
                 result = await pending.future
             except asyncio.CancelledError:
-                if self._pending.pop(request_id, None) is not None and _CANCEL is not None:
+                abandoned = self._pending.pop(request_id, None)
+                if abandoned is not None and abandoned.turn is not None and self._machine is not None:
+                    # An abandoned prompt's turn ends for this end: the machine
+                    # forgets it at its session's next prompt.
+                    self._machine.response(request_id, True)
+                if abandoned is not None and _CANCEL is not None:
                     self._post({"jsonrpc": "2.0", "method": _CANCEL[0], "params": {_CANCEL[1]: request_id}})
                 # The result arrived, but not its caller: what follows it is still owed.
                 for message in pending.follow:
@@ -879,17 +894,13 @@ class Connection:
             return None
         return _member(params, rules.session)
 
-    def _turn_for(self, method: str, params: _t.Any) -> _Turn | None:
-        """What a prompt of the client's end waits for (`None`: its response only)."""
-        turns = _TURNS
-        if turns is None or method != turns.prompt or self._role != "client" or self._unordered:
+    def _prompt(self, method: str, params: _t.Any, request_id: int) -> _Prompt | None:
+        """The client's end sends a prompt: its turn machine follows it from
+        now on (`None`: the call ends on its response)."""
+        if self._machine is None or _TURNS is None or method != _TURNS.prompt:
             return None
-        wait: _t.Literal["nothing", "complete", "idle"] = "nothing"
-        if isinstance(turns.end, _Complete) and self._features.turn_complete:
-            wait = "complete"
-        elif isinstance(turns.end, _Idle):
-            wait = "idle"
-        return _Turn(_get(params, turns.session), wait)
+        self._machine.prompt(_member(params, _TURNS.session) or "", request_id)
+        return _Prompt()
 
     def _settle(self, response: dict[str, _t.Any], line: int) -> None:
         """The peer answered a request in the `line`th message: its call
@@ -902,13 +913,16 @@ class Connection:
             self._report(None, _rt.RequestError(-32600, "a response to no request in flight", {"id": request_id}), line)
             return
         outcome = self._outcome(pending, response)
-        if pending.turn is None:
+        if pending.turn is None or self._machine is None:
             del self._pending[key]
             _resolve(pending.future, outcome)
             return
         pending.turn.answer = outcome
-        pending.turn.read = self._read
-        self._finish_turns()
+        complete = self._machine.rules.complete
+        stop_reason = _get(response.get("result"), complete.stop_reason) if complete is not None else None
+        self._machine.response(key, not outcome[0], stop_reason)
+        self._mark_drained()
+        self._return_prompts()
 
     def _outcome(self, pending: _Pending, response: dict[str, _t.Any]) -> _Outcome:
         """The error of a response, or its decoded result; a result that
@@ -925,6 +939,8 @@ class Connection:
         result = response["result"]
         if pending.method == _INITIALIZE:
             self._features = _features(pending.params, result)
+            if self._machine is not None and self._machine.rules.complete is not None:
+                self._machine.turn_complete = self._features.turn_complete
         elif _READY is not None and self._features.session_ready and not self._unordered:
             for opener, in_result in _READY.openers:
                 session = _member(result if in_result else pending.params, _READY.session) if opener == pending.method else None
@@ -932,41 +948,22 @@ class Connection:
                     pending.follow.append({"jsonrpc": "2.0", "method": _READY.notification, "params": {_READY.session: session}})
         return True, decoded
 
-    def _turn_progress(self, method: str, params: _t.Any, index: int) -> None:
-        """The notification read `index`-th (from 0) was handled: the prompts
-        whose turn it ends stop waiting for more. An `idle` state ends a turn
-        when a state that is not `idle` was handled since the prompt was sent,
-        or when it was read after the prompt's response (an `idle` read before
-        either is a snapshot of the work before the prompt)."""
-        turns = _TURNS
-        if turns is None or method != turns.update:
+    def _mark_drained(self) -> None:
+        """The machine was fed a message: the prompts whose turn it drained
+        are drained at this read position (every notification read so far)."""
+        if self._machine is None:
             return
-        session = _get(params, turns.session)
-        update = _get(params, turns.payload)
-        tag = _get(update, turns.tag)
-        end = turns.end
         for request_id, pending in self._pending.items():
             turn = pending.turn
-            if turn is None or session is None or turn.session != session:
-                continue
-            if turn.wait == "complete" and isinstance(end, _Complete) and tag == end.tag:
-                if isinstance(update, dict) and end.request in update and _key(update[end.request]) == _key(request_id):
-                    turn.wait = "nothing"
-            elif turn.wait == "idle" and isinstance(end, _Idle) and tag == end.tag:
-                if _get(update, end.state) != end.idle:
-                    turn.active = True
-                elif turn.active or (turn.answer is not None and index >= turn.read):
-                    turn.wait = "nothing"
+            if turn is not None and turn.drained is None and self._machine.is_drained(request_id):
+                turn.drained = self._read
 
-    def _finish_turns(self) -> None:
-        """Every prompt that has its response, whose notifications before the
-        response were handled, and that waits for nothing more (an error
-        response ends the wait) returns."""
+    def _return_prompts(self) -> None:
+        """Every prompt whose turn is drained, and whose notifications read up
+        to the message that drained it were handled, returns."""
         for request_id, pending in list(self._pending.items()):
             turn = pending.turn
-            if turn is None or turn.answer is None or self._handled < turn.read:
-                continue
-            if turn.answer[0] and turn.wait != "nothing":
+            if turn is None or turn.answer is None or turn.drained is None or self._handled < turn.drained:
                 continue
             del self._pending[request_id]
             _resolve(pending.future, turn.answer)

@@ -16,14 +16,21 @@
 //! [`CallError::Closed`].
 //!
 //! The connection removes the races the RFDs are about, by construction:
-//! - **Prompts end when their turn is drained.** A `session/prompt` call
-//!   completes when its response has arrived, every notification received
-//!   before it has been handled (the handler returned), and, when the
-//!   exchange negotiated it, the turn's end has been handled too: the
-//!   `turn_complete` update naming the prompt (protocol v1 with the RFD) or
-//!   the session's `idle` state update (protocol v2). Without either, the
-//!   response and the notifications before it are all the protocol offers.
-//!   A timeout is the caller's, with their runtime's timer.
+//! - **Prompts end when their turn is drained.** The client's end feeds
+//!   the crate's turn tracker ([`TurnTracker`] of
+//!   [`super::helpers::machines`], what the typed `helpers::TurnTracker`
+//!   runs) as it reads: each prompt it sends, each `session/update` and
+//!   each prompt's response, in read order, as JSON. A `session/prompt`
+//!   call completes once the tracker says its turn is drained and every
+//!   notification read up to the message that drained it has been handled
+//!   (the handler returned): its response, and, when the exchange
+//!   negotiated it, the `turn_complete` update naming the prompt (protocol
+//!   v1 with the RFD) or the session's `idle` state update (protocol v2:
+//!   read after a state that is not `idle` since the prompt was sent, or
+//!   after the response). Without either, the response and the
+//!   notifications before it are all the protocol offers. An error response
+//!   drains the turn at once. A timeout is the caller's, with their
+//!   runtime's timer.
 //! - **The agent's end answers a prompt after its updates.** Notifications
 //!   and responses leave through one queue in the order they were made, so
 //!   every update a handler sent before returning precedes its response;
@@ -75,7 +82,7 @@ use futures::io::{AsyncBufRead, AsyncWrite, AsyncWriteExt};
 use futures::stream::{FuturesUnordered, StreamExt};
 use serde_json::{json, Value};
 
-use super::helpers::machines::SessionReadyGate;
+use super::helpers::machines::{Scope, SessionReadyGate, TurnTracker};
 
 /// A boxed future that may move between threads.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + ::std::marker::Send + 'a>>;
@@ -245,6 +252,38 @@ pub struct TurnRules {
     pub payload: &'static str,
     pub tag: &'static str,
     pub end: TurnEnd,
+}
+
+impl TurnRules {
+    /// The session and scope of a `session/update`'s params, as the turn
+    /// tracker takes them: only the updates that may end a turn are told
+    /// apart from the rest.
+    fn scope(&self, params: &Value) -> (String, Scope<Value, Value>) {
+        let session = params.get(self.session).and_then(Value::as_str).unwrap_or_default();
+        let update = params.get(self.payload);
+        let tag = update.and_then(|update| update.get(self.tag)).and_then(Value::as_str);
+        let member = |name: &str| {
+            update
+                .and_then(|update| update.get(name))
+                .cloned()
+                .unwrap_or(Value::Null)
+        };
+        let scope = match self.end {
+            TurnEnd::Complete {
+                tag: end,
+                request,
+                stop_reason,
+            } if tag == Some(end) => Scope::Complete {
+                request: member(request),
+                stop_reason: member(stop_reason),
+            },
+            TurnEnd::Idle { tag: end, state, idle } if tag == Some(end) => Scope::State {
+                idle: member(state).as_str() == Some(idle),
+            },
+            _ => Scope::Session,
+        };
+        (session.to_owned(), scope)
+    }
 }
 
 /// What marks the end of a prompt turn.
@@ -495,6 +534,9 @@ struct State {
     /// Notifications read from the peer, and those whose handler returned.
     read: u64,
     handled: u64,
+    /// The client's end: the turn tracker its prompts end on (ordered
+    /// only), fed request ids and stop reasons as JSON.
+    tracker: Option<TurnTracker<Value, Value>>,
     /// The agent's end: held session-scoped notifications (rule R1).
     gate: Option<SessionReadyGate<Vec<u8>>>,
     /// The agent's end: prompts whose `turn_complete` its handler sent.
@@ -566,43 +608,44 @@ enum Settled {
 
 struct Pending {
     reply: Option<oneshot::Sender<Result<Value, CallError>>>,
-    /// A prompt waiting for its turn to drain.
+    /// A prompt whose turn the tracker follows.
     turn: Option<Turn>,
     /// The agent's end: the session whose turn this request belongs to.
     session: Option<String>,
 }
 
+/// A prompt call of the client's end whose turn the tracker follows.
+#[derive(Default)]
 struct Turn {
-    session: Value,
-    wait: Wait,
-    /// The answer, and how many notifications had been read before it.
-    answer: Option<(Result<Value, CallError>, u64)>,
-}
-
-/// What a prompt still waits for besides its answer.
-#[derive(Debug, PartialEq)]
-enum Wait {
-    Nothing,
-    Complete {
-        request: Value,
-    },
-    /// Protocol v2: `active` once the session reported foreground work.
-    Idle {
-        active: bool,
-    },
+    /// The answer, once it arrived.
+    answer: Option<Result<Value, CallError>>,
+    /// How many notifications had been read when the tracker said the turn
+    /// was drained (counting the message that drained it).
+    drained: Option<u64>,
 }
 
 impl Connection {
     fn new(role: Role, rules: &'static Rules, options: ConnectOptions) -> (Connection, Queues) {
         let (outgoing, ordered) = mpsc::unbounded();
         let (overtaking, first) = mpsc::unbounded();
+        let tracker = rules
+            .turns
+            .as_ref()
+            .filter(|_| role == Role::Client && !options.unordered)
+            .map(|turns| match turns.end {
+                TurnEnd::Idle { .. } => TurnTracker::lifecycle(),
+                _ => TurnTracker::new(false),
+            });
         let shared = Shared {
             role,
             rules,
             options,
             outgoing,
             overtaking,
-            state: Mutex::new(State::default()),
+            state: Mutex::new(State {
+                tracker,
+                ..State::default()
+            }),
         };
         (
             Connection {
@@ -711,7 +754,20 @@ impl Drop for Guard<'_> {
         if !self.armed {
             return;
         }
-        let forgotten = self.shared.lock().pending.remove(&self.id).is_some();
+        let forgotten = {
+            let mut state = self.shared.lock();
+            let pending = state.pending.remove(&self.id);
+            if let Some(tracker) = state
+                .tracker
+                .as_mut()
+                .filter(|_| pending.as_ref().is_some_and(|pending| pending.turn.is_some()))
+            {
+                // An abandoned prompt's turn ends for this end: the tracker
+                // forgets it at its session's next prompt.
+                tracker.response(&Value::from(self.id), None);
+            }
+            pending.is_some()
+        };
         if let (true, Some((method, member))) = (forgotten, self.shared.rules.cancel) {
             let _ = self.shared.send_notification(method, json!({ member: self.id }));
         }
@@ -762,7 +818,7 @@ impl Shared {
             }
             let id = state.next_id;
             state.next_id += 1;
-            let turn = self.turn_for(&state, method, params, id);
+            let turn = self.prompt(&mut state, method, params, id);
             state.pending.insert(
                 id,
                 Pending {
@@ -860,23 +916,13 @@ impl Shared {
         let _ = self.send_notification(turns.update, json!({ turns.session: session, turns.payload: update }));
     }
 
-    /// What a `session/prompt` of the client's end waits for.
-    fn turn_for(&self, state: &State, method: &str, params: &Value, id: i64) -> Option<Turn> {
-        let turns = self
-            .rules
-            .turns
-            .as_ref()
-            .filter(|turns| turns.prompt == method && self.role == Role::Client && !self.options.unordered)?;
-        let wait = match turns.end {
-            TurnEnd::Complete { .. } if state.features.turn_complete => Wait::Complete { request: json!(id) },
-            TurnEnd::Idle { .. } => Wait::Idle { active: false },
-            _ => Wait::Nothing,
-        };
-        Some(Turn {
-            session: params.get(turns.session).cloned().unwrap_or(Value::Null),
-            wait,
-            answer: None,
-        })
+    /// The client's end sends the prompt `id`: its turn tracker follows it
+    /// from now on (`None`: the call ends on its answer).
+    fn prompt(&self, state: &mut State, method: &str, params: &Value, id: i64) -> Option<Turn> {
+        let turns = self.rules.turns.as_ref().filter(|turns| turns.prompt == method)?;
+        let session = params.get(turns.session).and_then(Value::as_str).unwrap_or_default();
+        state.tracker.as_mut()?.prompt(session, Value::from(id));
+        Some(Turn::default())
     }
 
     fn send_notification(&self, method: &str, mut params: Value) -> Result<(), CallError> {
@@ -991,7 +1037,20 @@ impl Shared {
     /// A call this end made got its decoded result.
     fn settle(&self, settled: Settled) {
         match (settled, &self.rules.ready) {
-            (Settled::Features(features), _) => self.lock().features = features,
+            (Settled::Features(features), _) => {
+                let complete = matches!(
+                    self.rules.turns,
+                    Some(TurnRules {
+                        end: TurnEnd::Complete { .. },
+                        ..
+                    })
+                );
+                let mut state = self.lock();
+                state.features = features;
+                if let Some(tracker) = state.tracker.as_mut().filter(|_| complete) {
+                    tracker.negotiated(features.turn_complete);
+                }
+            }
             (Settled::Ready(params), Some(ready)) => {
                 let _ = self.send_notification(ready.notification, params);
             }
@@ -1088,7 +1147,7 @@ impl Shared {
                     return;
                 }
                 self.received(&method, &params);
-                self.lock().read += 1;
+                self.read(&method, &params);
                 let _ = lane.unbounded_send(Inbound { method, params, line });
             }
             (Some(_), id) => self.fault(id.unwrap_or(Value::Null), -32600, "the method is not a string"),
@@ -1352,15 +1411,25 @@ impl Shared {
             )),
             None => Ok(result.unwrap_or(Value::Null)),
         };
+        let stop_reason = match (&self.rules.turns, &answer) {
+            (
+                Some(TurnRules {
+                    end: TurnEnd::Complete { stop_reason, .. },
+                    ..
+                }),
+                Ok(result),
+            ) => Some(result.get(*stop_reason).cloned().unwrap_or(Value::Null)),
+            (_, Ok(_)) => Some(Value::Null),
+            (_, Err(_)) => None,
+        };
         let mut state = self.lock();
-        let read = state.read;
-        let Some(pending) = id.as_i64().and_then(|key| state.pending.get_mut(&key)) else {
+        let Some((key, pending)) = id.as_i64().and_then(|key| Some((key, state.pending.get_mut(&key)?))) else {
             drop(state);
             self.unanswerable(id, line);
             return;
         };
         match &mut pending.turn {
-            Some(turn) if turn.answer.is_none() => turn.answer = Some((answer, read)),
+            Some(turn) if turn.answer.is_none() => turn.answer = Some(answer),
             Some(_) => {
                 drop(state);
                 self.unanswerable(id, line);
@@ -1370,13 +1439,15 @@ impl Shared {
                 if let Some(reply) = pending.reply.take() {
                     let _ = reply.send(answer);
                 }
-                if let Some(key) = id.as_i64() {
-                    state.pending.remove(&key);
-                }
+                state.pending.remove(&key);
                 return;
             }
         }
-        Self::finish_turns(&mut state);
+        if let Some(tracker) = state.tracker.as_mut() {
+            tracker.response(&Value::from(key), stop_reason);
+        }
+        Self::mark_drained(&mut state);
+        Self::return_prompts(&mut state);
     }
 
     /// Reports the response `id`, the `line`th message, to no request in flight.
@@ -1387,90 +1458,60 @@ impl Shared {
         }
     }
 
-    /// Whether the notification `method` may end a prompt's turn: an
-    /// update tagged as the turn's end. [`Shared::handled`] reads no other
-    /// notification's params.
-    fn may_end_turn(&self, method: &str, params: &Value) -> bool {
+    /// A notification was read: the client's end feeds a `session/update`
+    /// to its turn tracker, and the prompts whose turn it drained are
+    /// drained at this read position.
+    fn read(&self, method: &str, params: &Value) {
+        let mut state = self.lock();
+        state.read += 1;
         let Some(turns) = self.rules.turns.as_ref().filter(|turns| turns.update == method) else {
-            return false;
+            return;
         };
-        let tag = params
-            .get(turns.payload)
-            .and_then(|update| update.get(turns.tag))
-            .and_then(Value::as_str);
-        match turns.end {
-            TurnEnd::Complete { tag: end, .. } | TurnEnd::Idle { tag: end, .. } => tag == Some(end),
-            TurnEnd::Response => false,
+        if let Some(tracker) = state.tracker.as_mut() {
+            let (session, scope) = turns.scope(params);
+            tracker.update(&session, scope);
+            Self::mark_drained(&mut state);
         }
     }
 
-    /// The handler of a notification returned: prompts whose turn ended
-    /// and drained complete.
-    fn handled(&self, method: &str, params: &Value) {
-        let mut state = self.lock();
-        // This notification's place among those read, from 0.
-        let place = state.handled;
-        state.handled += 1;
-        if let Some(turns) = &self.rules.turns {
-            let update = params.get(turns.payload);
-            let tag = update.and_then(|update| update.get(turns.tag)).and_then(Value::as_str);
-            let session = params.get(turns.session);
-            for pending in state.pending.values_mut() {
-                let Some(turn) = &mut pending.turn else { continue };
-                if method != turns.update || session != Some(&turn.session) {
-                    continue;
-                }
-                match (&mut turn.wait, &turns.end) {
-                    (
-                        Wait::Complete { request },
-                        TurnEnd::Complete {
-                            tag: end,
-                            request: member,
-                            ..
-                        },
-                    ) if tag == Some(*end) && update.and_then(|update| update.get(*member)) == Some(request) => {
-                        turn.wait = Wait::Nothing;
-                    }
-                    (
-                        Wait::Idle { active },
-                        TurnEnd::Idle {
-                            tag: end,
-                            state: member,
-                            idle,
-                        },
-                    ) if tag == Some(*end) => {
-                        let idle_now =
-                            update.and_then(|update| update.get(*member)).and_then(Value::as_str) == Some(*idle);
-                        // An idle read before the answer may be a snapshot from
-                        // before the turn: it ends the turn only after a state of
-                        // the turn's own, or when it was read after the answer.
-                        let after_answer = turn.answer.as_ref().is_some_and(|(_, read)| place >= *read);
-                        if !idle_now {
-                            *active = true;
-                        } else if *active || after_answer {
-                            turn.wait = Wait::Nothing;
-                        }
-                    }
-                    _ => {}
+    /// The tracker was fed a message: every prompt whose turn it drained is
+    /// drained at the current read position.
+    fn mark_drained(state: &mut State) {
+        let read = state.read;
+        let Some(tracker) = &state.tracker else {
+            return;
+        };
+        for (id, pending) in &mut state.pending {
+            if let Some(turn) = pending.turn.as_mut().filter(|turn| turn.drained.is_none()) {
+                if tracker.is_drained(&Value::from(*id)) {
+                    turn.drained = Some(read);
                 }
             }
         }
-        Self::finish_turns(&mut state);
     }
 
-    /// Completes every prompt that has its answer, whose notifications
-    /// before the answer were handled, and that waits for nothing more (an
-    /// error answer ends the wait).
-    fn finish_turns(state: &mut State) {
+    /// The handler of a notification returned: prompts whose turn is
+    /// drained complete once every notification read up to the message
+    /// that drained it was handled.
+    fn handled(&self) {
+        let mut state = self.lock();
+        state.handled += 1;
+        Self::return_prompts(&mut state);
+    }
+
+    /// Completes every prompt that has its answer, whose turn is drained,
+    /// and whose notifications read up to the message that drained it were
+    /// handled.
+    fn return_prompts(state: &mut State) {
         let handled = state.handled;
         let done: Vec<i64> = state
             .pending
             .iter()
             .filter(|(_, pending)| {
-                pending.turn.as_ref().is_some_and(|turn| match &turn.answer {
-                    Some((answer, read)) => handled >= *read && (answer.is_err() || turn.wait == Wait::Nothing),
-                    None => false,
-                })
+                pending
+                    .turn
+                    .as_ref()
+                    .is_some_and(|turn| turn.answer.is_some() && turn.drained.is_some_and(|drained| handled >= drained))
             })
             .map(|(id, _)| *id)
             .collect();
@@ -1478,8 +1519,7 @@ impl Shared {
             let Some(mut pending) = state.pending.remove(&id) else {
                 continue;
             };
-            if let (Some(reply), Some((answer, _))) = (pending.reply.take(), pending.turn.and_then(|turn| turn.answer))
-            {
+            if let (Some(reply), Some(answer)) = (pending.reply.take(), pending.turn.and_then(|turn| turn.answer)) {
                 let _ = reply.send(answer);
             }
         }
@@ -1839,16 +1879,10 @@ async fn handle_notifications<H: Handler>(
     mut notifications: mpsc::UnboundedReceiver<Inbound>,
 ) {
     while let Some(Inbound { method, params, line }) = notifications.next().await {
-        // Only an update that may end a turn is read again once handled.
-        let kept = if shared.may_end_turn(&method, &params) {
-            params.clone()
-        } else {
-            Value::Null
-        };
         if let Err(error) = handler.notification(method.clone(), params).await {
             shared.report(Some(method.clone()), error, line);
         }
-        shared.handled(&method, &kept);
+        shared.handled();
     }
 }
 

@@ -20,7 +20,9 @@
 //! This file uses `std` only: it is compiled into `acp-ir`, where
 //! `cargo xtask check-trace` runs it on captured traffic, and copied as it
 //! is into every generated Rust crate, where typed wrappers feed it decoded
-//! messages. The TypeScript, Python and Go helpers implement the same machines;
+//! messages, and the client's end of a connection feeds its turn tracker
+//! the wire JSON it reads (request ids and stop reasons as JSON values).
+//! The TypeScript, Python and Go helpers implement the same machines;
 //! `tests/helpers.json` holds every one to the same decisions.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -280,6 +282,19 @@ impl<R: Clone + PartialEq, S: Clone + PartialEq> TurnTracker<R, S> {
             end,
             sessions: BTreeMap::new(),
             working: BTreeSet::new(),
+        }
+    }
+
+    /// A protocol v1 tracker made before its `initialize` exchange learns
+    /// whether the agent advertised `turn_complete`: from now on turns end
+    /// as [`TurnTracker::new`] with it would. A v2 tracker stays as it is.
+    pub fn negotiated(&mut self, turn_complete: bool) {
+        if self.end != End::Idle {
+            self.end = if turn_complete {
+                End::TurnComplete
+            } else {
+                End::Response
+            };
         }
     }
 

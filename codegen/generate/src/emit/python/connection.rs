@@ -7,7 +7,8 @@
 //! what ends a prompt turn, request cancellation, `session/cancel`) comes
 //! from the RFD helpers' model ([`acp_ir::rfd`]: `ready`, `drain`, `cancel`,
 //! `turn_cancel`) as the constants `_READY`, `_TURNS`, `_CANCEL` and
-//! `_TURN_CANCEL`; what the agent's end decides about `initialize` itself
+//! `_TURN_CANCEL`, and the turn rules the client's end feeds its turn
+//! machine with (`_TURN_RULES`, the helpers' `TURN_RULES`); what the agent's end decides about `initialize` itself
 //! from the IR's handshake ([`acp_ir::handshake`]) as `_HANDSHAKE` and
 //! `session_not_found`; the template only reads them.
 
@@ -39,6 +40,9 @@ pub(super) struct ConnectionView {
     /// `session_not_found`'s code, message and data, as Python expressions.
     session_not_found: Option<[String; 3]>,
     turn_cancel: String,
+    /// The package's `helpers.TURN_RULES` exists: the client's end feeds
+    /// the turn machine with them (`_TURN_RULES`).
+    turn_rules: bool,
     /// The names imported from `protocols.py`, in isort's order.
     protocol_names: Vec<String>,
     sides: Vec<SideView>,
@@ -121,6 +125,7 @@ pub(super) fn connection_view(ir: &Ir) -> ConnectionView {
         initialize: string_literal(&ir.initialize().map(|method| method.name.clone()).unwrap_or_default()),
         negotiated,
         session_ready: ready.is_some(),
+        turn_rules: negotiated && model.turns.is_some(),
         ready: ready.map_or_else(none, ready_literal),
         turns: model.drain.as_ref().map_or_else(none, turns_literal),
         cancel: model.cancel.as_ref().map_or_else(none, cancel_literal),

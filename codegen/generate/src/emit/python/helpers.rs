@@ -1,39 +1,46 @@
 //! The Python helpers module (`helpers.py`): the [`acp_ir::rfd`]
-//! model's classes and attributes printed into the state machines of
-//! `templates/python/helpers.py` (`SessionReadyGate`, `TurnTracker`,
-//! `next_step`); the connections apply them (`connection.rs`).
+//! model printed into `templates/python/helpers.py`: the session-ready gate
+//! and `next_step`, and the turn rules (`TURN_RULES`, the wire names and
+//! tags the turn machine of `templates/python/turns.py` reads) with the typed
+//! `TurnTracker` over that machine; the client's end of a connection
+//! (`connection.rs`) feeds the same machine with the same rules.
 
 use askama::Template;
 
-use super::classes::VariantClasses;
-use acp_ir::naming::{python_attribute, python_class, python_constant, python_flattened_attribute};
-use acp_ir::rfd::Helpers;
+use super::text::string_literal;
+use acp_ir::naming::{python_class, python_constant};
+use acp_ir::rfd::{Helpers, UpdateVariant};
 
 pub struct TurnsView {
     pub notification: String,
     pub request_type: String,
     /// v1's; absent in v2, whose prompt response carries none.
     pub stop_reason_type: Option<String>,
+    /// The wire names the machine reads, as string literals: the
+    /// notification's session and update members, the update's tag member.
     pub session: String,
     pub update: String,
-    /// The classes of the update variants that are turn output, and of
-    /// those that are the agent's reply.
-    pub output: Vec<String>,
-    pub replies: Vec<String>,
+    pub tag: String,
+    /// The tags of the update variants that are turn output, and of those
+    /// that are the agent's reply, as `frozenset` expressions.
+    pub output: String,
+    pub replies: String,
     pub complete: Option<CompleteView>,
     pub lifecycle: Option<LifecycleView>,
 }
 
-/// v2's `state_update`: its variant class, the attribute holding the
-/// state, and the state's idle class.
+/// v2's `state_update`, as string literals: its tag, the member holding
+/// the state, and the idle state's tag.
 pub struct LifecycleView {
-    pub class: String,
+    pub tag: String,
     pub state: String,
     pub idle: String,
 }
 
+/// v1's `turn_complete`, as string literals: its tag and the wire names of
+/// its members naming the prompt request and the stop reason.
 pub struct CompleteView {
-    pub class: String,
+    pub tag: String,
     pub request: String,
     pub stop_reason: String,
 }
@@ -66,46 +73,35 @@ impl HelpersPy {
     }
 }
 
-/// The template's view of `model`; `classes` names the variant classes.
-pub fn view(model: &Helpers, classes: &VariantClasses) -> HelpersPy {
+/// The template's view of `model`.
+pub fn view(model: &Helpers) -> HelpersPy {
     let turns = model.turns.as_ref().map(|turns| {
-        let class = |name: &str| {
-            classes
-                .get(&(turns.union.clone(), name.to_owned()))
-                .cloned()
-                .unwrap_or_else(|| python_class(name))
-        };
-        let output: Vec<String> = turns.output.iter().map(|variant| class(&variant.name)).collect();
-        let replies: Vec<String> = turns.replies.iter().map(|variant| class(&variant.name)).collect();
-        let lifecycle = turns.lifecycle.as_ref().map(|lifecycle| {
-            let variant = class(&lifecycle.variant.name);
-            let tag = python_attribute(&turns.tag_property);
-            let state = python_flattened_attribute(&variant, &lifecycle.union, |attr| attr == tag);
-            let idle = classes
-                .get(&(lifecycle.union.clone(), lifecycle.idle.name.clone()))
-                .cloned()
-                .unwrap_or_else(|| python_class(&lifecycle.idle.name));
-            LifecycleView {
-                class: variant,
-                state,
-                idle,
+        let tags = |variants: &[UpdateVariant]| {
+            if variants.is_empty() {
+                return "frozenset()".to_owned();
             }
-        });
-        let complete = turns.complete.as_ref().map(|complete| CompleteView {
-            class: class(&complete.variant.name),
-            request: python_attribute(&complete.request.name),
-            stop_reason: python_attribute(&complete.stop_reason.name),
-        });
+            let tags: Vec<String> = variants.iter().map(|variant| string_literal(&variant.tag)).collect();
+            format!("frozenset({{{}}})", tags.join(", "))
+        };
         TurnsView {
             notification: python_class(&turns.notification),
             request_type: python_class(&turns.request_type),
             stop_reason_type: turns.stop_reason_type.as_deref().map(python_class),
-            session: python_attribute(&turns.session.name),
-            update: python_attribute(&turns.update.name),
-            output,
-            replies,
-            complete,
-            lifecycle,
+            session: string_literal(&turns.session.wire),
+            update: string_literal(&turns.update.wire),
+            tag: string_literal(&turns.tag_property),
+            output: tags(&turns.output),
+            replies: tags(&turns.replies),
+            complete: turns.complete.as_ref().map(|complete| CompleteView {
+                tag: string_literal(&complete.variant.tag),
+                request: string_literal(&complete.request.wire),
+                stop_reason: string_literal(&complete.stop_reason.wire),
+            }),
+            lifecycle: turns.lifecycle.as_ref().map(|lifecycle| LifecycleView {
+                tag: string_literal(&lifecycle.variant.tag),
+                state: string_literal(&lifecycle.tag_property),
+                idle: string_literal(&lifecycle.idle.tag),
+            }),
         }
     });
     let status = model.status.as_ref().map(|status| StatusView {
@@ -116,14 +112,6 @@ pub fn view(model: &Helpers, classes: &VariantClasses) -> HelpersPy {
     if let Some(turns) = &turns {
         imports.extend([&turns.notification, &turns.request_type].into_iter().cloned());
         imports.extend(turns.stop_reason_type.iter().cloned());
-        imports.extend(turns.output.iter().cloned());
-        imports.extend(turns.complete.iter().map(|complete| complete.class.clone()));
-        imports.extend(
-            turns
-                .lifecycle
-                .iter()
-                .flat_map(|lifecycle| [lifecycle.class.clone(), lifecycle.idle.clone()]),
-        );
     }
     imports.extend(status.iter().map(|status| status.type_name.clone()));
     imports.sort_by_cached_key(|name| super::text::import_order(name));

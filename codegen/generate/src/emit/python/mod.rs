@@ -10,8 +10,9 @@
 //! decoding by method name, `protocols` the side protocols and dispatchers,
 //! `connection` each side's end of a connection, `negotiation` capability
 //! negotiation (`negotiation.py`), `helpers` the RFD helpers
-//! (`helpers.py`); this module holds the package files, the root's re-exports and the
-//! helpers every part prints with.
+//! (`helpers.py`); this module holds the package files (the fixed ones
+//! copied as text: `_runtime.py`, `codec.py` and `_turns.py`, the turn
+//! machine), the root's re-exports and the helpers every part prints with.
 
 mod classes;
 mod codecs;
@@ -47,6 +48,7 @@ use acp_ir::naming::python_distribution;
 
 const RUNTIME: &str = include_str!("../../../../../templates/python/runtime.py");
 const CODEC: &str = include_str!("../../../../../templates/python/codec.py");
+const TURNS: &str = include_str!("../../../../../templates/python/turns.py");
 
 /// What the package root re-exports from the modules that are not generated.
 const FIXED_EXPORTS: [(&str, &[&str]); 2] = [
@@ -116,9 +118,7 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
     imports.push((".models".to_owned(), types::exports(&models)));
     imports.push((".protocols".to_owned(), protocols::exports(&protocols)));
     let model = acp_ir::negotiation::model(ir);
-    let helpers = model
-        .as_ref()
-        .map(|_| helpers::view(&acp_ir::rfd::model(ir), &classes::variant_classes(ir)));
+    let helpers = model.as_ref().map(|_| helpers::view(&acp_ir::rfd::model(ir)));
     if let Some(helpers) = &helpers {
         imports.push((".helpers".to_owned(), helpers.exports()));
         imports.push((
@@ -151,6 +151,7 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
         (root.join("__init__.py"), render(&init, "__init__.py")?),
         (root.join("py.typed"), String::new()),
         (root.join("_runtime.py"), RUNTIME.to_owned()),
+        (root.join("_turns.py"), TURNS.to_owned()),
         (root.join("codec.py"), CODEC.to_owned()),
         (root.join("models.py"), render(&models, "models.py")?),
         (root.join("methods.py"), render(&methods, "methods.py")?),
@@ -322,6 +323,7 @@ mod tests {
                 "my_acp/__init__.py",
                 "my_acp/py.typed",
                 "my_acp/_runtime.py",
+                "my_acp/_turns.py",
                 "my_acp/codec.py",
                 "my_acp/models.py",
                 "my_acp/methods.py",
