@@ -18,16 +18,15 @@
 //
 // The connection removes the races the RFDs are about, by construction:
 //
-//   - Prompts end when their turn is drained. A `session/prompt` call
-//     returns when its response has arrived, every notification read before
-//     it has been handled (its handler returned), and, when the exchange
-//     negotiated it, the turn's end has been handled too: the
-//     `turn_complete` update naming the prompt (protocol v1 with the RFD)
-//     or the session's `idle` state update (protocol v2: handled after a
-//     state that is not `idle` was handled since the prompt was sent, or
-//     read after the response; an `idle` read before either is a snapshot
-//     of the work before the prompt). An error response ends the wait once
-//     the notifications before it were handled.
+//   - Prompts end when their turn is drained. The client's end feeds the
+//     package's turn tracker machine (`turns.go`, the exported
+//     `TurnTracker`'s) in read order: each `session/prompt` it sends, each
+//     `session/update` and each prompt response it reads. A prompt call
+//     returns once the machine says its turn is drained (by its response
+//     alone, or with the `turn_complete` naming it when negotiated, or
+//     protocol v2's `idle`) and every notification read up to the message
+//     that drained it has been handled (its handler returned). An error
+//     response drains the turn at once.
 //   - The agent's end answers a prompt after its updates: every
 //     notification a handler sent before returning precedes its response.
 //     When `turn_complete` was negotiated and the prompt's handler sent
@@ -149,7 +148,7 @@ type readyOpener struct {
 }
 
 // turnEnd is what ends a prompt turn besides its response (the zero
-// value: nothing).
+// value: nothing), as the agent's end sends it.
 type turnEnd int
 
 const (
@@ -246,25 +245,13 @@ type callOutcome struct {
 	err   error
 }
 
-// waitFor is what a prompt call of the client's end waits for besides its
-// response.
-type waitFor int
-
-const (
-	waitNothing waitFor = iota
-	waitComplete
-	waitIdle
-)
-
-// clientTurn is a prompt call's turn: its session, what it waits for,
-// whether v2 work was reported since the prompt was sent, its response's
-// outcome once it arrived and how many notifications had been read then.
+// clientTurn is a prompt call's turn on the client's end: its response's
+// outcome once it was read, and once the turn machine drained it, how many
+// notifications had been read by then.
 type clientTurn struct {
-	session  string
-	wait     waitFor
-	active   bool
 	answered bool
 	answer   callOutcome
+	drained  bool
 	read     int
 }
 
@@ -362,11 +349,14 @@ type Connection struct {
 	overtaking [][]byte
 	// The agent's end: rule R1's gate, the prompts whose `turn_complete`
 	// its handler sent, and the turns in flight by session. The client's
-	// end: the sessions of the permission requests being handled.
+	// end: the sessions of the permission requests being handled, and the
+	// turn machine its prompts, updates and responses feed (ordered, when
+	// the schema has prompt turns; made at the first prompt).
 	gate        *SessionReadyGate[[]byte]
 	completed   map[string]bool
 	turns       map[string]*turnInFlight
 	permissions map[string]string
+	machine     *turnMachine[Value]
 }
 
 func newConnection(agent bool, reader io.Reader, writer io.Writer, options ConnectOptions) *Connection {
@@ -601,6 +591,10 @@ func (c *Connection) receive(text []byte) {
 	}
 	c.onRead(name, params)
 	c.read++
+	if c.machine != nil && name == connectionTurns.update {
+		c.machine.update(params)
+		c.drainTurns()
+	}
 	c.inbox = append(c.inbox, inboxItem{method: name, params: params, parsed: parsed, line: line})
 	c.wake.Broadcast()
 }
@@ -938,7 +932,6 @@ func (c *Connection) consume(done chan<- struct{}) {
 		if failure != nil && !c.actedOn(item.method, failure) {
 			c.report(Some(item.method), failure, item.line)
 		}
-		c.turnProgress(item.method, item.params, c.handled)
 		c.handled++
 		c.finishTurns()
 	}
@@ -984,8 +977,8 @@ func (c *Connection) settle(message, id Value, line uint64) {
 	}
 	pending.turn.answered = true
 	pending.turn.answer = result
-	pending.turn.read = c.read
-	c.finishTurns()
+	c.machine.response(intValue(key), result.err != nil, c.stopReason(message))
+	c.drainTurns()
 }
 
 // outcome is the error of a response, or its decoded result; a result
@@ -1029,66 +1022,59 @@ func (c *Connection) outcome(pending *pendingCall, message Value) callOutcome {
 	return callOutcome{value: decoded}
 }
 
-// turnFor is what a prompt of the client's end waits for (nil: its
-// response only).
-func (c *Connection) turnFor(method string, params Value) *clientTurn {
-	turns := connectionTurns
-	if turns == nil || method != turns.prompt || c.agent || c.options.Unordered {
+// turnFor is the turn of a prompt the client's end sends as request `id`,
+// fed to its turn machine (nil when it waits for its response only:
+// another request, the agent's end, unordered, or no turn rules).
+func (c *Connection) turnFor(id int64, method string, params Value) *clientTurn {
+	rules := connectionTurnRules
+	if rules == nil || connectionTurns == nil || method != connectionTurns.prompt || c.agent || c.options.Unordered {
 		return nil
 	}
-	turn := &clientTurn{}
-	turn.session, _ = textMember(params, turns.session)
-	switch {
-	case turns.end == turnEndComplete && c.features.TurnComplete:
-		turn.wait = waitComplete
-	case turns.end == turnEndIdle:
-		turn.wait = waitIdle
+	if c.machine == nil {
+		c.machine = newTurnMachine(*rules, c.features.TurnComplete, wireRequest, decodeWireRequest)
 	}
-	return turn
+	session, _ := textMember(params, rules.session)
+	c.machine.prompt(session, intValue(id))
+	return &clientTurn{}
 }
 
-// turnProgress: the notification read index-th (from 0) was handled; the
-// prompts whose turn it ends stop waiting for more. An `idle` state ends a
-// turn when a state that is not `idle` was handled since the prompt was
-// sent, or when it was read after the prompt's response.
-func (c *Connection) turnProgress(method string, params Value, index int) {
-	turns := connectionTurns
-	if turns == nil || method != turns.update {
-		return
+// wireRequest and decodeWireRequest are the turn machine's request ids:
+// the JSON values themselves.
+func wireRequest(id Value) Value { return id }
+
+func decodeWireRequest(id Value, _ string) (Value, error) { return id, nil }
+
+// stopReason is the JSON text of a prompt response's stop reason, when the
+// turn rules compare it with `turn_complete`'s ("" otherwise).
+func (c *Connection) stopReason(message Value) string {
+	complete, ok := connectionTurnRules.complete.Get()
+	if !ok {
+		return ""
 	}
-	session, ok := textMember(params, turns.session)
-	update, _ := params.Member(turns.payload)
-	tag, _ := textMember(update, turns.tag)
+	result, _ := message.Member("result")
+	reason, _ := result.Member(complete.stopReason)
+	return jsonKey(reason)
+}
+
+// drainTurns: the message just read was fed to the turn machine; the
+// prompts whose turn it drained have drained once the notifications read
+// so far are handled.
+func (c *Connection) drainTurns() {
 	for id, pending := range c.pending {
 		turn := pending.turn
-		if turn == nil || !ok || turn.session != session || tag != turns.endTag {
-			continue
-		}
-		switch {
-		case turn.wait == waitComplete && turns.end == turnEndComplete:
-			if request, has := update.Member(turns.request); has && idKey(request) == strconv.FormatInt(id, 10) {
-				turn.wait = waitNothing
-			}
-		case turn.wait == waitIdle && turns.end == turnEndIdle:
-			if state, _ := textMember(update, turns.state); state != turns.idle {
-				turn.active = true
-			} else if turn.active || (turn.answered && index >= turn.read) {
-				turn.wait = waitNothing
-			}
+		if turn != nil && !turn.drained && c.machine.isDrained(intValue(id)) {
+			turn.drained, turn.read = true, c.read
 		}
 	}
+	c.finishTurns()
 }
 
-// finishTurns: every prompt that has its response, whose notifications
-// before the response were handled, and that waits for nothing more (an
-// error response ends the wait) returns.
+// finishTurns: every prompt whose turn drained and whose notifications
+// read up to the message that drained it were handled returns.
 func (c *Connection) finishTurns() {
 	for id, pending := range c.pending {
 		turn := pending.turn
-		if turn == nil || !turn.answered || c.handled < turn.read {
-			continue
-		}
-		if turn.answer.err == nil && turn.wait != waitNothing {
+		if turn == nil || !turn.drained || c.handled < turn.read {
 			continue
 		}
 		delete(c.pending, id)
@@ -1114,7 +1100,7 @@ func (c *Connection) call(ctx context.Context, method string, params Value, deco
 	asking := c.ask(method, params)
 	id := c.nextID
 	c.nextID++
-	pending := &pendingCall{method: method, params: params, decode: decode, done: make(chan callOutcome, 1), turn: c.turnFor(method, params), session: session}
+	pending := &pendingCall{method: method, params: params, decode: decode, done: make(chan callOutcome, 1), turn: c.turnFor(id, method, params), session: session}
 	c.pending[id] = pending
 	idValue := intValue(id)
 	c.queue(ObjectValue([]Member{

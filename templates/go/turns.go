@@ -1,11 +1,12 @@
 // The turn tracker's machine in acp-codegen's Go runtime (RFD turn-complete,
 // rules R2 and R4; protocol v2's `idle` state update), copied into every
-// generated Go module whose schema has prompt turns (`turns.go`; the source
-// is `templates/go/turns.go`). It reads `session/update` params as their
-// wire JSON through the members the schema names (the generated
-// `helpers.go` holds them and the typed `TurnTracker`). A pure state
-// machine: the TypeScript, Python and Rust bindings implement the same and
-// decide alike.
+// generated Go module (`turns.go`; the source is `templates/go/turns.go`).
+// It reads `session/update` params as their wire JSON through the members
+// the schema names (the generated `helpers.go` holds them and the typed
+// `TurnTracker`); the client's end of a connection (`connection.go`) runs
+// it on the wire, request ids as JSON values, to know when a prompt's turn
+// is drained. A pure state machine: the TypeScript, Python and Rust
+// bindings implement the same and decide alike.
 
 package acp
 
@@ -107,7 +108,7 @@ func jsonKey(value Value) string {
 
 // stringMember is the string member `name` of `value`, or "".
 func stringMember(value Value, name string) string {
-	member, ok := objectMember(value, name)
+	member, ok := value.Member(name)
 	if !ok || member.Kind() != KindString {
 		return ""
 	}
@@ -149,7 +150,7 @@ func (m *turnMachine[R]) prompt(session string, request R) {
 // update is a `session/update` notification, as wire JSON.
 func (m *turnMachine[R]) update(notification Value) Observation[R] {
 	session := stringMember(notification, m.rules.session)
-	update, _ := objectMember(notification, m.rules.update)
+	update, _ := notification.Member(m.rules.update)
 	tag := stringMember(update, m.rules.tagProperty)
 	if lifecycle, ok := m.rules.lifecycle.Get(); ok {
 		if tag == lifecycle.tag {
@@ -166,8 +167,8 @@ func (m *turnMachine[R]) update(notification Value) Observation[R] {
 		return Violation[R]{Rule: rule, Kind: kind, Session: session, Request: Some(request)}
 	}
 	if complete, ok := m.rules.complete.Get(); ok && tag == complete.tag {
-		requestValue, _ := objectMember(update, complete.request)
-		stopValue, _ := objectMember(update, complete.stopReason)
+		requestValue, _ := update.Member(complete.request)
+		stopValue, _ := update.Member(complete.stopReason)
 		stopReason := jsonKey(stopValue)
 		turn := m.find(session, jsonKey(requestValue))
 		if turn == nil {
@@ -281,6 +282,18 @@ func (m *turnMachine[R]) response(request R, refused bool, stopReason string) Ob
 		return observation
 	}
 	return Observation[R]{Violations: []Violation[R]{}}
+}
+
+// isDrained is whether the turn of the prompt `request` is drained (false
+// for a request the machine does not track).
+func (m *turnMachine[R]) isDrained(request R) bool {
+	key := jsonKey(m.encode(request))
+	for _, session := range m.order {
+		if turn := m.find(session, key); turn != nil {
+			return m.drained(turn)
+		}
+	}
+	return false
 }
 
 // pending is the prompt request of `session`'s turn that is not drained

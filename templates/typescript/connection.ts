@@ -16,17 +16,16 @@
 //   the connection itself (a queue): a handler that returns a promise is
 //   awaited before the next notification is delivered, whether or not the
 //   caller awaits `receive`. Requests are handled concurrently.
-// - Prompts end when their turn is drained. A `session/prompt` call
-//   resolves when its response has arrived, every notification received
-//   before it has been handled, and, when the schema and the exchange give
-//   one, the turn's end has been handled too: the `turn_complete` update
-//   naming the prompt (protocol v1 with the RFD, once `initialize`
-//   negotiated it) or the session's `idle` state update (protocol v2), seen
-//   after a non-idle state of the session since the prompt was sent, or
-//   after its response. An error response ends the wait once the
-//   notifications before it were handled. Without either, the response and
-//   the notifications before it are all the protocol offers. A timeout is
-//   the caller's.
+// - Prompts end when their turn is drained. The client's end feeds the
+//   package's turn tracker machine (`turns.ts`, the exported
+//   `TurnTracker`'s, on `ConnectionRules.tracker`) in read order: each
+//   `session/prompt` it sends, each `session/update` and each prompt
+//   response it receives. A prompt call resolves once the machine says its
+//   turn is drained (by its response alone, or with the `turn_complete`
+//   naming it once `initialize` negotiated it, or protocol v2's `idle`) and
+//   every notification received up to the message that drained it has been
+//   handled. An error response drains the turn at once. A timeout is the
+//   caller's.
 // - Everything an end sends leaves through one queue, in the order it was
 //   made, drained by one writer that awaits `send` when it returns a
 //   promise. A response is queued when its handler settles, so every
@@ -77,6 +76,8 @@
 
 import { DecodeError } from "./decode.js";
 import { RequestError, decodeResult, dispatchMessage, encodeNotification, encodeRequest } from "./rpc.js";
+import { TurnMachine } from "./turns.js";
+import type { TurnMachineRules } from "./turns.js";
 import type {
   ExtensionMethod,
   JsonRpcError,
@@ -163,7 +164,7 @@ export interface Features {
   readonly turnComplete: boolean;
 }
 
-/** What marks the end of a prompt turn in a `session/update`. */
+/** What marks the end of a prompt turn in a `session/update`, as the agent's end sends it. */
 export type TurnEnd =
   /**
    * Protocol v1 with the turn-complete RFD, once negotiated: the update
@@ -224,6 +225,8 @@ export interface ConnectionRules {
   /** What one `initialize` exchange (its wire params and result) negotiated. */
   readonly features: (params: unknown, result: unknown) => Features;
   readonly turns: TurnRules | null;
+  /** The turn tracker's rules, which the client's end feeds its prompts' turns to; `null` without them. */
+  readonly tracker: TurnMachineRules | null;
   /** `session/ready`, which the agent's end acts on itself (rule R1). */
   readonly ready: string | null;
   /** `$/cancel_request` and its member naming the request. */
@@ -290,17 +293,10 @@ export interface Lifecycle {
   outgoing(method: string, message: { readonly params?: unknown }): readonly unknown[];
 }
 
-/** What a prompt still waits for besides its response. */
-type Wait =
-  | { readonly kind: "nothing" }
-  | { readonly kind: "complete"; readonly request: JsonRpcId }
-  | { readonly kind: "idle"; active: boolean };
-
+/** A prompt of the client's end: its response once received, and once the turn machine drained it, how many notifications had been read by then. */
 interface Turn {
-  readonly session: unknown;
-  wait: Wait;
-  /** The response, and how many notifications had been read before it. */
-  answer: { readonly response: { readonly [key: string]: unknown }; readonly read: number } | undefined;
+  response: { readonly [key: string]: unknown } | undefined;
+  drained: number | undefined;
 }
 
 interface Pending {
@@ -318,8 +314,6 @@ interface Pending {
 
 /** A received notification waiting for its turn to be handled. */
 interface Inbox {
-  /** Its place among the notifications read (1 for the first). */
-  readonly read: number;
   /** Its place among the messages received (`Dropped.line`). */
   readonly line: number;
   readonly method: string;
@@ -391,11 +385,6 @@ function member(value: unknown, name: string): unknown {
   return isRecord(value) && has(value, name) ? value[name] : undefined;
 }
 
-/** JSON values compare by their text: `2` and `"2"` are different request ids. */
-function same(left: unknown, right: unknown): boolean {
-  return left !== undefined && right !== undefined && JSON.stringify(left) === JSON.stringify(right);
-}
-
 /** One end of a connection; each side's `connect` function makes one with its routes and types its calls. */
 export class Connection {
   readonly #role: Role;
@@ -433,6 +422,8 @@ export class Connection {
   #initialized = false;
   /** The agent's end: the prompt turns being handled, by session. */
   readonly #turns = new Map<string, TurnInFlight>();
+  /** The client's end: the turn machine its prompts, updates and responses feed (ordered, with turn rules; made at the first prompt). */
+  #machine: TurnMachine<JsonRpcId> | undefined;
 
   constructor(
     role: Role,
@@ -638,14 +629,15 @@ export class Connection {
     }
   }
 
-  /** What a prompt of the client's end waits for, besides its response. */
+  /** The turn of a prompt the client's end sends as request `id`, fed to its turn machine (none: it waits for its response only). */
   #turnFor(method: string, params: unknown, id: number): Turn | undefined {
-    const turns = this.#rules.turns;
-    if (turns === null || turns.prompt !== method || this.#role !== "client" || this.#unordered) return undefined;
-    let wait: Wait = { kind: "nothing" };
-    if (turns.end.kind === "complete" && this.#features.turnComplete) wait = { kind: "complete", request: id };
-    if (turns.end.kind === "idle") wait = { kind: "idle", active: false };
-    return { session: member(params, turns.session), wait, answer: undefined };
+    const rules = this.#rules.tracker;
+    if (rules === null || this.#rules.turns?.prompt !== method || this.#role !== "client" || this.#unordered)
+      return undefined;
+    this.#machine ??= new TurnMachine<JsonRpcId>(rules, this.#features.turnComplete);
+    const session = member(params, rules.session);
+    this.#machine.prompt(typeof session === "string" ? session : "", id);
+    return { response: undefined, drained: undefined };
   }
 
   /** The agent's end: the session whose turn its request `method` belongs to. */
@@ -767,8 +759,12 @@ export class Connection {
   #notification(method: string, message: { readonly [key: string]: unknown }, line: number): Promise<void> {
     this.#read += 1;
     this.#onRead(method, message["params"]);
+    if (this.#machine !== undefined && method === this.#rules.turns?.update) {
+      this.#machine.update(message["params"]);
+      this.#drainTurns();
+    }
     return new Promise((resolve) => {
-      this.#inbox.push({ read: this.#read, line, method, message, done: resolve });
+      this.#inbox.push({ line, method, message, done: resolve });
       void this.#handleInbox();
     });
   }
@@ -788,7 +784,7 @@ export class Connection {
         // Only `dropped` can throw here; the notification still counts as handled.
       }
       this.#handled += 1;
-      this.#onHandled(next.read, next.method, next.message["params"]);
+      this.#finishTurns();
       next.done();
     }
     this.#handling = false;
@@ -937,66 +933,40 @@ export class Connection {
   #answer(response: { readonly [key: string]: unknown }, line: number): void {
     const id = (response["id"] ?? null) as JsonRpcId;
     const pending = typeof id === "number" || typeof id === "string" ? this.#pending.get(id) : undefined;
-    if (pending === undefined || pending.turn?.answer !== undefined) {
+    if (pending === undefined || pending.turn?.response !== undefined) {
       this.#report(null, { code: -32600, message: "a response to no request in flight", data: { id } }, line);
       return;
     }
     if (pending.turn !== undefined) {
-      pending.turn.answer = { response, read: this.#read };
-      this.#finishTurns();
+      pending.turn.response = response;
+      const complete = this.#rules.tracker?.complete;
+      const stopReason =
+        complete == null ? "" : JSON.stringify(member(response["result"], complete.stopReason) ?? null);
+      this.#machine?.response(id, has(response, "error"), stopReason);
+      this.#drainTurns();
       return;
     }
     this.#pending.delete(id as JsonRpcId);
     this.#deliver(pending, response);
   }
 
-  /**
-   * The handler of the `read`th notification settled: prompts whose turn
-   * ended and drained resolve. An idle state ends a turn after a non-idle
-   * one was handled since the prompt was sent, or when it was read after the
-   * prompt's response (not merely handled after it: an idle read before the
-   * response, from before the turn began, ends nothing).
-   */
-  #onHandled(read: number, method: string, params: unknown): void {
-    const turns = this.#rules.turns;
-    if (turns !== null && method === turns.update) {
-      const update = member(params, turns.payload);
-      const tag = member(update, turns.tag);
-      const session = member(params, turns.session);
-      const end = turns.end;
-      for (const pending of this.#pending.values()) {
-        const turn = pending.turn;
-        if (turn === undefined || !same(session, turn.session)) continue;
-        const wait = turn.wait;
-        if (
-          wait.kind === "complete" &&
-          end.kind === "complete" &&
-          tag === end.tag &&
-          same(member(update, end.request), wait.request)
-        ) {
-          turn.wait = { kind: "nothing" };
-        } else if (wait.kind === "idle" && end.kind === "idle" && tag === end.tag) {
-          if (member(update, end.state) !== end.idle) wait.active = true;
-          else if (wait.active || (turn.answer !== undefined && read > turn.answer.read))
-            turn.wait = { kind: "nothing" };
-        }
-      }
+  /** A message was fed to the turn machine: the prompts whose turn it drained have drained once the notifications read so far are handled. */
+  #drainTurns(): void {
+    for (const [id, pending] of this.#pending) {
+      const turn = pending.turn;
+      if (turn !== undefined && turn.drained === undefined && this.#machine?.isDrained(id) === true)
+        turn.drained = this.#read;
     }
     this.#finishTurns();
   }
 
-  /**
-   * Settles every prompt that has its response, whose notifications before
-   * the response were handled, and that waits for nothing more (an error
-   * response ends the wait).
-   */
+  /** Settles every prompt whose turn drained and whose notifications read up to the message that drained it were handled. */
   #finishTurns(): void {
     for (const [id, pending] of this.#pending) {
-      const answer = pending.turn?.answer;
-      if (answer === undefined || this.#handled < answer.read) continue;
-      if (!has(answer.response, "error") && pending.turn?.wait.kind !== "nothing") continue;
+      const turn = pending.turn;
+      if (turn?.response === undefined || turn.drained === undefined || this.#handled < turn.drained) continue;
       this.#pending.delete(id);
-      this.#deliver(pending, answer.response);
+      this.#deliver(pending, turn.response);
     }
   }
 

@@ -5,7 +5,8 @@
 // session-ready gate holds an agent's session-scoped notifications until
 // `session/ready` (rule R1); the turn tracker correlates a client's prompt
 // turns with their updates, their end (`turn_complete`, or in protocol v2
-// the `idle` state update) and response (R2, R4);
+// the `idle` state update) and response (R2, R4), a typed face of the
+// machine in `turns.ts`, on this schema's `TURN_RULES`;
 // `nextStep` turns a `session/status` into what to do (R3). The Rust and
 // Python bindings implement the same machines and decide alike.
 
@@ -16,6 +17,9 @@ import type { JsonValue } from "./types.js";
 {%- endif %}
 import type { Negotiated } from "./negotiation.js";
 {%- if let Some(turns) = turns %}
+import { TurnMachine } from "./turns.js";
+import type { TurnMachineRules, TurnObservation, TurnViolation } from "./turns.js";
+export type { ViolationKind } from "./turns.js";
 {%- if let Some(stop_reason_type) = turns.stop_reason_type %}
 import type { {{ turns.notification }}, {{ turns.request_type }}, {{ stop_reason_type }} } from "./types.js";
 {%- else %}
@@ -94,42 +98,34 @@ export class SessionReadyGate<T> {
 {%- if let Some(turns) = turns %}
 
 /** A rule the agent broke: R4 for an update after the prompt response, R2 for the rest. */
-export type ViolationKind = "update_after_response" | "update_after_turn_complete" | "duplicate_turn_complete" | "stop_reason_mismatch" | "unknown_turn" | "update_after_idle";
-
-export interface Violation {
-  readonly rule: "R2" | "R4";
-  readonly kind: ViolationKind;
-  readonly session: string;
-  readonly request: {{ turns.request_type }} | null;
-}
+export type Violation = TurnViolation<{{ turns.request_type }}>;
 
 /** What the tracker made of one message: its turn, the turn it drained, the rules broken. */
-export interface Observation {
-  readonly turn: {{ turns.request_type }} | null;
-  readonly drained: {{ turns.request_type }} | null;
-  readonly violations: readonly Violation[];
-}
+export type Observation = TurnObservation<{{ turns.request_type }}>;
 
-/** Update tags that are a prompt turn's output; every other update is about the session. */
-const TURN_OUTPUT: ReadonlySet<string> = new Set({{ turns.output }});
-
+/**
+ * The members and tags of this schema the turn tracker reads, for its
+ * machine (`turns.ts`); the client's end of a connection runs the same
+ * machine on them (`CONNECTION_RULES.tracker`).
+ */
+export const TURN_RULES: TurnMachineRules = {
+  session: {{ turns.session }},
+  update: {{ turns.update }},
+  tagProperty: {{ turns.tag_property }},
+  output: {{ turns.output }},
+  replies: {{ turns.replies }},
+{%- if let Some(complete) = turns.complete %}
+  complete: { tag: {{ complete.tag }}, request: {{ complete.request }}, stopReason: {{ complete.stop_reason }} },
+{%- else %}
+  complete: null,
+{%- endif %}
 {%- if let Some(lifecycle) = turns.lifecycle %}
-
-/** The agent's own message and thought: foreground work, never sent while the session is idle. */
-const REPLY: ReadonlySet<string> = new Set({{ turns.replies }});
-
-interface Turn {
-  readonly request: {{ turns.request_type }};
-  readonly key: string;
-  /** `accepted: false`: an error response. */
-  responded: { accepted: boolean } | null;
-  /** A non-idle state of the session came after the prompt. */
-  working: boolean;
-  /** The `idle` that ended the turn came. */
-  idled: boolean;
-}
-
-const NOTHING: Observation = { turn: null, drained: null, violations: [] };
+  lifecycle: { tag: {{ lifecycle.tag }}, state: {{ lifecycle.state }}, idle: {{ lifecycle.idle }} },
+{%- else %}
+  lifecycle: null,
+{%- endif %}
+};
+{%- if turns.lifecycle.is_some() %}
 
 /**
  * Correlates the client's prompt turns with their updates, their `idle`
@@ -141,101 +137,28 @@ const NOTHING: Observation = { turn: null, drained: null, violations: [] };
  * breaks R2; tool calls and plans may be background work and are not judged.
  */
 export class TurnTracker {
-  readonly #sessions = new Map<string, Turn[]>();
-  /** The sessions whose last state was not `idle`. */
-  readonly #working = new Set<string>();
+  readonly #machine = new TurnMachine<{{ turns.request_type }}>(TURN_RULES, false);
 
   /** A tracker for this exchange (v2 negotiates nothing about turns). */
   static fromNegotiated(_negotiated: Negotiated): TurnTracker {
     return new TurnTracker();
   }
 
-  #drained(turn: Turn): boolean {
-    if (turn.responded === null) return false;
-    return !turn.responded.accepted || turn.idled;
-  }
-
-  /** The client sent `session/prompt` with id `request` for `session`. */
-  prompt(session: string, request: {{ turns.request_type }}): void {
-    const turns = (this.#sessions.get(session) ?? []).filter((turn) => !this.#drained(turn));
-    turns.push({ request, key: JSON.stringify(request), responded: null, working: false, idled: false });
-    this.#sessions.set(session, turns);
-  }
-
-  /** A `session/update` arrived. */
-  update(notification: {{ turns.notification }}): Observation {
-    const session: string = notification[{{ turns.session }}];
-    const update = notification[{{ turns.update }}];
-    const tag: string = update[{{ turns.tag_property }}];
-    if (tag === {{ lifecycle.tag }}) {
-      return this.#state(session, (update as { readonly [key: string]: unknown })[{{ lifecycle.state }}] === {{ lifecycle.idle }});
-    }
-    if (!TURN_OUTPUT.has(tag)) return NOTHING;
-    const turns = this.#sessions.get(session);
-    const turn = turns?.[turns.length - 1];
-    if (turn === undefined) return NOTHING;
-    if (!turn.idled) return { turn: turn.request, drained: null, violations: [] };
-    if (!REPLY.has(tag) || this.#working.has(session)) return NOTHING;
-    return { turn: turn.request, drained: null, violations: [{ rule: "R2", kind: "update_after_idle", session, request: turn.request }] };
-  }
-
-  /** A state snapshot: a non-idle state marks the open turns as working; `idle` ends those that worked or were answered. */
-  #state(session: string, idle: boolean): Observation {
-    if (idle) this.#working.delete(session);
-    else this.#working.add(session);
-    let turn: {{ turns.request_type }} | null = null;
-    let drained: {{ turns.request_type }} | null = null;
-    for (const candidate of this.#sessions.get(session) ?? []) {
-      if (candidate.idled) continue;
-      if (!idle) {
-        candidate.working = true;
-        turn = candidate.request;
-      } else if (candidate.working || candidate.responded !== null) {
-        const wasDrained = this.#drained(candidate);
-        candidate.idled = true;
-        turn = candidate.request;
-        if (!wasDrained && this.#drained(candidate)) drained = candidate.request;
-      }
-    }
-    return { turn, drained, violations: [] };
-  }
-
   /** The response to the prompt `request` arrived: `accepted`, or refused with an error response. */
   response(request: {{ turns.request_type }}, accepted: boolean): Observation {
-    const key = JSON.stringify(request);
-    for (const turns of this.#sessions.values()) {
-      const turn = turns.find((candidate) => candidate.key === key);
-      if (turn === undefined) continue;
-      if (turn.responded !== null) return { turn: request, drained: null, violations: [] };
-      turn.responded = { accepted };
-      return { turn: request, drained: this.#drained(turn) ? request : null, violations: [] };
-    }
-    return NOTHING;
+    return this.#machine.response(request, !accepted, "");
   }
-
-  /** The prompt request of `session`'s turn that is not drained yet. */
-  pending(session: string): {{ turns.request_type }} | undefined {
-    return [...(this.#sessions.get(session) ?? [])].reverse().find((turn) => !this.#drained(turn))?.request;
-  }
-}
 {%- else if let Some(stop_reason_type) = turns.stop_reason_type %}
-
-interface Turn {
-  readonly request: {{ turns.request_type }};
-  readonly key: string;
-  completed: { stopReason: {{ stop_reason_type }} } | null;
-  /** `stopReason: null`: an error response. */
-  responded: { stopReason: {{ stop_reason_type }} | null } | null;
-}
 
 /** Correlates the client's prompt turns with their updates, `turn_complete` and response (R2, R4). */
 export class TurnTracker {
   /** Whether the agent advertised `turn_complete`: without it a turn is drained by its response alone. */
   readonly turnComplete: boolean;
-  readonly #sessions = new Map<string, Turn[]>();
+  readonly #machine: TurnMachine<{{ turns.request_type }}>;
 
   constructor(turnComplete: boolean) {
     this.turnComplete = turnComplete;
+    this.#machine = new TurnMachine(TURN_RULES, turnComplete);
   }
 
   /** A tracker for what this exchange negotiated. */
@@ -243,85 +166,27 @@ export class TurnTracker {
     return new TurnTracker(negotiated.turnComplete);
   }
 
-  #drained(turn: Turn): boolean {
-    if (turn.responded === null) return false;
-    return turn.responded.stopReason === null || turn.completed !== null || !this.turnComplete;
+  /** The response to the prompt `request` arrived: its stop reason, or `null` for an error response. */
+  response(request: {{ turns.request_type }}, stopReason: {{ stop_reason_type }} | null): Observation {
+    return this.#machine.response(request, stopReason === null, JSON.stringify(stopReason));
   }
+{%- endif %}
 
   /** The client sent `session/prompt` with id `request` for `session`. */
   prompt(session: string, request: {{ turns.request_type }}): void {
-    const turns = (this.#sessions.get(session) ?? []).filter((turn) => !this.#drained(turn));
-    turns.push({ request, key: JSON.stringify(request), completed: null, responded: null });
-    this.#sessions.set(session, turns);
+    this.#machine.prompt(session, request);
   }
 
   /** A `session/update` arrived. */
   update(notification: {{ turns.notification }}): Observation {
-    const session: string = notification[{{ turns.session }}];
-    const update = notification[{{ turns.update }}];
-    const violations: Violation[] = [];
-    const violation = (kind: ViolationKind, request: {{ turns.request_type }}): Violation => ({
-      rule: kind === "update_after_response" ? "R4" : "R2",
-      kind,
-      session,
-      request,
-    });
-    {%- if let Some(complete) = turns.complete %}
-    if (update[{{ turns.tag_property }}] === {{ complete.tag }}) {
-      const request = update[{{ complete.request }}];
-      const stopReason = update[{{ complete.stop_reason }}];
-      const key = JSON.stringify(request);
-      const turn = this.#sessions.get(session)?.find((candidate) => candidate.key === key);
-      if (turn === undefined) {
-        return { turn: null, drained: null, violations: [violation("unknown_turn", request)] };
-      }
-      if (turn.responded !== null) violations.push(violation("update_after_response", request));
-      if (turn.completed !== null) {
-        violations.push(violation("duplicate_turn_complete", request));
-        return { turn: request, drained: null, violations };
-      }
-      if (turn.responded !== null && turn.responded.stopReason !== null && turn.responded.stopReason !== stopReason) {
-        violations.push(violation("stop_reason_mismatch", request));
-      }
-      const wasDrained = this.#drained(turn);
-      turn.completed = { stopReason };
-      return { turn: request, drained: !wasDrained && this.#drained(turn) ? request : null, violations };
-    }
-    {%- endif %}
-    if (!TURN_OUTPUT.has(update[{{ turns.tag_property }}])) {
-      return { turn: null, drained: null, violations };
-    }
-    const turns = this.#sessions.get(session);
-    const turn = turns?.[turns.length - 1];
-    if (turn === undefined) return { turn: null, drained: null, violations };
-    if (turn.responded !== null) violations.push(violation("update_after_response", turn.request));
-    else if (turn.completed !== null) violations.push(violation("update_after_turn_complete", turn.request));
-    return { turn: turn.request, drained: null, violations };
-  }
-
-  /** The response to the prompt `request` arrived: its stop reason, or `null` for an error response. */
-  response(request: {{ turns.request_type }}, stopReason: {{ stop_reason_type }} | null): Observation {
-    const key = JSON.stringify(request);
-    for (const [session, turns] of this.#sessions) {
-      const turn = turns.find((candidate) => candidate.key === key);
-      if (turn === undefined) continue;
-      if (turn.responded !== null) return { turn: request, drained: null, violations: [] };
-      const violations: Violation[] = [];
-      if (turn.completed !== null && stopReason !== null && turn.completed.stopReason !== stopReason) {
-        violations.push({ rule: "R2", kind: "stop_reason_mismatch", session, request });
-      }
-      turn.responded = { stopReason };
-      return { turn: request, drained: this.#drained(turn) ? request : null, violations };
-    }
-    return { turn: null, drained: null, violations: [] };
+    return this.#machine.update(notification);
   }
 
   /** The prompt request of `session`'s turn that is not drained yet. */
   pending(session: string): {{ turns.request_type }} | undefined {
-    return [...(this.#sessions.get(session) ?? [])].reverse().find((turn) => !this.#drained(turn))?.request;
+    return this.#machine.pending(session);
   }
 }
-{%- endif %}
 {%- endif %}
 
 /** What to do with a session, from its `session/status` (R3). */

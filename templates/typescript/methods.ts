@@ -17,8 +17,12 @@ import type { AbortSignalLike } from "./connection.js";
 import type { Features } from "./connection.js";
 {%- endif %}
 import type { DecodeResult } from "./decode.js";
-{%- if session_ready %}
+{%- if session_ready && tracker %}
+import { SessionReadyLifecycle, TURN_RULES } from "./helpers.js";
+{%- else if session_ready %}
 import { SessionReadyLifecycle } from "./helpers.js";
+{%- else if tracker %}
+import { TURN_RULES } from "./helpers.js";
 {%- endif %}
 {%- if negotiated %}
 import { negotiate } from "./negotiation.js";
@@ -196,6 +200,7 @@ const CONNECTION_RULES: ConnectionRules = {
   initialize: {{ rules.initialize }},
   features: {% if negotiated %}negotiatedFeatures{% else %}() => ({ sessionReady: false, turnComplete: false }){% endif %},
   turns: {{ rules.turns }},
+  tracker: {% if tracker %}TURN_RULES{% else %}null{% endif %},
   ready: {{ rules.ready }},
   cancel: {{ rules.cancel }},
   handshake: {{ handshake }},

@@ -26,6 +26,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 const (
@@ -327,4 +328,49 @@ func TestTheV2HandshakeRefusesAVersionBelowEverySupportedOne(t *testing.T) {
 	if got := SessionNotFound("s").JSON(); idKey(got) != `{"code":-32002,"message":"Resource not found","data":{"sessionId":"s"}}` {
 		t.Fatalf("SessionNotFound: %s", idKey(got))
 	}
+}
+
+// Two prompts of one session, both accepted, then one `idle`: the turn
+// machine drains both, and both calls return once the `idle` was handled.
+func TestOneIdleEndsEveryPromptOfItsSession(t *testing.T) {
+	client := &holdingV2Client{}
+	var end *ClientConnection
+	p, done := rawPeer(t, agentWrote, func(reader, writer *pipe) interface{ Run(context.Context) error } {
+		end = ConnectClient(func(*ClientConnection) Client { return client }, reader, writer, ConnectOptions{})
+		return end
+	})
+	go drainPipe(p.out)
+	returned := make(chan error, 2)
+	seen := 0
+	var ids []string
+	for range 2 {
+		go func() {
+			_, err := end.SessionPrompt(context.Background(), decodeAs[PromptRequest](`{"sessionId":"s","prompt":[{"type":"text","text":"go"}]}`))
+			returned <- err
+		}()
+		id, _ := at(p.next(t, &seen), "id").MarshalJSON()
+		ids = append(ids, string(id))
+	}
+	for _, id := range ids {
+		p.send(t, `{"jsonrpc":"2.0","id":`+id+`,"result":{"messageId":"m`+id+`"}}`)
+	}
+	p.send(t, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"state_update","state":"idle","stopReason":"end_turn"}}}`)
+	for range ids {
+		select {
+		case err := <-returned:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("a prompt call of the session did not return after its idle")
+		}
+	}
+	if got := strings.Join(client.states, ", "); got != "idle end_turn" {
+		t.Fatalf("the client handled %s", got)
+	}
+	p.in.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	p.out.Close()
 }

@@ -653,6 +653,32 @@ if (V2) {
     assert.ok(cancel >= 0 && cancel < withdrawn, JSON.stringify(wrote));
     assert.deepEqual(dropped, []);
   });
+
+  test("v2: one idle ends every prompt of its session", async () => {
+    // Two prompts of one session, both accepted, then one `idle`: the turn
+    // machine drains both, and both calls resolve once it was handled.
+    const written = [];
+    const states = [];
+    const end = bindings.connectClient(
+      () => ({ sessionUpdate: ({ update }) => void states.push(update.state) }),
+      (text) => void written.push(JSON.parse(text)),
+    );
+    const prompt = () => end.request("session/prompt", { sessionId: "s", prompt: [{ type: "text", text: "go" }] });
+    const calls = Promise.all([prompt(), prompt()]);
+    for (const { id } of written) {
+      await end.receive(JSON.stringify({ jsonrpc: "2.0", id, result: { messageId: `m${id}` } }));
+    }
+    const idle = { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" };
+    await end.receive(
+      JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", update: idle } }),
+    );
+    let timer;
+    const late = new Promise((resolve) => (timer = setTimeout(() => resolve("still pending"), 1000)));
+    const answers = await Promise.race([calls, late]);
+    clearTimeout(timer);
+    assert.deepEqual(answers, [{ messageId: "m1" }, { messageId: "m2" }]);
+    assert.deepEqual(states, ["idle"]);
+  });
 }
 
 // Protocol v1: the prompt's answer says `cancelled`.

@@ -2,7 +2,8 @@
 //! generated from each schema under test: install the locked compiler, build
 //! the package and check it under the strict compiler options with no output,
 //! and check the hand-written decoding runtime (`templates/typescript/runtime.ts`)
-//! alone, as it stands in the repository.
+//! and turn machine (`templates/typescript/turns.ts`) alone, as they stand in
+//! the repository.
 //! Then the package is packed with `npm pack` and the tarball installed into a
 //! fresh consumer folder, `<bindings>/ts-consumer/`, as any dependant would
 //! install it. Everything after that sees only the installed package, by
@@ -92,9 +93,9 @@ const CONSUMER_MANIFEST: &str = include_str!("../../../tests/typescript/harness/
 /// output, on the consumer's code only.
 const TYPECHECK_CONFIG: &str = include_str!("../../../tests/typescript/harness/tsconfig.typecheck.json");
 
-/// The hand-written decoding runtime checked alone, as it stands in
-/// `templates/`: the package's settings, and no unused locals or
-/// parameters. `{runtime}` is its absolute path.
+/// The hand-written decoding runtime and turn machine checked alone, as
+/// they stand in `templates/`: the package's settings, and no unused locals
+/// or parameters. `{runtime}` and `{turns}` are their absolute paths.
 const RUNTIME_CONFIG: &str = include_str!("../../../tests/typescript/harness/tsconfig.runtime.json");
 
 /// The usage program and its twin on the official SDK, in
@@ -190,9 +191,11 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str, seeds: Option<&Path>)
         &format!("{label}: tsc --noEmit --strict"),
     )?;
     let runtime = workspace.join("templates").join("typescript").join("runtime.ts");
+    let turns = workspace.join("templates").join("typescript").join("turns.ts");
     let runtime_config = bindings.join("tsconfig.runtime.json");
     let config = RUNTIME_CONFIG
         .replace("{runtime}", &runtime.display().to_string())
+        .replace("{turns}", &turns.display().to_string())
         .replace("{root}", &runtime.parent().unwrap_or(workspace).display().to_string());
     std::fs::write(&runtime_config, config).context("writing the runtime's tsconfig.json")?;
     run_checked(
@@ -200,7 +203,7 @@ pub fn run(workspace: &Path, bindings: &Path, label: &str, seeds: Option<&Path>)
             .args(["exec", "--no", "--", "tsc", "-p"])
             .arg(&runtime_config)
             .current_dir(&package),
-        &format!("{label}: tsc --strict on templates/typescript/runtime.ts alone"),
+        &format!("{label}: tsc --strict on templates/typescript/runtime.ts and turns.ts alone"),
     )?;
     let consumer = install_consumer(workspace, bindings, label)?;
     std::fs::copy(tests.join("typecheck.ts"), consumer.join("typecheck.ts"))

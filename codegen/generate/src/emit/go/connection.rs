@@ -1,6 +1,7 @@
 //! `ends.go`: the rules the connection of `templates/go/connection.go`
-//! acts on, printed from the IR (rule R1's messages, what ends a prompt
-//! turn, request cancellation, `session/cancel` from the RFD helpers'
+//! acts on, printed from the IR (rule R1's messages, a prompt turn's
+//! messages and the turn tracker's rules the client's end feeds, request
+//! cancellation, `session/cancel` from the RFD helpers'
 //! model [`acp_ir::rfd`]; what the agent's end decides about `initialize`
 //! from [`acp_ir::handshake`]), the features an `initialize` exchange
 //! negotiated, and for the agent and the client a typed end
@@ -39,6 +40,9 @@ pub(super) struct EndsFile {
     /// Go expressions of the rules, `nil` when the schema has none.
     ready: String,
     turns: String,
+    /// The turn tracker's rules (`schemaTurnRules`, printed into
+    /// `helpers.go` from the same [`acp_ir::rfd::Turns`]), `nil` without them.
+    turn_rules: String,
     cancel: String,
     turn_cancel: String,
     handshake: String,
@@ -131,6 +135,7 @@ pub(super) fn view(ir: &Ir) -> Result<EndsFile, CodegenError> {
             .filter(|_| negotiated)
             .map_or_else(nil, ready_literal),
         turns: model.drain.as_ref().map_or_else(nil, turns_literal),
+        turn_rules: model.turns.as_ref().map_or_else(nil, |_| "&schemaTurnRules".to_owned()),
         cancel: model.cancel.as_ref().map_or_else(nil, cancel_literal),
         turn_cancel: model.turn_cancel.as_ref().map_or_else(nil, turn_cancel_literal),
         handshake: handshake.as_ref().map_or_else(nil, handshake_literal),
@@ -279,6 +284,7 @@ mod tests {
             view.turns,
             "&promptTurns{prompt: \"session/prompt\", update: \"session/update\", session: \"sessionId\", payload: \"update\", tag: \"sessionUpdate\", end: turnEndComplete, endTag: \"turn_complete\", request: \"promptRequestId\", stopReason: \"stopReason\"}"
         );
+        assert_eq!(view.turn_rules, "&schemaTurnRules");
         assert_eq!(
             view.cancel,
             "&cancelRules{method: \"$/cancel_request\", member: \"requestId\"}"

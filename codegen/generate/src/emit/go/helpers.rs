@@ -15,7 +15,7 @@ use acp_ir::rfd::Helpers;
 #[derive(Template)]
 #[template(path = "go/helpers.go.tmpl", escape = "none")]
 pub(super) struct HelpersFile {
-    pub(super) turns: Option<TurnsView>,
+    turns: Option<TurnsView>,
     status: Option<StatusView>,
 }
 

@@ -7,7 +7,8 @@
 //! nullable and number types; `codec.go`, `object.go` and `shapes.go`: the
 //! combinators the decoders are built from; `rpc.go`: what the dispatchers
 //! are built from; `gate.go`: the session-ready gate; `turns.go`: the turn
-//! tracker's machine; `negotiation.go`: the negotiation's evaluator;
+//! tracker's machine, which the connection's client end runs too;
+//! `negotiation.go`: the negotiation's evaluator;
 //! `connection.go`: one end of a connection over a reader and a writer).
 //!
 //! `types` builds the views of the types (`structs` of structs and object
@@ -53,7 +54,7 @@ use acp_ir::naming;
 pub const GO_VERSION: &str = "1.26";
 
 /// The runtime files, copied as they are: `(file name, text)`.
-const RUNTIME: [(&str, &str); 8] = [
+const RUNTIME: [(&str, &str); 9] = [
     ("json.go", include_str!("../../../../../templates/go/json.go")),
     ("values.go", include_str!("../../../../../templates/go/values.go")),
     ("codec.go", include_str!("../../../../../templates/go/codec.go")),
@@ -61,14 +62,12 @@ const RUNTIME: [(&str, &str); 8] = [
     ("shapes.go", include_str!("../../../../../templates/go/shapes.go")),
     ("rpc.go", include_str!("../../../../../templates/go/rpc.go")),
     ("gate.go", include_str!("../../../../../templates/go/gate.go")),
+    ("turns.go", include_str!("../../../../../templates/go/turns.go")),
     (
         "connection.go",
         include_str!("../../../../../templates/go/connection.go"),
     ),
 ];
-
-/// The turn tracker's machine, copied when the schema has prompt turns.
-const TURNS: &str = include_str!("../../../../../templates/go/turns.go");
 
 /// The negotiation evaluator, copied when the schema negotiates.
 const NEGOTIATION: &str = include_str!("../../../../../templates/go/negotiation.go");
@@ -122,9 +121,6 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
     ];
     let negotiation = acp_ir::negotiation::model(ir);
     let helpers = helpers::view(&acp_ir::rfd::model(ir), negotiation.is_some());
-    if helpers.turns.is_some() {
-        files.push((PathBuf::from("turns.go"), TURNS.to_owned()));
-    }
     files.push((PathBuf::from("helpers.go"), render(&helpers, "go/helpers.go.tmpl")?));
     if let Some(model) = negotiation {
         files.push((

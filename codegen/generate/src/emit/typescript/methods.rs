@@ -60,6 +60,9 @@ pub struct MethodsFile {
     negotiated: bool,
     /// `CONNECTION_RULES`, from the RFD helpers' model.
     rules: RulesView,
+    /// `src/helpers.ts` holds the turn tracker's rules (`TURN_RULES`, from
+    /// [`acp_ir::rfd::Turns`]): `CONNECTION_RULES.tracker`.
+    tracker: bool,
     /// `CONNECTION_RULES.handshake`, from the IR's handshake: a `Handshake`
     /// object literal, or `null`.
     handshake: String,
@@ -290,6 +293,7 @@ pub fn view(ir: &Ir) -> Result<MethodsFile, CodegenError> {
         session_ready,
         negotiated,
         rules: rules_view(&model, session_ready, &initialize_method(ir)),
+        tracker: negotiated && model.turns.is_some(),
         handshake: handshake_literal(handshake.as_ref()),
         session_not_found: handshake.and_then(|handshake| handshake.unknown_session).map(|error| {
             [

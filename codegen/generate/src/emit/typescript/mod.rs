@@ -2,7 +2,8 @@
 //! type guards (`src/types.ts`), zero-dependency decoders (`src/decode.ts`,
 //! one codec per type over the hand-written runtime `src/runtime.ts`),
 //! the JSON-RPC runtime (`src/rpc.ts`), one end of a connection over any
-//! text transport (`src/connection.ts`), the method tables, side
+//! text transport (`src/connection.ts`) with the turn tracker's machine it
+//! runs (`src/turns.ts`, hand-written too), the method tables, side
 //! interfaces, typed decoders, dispatchers and connections
 //! (`src/methods.ts`), capability negotiation (`src/negotiation.ts`), the
 //! RFD helpers (`src/helpers.ts`) and the by-name codec
@@ -127,6 +128,11 @@ struct Rpc {
 /// type-checked alone by the TypeScript suite).
 const RUNTIME: &str = include_str!("../../../../../templates/typescript/runtime.ts");
 
+/// The turn tracker's machine, copied as it is (`templates/typescript/turns.ts`,
+/// type-checked alone too): the connection's client end runs it, and
+/// `src/helpers.ts`'s `TurnTracker` is its typed face.
+const TURNS: &str = include_str!("../../../../../templates/typescript/turns.ts");
+
 /// Emits the TypeScript package for `ir`.
 pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
     check_exports(ir)?;
@@ -155,6 +161,7 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
         (PathBuf::from("src/runtime.ts"), RUNTIME.to_owned()),
         (PathBuf::from("src/decode.ts"), render(&codecs::view(ir), "decode.ts")?),
         (PathBuf::from("src/rpc.ts"), render(&rpc, "rpc.ts")?),
+        (PathBuf::from("src/turns.ts"), TURNS.to_owned()),
         (
             PathBuf::from("src/connection.ts"),
             render(&ConnectionFile, "connection.ts")?,
@@ -284,6 +291,7 @@ mod tests {
                 "src/runtime.ts",
                 "src/decode.ts",
                 "src/rpc.ts",
+                "src/turns.ts",
                 "src/connection.ts",
                 "src/methods.ts",
                 "src/index.ts"
@@ -473,7 +481,7 @@ mod tests {
         // `initialize` and no `session/cancel`: no rules.
         assert!(
             methods.contains(
-                "  turns: null,\n  ready: null,\n  cancel: null,\n  handshake: null,\n  turnCancel: null,\n};"
+                "  turns: null,\n  tracker: null,\n  ready: null,\n  cancel: null,\n  handshake: null,\n  turnCancel: null,\n};"
             ),
             "{methods}"
         );
