@@ -35,6 +35,17 @@ class Interop(acp.Agent):
         self.sessions.add(session)
         return acp.decode_result("session/new", {"sessionId": session})
 
+    # `session` offers these with `session/new` and `session/prompt`: the end
+    # advertises it only when the agent answers them all.
+    async def session_list(self, params: acp.ListSessionsRequest) -> acp.ListSessionsResponse:
+        return acp.decode_result("session/list", {"sessions": []})
+
+    async def session_resume(self, params: acp.ResumeSessionRequest) -> acp.ResumeSessionResponse:
+        session = acp.to_json(params)["sessionId"]
+        if session not in self.sessions:
+            raise acp.session_not_found(session)
+        return acp.decode_result("session/resume", {})
+
     async def session_close(self, params: acp.CloseSessionRequest) -> acp.CloseSessionResponse:
         return acp.decode_result("session/close", {})
 

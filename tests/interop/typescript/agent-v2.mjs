@@ -65,6 +65,15 @@ serveAgent(acp, (connection) => ({
     sessions.add(sessionId);
     return { sessionId };
   },
+  // `session` offers these with `session/new` and `session/prompt`: the end
+  // advertises it only when the agent answers them all.
+  sessionList() {
+    return { sessions: [] };
+  },
+  sessionResume(params) {
+    if (!sessions.has(params.sessionId)) throw acp.sessionNotFound(params.sessionId);
+    return {};
+  },
   sessionClose() {
     return {};
   },
