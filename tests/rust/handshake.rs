@@ -174,7 +174,8 @@ fn a_clients_call_the_agent_did_not_advertise_fails_before_it_is_written() {
         ConnectOptions::default(),
     );
     let script = async {
-        let answer = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":1}}\n".to_vec();
+        // The Rust end numbers its requests from 0.
+        let answer = b"{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":1}}\n".to_vec();
         let request = serde_json::from_value(json!({"protocolVersion": 1})).unwrap();
         let (initialized, ()) = futures::join!(end.initialize(request), async {
             to_client.unbounded_send(Ok(answer)).unwrap();
@@ -183,6 +184,7 @@ fn a_clients_call_the_agent_did_not_advertise_fails_before_it_is_written() {
         let load = serde_json::from_value(json!({"sessionId": "s", "cwd": "/", "mcpServers": []})).unwrap();
         let refused = end.session_load(load).await;
         to_client.close_channel();
+        end.close();
         refused
     };
     let (refused, driven) = futures::executor::block_on(futures::future::join(script, driver));
