@@ -59,7 +59,13 @@
 // notification as dropped; its `initialize` answer names the highest
 // version it supports at or below the requested one (or fails with the
 // schema's unsupported-version error, when it has one) and always carries
-// the agent's capabilities. A call whose ctx is done before its answer
+// the agent's capabilities. Each end sets the method gates of its own
+// capabilities from its handlers (`advertisedRules`): the agent's in that
+// answer, the client's in the `initialize` it sends. Once the exchange is
+// done (the agent answered it, the client got its result), every request
+// and notification this end sends is checked against the gate of its
+// method first: one the exchange does not allow fails with the
+// negotiation's *CapabilityError, and nothing is written. A call whose ctx is done before its answer
 // forgets the request and, when the schema has `$/cancel_request`, tells
 // the peer; the peer's `$/cancel_request` cancels the ctx of the handler it
 // names, and its request is answered with -32800.
@@ -208,6 +214,70 @@ type handshakeRules struct {
 	supported       []int64
 	capabilities    string
 	unsupported     *unsupportedRules
+	// The gates the agent's end and the client's end set from their handlers.
+	advertises [2]advertisedRules
+}
+
+// advertisedRules are the method gates a side's initialize message
+// carries, set from its handlers: each is on when the side handles every
+// one of its methods (its value kept when on, else `on`, objects on the
+// way created), and removed otherwise. A gate's methods include those of
+// the gates enclosing it.
+type advertisedRules struct {
+	member string
+	gates  []advertisedGate
+}
+
+// advertisedGate is one gate: the tokens of its pointer inside the
+// capabilities object, its "on" value as JSON text, the requests it needs.
+type advertisedGate struct {
+	pointer []string
+	on      string
+	methods []string
+}
+
+// apply is `capabilities` with the gates set as `handled` says.
+func (a *advertisedRules) apply(capabilities Value, handled func(string) bool) Value {
+	if capabilities.Kind() != KindObject {
+		capabilities = ObjectValue(nil)
+	}
+	for _, gate := range a.gates {
+		on := true
+		for _, method := range gate.methods {
+			on = on && handled(method)
+		}
+		capabilities = setGate(capabilities, gate.pointer, on, gate.on)
+	}
+	return capabilities
+}
+
+// setGate is `object` with the gate at `pointer` turned on (kept when on,
+// else `onText`, objects on the way created) or removed; what it changes
+// is copied.
+func setGate(object Value, pointer []string, on bool, onText string) Value {
+	name := pointer[0]
+	members := slices.Clone(object.Members())
+	current, present := object.Member(name)
+	if len(pointer) > 1 {
+		if current.Kind() != KindObject {
+			if !on {
+				return object
+			}
+			current = ObjectValue(nil)
+		}
+		return ObjectValue(setMember(members, name, setGate(current, pointer[1:], on, onText)))
+	}
+	if !on {
+		if !present {
+			return object
+		}
+		return ObjectValue(slices.DeleteFunc(members, func(member Member) bool { return member.Name == name }))
+	}
+	if current.Kind() == KindObject || current.Kind() == KindBool && current.Bool() {
+		return object
+	}
+	value, _ := Parse([]byte(onText))
+	return ObjectValue(setMember(members, name, value))
 }
 
 // unsupportedRules is the error of an `initialize` below every supported
@@ -316,9 +386,11 @@ type Connection struct {
 	agent                bool
 	dispatchRequest      func(ctx context.Context, method string, params payload) ([]byte, error)
 	dispatchNotification func(ctx context.Context, method string, params payload) error
-	reader               io.Reader
-	writer               io.Writer
-	options              ConnectOptions
+	// handles reports whether the implementation answers a request itself.
+	handles func(method string) bool
+	reader  io.Reader
+	writer  io.Writer
+	options ConnectOptions
 
 	mu     sync.Mutex
 	wake   *sync.Cond
@@ -333,6 +405,9 @@ type Connection struct {
 	pending  map[int64]*pendingCall
 	lines    uint64
 	features Features
+	// Once the `initialize` exchange is done: what the peer allows this end
+	// to send (the negotiation's CheckOutgoing).
+	outgoing func(method string) error
 	// The agent's end: `initialize` was answered with a result.
 	initialized bool
 	// The peer's requests being handled, by id key.
@@ -668,10 +743,35 @@ func (c *Connection) handshakeResult(method string, params, result Value) Value 
 			members = setMember(members, handshake.version, intValue(agreed))
 		}
 	}
-	if _, ok := result.Member(handshake.capabilities); !ok {
-		members = append(members, Member{Name: handshake.capabilities, Value: ObjectValue(nil)})
-	}
+	capabilities, _ := result.Member(handshake.capabilities)
+	members = setMember(members, handshake.capabilities, handshake.advertises[0].apply(capabilities, c.handles))
 	return ObjectValue(members)
+}
+
+// advertise: the client's end's `initialize` carries the capabilities its
+// handlers allow.
+func (c *Connection) advertise(method string, params Value) Value {
+	handshake := connectionHandshake
+	if c.agent || handshake == nil || method != handshake.method || params.Kind() != KindObject {
+		return params
+	}
+	advertised := &handshake.advertises[1]
+	written, present := params.Member(advertised.member)
+	capabilities := advertised.apply(written, c.handles)
+	if !present && len(capabilities.Members()) == 0 {
+		// Left out, and nothing to advertise: still left out (the schema's default).
+		return params
+	}
+	return ObjectValue(setMember(slices.Clone(params.Members()), advertised.member, capabilities))
+}
+
+// refused is the negotiation's *CapabilityError when the `initialize`
+// exchange does not allow sending `method`.
+func (c *Connection) refused(method string) error {
+	if c.outgoing == nil {
+		return nil
+	}
+	return c.outgoing(method)
 }
 
 // answer runs the handler of the peer's request, which the peer's
@@ -731,6 +831,7 @@ func (c *Connection) beforeResponse(id Value, method string, params, result Valu
 		paramsText, _ := params.MarshalJSON()
 		resultText, _ := result.MarshalJSON()
 		c.features = negotiatedFeatures(paramsText, resultText)
+		c.outgoing = negotiatedOutgoing(paramsText, resultText)
 		c.initialized = true
 		if c.features.SessionReady && !c.options.Unordered {
 			c.gate = NewSessionReadyGate[[]byte](true)
@@ -1007,6 +1108,7 @@ func (c *Connection) outcome(pending *pendingCall, message Value) callOutcome {
 		paramsText, _ := pending.params.MarshalJSON()
 		resultText, _ := result.MarshalJSON()
 		c.features = negotiatedFeatures(paramsText, resultText)
+		c.outgoing = negotiatedOutgoing(paramsText, resultText)
 	} else if ready := connectionReady; ready != nil && c.features.SessionReady && !c.options.Unordered {
 		for _, opener := range ready.openers {
 			from := pending.params
@@ -1092,6 +1194,11 @@ func (c *Connection) call(ctx context.Context, method string, params Value, deco
 		defer c.mu.Unlock()
 		return nil, c.closed
 	}
+	params = c.advertise(method, params)
+	if err := c.refused(method); err != nil {
+		c.mu.Unlock()
+		return nil, err
+	}
 	session := c.turnSession(method, params)
 	if turn := c.turns[session]; session != "" && turn != nil && turn.cancelled {
 		c.mu.Unlock()
@@ -1139,6 +1246,9 @@ func (c *Connection) tell(method string, params Value) error {
 	defer c.mu.Unlock()
 	if c.closed != nil {
 		return c.closed
+	}
+	if err := c.refused(method); err != nil {
+		return err
 	}
 	if c.agent {
 		c.postNotification(method, params)

@@ -63,7 +63,13 @@ request before `initialize` was answered with -32600 (invalid request) and
 reports such a notification as dropped; its `initialize` answer names the
 highest version it supports at or below the requested one (or fails with the
 schema's unsupported-version error, when it has one) and always carries the
-agent's capabilities.
+agent's capabilities. Each end sets the method gates of its own
+capabilities from its handlers (`_Advertised`): the agent's in that answer,
+the client's in the `initialize` it sends. Once the exchange is done (the
+agent answered it, the client got its result), every request and
+notification this end sends is checked against the gate of its method
+first: one the exchange does not allow raises the negotiation's
+`CapabilityError`, and nothing is written.
 
 Cancelling the task of a call before its answer forgets the request and,
 when the schema has `$/cancel_request`, tells the peer; the peer's
@@ -266,6 +272,41 @@ class _Unsupported:
 
 
 @dataclass(frozen=True)
+class _Advertised:
+    """The method gates a side's initialize message carries, set from its
+    handlers: each gate (a pointer's tokens, its "on" value, the requests it
+    needs) is on when the side handles every one of them (its value kept
+    when on, else the "on" value, objects on the way created), and removed
+    otherwise. A gate's requests include those of the gates enclosing it."""
+
+    member: str
+    gates: tuple[tuple[tuple[str, ...], _t.Any, tuple[str, ...]], ...]
+
+    def apply(self, capabilities: _t.Any, handled: _t.Callable[[str], bool]) -> dict[str, _t.Any]:
+        """A copy of `capabilities` (JSON) with the gates set as `handled` says."""
+        copied: dict[str, _t.Any] = json.loads(json.dumps(capabilities)) if isinstance(capabilities, dict) else {}
+        for pointer, on_value, methods in self.gates:
+            on = all(handled(method) for method in methods)
+            parent: dict[str, _t.Any] | None = copied
+            for token in pointer[:-1]:
+                inner = parent.get(token) if parent is not None else None
+                if parent is None or not isinstance(inner, dict) and not on:
+                    parent = None
+                    break
+                if not isinstance(inner, dict):
+                    inner = parent[token] = {}
+                parent = inner
+            if parent is None:
+                continue
+            current = parent.get(pointer[-1])
+            if not on:
+                parent.pop(pointer[-1], None)
+            elif current is not True and not isinstance(current, dict):
+                parent[pointer[-1]] = json.loads(json.dumps(on_value))
+        return copied
+
+
+@dataclass(frozen=True)
 class _Handshake:
     """What the agent's end decides about `initialize` itself, whatever its
     handler answers: the method, its version member (params and result), the
@@ -278,6 +319,8 @@ class _Handshake:
     supported: tuple[int, ...]
     capabilities: str
     unsupported: _Unsupported | None
+    advertises: tuple[_Advertised, _Advertised]
+    """The gates the agent's end and the client's end set from their handlers."""
 
     def answer(self, requested: int) -> int | None:
         """The version answered to a request for `requested`: the highest
@@ -309,6 +352,27 @@ class Features:
 
     session_ready: bool = False
     turn_complete: bool = False
+
+
+_Check = _t.Callable[[str], "Exception | None"]
+"""The negotiation's `check_outgoing` on a method's own gate: why a message
+of the method may not be sent (a `CapabilityError`), or `None`."""
+
+
+def _outgoing(params: _t.Any, result: _t.Any) -> _Check | None:
+    """What one `initialize` exchange (its params and result, as JSON) allows
+    an end to send: `check_outgoing` on the method's own gate (given no
+    params, it looks at nothing inside them); `None` when it does not
+    negotiate."""
+{%- if negotiated %}
+    try:
+        negotiated = _negotiation.negotiate(params, result)
+    except (_negotiation.NegotiationError, ValueError):
+        return None
+    return lambda method: negotiated.check_outgoing(method, None)
+{%- else %}
+    return None
+{%- endif %}
 
 
 def _features(params: _t.Any, result: _t.Any) -> Features:
@@ -382,6 +446,7 @@ class Connection:
         role: _t.Literal["agent", "client"],
         dispatch_request: _Dispatch,
         dispatch_notification: _Dispatch,
+        handles: _t.Callable[[_t.Any, str], bool],
         send: Send,
         options: ConnectOptions | None,
     ) -> None:
@@ -389,6 +454,9 @@ class Connection:
         self._role = role
         self._dispatch_request = dispatch_request
         self._dispatch_notification = dispatch_notification
+        self._handles = handles
+        # Once the `initialize` exchange is done: what the peer allows this end to send.
+        self._outgoing: _Check | None = None
         self._reader = _rt.WireReader()
         self._send = send
         self._dropped = settings.dropped
@@ -579,8 +647,30 @@ class Connection:
         answered = dict(result)
         if agreed is not None:
             answered[handshake.version] = agreed
-        answered.setdefault(handshake.capabilities, {})
+        answered[handshake.capabilities] = handshake.advertises[0].apply(
+            answered.get(handshake.capabilities), lambda request: self._handles(self._implementation, request)
+        )
         return answered
+
+    def _advertise(self, method: str, params: _t.Any) -> _t.Any:
+        """The client's end: the `initialize` it sends carries the capabilities its handlers allow."""
+        handshake = _HANDSHAKE
+        if self._role != "client" or handshake is None or method != handshake.method or not isinstance(params, dict):
+            return params
+        advertised = handshake.advertises[1]
+        written = params.get(advertised.member)
+        capabilities = advertised.apply(written, lambda request: self._handles(self._implementation, request))
+        if advertised.member not in params and not capabilities:
+            # Left out, and nothing to advertise: still left out (the schema's default).
+            return params
+        return {**params, advertised.member: capabilities}
+
+    def _check(self, method: str) -> None:
+        """Raises the negotiation's `CapabilityError` when the `initialize`
+        exchange does not allow sending `method`."""
+        refused = self._outgoing(method) if self._outgoing is not None else None
+        if refused is not None:
+            raise refused
 
     async def _answer(self, message: dict[str, _t.Any]) -> None:
         """Runs the handler of the peer's request, which the peer's
@@ -644,6 +734,7 @@ class Connection:
             return
         if method == _INITIALIZE:
             self._features = _features(params, result)
+            self._outgoing = _outgoing(params, result)
             self._initialized = True
             if self._features.session_ready and not self._unordered:
                 self._gate = _gate()
@@ -808,7 +899,8 @@ class Connection:
     async def _call(self, method: str, params: _t.Any) -> _t.Any:
         if self._closed is not None:
             raise self._closed
-        wire = _wire(params)
+        wire = self._advertise(method, _wire(params))
+        self._check(method)
         session = self._turn_session(method, wire)
         turn = self._turns.get(session) if session is not None else None
         if session is not None and turn is not None and turn.cancelled.is_set():
@@ -941,6 +1033,7 @@ class Connection:
             self._features = _features(pending.params, result)
             if self._machine is not None and self._machine.rules.complete is not None:
                 self._machine.turn_complete = self._features.turn_complete
+            self._outgoing = _outgoing(pending.params, result)
         elif _READY is not None and self._features.session_ready and not self._unordered:
             for opener, in_result in _READY.openers:
                 session = _member(result if in_result else pending.params, _READY.session) if opener == pending.method else None
@@ -972,6 +1065,7 @@ class Connection:
 
     async def _tell(self, method: str, params: _t.Any) -> None:
         wire = _wire(params)
+        self._check(method)
         if self._role == "agent":
             self._post_notification(method, wire)
         else:
@@ -1176,6 +1270,6 @@ def {{ side.connect }}(handler: _t.Callable[[{{ side.name }}], {{ side.handler }
     the {{ side.peer }}; `options.dropped` hears of a received message that was not
     handled and gets no answer (a `Dropped`). The end keeps the ordering the
     module describes; `ConnectOptions(unordered=True)` turns it off."""
-    return {{ side.name }}(handler, "{{ side.label }}", {{ side.dispatch_request }}, {{ side.dispatch_notification }}, send, options)
+    return {{ side.name }}(handler, "{{ side.label }}", {{ side.dispatch_request }}, {{ side.dispatch_notification }}, {{ side.handles }}, send, options)
 {%- endfor %}
 

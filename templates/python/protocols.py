@@ -14,6 +14,13 @@ from . import _runtime as _rt
 {%- for line in imports %}
 {{ line }}
 {%- endfor %}
+
+
+def _overrides(handler: _t.Any, protocol: type, name: str) -> bool:
+    """Whether `handler` has its own `name`: defined, and not the protocol's
+    default (which answers method-not-found)."""
+    member = getattr(handler, name, None)
+    return callable(member) and getattr(member, "__func__", member) is not getattr(protocol, name, None)
 {% for side in sides %}
 
 class {{ side.name }}(_t.Protocol):
@@ -51,6 +58,19 @@ async def {{ side.dispatch_request }}(handler: {{ side.name }}, method: str, par
     if _rt.is_extension(method):
         return await handler.extension_request(method, params)
     raise _rt.MethodNotFound(method)
+
+
+def {{ side.handles }}(handler: {{ side.name }}, method: str) -> bool:
+    """Whether `handler` answers the request `method` itself, rather than with
+    the method-not-found `{{ side.dispatch_request }}` gives a handler left to
+    `{{ side.name }}`'s default: what a connection advertises from."""
+{%- for handler in side.handlers %}
+{%- if handler.result.is_some() %}
+    if method == {{ handler.method }}:
+        return _overrides(handler, {{ side.name }}, "{{ handler.name }}")
+{%- endif %}
+{%- endfor %}
+    return False
 
 
 async def {{ side.dispatch_notification }}(handler: {{ side.name }}, method: str, params: _t.Any, checked: bool = False) -> None:

@@ -61,7 +61,13 @@
 //! and reports such a notification as dropped; its `initialize` answer
 //! names the highest version it supports at or below the requested one
 //! (or fails with the schema's unsupported-version error, when it has one)
-//! and always carries the agent's capabilities.
+//! and always carries the agent's capabilities, as its handler wrote them
+//! (a trait's default body cannot be told from the implementation's, so
+//! the Rust ends do not derive them from the handlers as the others do).
+//! Once the exchange is done (the agent answered it, the client got its
+//! result), every request and notification an end sends is checked against
+//! the gate of its method first: one the exchange does not allow fails with
+//! [`CallError::Refused`], the negotiation's `CapabilityError`, unsent.
 //!
 //! Dropping a call's future before its answer forgets the request and, when
 //! the schema has `$/cancel_request`, tells the peer; the peer's
@@ -101,6 +107,9 @@ pub enum CallError {
     /// The prompt turn the call belongs to was cancelled (`session/cancel`):
     /// the call was not sent, or its answer is no longer awaited.
     Cancelled,
+    /// What the peer advertised at `initialize` does not allow the call or
+    /// notification: it was not sent.
+    Refused(super::negotiation::CapabilityError),
 }
 
 impl ::std::fmt::Display for CallError {
@@ -115,6 +124,7 @@ impl ::std::fmt::Display for CallError {
             CallError::Encode(error) => write!(formatter, "the params do not encode: {error}"),
             CallError::Closed => formatter.write_str("the connection is closed"),
             CallError::Cancelled => formatter.write_str("the prompt turn was cancelled"),
+            CallError::Refused(error) => write!(formatter, "not sent: {error}"),
         }
     }
 }
@@ -143,6 +153,9 @@ pub struct Rules {
     pub initialize: &'static str,
     /// What one `initialize` exchange (its params and result) negotiated.
     pub features: fn(&Value, &Value) -> Features,
+    /// What one `initialize` exchange allows an end to send; `None` when it
+    /// does not negotiate.
+    pub outgoing: fn(&Value, &Value) -> Option<super::negotiation::Negotiated>,
     pub ready: Option<ReadyRules>,
     pub turns: Option<TurnRules>,
     /// `$/cancel_request` and its member naming the request.
@@ -545,6 +558,9 @@ struct State {
     running: HashMap<String, Running>,
     /// The agent's end: `initialize` was answered with a result.
     initialized: bool,
+    /// Once the `initialize` exchange is done: what the peer allows this
+    /// end to send.
+    negotiated: Option<super::negotiation::Negotiated>,
     /// The agent's end: the prompt turns being handled, by session.
     turns: HashMap<String, TurnInFlight>,
     /// The client's end: the permission requests answered `cancelled`
@@ -600,8 +616,8 @@ impl TurnInFlight {
 /// What a call's decoded result settles.
 enum Settled {
     Nothing,
-    /// `initialize` negotiated these.
-    Features(Features),
+    /// `initialize` negotiated these, and allows what the view allows.
+    Features(Features, Option<super::negotiation::Negotiated>),
     /// A session opened: `session/ready`, with these params, follows.
     Ready(Value),
 }
@@ -802,6 +818,7 @@ impl Shared {
         method: &str,
         params: &Value,
     ) -> Result<(oneshot::Receiver<Result<Value, CallError>>, Guard<'_>), CallError> {
+        self.check_outgoing(method)?;
         let (sender, receiver) = oneshot::channel();
         let id = {
             let mut state = self.lock();
@@ -925,7 +942,20 @@ impl Shared {
         Some(Turn::default())
     }
 
+    /// Fails with [`CallError::Refused`] when the `initialize` exchange
+    /// does not allow sending `method`: the view's `check_outgoing` on the
+    /// method's own gate (given null params, it looks at nothing inside them).
+    fn check_outgoing(&self, method: &str) -> Result<(), CallError> {
+        match &self.lock().negotiated {
+            Some(negotiated) => negotiated
+                .check_outgoing(method, &Value::Null)
+                .map_err(CallError::Refused),
+            None => Ok(()),
+        }
+    }
+
     fn send_notification(&self, method: &str, mut params: Value) -> Result<(), CallError> {
+        self.check_outgoing(method)?;
         // Either this text now, or what the gate releases (rule R1).
         let (now, released) = {
             let mut state = self.lock();
@@ -1013,7 +1043,10 @@ impl Shared {
     /// from its params and result before the result is decoded.
     fn settling(&self, method: &str, params: &Value, result: &Value) -> Settled {
         if method == self.rules.initialize {
-            return Settled::Features((self.rules.features)(params, result));
+            return Settled::Features(
+                (self.rules.features)(params, result),
+                (self.rules.outgoing)(params, result),
+            );
         }
         let Some(ready) = &self.rules.ready else {
             return Settled::Nothing;
@@ -1037,7 +1070,7 @@ impl Shared {
     /// A call this end made got its decoded result.
     fn settle(&self, settled: Settled) {
         match (settled, &self.rules.ready) {
-            (Settled::Features(features), _) => {
+            (Settled::Features(features, negotiated), _) => {
                 let complete = matches!(
                     self.rules.turns,
                     Some(TurnRules {
@@ -1047,6 +1080,7 @@ impl Shared {
                 );
                 let mut state = self.lock();
                 state.features = features;
+                state.negotiated = negotiated;
                 if let Some(tracker) = state.tracker.as_mut().filter(|_| complete) {
                     tracker.negotiated(features.turn_complete);
                 }
@@ -1591,8 +1625,10 @@ impl Shared {
         }
         if method == self.rules.initialize {
             let features = (self.rules.features)(params, result);
+            let negotiated = (self.rules.outgoing)(params, result);
             let mut state = self.lock();
             state.features = features;
+            state.negotiated = negotiated;
             state.initialized = true;
             if features.session_ready && !self.options.unordered {
                 state.gate = Some(SessionReadyGate::new(true));

@@ -65,7 +65,13 @@
 // request) and reports such a notification as dropped; its `initialize`
 // answer names the highest version it supports at or below the requested
 // one (or fails with the schema's unsupported-version error, when it has
-// one) and always carries the agent's capabilities.
+// one) and always carries the agent's capabilities. Each end sets the
+// method gates of its own capabilities from its handlers (`Advertised`):
+// the agent's in that answer, the client's in the `initialize` it sends.
+// Once the exchange is done (the agent answered it, the client got its
+// result), every request and notification this end sends is checked
+// against the gate of its method first: one the exchange does not allow
+// fails with the negotiation's `CapabilityError`, and nothing is written.
 //
 // A request's `signal` that aborts forgets the request (the call rejects
 // with the signal's reason) and, when the schema has `$/cancel_request`,
@@ -75,7 +81,7 @@
 // that must stop early watches for `$/cancel_request` itself.
 
 import { DecodeError } from "./decode.js";
-import { RequestError, decodeResult, dispatchMessage, encodeNotification, encodeRequest } from "./rpc.js";
+import { RequestError, decodeResult, dispatchMessage, encodeNotification, encodeRequest, handles } from "./rpc.js";
 import { TurnMachine } from "./turns.js";
 import type { TurnMachineRules } from "./turns.js";
 import type {
@@ -235,6 +241,27 @@ export interface ConnectionRules {
   readonly handshake: Handshake | null;
   /** What a `session/cancel` of a prompt turn does at each end; `null` without it. */
   readonly turnCancel: TurnCancelRules | null;
+  /** What one `initialize` exchange allows this end to send; `null` when it does not negotiate. */
+  readonly outgoing: (params: unknown, result: unknown) => OutgoingCheck | null;
+}
+
+/** The negotiation's `checkOutgoing` on a method's own gate: why `method` may not be sent (a `CapabilityError`), or `null`. */
+export type OutgoingCheck = (method: string) => Error | null;
+
+/**
+ * The method gates a side's initialize message carries, set from its
+ * handlers: each is on (its value kept when on, else `on`, objects on the
+ * way created) when the side handles every one of `methods`, and removed
+ * otherwise. A gate's methods include those of the gates enclosing it.
+ */
+export interface Advertised {
+  /** The initialize message's member holding the side's capabilities. */
+  readonly member: string;
+  readonly gates: ReadonlyArray<{
+    readonly pointer: readonly string[];
+    readonly on: JsonValue;
+    readonly methods: readonly string[];
+  }>;
 }
 
 /** What the agent's end decides about `initialize` itself, whatever its handler answers. */
@@ -258,6 +285,8 @@ export interface Handshake {
     readonly requested: string;
     readonly supported: string;
   } | null;
+  /** The gates each end sets from its handlers. */
+  readonly advertises: { readonly agent: Advertised; readonly client: Advertised };
 }
 
 /** The message of the answer to a request before `initialize` was answered (-32600, with `data.method`). */
@@ -357,6 +386,34 @@ function newTurn(id: string): TurnInFlight {
 
 const NO_FEATURES: Features = { sessionReady: false, turnComplete: false };
 
+/** Whether a capability is on: `true` or an object. */
+function isOn(value: unknown): boolean {
+  return value === true || isRecord(value);
+}
+
+/** `capabilities` (wire JSON) with the gates of `advertised` set as the handlers say (`Advertised`), copied. */
+function advertise(advertised: Advertised, capabilities: unknown, handled: (method: string) => boolean): JsonValue {
+  const copy = (isRecord(capabilities) ? JSON.parse(JSON.stringify(capabilities)) : {}) as { [key: string]: unknown };
+  for (const gate of advertised.gates) {
+    const on = gate.methods.every(handled);
+    const last = gate.pointer[gate.pointer.length - 1] as string;
+    let parent: { [key: string]: unknown } | undefined = copy;
+    for (const token of gate.pointer.slice(0, -1)) {
+      const next: unknown = parent[token];
+      if (!isRecord(next) && !on) {
+        parent = undefined;
+        break;
+      }
+      if (!isRecord(next)) parent[token] = {};
+      parent = parent[token] as { [key: string]: unknown };
+    }
+    if (parent === undefined) continue;
+    if (!on) delete parent[last];
+    else if (!isOn(parent[last])) parent[last] = JSON.parse(JSON.stringify(gate.on)) as unknown;
+  }
+  return copy as JsonValue;
+}
+
 function isRecord(value: unknown): value is { readonly [key: string]: unknown } {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -424,6 +481,8 @@ export class Connection {
   readonly #turns = new Map<string, TurnInFlight>();
   /** The client's end: the turn machine its prompts, updates and responses feed (ordered, with turn rules; made at the first prompt). */
   #machine: TurnMachine<JsonRpcId> | undefined;
+  /** Once the `initialize` exchange is done: what the peer allows this end to send. */
+  #outgoing: OutgoingCheck | null = null;
 
   constructor(
     role: Role,
@@ -508,8 +567,11 @@ export class Connection {
     if (this.#closed !== undefined) return Promise.reject(this.#closed);
     const signal = options?.signal;
     if (signal?.aborted === true) return Promise.reject(abortReason(signal));
+    const message = encodeRequest(this.#nextId, method, params);
+    if (this.#role === "client" && method === this.#rules.handshake?.method) this.#advertise(message);
+    const refused = this.#outgoing?.(method) ?? null;
+    if (refused !== null) return Promise.reject(refused);
     const id = this.#nextId++;
-    const message = encodeRequest(id, method, params);
     const session = this.#turnSession(method, message.params);
     const turn = session === undefined ? undefined : this.#turns.get(session);
     if (turn?.controller.signal.aborted === true) return Promise.reject(turn.controller.signal.reason);
@@ -590,6 +652,8 @@ export class Connection {
    */
   notify(method: string, params: unknown): void {
     let message = encodeNotification(method, params);
+    const refused = this.#outgoing?.(method) ?? null;
+    if (refused !== null) throw refused;
     if (this.#role === "agent") {
       this.#noteCompletion(method, message.params);
       message = this.#noteState(message);
@@ -857,8 +921,23 @@ export class Connection {
     return {
       ...result,
       ...(agreed === undefined ? {} : { [handshake.version]: agreed }),
-      [handshake.capabilities]: (result[handshake.capabilities] ?? {}) as JsonValue,
+      [handshake.capabilities]: advertise(handshake.advertises.agent, result[handshake.capabilities], (request) =>
+        handles(this.#local, this.#implementation, request),
+      ),
     };
+  }
+
+  /** The client's end: the `initialize` it sends carries the capabilities its handlers allow. */
+  #advertise(message: { params?: JsonValue }): void {
+    const advertised = this.#rules.handshake?.advertises.client;
+    if (advertised === undefined || !isRecord(message.params)) return;
+    const written = message.params[advertised.member];
+    const capabilities = advertise(advertised, written, (request) =>
+      handles(this.#local, this.#implementation, request),
+    );
+    // Left out, and nothing to advertise: still left out (the schema's default).
+    if (written === undefined && isRecord(capabilities) && Object.keys(capabilities).length === 0) return;
+    message.params = { ...message.params, [advertised.member]: capabilities };
   }
 
   /** A request of the peer: answered once its handler settles. */
@@ -907,6 +986,7 @@ export class Connection {
     if (this.#role !== "agent") return;
     if (method === this.#rules.initialize) {
       this.#features = this.#rules.features(params, result);
+      this.#outgoing = this.#rules.outgoing(params, result);
       this.#initialized = true;
       return;
     }
@@ -993,8 +1073,10 @@ export class Connection {
       );
       return;
     }
-    if (pending.method === this.#rules.initialize)
+    if (pending.method === this.#rules.initialize) {
       this.#features = this.#rules.features(pending.params, response["result"]);
+      this.#outgoing = this.#rules.outgoing(pending.params, response["result"]);
+    }
     pending.resolve(decoded.value);
     const follow = this.#lifecycle?.settled(pending.method, pending.params, response["result"]) ?? [];
     // Written after the caller's code that awaited the result has run to its

@@ -14,7 +14,7 @@ import type { ConnectOptions, ConnectionRules, RequestOptions, Send } from "./co
 import type { AbortSignalLike } from "./connection.js";
 {%- endif %}
 {%- if negotiated %}
-import type { Features } from "./connection.js";
+import type { Features, OutgoingCheck } from "./connection.js";
 {%- endif %}
 import type { DecodeResult } from "./decode.js";
 {%- if session_ready && tracker %}
@@ -205,6 +205,7 @@ const CONNECTION_RULES: ConnectionRules = {
   cancel: {{ rules.cancel }},
   handshake: {{ handshake }},
   turnCancel: {{ rules.turn_cancel }},
+  outgoing: {% if negotiated %}negotiatedOutgoing{% else %}() => null{% endif %},
 };
 {%- if let Some([code, message, member]) = session_not_found %}
 
@@ -222,6 +223,20 @@ function negotiatedFeatures(params: unknown, result: unknown): Features {
     return { sessionReady: negotiated.sessionReady, turnComplete: negotiated.turnComplete };
   } catch {
     return { sessionReady: false, turnComplete: false };
+  }
+}
+
+/**
+ * What an `initialize` exchange (wire JSON) allows an end to send: the
+ * negotiation's `checkOutgoing` on the method's own gate (given no params,
+ * it looks at nothing inside them).
+ */
+function negotiatedOutgoing(params: unknown, result: unknown): OutgoingCheck | null {
+  try {
+    const negotiated = negotiate(params as JsonValue, result as JsonValue);
+    return (method) => negotiated.checkOutgoing(method, null);
+  } catch {
+    return null;
   }
 }
 {%- endif %}

@@ -136,6 +136,15 @@ function handlerOf(routes: ReadonlyMap<string, Route>, implementation: object, m
   return typeof handler === "function" ? (handler as Handler).bind(implementation) : undefined;
 }
 
+/**
+ * Whether `implementation` handles the request `method`: the decision
+ * `dispatchRequest` answers method-not-found by, which is also what the
+ * end advertises from (`docs/connection.md`, the handshake).
+ */
+export function handles(side: SideRoutes, implementation: object, method: string): boolean {
+  return handlerOf(side.requests, implementation, method, side.extensionRequest) !== undefined;
+}
+
 function thrown(error: unknown): JsonRpcError {
   if (error instanceof RequestError) return error.toJSON();
   return { code: -32603, message: error instanceof Error ? error.message : String(error) };

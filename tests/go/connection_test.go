@@ -611,3 +611,108 @@ func TestTheAgentsCancelledCallCancelsTheClientsHandler(t *testing.T) {
 		t.Fatalf("$/cancel_request for %s, reported %+v", cancelled, got)
 	}
 }
+
+// writingAgent answers `initialize` with the capabilities it is given.
+type writingAgent struct{ written string }
+
+func (a writingAgent) Initialize(context.Context, InitializeRequest) (InitializeResponse, error) {
+	return decodeAs[InitializeResponse](`{"protocolVersion":1,"agentCapabilities":` + a.written + `}`), nil
+}
+
+func (writingAgent) SessionNew(context.Context, NewSessionRequest) (NewSessionResponse, error) {
+	return decodeAs[NewSessionResponse](`{"sessionId":"s"}`), nil
+}
+
+func (writingAgent) SessionPrompt(context.Context, PromptRequest) (PromptResponse, error) {
+	return decodeAs[PromptResponse](`{"stopReason":"end_turn"}`), nil
+}
+
+// loadingAgent also loads sessions.
+type loadingAgent struct{ writingAgent }
+
+func (loadingAgent) SessionLoad(context.Context, LoadSessionRequest) (LoadSessionResponse, error) {
+	return decodeAs[LoadSessionResponse](`{}`), nil
+}
+
+// advertised is the capabilities member an agent's end answers
+// `initialize` with.
+func advertised(t *testing.T, agent Agent) string {
+	t.Helper()
+	p, done := rawPeer(t, agentWrote, func(reader, writer *pipe) interface{ Run(context.Context) error } {
+		return ConnectAgent(func(*AgentConnection) Agent { return agent }, reader, writer, ConnectOptions{})
+	})
+	go drainPipe(p.out)
+	seen := 0
+	p.send(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`)
+	capabilities, _ := at(p.next(t, &seen), "result", "agentCapabilities").MarshalJSON()
+	p.in.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	p.out.Close()
+	return string(capabilities)
+}
+
+// Capabilities from handlers (v1's `loadSession` gates `session/load`): the
+// agent's end advertises what its handlers answer, whatever its
+// `initialize` handler wrote.
+func TestAnAgentWithoutASessionLoadHandlerDoesNotAdvertiseLoadSession(t *testing.T) {
+	got := advertised(t, writingAgent{`{"loadSession":true,"promptCapabilities":{"image":true}}`})
+	if want := `{"promptCapabilities":{"image":true}}`; got != want {
+		t.Fatalf("advertised %s, not %s", got, want)
+	}
+}
+
+func TestAnAgentWithASessionLoadHandlerAdvertisesLoadSession(t *testing.T) {
+	for _, written := range []string{`{}`, `{"loadSession":false}`} {
+		if got := advertised(t, loadingAgent{writingAgent{written}}); got != `{"loadSession":true}` {
+			t.Fatalf("wrote %s, advertised %s", written, got)
+		}
+	}
+}
+
+// Once `initialize` is done, the client's end refuses a call the agent did
+// not advertise, before it is written.
+func TestAClientsCallTheAgentDidNotAdvertiseFailsBeforeItIsWritten(t *testing.T) {
+	d := newDice(1)
+	log := &wireLog{}
+	toAgent := newPipe(d, log, clientWrote, agentRead)
+	toClient := newPipe(d, log, agentWrote, clientRead)
+	client := ConnectClient(func(*ClientConnection) Client { return &raceClient{dice: d, handled: newCounts()} }, toClient, toAgent, ConnectOptions{})
+	done := running(context.Background(), client.Run)
+	go func() {
+		// The peer reads the request and answers it without capabilities.
+		buffer := make([]byte, 1)
+		for {
+			if _, err := toAgent.Read(buffer); err != nil || buffer[0] == '\n' {
+				break
+			}
+		}
+		_, _ = toClient.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1}}` + "\n"))
+	}()
+	if _, err := client.Initialize(context.Background(), decodeAs[InitializeRequest](`{"protocolVersion":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := client.SessionLoad(context.Background(), decodeAs[LoadSessionRequest](`{"sessionId":"s","cwd":"/","mcpServers":[]}`))
+	var refused *CapabilityError
+	if !errors.As(err, &refused) {
+		t.Fatalf("session/load: %v", err)
+	}
+	if got := fmt.Sprint(refused.Method, " ", refused.Pointer, " ", refused.Side, " ", refused.Capability); got != "session/load  agent /agentCapabilities/loadSession" {
+		t.Fatalf("refused: %s", got)
+	}
+	toClient.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	toAgent.Close()
+	written := 0
+	for _, entry := range log.all() {
+		if entry.event == clientWrote {
+			written++
+		}
+	}
+	if written != 1 {
+		t.Fatalf("the client wrote %d messages, not only initialize", written)
+	}
+}

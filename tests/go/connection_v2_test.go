@@ -33,7 +33,29 @@ const (
 	v2Initialize = `{"protocolVersion":2,"info":{"name":"test","version":"1"}}`
 )
 
+// v2Sessions answers what protocol v2's `session` capability offers with
+// `session/new` and `session/prompt`: an agent's end advertises it when its
+// agent answers them all, and the client's end calls none of them otherwise.
+type v2Sessions struct{}
+
+func (v2Sessions) SessionNew(context.Context, NewSessionRequest) (NewSessionResponse, error) {
+	return decodeAs[NewSessionResponse](`{"sessionId":"s"}`), nil
+}
+
+func (v2Sessions) SessionList(context.Context, ListSessionsRequest) (ListSessionsResponse, error) {
+	return decodeAs[ListSessionsResponse](`{"sessions":[]}`), nil
+}
+
+func (v2Sessions) SessionResume(context.Context, ResumeSessionRequest) (ResumeSessionResponse, error) {
+	return decodeAs[ResumeSessionResponse](`{}`), nil
+}
+
+func (v2Sessions) SessionClose(context.Context, CloseSessionRequest) (CloseSessionResponse, error) {
+	return decodeAs[CloseSessionResponse](`{}`), nil
+}
+
 type v2Agent struct {
+	v2Sessions
 	end      *AgentConnection
 	dice     *dice
 	mu       sync.Mutex
@@ -192,6 +214,7 @@ const (
 // `running` and `idle`, and has no `session/cancel` handler: its end acts
 // on the notification itself.
 type cancelledV2Agent struct {
+	v2Sessions
 	end *AgentConnection
 	saw []string
 }
@@ -319,7 +342,8 @@ func TestTheV2HandshakeRefusesAVersionBelowEverySupportedOne(t *testing.T) {
 	expect(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/"}}`,
 		`{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"initialize has not been answered","data":{"method":"session/new"}}}`)
 	expect(`{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":9,"info":{"name":"new","version":"1"}}}`,
-		`{"jsonrpc":"2.0","id":3,"result":{"protocolVersion":2,"info":{"name":"test","version":"1"},"capabilities":{}}}`)
+		// It answers the session methods: its end advertises them.
+		`{"jsonrpc":"2.0","id":3,"result":{"protocolVersion":2,"info":{"name":"test","version":"1"},"capabilities":{"session":{}}}}`)
 	p.in.Close()
 	if err := <-done; err != nil {
 		t.Fatal(err)

@@ -136,6 +136,17 @@ def scripted_agent(
             return acp.decode_result("session/new", {"sessionId": session})
 
         if v2:
+            # `session` offers these with `session/new` and `session/prompt`:
+            # the end advertises it only when the agent answers them all.
+
+            async def session_list(self, params: Any) -> Any:
+                return acp.decode_result("session/list", {"sessions": []})
+
+            async def session_resume(self, params: Any) -> Any:
+                session = acp.to_json(params)["sessionId"]
+                if not any_session and session not in self.sessions:
+                    raise acp.session_not_found(session)
+                return acp.decode_result("session/resume", {})
 
             async def session_close(self, params: Any) -> Any:
                 self.sessions.pop(acp.to_json(params)["sessionId"], None)

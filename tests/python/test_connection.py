@@ -46,6 +46,28 @@ PACKAGE = installed_package(bindings_folder())
 LABEL = os.environ.get("ACP_SCHEMA_LABEL", "")
 V2 = LABEL == "v2-stable"
 
+
+class V2Sessions:
+    """Protocol v2's `session` capability offers `session/list`,
+    `session/resume` and `session/close` with `session/new` and
+    `session/prompt`: an agent's end advertises it when its agent answers
+    them all, and the client's end calls none of them otherwise."""
+
+    if V2:
+
+        async def session_list(self, params: Any) -> Any:
+            return PACKAGE.ListSessionsResponse(sessions=[])
+
+        async def session_resume(self, params: Any) -> Any:
+            return PACKAGE.ResumeSessionResponse()
+
+        async def session_close(self, params: Any) -> Any:
+            return PACKAGE.CloseSessionResponse()
+
+        async def session_new(self, params: Any) -> Any:
+            return PACKAGE.NewSessionResponse(session_id="s")
+
+
 SEEDS = 40
 SESSIONS = 3
 PROMPTS = 20
@@ -531,7 +553,7 @@ def test_without_the_ordering_the_same_schedules_break_every_rule(capsys: pytest
 # Errors and cancellation.
 
 
-class StuckAgent(PACKAGE.Agent):  # type: ignore[misc, name-defined]
+class StuckAgent(V2Sessions, PACKAGE.Agent):  # type: ignore[misc, name-defined]
     """Refuses sessions; its prompt handler never finishes, and counts how
     often it was stopped."""
 
@@ -624,7 +646,7 @@ def test_errors_and_cancellation_cross_the_connection() -> None:
     assert dropped == [(None, -32600)], "the client's cancelled answer is to no request in flight"
 
 
-class FailingAgent(PACKAGE.Agent):  # type: ignore[misc, name-defined]
+class FailingAgent(V2Sessions, PACKAGE.Agent):  # type: ignore[misc, name-defined]
     """Negotiates the turn's end where the schema has it; its prompt handler
     sends a few chunks, then fails."""
 
@@ -684,7 +706,7 @@ def test_an_error_response_ends_a_prompt_once_the_updates_before_it_were_handled
         assert (found.undrained, found.turns) == (0, PROMPTS), f"seed {seed}: {found}"
 
 
-class LateAgent(PACKAGE.Agent):  # type: ignore[misc, name-defined]
+class LateAgent(V2Sessions, PACKAGE.Agent):  # type: ignore[misc, name-defined]
     """Answers each prompt at once, and once the answer is on the wire ends
     its turn from a task of its own: a chunk, then `turn_complete` (v1) or,
     never having reported `running`, `idle` (v2). Its end is unordered, which
@@ -1006,7 +1028,7 @@ def test_a_cancelled_turn_is_answered_cancelled_after_its_updates() -> None:
 # once it is answered.
 
 
-class CancelledWorkAgent(PACKAGE.Agent):  # type: ignore[misc, name-defined]
+class CancelledWorkAgent(V2Sessions, PACKAGE.Agent):  # type: ignore[misc, name-defined]
     """Its prompt starts foreground work that asks permission twice, then
     waits for its cancellation and ends the work with `idle`, saying
     `end_turn` as if nothing happened. It reports no state but `running` and
@@ -1071,3 +1093,98 @@ def test_v2_a_cancelled_turn_ends_with_an_idle_that_says_cancelled() -> None:
     assert ended.agent.saw == ["RequestPermissionResponse", "TurnCancelled", False]
     assert client.states == ["running", "requires_action", "running", "requires_action", "idle cancelled"]
     assert_permission_withdrawn(ended)
+
+
+# Capabilities from handlers (v1's `loadSession` gates `session/load`): the
+# agent's end advertises what its handlers answer, whatever its `initialize`
+# handler wrote, and once `initialize` is done the client's end refuses a
+# call the agent did not advertise, before it is written.
+
+
+class WritingAgent(PACKAGE.Agent):  # type: ignore[misc, name-defined]
+    """Answers `initialize` with the capabilities it is given."""
+
+    def __init__(self, written: dict[str, Any]) -> None:
+        self.written = written
+
+    async def initialize(self, params: Any) -> Any:
+        return result("initialize", {"protocolVersion": 1, "agentCapabilities": self.written})
+
+    async def session_new(self, params: Any) -> Any:
+        return result("session/new", {"sessionId": "s"})
+
+    async def session_prompt(self, params: Any) -> Any:
+        return result("session/prompt", {"stopReason": "end_turn"})
+
+
+class LoadingAgent(WritingAgent):
+    """Also loads sessions."""
+
+    async def session_load(self, params: Any) -> Any:
+        return result("session/load", {})
+
+
+class BareClient(PACKAGE.Client):  # type: ignore[misc, name-defined]
+    """Handles what a client must, and nothing it may leave out."""
+
+    async def session_request_permission(self, params: Any) -> Any:
+        raise PACKAGE.RequestError(-32603, "not asked here")
+
+    async def session_update(self, params: Any) -> None:
+        return
+
+
+def advertised(agent: Any) -> Any:
+    """The capabilities an agent's end answers `initialize` with."""
+    written: list[Any] = []
+
+    async def send(text: str) -> None:
+        written.append(json.loads(text))
+
+    async def scenario() -> None:
+        end = PACKAGE.connect_agent(lambda _: agent, send)
+        await end.receive(json.dumps(initialize(1, 1)))
+        while not written:
+            await asyncio.sleep(0)
+
+    asyncio.run(asyncio.wait_for(scenario(), RUN_TIMEOUT))
+    return written[0]["result"]["agentCapabilities"]
+
+
+if not V2:
+    # v1: `loadSession` gates `session/load`.
+
+    def test_an_agent_without_a_session_load_handler_does_not_advertise_load_session() -> None:
+        written = {"loadSession": True, "promptCapabilities": {"image": True}}
+        assert advertised(WritingAgent(written)) == {"promptCapabilities": {"image": True}}
+
+    def test_an_agent_with_a_session_load_handler_advertises_load_session() -> None:
+        assert advertised(LoadingAgent({})) == {"loadSession": True}
+        assert advertised(LoadingAgent({"loadSession": False})) == {"loadSession": True}
+
+    def test_a_clients_call_the_agent_did_not_advertise_fails_before_it_is_written() -> None:
+        sent: list[Any] = []
+
+        async def send(text: str) -> None:
+            sent.append(json.loads(text))
+
+        async def scenario() -> None:
+            end = PACKAGE.connect_client(lambda _: BareClient(), send)
+            answered = asyncio.ensure_future(end.request("initialize", PACKAGE.InitializeRequest(protocol_version=1)))
+            while not sent:
+                await asyncio.sleep(0)
+            await end.receive(json.dumps({"jsonrpc": "2.0", "id": sent[0]["id"], "result": {"protocolVersion": 1}}))
+            await answered
+            load = PACKAGE.LoadSessionRequest(session_id="s", cwd="/tmp", mcp_servers=[])
+            with pytest.raises(PACKAGE.CapabilityError) as refused:
+                await end.request("session/load", load)
+            error = refused.value
+            assert (error.method, error.pointer, error.side, error.capability) == (
+                "session/load",
+                "",
+                "agent",
+                "/agentCapabilities/loadSession",
+            )
+
+        asyncio.run(asyncio.wait_for(scenario(), RUN_TIMEOUT))
+        assert [message.get("method") for message in sent] == ["initialize"], "nothing but initialize was written"

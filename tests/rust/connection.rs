@@ -685,8 +685,12 @@ fn a_cancelled_turn_is_answered_cancelled_after_its_updates_and_nothing_is_dropp
         reporting("client"),
     );
     let scenario = async {
+        // The Rust end advertises what its handler writes: the agent's end
+        // reads files only once `fs.readTextFile` is advertised.
+        let initialize =
+            json!({"protocolVersion": PROTOCOL_VERSION, "clientCapabilities": {"fs": {"readTextFile": true}}});
         client
-            .initialize(InitializeRequest::new(PROTOCOL_VERSION))
+            .initialize(serde_json::from_value(initialize).unwrap())
             .await
             .unwrap();
         let prompt = client.session_prompt(PromptRequest::new("s", vec![]));

@@ -96,9 +96,13 @@ impl TestAgent {
 
 impl Agent for TestAgent {
     async fn initialize(&self, _: InitializeRequest) -> Result<InitializeResponse, Error> {
-        Ok(decode(
-            json!({"protocolVersion": PROTOCOL_VERSION, "info": {"name": "test agent", "version": "1"}}),
-        ))
+        // The Rust end advertises what its handler writes: the client's end
+        // calls the session methods once `session` is advertised.
+        Ok(decode(json!({
+            "protocolVersion": PROTOCOL_VERSION,
+            "info": {"name": "test agent", "version": "1"},
+            "capabilities": {"session": {}},
+        })))
     }
 
     async fn session_new(&self, _: NewSessionRequest) -> Result<NewSessionResponse, Error> {
@@ -304,9 +308,13 @@ struct CancelledAgent {
 
 impl Agent for CancelledAgent {
     async fn initialize(&self, _: InitializeRequest) -> Result<InitializeResponse, Error> {
-        Ok(decode(
-            json!({"protocolVersion": PROTOCOL_VERSION, "info": {"name": "test agent", "version": "1"}}),
-        ))
+        // The Rust end advertises what its handler writes: the client's end
+        // calls the session methods once `session` is advertised.
+        Ok(decode(json!({
+            "protocolVersion": PROTOCOL_VERSION,
+            "info": {"name": "test agent", "version": "1"},
+            "capabilities": {"session": {}},
+        })))
     }
 
     async fn session_prompt(&self, params: PromptRequest) -> Result<PromptResponse, Error> {

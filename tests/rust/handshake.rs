@@ -145,3 +145,67 @@ fn an_unknown_session_is_answered_with_the_schemas_resource_not_found() {
         json!({ "code": -32002, "message": "Resource not found", "data": { "sessionId": "nowhere" } })
     );
 }
+
+/// A client that handles what it must and nothing it may leave out.
+struct Bare;
+
+impl acp_bindings::methods::Client for Bare {
+    async fn session_request_permission(
+        &self,
+        _: RequestPermissionRequest,
+    ) -> Result<RequestPermissionResponse, Error> {
+        Err(serde_json::from_value(json!({"code": -32603, "message": "not asked here"})).unwrap())
+    }
+    async fn session_update(&self, _: SessionNotification) {}
+}
+
+/// Once `initialize` is done, the client's end refuses a call the agent did
+/// not advertise (v1's `loadSession` gates `session/load`), before it is
+/// written.
+#[test]
+fn a_clients_call_the_agent_did_not_advertise_fails_before_it_is_written() {
+    use futures::TryStreamExt;
+    let (to_client, incoming) = futures::channel::mpsc::unbounded::<std::io::Result<Vec<u8>>>();
+    let written = Arc::new(Mutex::new(Vec::new()));
+    let (end, driver) = acp_bindings::connection::connect_client(
+        |_| Bare,
+        incoming.into_async_read(),
+        futures::io::AllowStdIo::new(Written(written.clone())),
+        ConnectOptions::default(),
+    );
+    let script = async {
+        // The Rust end numbers its requests from 0.
+        let answer = b"{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":1}}\n".to_vec();
+        let request = serde_json::from_value(json!({"protocolVersion": 1})).unwrap();
+        let (initialized, ()) = futures::join!(end.initialize(request), async {
+            to_client.unbounded_send(Ok(answer)).unwrap();
+        });
+        initialized.expect("the agent answered initialize");
+        let load = serde_json::from_value(json!({"sessionId": "s", "cwd": "/", "mcpServers": []})).unwrap();
+        let refused = end.session_load(load).await;
+        to_client.close_channel();
+        end.close();
+        refused
+    };
+    let (refused, driven) = futures::executor::block_on(futures::future::join(script, driver));
+    driven.expect("the end reads its input to the end");
+    let Err(acp_bindings::connection::CallError::Refused(error)) = refused else {
+        panic!("session/load was not refused: {refused:?}");
+    };
+    assert_eq!(
+        (
+            error.method.as_str(),
+            error.pointer.as_str(),
+            error.side,
+            error.capability.as_str()
+        ),
+        ("session/load", "", "agent", "/agentCapabilities/loadSession")
+    );
+    let lines = written
+        .lock()
+        .unwrap()
+        .split(|byte| *byte == b'\n')
+        .filter(|line| !line.is_empty())
+        .count();
+    assert_eq!(lines, 1, "nothing but initialize was written");
+}

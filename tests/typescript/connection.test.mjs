@@ -37,6 +37,14 @@ const bindings = await loadBindings(folder);
 const V2 = bindings.PROTOCOL_VERSION === 2;
 /** A client's `initialize` params for this protocol. */
 const INITIALIZE = V2 ? { protocolVersion: 2, info: { name: "c", version: "1" } } : { protocolVersion: 1 };
+/**
+ * Protocol v2's `session` capability offers these with `session/new` and
+ * `session/prompt`: an agent's end advertises it when its agent answers
+ * them all, and the client's end calls none of them otherwise.
+ */
+const V2_SESSIONS = V2
+  ? { sessionList: () => ({ sessions: [] }), sessionResume: () => ({}), sessionClose: () => ({}) }
+  : {};
 
 /** Seeds per mode, sessions per run and prompts per session: 2,400 turns. */
 const SEEDS = 40;
@@ -396,6 +404,7 @@ test("a writer whose send returns a promise writes one message at a time, in ord
 /** An agent whose prompt handler waits until the test lets it go, and whose `session/new` fails. */
 function stuckAgent(release) {
   return () => ({
+    ...V2_SESSIONS,
     initialize: ({ protocolVersion }) =>
       V2 ? { protocolVersion, info: { name: "stuck", version: "1" } } : { protocolVersion },
     sessionNew: () => {
@@ -606,7 +615,9 @@ if (V2) {
     const saw = [];
     let held = 0;
     const agent = (end) => ({
+      ...V2_SESSIONS,
       initialize: () => ({ protocolVersion: bindings.PROTOCOL_VERSION, info: { name: "test agent", version: "1" } }),
+      sessionNew: () => ({ sessionId: "s" }),
       sessionPrompt: async ({ sessionId }) => {
         end.notify("session/update", { sessionId, update: { sessionUpdate: "state_update", state: "running" } });
         const signal = end.cancellation(sessionId);
@@ -729,5 +740,60 @@ if (!V2) {
     const withdrawn = wrote.findIndex((message) => message.result?.outcome?.outcome === "cancelled");
     assert.ok(cancel >= 0 && cancel < withdrawn, JSON.stringify(wrote));
     assert.deepEqual(dropped, []);
+  });
+}
+
+// Capabilities from handlers (v1's `loadSession` gates `session/load`): the
+// agent's end advertises what its handlers answer, whatever its
+// `initialize` handler wrote, and once `initialize` is done the client's
+// end refuses a call the agent did not advertise, before it is written.
+if (!V2) {
+  /** What an agent's end answers `initialize` with, given its handler's capabilities and whether it loads sessions. */
+  async function advertised(written, loads) {
+    const sent = [];
+    const end = bindings.connectAgent(
+      () => ({
+        initialize: () => ({ protocolVersion: 1, agentCapabilities: written }),
+        sessionNew: () => ({ sessionId: "s" }),
+        sessionPrompt: () => ({ stopReason: "end_turn" }),
+        ...(loads ? { sessionLoad: () => ({}) } : {}),
+      }),
+      (text) => void sent.push(JSON.parse(text)),
+    );
+    await end.receive(JSON.stringify(initialize(1, 1)));
+    await until(() => sent.length > 0, "the initialize answer");
+    return sent[0].result.agentCapabilities;
+  }
+
+  test("an agent without a session/load handler does not advertise loadSession, whatever it wrote", async () => {
+    assert.deepEqual(await advertised({ loadSession: true, promptCapabilities: { image: true } }, false), {
+      promptCapabilities: { image: true },
+    });
+  });
+
+  test("an agent with a session/load handler advertises loadSession, whatever it wrote", async () => {
+    assert.deepEqual(await advertised({}, true), { loadSession: true });
+    assert.deepEqual(await advertised({ loadSession: false }, true), { loadSession: true });
+  });
+
+  test("a client's call the agent did not advertise fails before it is written", async () => {
+    const sent = [];
+    const end = bindings.connectClient(
+      () => ({ sessionUpdate: () => {} }),
+      (text) => void sent.push(JSON.parse(text)),
+    );
+    const answered = end.request("initialize", INITIALIZE);
+    await until(() => sent.length === 1, "the initialize request");
+    await end.receive(JSON.stringify({ jsonrpc: "2.0", id: sent[0].id, result: { protocolVersion: 1 } }));
+    await answered;
+    await assert.rejects(end.request("session/load", { sessionId: "s", cwd: "/tmp", mcpServers: [] }), (error) => {
+      assert.ok(error instanceof bindings.CapabilityError, String(error));
+      assert.deepEqual(
+        [error.method, error.pointer, error.side, error.capability],
+        ["session/load", "", "agent", "/agentCapabilities/loadSession"],
+      );
+      return true;
+    });
+    assert.equal(sent.length, 1, "nothing but initialize was written");
   });
 }

@@ -238,11 +238,19 @@ export function scriptedAgent(acp, options = {}) {
             return { stopReason: "end_turn" };
           },
     };
-    if (v2)
+    if (v2) {
+      // `session` offers these with `session/new` and `session/prompt`: the
+      // end advertises it only when the agent answers them all.
+      handlers.sessionList = () => ({ sessions: [] });
+      handlers.sessionResume = ({ sessionId }) => {
+        known(sessionId);
+        return {};
+      };
       handlers.sessionClose = ({ sessionId }) => {
         sessions.delete(sessionId);
         return {};
       };
+    }
     if (options.notified) {
       for (const [handler, method] of [
         ["sessionCancel", "session/cancel"],

@@ -1,7 +1,7 @@
 //! The connection runtime (`templates/rust/connection.rs`) compiled, and run
 //! once, with stand-ins for the parts of a generated crate it uses: the
-//! error object, the side traits and their dispatchers, and the schema's
-//! rules. The generated crates' own tests run it on every schema.
+//! error object, the side traits and their dispatchers, the negotiated
+//! view, and the schema's rules. The generated crates' own tests run it on every schema.
 
 pub mod types {
     /// The error object's stand-in.
@@ -67,6 +67,33 @@ pub mod helpers {
     pub use acp_ir::rfd::machines;
 }
 
+pub mod negotiation {
+    /// The refusal's stand-in.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct CapabilityError {
+        pub method: String,
+        pub pointer: String,
+        pub side: &'static str,
+        pub capability: String,
+    }
+
+    impl std::fmt::Display for CapabilityError {
+        fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(formatter, "{} needs {}", self.method, self.capability)
+        }
+    }
+
+    /// The view's stand-in: it allows everything.
+    #[derive(Debug, Clone)]
+    pub struct Negotiated;
+
+    impl Negotiated {
+        pub fn check_outgoing<P: serde::Serialize>(&self, _: &str, _: &P) -> Result<(), CapabilityError> {
+            Ok(())
+        }
+    }
+}
+
 pub use crate::codec;
 
 pub mod ends {
@@ -75,6 +102,7 @@ pub mod ends {
     pub static RULES: Rules = Rules {
         initialize: "initialize",
         features: |_, _| Features::default(),
+        outgoing: |_, _| None,
         ready: None,
         turns: None,
         cancel: None,

@@ -13,6 +13,10 @@
 //! - **Capabilities.** The answer always carries the agent's capabilities
 //!   member (`agentCapabilities` in v1, `capabilities` in v2), `{}` when the
 //!   handler left it out.
+//! - **Capabilities from handlers.** Each end sets the method gates of its
+//!   own capabilities from the handlers it was given
+//!   ([`crate::advertising`]): the agent's in its answer, the client's in
+//!   its request.
 //! - **Unknown sessions.** The error a session-scoped request naming an
 //!   unknown session gets: the error code whose data the schema describes
 //!   as `SessionNotFoundErrorData` (v2), else its resource-not-found code
@@ -23,7 +27,8 @@
 
 use serde::Serialize;
 
-use crate::ir::{Ir, TypeKind};
+use crate::advertising::{self, Advertised};
+use crate::ir::{Ir, Side, TypeKind};
 use crate::rfd::SESSION_ID;
 
 /// The request member naming a protocol version, in both messages of
@@ -52,6 +57,10 @@ pub struct Handshake {
     pub unsupported: Option<UnsupportedVersion>,
     /// The error for a request naming a session the agent does not know.
     pub unknown_session: Option<SchemaError>,
+    /// The gates the agent's end derives from its handlers.
+    pub agent_advertises: Advertised,
+    /// The gates the client's end derives from its handlers.
+    pub client_advertises: Advertised,
 }
 
 /// A JSON-RPC error the schema names: its code and message.
@@ -108,6 +117,8 @@ pub fn model(ir: &Ir) -> Option<Handshake> {
         capabilities,
         unsupported,
         unknown_session,
+        agent_advertises: advertising::model(ir, Side::Agent)?,
+        client_advertises: advertising::model(ir, Side::Client)?,
     })
 }
 

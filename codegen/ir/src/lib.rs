@@ -5,12 +5,14 @@
 //! tagged unions for bindings that must read a newer peer; [`negotiation`]
 //! turns the IR's capability gates into the model every binding's
 //! `negotiate` prints; [`handshake`] is what the agent's end decides about
-//! `initialize` itself; [`messages`] lists every protocol message with
+//! `initialize` itself, with what each end advertises from its handlers
+//! ([`advertising`]); [`messages`] lists every protocol message with
 //! its direction and handler; [`rfd`] models prompt turns and session status
 //! for the RFD helpers and holds their state machines. Every later stage
 //! (vectors, generation, review, the trace checker) reads this IR and
 //! decides no ACP meaning again.
 
+pub mod advertising;
 pub mod error;
 pub mod handshake;
 pub mod inspect;

@@ -62,6 +62,8 @@ struct SideView {
     agent: bool,
     /// The dispatchers the end calls with the params it parsed.
     dispatch_request_parsed: String,
+    /// `handlesAgentRequest`: what the end advertises from.
+    handles: String,
     dispatch_notification_parsed: String,
     calls: Vec<CallView>,
 }
@@ -110,6 +112,7 @@ fn side_view(ir: &Ir, side: Side, peer: Side) -> Result<SideView, CodegenError> 
         agent: side == Side::Agent,
         dispatch_request_parsed: naming::go_side_function_parsed("dispatch", label, "request"),
         dispatch_notification_parsed: naming::go_side_function_parsed("dispatch", label, "notification"),
+        handles: super::methods::handles_function(label),
         calls,
     })
 }
@@ -260,11 +263,40 @@ fn handshake_literal(handshake: &Handshake) -> String {
     });
     let supported: Vec<String> = handshake.supported.iter().map(u16::to_string).collect();
     format!(
-        "&handshakeRules{{method: {}, version: {}, supported: []int64{{{}}}, capabilities: {}, unsupported: {unsupported}}}",
+        "&handshakeRules{{method: {}, version: {}, supported: []int64{{{}}}, capabilities: {}, unsupported: {unsupported}, advertises: [2]advertisedRules{{{}, {}}}}}",
         go_string(&handshake.method),
         go_string(&handshake.version),
         supported.join(", "),
-        go_string(&handshake.capabilities)
+        go_string(&handshake.capabilities),
+        advertised_literal(&handshake.agent_advertises),
+        advertised_literal(&handshake.client_advertises)
+    )
+}
+
+/// `{member: ..., gates: []advertisedGate{...}}`: one side's gates, each
+/// "on" value as JSON text.
+fn advertised_literal(advertised: &acp_ir::advertising::Advertised) -> String {
+    let gates: Vec<String> = advertised
+        .gates
+        .iter()
+        .map(|gate| {
+            let tokens = gate
+                .pointer
+                .split('/')
+                .skip(1)
+                .map(|token| go_string(&acp_schema_source::pointer::unescape_token(token)));
+            format!(
+                "{{pointer: {}, on: {}, methods: {}}}",
+                go_strings(tokens),
+                go_string(&gate.on.to_string()),
+                go_strings(gate.methods.iter().map(|method| go_string(method)))
+            )
+        })
+        .collect();
+    format!(
+        "{{member: {}, gates: []advertisedGate{{{}}}}}",
+        go_string(&advertised.member),
+        gates.join(", ")
     )
 }
 

@@ -55,6 +55,8 @@ struct SideView {
     /// The dispatchers' twins that take the params a connection parsed.
     dispatch_request_parsed: String,
     dispatch_notification_parsed: String,
+    /// `handlesAgentRequest`: whether an implementation answers a request itself.
+    handles: String,
     required: Vec<CallView>,
     optional: Vec<CallView>,
     requests: Vec<CallView>,
@@ -239,11 +241,21 @@ fn side_view(ir: &Ir, endpoint: Side) -> SideView {
         dispatch_notification: naming::go_side_function("dispatch", side, "notification"),
         dispatch_request_parsed: naming::go_side_function_parsed("dispatch", side, "request"),
         dispatch_notification_parsed: naming::go_side_function_parsed("dispatch", side, "notification"),
+        handles: handles_function(side),
         required,
         optional,
         requests,
         notifications,
     }
+}
+
+/// `handlesAgentRequest`: the unexported function telling whether an
+/// implementation of `side` answers a request itself.
+pub(super) fn handles_function(side: &str) -> String {
+    let exported = naming::go_side_function("handles", side, "request");
+    let mut letters = exported.chars();
+    let first = letters.next().map(|letter| letter.to_ascii_lowercase());
+    first.into_iter().chain(letters).collect()
 }
 
 /// Builds `methods.go` for `ir`; fails when a name it declares is a type's.
@@ -279,6 +291,7 @@ pub(super) fn view(ir: &Ir) -> Result<MethodsFile, CodegenError> {
             &side.dispatch_notification,
             &side.dispatch_request_parsed,
             &side.dispatch_notification_parsed,
+            &side.handles,
         ] {
             declare(function, format!("the {} side", side.label))?;
         }

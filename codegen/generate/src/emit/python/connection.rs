@@ -15,6 +15,7 @@
 use askama::Template;
 
 use super::text::string_literal;
+use acp_ir::advertising::Advertised;
 use acp_ir::handshake::Handshake;
 use acp_ir::ir::{Ir, MessageKind, Side};
 use acp_ir::naming::{python_class, python_side_function};
@@ -61,6 +62,8 @@ struct SideView {
     /// The side's dispatchers, from `protocols.py`.
     dispatch_request: String,
     dispatch_notification: String,
+    /// `handles_agent_request`: what the end advertises from.
+    handles: String,
     /// What the peer handles, so what this end calls.
     requests: Vec<CallView>,
     notifications: Vec<CallView>,
@@ -104,17 +107,20 @@ pub(super) fn connection_view(ir: &Ir) -> ConnectionView {
                 connect: python_side_function("connect", label, ""),
                 dispatch_request: python_side_function("dispatch", label, "request"),
                 dispatch_notification: python_side_function("dispatch", label, "notification"),
+                handles: python_side_function("handles", label, "request"),
                 requests,
                 notifications,
             }
         })
         .collect();
     let mut protocol_names: Vec<String> = sides.iter().map(|side| side.handler.clone()).collect();
-    protocol_names.extend(
-        sides
-            .iter()
-            .flat_map(|side| [side.dispatch_notification.clone(), side.dispatch_request.clone()]),
-    );
+    protocol_names.extend(sides.iter().flat_map(|side| {
+        [
+            side.dispatch_notification.clone(),
+            side.dispatch_request.clone(),
+            side.handles.clone(),
+        ]
+    }));
     protocol_names.sort_by_cached_key(|name| super::text::import_order(name));
     let model = acp_ir::rfd::model(ir);
     let negotiated = acp_ir::negotiation::model(ir).is_some();
@@ -206,13 +212,34 @@ fn handshake_literal(handshake: &Handshake) -> String {
         )
     });
     format!(
-        "_Handshake({}, {}, {}, {}, {})",
+        "_Handshake({}, {}, {}, {}, {}, ({}, {}))",
         string_literal(&handshake.method),
         string_literal(&handshake.version),
         tuple(handshake.supported.iter().map(u16::to_string)),
         string_literal(&handshake.capabilities),
-        unsupported
+        unsupported,
+        advertised_literal(&handshake.agent_advertises),
+        advertised_literal(&handshake.client_advertises)
     )
+}
+
+/// `_Advertised(...)`: one side's gates, each `(pointer tokens, on, requests)`;
+/// an "on" value as JSON text the template parses.
+fn advertised_literal(advertised: &Advertised) -> String {
+    let gates = tuple(advertised.gates.iter().map(|gate| {
+        let tokens = tuple(
+            gate.pointer
+                .split('/')
+                .skip(1)
+                .map(|token| string_literal(&acp_schema_source::pointer::unescape_token(token))),
+        );
+        let methods = tuple(gate.methods.iter().map(|method| string_literal(method)));
+        format!(
+            "({tokens}, json.loads({}), {methods})",
+            string_literal(&gate.on.to_string())
+        )
+    }));
+    format!("_Advertised({}, {gates})", string_literal(&advertised.member))
 }
 
 /// `("$/cancel_request", "requestId")`.

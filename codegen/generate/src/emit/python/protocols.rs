@@ -32,6 +32,8 @@ struct ProtocolView {
     /// `dispatch_agent_request`, `dispatch_agent_notification`.
     dispatch_request: String,
     dispatch_notification: String,
+    /// `handles_agent_request`: whether an implementation answers a request itself.
+    handles: String,
 }
 
 struct HandlerView {
@@ -119,6 +121,7 @@ pub(super) fn protocols_view(ir: &Ir) -> Result<ProtocolsView, CodegenError> {
             handlers,
             dispatch_request: python_side_function("dispatch", label, "request"),
             dispatch_notification: python_side_function("dispatch", label, "notification"),
+            handles: python_side_function("handles", label, "request"),
         })
     }
     let imports = if ir.methods.is_empty() {

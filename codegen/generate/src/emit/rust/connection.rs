@@ -67,6 +67,7 @@ pub(crate) fn ends(ir: &Ir, model: &Helpers) -> TokenStream {
         pub static RULES: Rules = Rules {
             initialize: #initialize,
             features,
+            outgoing,
             ready: #ready,
             turns: #turns,
             cancel: #cancel,
@@ -85,6 +86,13 @@ pub(crate) fn ends(ir: &Ir, model: &Helpers) -> TokenStream {
                 ::std::result::Result::Ok(negotiated) => Features { session_ready: negotiated.session_ready(), turn_complete: negotiated.turn_complete() },
                 ::std::result::Result::Err(_) => Features::default(),
             }
+        }
+
+        /// What an `initialize` exchange allows an end to send: the
+        /// negotiated view, whose `check_outgoing` every later message
+        /// passes (none when it does not negotiate).
+        fn outgoing(params: &::serde_json::Value, result: &::serde_json::Value) -> ::std::option::Option<crate::negotiation::Negotiated> {
+            crate::negotiation::negotiate(params, result).ok()
         }
 
         /// The client's calls: what the agent handles.
@@ -112,6 +120,10 @@ fn handshake(ir: &Ir) -> (TokenStream, TokenStream) {
         capabilities,
         unsupported,
         unknown_session,
+        // Rust's ends advertise what their handlers wrote: a trait's default
+        // body cannot be told from the user's.
+        agent_advertises: _,
+        client_advertises: _,
     } = &handshake;
     let unsupported = match unsupported {
         Some(UnsupportedVersion {

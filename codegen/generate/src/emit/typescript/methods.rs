@@ -324,12 +324,35 @@ fn handshake_literal(handshake: Option<&acp_ir::handshake::Handshake>) -> String
     );
     let supported: Vec<String> = handshake.supported.iter().map(u16::to_string).collect();
     format!(
-        "{{\n    method: {},\n    version: {},\n    supported: [{}],\n    capabilities: {},\n    unsupported: {},\n  }}",
+        "{{\n    method: {},\n    version: {},\n    supported: [{}],\n    capabilities: {},\n    unsupported: {},\n    advertises: {{ agent: {}, client: {} }},\n  }}",
         json_string(&handshake.method),
         json_string(&handshake.version),
         supported.join(", "),
         json_string(&handshake.capabilities),
-        unsupported
+        unsupported,
+        advertised_literal(&handshake.agent_advertises),
+        advertised_literal(&handshake.client_advertises)
+    )
+}
+
+/// One side's derived gates as an `Advertised` literal (pointers as tokens).
+fn advertised_literal(advertised: &acp_ir::advertising::Advertised) -> String {
+    let gates: Vec<String> = advertised
+        .gates
+        .iter()
+        .map(|gate| {
+            format!(
+                "{{ pointer: {}, on: {}, methods: {} }}",
+                acp_ir::negotiation::pointer_tokens(&gate.pointer),
+                gate.on,
+                serde_json::Value::from(gate.methods.clone())
+            )
+        })
+        .collect();
+    format!(
+        "{{ member: {}, gates: [{}] }}",
+        json_string(&advertised.member),
+        gates.join(", ")
     )
 }
 

@@ -41,6 +41,22 @@ func (a *agent) SessionNew(context.Context, acp.NewSessionRequest) (acp.NewSessi
 	return acp.NewSessionResponse{SessionId: id}, nil
 }
 
+// SessionList and SessionResume: `session` offers them with `session/new`
+// and `session/prompt`, and the end advertises it only when the agent
+// answers them all.
+func (a *agent) SessionList(context.Context, acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
+	return acp.ListSessionsResponse{Sessions: []acp.SessionInfo{}}, nil
+}
+
+func (a *agent) SessionResume(_ context.Context, params acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.sessions[params.SessionId] {
+		return acp.ResumeSessionResponse{}, acp.SessionNotFound(string(params.SessionId))
+	}
+	return acp.ResumeSessionResponse{}, nil
+}
+
 func (a *agent) SessionClose(context.Context, acp.CloseSessionRequest) (acp.CloseSessionResponse, error) {
 	return acp.CloseSessionResponse{}, nil
 }
