@@ -84,8 +84,8 @@ enum Command {
         source: SourceArgs,
         #[command(flatten)]
         names: PackageArgs,
-        /// Generate only this language (`rust`, `typescript`, `python`;
-        /// repeatable); all by default.
+        /// Generate only this language (repeatable; an unknown one is an
+        /// error naming the registered ones); all by default.
         #[arg(long = "lang", value_name = "LANGUAGE")]
         languages: Vec<String>,
         /// Tolerant reading, a deviation from the schema: every closed tagged
@@ -178,10 +178,9 @@ enum Command {
         /// format, history, packages, benchmark) unless `--suite` names them.
         #[arg(long = "only", value_name = "SCHEMA")]
         only: Vec<String>,
-        /// Only these languages' suites (`rust`, `typescript`, `python`;
-        /// repeatable), without the suites that run once and those that
-        /// need every language (negotiation, chain, independent, captures,
-        /// mutation).
+        /// Only these languages' suites (repeatable), without the suites
+        /// that run once and those that need every language (negotiation,
+        /// chain, independent, captures, mutation).
         #[arg(long = "lang", value_name = "LANGUAGE", value_parser = language_ids())]
         languages: Vec<String>,
         /// Only these suites (repeatable): workspace, clippy, format, history,
@@ -222,8 +221,8 @@ enum Command {
         /// Only this protocol version (1, 2; repeatable).
         #[arg(long = "protocol-version", value_name = "N", value_parser = clap::value_parser!(u8).range(1..=2))]
         versions: Vec<u8>,
-        /// Only our agents in this language (`rust`, `typescript`, `python`;
-        /// repeatable), and no official agent.
+        /// Only our agents in this language (repeatable), and no official
+        /// agent.
         #[arg(long = "lang", value_name = "LANGUAGE", value_parser = language_ids())]
         languages: Vec<String>,
         /// Leave out the official SDKs' agents.

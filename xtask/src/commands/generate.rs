@@ -20,8 +20,7 @@ pub type Outputs = Vec<(String, Files)>;
 /// Renders the bindings of every language (each package with its README and
 /// the extended schema, [`acp_generate::emit::package`]), the extended schema
 /// and the vectors.
-/// `languages` picks emitters by folder name (`rust`, `typescript`,
-/// `python`); empty means all. `tolerant` opens every closed tagged union
+/// `languages` picks emitters by their registered id; empty means all. `tolerant` opens every closed tagged union
 /// on decode ([`acp_ir::tolerant`]); `strict_names` refuses a name the
 /// collision rule would change ([`crate::support::lowering`]).
 pub fn render(
