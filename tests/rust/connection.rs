@@ -1,5 +1,6 @@
-//! The generated crate's connection, end to end: an agent and a client,
-//! each written on the `Agent` / `Client` traits, talk through in-memory
+//! The generated crate's connection, end to end: an agent (the Rust test
+//! agent, `scripted_agent/`) and a client, each written on the `Agent` /
+//! `Client` traits, talk through in-memory
 //! pipes that cut every line into random pieces and hold them back at
 //! random, with handlers that yield at random too, all from one seed.
 //!
@@ -27,7 +28,9 @@ use futures::{StreamExt, TryStreamExt};
 use serde_json::{json, Value};
 
 mod dice;
+mod scripted_agent;
 use dice::Dice;
+use scripted_agent::ScriptedAgent;
 
 /// Where an event happened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -135,64 +138,26 @@ fn pipe(dice: &Dice, log: &Log, wrote: Event, read: Event) -> (PipeWriter, impl 
 /// What the agent sent in each turn, by prompt: the number of turn updates.
 type Sent = Arc<Mutex<BTreeMap<String, usize>>>;
 
-struct TestAgent {
-    end: AgentEnd,
-    dice: Dice,
-    sessions: Mutex<usize>,
-    sent: Sent,
-}
-
-impl Agent for TestAgent {
-    async fn initialize(&self, params: InitializeRequest) -> Result<InitializeResponse, Error> {
-        let capabilities = json!({"sessionCapabilities": {"ready": {}, "turnComplete": {}}});
-        let mut response = InitializeResponse::new(params.protocol_version);
-        response.agent_capabilities = serde_json::from_value(capabilities).unwrap();
-        Ok(response)
-    }
-
-    async fn session_new(&self, _: NewSessionRequest) -> Result<NewSessionResponse, Error> {
-        let session = {
-            let mut sessions = self.sessions.lock().unwrap();
-            *sessions += 1;
-            format!("session-{sessions}")
-        };
-        // Session-scoped: rule R1 holds it until the client's `session/ready`.
-        let commands =
-            SessionUpdate::AvailableCommandsUpdate(AvailableCommandsUpdate::new(vec![AvailableCommand::new(
-                "explain",
-                "Explains the code",
-            )]));
-        self.end
-            .session_update(SessionNotification::new(session.clone(), commands))
-            .unwrap();
-        self.dice.pause(3).await;
-        Ok(NewSessionResponse::new(session))
-    }
-
-    async fn session_prompt(&self, params: PromptRequest) -> Result<PromptResponse, Error> {
-        let text = match params.prompt.first() {
-            Some(ContentBlock::Text(text)) => text.text.clone(),
-            _ => String::new(),
-        };
-        let updates = 1 + self.dice.below(5);
-        for index in 0..updates {
-            self.dice.pause(3).await;
-            let chunk =
-                SessionUpdate::AgentMessageChunk(ContentChunk::new(TextContent::new(format!("{text} part {index}"))));
-            self.end
-                .session_update(SessionNotification::new(params.session_id.clone(), chunk))
-                .unwrap();
-        }
-        if self.dice.below(3) == 0 {
-            let call = ToolCallUpdate::new("call-1");
-            let options = vec![PermissionOption::new("allow", "Allow", PermissionOptionKind::AllowOnce)];
-            self.end
-                .session_request_permission(RequestPermissionRequest::new(params.session_id.clone(), call, options))
-                .await
-                .unwrap();
-        }
-        self.sent.lock().unwrap().insert(text, updates);
-        Ok(PromptResponse::new(StopReason::EndTurn))
+/// The scripted agent of the race tests: it advertises `session/ready` and
+/// `turn_complete`, sends each new session's commands, and plays echo turns
+/// of 1 to 5 chunks with random waits, a third of them asking permission,
+/// telling `sent` each turn's chunks.
+fn agent_options(dice: &Dice, sent: &Sent) -> scripted_agent::Options {
+    let capabilities = json!({"sessionCapabilities": {"ready": {}, "turnComplete": {}}});
+    let (chunks, ask, pause, sent) = (dice.clone(), dice.clone(), dice.clone(), sent.clone());
+    scripted_agent::Options {
+        capabilities: Some(serde_json::from_value(capabilities).unwrap()),
+        commands: true,
+        chunks: Box::new(move || 1 + chunks.below(5)),
+        ask: Box::new(move || ask.below(3) == 0),
+        pause: Box::new(move |most| {
+            let dice = pause.clone();
+            Box::pin(async move { dice.pause(most).await })
+        }),
+        played: Box::new(move |text, chunks| {
+            sent.lock().unwrap().insert(text.to_owned(), chunks);
+        }),
+        ..Default::default()
     }
 }
 
@@ -268,12 +233,7 @@ fn run(seed: u64, ordered: bool, sessions: usize, prompts: usize) -> Found {
     let sent = Sent::default();
     let handled = Handled::default();
     let (_, agent_driver) = connect_agent(
-        |end| TestAgent {
-            end,
-            dice: dice.clone(),
-            sessions: Mutex::new(0),
-            sent: sent.clone(),
-        },
+        |end| ScriptedAgent::new(end, agent_options(&dice, &sent)),
         agent_reads,
         to_client,
         options(),

@@ -1,8 +1,8 @@
 //! The connection on protocol v2, where a prompt's response only
 //! acknowledges it and the turn goes on: the agent reports `running`, its
-//! chunks, then `idle` with the stop reason, after the response. An agent
-//! written on the `Agent` trait acknowledges each prompt and hands the turn
-//! to its worker; a client prompts several sessions at once through pipes
+//! chunks, then `idle` with the stop reason, after the response. The v2
+//! test agent (`scripted_agent_v2/`) acknowledges each prompt and hands the
+//! turn to its worker; a client prompts several sessions at once through pipes
 //! that cut lines and hold them back at random, all from one seed.
 //!
 //! With the ordering, every prompt call completes only once every chunk of
@@ -30,6 +30,7 @@ use futures::{StreamExt, TryStreamExt};
 use serde_json::{json, Value};
 
 mod dice;
+mod scripted_agent_v2;
 use dice::Dice;
 
 /// A writer that cuts what it is given into random pieces and makes the
@@ -73,94 +74,30 @@ fn decode<T: serde::de::DeserializeOwned>(value: Value) -> T {
     serde_json::from_value(value).unwrap()
 }
 
-/// A prompt's turn, for the worker: session and text.
-type Work = (String, String);
-
 /// Per prompt text: chunks the worker sent, and chunks the client handled.
 type Counts = Arc<Mutex<BTreeMap<String, usize>>>;
 
-struct TestAgent {
-    end: AgentEnd,
-    dice: Dice,
-    sessions: Mutex<usize>,
-    work: mpsc::UnboundedSender<Work>,
-}
-
-impl TestAgent {
-    fn update(&self, session: &str, update: Value) {
-        self.end
-            .session_update(decode(json!({"sessionId": session, "update": update})))
-            .unwrap();
-    }
-}
-
-impl Agent for TestAgent {
-    async fn initialize(&self, _: InitializeRequest) -> Result<InitializeResponse, Error> {
+/// The scripted agent of the race tests: echo turns of 1 to 5 chunks with
+/// random waits, a third of the prompts sending an `idle` snapshot before
+/// their `running`, telling `sent` each turn's chunks.
+fn agent_options(dice: &Dice, sent: &Counts) -> scripted_agent_v2::Options {
+    let (chunks, early_idle, pause, sent) = (dice.clone(), dice.clone(), dice.clone(), sent.clone());
+    scripted_agent_v2::Options {
+        info: Implementation::new("test agent", "1"),
         // The Rust end advertises what its handler writes: the client's end
         // calls the session methods once `session` is advertised.
-        Ok(decode(json!({
-            "protocolVersion": PROTOCOL_VERSION,
-            "info": {"name": "test agent", "version": "1"},
-            "capabilities": {"session": {}},
-        })))
+        capabilities: Some(serde_json::from_value(serde_json::json!({"session": {}})).unwrap()),
+        chunks: Box::new(move || 1 + chunks.below(5)),
+        early_idle: Box::new(move || early_idle.below(3) == 0),
+        pause: Box::new(move |most| {
+            let dice = pause.clone();
+            Box::pin(async move { dice.pause(most).await })
+        }),
+        played: Box::new(move |text, chunks| {
+            sent.lock().unwrap().insert(text.to_owned(), chunks);
+        }),
+        ..Default::default()
     }
-
-    async fn session_new(&self, _: NewSessionRequest) -> Result<NewSessionResponse, Error> {
-        let mut sessions = self.sessions.lock().unwrap();
-        *sessions += 1;
-        Ok(NewSessionResponse::new(format!("session-{sessions}")))
-    }
-
-    async fn session_prompt(&self, params: PromptRequest) -> Result<PromptResponse, Error> {
-        let text = params
-            .prompt
-            .first()
-            .and_then(|block| serde_json::to_value(block).ok())
-            .and_then(|block| block["text"].as_str().map(str::to_owned))
-            .unwrap_or_default();
-        if self.dice.below(3) == 0 {
-            // A snapshot of the state before the turn starts: not the turn's end.
-            self.update(
-                params.session_id.as_str(),
-                json!({"sessionUpdate": "state_update", "state": "idle"}),
-            );
-        }
-        self.update(
-            params.session_id.as_str(),
-            json!({"sessionUpdate": "state_update", "state": "running"}),
-        );
-        let _ = self
-            .work
-            .unbounded_send((params.session_id.as_str().to_owned(), text.clone()));
-        Ok(PromptResponse::new(format!("message-{text}")))
-    }
-}
-
-/// The agent's worker: each turn's chunks, then `idle`, after the response.
-async fn worker(end: AgentEnd, dice: Dice, mut work: mpsc::UnboundedReceiver<Work>, sent: Counts) {
-    let mut running = futures::stream::FuturesUnordered::new();
-    loop {
-        futures::select! {
-            next = work.next() => match next {
-                Some((session, text)) => running.push(turn(end.clone(), dice.clone(), session, text, sent.clone())),
-                None => break,
-            },
-            () = running.select_next_some() => {}
-        }
-    }
-    while running.next().await.is_some() {}
-}
-
-async fn turn(end: AgentEnd, dice: Dice, session: String, text: String, sent: Counts) {
-    let chunks = 1 + dice.below(5);
-    for index in 0..chunks {
-        dice.pause(3).await;
-        let update = json!({"sessionUpdate": "agent_message_chunk", "messageId": format!("reply-{text}"), "content": {"type": "text", "text": format!("{text} part {index}")}});
-        let _ = end.session_update(decode(json!({"sessionId": session, "update": update})));
-    }
-    sent.lock().unwrap().insert(text, chunks);
-    let idle = json!({"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"});
-    let _ = end.session_update(decode(json!({"sessionId": session, "update": idle})));
 }
 
 struct TestClient {
@@ -196,19 +133,9 @@ fn run(seed: u64, ordered: bool, sessions: usize, prompts: usize) -> usize {
     let (to_agent, agent_reads) = pipe(&dice);
     let (to_client, client_reads) = pipe(&dice);
     let options = || ConnectOptions::default().unordered(!ordered);
-    let (work, queue) = mpsc::unbounded();
     let (sent, handled) = (Counts::default(), Counts::default());
-    let (agent, agent_driver) = connect_agent(
-        |end| TestAgent {
-            end,
-            dice: dice.clone(),
-            sessions: Mutex::new(0),
-            work,
-        },
-        agent_reads,
-        to_client,
-        options(),
-    );
+    let (agent, worker) = scripted_agent_v2::script(agent_options(&dice, &sent));
+    let (agent, agent_driver) = connect_agent(agent, agent_reads, to_client, options());
     let (client, client_driver) = connect_client(
         |_| TestClient {
             dice: dice.clone(),
@@ -256,7 +183,7 @@ fn run(seed: u64, ordered: bool, sessions: usize, prompts: usize) -> usize {
         futures::future::join_all(turns).await;
         client.close();
     };
-    let background = worker(agent, dice.clone(), queue, sent.clone());
+    let background = worker.run(agent);
     let (agent_result, client_result, (), ()) =
         futures::executor::block_on(async { futures::join!(agent_driver, client_driver, scenario, background) });
     agent_result.unwrap();

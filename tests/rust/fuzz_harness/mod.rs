@@ -4,7 +4,9 @@
 //! `cargo xtask test`) on each seed: [`run`]. The
 //! fuzzer's bytes are the peer's side of a connection, one message a line:
 //! they go to an agent's end (`connect_agent`) and to a client's end
-//! (`connect_client`), each over an in-memory pipe, with a small handler,
+//! (`connect_client`), each over an in-memory pipe, with a small handler
+//! (the agent's: the Rust test agent, `tests/rust/scripted_agent/`, which
+//! the fuzz project and the usage harness copy beside this module),
 //! driven by one single-threaded executor, so that a run is the same every
 //! time. The client's end has called `initialize`, `session/new` and
 //! `session/prompt` first (ids 0 to 2), so that responses have calls to
@@ -29,11 +31,15 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 
 use acp_bindings::connection::{connect_agent, connect_client, AgentEnd, CallError, ConnectOptions};
-use acp_bindings::methods::{Agent, Client};
+use acp_bindings::methods::Client;
 use acp_bindings::types::*;
 use futures::executor::LocalPool;
 use futures::task::LocalSpawnExt;
 use serde_json::Value;
+
+#[path = "../scripted_agent/mod.rs"]
+mod scripted_agent;
+use scripted_agent::ScriptedAgent;
 
 /// Runs both ends on `input`; panics when either fails the check.
 pub fn run(input: &[u8]) {
@@ -73,46 +79,18 @@ fn decode<T: serde::de::DeserializeOwned>(text: &str) -> T {
     serde_json::from_str(text).unwrap_or_else(|error| panic!("{text}: {error}"))
 }
 
-/// Answers `initialize` (advertising session/ready and turn_complete),
-/// `session/new` and `session/prompt` (after one update), and counts every
-/// notification it is handed.
-struct FuzzAgent {
-    end: AgentEnd,
-    tally: Tally,
-}
-
-impl Agent for FuzzAgent {
-    async fn initialize(&self, _: InitializeRequest) -> Result<InitializeResponse, Error> {
-        Ok(decode(
-            r#"{"protocolVersion":1,"agentCapabilities":{"sessionCapabilities":{"ready":{},"turnComplete":{}}}}"#,
-        ))
-    }
-    async fn session_new(&self, _: NewSessionRequest) -> Result<NewSessionResponse, Error> {
-        Ok(decode(r#"{"sessionId":"s"}"#))
-    }
-    async fn session_prompt(&self, params: PromptRequest) -> Result<PromptResponse, Error> {
-        let update = serde_json::json!({
-            "sessionId": params.session_id,
-            "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}},
-        });
-        let _ = self.end.session_update(decode(&update.to_string()));
-        Ok(decode(r#"{"stopReason":"end_turn"}"#))
-    }
-    async fn session_cancel(&self, _: CancelNotification) {
-        self.tally.handle();
-    }
-    async fn session_ready(&self, _: SessionReadyNotification) {
-        self.tally.handle();
-    }
-    async fn cancel_request(&self, _: CancelRequestNotification) {
-        self.tally.handle();
-    }
-    async fn extension_request(&self, _: &str, _: Value) -> Result<Value, Error> {
-        Ok(Value::Null)
-    }
-    async fn extension_notification(&self, _: &str, _: Value) {
-        self.tally.handle();
-    }
+/// The test agent as the fuzz target's: it advertises `session/ready` and
+/// `turn_complete`, plays a one-chunk echo turn on any session, and counts
+/// every notification it is handed.
+fn agent(end: AgentEnd, tally: Tally) -> ScriptedAgent {
+    let capabilities = r#"{"sessionCapabilities":{"ready":{},"turnComplete":{}}}"#;
+    let options = scripted_agent::Options {
+        capabilities: Some(decode(capabilities)),
+        any_session: true,
+        notified: Some(Box::new(move |_| tally.handle())),
+        ..Default::default()
+    };
+    ScriptedAgent::new(end, options)
 }
 
 /// Refuses permission requests (the `cancelled` outcome) and counts every
@@ -321,10 +299,7 @@ fn agent_end(input: &[u8]) {
         at: 0,
     };
     let (_, driver) = connect_agent(
-        |end| FuzzAgent {
-            end,
-            tally: handler_tally,
-        },
+        |end| agent(end, handler_tally),
         reader,
         futures::io::AllowStdIo::new(written.clone()),
         tally.options(),

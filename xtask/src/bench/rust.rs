@@ -16,6 +16,9 @@ use crate::support::tools::cargo;
 
 const PROGRAM: &str = include_str!("programs/decode_encode.rs");
 const CONNECTION: &str = include_str!("programs/connection.rs");
+/// The Rust test agent, written next to the connection program as its
+/// module `scripted_agent`: the round trips' agent.
+const SCRIPTED_AGENT: &str = include_str!("../../../tests/rust/scripted_agent/mod.rs");
 
 /// The official Rust SDK the connection is measured against.
 pub const SDK_VERSION: &str = "5.2.0";
@@ -104,6 +107,12 @@ fn connection_manifest() -> String {
 /// (`Rust connection`) and request round trips (`Rust round trip`), ours
 /// against the official SDK's.
 pub fn measure_connection(setup: &Setup, corpus: &Path) -> Result<Vec<Measurement>> {
+    let module = setup
+        .folder
+        .join("rust-connection")
+        .join("src")
+        .join("scripted_agent.rs");
+    write_if_changed(&module, SCRIPTED_AGENT)?;
     let program = build(
         setup,
         "rust-connection",

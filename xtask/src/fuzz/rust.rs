@@ -5,7 +5,8 @@
 //! written into `target/fuzz/rust/project/`: the manifest
 //! `tests/rust/harness/fuzz.Cargo.toml` (on the default schema's crate) and
 //! the fuzz target `tests/rust/fuzz_connection.rs` with its check, the
-//! module [`HARNESS`] (which the Rust suite's seed replay runs too).
+//! module [`HARNESS`] (which the Rust suite's seed replay runs too), and the
+//! test agent it serves, [`SCRIPTED_AGENT`].
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -24,6 +25,10 @@ const MANIFEST: &str = include_str!("../../../tests/rust/harness/fuzz.Cargo.toml
 
 /// The fuzz target's check, a module folder in `tests/rust/`.
 pub const HARNESS: &str = "fuzz_harness";
+
+/// The test agent the check's agent end serves, a module folder in
+/// `tests/rust/` beside [`HARNESS`].
+pub const SCRIPTED_AGENT: &str = "scripted_agent";
 
 /// The fuzz target's name in the manifest.
 const TARGET: &str = "connection";
@@ -67,10 +72,12 @@ pub fn run(run: &Run) -> Result<Outcome> {
         targets.join(format!("{TARGET}.rs")),
     )
     .context("copying tests/rust/fuzz_connection.rs")?;
-    copy_tree(
-        &run.workspace.join("tests").join("rust").join(HARNESS),
-        &targets.join(HARNESS),
-    )?;
+    for module in [HARNESS, SCRIPTED_AGENT] {
+        copy_tree(
+            &run.workspace.join("tests").join("rust").join(module),
+            &targets.join(module),
+        )?;
+    }
     let folders = Folders::fresh(run)?;
     let mut command = Command::new(&program);
     command

@@ -45,7 +45,12 @@ pub type Build = fn(&Inputs) -> Result<Programs>;
 /// `rust-v2`) built on the crate.
 pub fn rust(inputs: &Inputs) -> Result<Programs> {
     let protocol = inputs.protocol;
-    let programs = rust_programs(inputs.setup, &protocol.named("rust", '-'), &inputs.bindings)?;
+    let programs = rust_programs(
+        inputs.setup,
+        &protocol.named("rust", '-'),
+        &protocol.named("scripted_agent", '_'),
+        &inputs.bindings,
+    )?;
     let program = |label: &str, what: &str| Program::new(label, &[&programs.join(protocol.named(what, '_'))], &[]);
     Ok(Programs {
         client: program("ours (Rust)", "client"),
@@ -180,8 +185,9 @@ fn typescript_package(bindings: &Path) -> Result<PathBuf> {
 
 /// Builds the Rust programs of `tests/interop/<name>` on the bindings in
 /// `target/interop/<name>` (the manifest's `{bindings}`; its `{sources}` is
-/// `tests/interop`); returns the folder of their executables.
-fn rust_programs(setup: &Setup, name: &str, bindings: &Path) -> Result<PathBuf> {
+/// `tests/interop`), with the test agent `tests/rust/<test_agent>/` beside
+/// them in `src/`; returns the folder of their executables.
+fn rust_programs(setup: &Setup, name: &str, test_agent: &str, bindings: &Path) -> Result<PathBuf> {
     let harness = setup.folder.join(name);
     let source = setup.sources(name);
     let manifest_path = source.join("Cargo.toml");
@@ -194,6 +200,11 @@ fn rust_programs(setup: &Setup, name: &str, bindings: &Path) -> Result<PathBuf> 
         );
     crate::support::output::write_file(&harness.join("Cargo.toml"), manifest.as_bytes())?;
     copy_tree(&source.join("src"), &harness.join("src"))?;
+    // The agent plays the Rust test agent of its protocol version.
+    copy_tree(
+        &setup.workspace.join("tests").join("rust").join(test_agent),
+        &harness.join("src").join(test_agent),
+    )?;
     run_checked(
         cargo()
             .args(["build", "--quiet", "--bins"])

@@ -184,9 +184,14 @@ fn usage_suite(
         )
         .with_context(|| format!("copying {program}"))?;
     }
-    // The race tests' seeded randomness and the fuzz target's check,
-    // modules of theirs (not tests of their own).
-    for module in ["dice", crate::fuzz::rust::HARNESS] {
+    // The race tests' seeded randomness, the test agents and the fuzz
+    // target's check, modules of theirs (not tests of their own).
+    for module in [
+        "dice",
+        "scripted_agent",
+        "scripted_agent_v2",
+        crate::fuzz::rust::HARNESS,
+    ] {
         crate::support::tools::copy_tree(
             &workspace.join("tests").join("rust").join(module),
             &harness.join("tests").join(module),

@@ -10,10 +10,12 @@
 //! - `round-trip`: a client initializes, then calls `session/new` on an
 //!   agent in the same process, one call after the other, as many times as the corpus has
 //!   `SessionNotification`s; each call is encoded, read, dispatched,
-//!   answered and decoded. Ours: `ClientEnd` and `AgentEnd` over in-memory
-//!   pipes, on `futures`' executor; the official one: its `Client` connected
-//!   to its `Agent`, on tokio's current-thread runtime; the floor: the
-//!   request and the response each printed and parsed as `Value`.
+//!   answered and decoded. Ours: `ClientEnd` and the Rust test agent
+//!   (`tests/rust/scripted_agent/`, written next to this program as its
+//!   module `scripted_agent`) over in-memory pipes, on `futures`' executor;
+//!   the official one: its `Client` connected to its `Agent`, on tokio's
+//!   current-thread runtime; the floor: the request and the response each
+//!   printed and parsed as `Value`.
 //!
 //! A first pass warms up and counts; then each run is timed. Prints one JSON
 //! object: messages, bytes, seconds per run, messages not handled, and the
@@ -24,6 +26,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::{json, Value};
+
+mod scripted_agent;
 
 fn fail(message: String) -> ! {
     eprintln!("connection: {message}");
@@ -39,7 +43,8 @@ fn peak_kib() -> Option<u64> {
 mod ours {
     use super::*;
     use acp_bindings::connection::{connect_agent, connect_client, ConnectOptions};
-    use acp_bindings::methods::{Agent, Client};
+    use crate::scripted_agent::{self, ScriptedAgent};
+    use acp_bindings::methods::Client;
     use acp_bindings::*;
     use futures::{StreamExt, TryStreamExt};
 
@@ -67,20 +72,6 @@ mod ours {
         );
         futures::executor::block_on(driver).unwrap_or_else(|error| fail(error.to_string()));
         count.load(Ordering::Relaxed)
-    }
-
-    struct Sessions;
-
-    impl Agent for Sessions {
-        async fn initialize(&self, params: InitializeRequest) -> Result<InitializeResponse, Error> {
-            Ok(InitializeResponse::new(params.protocol_version))
-        }
-        async fn session_new(&self, _: NewSessionRequest) -> Result<NewSessionResponse, Error> {
-            Ok(NewSessionResponse::new("session-1"))
-        }
-        async fn session_prompt(&self, _: PromptRequest) -> Result<PromptResponse, Error> {
-            Ok(PromptResponse::new(StopReason::EndTurn))
-        }
     }
 
     /// A writer into a channel, and a reader of it.
@@ -113,7 +104,12 @@ mod ours {
     pub fn round_trips(calls: usize) -> usize {
         let (to_agent, agent_reads) = pipe();
         let (to_client, client_reads) = pipe();
-        let (_, agent) = connect_agent(|_| Sessions, agent_reads, to_client, ConnectOptions::default());
+        let (_, agent) = connect_agent(
+            |end| ScriptedAgent::new(end, scripted_agent::Options::default()),
+            agent_reads,
+            to_client,
+            ConnectOptions::default(),
+        );
         let (client, driver) = connect_client(
             |_| Counter(Arc::default()),
             client_reads,
