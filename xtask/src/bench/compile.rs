@@ -5,9 +5,12 @@
 //! and RFD helpers) and with the `connection` feature; the official crate,
 //! `agent-client-protocol-schema` at the version the schema comes from,
 //! without its default features, as the decode + encode bench links it. One
-//! crate under `target/bench/compile/` depends on both, with a target
-//! folder of its own; before each timed build, `cargo clean -p` removes the
-//! timed package's artifacts, nothing else. The builds take turns, run by
+//! empty crate under `target/bench/compile/` depends on both, with a target
+//! folder of its own, and turns ours's `connection` on through a feature of
+//! its own (cargo takes features only for workspace members); before each
+//! timed build, `cargo clean -p` removes the timed package's artifacts,
+//! nothing else, so that the build compiles that package (and the empty
+//! crate) alone. The builds take turns, run by
 //! run, so that a busy machine slows them alike.
 
 use std::path::Path;
@@ -19,21 +22,27 @@ use super::generation::{time, Timing};
 use super::measure::{write_if_changed, Setup};
 use crate::support::tools::cargo;
 
-/// The crate that depends on both.
+/// The empty crate that depends on both.
+const BENCH_CRATE: &str = "acp-compile-bench";
+
+/// Its manifest.
 fn manifest() -> String {
     format!(
-        "[package]\nname = \"acp-compile-bench\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
+        "[package]\nname = \"{BENCH_CRATE}\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
          [lib]\npath = \"src/lib.rs\"\n\n\
          [dependencies]\nacp-bindings = {{ path = \"../bindings/rust\" }}\n\
-         agent-client-protocol-schema = {{ version = \"={}\", default-features = false }}\n\n[workspace]\n",
+         agent-client-protocol-schema = {{ version = \"={}\", default-features = false }}\n\n\
+         [features]\nconnection = [\"acp-bindings/connection\"]\n\n[workspace]\n",
         acp_schema_source::upstream::UPSTREAM_VERSION
     )
 }
 
-/// One timed build: its label, the package and the features it builds with.
+/// One timed build: its label, the package it cleans, the package it
+/// builds and the features it builds with.
 struct Build {
     label: String,
     package: &'static str,
+    built: &'static str,
     features: &'static [&'static str],
 }
 
@@ -43,12 +52,14 @@ fn builds() -> [Build; 3] {
         Build {
             label: "ours, types only (default features)".to_owned(),
             package: "acp-bindings",
+            built: BENCH_CRATE,
             features: &[],
         },
         Build {
             label: "ours, with the connection (`--features connection`)".to_owned(),
             package: "acp-bindings",
-            features: &["acp-bindings/connection"],
+            built: BENCH_CRATE,
+            features: &["connection"],
         },
         Build {
             label: format!(
@@ -56,6 +67,7 @@ fn builds() -> [Build; 3] {
                 acp_schema_source::upstream::UPSTREAM_VERSION
             ),
             package: "agent-client-protocol-schema",
+            built: "agent-client-protocol-schema",
             features: &[],
         },
     ]
@@ -65,7 +77,7 @@ fn builds() -> [Build; 3] {
 fn command(folder: &Path, target: &Path, build: &Build) -> Command {
     let mut command = cargo();
     command
-        .args(["build", "--quiet", "-p", build.package])
+        .args(["build", "--quiet", "-p", build.built])
         .env("CARGO_TARGET_DIR", target)
         .env("CARGO_INCREMENTAL", "0")
         .current_dir(folder);
