@@ -12,9 +12,12 @@
 // `ConnectOptions{Unordered: true}` on both ends break each. Then
 // cancellation (`$/cancel_request`, `session/cancel`), the faults, and the
 // handshake. The Rust, TypeScript and Python connections run the same
-// scenarios. Copied next to the default bindings by `cargo xtask test`.
+// scenarios. The race tests' agent is the Go test agent
+// (`tests/go/scripted_agent/`). Copied next to the default bindings by
+// `cargo xtask test`, as an external test (the test agent imports the
+// module), with the test agent as the module's `internal/scriptedagent`.
 
-package acp
+package acp_test
 
 import (
 	"context"
@@ -24,59 +27,25 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	. "github.com/acp-codegen/acp-bindings-go"
+	"github.com/acp-codegen/acp-bindings-go/internal/scriptedagent"
 )
 
-type raceAgent struct {
-	end      *AgentConnection
-	dice     *dice
-	mu       sync.Mutex
-	sessions int
-	sent     *counts
-}
-
-func (a *raceAgent) Initialize(_ context.Context, params InitializeRequest) (InitializeResponse, error) {
-	version := jsonOf(params)
-	text := fmt.Sprintf(`{"protocolVersion":%s,"agentCapabilities":{"sessionCapabilities":{"ready":{},"turnComplete":{}}}}`, at(version, "protocolVersion").Text())
-	return decodeAs[InitializeResponse](text), nil
-}
-
-func (a *raceAgent) SessionNew(context.Context, NewSessionRequest) (NewSessionResponse, error) {
-	a.mu.Lock()
-	a.sessions++
-	session := fmt.Sprintf("session-%d", a.sessions)
-	a.mu.Unlock()
-	// Session-scoped: rule R1 holds it until the client's `session/ready`.
-	commands := `{"sessionUpdate":"available_commands_update","availableCommands":[{"name":"explain","description":"Explains the code"}]}`
-	if err := a.end.SessionUpdate(decodeAs[SessionNotification](`{"sessionId":"` + session + `","update":` + commands + `}`)); err != nil {
-		return NewSessionResponse{}, err
+// raceAgentOptions is the test agent of the race tests: it advertises
+// `session/ready` and `turn_complete`, sends each new session's commands,
+// and plays echo turns of 1 to 5 chunks with random waits, a third of them
+// asking permission, telling `sent` each turn's chunks.
+func raceAgentOptions(d *dice, sent *counts) scriptedagent.Options {
+	capabilities := decodeAs[AgentCapabilities](`{"sessionCapabilities":{"ready":{},"turnComplete":{}}}`)
+	return scriptedagent.Options{
+		Capabilities: &capabilities,
+		Commands:     true,
+		Chunks:       func() int { return 1 + d.below(5) },
+		Ask:          func() bool { return d.below(3) == 0 },
+		Pause:        d.pause,
+		Played:       sent.add,
 	}
-	a.dice.pause(3)
-	return decodeAs[NewSessionResponse](`{"sessionId":"` + session + `"}`), nil
-}
-
-func (a *raceAgent) SessionPrompt(ctx context.Context, params PromptRequest) (PromptResponse, error) {
-	prompt := jsonOf(params)
-	session := at(prompt, "sessionId").Text()
-	text := ""
-	if items := at(prompt, "prompt").Items(); len(items) > 0 {
-		text = at(items[0], "text").Text()
-	}
-	updates := 1 + a.dice.below(5)
-	for index := range updates {
-		a.dice.pause(3)
-		chunk := fmt.Sprintf(`{"sessionId":%q,"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"%s part %d"}}}`, session, text, index)
-		if err := a.end.SessionUpdate(decodeAs[SessionNotification](chunk)); err != nil {
-			return PromptResponse{}, err
-		}
-	}
-	if a.dice.below(3) == 0 {
-		permission := fmt.Sprintf(`{"sessionId":%q,"toolCall":{"toolCallId":"call-1"},"options":[{"optionId":"allow","name":"Allow","kind":"allow_once"}]}`, session)
-		if _, err := a.end.SessionRequestPermission(ctx, decodeAs[RequestPermissionRequest](permission)); err != nil {
-			return PromptResponse{}, err
-		}
-	}
-	a.sent.add(text, updates)
-	return decodeAs[PromptResponse](`{"stopReason":"end_turn"}`), nil
 }
 
 type raceClient struct {
@@ -121,7 +90,7 @@ func raceRun(t *testing.T, seed uint64, ordered bool, sessions, prompts int) fou
 	options := ConnectOptions{Unordered: !ordered}
 	sent, handled := newCounts(), newCounts()
 	agent := ConnectAgent(func(end *AgentConnection) Agent {
-		return &raceAgent{end: end, dice: d, sent: sent}
+		return scriptedagent.New(end, raceAgentOptions(d, sent))
 	}, toAgent, toClient, options)
 	client := ConnectClient(func(*ClientConnection) Client {
 		return &raceClient{dice: d, handled: handled}

@@ -15,9 +15,12 @@
 // permission request `cancelled`. While a permission request waits, the
 // agent's end reports `requires_action`, and `running` once it is
 // answered. The Rust, TypeScript and Python connections run the same
-// scenarios. Copied next to the v2 stable bindings by `cargo xtask test`.
+// scenarios. The race tests' agent is the Go test agent
+// (`tests/go/scripted_agent_v2/`). Copied next to the v2 stable bindings by
+// `cargo xtask test`, as an external test (the test agent imports the
+// module), with the test agent as the module's `internal/scriptedagent`.
 
-package acp
+package acp_test
 
 import (
 	"context"
@@ -27,11 +30,17 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	. "github.com/acp-codegen/acp-bindings-go"
+	"github.com/acp-codegen/acp-bindings-go/internal/scriptedagent"
 )
 
 const (
 	v2Initialize = `{"protocolVersion":2,"info":{"name":"test","version":"1"}}`
 )
+
+// v2Info is what the test agent names itself in `initialize`.
+var v2Info = Implementation{Name: "test", Version: "1"}
 
 // v2Sessions answers what protocol v2's `session` capability offers with
 // `session/new` and `session/prompt`: an agent's end advertises it when its
@@ -54,55 +63,19 @@ func (v2Sessions) SessionClose(context.Context, CloseSessionRequest) (CloseSessi
 	return decodeAs[CloseSessionResponse](`{}`), nil
 }
 
-type v2Agent struct {
-	v2Sessions
-	end      *AgentConnection
-	dice     *dice
-	mu       sync.Mutex
-	sessions int
-	sent     *counts
-	work     *sync.WaitGroup
-}
-
-func (a *v2Agent) update(session, update string) {
-	if err := a.end.SessionUpdate(decodeAs[UpdateSessionNotification](`{"sessionId":"` + session + `","update":` + update + `}`)); err != nil && !errors.Is(err, ErrClosed) {
-		panic(err)
+// v2AgentOptions is the test agent of the race tests: echo turns of 1 to 5
+// chunks with random waits, on `work`, a third of the prompts sending an
+// `idle` snapshot before their `running`, telling `sent` each turn's
+// chunks.
+func v2AgentOptions(d *dice, sent *counts, work *sync.WaitGroup) scriptedagent.Options {
+	return scriptedagent.Options{
+		Info:      &v2Info,
+		Chunks:    func() int { return 1 + d.below(5) },
+		EarlyIdle: func() bool { return d.below(3) == 0 },
+		Pause:     d.pause,
+		Played:    sent.add,
+		Work:      work,
 	}
-}
-
-func (a *v2Agent) Initialize(context.Context, InitializeRequest) (InitializeResponse, error) {
-	return decodeAs[InitializeResponse](v2Initialize), nil
-}
-
-func (a *v2Agent) SessionNew(context.Context, NewSessionRequest) (NewSessionResponse, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.sessions++
-	return decodeAs[NewSessionResponse](fmt.Sprintf(`{"sessionId":"session-%d"}`, a.sessions)), nil
-}
-
-func (a *v2Agent) SessionPrompt(_ context.Context, params PromptRequest) (PromptResponse, error) {
-	prompt := jsonOf(params)
-	session := at(prompt, "sessionId").Text()
-	text := ""
-	if items := at(prompt, "prompt").Items(); len(items) > 0 {
-		text = at(items[0], "text").Text()
-	}
-	if a.dice.below(3) == 0 {
-		// A snapshot of the state before the turn starts: not the turn's end.
-		a.update(session, `{"sessionUpdate":"state_update","state":"idle"}`)
-	}
-	a.update(session, `{"sessionUpdate":"state_update","state":"running"}`)
-	a.work.Go(func() {
-		chunks := 1 + a.dice.below(5)
-		for index := range chunks {
-			a.dice.pause(3)
-			a.update(session, fmt.Sprintf(`{"sessionUpdate":"agent_message_chunk","messageId":"reply-%s","content":{"type":"text","text":"%s part %d"}}`, text, text, index))
-		}
-		a.sent.add(text, chunks)
-		a.update(session, `{"sessionUpdate":"state_update","state":"idle","stopReason":"end_turn"}`)
-	})
-	return decodeAs[PromptResponse](`{"messageId":"message-` + text + `"}`), nil
 }
 
 type v2Client struct {
@@ -111,7 +84,7 @@ type v2Client struct {
 }
 
 func (c *v2Client) SessionRequestPermission(context.Context, RequestPermissionRequest) (RequestPermissionResponse, error) {
-	return RequestPermissionResponse{}, methodNotFound(MethodSessionRequestPermission)
+	return RequestPermissionResponse{}, &RequestError{Code: -32601, Message: "method not found"}
 }
 
 func (c *v2Client) SessionUpdate(_ context.Context, params UpdateSessionNotification) error {
@@ -134,7 +107,7 @@ func v2Run(t *testing.T, seed uint64, ordered bool, sessions, prompts int) int {
 	sent, handled := newCounts(), newCounts()
 	var work sync.WaitGroup
 	agent := ConnectAgent(func(end *AgentConnection) Agent {
-		return &v2Agent{end: end, dice: d, sent: sent, work: &work}
+		return scriptedagent.New(end, v2AgentOptions(d, sent, &work))
 	}, toAgent, toClient, options)
 	client := ConnectClient(func(*ClientConnection) Client {
 		return &v2Client{dice: d, handled: handled}
@@ -325,7 +298,9 @@ func TestACancelledTurnEndsWithAnIdleThatSaysCancelled(t *testing.T) {
 
 func TestTheV2HandshakeRefusesAVersionBelowEverySupportedOne(t *testing.T) {
 	p, done := rawPeer(t, agentWrote, func(reader, writer *pipe) interface{ Run(context.Context) error } {
-		return ConnectAgent(func(*AgentConnection) Agent { return &v2Agent{} }, reader, writer, ConnectOptions{})
+		return ConnectAgent(func(end *AgentConnection) Agent {
+			return scriptedagent.New(end, scriptedagent.Options{Info: &v2Info})
+		}, reader, writer, ConnectOptions{})
 	})
 	go drainPipe(p.out)
 	seen := 0

@@ -31,13 +31,21 @@ type seenParams struct {
 func (s *seenParams) push(value interface{ MarshalJSON() ([]byte, error) }) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.seen = append(s.seen, jsonOf(value))
+	text, err := value.MarshalJSON()
+	if err != nil {
+		panic(err)
+	}
+	parsed, err := Parse(text)
+	if err != nil {
+		panic(err)
+	}
+	s.seen = append(s.seen, parsed)
 }
 
 type hostileAgent struct{ *seenParams }
 
 func (hostileAgent) Initialize(context.Context, InitializeRequest) (InitializeResponse, error) {
-	return decodeAs[InitializeResponse](`{"protocolVersion":1}`), nil
+	return InitializeResponse{ProtocolVersion: 1}, nil
 }
 
 func (hostileAgent) SessionNew(context.Context, NewSessionRequest) (NewSessionResponse, error) {
@@ -46,7 +54,7 @@ func (hostileAgent) SessionNew(context.Context, NewSessionRequest) (NewSessionRe
 
 func (a hostileAgent) SessionPrompt(_ context.Context, params PromptRequest) (PromptResponse, error) {
 	a.push(params)
-	return decodeAs[PromptResponse](`{"stopReason":"end_turn"}`), nil
+	return PromptResponse{StopReason: StopReasonEndTurn}, nil
 }
 
 type hostileClient struct{ *seenParams }
@@ -62,7 +70,7 @@ func (c hostileClient) SessionUpdate(_ context.Context, params SessionNotificati
 
 func (c hostileClient) TerminalCreate(_ context.Context, params CreateTerminalRequest) (CreateTerminalResponse, error) {
 	c.push(params)
-	return decodeAs[CreateTerminalResponse](`{"terminalId":"t"}`), nil
+	return CreateTerminalResponse{TerminalId: "t"}, nil
 }
 
 // syncBuffer is a writer the test reads once the end returned.
@@ -97,9 +105,14 @@ func checkHostileConnection(t *testing.T, hostile hostileCase, expected hostileE
 		message = append(slices.Clone(wire), '\n')
 	}
 	seen := &seenParams{}
-	dropped := &reports{}
+	var droppedMu sync.Mutex
+	var dropped []Dropped
 	written := &syncBuffer{}
-	options := ConnectOptions{Dropped: dropped.add}
+	options := ConnectOptions{Dropped: func(report Dropped) {
+		droppedMu.Lock()
+		defer droppedMu.Unlock()
+		dropped = append(dropped, report)
+	}}
 	reader, input := io.Pipe()
 	var run func(context.Context) error
 	if hostile.Side == "agent" {
@@ -107,7 +120,8 @@ func checkHostileConnection(t *testing.T, hostile hostileCase, expected hostileE
 	} else {
 		run = ConnectClient(func(*ClientConnection) Client { return hostileClient{seen} }, reader, written, options).Run
 	}
-	done := running(context.Background(), run)
+	done := make(chan error, 1)
+	go func() { done <- run(context.Background()) }()
 	if initializeFirst {
 		// The case's message once `initialize` was answered.
 		if _, err := input.Write([]byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}` + "\n")); err != nil {
@@ -134,7 +148,7 @@ func checkHostileConnection(t *testing.T, hostile hostileCase, expected hostileE
 		if err != nil {
 			t.Fatalf("the end wrote %s: %v", line, err)
 		}
-		if initializeFirst && idKey(at(answer, "id")) == "0" {
+		if id, _ := answer.Member("id"); initializeFirst && idKey(id) == "0" {
 			continue
 		}
 		answers = append(answers, answer)
@@ -142,7 +156,10 @@ func checkHostileConnection(t *testing.T, hostile hostileCase, expected hostileE
 			errors = append(errors, failure)
 		}
 	}
-	for _, report := range dropped.all() {
+	droppedMu.Lock()
+	reported := slices.Clone(dropped)
+	droppedMu.Unlock()
+	for _, report := range reported {
 		errors = append(errors, report.Error.JSON())
 	}
 	if expected.Connection.Code == nil {
@@ -157,18 +174,23 @@ func checkHostileConnection(t *testing.T, hostile hostileCase, expected hostileE
 	if len(seen.seen) != 0 || len(errors) != 1 {
 		t.Fatalf("handled %d, errors %v", len(seen.seen), errors)
 	}
-	if code := at(errors[0], "code").Text(); code != strconv.FormatInt(*expected.Connection.Code, 10) {
-		t.Fatalf("answered %s %s", code, at(errors[0], "message").Text())
+	code, _ := errors[0].Member("code")
+	if message, _ := errors[0].Member("message"); code.Text() != strconv.FormatInt(*expected.Connection.Code, 10) {
+		t.Fatalf("answered %s %s", code.Text(), message.Text())
 	}
 	if expected.Connection.Pointer != nil {
-		if got, want := at(errors[0], "data", "pointer").Text(), hostilePointer(t, expected.Connection.Pointer); got != want {
+		data, _ := errors[0].Member("data")
+		pointer, _ := data.Member("pointer")
+		if got, want := pointer.Text(), hostilePointer(t, expected.Connection.Pointer); got != want {
 			t.Fatalf("the pointer %q, not %q", got, want)
 		}
 	}
-	if hostile.Kind == "request" && *expected.Connection.Code != codeParseError && idKey(at(answers[0], "id")) != "7" {
-		t.Fatal("the answer does not name the request")
+	if hostile.Kind == "request" && *expected.Connection.Code != codeParseError {
+		if id, _ := answers[0].Member("id"); idKey(id) != "7" {
+			t.Fatal("the answer does not name the request")
+		}
 	}
-	if reported := dropped.all(); len(reported) > 0 {
+	if len(reported) > 0 {
 		line := uint64(1)
 		if initializeFirst {
 			line = 2

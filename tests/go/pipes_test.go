@@ -2,9 +2,9 @@
 // every line into random pieces and hand them over in random amounts, and
 // a log of every line each end wrote and read, in the order it happened.
 // Copied next to the bindings of the schemas with connection tests by
-// `cargo xtask test`.
+// `cargo xtask test`, as an external test like them.
 
-package acp
+package acp_test
 
 import (
 	"bytes"
@@ -17,6 +17,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	. "github.com/acp-codegen/acp-bindings-go"
 )
 
 // dice is a seeded source of chance shared by goroutines.
@@ -198,6 +200,12 @@ func at(value Value, names ...string) Value {
 		value = member
 	}
 	return value
+}
+
+// idKey is a value's JSON text, what ids and values are compared by.
+func idKey(value Value) string {
+	text, _ := value.MarshalJSON()
+	return string(text)
 }
 
 // counts is a number per prompt text, shared by goroutines.

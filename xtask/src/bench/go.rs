@@ -8,7 +8,9 @@
 //! floor, `json.Unmarshal` into `any` and `json.Marshal`. A second program
 //! (`programs/go/connection/main.go`, in the same module) measures the
 //! connections: a client's end receiving the corpus's `session/update`
-//! notifications, and `session/new` round trips between two ends.
+//! notifications, and `session/new` round trips between two ends, whose
+//! agent is the Go test agent (`tests/go/scripted_agent/`, written into the
+//! module as `internal/scriptedagent`).
 
 use std::path::{Path, PathBuf};
 
@@ -22,6 +24,8 @@ const PROGRAM: &str = include_str!("programs/go/main.go");
 const CONNECTION: &str = include_str!("programs/go/connection/main.go");
 const PROCESS: &str = include_str!("programs/go/internal/process/process.go");
 const MODULE: &str = include_str!("programs/go/go.mod");
+/// The Go test agent on protocol v1, the round trips' agent.
+const SCRIPTED_AGENT: &str = include_str!("../../../tests/go/scripted_agent/scripted_agent.go");
 
 /// Go's contenders: decode + encode, then the connections.
 pub fn contenders(setup: &Setup, corpus: &Path) -> Result<Vec<Measurement>> {
@@ -30,6 +34,7 @@ pub fn contenders(setup: &Setup, corpus: &Path) -> Result<Vec<Measurement>> {
         ("main.go", PROGRAM),
         ("connection/main.go", CONNECTION),
         ("internal/process/process.go", PROCESS),
+        ("internal/scriptedagent/scripted_agent.go", SCRIPTED_AGENT),
         ("go.mod", MODULE),
         ("go.sum", SUMS),
     ] {

@@ -115,7 +115,9 @@ pub fn python(inputs: &Inputs) -> Result<Programs> {
 
 /// Our Go client and agents: the commands of `tests/interop/go` (`cmd/client`,
 /// `cmd/agent`, `cmd/agent_full`, or their `_v2` twins), copied to
-/// `target/interop/go` (or `go-v2`) with the module's `replace` pointed at
+/// `target/interop/go` (or `go-v2`) with the Go test agent of the protocol
+/// (`tests/go/scripted_agent/` or `scripted_agent_v2/`) as its package
+/// `internal/scriptedagent` and the module's `replace` pointed at
 /// the protocol's bindings, checked by `go vet` and the Go suite's
 /// staticcheck, and built into its `bin/`.
 pub fn go(inputs: &Inputs) -> Result<Programs> {
@@ -125,6 +127,7 @@ pub fn go(inputs: &Inputs) -> Result<Programs> {
         std::fs::remove_dir_all(&module).with_context(|| format!("removing {}", module.display()))?;
     }
     copy_tree(&inputs.setup.sources("go"), &module)?;
+    crate::suites::go::copy_scripted_agent(&inputs.setup.workspace, &protocol.named("scripted_agent", '_'), &module)?;
     let bindings = inputs.bindings.join("go");
     run_checked(
         go_command(&module).args(["mod", "edit", "-replace"]).arg(format!(

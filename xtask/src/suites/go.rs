@@ -2,12 +2,14 @@
 //! generated from each schema under test: `gofmt -l` prints nothing, then
 //! `go vet` and the pinned `staticcheck` ([`crate::support::tools::staticcheck`], in
 //! `.tools/go/bin`) on the module, then `go test` with the tests of
-//! `tests/go/` copied into the module as internal tests: every shared
+//! `tests/go/` copied into the module (internal tests unless said): every shared
 //! vector, the method tables and dispatchers, the negotiation on the
 //! schema's pairs (writing `negotiation-go.txt` for the comparison), and on
 //! the schemas they are for, the RFD helpers' scenarios and the
 //! connection's tests (race runs ordered and unordered, cancellation,
-//! faults, the handshake) and the hostile wire table
+//! faults, the handshake; external tests, whose race runs play the Go test
+//! agent of their protocol, copied in as the module's
+//! [`SCRIPTED_AGENT_PACKAGE`]) and the hostile wire table
 //! (`tests/hostile-wire.json`: Go's outcome by type and by method, and its
 //! `connection`).
 //! On the default schema, the fuzz harness (`tests/go/fuzz_connection_test.go`)
@@ -39,7 +41,7 @@ use acp_generate::emit::{self, PackageNames};
 
 use crate::commands::package::{build, example, install};
 use crate::languages::{Install, LanguageTests, Mutant, Usage};
-use crate::support::tools::{go, run_checked, staticcheck, SuiteOutcome};
+use crate::support::tools::{copy_tree, go, run_checked, staticcheck, SuiteOutcome};
 
 /// Go's registration ([`crate::languages::LanguageTests`]), listed in
 /// [`crate::registry`].
@@ -137,13 +139,29 @@ const TESTS: [&str; 3] = ["vectors_test.go", "api_test.go", "negotiation_test.go
 const HELPER_TESTS: [(&str, &str); 2] = [("default", "helpers_test.go"), ("v2-stable", "helpers_v2_test.go")];
 const HELPER_SHARED: &str = "scenarios_test.go";
 
-/// The connection's tests, each for the schema it is written on, with the
-/// pipes and logs they share.
-const CONNECTION_TESTS: [(&str, &str); 2] = [
-    ("default", "connection_test.go"),
-    ("v2-stable", "connection_v2_test.go"),
+/// The connection's tests (external tests, `package acp_test`), each for
+/// the schema it is written on with the test agent of its protocol, and
+/// the pipes and logs they share.
+const CONNECTION_TESTS: [(&str, &str, &str); 2] = [
+    ("default", "connection_test.go", "scripted_agent"),
+    ("v2-stable", "connection_v2_test.go", "scripted_agent_v2"),
 ];
 const CONNECTION_SHARED: &str = "pipes_test.go";
+
+/// Where a module that uses a Go test agent (`tests/go/scripted_agent/` on
+/// protocol v1, `tests/go/scripted_agent_v2/` on v2) holds it: the
+/// generated module for its connection tests, the interop programs' module
+/// and the bench's.
+pub const SCRIPTED_AGENT_PACKAGE: &str = "internal/scriptedagent";
+
+/// Copies the test agent `tests/go/<agent>/` into `module` as its package
+/// [`SCRIPTED_AGENT_PACKAGE`].
+pub fn copy_scripted_agent(workspace: &Path, agent: &str, module: &Path) -> Result<()> {
+    copy_tree(
+        &workspace.join("tests").join("go").join(agent),
+        &module.join(SCRIPTED_AGENT_PACKAGE),
+    )
+}
 
 /// The hostile wire table's outcomes, by type and by method and through
 /// the ends, on the schema the table is written on; the table is copied
@@ -189,10 +207,11 @@ fn copy_tests(workspace: &Path, module: &Path, label: &str) -> Result<()> {
         .iter()
         .filter(|(schema, _)| *schema == label)
         .flat_map(|(_, file)| [*file, HELPER_SHARED]);
-    let connection = CONNECTION_TESTS
-        .iter()
-        .filter(|(schema, _)| *schema == label)
-        .flat_map(|(_, file)| [*file, CONNECTION_SHARED]);
+    let connection = CONNECTION_TESTS.iter().filter(|(schema, _, _)| *schema == label);
+    for (_, _, agent) in connection.clone() {
+        copy_scripted_agent(workspace, agent, module)?;
+    }
+    let connection = connection.flat_map(|(_, file, _)| [*file, CONNECTION_SHARED]);
     let hostile = HOSTILE.1.into_iter().filter(|_| HOSTILE.0 == label);
     let fuzz = [FUZZ.1].into_iter().filter(|_| FUZZ.0 == label);
     for file in TESTS

@@ -13,7 +13,9 @@
 //	    lines and json.Unmarshal of each into `any`.
 //	  - round-trip: a client initializes, then calls `session/new` on an
 //	    agent in the same process over two pipes, one call after the other,
-//	    as many times as the corpus has `SessionNotification`s. The floor:
+//	    as many times as the corpus has `SessionNotification`s. Our agent is
+//	    the Go test agent (`tests/go/scripted_agent/`, which the bench writes
+//	    into this module as `internal/scriptedagent`). The floor:
 //	    the request and the response each marshalled and unmarshalled.
 //
 // A first pass warms up and counts; then each run is timed. Prints one
@@ -34,6 +36,7 @@ import (
 	"time"
 
 	"acp-bench/internal/process"
+	"acp-bench/internal/scriptedagent"
 
 	ours "github.com/acp-codegen/acp-bindings-go"
 	official "github.com/coder/acp-go-sdk"
@@ -54,20 +57,6 @@ func (c ourClient) SessionRequestPermission(context.Context, ours.RequestPermiss
 func (c ourClient) SessionUpdate(context.Context, ours.SessionNotification) error {
 	*c.handled++
 	return nil
-}
-
-type ourAgent struct{}
-
-func (ourAgent) Initialize(_ context.Context, params ours.InitializeRequest) (ours.InitializeResponse, error) {
-	return ours.InitializeResponse{ProtocolVersion: params.ProtocolVersion}, nil
-}
-
-func (ourAgent) SessionNew(context.Context, ours.NewSessionRequest) (ours.NewSessionResponse, error) {
-	return ours.NewSessionResponse{SessionId: "session-1"}, nil
-}
-
-func (ourAgent) SessionPrompt(context.Context, ours.PromptRequest) (ours.PromptResponse, error) {
-	return ours.PromptResponse{StopReason: ours.StopReasonEndTurn}, nil
 }
 
 // officialClient and officialAgent handle only what the program sends;
@@ -196,7 +185,9 @@ func roundTrips(implementation string, calls int) int {
 	case "ours":
 		agentReads, clientWrites := io.Pipe()
 		clientReads, agentWrites := io.Pipe()
-		agentEnd := ours.ConnectAgent(func(*ours.AgentConnection) ours.Agent { return ourAgent{} }, agentReads, agentWrites, ours.ConnectOptions{})
+		agentEnd := ours.ConnectAgent(func(end *ours.AgentConnection) ours.Agent {
+			return scriptedagent.New(end, scriptedagent.Options{})
+		}, agentReads, agentWrites, ours.ConnectOptions{})
 		handled := 0
 		clientEnd := ours.ConnectClient(func(*ours.ClientConnection) ours.Client { return ourClient{&handled} }, clientReads, clientWrites, ours.ConnectOptions{})
 		go func() { _ = agentEnd.Run(ctx) }()
@@ -204,9 +195,10 @@ func roundTrips(implementation string, calls int) int {
 		if _, err := clientEnd.Initialize(ctx, ours.InitializeRequest{ProtocolVersion: 1}); err != nil {
 			fail("ours: initialize: %v", err)
 		}
-		for range calls {
+		for call := range calls {
 			response, err := clientEnd.SessionNew(ctx, ours.NewSessionRequest{Cwd: "/tmp", McpServers: []ours.McpServer{}})
-			if err == nil && response.SessionId == "session-1" {
+			// The test agent opens `session-1`, `session-2`, ...
+			if err == nil && response.SessionId == ours.SessionId(fmt.Sprintf("session-%d", call+1)) {
 				answered++
 			}
 		}
