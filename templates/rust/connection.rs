@@ -66,10 +66,11 @@
 //! agent's in that answer, the client's in the `initialize` it sends. A
 //! gate is on when the side trait's function for it gives its handlers
 //! (`load_session_handler`, ...), and those of the gates enclosing it, and
-//! removed otherwise, whatever the handler wrote. Once the exchange is done (the agent answered it, the client got its
-//! result), every request and notification an end sends is checked against
-//! the gate of its method first: one the exchange does not allow fails with
-//! [`CallError::Refused`], the negotiation's `CapabilityError`, unsent.
+//! removed otherwise, whatever the handler wrote. Once the exchange is done
+//! (the agent answered it, the client got its result), every request and
+//! notification an end sends is checked against the gate of its method
+//! first: one the exchange does not allow fails with [`CallError::Refused`],
+//! the negotiation's `CapabilityError`, unsent.
 //!
 //! Dropping a call's future before its answer forgets the request and, when
 //! the schema has `$/cancel_request`, tells the peer; the peer's
