@@ -61,13 +61,16 @@
 //! and reports such a notification as dropped; its `initialize` answer
 //! names the highest version it supports at or below the requested one
 //! (or fails with the schema's unsupported-version error, when it has one)
-//! and always carries the agent's capabilities, as its handler wrote them
-//! (a trait's default body cannot be told from the implementation's, so
-//! the Rust ends do not derive them from the handlers as the others do).
-//! Once the exchange is done (the agent answered it, the client got its
-//! result), every request and notification an end sends is checked against
-//! the gate of its method first: one the exchange does not allow fails with
-//! [`CallError::Refused`], the negotiation's `CapabilityError`, unsent.
+//! and always carries the agent's capabilities. Each end sets the method
+//! gates of its own capabilities from its handlers ([`Advertised`]): the
+//! agent's in that answer, the client's in the `initialize` it sends. A
+//! gate is on when the side trait's function for it gives its handlers
+//! (`load_session_handler`, ...), and those of the gates enclosing it, and
+//! removed otherwise, whatever the handler wrote. Once the exchange is done
+//! (the agent answered it, the client got its result), every request and
+//! notification an end sends is checked against the gate of its method
+//! first: one the exchange does not allow fails with [`CallError::Refused`],
+//! the negotiation's `CapabilityError`, unsent.
 //!
 //! Dropping a call's future before its answer forgets the request and, when
 //! the schema has `$/cancel_request`, tells the peer; the peer's
@@ -339,6 +342,76 @@ pub struct Handshake {
     /// and the data members of the requested and the supported versions);
     /// without one, the latest supported version is answered.
     pub unsupported: Option<(i64, &'static str, &'static str, &'static str)>,
+    /// The gates the agent's end sets from its handlers.
+    pub agent_advertises: Advertised,
+    /// The gates the client's end sets from its handlers.
+    pub client_advertises: Advertised,
+}
+
+/// The method gates a side's initialize message carries, set from its
+/// handlers: each is on when the side handles every one of its methods
+/// (its value kept when on, else [`MethodGate::on`], objects on the way
+/// created), and removed otherwise, whatever the handler wrote. A gate's
+/// methods include those of the gates enclosing it.
+#[derive(Debug)]
+pub struct Advertised {
+    /// The member of the initialize message holding the side's capabilities.
+    pub member: &'static str,
+    /// Its gates, an enclosing gate first.
+    pub gates: &'static [MethodGate],
+}
+
+/// A capability that offers requests of the side that advertises it.
+#[derive(Debug)]
+pub struct MethodGate {
+    /// The tokens of its JSON pointer inside the capabilities.
+    pub pointer: &'static [&'static str],
+    /// What turns it on, as JSON text: `true`, or `{}`.
+    pub on: &'static str,
+    /// The requests the side must handle for it to be on.
+    pub methods: &'static [&'static str],
+}
+
+impl Advertised {
+    /// `capabilities` (what the handler wrote, if anything) with the gates
+    /// set as `handled` says.
+    fn apply(&self, capabilities: Option<&Value>, handled: impl Fn(&str) -> bool) -> Value {
+        let mut members = match capabilities {
+            Some(Value::Object(members)) => members.clone(),
+            _ => serde_json::Map::new(),
+        };
+        for gate in self.gates {
+            let on = gate.methods.iter().all(|method| handled(method));
+            set_gate(&mut members, gate.pointer, on, gate.on);
+        }
+        Value::Object(members)
+    }
+}
+
+/// Turns the gate at `pointer` inside `members` on (kept when it is `true`
+/// or an object, else `on`, objects on the way created) or removes it.
+fn set_gate(members: &mut serde_json::Map<String, Value>, pointer: &[&str], on: bool, on_text: &str) {
+    let [first, rest @ ..] = pointer else {
+        return;
+    };
+    if rest.is_empty() {
+        if !on {
+            members.remove(*first);
+        } else if !matches!(members.get(*first), Some(Value::Bool(true) | Value::Object(_))) {
+            // The generator writes the text from a JSON value.
+            members.insert((*first).to_owned(), serde_json::from_str(on_text).unwrap_or_default());
+        }
+        return;
+    }
+    match members.get_mut(*first) {
+        Some(Value::Object(inner)) => set_gate(inner, rest, on, on_text),
+        _ if on => {
+            let mut inner = serde_json::Map::new();
+            set_gate(&mut inner, rest, on, on_text);
+            members.insert((*first).to_owned(), Value::Object(inner));
+        }
+        _ => {}
+    }
 }
 
 impl Handshake {
@@ -395,6 +468,9 @@ impl ConnectOptions {
 pub trait Handler: ::std::marker::Sync {
     fn request(&self, method: String, params: Value) -> BoxFuture<'_, Result<Value, super::types::Error>>;
     fn notification(&self, method: String, params: Value) -> BoxFuture<'_, Result<(), super::types::Error>>;
+    /// Whether it answers the request `method` itself (what its end
+    /// advertises from).
+    fn handles(&self, method: &str) -> bool;
 }
 
 /// The agent's implementation, as its end calls it.
@@ -408,6 +484,10 @@ impl<A: super::methods::Agent + ::std::marker::Send + ::std::marker::Sync> Handl
     fn notification(&self, method: String, params: Value) -> BoxFuture<'_, Result<(), super::types::Error>> {
         Box::pin(async move { super::methods::agent::dispatch_notification(&self.0, &method, params).await })
     }
+
+    fn handles(&self, method: &str) -> bool {
+        super::methods::agent::handles(&self.0, method)
+    }
 }
 
 /// The client's implementation, as its end calls it.
@@ -420,6 +500,10 @@ impl<C: super::methods::Client + ::std::marker::Send + ::std::marker::Sync> Hand
 
     fn notification(&self, method: String, params: Value) -> BoxFuture<'_, Result<(), super::types::Error>> {
         Box::pin(async move { super::methods::client::dispatch_notification(&self.0, &method, params).await })
+    }
+
+    fn handles(&self, method: &str) -> bool {
+        super::methods::client::handles(&self.0, method)
     }
 }
 
@@ -521,6 +605,15 @@ fn open<E: Clone, H: Handler, R: AsyncBufRead + Unpin, W: AsyncWrite + Unpin>(
     let (connection, outgoing) = Connection::new(role, &super::ends::RULES, options);
     let typed = end(connection.clone());
     let handler = handler(typed.clone());
+    if let Some(advertised) = connection.shared.advertised() {
+        connection.shared.lock().handled_gates = advertised
+            .gates
+            .iter()
+            .flat_map(|gate| gate.methods)
+            .copied()
+            .filter(|method| handler.handles(method))
+            .collect();
+    }
     (typed, drive(connection.shared, handler, reader, writer, outgoing))
 }
 
@@ -561,6 +654,9 @@ struct State {
     /// Once the `initialize` exchange is done: what the peer allows this
     /// end to send.
     negotiated: Option<super::negotiation::Negotiated>,
+    /// The requests of this end's gates ([`Advertised`]) its handler
+    /// answers, found when the end opened.
+    handled_gates: BTreeSet<&'static str>,
     /// The agent's end: the prompt turns being handled, by session.
     turns: HashMap<String, TurnInFlight>,
     /// The client's end: the permission requests answered `cancelled`
@@ -698,6 +794,7 @@ impl Connection {
         params: &P,
     ) -> Result<R, CallError> {
         let params = serde_json::to_value(params).map_err(|error| CallError::Encode(error.to_string()))?;
+        let params = self.shared.advertising(method, params);
         let result = self.exchange(method, &params).await?;
         let settled = self.shared.settling(method, &params, &result);
         let decoded = super::codec::decode(result).map_err(CallError::Decode)?;
@@ -708,6 +805,7 @@ impl Connection {
     /// Sends the request `method` with JSON `params` and returns its JSON
     /// result (extension methods, or methods this schema does not know).
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, CallError> {
+        let params = self.shared.advertising(method, params);
         self.exchange(method, &params).await
     }
 
@@ -1377,11 +1475,46 @@ impl Shared {
             if let Some(version) = agreed {
                 members.insert(handshake.version.to_owned(), Value::from(version));
             }
-            members
-                .entry(handshake.capabilities)
-                .or_insert_with(|| Value::Object(serde_json::Map::new()));
+            let handled = &self.lock().handled_gates;
+            let capabilities = handshake
+                .agent_advertises
+                .apply(members.get(handshake.capabilities), |method| handled.contains(method));
+            members.insert(handshake.capabilities.to_owned(), capabilities);
         }
         result
+    }
+
+    /// The gates this end sets from its handlers.
+    fn advertised(&self) -> Option<&'static Advertised> {
+        let handshake = super::ends::HANDSHAKE.as_ref()?;
+        Some(match self.role {
+            Role::Agent => &handshake.agent_advertises,
+            Role::Client => &handshake.client_advertises,
+        })
+    }
+
+    /// The client's end: the `initialize` it sends carries the capabilities
+    /// its handlers allow (left out when it wrote none and there is nothing
+    /// to advertise).
+    fn advertising(&self, method: &str, mut params: Value) -> Value {
+        let Some(handshake) = super::ends::HANDSHAKE
+            .as_ref()
+            .filter(|handshake| self.role == Role::Client && handshake.method == method)
+        else {
+            return params;
+        };
+        let advertised = &handshake.client_advertises;
+        if let Value::Object(members) = &mut params {
+            let written = members.get(advertised.member);
+            let capabilities = {
+                let handled = &self.lock().handled_gates;
+                advertised.apply(written, |method| handled.contains(method))
+            };
+            if written.is_some() || capabilities.as_object().is_some_and(|members| !members.is_empty()) {
+                members.insert(advertised.member.to_owned(), capabilities);
+            }
+        }
+        params
     }
 
     /// Whether answering the peer's request `method` reads its params: the

@@ -20,7 +20,7 @@ use std::task::{Context, Poll};
 
 use acp_bindings::connection::{self, connect_agent, connect_client, AgentEnd, ConnectOptions};
 use acp_bindings::helpers::TurnTracker;
-use acp_bindings::methods::{Agent, Client};
+use acp_bindings::methods::{Agent, Client, FsReadTextFileHandler};
 use acp_bindings::*;
 use futures::channel::mpsc;
 use futures::io::AsyncWrite;
@@ -611,11 +611,18 @@ impl Client for HoldingClient {
         let _ = self.arrived.unbounded_send(());
         futures::future::pending().await
     }
+    async fn session_update(&self, _: SessionNotification) {}
+
+    fn fs_read_text_file_handler(&self) -> Option<&impl FsReadTextFileHandler> {
+        Some(self)
+    }
+}
+
+impl FsReadTextFileHandler for HoldingClient {
     async fn fs_read_text_file(&self, _: ReadTextFileRequest) -> Result<ReadTextFileResponse, Error> {
         let _ = self.arrived.unbounded_send(());
         futures::future::pending().await
     }
-    async fn session_update(&self, _: SessionNotification) {}
 }
 
 #[test]

@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
 use acp_bindings::connection::{self, connect_agent, connect_client, AgentEnd, ConnectOptions};
-use acp_bindings::methods::{Agent, Client};
+use acp_bindings::methods::{Agent, Client, SessionHandler};
 use acp_bindings::*;
 use futures::channel::mpsc;
 use futures::io::AsyncWrite;
@@ -84,9 +84,6 @@ fn agent_options(dice: &Dice, sent: &Counts) -> scripted_agent_v2::Options {
     let (chunks, early_idle, pause, sent) = (dice.clone(), dice.clone(), dice.clone(), sent.clone());
     scripted_agent_v2::Options {
         info: Implementation::new("test agent", "1"),
-        // The Rust end advertises what its handler writes: the client's end
-        // calls the session methods once `session` is advertised.
-        capabilities: Some(serde_json::from_value(serde_json::json!({"session": {}})).unwrap()),
         chunks: Box::new(move || 1 + chunks.below(5)),
         early_idle: Box::new(move || early_idle.below(3) == 0),
         pause: Box::new(move |most| {
@@ -235,13 +232,34 @@ struct CancelledAgent {
 
 impl Agent for CancelledAgent {
     async fn initialize(&self, _: InitializeRequest) -> Result<InitializeResponse, Error> {
-        // The Rust end advertises what its handler writes: the client's end
-        // calls the session methods once `session` is advertised.
-        Ok(decode(json!({
-            "protocolVersion": PROTOCOL_VERSION,
-            "info": {"name": "test agent", "version": "1"},
-            "capabilities": {"session": {}},
-        })))
+        Ok(InitializeResponse::new(
+            PROTOCOL_VERSION,
+            Implementation::new("test agent", "1"),
+        ))
+    }
+
+    fn session_handler(&self) -> Option<&impl SessionHandler> {
+        Some(self)
+    }
+}
+
+/// The session methods it needs to advertise `session`, beside its prompt:
+/// one session, `s`, that is never listed, resumed or closed.
+impl SessionHandler for CancelledAgent {
+    async fn session_new(&self, _: NewSessionRequest) -> Result<NewSessionResponse, Error> {
+        Ok(NewSessionResponse::new("s"))
+    }
+
+    async fn session_list(&self, _: ListSessionsRequest) -> Result<ListSessionsResponse, Error> {
+        Ok(ListSessionsResponse::new(vec![]))
+    }
+
+    async fn session_resume(&self, params: ResumeSessionRequest) -> Result<ResumeSessionResponse, Error> {
+        Err(ends::session_not_found(params.session_id.as_str()))
+    }
+
+    async fn session_close(&self, params: CloseSessionRequest) -> Result<CloseSessionResponse, Error> {
+        Err(ends::session_not_found(params.session_id.as_str()))
     }
 
     async fn session_prompt(&self, params: PromptRequest) -> Result<PromptResponse, Error> {

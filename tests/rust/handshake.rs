@@ -8,7 +8,7 @@
 use std::sync::{Arc, Mutex};
 
 use acp_bindings::connection::{connect_agent, ConnectOptions, Dropped};
-use acp_bindings::methods::Agent;
+use acp_bindings::methods::{Agent, Client, FsReadTextFileHandler, LoadSessionHandler};
 use acp_bindings::types::*;
 use serde_json::{json, Value};
 
@@ -146,10 +146,84 @@ fn an_unknown_session_is_answered_with_the_schemas_resource_not_found() {
     );
 }
 
+/// An agent whose `initialize` writes `capabilities`, and that gives the
+/// handler of `session/load` when `loads`.
+struct Loader {
+    capabilities: Value,
+    loads: bool,
+}
+
+impl Agent for Loader {
+    async fn initialize(&self, _: InitializeRequest) -> Result<InitializeResponse, Error> {
+        Ok(serde_json::from_value(json!({ "protocolVersion": 1, "agentCapabilities": self.capabilities })).unwrap())
+    }
+    async fn session_new(&self, _: NewSessionRequest) -> Result<NewSessionResponse, Error> {
+        Ok(NewSessionResponse::new("s"))
+    }
+    async fn session_prompt(&self, params: PromptRequest) -> Result<PromptResponse, Error> {
+        Err(acp_bindings::ends::session_not_found(params.session_id.as_str()))
+    }
+    fn load_session_handler(&self) -> Option<&impl LoadSessionHandler> {
+        self.loads.then_some(self)
+    }
+}
+
+impl LoadSessionHandler for Loader {
+    async fn session_load(&self, _: LoadSessionRequest) -> Result<LoadSessionResponse, Error> {
+        Ok(LoadSessionResponse::new())
+    }
+}
+
+/// What the agent's end answers `initialize` with, and then `session/load`.
+fn answers_of(agent: Loader) -> (Value, Value) {
+    let load = json!({ "jsonrpc": "2.0", "id": 2, "method": "session/load",
+        "params": { "sessionId": "s", "cwd": "/", "mcpServers": [] } });
+    let mut input = Vec::new();
+    for line in [initialize(1, 1), load] {
+        input.extend(serde_json::to_vec(&line).unwrap());
+        input.push(b'\n');
+    }
+    let written = Arc::new(Mutex::new(Vec::new()));
+    let (_, driver) = connect_agent(
+        |_| agent,
+        futures::io::Cursor::new(input),
+        futures::io::AllowStdIo::new(Written(written.clone())),
+        ConnectOptions::default(),
+    );
+    futures::executor::block_on(driver).expect("the end reads its input to the end");
+    let answers: Vec<Value> = written
+        .lock()
+        .unwrap()
+        .split(|byte| *byte == b'\n')
+        .filter(|line| !line.is_empty())
+        .map(|line| serde_json::from_slice(line).expect("the end writes JSON"))
+        .collect();
+    (answers[0]["result"]["agentCapabilities"].clone(), answers[1].clone())
+}
+
+/// The agent's end advertises `loadSession` from the handler it was given
+/// (`docs/connection.md`, "Capabilities from handlers"), whatever its
+/// `initialize` wrote.
+#[test]
+fn the_agents_end_advertises_load_session_exactly_when_it_has_the_handler() {
+    let (capabilities, load) = answers_of(Loader {
+        capabilities: json!({ "loadSession": true, "promptCapabilities": { "image": true } }),
+        loads: false,
+    });
+    assert_eq!(capabilities, json!({ "promptCapabilities": { "image": true } }));
+    assert_eq!(load["error"]["code"], -32601, "{load}");
+    let (capabilities, load) = answers_of(Loader {
+        capabilities: json!({}),
+        loads: true,
+    });
+    assert_eq!(capabilities, json!({ "loadSession": true }));
+    assert_eq!(load["result"], json!({}), "{load}");
+}
+
 /// A client that handles what it must and nothing it may leave out.
 struct Bare;
 
-impl acp_bindings::methods::Client for Bare {
+impl Client for Bare {
     async fn session_request_permission(
         &self,
         _: RequestPermissionRequest,
@@ -208,4 +282,80 @@ fn a_clients_call_the_agent_did_not_advertise_fails_before_it_is_written() {
         .filter(|line| !line.is_empty())
         .count();
     assert_eq!(lines, 1, "nothing but initialize was written");
+}
+
+/// A client that reads files, and writes `capabilities` in its `initialize`.
+struct Reader;
+
+impl Client for Reader {
+    async fn session_request_permission(
+        &self,
+        _: RequestPermissionRequest,
+    ) -> Result<RequestPermissionResponse, Error> {
+        Err(serde_json::from_value(json!({"code": -32603, "message": "not asked here"})).unwrap())
+    }
+    async fn session_update(&self, _: SessionNotification) {}
+    fn fs_read_text_file_handler(&self) -> Option<&impl FsReadTextFileHandler> {
+        Some(self)
+    }
+}
+
+impl FsReadTextFileHandler for Reader {
+    async fn fs_read_text_file(&self, _: ReadTextFileRequest) -> Result<ReadTextFileResponse, Error> {
+        Ok(ReadTextFileResponse::new(""))
+    }
+}
+
+/// The `initialize` a client's end sends for `capabilities` written by the
+/// caller (`None`: left out).
+fn initialize_sent<C: Client + Send + Sync>(client: C, capabilities: Option<Value>) -> Value {
+    use futures::TryStreamExt;
+    let (to_client, incoming) = futures::channel::mpsc::unbounded::<std::io::Result<Vec<u8>>>();
+    let written = Arc::new(Mutex::new(Vec::new()));
+    let (end, driver) = acp_bindings::connection::connect_client(
+        |_| client,
+        incoming.into_async_read(),
+        futures::io::AllowStdIo::new(Written(written.clone())),
+        ConnectOptions::default(),
+    );
+    let mut params = json!({"protocolVersion": 1});
+    if let Some(capabilities) = capabilities {
+        params["clientCapabilities"] = capabilities;
+    }
+    let script = async {
+        let answer = b"{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":1}}\n".to_vec();
+        let (initialized, ()) = futures::join!(end.initialize(serde_json::from_value(params).unwrap()), async {
+            to_client.unbounded_send(Ok(answer)).unwrap();
+        });
+        initialized.expect("the agent answered initialize");
+        to_client.close_channel();
+        end.close();
+    };
+    let ((), driven) = futures::executor::block_on(futures::future::join(script, driver));
+    driven.expect("the end reads its input to the end");
+    let line = written
+        .lock()
+        .unwrap()
+        .split(|byte| *byte == b'\n')
+        .next()
+        .unwrap()
+        .to_vec();
+    serde_json::from_slice::<Value>(&line).unwrap()["params"].clone()
+}
+
+/// The client's end advertises the file system and terminal gates from the
+/// handlers it was given, whatever its `initialize` wrote; with nothing
+/// written and nothing to advertise, it leaves the member out.
+#[test]
+fn the_clients_end_advertises_exactly_the_gates_it_has_handlers_for() {
+    let written = json!({ "terminal": true, "fs": { "writeTextFile": true }, "elicitation": { "form": {} } });
+    assert_eq!(
+        initialize_sent(Reader, Some(written))["clientCapabilities"],
+        json!({ "fs": { "readTextFile": true } })
+    );
+    assert_eq!(
+        initialize_sent(Reader, None)["clientCapabilities"],
+        json!({ "fs": { "readTextFile": true } })
+    );
+    assert_eq!(initialize_sent(Bare, None), json!({ "protocolVersion": 1 }));
 }

@@ -8,12 +8,13 @@
 use std::sync::{Arc, Mutex};
 
 use acp_bindings::connection::{connect_agent, ConnectOptions};
-use acp_bindings::methods::Agent;
+use acp_bindings::methods::{Agent, SessionHandler};
 use acp_bindings::*;
 use serde_json::{json, Value};
 
 /// An agent that answers `initialize` with a version of its own and no
-/// capabilities, and records the requests its handlers got.
+/// capabilities, handles the session methods (so its end advertises
+/// `session`), and records the requests its handlers got.
 #[derive(Clone, Default)]
 struct Counting(Arc<Mutex<Vec<String>>>);
 
@@ -28,11 +29,31 @@ impl Agent for Counting {
         self.got("initialize");
         Ok(serde_json::from_value(json!({ "protocolVersion": 7, "info": { "name": "a", "version": "1" } })).unwrap())
     }
+
+    fn session_handler(&self) -> Option<&impl SessionHandler> {
+        Some(self)
+    }
+}
+
+impl SessionHandler for Counting {
     async fn session_new(&self, _: NewSessionRequest) -> Result<NewSessionResponse, Error> {
         self.got("session/new");
         Ok(NewSessionResponse::new("s"))
     }
+
     async fn session_prompt(&self, params: PromptRequest) -> Result<PromptResponse, Error> {
+        Err(ends::session_not_found(params.session_id.as_str()))
+    }
+
+    async fn session_list(&self, _: ListSessionsRequest) -> Result<ListSessionsResponse, Error> {
+        Ok(ListSessionsResponse::new(vec![]))
+    }
+
+    async fn session_resume(&self, params: ResumeSessionRequest) -> Result<ResumeSessionResponse, Error> {
+        Err(ends::session_not_found(params.session_id.as_str()))
+    }
+
+    async fn session_close(&self, params: CloseSessionRequest) -> Result<CloseSessionResponse, Error> {
         Err(ends::session_not_found(params.session_id.as_str()))
     }
 }
@@ -109,7 +130,8 @@ fn the_answer_names_the_version_the_end_supports_and_carries_capabilities() {
         let (answers, got) = exchange(&[initialize(1, requested), new_session(2)]);
         let result = &answers[0]["result"];
         assert_eq!(result["protocolVersion"], 2, "asked for {requested}: {result}");
-        assert_eq!(result["capabilities"], json!({}), "{result}");
+        // Nothing written, and `session` from the handlers.
+        assert_eq!(result["capabilities"], json!({"session": {}}), "{result}");
         let negotiated =
             negotiation::negotiate(&initialize(1, requested)["params"], result).expect("the client accepts the answer");
         assert_eq!(serde_json::to_value(&negotiated).unwrap()["protocolVersion"], 2);

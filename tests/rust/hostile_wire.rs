@@ -9,7 +9,7 @@
 use std::sync::{Arc, Mutex};
 
 use acp_bindings::connection::{connect_agent, connect_client, ConnectOptions, Dropped};
-use acp_bindings::methods::{agent, client, Agent, Client};
+use acp_bindings::methods::{agent, client, Agent, Client, TerminalHandler};
 use acp_bindings::types::*;
 use serde_json::Value;
 
@@ -246,9 +246,33 @@ impl Client for Seen {
     async fn session_update(&self, params: SessionNotification) {
         self.push(&params);
     }
+
+    fn terminal_handler(&self) -> Option<&impl TerminalHandler> {
+        Some(self)
+    }
+}
+
+/// The cases create terminals; the rest of the capability's methods know of
+/// none.
+impl TerminalHandler for Seen {
     async fn terminal_create(&self, params: CreateTerminalRequest) -> Result<CreateTerminalResponse, Error> {
         self.push(&params);
         Ok(CreateTerminalResponse::new("t"))
+    }
+    async fn terminal_output(&self, _: TerminalOutputRequest) -> Result<TerminalOutputResponse, Error> {
+        Err(Error::invalid_params())
+    }
+    async fn terminal_wait_for_exit(
+        &self,
+        _: WaitForTerminalExitRequest,
+    ) -> Result<WaitForTerminalExitResponse, Error> {
+        Err(Error::invalid_params())
+    }
+    async fn terminal_kill(&self, _: KillTerminalRequest) -> Result<KillTerminalResponse, Error> {
+        Err(Error::invalid_params())
+    }
+    async fn terminal_release(&self, _: ReleaseTerminalRequest) -> Result<ReleaseTerminalResponse, Error> {
+        Err(Error::invalid_params())
     }
 }
 

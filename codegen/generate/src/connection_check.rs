@@ -44,6 +44,10 @@ pub mod methods {
         pub async fn dispatch_notification<H: super::Agent + ?Sized>(_: &H, _: &str, _: Value) -> Result<(), Error> {
             Ok(())
         }
+
+        pub fn handles<H: super::Agent + ?Sized>(_: &H, method: &str) -> bool {
+            method == "echo"
+        }
     }
 
     pub mod client {
@@ -59,6 +63,10 @@ pub mod methods {
 
         pub async fn dispatch_notification<H: super::Client + ?Sized>(_: &H, _: &str, _: Value) -> Result<(), Error> {
             Ok(())
+        }
+
+        pub fn handles<H: super::Client + ?Sized>(_: &H, _: &str) -> bool {
+            false
         }
     }
 }

@@ -737,6 +737,33 @@ pub fn rust_handler(handler: &str) -> String {
     rust_field(handler)
 }
 
+/// The canonical words of the handlers of the requests a capability offers
+/// (a method gate, [`crate::advertising::MethodGate`]): the tokens of its
+/// pointer inside its side's capabilities, then `handler` (`/loadSession`
+/// -> `loadSession handler`, `/fs/readTextFile` -> `fs readTextFile
+/// handler`). Rust names from it the trait that holds them
+/// ([`rust_gate_trait`]) and the side trait's function that gives them
+/// ([`rust_gate_accessor`]).
+pub fn gate_handler(pointer: &str) -> String {
+    let mut words: Vec<&str> = pointer.split('/').filter(|token| !token.is_empty()).collect();
+    words.push("handler");
+    words.join(" ")
+}
+
+/// The Rust trait of a capability's handlers ([`gate_handler`]):
+/// `/loadSession` -> `LoadSessionHandler`, `/terminal` -> `TerminalHandler`.
+pub fn rust_gate_trait(pointer: &str) -> String {
+    rust_type(&pascal_case(&gate_handler(pointer)))
+}
+
+/// The side trait's function that gives a capability's handlers
+/// ([`gate_handler`]): `/loadSession` -> `load_session_handler`,
+/// `/fs/readTextFile` -> `fs_read_text_file_handler`, apart from the
+/// request's own handler (`fs_read_text_file`) that its trait holds.
+pub fn rust_gate_accessor(pointer: &str) -> String {
+    rust_field(&gate_handler(pointer))
+}
+
 /// The TypeScript handler member of a message ([`handler`]):
 /// `session/prompt` -> `sessionPrompt`.
 pub fn typescript_handler(handler: &str) -> String {
@@ -794,6 +821,19 @@ pub fn typescript_side_type(side: &str, role: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_gates_handlers_are_named_from_its_pointer() {
+        assert_eq!(
+            gate_handler("/sessionCapabilities/list"),
+            "sessionCapabilities list handler"
+        );
+        assert_eq!(rust_gate_trait("/loadSession"), "LoadSessionHandler");
+        assert_eq!(rust_gate_trait("/fs/readTextFile"), "FsReadTextFileHandler");
+        assert_eq!(rust_gate_accessor("/loadSession"), "load_session_handler");
+        assert_eq!(rust_gate_accessor("/fs/readTextFile"), "fs_read_text_file_handler");
+        assert_eq!(rust_gate_accessor("/terminal"), "terminal_handler");
+    }
 
     #[test]
     fn pascal_case_table() {

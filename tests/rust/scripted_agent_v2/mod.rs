@@ -22,7 +22,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
 use acp_bindings::connection::AgentEnd;
-use acp_bindings::methods::Agent;
+use acp_bindings::methods::{Agent, SessionHandler};
 use acp_bindings::*;
 use futures::channel::mpsc;
 use futures::StreamExt;
@@ -56,7 +56,8 @@ pub type Played = Box<dyn Fn(&str, usize) + Send + Sync>;
 pub struct Options {
     /// The agent's name and version in its `initialize` answer.
     pub info: Implementation,
-    /// What its `initialize` answer advertises (none when `None`).
+    /// What its `initialize` answer writes in its capabilities (none when
+    /// `None`); the end adds `session`, whose methods it handles.
     pub capabilities: Option<AgentCapabilities>,
     pub turn: Turn,
     /// The [`Turn::Echo`] turn's chunks (1 by default).
@@ -99,7 +100,7 @@ pub fn script(options: Options) -> (impl FnOnce(AgentEnd) -> ScriptedAgent, Work
     let agent = move |end| ScriptedAgent {
         end,
         options,
-        counts: Mutex::new((0, 0)),
+        counts: Mutex::new((Vec::new(), 0)),
         work,
     };
     (agent, worker)
@@ -108,9 +109,18 @@ pub fn script(options: Options) -> (impl FnOnce(AgentEnd) -> ScriptedAgent, Work
 pub struct ScriptedAgent {
     end: AgentEnd,
     options: Arc<Options>,
-    /// Sessions opened and prompts acknowledged.
-    counts: Mutex<(usize, usize)>,
+    /// The working directory of each session opened (`session-<n>` is the
+    /// nth), and the prompts acknowledged.
+    counts: Mutex<(Vec<String>, usize)>,
     work: mpsc::UnboundedSender<Work>,
+}
+
+impl ScriptedAgent {
+    /// Whether this agent opened `session`.
+    fn opened(&self, session: &SessionId) -> bool {
+        let opened = self.counts.lock().unwrap().0.len();
+        (1..=opened).any(|number| format!("session-{number}") == session.as_str())
+    }
 }
 
 fn failed(error: impl std::fmt::Display) -> Error {
@@ -126,10 +136,33 @@ impl Agent for ScriptedAgent {
         })
     }
 
-    async fn session_new(&self, _: NewSessionRequest) -> Result<NewSessionResponse, Error> {
+    fn session_handler(&self) -> Option<&impl SessionHandler> {
+        Some(self)
+    }
+}
+
+impl SessionHandler for ScriptedAgent {
+    async fn session_new(&self, params: NewSessionRequest) -> Result<NewSessionResponse, Error> {
         let mut counts = self.counts.lock().unwrap();
-        counts.0 += 1;
-        Ok(NewSessionResponse::new(format!("session-{}", counts.0)))
+        counts.0.push(params.cwd.to_string());
+        Ok(NewSessionResponse::new(format!("session-{}", counts.0.len())))
+    }
+
+    async fn session_list(&self, _: ListSessionsRequest) -> Result<ListSessionsResponse, Error> {
+        let counts = self.counts.lock().unwrap();
+        let sessions = counts.0.iter().enumerate();
+        Ok(ListSessionsResponse::new(
+            sessions
+                .map(|(index, cwd)| SessionInfo::new(format!("session-{}", index + 1), cwd.as_str()))
+                .collect(),
+        ))
+    }
+
+    async fn session_resume(&self, params: ResumeSessionRequest) -> Result<ResumeSessionResponse, Error> {
+        if !self.opened(&params.session_id) {
+            return Err(ends::session_not_found(params.session_id.as_str()));
+        }
+        Ok(ResumeSessionResponse::new())
     }
 
     async fn session_close(&self, _: CloseSessionRequest) -> Result<CloseSessionResponse, Error> {
@@ -138,10 +171,10 @@ impl Agent for ScriptedAgent {
 
     async fn session_prompt(&self, params: PromptRequest) -> Result<PromptResponse, Error> {
         let message = {
-            let mut counts = self.counts.lock().unwrap();
-            if !(1..=counts.0).any(|session| format!("session-{session}") == params.session_id.as_str()) {
+            if !self.opened(&params.session_id) {
                 return Err(ends::session_not_found(params.session_id.as_str()));
             }
+            let mut counts = self.counts.lock().unwrap();
             counts.1 += 1;
             format!("message-{}", counts.1)
         };

@@ -9,6 +9,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::context::{ident, type_ident};
+use acp_ir::advertising::Advertised;
 use acp_ir::handshake::{Handshake, UnsupportedVersion};
 use acp_ir::ir::*;
 use acp_ir::naming;
@@ -120,11 +121,10 @@ fn handshake(ir: &Ir) -> (TokenStream, TokenStream) {
         capabilities,
         unsupported,
         unknown_session,
-        // Rust's ends advertise what their handlers wrote: a trait's default
-        // body cannot be told from the user's.
-        agent_advertises: _,
-        client_advertises: _,
+        agent_advertises,
+        client_advertises,
     } = &handshake;
+    let [agent_advertises, client_advertises] = [agent_advertises, client_advertises].map(advertised);
     let unsupported = match unsupported {
         Some(UnsupportedVersion {
             code,
@@ -140,6 +140,8 @@ fn handshake(ir: &Ir) -> (TokenStream, TokenStream) {
         supported: &[#(#supported),*],
         capabilities: #capabilities,
         unsupported: #unsupported,
+        agent_advertises: #agent_advertises,
+        client_advertises: #client_advertises,
     }));
     // The error object's constructor of the code (`Error::resource_not_found()`).
     let constructor = unknown_session.as_ref().and_then(|unknown| {
@@ -168,6 +170,23 @@ fn handshake(ir: &Ir) -> (TokenStream, TokenStream) {
         None => quote!(),
     };
     (value, session_not_found)
+}
+
+/// One side's gates, as the connection's `Advertised`: each pointer as its
+/// tokens, its "on" value as JSON text.
+fn advertised(advertised: &Advertised) -> TokenStream {
+    let member = &advertised.member;
+    let gates = advertised.gates.iter().map(|gate| {
+        let tokens = gate
+            .pointer
+            .split('/')
+            .skip(1)
+            .map(acp_schema_source::pointer::unescape_token);
+        let on = gate.on.to_string();
+        let methods = &gate.methods;
+        quote!(crate::connection::MethodGate { pointer: &[#(#tokens),*], on: #on, methods: &[#(#methods),*] })
+    });
+    quote!(crate::connection::Advertised { member: #member, gates: &[#(#gates),*] })
 }
 
 fn turn_rules(drain: &Drain) -> TokenStream {

@@ -36,7 +36,7 @@ pub(crate) fn emit(context: &RustContext) -> Result<TokenStream, CodegenError> {
     let error = error_type(context)?;
     let method_not_found = standard_error(context, METHOD_NOT_FOUND)?;
     let internal_error = standard_error(context, INTERNAL_ERROR)?;
-    let traits = side_traits(&by_side, &error);
+    let traits = side_traits(ir, &by_side, &error);
     let modules = by_side
         .iter()
         .map(|(side, handled)| side_module(*side, handled, traits.dispatch.get(side), &error));

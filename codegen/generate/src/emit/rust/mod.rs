@@ -19,6 +19,7 @@ mod context;
 mod enums;
 mod eq;
 mod error;
+mod gates;
 mod helpers;
 mod language;
 mod methods;

@@ -5,7 +5,9 @@
 //! must advertise them in its capabilities, they are negotiated later or
 //! unstable, its connection acts on them by itself, or they are
 //! protocol-level) have default bodies (method-not-found for requests,
-//! nothing for notifications); so do `_`-prefixed extension methods.
+//! nothing for notifications); so do `_`-prefixed extension methods. The
+//! requests a capability offers are held by the capability's own trait
+//! instead ([`super::gates`]), which the side trait gives.
 
 use std::collections::BTreeMap;
 
@@ -13,6 +15,7 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
 use super::context::{ident, type_ident};
+use super::gates::{self, GateHandlers};
 use acp_ir::ir::*;
 use acp_ir::messages::Message;
 use acp_ir::naming;
@@ -24,11 +27,12 @@ pub(crate) struct Traits {
 }
 
 /// `by_side` holds the requests and notifications of each `x-side`.
-pub(crate) fn side_traits(by_side: &BTreeMap<Side, Vec<Message>>, error: &TokenStream) -> Traits {
+pub(crate) fn side_traits(ir: &Ir, by_side: &BTreeMap<Side, Vec<Message>>, error: &TokenStream) -> Traits {
     let mut traits = Traits {
         items: Vec::new(),
         dispatch: BTreeMap::new(),
     };
+    let mut unhandled = Vec::new();
     for side in Side::ENDPOINTS {
         let trait_name = naming::endpoint_type(side);
         if !by_side.contains_key(&side) {
@@ -41,12 +45,31 @@ pub(crate) fn side_traits(by_side: &BTreeMap<Side, Vec<Message>>, error: &TokenS
             .filter(|message| message.handled_by(side))
             .collect();
         let functions = function_names(&handled);
+        let gates = gates::of(ir, side);
+        for gate in &gates {
+            let held: Vec<(&&Message, &Ident)> = handled
+                .iter()
+                .zip(&functions)
+                .filter(|(entry, _)| gates::holding(&gates, entry).is_some_and(|holder| holder.pointer == gate.pointer))
+                .collect();
+            let [required, never] = [Body::Required, Body::Never].map(|body| {
+                held.iter()
+                    .map(|(entry, function)| handler_function(entry, function, error, body))
+                    .collect::<Vec<_>>()
+            });
+            traits.items.push(gates::gate_trait(side, gate, &required));
+            unhandled.push((gate.trait_ident.clone(), never));
+        }
         traits
             .items
-            .push(side_trait(side, &trait_name, &handled, &functions, error));
-        traits
-            .dispatch
-            .insert(side, dispatch_functions(side, &trait_name, &handled, &functions, error));
+            .push(side_trait(side, &trait_name, &handled, &functions, &gates, error));
+        traits.dispatch.insert(
+            side,
+            dispatch_functions(side, &trait_name, &handled, &functions, &gates, error),
+        );
+    }
+    if !unhandled.is_empty() {
+        traits.items.push(gates::unhandled(&unhandled));
     }
     traits
 }
@@ -61,9 +84,70 @@ fn function_names(handled: &[&Message]) -> Vec<Ident> {
         .collect()
 }
 
-/// Whether a method has a default body ([`Method::optional`]).
-fn optional(entry: &Message) -> bool {
-    entry.definition.optional(entry.side).is_some()
+/// What a handler function's body is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Body {
+    /// None: the implementation writes it.
+    Required,
+    /// The default the schema allows a side to leave out
+    /// ([`Method::optional`]): method-not-found for a request, nothing for
+    /// a notification.
+    Default,
+    /// One that never runs, on a type without values ([`gates::UNHANDLED`]).
+    Never,
+}
+
+/// The trait function handling `entry`, with its doc and `body`.
+fn handler_function(entry: &Message, function: &Ident, error: &TokenStream, body: Body) -> TokenStream {
+    let params = type_ident(entry.payload);
+    let name = &entry.method;
+    let mut text = match &entry.definition.gate {
+        Some(gate) => format!(
+            " Handles `{name}`, which the {} side advertises at `{}` in its `{}`.",
+            gate.advertised_by.as_str(),
+            gate.path,
+            gate.root
+        ),
+        None if entry.definition.unstable => format!(" Handles `{name}`, which the schema marks unstable."),
+        None => format!(" Handles `{name}`."),
+    };
+    if entry.definition.optional(entry.side) == Some(Optional::ActedOn) {
+        text.push_str(" The connection acts on it by itself: a handler only adds to that.");
+    }
+    let output = match entry.result() {
+        Some(result) => {
+            let result = type_ident(result);
+            quote!(::std::result::Result<crate::types::#result, #error>)
+        }
+        None => quote!(()),
+    };
+    let signature = quote!(fn #function(&self, params: crate::types::#params) -> impl ::std::future::Future<Output = #output> + ::std::marker::Send);
+    match (body, entry.result()) {
+        (Body::Required, _) => quote!(#[doc = #text] #signature;),
+        (Body::Never, _) => quote! {
+            #signature {
+                let _ = params;
+                async move { match *self {} }
+            }
+        },
+        (Body::Default, Some(_)) => quote! {
+            #[doc = #text]
+            /// Unless implemented, answers method-not-found.
+            #signature {
+                let _ = params;
+                let error = method_not_found(#name);
+                async move { ::std::result::Result::Err(error) }
+            }
+        },
+        (Body::Default, None) => quote! {
+            #[doc = #text]
+            /// Unless implemented, does nothing.
+            #signature {
+                let _ = params;
+                async {}
+            }
+        },
+    }
 }
 
 fn side_trait(
@@ -71,59 +155,34 @@ fn side_trait(
     trait_name: &str,
     handled: &[&Message],
     functions: &[Ident],
+    gates: &[GateHandlers],
     error: &TokenStream,
 ) -> TokenStream {
     let trait_ident = format_ident!("{}", trait_name);
-    let methods = handled.iter().zip(functions).map(|(entry, function)| {
-        let params = type_ident(entry.payload);
-        let name = &entry.method;
-        let optional = optional(entry);
-        let mut text = match &entry.definition.gate {
-            Some(gate) => format!(" Handles `{name}`, which the {} side advertises at `{}` in its `{}`.", gate.advertised_by.as_str(), gate.path, gate.root),
-            None if entry.definition.unstable => format!(" Handles `{name}`, which the schema marks unstable."),
-            None => format!(" Handles `{name}`."),
-        };
-        if entry.definition.optional(entry.side) == Some(Optional::ActedOn) {
-            text.push_str(" The connection acts on it by itself: a handler only adds to that.");
-        }
-        let output = match entry.result() {
-            Some(result) => {
-                let result = type_ident(result);
-                quote!(::std::result::Result<crate::types::#result, #error>)
-            }
-            None => quote!(()),
-        };
-        let signature = quote!(fn #function(&self, params: crate::types::#params) -> impl ::std::future::Future<Output = #output> + ::std::marker::Send);
-        match (optional, entry.result()) {
-            (false, _) => quote!(#[doc = #text] #signature;),
-            (true, Some(_)) => quote! {
-                #[doc = #text]
-                /// Unless implemented, answers method-not-found.
-                #signature {
-                    let _ = params;
-                    let error = method_not_found(#name);
-                    async move { ::std::result::Result::Err(error) }
-                }
-            },
-            (true, None) => quote! {
-                #[doc = #text]
-                /// Unless implemented, does nothing.
-                #signature {
-                    let _ = params;
-                    async {}
-                }
-            },
-        }
-    });
+    let methods = handled
+        .iter()
+        .zip(functions)
+        .filter(|(entry, _)| gates::holding(gates, entry).is_none())
+        .map(|(entry, function)| {
+            // Whether the schema lets the side leave it out ([`Method::optional`]).
+            let body = if entry.definition.optional(entry.side).is_some() {
+                Body::Default
+            } else {
+                Body::Required
+            };
+            handler_function(entry, function, error, body)
+        });
+    let accessors = gates.iter().map(gates::accessor);
     let module = ident(side.as_str());
     let text = format!(
-        " The methods the {} side handles. Those it may leave out (advertised in its capabilities, negotiated later, unstable, acted on by the connection, protocol-level) and extensions have defaults; [`{module}::dispatch_request`] and [`{module}::dispatch_notification`] decode a call and run it here.",
+        " The methods the {} side handles. Those it may leave out (advertised in its capabilities, negotiated later, unstable, acted on by the connection, protocol-level) and extensions have defaults; the requests a capability offers are given by the capability's function (`None`, unless implemented), and the side advertises it from that. [`{module}::dispatch_request`] and [`{module}::dispatch_notification`] decode a call and run it here.",
         side.as_str()
     );
     quote! {
         #[doc = #text]
         pub trait #trait_ident {
             #(#methods)*
+            #(#accessors)*
             /// Handles a `_`-prefixed extension request. Unless implemented,
             /// answers method-not-found.
             fn extension_request(&self, method: &str, params: ::serde_json::Value) -> impl ::std::future::Future<Output = ::std::result::Result<::serde_json::Value, #error>> + ::std::marker::Send {
@@ -146,15 +205,33 @@ fn dispatch_functions(
     trait_name: &str,
     handled: &[&Message],
     functions: &[Ident],
+    gates: &[GateHandlers],
     error: &TokenStream,
 ) -> TokenStream {
     let trait_ident = format_ident!("{}", trait_name);
     let mut request_arms = Vec::new();
     let mut notification_arms = Vec::new();
+    let mut gated_arms = Vec::new();
+    let mut ungated = Vec::new();
     for (entry, function) in handled.iter().zip(functions) {
         let name = &entry.method;
-        if entry.result().is_some() {
+        if let Some(gate) = gates::holding(gates, entry) {
+            let (gate_trait, accessor) = (&gate.trait_ident, &gate.accessor);
+            // The future is made in a statement of its own: what the
+            // accessor gave is not held across the await.
+            request_arms.push(quote! {
+                #name => {
+                    let answer = match handler.#accessor() {
+                        ::std::option::Option::Some(gate) => super::#gate_trait::#function(gate, crate::codec::decode(params)?),
+                        ::std::option::Option::None => return ::std::result::Result::Err(super::method_not_found(method)),
+                    };
+                    super::encode(answer.await?)
+                }
+            });
+            gated_arms.push(quote!(#name => handler.#accessor().is_some(),));
+        } else if entry.result().is_some() {
             request_arms.push(quote!(#name => super::encode(handler.#function(crate::codec::decode(params)?).await?),));
+            ungated.push(name);
         } else {
             notification_arms.push(quote!(#name => handler.#function(crate::codec::decode(params)?).await,));
         }
@@ -167,7 +244,33 @@ fn dispatch_functions(
         " Decodes a notification to the {} side by its method name and runs it on `handler`; errors as for [`dispatch_request`], and a `_`-prefixed method goes to [`super::{trait_name}::extension_notification`].",
         side.as_str()
     );
+    let handles_doc = format!(
+        " Whether `handler` answers the request `method` of the {} side itself: a request a capability offers when the capability's function gives its handlers (what the end advertises from), any other request of the side (a default body cannot be told from an implementation), no unknown or `_`-prefixed one.",
+        side.as_str()
+    );
+    // What the clippy of a generated crate accepts: no `match` that only
+    // says whether the method is among some.
+    let handles = match (gated_arms.is_empty(), ungated.as_slice()) {
+        (false, []) => quote! {
+            match method {
+                #(#gated_arms)*
+                _ => false,
+            }
+        },
+        (false, names) => quote! {
+            match method {
+                #(#gated_arms)*
+                _ => ::std::matches!(method, #(#names)|*),
+            }
+        },
+        (true, []) => quote!(let _ = (handler, method); false),
+        (true, names) => quote!(let _ = handler; ::std::matches!(method, #(#names)|*)),
+    };
     quote! {
+        #[doc = #handles_doc]
+        pub fn handles<H: super::#trait_ident + ?::std::marker::Sized>(handler: &H, method: &str) -> bool {
+            #handles
+        }
         #[doc = #request_doc]
         pub async fn dispatch_request<H: super::#trait_ident + ?::std::marker::Sized>(handler: &H, method: &str, params: ::serde_json::Value) -> ::std::result::Result<::serde_json::Value, #error> {
             match method {

@@ -2,8 +2,9 @@
 //! conformance`: the same agent as `tests/interop/python/agent_full_v2.py`,
 //! on the `Agent` trait of the v2 stable bindings over its own stdio. It
 //! advertises every capability of the v2 schema (`capabilities.session`
-//! with its prompt content, MCP transports, `delete` and
-//! `additionalDirectories`) and implements each simply: sessions in memory
+//! with its prompt content, MCP transports and `additionalDirectories`
+//! written by its `initialize`; `session` and `session.delete` from the
+//! handlers it gives) and implements each simply: sessions in memory
 //! (new, list with the `cwd` filter, resume with `replayFrom: start`
 //! replaying the conversation, close, delete), config options (a mode, a
 //! model and a boolean), an agent-handled authentication method that always
@@ -27,7 +28,7 @@ use std::time::Duration;
 
 use acp_bindings::codec::decode;
 use acp_bindings::connection::{connect_agent, AgentEnd, Cancellation, ConnectOptions};
-use acp_bindings::methods::Agent;
+use acp_bindings::methods::{Agent, SessionDeleteHandler, SessionHandler};
 use acp_bindings::*;
 use acp_interop::{reader, Trace, Writer};
 use futures::channel::mpsc;
@@ -220,7 +221,6 @@ impl Agent for Full {
                 "session": {
                     "prompt": {"image": {}, "audio": {}, "embeddedContext": {}},
                     "mcp": {"stdio": {}, "http": {}},
-                    "delete": {},
                     "additionalDirectories": {},
                 },
             },
@@ -240,6 +240,68 @@ impl Agent for Full {
         decoded!(json!({}))
     }
 
+    async fn session_set_config_option(
+        &self,
+        params: SetSessionConfigOptionRequest,
+    ) -> Result<SetSessionConfigOptionResponse, Error> {
+        let params = to_json!(&params);
+        let id = params["sessionId"].as_str().unwrap_or_default();
+        let mut sessions = self.sessions.lock().unwrap();
+        let session = sessions.get_mut(id).ok_or_else(|| ends::session_not_found(id))?;
+        let among = |values: &[(&str, &str)]| {
+            params["type"] == "id" && values.iter().any(|(value, _)| params["value"] == *value)
+        };
+        let value = &params["value"];
+        match (params["configId"].as_str(), value) {
+            (Some("mode"), Value::String(mode)) if among(&MODES) => session.mode = mode.clone(),
+            (Some("model"), Value::String(model)) if among(&MODELS) => session.model = model.clone(),
+            (Some("brief"), Value::Bool(brief)) if params["type"] == "boolean" => session.brief = *brief,
+            (option, _) => {
+                return Err(invalid(format!(
+                    "no value {value} ({}) for {}",
+                    params["type"],
+                    option.unwrap_or_default()
+                )))
+            }
+        }
+        decoded!(json!({"configOptions": Self::config_options(session)}))
+    }
+
+    // No terminal or tool call of this agent advertises `capabilities.cancel`.
+    async fn terminal_cancel(&self, params: CancelTerminalRequest) -> Result<CancelTerminalResponse, Error> {
+        let params = to_json!(&params);
+        let id = params["sessionId"].as_str().unwrap_or_default();
+        if !self.sessions.lock().unwrap().contains_key(id) {
+            return Err(ends::session_not_found(id));
+        }
+        Err(invalid(format!(
+            "terminal {} is unknown, has exited or cannot be cancelled",
+            params["terminalId"]
+        )))
+    }
+
+    async fn tool_call_cancel(&self, params: CancelToolCallRequest) -> Result<CancelToolCallResponse, Error> {
+        let params = to_json!(&params);
+        let id = params["sessionId"].as_str().unwrap_or_default();
+        if !self.sessions.lock().unwrap().contains_key(id) {
+            return Err(ends::session_not_found(id));
+        }
+        Err(invalid(format!(
+            "tool call {} is unknown, final or cannot be cancelled",
+            params["toolCallId"]
+        )))
+    }
+
+    fn session_handler(&self) -> Option<&impl SessionHandler> {
+        Some(self)
+    }
+
+    fn session_delete_handler(&self) -> Option<&impl SessionDeleteHandler> {
+        Some(self)
+    }
+}
+
+impl SessionHandler for Full {
     async fn session_new(&self, params: NewSessionRequest) -> Result<NewSessionResponse, Error> {
         let params = to_json!(&params);
         let id = {
@@ -321,41 +383,6 @@ impl Agent for Full {
         decoded!(json!({}))
     }
 
-    async fn session_delete(&self, params: DeleteSessionRequest) -> Result<DeleteSessionResponse, Error> {
-        let id = params.session_id.to_string();
-        let mut sessions = self.sessions.lock().unwrap();
-        cancel(&self.end, &mut sessions, &id);
-        sessions.remove(&id);
-        decoded!(json!({}))
-    }
-
-    async fn session_set_config_option(
-        &self,
-        params: SetSessionConfigOptionRequest,
-    ) -> Result<SetSessionConfigOptionResponse, Error> {
-        let params = to_json!(&params);
-        let id = params["sessionId"].as_str().unwrap_or_default();
-        let mut sessions = self.sessions.lock().unwrap();
-        let session = sessions.get_mut(id).ok_or_else(|| ends::session_not_found(id))?;
-        let among = |values: &[(&str, &str)]| {
-            params["type"] == "id" && values.iter().any(|(value, _)| params["value"] == *value)
-        };
-        let value = &params["value"];
-        match (params["configId"].as_str(), value) {
-            (Some("mode"), Value::String(mode)) if among(&MODES) => session.mode = mode.clone(),
-            (Some("model"), Value::String(model)) if among(&MODELS) => session.model = model.clone(),
-            (Some("brief"), Value::Bool(brief)) if params["type"] == "boolean" => session.brief = *brief,
-            (option, _) => {
-                return Err(invalid(format!(
-                    "no value {value} ({}) for {}",
-                    params["type"],
-                    option.unwrap_or_default()
-                )))
-            }
-        }
-        decoded!(json!({"configOptions": Self::config_options(session)}))
-    }
-
     async fn session_prompt(&self, params: PromptRequest) -> Result<PromptResponse, Error> {
         let id = params.session_id.to_string();
         let prompt = to_json!(&params)["prompt"].clone();
@@ -387,30 +414,15 @@ impl Agent for Full {
             .map_err(|_| Error::internal_error())?;
         decoded!(json!({"messageId": message}))
     }
+}
 
-    // No terminal or tool call of this agent advertises `capabilities.cancel`.
-    async fn terminal_cancel(&self, params: CancelTerminalRequest) -> Result<CancelTerminalResponse, Error> {
-        let params = to_json!(&params);
-        let id = params["sessionId"].as_str().unwrap_or_default();
-        if !self.sessions.lock().unwrap().contains_key(id) {
-            return Err(ends::session_not_found(id));
-        }
-        Err(invalid(format!(
-            "terminal {} is unknown, has exited or cannot be cancelled",
-            params["terminalId"]
-        )))
-    }
-
-    async fn tool_call_cancel(&self, params: CancelToolCallRequest) -> Result<CancelToolCallResponse, Error> {
-        let params = to_json!(&params);
-        let id = params["sessionId"].as_str().unwrap_or_default();
-        if !self.sessions.lock().unwrap().contains_key(id) {
-            return Err(ends::session_not_found(id));
-        }
-        Err(invalid(format!(
-            "tool call {} is unknown, final or cannot be cancelled",
-            params["toolCallId"]
-        )))
+impl SessionDeleteHandler for Full {
+    async fn session_delete(&self, params: DeleteSessionRequest) -> Result<DeleteSessionResponse, Error> {
+        let id = params.session_id.to_string();
+        let mut sessions = self.sessions.lock().unwrap();
+        cancel(&self.end, &mut sessions, &id);
+        sessions.remove(&id);
+        decoded!(json!({}))
     }
 }
 

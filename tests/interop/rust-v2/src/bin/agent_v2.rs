@@ -10,7 +10,7 @@
 mod scripted_agent_v2;
 
 use acp_bindings::connection::{connect_agent, ConnectOptions};
-use acp_bindings::{AgentCapabilities, Implementation, Nullable, SessionCapabilities};
+use acp_bindings::Implementation;
 use acp_interop::{reader, Trace, Writer};
 use scripted_agent_v2::{Options, Turn};
 
@@ -18,11 +18,8 @@ fn main() {
     let trace = Trace::create(std::env::var("ACP_INTEROP_TRACE").ok().as_deref()).expect("the trace file");
     let input = reader(std::io::stdin(), trace.clone(), "client-to-agent");
     let output = Writer::new(std::io::stdout(), trace, "agent-to-client");
-    let mut capabilities = AgentCapabilities::new();
-    capabilities.session = Nullable::Value(SessionCapabilities::new());
     let (agent, worker) = scripted_agent_v2::script(Options {
         info: Implementation::new("acp-codegen interop agent (Rust, v2)", "0.1.0"),
-        capabilities: Some(capabilities),
         turn: Turn::Notes,
         ..Options::default()
     });

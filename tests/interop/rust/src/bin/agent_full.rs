@@ -15,7 +15,10 @@ use std::time::Duration;
 
 use acp_bindings::codec::decode;
 use acp_bindings::connection::{connect_agent, AgentEnd, ConnectOptions};
-use acp_bindings::methods::Agent;
+use acp_bindings::methods::{
+    Agent, AuthLogoutHandler, LoadSessionHandler, SessionCapabilitiesCloseHandler, SessionCapabilitiesDeleteHandler,
+    SessionCapabilitiesListHandler, SessionCapabilitiesResumeHandler,
+};
 use acp_bindings::*;
 use acp_interop::{reader, Trace, Writer};
 use serde_json::{json, Value};
@@ -166,12 +169,12 @@ impl Agent for Full {
         *self.client.lock().unwrap() = to_json!(&params)["clientCapabilities"].clone();
         decoded!(json!({
             "protocolVersion": 1,
+            // `loadSession`, the session methods and `auth.logout` come
+            // from the handlers it gives.
             "agentCapabilities": {
-                "loadSession": true,
                 "promptCapabilities": {"image": true, "audio": true, "embeddedContext": true},
                 "mcpCapabilities": {"http": true, "sse": true},
-                "sessionCapabilities": {"list": {}, "delete": {}, "additionalDirectories": {}, "resume": {}, "close": {}},
-                "auth": {"logout": {}},
+                "sessionCapabilities": {"additionalDirectories": {}},
             },
             "authMethods": [{"id": "none", "name": "No credentials", "description": "Always succeeds."}],
             "agentInfo": {"name": "acp-codegen full-surface agent (Rust)", "version": "0.1.0"},
@@ -182,10 +185,6 @@ impl Agent for Full {
         if to_json!(&params)["methodId"] != "none" {
             return Err(invalid("unknown authentication method".to_owned()));
         }
-        decoded!(json!({}))
-    }
-
-    async fn logout(&self, _: LogoutRequest) -> Result<LogoutResponse, Error> {
         decoded!(json!({}))
     }
 
@@ -210,64 +209,6 @@ impl Agent for Full {
         response["sessionId"] = json!(id);
         self.sessions.lock().unwrap().insert(id, session);
         decoded!(response)
-    }
-
-    async fn session_load(&self, params: LoadSessionRequest) -> Result<LoadSessionResponse, Error> {
-        let params = to_json!(&params);
-        let state = self.reopen(&params)?;
-        let id = params["sessionId"].as_str().unwrap_or_default();
-        let history = self
-            .sessions
-            .lock()
-            .unwrap()
-            .get(id)
-            .map(|session| session.history.clone());
-        for update in history.unwrap_or_default() {
-            self.update(id, update, false)?;
-        }
-        decoded!(state)
-    }
-
-    async fn session_resume(&self, params: ResumeSessionRequest) -> Result<ResumeSessionResponse, Error> {
-        decoded!(self.reopen(&to_json!(&params))?)
-    }
-
-    async fn session_list(&self, params: ListSessionsRequest) -> Result<ListSessionsResponse, Error> {
-        let wanted = to_json!(&params)["cwd"].as_str().map(str::to_owned);
-        let sessions: Vec<Value> = self
-            .sessions
-            .lock()
-            .unwrap()
-            .iter()
-            .filter(|(_, session)| wanted.as_ref().is_none_or(|cwd| *cwd == session.cwd))
-            .map(|(id, session)| {
-                let mut info = json!({
-                    "sessionId": id, "cwd": session.cwd, "title": format!("Session {id}"), "updatedAt": session.updated,
-                });
-                if session
-                    .directories
-                    .as_array()
-                    .is_some_and(|directories| !directories.is_empty())
-                {
-                    info["additionalDirectories"] = session.directories.clone();
-                }
-                info
-            })
-            .collect();
-        decoded!(json!({"sessions": sessions}))
-    }
-
-    async fn session_close(&self, params: CloseSessionRequest) -> Result<CloseSessionResponse, Error> {
-        let id = params.session_id.to_string();
-        let removed = self.sessions.lock().unwrap().remove(&id).ok_or_else(|| unknown(&id))?;
-        Self::stop(Some(&removed));
-        decoded!(json!({}))
-    }
-
-    async fn session_delete(&self, params: DeleteSessionRequest) -> Result<DeleteSessionResponse, Error> {
-        let removed = self.sessions.lock().unwrap().remove(params.session_id.as_str());
-        Self::stop(removed.as_ref());
-        decoded!(json!({}))
     }
 
     async fn session_set_mode(&self, params: SetSessionModeRequest) -> Result<SetSessionModeResponse, Error> {
@@ -390,6 +331,104 @@ impl Agent for Full {
             "end_turn"
         };
         decoded!(json!({"stopReason": stop}))
+    }
+
+    fn auth_logout_handler(&self) -> Option<&impl AuthLogoutHandler> {
+        Some(self)
+    }
+
+    fn load_session_handler(&self) -> Option<&impl LoadSessionHandler> {
+        Some(self)
+    }
+
+    fn session_capabilities_list_handler(&self) -> Option<&impl SessionCapabilitiesListHandler> {
+        Some(self)
+    }
+
+    fn session_capabilities_resume_handler(&self) -> Option<&impl SessionCapabilitiesResumeHandler> {
+        Some(self)
+    }
+
+    fn session_capabilities_close_handler(&self) -> Option<&impl SessionCapabilitiesCloseHandler> {
+        Some(self)
+    }
+
+    fn session_capabilities_delete_handler(&self) -> Option<&impl SessionCapabilitiesDeleteHandler> {
+        Some(self)
+    }
+}
+
+impl AuthLogoutHandler for Full {
+    async fn logout(&self, _: LogoutRequest) -> Result<LogoutResponse, Error> {
+        decoded!(json!({}))
+    }
+}
+
+impl LoadSessionHandler for Full {
+    async fn session_load(&self, params: LoadSessionRequest) -> Result<LoadSessionResponse, Error> {
+        let params = to_json!(&params);
+        let state = self.reopen(&params)?;
+        let id = params["sessionId"].as_str().unwrap_or_default();
+        let history = self
+            .sessions
+            .lock()
+            .unwrap()
+            .get(id)
+            .map(|session| session.history.clone());
+        for update in history.unwrap_or_default() {
+            self.update(id, update, false)?;
+        }
+        decoded!(state)
+    }
+}
+
+impl SessionCapabilitiesListHandler for Full {
+    async fn session_list(&self, params: ListSessionsRequest) -> Result<ListSessionsResponse, Error> {
+        let wanted = to_json!(&params)["cwd"].as_str().map(str::to_owned);
+        let sessions: Vec<Value> = self
+            .sessions
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(_, session)| wanted.as_ref().is_none_or(|cwd| *cwd == session.cwd))
+            .map(|(id, session)| {
+                let mut info = json!({
+                    "sessionId": id, "cwd": session.cwd, "title": format!("Session {id}"), "updatedAt": session.updated,
+                });
+                if session
+                    .directories
+                    .as_array()
+                    .is_some_and(|directories| !directories.is_empty())
+                {
+                    info["additionalDirectories"] = session.directories.clone();
+                }
+                info
+            })
+            .collect();
+        decoded!(json!({"sessions": sessions}))
+    }
+}
+
+impl SessionCapabilitiesResumeHandler for Full {
+    async fn session_resume(&self, params: ResumeSessionRequest) -> Result<ResumeSessionResponse, Error> {
+        decoded!(self.reopen(&to_json!(&params))?)
+    }
+}
+
+impl SessionCapabilitiesCloseHandler for Full {
+    async fn session_close(&self, params: CloseSessionRequest) -> Result<CloseSessionResponse, Error> {
+        let id = params.session_id.to_string();
+        let removed = self.sessions.lock().unwrap().remove(&id).ok_or_else(|| unknown(&id))?;
+        Self::stop(Some(&removed));
+        decoded!(json!({}))
+    }
+}
+
+impl SessionCapabilitiesDeleteHandler for Full {
+    async fn session_delete(&self, params: DeleteSessionRequest) -> Result<DeleteSessionResponse, Error> {
+        let removed = self.sessions.lock().unwrap().remove(params.session_id.as_str());
+        Self::stop(removed.as_ref());
+        decoded!(json!({}))
     }
 }
 

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use acp_bindings::connection::{connect_client, ConnectOptions};
-use acp_bindings::methods::Client;
+use acp_bindings::methods::{Client, FsReadTextFileHandler, FsWriteTextFileHandler};
 use acp_bindings::*;
 use acp_interop::{play, spawn_agent, Arguments};
 use serde_json::json;
@@ -77,6 +77,16 @@ impl Client for Interop {
         *self.seen.lock().unwrap().updates.entry(kind).or_default() += 1;
     }
 
+    fn fs_read_text_file_handler(&self) -> Option<&impl FsReadTextFileHandler> {
+        Some(self)
+    }
+
+    fn fs_write_text_file_handler(&self) -> Option<&impl FsWriteTextFileHandler> {
+        Some(self)
+    }
+}
+
+impl FsReadTextFileHandler for Interop {
     async fn fs_read_text_file(&self, params: ReadTextFileRequest) -> Result<ReadTextFileResponse, Error> {
         let path = self.inside(&params.path)?;
         let content =
@@ -96,7 +106,9 @@ impl Client for Interop {
         };
         Ok(ReadTextFileResponse::new(content))
     }
+}
 
+impl FsWriteTextFileHandler for Interop {
     async fn fs_write_text_file(&self, params: WriteTextFileRequest) -> Result<WriteTextFileResponse, Error> {
         let path = self.inside(&params.path)?;
         std::fs::write(&path, &params.content)
@@ -128,11 +140,9 @@ fn main() {
         options,
     );
     let session = async {
-        let mut capabilities = ClientCapabilities::default();
-        capabilities.fs = Some(serde_json::from_value(json!({"readTextFile": true, "writeTextFile": true})).unwrap());
-        capabilities.terminal = Some(false);
+        // Its end advertises `fs.readTextFile` and `fs.writeTextFile`, whose
+        // handlers it gives, and no terminal.
         let mut initialize = InitializeRequest::new(PROTOCOL_VERSION);
-        initialize.client_capabilities = Some(capabilities);
         initialize.client_info = Nullable::Value(Implementation::new("acp-codegen interop client (Rust)", "0.1.0"));
         let initialized = client
             .initialize(initialize)
