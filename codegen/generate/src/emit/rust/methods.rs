@@ -145,6 +145,7 @@ fn method_enum(role: Role, items: &[&Message], error_type: &TokenStream) -> Toke
         }
         impl #enum_name {
             #[doc = #decode_doc]
+            #[inline]
             pub fn decode(method: &str, #payload_name: ::serde_json::Value) -> ::std::result::Result<Self, #error> {
                 match method {
                     #(#decode_arms)*
@@ -160,6 +161,7 @@ fn method_enum(role: Role, items: &[&Message], error_type: &TokenStream) -> Toke
                 }
             }
             #[doc = #encode_doc]
+            #[inline]
             pub fn #payload_name(&self) -> ::std::result::Result<::serde_json::Value, ::serde_json::Error> {
                 match self {
                     #(#encode_arms)*

@@ -13,6 +13,15 @@
 //! (the RFD helpers' state machines and typed wrappers), `codec` (the decoding rules of `codegen/DECODING.md`),
 //! `by_name` (the by-name `roundtrip` and `type_names`). Generated code uses fully qualified paths so no
 //! schema name can shadow a std or serde item.
+//!
+//! Compile time: the types' decoders and encoders are generic, so they are
+//! compiled where they are used, as derived ones are. Every non-generic
+//! function that would reach them (the by-name `roundtrip`, the method
+//! enums' `decode` and payload encoders, a union's `decode_members`, a
+//! member's decode function) is `#[inline]`, which at any optimization
+//! level leaves it to the crates that call it: otherwise building the
+//! crate alone would compile every type's decoder and encoder for the
+//! deserializers these functions use (most of its build time).
 
 mod connection;
 mod context;

@@ -36,6 +36,7 @@ pub(crate) fn by_name(context: &RustContext) -> TokenStream {
         }
 
         /// Decodes `json` as the type called `type_name` and encodes it back.
+        #[inline]
         pub fn roundtrip(type_name: &str, json: &Value) -> ::std::result::Result<Value, DecodeError> {
             match type_name {
                 #(#arms)*

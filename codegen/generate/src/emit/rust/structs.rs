@@ -122,6 +122,7 @@ fn decoder(context: &RustContext, owner: &str, field: &Field, function: &Ident) 
         Input::Buffer => quote!(crate::codec::Buffer<'_>),
     };
     let code = quote! {
+        #[inline]
         fn #function(value: #parameter) -> ::std::result::Result<#field_type, ::std::string::String> {
             let rules = crate::codec::Rules { on_error: #on_error, on_null: #on_null };
             let decoded = #decode?;

@@ -291,6 +291,7 @@ fn tagged_impls(context: &RustContext, name: &str, property: &str, union: &Union
         }
         impl #type_name {
             /// Decodes the union from the members of its object.
+            #[inline]
             fn decode_members(members: ::serde_json::Map<::std::string::String, ::serde_json::Value>) -> ::std::result::Result<Self, ::std::string::String> {
                 let tag = match members.get(#property) {
                     ::std::option::Option::None | ::std::option::Option::Some(::serde_json::Value::Null) => ::std::option::Option::None,
