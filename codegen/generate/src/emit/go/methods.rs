@@ -197,6 +197,7 @@ fn call(message: &Message) -> CallView {
             gate.path,
             gate.root
         ),
+        Optional::SessionGated(gate) => format!("Not negotiated at initialize: {}.", gate.describe()),
         Optional::NotNegotiated(reason) => format!("Not negotiated at initialize: {reason}."),
         Optional::Unstable => "Unstable: not part of the protocol yet.".to_owned(),
         Optional::ActedOn => ACTED_ON.to_owned(),

@@ -197,6 +197,9 @@ fn member_notes(method: &Method, handled_by: Side) -> (Vec<String>, &'static str
         Some(reason) => {
             match reason {
                 Optional::Gated(_) => {}
+                Optional::SessionGated(gate) => {
+                    notes.push(format!("Not negotiated at initialize: {}.", gate.describe()))
+                }
                 Optional::NotNegotiated(reason) => notes.push(format!("Not negotiated at initialize: {reason}.")),
                 Optional::Unstable => notes.push("Unstable: not part of the protocol yet.".to_owned()),
                 Optional::ActedOn => notes.push(ACTED_ON.to_owned()),

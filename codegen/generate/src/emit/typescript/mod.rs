@@ -385,6 +385,7 @@ mod tests {
                 params: params.to_owned(),
             }),
             gate: None,
+            session_gate: None,
             not_negotiated: None,
             unstable: false,
             acted_on: false,
