@@ -824,7 +824,10 @@ func closePeer(t *testing.T, p *peer, done <-chan error) {
 // seen opened.
 func TestTheClientRefusesPerSessionMethodsItsSessionWasNotOffered(t *testing.T) {
 	client, p, seen, done := clientWithSession(t, "")
-	_, err := client.SessionSetConfigOption(context.Background(), decodeAs[SetSessionConfigOptionRequest](`{"sessionId":"a","configId":"o","value":"a"}`))
+	// A call that is written waits for an answer that never comes.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err := client.SessionSetConfigOption(ctx, decodeAs[SetSessionConfigOptionRequest](`{"sessionId":"a","configId":"o","value":"a"}`))
 	var refused *CapabilityError
 	if !errors.As(err, &refused) {
 		t.Fatalf("session/set_config_option: %v", err)
@@ -832,7 +835,7 @@ func TestTheClientRefusesPerSessionMethodsItsSessionWasNotOffered(t *testing.T) 
 	if got := fmt.Sprint(refused.Method, " ", refused.Pointer, " ", refused.Side, " ", refused.Capability); got != "session/set_config_option  agent /configOptions" {
 		t.Fatalf("refused: %s", got)
 	}
-	_, err = client.SessionSetMode(context.Background(), decodeAs[SetSessionModeRequest](`{"sessionId":"a","modeId":"m"}`))
+	_, err = client.SessionSetMode(ctx, decodeAs[SetSessionModeRequest](`{"sessionId":"a","modeId":"m"}`))
 	if !errors.As(err, &refused) || refused.Capability != "/modes" {
 		t.Fatalf("session/set_mode: %v", err)
 	}
