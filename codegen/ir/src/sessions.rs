@@ -14,8 +14,9 @@
 //!   member the result carries, not `null`; the others are not offered
 //!   there. A later opening answer for the same session replaces it.
 //! - **Checking.** An outgoing gated method naming a session this end saw
-//!   opened without the offer is refused: a [`Refusal`] naming the method,
-//!   the side and the member's pointer. A session this end did not see
+//!   opened without the offer is refused: each language's capability error
+//!   names the method, the rule's side and its member's pointer (`/modes`),
+//!   with an empty params pointer. A session this end did not see
 //!   opened is not judged (another connection may have opened it), and one
 //!   opened with the offer is allowed.
 //! - **Stripping.** The side that answers the openers offers only what it
@@ -28,7 +29,6 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::ir::{Ir, SessionGate, Side};
-use crate::negotiation::Refusal;
 
 /// One gated method and its gate, in method-name order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -104,18 +104,13 @@ impl SessionOffers {
         }
     }
 
-    /// Why the outgoing `method` with `params` may not be sent: its session
+    /// The rule refusing the outgoing `method` with `params`: its session
     /// was opened here without the offer.
-    pub fn check(&self, rules: &[SessionRule], method: &str, params: &Value) -> Option<Refusal> {
+    pub fn check<'a>(&self, rules: &'a [SessionRule], method: &str, params: &Value) -> Option<&'a SessionRule> {
         let rule = rules.iter().find(|rule| rule.method == method)?;
         let session = params.get(&rule.gate.session).and_then(Value::as_str)?;
         let offered = self.sessions.get(session)?.get(method)?;
-        (!offered).then(|| Refusal {
-            method: method.to_owned(),
-            pointer: String::new(),
-            side: rule.gate.advertised_by,
-            capability: rule.gate.member.clone(),
-        })
+        (!offered).then_some(rule)
     }
 }
 

@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 
 use acp_ir::ir::{Optional, Side};
 use acp_ir::lower::{lower, Unsupported};
-use acp_ir::negotiation::Refusal;
 use acp_ir::sessions::{self, SessionOffers};
 use acp_ir::Ir;
 use serde_json::json;
@@ -144,25 +143,30 @@ fn the_reference_evaluator_records_checks_and_strips() {
     let rules = sessions::model(&default_ir());
     let mut offers = SessionOffers::default();
     let set_mode = |session: &str| json!({"sessionId": session, "modeId": "code"});
+    // What a refusal names: the method, the side and the member's pointer.
+    let refusal = |refused: Option<&sessions::SessionRule>| {
+        refused.map(|rule| (rule.method.clone(), rule.gate.advertised_by, rule.gate.member.clone()))
+    };
     // A session this end did not see opened is not judged.
-    assert_eq!(offers.check(&rules, "session/set_mode", &set_mode("elsewhere")), None);
+    assert_eq!(
+        refusal(offers.check(&rules, "session/set_mode", &set_mode("elsewhere"))),
+        None
+    );
     offers.record(
         &rules,
         "session/new",
         &json!({"cwd": "/", "mcpServers": []}),
         &json!({"sessionId": "a", "modes": {"currentModeId": "code", "availableModes": []}}),
     );
-    assert_eq!(offers.check(&rules, "session/set_mode", &set_mode("a")), None);
-    let refused = Refusal {
-        method: "session/set_config_option".into(),
-        pointer: String::new(),
-        side: Side::Agent,
-        capability: "/configOptions".into(),
-    };
+    assert_eq!(refusal(offers.check(&rules, "session/set_mode", &set_mode("a"))), None);
     let set_option = json!({"sessionId": "a", "configId": "x", "value": "y"});
     assert_eq!(
-        offers.check(&rules, "session/set_config_option", &set_option),
-        Some(refused)
+        refusal(offers.check(&rules, "session/set_config_option", &set_option)),
+        Some((
+            "session/set_config_option".to_owned(),
+            Side::Agent,
+            "/configOptions".to_owned()
+        ))
     );
     // `session/load` names the session in its params; `null` offers nothing.
     offers.record(
@@ -174,8 +178,8 @@ fn the_reference_evaluator_records_checks_and_strips() {
     assert_eq!(
         offers
             .check(&rules, "session/set_mode", &set_mode("b"))
-            .map(|refusal| refusal.capability),
-        Some("/modes".to_owned())
+            .map(|rule| rule.gate.member.as_str()),
+        Some("/modes")
     );
     // Methods that open nothing record nothing.
     offers.record(
@@ -184,7 +188,7 @@ fn the_reference_evaluator_records_checks_and_strips() {
         &json!({"sessionId": "c"}),
         &json!({"modes": {}}),
     );
-    assert_eq!(offers.check(&rules, "session/set_mode", &set_mode("c")), None);
+    assert_eq!(refusal(offers.check(&rules, "session/set_mode", &set_mode("c"))), None);
 
     assert_eq!(
         sessions::unoffered(&rules, Side::Agent, "session/new", |method| method
