@@ -1278,7 +1278,10 @@ class OfferingAgent(PACKAGE.Agent):  # type: ignore[misc, name-defined]
     """Offers every per-session method in its `session/new` answers, and handles none of them."""
 
     async def initialize(self, params: Any) -> Any:
-        return result("initialize", {"protocolVersion": 2, "info": {"name": "a", "version": "1"}} if V2 else {"protocolVersion": 1})
+        return result(
+            "initialize",
+            {"protocolVersion": 2, "info": {"name": "a", "version": "1"}} if V2 else {"protocolVersion": 1},
+        )
 
     async def session_new(self, params: Any) -> Any:
         return result("session/new", {"sessionId": "s", "configOptions": OPTIONS, **({} if V2 else {"modes": MODES})})

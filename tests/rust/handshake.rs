@@ -248,9 +248,14 @@ fn the_client_refuses_per_session_methods_its_session_was_not_offered() {
                 called
             }
         };
-        call(0, "initialize", json!({"protocolVersion": 1}), json!({"protocolVersion": 1}))
-            .await
-            .expect("initialize");
+        call(
+            0,
+            "initialize",
+            json!({"protocolVersion": 1}),
+            json!({"protocolVersion": 1}),
+        )
+        .await
+        .expect("initialize");
         let new = json!({"cwd": "/", "mcpServers": []});
         call(1, "session/new", new.clone(), json!({"sessionId": "a"}))
             .await
@@ -296,7 +301,10 @@ fn the_client_refuses_per_session_methods_its_session_was_not_offered() {
             ),
         ]
     );
-    assert_eq!(written_after_refusals, 2, "nothing but initialize and session/new was written");
+    assert_eq!(
+        written_after_refusals, 2,
+        "nothing but initialize and session/new was written"
+    );
     offered.expect("set_mode on a session offered modes");
     elsewhere.expect("set_mode on a session not seen opened");
     assert_eq!(lines(), 5);
