@@ -218,7 +218,7 @@ fn a_clients_call_the_agent_did_not_advertise_fails_before_it_is_written() {
 /// trait's default body cannot be told from the implementation's.)
 #[test]
 fn the_client_refuses_per_session_methods_its_session_was_not_offered() {
-    use futures::TryStreamExt;
+    use futures::{FutureExt, TryStreamExt};
     let (to_client, incoming) = futures::channel::mpsc::unbounded::<std::io::Result<Vec<u8>>>();
     let written = Arc::new(Mutex::new(Vec::new()));
     let (end, driver) = acp_bindings::connection::connect_client(
@@ -262,9 +262,11 @@ fn the_client_refuses_per_session_methods_its_session_was_not_offered() {
             .expect("session/new");
         let set_mode = |session: &str| json!({"sessionId": session, "modeId": "m"});
         let set_option = json!({"sessionId": "a", "configId": "o", "value": "v"});
+        // A refusal is immediate; a call that is written would wait for an
+        // answer that never comes.
         let refused = [
-            end.request("session/set_mode", set_mode("a")).await,
-            end.request("session/set_config_option", set_option).await,
+            end.request("session/set_mode", set_mode("a")).now_or_never(),
+            end.request("session/set_config_option", set_option).now_or_never(),
         ];
         let written_after_refusals = lines();
         let modes = json!({"currentModeId": "m", "availableModes": [{"id": "m", "name": "M"}]});
@@ -283,7 +285,7 @@ fn the_client_refuses_per_session_methods_its_session_was_not_offered() {
     let refusals: Vec<(String, String, &str, String)> = refused
         .into_iter()
         .map(|outcome| match outcome {
-            Err(acp_bindings::connection::CallError::Refused(error)) => {
+            Some(Err(acp_bindings::connection::CallError::Refused(error))) => {
                 (error.method, error.pointer, error.side, error.capability)
             }
             other => panic!("not refused: {other:?}"),
