@@ -125,9 +125,54 @@ pub struct CapabilityAnnotations {
     pub variants: BTreeMap<String, Gate>,
     /// `Type/member` -> gate, for request members only some peers accept.
     pub fields: BTreeMap<String, Gate>,
+    /// Method name -> the per-session offer that gates it.
+    pub session_gates: BTreeMap<String, SessionGate>,
     /// Method, `Union/tag`, `Type/member` or type name -> why the schema's
     /// gate is not decided at initialize (and so has no annotation).
     pub not_negotiated: BTreeMap<String, String>,
+}
+
+/// A method offered per session rather than at initialize: the answer that
+/// opened the session offers it by one of its members (`modes` offers
+/// `session/set_mode`); present and not `null` means offered.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SessionGate {
+    /// The side whose opening answers carry the offer.
+    pub advertised_by: Side,
+    /// Layout name -> JSON pointer of the offering member in the opening
+    /// results. No entry: the gate does not exist in that layout.
+    pub paths: BTreeMap<String, String>,
+    /// The methods that open a session; those the schema lacks, or whose
+    /// result has no offering member, are left out where it resolves.
+    pub opened_by: Vec<String>,
+    /// The member naming the session, in the gated method's params and in
+    /// each opener's result (a session it creates) or params (one it
+    /// loads or resumes).
+    pub session: String,
+    pub stability: Stability,
+}
+
+/// A method that opens a session, as a session gate resolved it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ResolvedOpener {
+    pub method: String,
+    /// The session it opens is named in its result (`session/new`,
+    /// `session/fork`); otherwise in its params (`session/load`,
+    /// `session/resume`).
+    pub session_in_result: bool,
+}
+
+/// A session gate that resolved in a schema.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ResolvedSessionGate {
+    pub advertised_by: Side,
+    /// JSON pointer of the offering member in the opening results.
+    pub member: String,
+    /// The member naming the session.
+    pub session: String,
+    /// The openers whose result has the member, in the annotation's order.
+    pub openers: Vec<ResolvedOpener>,
 }
 
 /// How a site recognises the gated variant: by the value of its tag
@@ -173,6 +218,8 @@ pub struct ResolvedAnnotations {
     pub methods: BTreeMap<String, ResolvedGate>,
     pub variants: BTreeMap<String, ResolvedGate>,
     pub fields: BTreeMap<String, ResolvedGate>,
+    /// Methods offered per session, by method name.
+    pub session_gates: BTreeMap<String, ResolvedSessionGate>,
     /// Methods of the schema whose gate initialize cannot decide, with why
     /// (from [`CapabilityAnnotations::not_negotiated`]).
     pub not_negotiated: BTreeMap<String, String>,
@@ -320,6 +367,38 @@ impl CapabilityAnnotations {
                 Err(message) => resolved.unresolved.push(format!("{name}: {message}")),
             }
         }
+        for (name, gate) in &self.session_gates {
+            let must_resolve = gate.stability == Stability::Stable && strict;
+            let fail = |message: String| SourceError::Capability {
+                file: FILE.to_owned(),
+                pointer: format!("/sessionGates/{}", escape_token(name)),
+                message,
+            };
+            let path = layout.as_ref().and_then(|layout| gate.paths.get(&layout.name));
+            let Some(path) = path else {
+                if must_resolve && layout.is_none() {
+                    return Err(fail(
+                        "the schema's initialize messages match no capability layout".to_owned(),
+                    ));
+                }
+                resolved.skipped.push(format!("{name}: no session gate in this layout"));
+                continue;
+            };
+            if !methods_in_schema.contains(name.as_str()) {
+                if must_resolve {
+                    return Err(fail(format!("`{name}` does not exist in the schema")));
+                }
+                resolved.skipped.push(format!("{name}: not in this schema"));
+                continue;
+            }
+            match resolve_session_gate(schema, name, gate, path, &methods_in_schema) {
+                Ok(entry) => {
+                    resolved.session_gates.insert(name.clone(), entry);
+                }
+                Err(message) if must_resolve || strict => return Err(fail(message)),
+                Err(message) => resolved.unresolved.push(format!("{name}: {message}")),
+            }
+        }
         Ok(resolved)
     }
 
@@ -397,6 +476,69 @@ impl CapabilityAnnotations {
             sites,
         })
     }
+}
+
+/// A session gate in `schema`: the gated method's params name the session,
+/// and at least one opener's result has the offering member.
+fn resolve_session_gate(
+    schema: &Value,
+    name: &str,
+    gate: &SessionGate,
+    path: &str,
+    methods_in_schema: &std::collections::BTreeSet<&str>,
+) -> Result<ResolvedSessionGate, String> {
+    let has_member = |key: &str, member: &str| {
+        definitions(schema)
+            .and_then(|defs| defs.get(key))
+            .and_then(|node| dereference(schema, node).ok())
+            .and_then(|node| node.get("properties"))
+            .is_some_and(|properties| properties.get(member).is_some())
+    };
+    let params = params_key(schema, name).ok_or_else(|| format!("`{name}` has no params definition"))?;
+    if !has_member(params, &gate.session) {
+        return Err(format!("{name} params have no `{}`", gate.session));
+    }
+    let mut openers = Vec::new();
+    for opener in gate
+        .opened_by
+        .iter()
+        .filter(|opener| methods_in_schema.contains(opener.as_str()))
+    {
+        let result = result_key(schema, opener).ok_or_else(|| format!("`{opener}` has no result definition"))?;
+        let root = &definitions(schema).expect("result_key found $defs")[result];
+        if walk(schema, root, result, path).is_err() {
+            continue;
+        }
+        let session_in_result = has_member(result, &gate.session);
+        let opener_params = params_key(schema, opener).ok_or_else(|| format!("`{opener}` has no params definition"))?;
+        if !session_in_result && !has_member(opener_params, &gate.session) {
+            return Err(format!(
+                "{opener} names its session in neither its params nor its result"
+            ));
+        }
+        openers.push(ResolvedOpener {
+            method: opener.clone(),
+            session_in_result,
+        });
+    }
+    if openers.is_empty() {
+        return Err(format!("no opening method's result has {path}"));
+    }
+    Ok(ResolvedSessionGate {
+        advertised_by: gate.advertised_by,
+        member: path.to_owned(),
+        session: gate.session.clone(),
+        openers,
+    })
+}
+
+/// The `$defs` key of a method's result: the definition with that
+/// `x-method` whose name ends in `Response`.
+fn result_key<'a>(schema: &'a Value, method: &str) -> Option<&'a str> {
+    definitions(schema)?.iter().find_map(|(key, definition)| {
+        (definition.get("x-method").and_then(Value::as_str) == Some(method) && key.ends_with("Response"))
+            .then_some(key.as_str())
+    })
 }
 
 /// Every `x-method` value declared in `$defs`.

@@ -65,7 +65,11 @@
 // done (the agent answered it, the client got its result), every request
 // and notification this end sends is checked against the gate of its
 // method first: one the exchange does not allow fails with the
-// negotiation's *CapabilityError, and nothing is written. A call whose ctx is done before its answer
+// negotiation's *CapabilityError, and nothing is written. Methods offered
+// per session (`session/set_mode` by `modes`) are checked the same way
+// against the answer that opened the session named, when this end received
+// it (SessionOffers); the agent's end removes from its opening answers the
+// offers of the methods it has no handler for. A call whose ctx is done before its answer
 // forgets the request and, when the schema has `$/cancel_request`, tells
 // the peer; the peer's `$/cancel_request` cancels the ctx of the handler it
 // names, and its request is answered with -32800.
@@ -408,6 +412,9 @@ type Connection struct {
 	// Once the `initialize` exchange is done: what the peer allows this end
 	// to send (the negotiation's CheckOutgoing).
 	outgoing func(method string) error
+	// The client's end: what the answers opening sessions offered, per
+	// session; nil when the schema offers nothing per session.
+	offers sessionOfferRecord
 	// The agent's end: `initialize` was answered with a result.
 	initialized bool
 	// The peer's requests being handled, by id key.
@@ -447,6 +454,7 @@ func newConnection(agent bool, reader io.Reader, writer io.Writer, options Conne
 		completed:   map[string]bool{},
 		turns:       map[string]*turnInFlight{},
 		permissions: map[string]string{},
+		offers:      newSessionOffers(),
 	}
 	c.wake = sync.NewCond(&c.mu)
 	return c
@@ -774,6 +782,13 @@ func (c *Connection) refused(method string) error {
 	return c.outgoing(method)
 }
 
+// sessionOfferRecord is what the answers opening sessions offered (the
+// negotiation's SessionOffers).
+type sessionOfferRecord interface {
+	Record(method string, params, result Value)
+	Check(method string, params Value) error
+}
+
 // answer runs the handler of the peer's request, which the peer's
 // `$/cancel_request` may cancel, then answers it.
 func (c *Connection) answer(ctx context.Context, running *answering, key string, id Value, method string, params Value, parsed payload) {
@@ -792,6 +807,9 @@ func (c *Connection) answer(ctx context.Context, running *answering, key string,
 	defer c.mu.Unlock()
 	if failure == nil {
 		result = c.handshakeResult(method, params, result)
+		if c.agent {
+			result = withoutUnhandledOffers(method, result, c.handles)
+		}
 	}
 	stopped := false
 	if running.stopped {
@@ -1104,6 +1122,9 @@ func (c *Connection) outcome(pending *pendingCall, message Value) callOutcome {
 	if err != nil {
 		return callOutcome{err: err}
 	}
+	if c.offers != nil {
+		c.offers.Record(pending.method, pending.params, result)
+	}
 	if pending.method == connectionInitialize {
 		paramsText, _ := pending.params.MarshalJSON()
 		resultText, _ := result.MarshalJSON()
@@ -1198,6 +1219,12 @@ func (c *Connection) call(ctx context.Context, method string, params Value, deco
 	if err := c.refused(method); err != nil {
 		c.mu.Unlock()
 		return nil, err
+	}
+	if c.offers != nil {
+		if err := c.offers.Check(method, params); err != nil {
+			c.mu.Unlock()
+			return nil, err
+		}
 	}
 	session := c.turnSession(method, params)
 	if turn := c.turns[session]; session != "" && turn != nil && turn.cancelled {

@@ -54,6 +54,23 @@ type negotiationCheck struct {
 	rule        int
 }
 
+// sessionGate is a method offered per session rather than at initialize:
+// the member of the opening results that offers it (present and not null),
+// the member naming the session, and the methods that open one.
+type sessionGate struct {
+	method  string
+	member  string
+	session string
+	openers []sessionOpener
+}
+
+// sessionOpener is a method that opens a session, which it names in its
+// result (a new session) or else in its params.
+type sessionOpener struct {
+	method   string
+	inResult bool
+}
+
 // NegotiationError is why an initialize exchange does not negotiate:
 // Kind is "version_above_requested" or "unsupported_version".
 type NegotiationError struct {
@@ -300,6 +317,89 @@ func locate(value Value, pattern []string) []located {
 		found = next
 	}
 	return found
+}
+
+// SessionOffers is what the answers that opened sessions offered, per
+// session: a method offered per session (`session/set_mode` by `modes`)
+// may be sent only on a session whose opening answer offered it. A session
+// not seen opened here is not judged (another connection may have opened
+// it). Not safe for concurrent use.
+type SessionOffers struct {
+	// Session id -> gated method -> offered.
+	sessions map[string]map[string]bool
+}
+
+// NewSessionOffers is an empty record.
+func NewSessionOffers() *SessionOffers {
+	return &SessionOffers{sessions: map[string]map[string]bool{}}
+}
+
+// Record notes what the answer `result` to `method` with `params` offered,
+// when `method` opens a session.
+func (o *SessionOffers) Record(method string, params, result Value) {
+	for _, gate := range negotiationSessionGates {
+		for _, opener := range gate.openers {
+			named := params
+			if opener.inResult {
+				named = result
+			}
+			session, ok := objectMember(named, gate.session)
+			if opener.method != method || !ok || session.Kind() != KindString {
+				continue
+			}
+			offer, found := objectMember(result, gate.member)
+			if o.sessions[session.Text()] == nil {
+				o.sessions[session.Text()] = map[string]bool{}
+			}
+			o.sessions[session.Text()][gate.method] = found && offer.Kind() != KindNull
+		}
+	}
+}
+
+// Check is a *CapabilityError when `method` with `params` names a session
+// opened here without its offer, else nil.
+func (o *SessionOffers) Check(method string, params Value) error {
+	for _, gate := range negotiationSessionGates {
+		if gate.method != method {
+			continue
+		}
+		session, ok := objectMember(params, gate.session)
+		if !ok || session.Kind() != KindString {
+			return nil
+		}
+		if offered, seen := o.sessions[session.Text()][method]; seen && !offered {
+			return &CapabilityError{Method: method, Side: "agent", Capability: "/" + escapeToken(gate.member)}
+		}
+		return nil
+	}
+	return nil
+}
+
+// WithoutUnhandledOffers is `result`, the agent's answer to `method`,
+// without the members that offer per session the methods `handles` says
+// the agent does not handle.
+func WithoutUnhandledOffers(method string, result Value, handles func(string) bool) Value {
+	if result.Kind() != KindObject {
+		return result
+	}
+	unhandled := map[string]bool{}
+	for _, gate := range negotiationSessionGates {
+		for _, opener := range gate.openers {
+			if opener.method == method && !handles(gate.method) {
+				unhandled[gate.member] = true
+			}
+		}
+	}
+	if len(unhandled) == 0 {
+		return result
+	}
+	kept := []Member{}
+	for _, member := range result.Members() {
+		if !unhandled[member.Name] {
+			kept = append(kept, member)
+		}
+	}
+	return ObjectValue(kept)
 }
 
 // protocolVersionOf is the `protocolVersion` of an initialize message, -1

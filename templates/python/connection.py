@@ -375,6 +375,34 @@ def _outgoing(params: _t.Any, result: _t.Any) -> _Check | None:
 {%- endif %}
 
 
+class _Offers(_t.Protocol):
+    """What the answers opening sessions offered (the negotiation's `SessionOffers`)."""
+
+    def record(self, method: str, params: _t.Any, result: _t.Any) -> None: ...
+
+    def check(self, method: str, params: _t.Any) -> Exception | None: ...
+
+
+def _session_offers() -> _Offers | None:
+    """A new record of what the answers opening sessions offered, per
+    session; `None` when the schema offers nothing per session."""
+{%- if session_gates %}
+    return _negotiation.SessionOffers()
+{%- else %}
+    return None
+{%- endif %}
+
+
+def _without_unhandled_offers(method: str, result: _t.Any, handles: _t.Callable[[str], bool]) -> _t.Any:
+    """The agent's answer to `method` without the offers of the methods
+    offered per session that it does not handle."""
+{%- if session_gates %}
+    return _negotiation.without_unhandled_offers(method, result, handles)
+{%- else %}
+    return result
+{%- endif %}
+
+
 def _features(params: _t.Any, result: _t.Any) -> Features:
     """What one `initialize` exchange (its params and result, as JSON)
     negotiated; nothing when it does not negotiate."""
@@ -457,6 +485,8 @@ class Connection:
         self._handles = handles
         # Once the `initialize` exchange is done: what the peer allows this end to send.
         self._outgoing: _Check | None = None
+        # The client's end: what the answers opening sessions offered, per session.
+        self._offers = _session_offers()
         self._reader = _rt.WireReader()
         self._send = send
         self._dropped = settings.dropped
@@ -688,6 +718,10 @@ class Connection:
             try:
                 result = await self._dispatch_request(self._implementation, method, params, True)
                 result = self._handshake_result(method, params, result)
+                if self._role == "agent":
+                    result = _without_unhandled_offers(
+                        method, result, lambda request: self._handles(self._implementation, request)
+                    )
             finally:
                 self._handling.discard(task)
                 if self._running.get(key) is task:
@@ -901,6 +935,9 @@ class Connection:
             raise self._closed
         wire = self._advertise(method, _wire(params))
         self._check(method)
+        refused = self._offers.check(method, wire) if self._offers is not None else None
+        if refused is not None:
+            raise refused
         session = self._turn_session(method, wire)
         turn = self._turns.get(session) if session is not None else None
         if session is not None and turn is not None and turn.cancelled.is_set():
@@ -1029,6 +1066,8 @@ class Connection:
         except _rt.DecodeError as failure:
             return False, failure
         result = response["result"]
+        if self._offers is not None:
+            self._offers.record(pending.method, pending.params, result)
         if pending.method == _INITIALIZE:
             self._features = _features(pending.params, result)
             if self._machine is not None and self._machine.rules.complete is not None:

@@ -8,6 +8,7 @@ Generated: do not edit.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -30,6 +31,10 @@ _SECTIONS: tuple[tuple[str, _Entries], ...] = {{ sections }}
 _FEATURES: _Entries = {{ features }}
 # (method, pointer tokens ("*" = every item), tag member, tag value, rule)
 _CHECKS: tuple[tuple[str, tuple[str, ...], str | None, str | None, int], ...] = {{ checks }}
+# Methods offered per session rather than at initialize: (method, the member
+# of the opening results that offers it (present and not null), the member
+# naming the session, ((opener, the session is named in its result?), ...))
+_SESSION_GATES: tuple[tuple[str, str, str, tuple[tuple[str, bool], ...]], ...] = {{ session_gates }}
 
 
 class NegotiationError(Exception):
@@ -170,6 +175,52 @@ class Negotiated:
         for name, needs in _FEATURES:
             document[name] = self._needs(needs)
         return document
+
+
+class SessionOffers:
+    """What the answers that opened sessions offered, per session.
+
+    A method offered per session (`session/set_mode` by `modes`) may be sent
+    only on a session whose opening answer offered it. A session not seen
+    opened here is not judged (another connection may have opened it).
+    """
+
+    def __init__(self) -> None:
+        # Session id -> gated method -> offered.
+        self._sessions: dict[str, dict[str, bool]] = {}
+
+    def record(self, method: str, params: Any, result: Any) -> None:
+        """Notes what the answer `result` to `method` with `params` (parsed JSON) offered, when `method` opens a session."""
+        for gated, member, session_member, openers in _SESSION_GATES:
+            in_result = next((named for opener, named in openers if opener == method), None)
+            if in_result is None:
+                continue
+            session = _member(result if in_result else params, session_member)
+            if isinstance(session, str):
+                self._sessions.setdefault(session, {})[gated] = _member(result, member) is not None
+
+    def check(self, method: str, params: Any) -> CapabilityError | None:
+        """A `CapabilityError` when `method` with `params` (parsed JSON) names a session opened here without its offer, else None."""
+        for gated, member, session_member, _ in _SESSION_GATES:
+            if gated != method:
+                continue
+            session = _member(params, session_member)
+            offered = self._sessions.get(session, {}).get(method) if isinstance(session, str) else None
+            return CapabilityError(method, "", "agent", f"/{escape_token(member)}") if offered is False else None
+        return None
+
+
+def without_unhandled_offers(method: str, result: Any, handles: Callable[[str], bool]) -> Any:
+    """`result`, the agent's answer to `method` (parsed JSON), without the
+    members that offer per session the methods `handles` says the agent does
+    not handle (a copy when one is removed)."""
+    if not isinstance(result, dict):
+        return result
+    for gated, member, _, openers in _SESSION_GATES:
+        if handles(gated) or member not in result or all(opener != method for opener, _ in openers):
+            continue
+        result = {key: value for key, value in result.items() if key != member}
+    return result
 
 
 def _wire(annotation: Any, message: Any) -> Any:

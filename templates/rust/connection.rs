@@ -70,7 +70,10 @@
 //! (the agent answered it, the client got its result), every request and
 //! notification an end sends is checked against the gate of its method
 //! first: one the exchange does not allow fails with [`CallError::Refused`],
-//! the negotiation's `CapabilityError`, unsent.
+//! the negotiation's `CapabilityError`, unsent. Methods offered per
+//! session (`session/set_mode` by `modes`) are checked the same way against
+//! the answer that opened the session named, when this end received it (the
+//! negotiation's `SessionOffers`).
 //!
 //! Dropping a call's future before its answer forgets the request and, when
 //! the schema has `$/cancel_request`, tells the peer; the peer's
@@ -657,6 +660,8 @@ struct State {
     /// The requests of this end's gates ([`Advertised`]) its handler
     /// answers, found when the end opened.
     handled_gates: BTreeSet<&'static str>,
+    /// The client's end: what the answers opening sessions offered.
+    offers: super::negotiation::SessionOffers,
     /// The agent's end: the prompt turns being handled, by session.
     turns: HashMap<String, TurnInFlight>,
     /// The client's end: the permission requests answered `cancelled`
@@ -819,6 +824,9 @@ impl Connection {
         let (receiver, guard) = self.shared.send_request(method, params)?;
         let answer = receiver.await.unwrap_or(Err(CallError::Closed));
         guard.disarm();
+        if let Ok(result) = &answer {
+            self.shared.lock().offers.record(method, params, result);
+        }
         answer
     }
 
@@ -917,6 +925,7 @@ impl Shared {
         params: &Value,
     ) -> Result<(oneshot::Receiver<Result<Value, CallError>>, Guard<'_>), CallError> {
         self.check_outgoing(method)?;
+        self.lock().offers.check(method, params).map_err(CallError::Refused)?;
         let (sender, receiver) = oneshot::channel();
         let id = {
             let mut state = self.lock();

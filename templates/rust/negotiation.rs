@@ -5,6 +5,7 @@
 // tables) is the generated `negotiation_tables` module, which this one
 // reads; acp-generate compiles this file in its tests with stand-ins for it.
 
+use crate::negotiation_tables::SESSION_GATES;
 use crate::negotiation_tables::{Request, Response, AGENT_METHODS, CHECKS, CLIENT_METHODS, FEATURES, RULES, SECTIONS};
 use crate::negotiation_tables::{REQUEST_NAME, RESPONSE_NAME};
 
@@ -35,6 +36,17 @@ pub(crate) struct Check {
     pub(crate) tag_property: ::std::option::Option<&'static str>,
     pub(crate) tag_value: ::std::option::Option<&'static str>,
     pub(crate) rule: usize,
+}
+
+/// A method offered per session rather than at initialize: the member of
+/// the opening results that offers it (present and not null), the member
+/// naming the session, and the methods that open one (`true`: the session
+/// is named in the result, else in the params).
+pub(crate) struct SessionGate {
+    pub(crate) method: &'static str,
+    pub(crate) member: &'static str,
+    pub(crate) session: &'static str,
+    pub(crate) openers: &'static [(&'static str, bool)],
 }
 
 /// An initialize message, decoded or as raw JSON (decoded by `negotiate`).
@@ -354,5 +366,63 @@ impl ::serde::Serialize for Negotiated {
             map.serialize_entry(name, &self.needs(*needs))?;
         }
         map.end()
+    }
+}
+
+/// What the answers that opened sessions offered, per session: a method
+/// offered per session (`session/set_mode` by `modes`) may be sent only on
+/// a session whose opening answer offered it. A session not seen opened
+/// here is not judged (another connection may have opened it).
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::default::Default)]
+pub struct SessionOffers {
+    /// Session id -> gated method -> offered.
+    sessions: ::std::collections::HashMap<::std::string::String, ::std::collections::HashMap<&'static str, bool>>,
+}
+
+impl SessionOffers {
+    /// Notes what the answer `result` to `method` with `params` (their
+    /// JSON) offered, when `method` opens a session.
+    pub fn record(&mut self, method: &str, params: &::serde_json::Value, result: &::serde_json::Value) {
+        for gate in SESSION_GATES {
+            let ::std::option::Option::Some((_, in_result)) = gate.openers.iter().find(|(opener, _)| *opener == method)
+            else {
+                continue;
+            };
+            let named = if *in_result { result } else { params };
+            let ::std::option::Option::Some(session) = named.get(gate.session).and_then(::serde_json::Value::as_str)
+            else {
+                continue;
+            };
+            let offered = result.get(gate.member).is_some_and(|offer| !offer.is_null());
+            self.sessions
+                .entry(session.to_owned())
+                .or_default()
+                .insert(gate.method, offered);
+        }
+    }
+
+    /// Checks an outgoing `method` call with `params` (their JSON).
+    ///
+    /// # Errors
+    ///
+    /// `params` name a session opened here without the offer of `method`.
+    pub fn check(&self, method: &str, params: &::serde_json::Value) -> ::std::result::Result<(), CapabilityError> {
+        let ::std::option::Option::Some(gate) = SESSION_GATES.iter().find(|gate| gate.method == method) else {
+            return ::std::result::Result::Ok(());
+        };
+        let offered = params
+            .get(gate.session)
+            .and_then(::serde_json::Value::as_str)
+            .and_then(|session| self.sessions.get(session))
+            .and_then(|offers| offers.get(method));
+        if offered == ::std::option::Option::Some(&false) {
+            return ::std::result::Result::Err(CapabilityError {
+                method: method.to_owned(),
+                pointer: ::std::string::String::new(),
+                side: "agent",
+                capability: ::std::format!("/{}", crate::codec::escape_token(gate.member)),
+            });
+        }
+        ::std::result::Result::Ok(())
     }
 }

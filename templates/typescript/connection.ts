@@ -72,6 +72,10 @@
 // result), every request and notification this end sends is checked
 // against the gate of its method first: one the exchange does not allow
 // fails with the negotiation's `CapabilityError`, and nothing is written.
+// Methods offered per session (`session/set_mode` by `modes`) are checked
+// the same way against the answer that opened the session named, when this
+// end received it (`SessionOffers`); the agent's end removes from its
+// opening answers the offers of the methods it has no handler for.
 //
 // A request's `signal` that aborts forgets the request (the call rejects
 // with the signal's reason) and, when the schema has `$/cancel_request`,
@@ -243,6 +247,22 @@ export interface ConnectionRules {
   readonly turnCancel: TurnCancelRules | null;
   /** What one `initialize` exchange allows this end to send; `null` when it does not negotiate. */
   readonly outgoing: (params: unknown, result: unknown) => OutgoingCheck | null;
+  /** Methods offered per session by the answers that open one; `null` when the schema has none. */
+  readonly sessions: SessionGates | null;
+}
+
+/**
+ * Methods offered per session (`session/set_mode` by `modes`), as the
+ * negotiation's `SessionOffers` and `withoutUnhandledOffers` decide them.
+ */
+export interface SessionGates {
+  /** A new record of what the answers opening sessions offered (one per end). */
+  offers(): {
+    record(method: string, params: unknown, result: unknown): void;
+    check(method: string, params: unknown): Error | null;
+  };
+  /** The agent's opening answer without the offers of the methods it does not handle. */
+  strip(method: string, result: JsonValue, handles: (method: string) => boolean): JsonValue;
 }
 
 /** The negotiation's `checkOutgoing` on a method's own gate: why `method` may not be sent (a `CapabilityError`), or `null`. */
@@ -483,6 +503,8 @@ export class Connection {
   #machine: TurnMachine<JsonRpcId> | undefined;
   /** Once the `initialize` exchange is done: what the peer allows this end to send. */
   #outgoing: OutgoingCheck | null = null;
+  /** The client's end: what the answers opening sessions offered, per session. */
+  readonly #offers: ReturnType<SessionGates["offers"]> | undefined;
 
   constructor(
     role: Role,
@@ -502,6 +524,7 @@ export class Connection {
     this.#dropped = options?.dropped;
     this.#unordered = options?.unordered === true;
     this.#lifecycle = this.#unordered ? undefined : lifecycle;
+    this.#offers = rules.sessions?.offers();
     this.#implementation = handler(this);
   }
 
@@ -569,7 +592,7 @@ export class Connection {
     if (signal?.aborted === true) return Promise.reject(abortReason(signal));
     const message = encodeRequest(this.#nextId, method, params);
     if (this.#role === "client" && method === this.#rules.handshake?.method) this.#advertise(message);
-    const refused = this.#outgoing?.(method) ?? null;
+    const refused = this.#outgoing?.(method) ?? this.#offers?.check(method, message.params) ?? null;
     if (refused !== null) return Promise.reject(refused);
     const id = this.#nextId++;
     const session = this.#turnSession(method, message.params);
@@ -972,6 +995,14 @@ export class Connection {
   #respond(method: string, params: unknown, response: JsonRpcResponse): void {
     if ("result" in response && method === this.#rules.handshake?.method)
       response = { ...response, result: this.#handshakeResult(method, params, response.result) };
+    const sessions = this.#rules.sessions;
+    if ("result" in response && this.#role === "agent" && sessions !== null)
+      response = {
+        ...response,
+        result: sessions.strip(method, response.result, (request) =>
+          handles(this.#local, this.#implementation, request),
+        ),
+      };
     const result = "result" in response ? response.result : undefined;
     if (result !== undefined) this.#beforeResponse(method, params, response.id, result);
     this.#enqueue(JSON.stringify(response), this.#unordered);
@@ -1077,6 +1108,7 @@ export class Connection {
       this.#features = this.#rules.features(pending.params, response["result"]);
       this.#outgoing = this.#rules.outgoing(pending.params, response["result"]);
     }
+    this.#offers?.record(pending.method, pending.params, response["result"]);
     pending.resolve(decoded.value);
     const follow = this.#lifecycle?.settled(pending.method, pending.params, response["result"]) ?? [];
     // Written after the caller's code that awaited the result has run to its

@@ -10,7 +10,7 @@ export { RequestError } from "./rpc.js";
 export { TurnCancelled } from "./connection.js";
 export type { AbortSignalLike, ConnectOptions, Dropped, RequestOptions, Send } from "./connection.js";
 {%- if negotiation %}
-export { CapabilityError, Negotiated, NegotiationError, PROTOCOL_VERSION, negotiate } from "./negotiation.js";
+export { CapabilityError, Negotiated, NegotiationError, PROTOCOL_VERSION, SessionOffers, negotiate, withoutUnhandledOffers } from "./negotiation.js";
 export type { NegotiatedJson } from "./negotiation.js";
 export { {{ helper_values.join(", ") }} } from "./helpers.js";
 export type { {{ helper_types.join(", ") }} } from "./helpers.js";

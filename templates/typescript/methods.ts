@@ -24,7 +24,9 @@ import { SessionReadyLifecycle } from "./helpers.js";
 {%- else if tracker %}
 import { TURN_RULES } from "./helpers.js";
 {%- endif %}
-{%- if negotiated %}
+{%- if session_gates %}
+import { SessionOffers, negotiate, withoutUnhandledOffers } from "./negotiation.js";
+{%- else if negotiated %}
 import { negotiate } from "./negotiation.js";
 {%- endif %}
 {%- if session_not_found.is_some() %}
@@ -206,6 +208,7 @@ const CONNECTION_RULES: ConnectionRules = {
   handshake: {{ handshake }},
   turnCancel: {{ rules.turn_cancel }},
   outgoing: {% if negotiated %}negotiatedOutgoing{% else %}() => null{% endif %},
+  sessions: {% if session_gates %}{ offers: () => new SessionOffers(), strip: withoutUnhandledOffers }{% else %}null{% endif %},
 };
 {%- if let Some([code, message, member]) = session_not_found %}
 

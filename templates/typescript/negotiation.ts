@@ -38,6 +38,21 @@ const SECTIONS: ReadonlyArray<readonly [string, Entries]> = {{ sections }};
 const FEATURES: Entries = {{ features }};
 const CHECKS: readonly Check[] = {{ checks }};
 
+/**
+ * A method offered per session rather than at initialize: the member of the
+ * opening answers that offers it (present and not `null`), the member
+ * naming the session, and the methods that open one (`true`: the session is
+ * named in the result, else in the params).
+ */
+interface SessionGate {
+  readonly method: string;
+  readonly member: string;
+  readonly session: string;
+  readonly openers: ReadonlyArray<readonly [string, boolean]>;
+}
+
+const SESSION_GATES: readonly SessionGate[] = {{ session_gates }};
+
 /** Why an initialize exchange does not negotiate. */
 export class NegotiationError extends Error {
   readonly kind: "version_above_requested" | "unsupported_version";
@@ -236,6 +251,56 @@ export class Negotiated {
     }
     return document as NegotiatedJson;
   }
+}
+
+/**
+ * What the answers that opened sessions offered, per session: a method
+ * offered per session (`session/set_mode` by `modes`) may be sent only on a
+ * session whose opening answer offered it. A session not seen opened here
+ * is not judged (another connection may have opened it).
+ */
+export class SessionOffers {
+  /** Session id -> gated method -> offered. */
+  readonly #sessions = new Map<string, Map<string, boolean>>();
+
+  /** Notes what the answer `result` to `method` with `params` offered, when `method` opens a session. */
+  record(method: string, params: unknown, result: unknown): void {
+    for (const gate of SESSION_GATES) {
+      const opener = gate.openers.find(([known]) => known === method);
+      if (opener === undefined) continue;
+      const session = member(opener[1] ? result : params, gate.session);
+      if (typeof session !== "string") continue;
+      const offer = member(result, gate.member);
+      const offers = this.#sessions.get(session) ?? new Map<string, boolean>();
+      offers.set(gate.method, offer !== undefined && offer !== null);
+      this.#sessions.set(session, offers);
+    }
+  }
+
+  /** A `CapabilityError` when `method` with `params` names a session opened here without its offer, else `null`. */
+  check(method: string, params: unknown): CapabilityError | null {
+    const gate = SESSION_GATES.find((known) => known.method === method);
+    if (gate === undefined) return null;
+    const session = member(params, gate.session);
+    const offered = typeof session === "string" ? this.#sessions.get(session)?.get(method) : undefined;
+    return offered === false ? new CapabilityError(method, "", "agent", `/${escapeToken(gate.member)}`) : null;
+  }
+}
+
+/**
+ * `result`, the agent's answer to `method`, without the members that offer
+ * per session the methods `handles` says the agent does not handle (a copy
+ * when one is removed).
+ */
+export function withoutUnhandledOffers(method: string, result: JsonValue, handles: (method: string) => boolean): JsonValue {
+  if (typeof result !== "object" || result === null || Array.isArray(result)) return result;
+  let stripped: { [key: string]: JsonValue } | undefined;
+  for (const gate of SESSION_GATES) {
+    if (handles(gate.method) || !gate.openers.some(([known]) => known === method) || !(gate.member in result)) continue;
+    stripped ??= { ...result };
+    delete stripped[gate.member];
+  }
+  return stripped ?? result;
 }
 
 function version(message: unknown): number {

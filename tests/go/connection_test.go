@@ -685,3 +685,147 @@ func TestAClientsCallTheAgentDidNotAdvertiseFailsBeforeItIsWritten(t *testing.T)
 		t.Fatalf("the client wrote %d messages, not only initialize", written)
 	}
 }
+
+// Per-session gates (`schema/capabilities.json`'s `sessionGates`):
+// `session/set_mode` and `session/set_config_option` may be called only on
+// a session whose opening answer offered `modes` (`configOptions`).
+
+// offeringAgent offers every per-session method in its `session/new`
+// answers, and handles none of them.
+type offeringAgent struct{ writingAgent }
+
+func (offeringAgent) SessionNew(context.Context, NewSessionRequest) (NewSessionResponse, error) {
+	return decodeAs[NewSessionResponse](`{"sessionId":"s","modes":` + sessionModes + `,"configOptions":` + sessionOptions + `}`), nil
+}
+
+// configuringAgent also handles `session/set_config_option`.
+type configuringAgent struct{ offeringAgent }
+
+func (configuringAgent) SessionSetConfigOption(context.Context, SetSessionConfigOptionRequest) (SetSessionConfigOptionResponse, error) {
+	return decodeAs[SetSessionConfigOptionResponse](`{"configOptions":` + sessionOptions + `}`), nil
+}
+
+const (
+	sessionModes   = `{"currentModeId":"m","availableModes":[{"id":"m","name":"M"}]}`
+	sessionOptions = `[{"id":"o","name":"O","type":"select","currentValue":"a","options":[{"value":"a","name":"A"}]}]`
+)
+
+// opened is the members of the result of an agent's end's answer to
+// `session/new`, in order.
+func opened(t *testing.T, agent Agent) []string {
+	t.Helper()
+	p, done := rawPeer(t, agentWrote, func(reader, writer *pipe) interface{ Run(context.Context) error } {
+		return ConnectAgent(func(*AgentConnection) Agent { return agent }, reader, writer, ConnectOptions{})
+	})
+	go drainPipe(p.out)
+	seen := 0
+	p.send(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`)
+	p.next(t, &seen)
+	p.send(t, `{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}`)
+	var members []string
+	for _, member := range at(p.next(t, &seen), "result").Members() {
+		members = append(members, member.Name)
+	}
+	p.in.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	p.out.Close()
+	return members
+}
+
+// The agent's end leaves out of its opening answers the offers of the
+// per-session methods it has no handler for.
+func TestTheAgentLeavesOutTheOffersOfThePerSessionMethodsItDoesNotHandle(t *testing.T) {
+	offering := offeringAgent{writingAgent{`{}`}}
+	if got := fmt.Sprint(opened(t, offering)); got != "[sessionId]" {
+		t.Fatalf("answered the members %s, not only sessionId", got)
+	}
+	if got := fmt.Sprint(opened(t, configuringAgent{offering})); got != "[sessionId configOptions]" {
+		t.Fatalf("answered the members %s, not sessionId and configOptions", got)
+	}
+}
+
+// clientWithSession is a client's end past `initialize`, with `session/new`
+// answered by `{"sessionId":"a"}` plus `offers`; the peer reads what the
+// end writes (logged as `agentWrote`: `peer.next` reads those), `seen`
+// lines of it so far.
+func clientWithSession(t *testing.T, offers string) (client *ClientConnection, p *peer, seen *int, done <-chan error) {
+	t.Helper()
+	p, done = rawPeer(t, agentWrote, func(reader, writer *pipe) interface{ Run(context.Context) error } {
+		client = ConnectClient(func(*ClientConnection) Client { return holdingClient{} }, reader, writer, ConnectOptions{})
+		return client
+	})
+	go drainPipe(p.out)
+	seen = new(int)
+	answer := func(call func() error, result string) {
+		failed := make(chan error, 1)
+		go func() { failed <- call() }()
+		id, _ := at(p.next(t, seen), "id").MarshalJSON()
+		p.send(t, `{"jsonrpc":"2.0","id":`+string(id)+`,"result":`+result+`}`)
+		if err := <-failed; err != nil {
+			t.Fatal(err)
+		}
+	}
+	answer(func() error {
+		_, err := client.Initialize(context.Background(), decodeAs[InitializeRequest](`{"protocolVersion":1}`))
+		return err
+	}, `{"protocolVersion":1}`)
+	answer(func() error {
+		_, err := client.SessionNew(context.Background(), decodeAs[NewSessionRequest](`{"cwd":"/","mcpServers":[]}`))
+		return err
+	}, `{"sessionId":"a"`+offers+`}`)
+	return client, p, seen, done
+}
+
+// closePeer ends a peer's input and waits for the end.
+func closePeer(t *testing.T, p *peer, done <-chan error) {
+	t.Helper()
+	p.in.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	p.out.Close()
+}
+
+// The client's end refuses a per-session method on a session opened
+// without its offer, before it is written; it sends it on a session not
+// seen opened.
+func TestTheClientRefusesPerSessionMethodsItsSessionWasNotOffered(t *testing.T) {
+	client, p, seen, done := clientWithSession(t, "")
+	// A call that is written waits for an answer that never comes.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err := client.SessionSetConfigOption(ctx, decodeAs[SetSessionConfigOptionRequest](`{"sessionId":"a","configId":"o","value":"a"}`))
+	var refused *CapabilityError
+	if !errors.As(err, &refused) {
+		t.Fatalf("session/set_config_option: %v", err)
+	}
+	if got := fmt.Sprint(refused.Method, " ", refused.Pointer, " ", refused.Side, " ", refused.Capability); got != "session/set_config_option  agent /configOptions" {
+		t.Fatalf("refused: %s", got)
+	}
+	_, err = client.SessionSetMode(ctx, decodeAs[SetSessionModeRequest](`{"sessionId":"a","modeId":"m"}`))
+	if !errors.As(err, &refused) || refused.Capability != "/modes" {
+		t.Fatalf("session/set_mode: %v", err)
+	}
+	go func() {
+		_, _ = client.SessionSetMode(context.Background(), decodeAs[SetSessionModeRequest](`{"sessionId":"elsewhere","modeId":"m"}`))
+	}()
+	if got := at(p.next(t, seen), "params", "sessionId").Text(); got != "elsewhere" {
+		t.Fatalf("the next line written is for session %q, not the call on another session", got)
+	}
+	closePeer(t, p, done)
+}
+
+// The client's end sends a per-session method on a session opened with
+// its offer.
+func TestTheClientSendsPerSessionMethodsItsSessionWasOffered(t *testing.T) {
+	client, p, seen, done := clientWithSession(t, `,"modes":`+sessionModes)
+	go func() {
+		_, _ = client.SessionSetMode(context.Background(), decodeAs[SetSessionModeRequest](`{"sessionId":"a","modeId":"m"}`))
+	}()
+	if got := at(p.next(t, seen), "method").Text(); got != "session/set_mode" {
+		t.Fatalf("wrote %q", got)
+	}
+	closePeer(t, p, done)
+}

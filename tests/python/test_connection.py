@@ -1188,3 +1188,134 @@ if not V2:
 
         asyncio.run(asyncio.wait_for(scenario(), RUN_TIMEOUT))
         assert [message.get("method") for message in sent] == ["initialize"], "nothing but initialize was written"
+
+
+# Per-session gates (`schema/capabilities.json`'s `sessionGates`):
+# `session/set_config_option` (and v1's `session/set_mode`) may be called
+# only on a session whose opening answer offered `configOptions` (`modes`).
+# The client's end refuses it, before it is written, on a session it saw
+# opened without the offer; the agent's end leaves out of its opening
+# answers the offers of the methods it has no handler for.
+
+OPTIONS = [{"id": "o", "name": "O", "type": "select", "currentValue": "a", "options": [{"value": "a", "name": "A"}]}]
+MODES = {"currentModeId": "m", "availableModes": [{"id": "m", "name": "M"}]}
+
+
+def set_option(session: str) -> dict[str, Any]:
+    return {"sessionId": session, "configId": "o", "value": "a"}
+
+
+def client_calls(opened: dict[str, Any], method: str, params: dict[str, Any]) -> tuple[Any, list[Any]]:
+    """A client's end past `initialize`, with `session/new` answered by
+    `opened` (its session `a`), calls `method`: the error it raised (or
+    None) and the messages it wrote after `session/new`."""
+    sent: list[Any] = []
+    v2 = {"protocolVersion": 2, "info": {"name": "a", "version": "1"}, "capabilities": {"session": {}}}
+    initialized = v2 if V2 else {"protocolVersion": 1}
+
+    async def send(text: str) -> None:
+        sent.append(json.loads(text))
+
+    async def answer(end: Any, count: int, value: dict[str, Any]) -> None:
+        """Answers the `count`th message sent, once it was."""
+        while len(sent) < count:
+            await asyncio.sleep(0)
+        await end.receive(json.dumps({"jsonrpc": "2.0", "id": sent[count - 1]["id"], "result": value}))
+
+    async def scenario() -> Any:
+        end = PACKAGE.connect_client(lambda _: BareClient(), send)
+        call = asyncio.ensure_future(end.request("initialize", initialize_params()))
+        await answer(end, 1, initialized)
+        await call
+        call = asyncio.ensure_future(end.request("session/new", new_session_params()))
+        await answer(end, 2, {"sessionId": "a", **opened})
+        await call
+        before = len(sent)
+        call = asyncio.ensure_future(end.request(method, params))
+        for _ in range(100):
+            await asyncio.sleep(0)
+        if call.done():
+            return call.exception(), sent[before:]
+        call.cancel()
+        return None, sent[before:]
+
+    refused, written = asyncio.run(asyncio.wait_for(scenario(), RUN_TIMEOUT))
+    return refused, [message.get("method") for message in written]
+
+
+def test_the_client_refuses_set_config_option_on_a_session_opened_without_config_options() -> None:
+    refused, written = client_calls({}, "session/set_config_option", set_option("a"))
+    assert isinstance(refused, PACKAGE.CapabilityError), refused
+    assert (refused.method, refused.pointer, refused.side, refused.capability) == (
+        "session/set_config_option",
+        "",
+        "agent",
+        "/configOptions",
+    )
+    assert written == [], "nothing was written"
+    # A session this end did not see opened is not judged.
+    refused, written = client_calls({}, "session/set_config_option", set_option("elsewhere"))
+    assert refused is None and written == ["session/set_config_option"]
+
+
+def test_the_client_sends_set_config_option_on_a_session_opened_with_config_options() -> None:
+    refused, written = client_calls({"configOptions": OPTIONS}, "session/set_config_option", set_option("a"))
+    assert refused is None and written == ["session/set_config_option"]
+
+
+if not V2:
+
+    def test_the_client_refuses_set_mode_on_a_session_opened_without_modes() -> None:
+        set_mode = {"sessionId": "a", "modeId": "m"}
+        refused, written = client_calls({"configOptions": OPTIONS}, "session/set_mode", set_mode)
+        assert isinstance(refused, PACKAGE.CapabilityError) and refused.capability == "/modes", refused
+        assert written == []
+        refused, written = client_calls({"modes": MODES}, "session/set_mode", set_mode)
+        assert refused is None and written == ["session/set_mode"]
+
+
+class OfferingAgent(PACKAGE.Agent):  # type: ignore[misc, name-defined]
+    """Offers every per-session method in its `session/new` answers, and handles none of them."""
+
+    async def initialize(self, params: Any) -> Any:
+        return result(
+            "initialize",
+            {"protocolVersion": 2, "info": {"name": "a", "version": "1"}} if V2 else {"protocolVersion": 1},
+        )
+
+    async def session_new(self, params: Any) -> Any:
+        return result("session/new", {"sessionId": "s", "configOptions": OPTIONS, **({} if V2 else {"modes": MODES})})
+
+    async def session_prompt(self, params: Any) -> Any:
+        return result("session/prompt", {"stopReason": "end_turn"})
+
+
+class ConfiguringAgent(OfferingAgent):
+    """Handles `session/set_config_option`."""
+
+    async def session_set_config_option(self, params: Any) -> Any:
+        return result("session/set_config_option", {"configOptions": OPTIONS})
+
+
+def opened(agent: Any) -> Any:
+    """The result of an agent's end's answer to `session/new`."""
+    written: list[Any] = []
+
+    async def send(text: str) -> None:
+        written.append(json.loads(text))
+
+    async def scenario() -> None:
+        end = PACKAGE.connect_agent(lambda _: agent, send)
+        for message in [initialize(1, PACKAGE.PROTOCOL_VERSION), new_session(2)]:
+            before = len(written)
+            await end.receive(json.dumps(message))
+            while len(written) == before:
+                await asyncio.sleep(0)
+
+    asyncio.run(asyncio.wait_for(scenario(), RUN_TIMEOUT))
+    return next(message for message in written if message.get("id") == 2)["result"]
+
+
+def test_the_agent_leaves_out_the_offers_of_the_per_session_methods_it_does_not_handle() -> None:
+    assert list(opened(OfferingAgent())) == ["sessionId"]
+    assert list(opened(ConfiguringAgent())) == ["sessionId", "configOptions"]

@@ -359,3 +359,105 @@ fn the_clients_end_advertises_exactly_the_gates_it_has_handlers_for() {
     );
     assert_eq!(initialize_sent(Bare, None), json!({ "protocolVersion": 1 }));
 }
+
+/// Per-session gates: the client's end refuses `session/set_mode` and
+/// `session/set_config_option` on a session whose `session/new` answer did
+/// not offer `modes` (`configOptions`), before anything is written; it
+/// sends them on a session whose answer offered them, and on one it did
+/// not see opened. (The Rust agent's end does not strip the offers: a
+/// trait's default body cannot be told from the implementation's.)
+#[test]
+fn the_client_refuses_per_session_methods_its_session_was_not_offered() {
+    use futures::{FutureExt, TryStreamExt};
+    let (to_client, incoming) = futures::channel::mpsc::unbounded::<std::io::Result<Vec<u8>>>();
+    let written = Arc::new(Mutex::new(Vec::new()));
+    let (end, driver) = acp_bindings::connection::connect_client(
+        |_| Bare,
+        incoming.into_async_read(),
+        futures::io::AllowStdIo::new(Written(written.clone())),
+        ConnectOptions::default(),
+    );
+    let lines = || {
+        written
+            .lock()
+            .unwrap()
+            .split(|byte| *byte == b'\n')
+            .filter(|line| !line.is_empty())
+            .count()
+    };
+    let script = async {
+        // The Rust end numbers its requests from 0; each is answered as it is made.
+        let call = |id: u64, method: &'static str, params: Value, result: Value| {
+            let end = &end;
+            let to_client = &to_client;
+            async move {
+                let answer = format!("{}\n", json!({"jsonrpc": "2.0", "id": id, "result": result}));
+                let (called, ()) = futures::join!(end.request(method, params), async {
+                    to_client.unbounded_send(Ok(answer.into_bytes())).unwrap();
+                });
+                called
+            }
+        };
+        call(
+            0,
+            "initialize",
+            json!({"protocolVersion": 1}),
+            json!({"protocolVersion": 1}),
+        )
+        .await
+        .expect("initialize");
+        let new = json!({"cwd": "/", "mcpServers": []});
+        call(1, "session/new", new.clone(), json!({"sessionId": "a"}))
+            .await
+            .expect("session/new");
+        let set_mode = |session: &str| json!({"sessionId": session, "modeId": "m"});
+        let set_option = json!({"sessionId": "a", "configId": "o", "value": "v"});
+        // A refusal is immediate; a call that is written would wait for an
+        // answer that never comes.
+        let refused = [
+            end.request("session/set_mode", set_mode("a")).now_or_never(),
+            end.request("session/set_config_option", set_option).now_or_never(),
+        ];
+        let written_after_refusals = lines();
+        let modes = json!({"currentModeId": "m", "availableModes": [{"id": "m", "name": "M"}]});
+        call(2, "session/new", new, json!({"sessionId": "b", "modes": modes}))
+            .await
+            .expect("session/new");
+        let offered = call(3, "session/set_mode", set_mode("b"), json!({})).await;
+        let elsewhere = call(4, "session/set_mode", set_mode("elsewhere"), json!({})).await;
+        to_client.close_channel();
+        end.close();
+        (refused, written_after_refusals, offered, elsewhere)
+    };
+    let ((refused, written_after_refusals, offered, elsewhere), driven) =
+        futures::executor::block_on(futures::future::join(script, driver));
+    driven.expect("the end reads its input to the end");
+    let refusals: Vec<(String, String, &str, String)> = refused
+        .into_iter()
+        .map(|outcome| match outcome {
+            Some(Err(acp_bindings::connection::CallError::Refused(error))) => {
+                (error.method, error.pointer, error.side, error.capability)
+            }
+            other => panic!("not refused: {other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        refusals,
+        [
+            ("session/set_mode".into(), String::new(), "agent", "/modes".into()),
+            (
+                "session/set_config_option".into(),
+                String::new(),
+                "agent",
+                "/configOptions".into()
+            ),
+        ]
+    );
+    assert_eq!(
+        written_after_refusals, 2,
+        "nothing but initialize and session/new was written"
+    );
+    offered.expect("set_mode on a session offered modes");
+    elsewhere.expect("set_mode on a session not seen opened");
+    assert_eq!(lines(), 5);
+}

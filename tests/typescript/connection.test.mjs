@@ -494,9 +494,10 @@ test("a send that fails fails the calls in flight", async () => {
  * An agent's end fed `messages` in turn (each answer awaited before the next
  * request): what it wrote and reported, and the methods its handlers got.
  * Its `initialize` answers a version of its own and no capabilities; it has
- * a `session/cancel` handler unless `withoutCancel`.
+ * a `session/cancel` handler unless `withoutCancel`, and `agent`'s handlers
+ * besides (over its own).
  */
-async function handshake(messages, { withoutCancel = false } = {}) {
+async function handshake(messages, { withoutCancel = false, agent = {} } = {}) {
   const written = [];
   const dropped = [];
   const got = [];
@@ -514,6 +515,7 @@ async function handshake(messages, { withoutCancel = false } = {}) {
       sessionPrompt: ({ sessionId }) => {
         throw bindings.sessionNotFound(sessionId);
       },
+      ...agent,
     }),
     (text) => void written.push(JSON.parse(text)),
     { dropped: (report) => dropped.push(report) },
@@ -795,5 +797,104 @@ if (!V2) {
       return true;
     });
     assert.equal(sent.length, 1, "nothing but initialize was written");
+  });
+}
+
+// Per-session gates (`schema/capabilities.json`'s `sessionGates`):
+// `session/set_config_option` (and v1's `session/set_mode`) may be called
+// only on a session whose opening answer offered `configOptions` (`modes`).
+// The client's end refuses it, before it is written, on a session it saw
+// opened without the offer; the agent's end leaves out of its opening
+// answers the offers of the methods it has no handler for.
+{
+  const OPENED = V2
+    ? { protocolVersion: 2, info: { name: "a", version: "1" }, capabilities: { session: {} } }
+    : { protocolVersion: 1 };
+  const OPTIONS = [{ id: "o", name: "O", type: "select", currentValue: "a", options: [{ value: "a", name: "A" }] }];
+  const MODES = { currentModeId: "m", availableModes: [{ id: "m", name: "M" }] };
+  const setOption = (sessionId) => ({ sessionId, configId: "o", value: "a" });
+
+  /** A client's end past `initialize`, with `session/new` answered by `opened` (its session `a`); `sent` is what it wrote. */
+  async function clientWithSession(opened) {
+    const sent = [];
+    const end = bindings.connectClient(
+      () => ({ sessionUpdate: () => {} }),
+      (text) => void sent.push(JSON.parse(text)),
+    );
+    const answer = async (result) => {
+      await until(() => sent.length > 0 && sent[sent.length - 1].id !== undefined, "a request");
+      await end.receive(JSON.stringify({ jsonrpc: "2.0", id: sent[sent.length - 1].id, result }));
+    };
+    const initialized = end.request("initialize", INITIALIZE);
+    await answer(OPENED);
+    await initialized;
+    const created = end.request("session/new", { cwd: "/tmp", mcpServers: [] });
+    await answer({ sessionId: "a", ...opened });
+    await created;
+    return { end, sent };
+  }
+
+  test("the client refuses set_config_option on a session opened without configOptions, writing nothing", async () => {
+    const { end, sent } = await clientWithSession({});
+    const before = sent.length;
+    await assert.rejects(end.request("session/set_config_option", setOption("a")), (error) => {
+      assert.ok(error instanceof bindings.CapabilityError, String(error));
+      assert.deepEqual(
+        [error.method, error.pointer, error.side, error.capability],
+        ["session/set_config_option", "", "agent", "/configOptions"],
+      );
+      return true;
+    });
+    assert.equal(sent.length, before, "nothing was written");
+    // A session this end did not see opened is not judged.
+    void end.request("session/set_config_option", setOption("elsewhere")).catch(() => {});
+    await until(() => sent.length === before + 1, "the call on another session");
+    assert.equal(sent[before].params.sessionId, "elsewhere");
+  });
+
+  test("the client sends set_config_option on a session opened with configOptions", async () => {
+    const { end, sent } = await clientWithSession({ configOptions: OPTIONS });
+    const before = sent.length;
+    void end.request("session/set_config_option", setOption("a")).catch(() => {});
+    await until(() => sent.length === before + 1, "the call");
+    assert.equal(sent[before].method, "session/set_config_option");
+  });
+
+  if (!V2) {
+    test("the client refuses set_mode on a session opened without modes, and sends it on one opened with them", async () => {
+      const without = await clientWithSession({ configOptions: OPTIONS });
+      const before = without.sent.length;
+      await assert.rejects(without.end.request("session/set_mode", { sessionId: "a", modeId: "m" }), (error) => {
+        assert.deepEqual([error.method, error.capability], ["session/set_mode", "/modes"]);
+        return true;
+      });
+      assert.equal(without.sent.length, before, "nothing was written");
+      const offered = await clientWithSession({ modes: MODES });
+      void offered.end.request("session/set_mode", { sessionId: "a", modeId: "m" }).catch(() => {});
+      await until(() => offered.sent.length === before + 1, "the call");
+    });
+  }
+
+  /** The result of the agent's answer to `session/new`, its handler offering everything, with only `handlers` of the gated methods. */
+  async function opened(handlers) {
+    const { written } = await handshake([initialize(1, bindings.PROTOCOL_VERSION), newSession(2)], {
+      agent: {
+        sessionNew: () => ({ sessionId: "s", configOptions: OPTIONS, ...(V2 ? {} : { modes: MODES }) }),
+        ...V2_SESSIONS,
+        ...handlers,
+      },
+    });
+    return written.find((message) => message.id === 2).result;
+  }
+
+  test("the agent leaves out the offers of the per-session methods it does not handle", async () => {
+    const without = await opened({});
+    assert.deepEqual(without, { sessionId: "s" });
+    const withOptions = await opened({ sessionSetConfigOption: () => ({ configOptions: OPTIONS }) });
+    assert.deepEqual(withOptions, { sessionId: "s", configOptions: OPTIONS });
+    if (!V2) {
+      const withModes = await opened({ sessionSetMode: () => ({}) });
+      assert.deepEqual(withModes, { sessionId: "s", modes: MODES });
+    }
   });
 }

@@ -100,6 +100,18 @@ pub mod negotiation {
             Ok(())
         }
     }
+
+    /// The per-session offers' stand-in: nothing is offered per session.
+    #[derive(Debug, Clone, Default)]
+    pub struct SessionOffers;
+
+    impl SessionOffers {
+        pub fn record(&mut self, _: &str, _: &serde_json::Value, _: &serde_json::Value) {}
+
+        pub fn check(&self, _: &str, _: &serde_json::Value) -> Result<(), CapabilityError> {
+            Ok(())
+        }
+    }
 }
 
 pub use crate::codec;

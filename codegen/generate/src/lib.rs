@@ -37,7 +37,7 @@ pub mod nullable;
 #[cfg(test)]
 #[allow(dead_code)]
 pub mod negotiation_tables {
-    use crate::negotiation::{Check, Needs, Rule};
+    use crate::negotiation::{Check, Needs, Rule, SessionGate};
 
     pub type Request = ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>;
     pub type Response = ::std::vec::Vec<::serde_json::Value>;
@@ -50,4 +50,5 @@ pub mod negotiation_tables {
     pub(crate) const SECTIONS: &[(&str, &[(&str, Needs)])] = &[];
     pub(crate) const FEATURES: &[(&str, Needs)] = &[];
     pub(crate) const CHECKS: &[Check] = &[];
+    pub(crate) const SESSION_GATES: &[SessionGate] = &[];
 }

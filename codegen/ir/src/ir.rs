@@ -507,9 +507,14 @@ pub struct Method {
     pub notification: Option<NotificationMethod>,
     /// The capability that must be advertised before the method may be used.
     pub gate: Option<Gate>,
-    /// Why the method's use is decided after initialize (a per-session
-    /// offer, such as `modes` for `session/set_mode`): a peer may never call
-    /// it, so its handler is optional.
+    /// The per-session offer that gates the method (`modes` for
+    /// `session/set_mode`): a peer may call it only on sessions whose
+    /// opening answer offered it, so its handler is optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_gate: Option<SessionGate>,
+    /// Why the method's use is decided after initialize by something the
+    /// IR does not model (a per-terminal offer): a peer may never call it,
+    /// so its handler is optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub not_negotiated: Option<String>,
     /// The schema marks the method `**UNSTABLE**` (not part of the spec yet),
@@ -535,6 +540,9 @@ pub enum Optional<'a> {
     ActedOn,
     /// The handling side advertises the method in its capabilities.
     Gated(&'a Gate),
+    /// The handling side offers the method per session, in the answers
+    /// that open it.
+    SessionGated(&'a SessionGate),
     /// The peer learns after initialize whether it may call the method.
     NotNegotiated(&'a str),
     /// The schema marks the method unstable.
@@ -560,6 +568,9 @@ impl Method {
         }
         if let Some(gate) = &self.gate {
             return Some(Optional::Gated(gate));
+        }
+        if let Some(gate) = &self.session_gate {
+            return Some(Optional::SessionGated(gate));
         }
         if let Some(reason) = &self.not_negotiated {
             return Some(Optional::NotNegotiated(reason));
@@ -606,6 +617,54 @@ pub struct Gate {
     /// method gate (it applies to the whole method).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sites: Vec<GateSite>,
+}
+
+/// A method offered per session rather than at initialize: the answer
+/// that opened a session offers it there by a member (present and not
+/// `null`). A session this end did not see opened is not judged.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionGate {
+    /// The side whose opening answers carry the offer (the agent).
+    pub advertised_by: Side,
+    /// JSON pointer of the offering member in the opening results
+    /// (`/modes`, `/configOptions`).
+    pub member: String,
+    /// The member naming the session, in the gated method's params and in
+    /// each opener's result or params.
+    pub session: String,
+    /// The methods whose answer opens a session and may carry the offer.
+    pub openers: Vec<SessionOpener>,
+}
+
+/// A method that opens a session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionOpener {
+    pub method: String,
+    /// The session is named in its result (a new one: `session/new`,
+    /// `session/fork`), else in its params (`session/load`, `session/resume`).
+    pub session_in_result: bool,
+}
+
+impl SessionGate {
+    /// The member's name (the pointer's only token).
+    pub fn member_name(&self) -> &str {
+        self.member.trim_start_matches('/')
+    }
+
+    /// What the handler docs say of it: "offered per session by `modes` in
+    /// the answer that opened it (`session/new`, ...)".
+    pub fn describe(&self) -> String {
+        let openers: Vec<String> = self
+            .openers
+            .iter()
+            .map(|opener| format!("`{}`", opener.method))
+            .collect();
+        format!(
+            "offered per session by `{}` in the answer that opened it ({})",
+            self.member_name(),
+            openers.join(", ")
+        )
+    }
 }
 
 /// What a gate's pointer designates.

@@ -6,7 +6,8 @@
 //! turns the IR's capability gates into the model every binding's
 //! `negotiate` prints; [`handshake`] is what the agent's end decides about
 //! `initialize` itself, with what each end advertises from its handlers
-//! ([`advertising`]); [`messages`] lists every protocol message with
+//! ([`advertising`]); [`sessions`] holds the gates offered per session by
+//! the answers that open one; [`messages`] lists every protocol message with
 //! its direction and handler; [`rfd`] models prompt turns and session status
 //! for the RFD helpers and holds their state machines. Every later stage
 //! (vectors, generation, review, the trace checker) reads this IR and
@@ -22,6 +23,7 @@ pub mod messages;
 pub mod naming;
 pub mod negotiation;
 pub mod rfd;
+pub mod sessions;
 pub mod tolerant;
 
 pub use error::{CodegenError, ErrorKind};

@@ -131,12 +131,32 @@ fn gated_variant_key(types: &BTreeMap<String, TypeDef>, key: &str) -> String {
     }
 }
 
+fn session_gate(resolved: &acp_schema_source::capabilities::ResolvedSessionGate) -> SessionGate {
+    SessionGate {
+        advertised_by: side(resolved.advertised_by),
+        member: resolved.member.clone(),
+        session: resolved.session.clone(),
+        openers: resolved
+            .openers
+            .iter()
+            .map(|opener| SessionOpener {
+                method: opener.method.clone(),
+                session_in_result: opener.session_in_result,
+            })
+            .collect(),
+    }
+}
+
+fn side(side: acp_schema_source::capabilities::Side) -> Side {
+    match side {
+        acp_schema_source::capabilities::Side::Agent => Side::Agent,
+        acp_schema_source::capabilities::Side::Client => Side::Client,
+    }
+}
+
 fn gate(resolved: &acp_schema_source::capabilities::ResolvedGate) -> Gate {
     Gate {
-        advertised_by: match resolved.gate.advertised_by {
-            acp_schema_source::capabilities::Side::Agent => Side::Agent,
-            acp_schema_source::capabilities::Side::Client => Side::Client,
-        },
+        advertised_by: side(resolved.gate.advertised_by),
         root: resolved.root.clone(),
         path: resolved.path.clone(),
         kind: match resolved.gate.kind {
@@ -1556,6 +1576,7 @@ impl<'a> Lowerer<'a> {
                 .map(|(side, params, _)| NotificationMethod { side, params });
             let gate = schema.gates.methods.get(&name).map(gate);
             let unstable = unstable.contains(&name);
+            let session_gate = schema.gates.session_gates.get(&name).map(session_gate);
             let not_negotiated = schema.gates.not_negotiated.get(&name).cloned();
             methods.insert(
                 name.clone(),
@@ -1564,6 +1585,7 @@ impl<'a> Lowerer<'a> {
                     request,
                     notification,
                     gate,
+                    session_gate,
                     not_negotiated,
                     unstable,
                     acted_on: false,

@@ -173,6 +173,7 @@ mod tests {
                 params: format!("{name} notification"),
             }),
             gate: None,
+            session_gate: None,
             not_negotiated: None,
             unstable: false,
             acted_on: false,

@@ -9,7 +9,8 @@
 //! blocks by capability name), `mcp` (transports that need a capability),
 //! `updates` (session updates the client must have advertised) and
 //! `elicitation` (modes), then `sessionReady`, `turnComplete` and
-//! `sessionStatus`. Omitted, `null` and `false` capabilities mean
+//! `sessionStatus`. The per-session gates ([`crate::sessions`]) ride along
+//! for the emitters; the view does not show them. Omitted, `null` and `false` capabilities mean
 //! unsupported; `true` and any object mean supported; an offered gate
 //! (`authMethods`) needs a non-empty array.
 
@@ -17,6 +18,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::ir::{Gate, GateKind, Ir, Side};
+use crate::sessions::{self, SessionRule};
 
 /// One distinct gate: which initialize message, which pointer, what it
 /// takes there.
@@ -115,6 +117,10 @@ pub struct Negotiation {
     pub features: Vec<Entry>,
     /// Outgoing checks of variants and members, in a fixed order.
     pub checks: Vec<Check>,
+    /// Methods offered per session, in the answers that open one
+    /// ([`crate::sessions`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub session_gates: Vec<SessionRule>,
 }
 
 /// Why an `initialize` exchange does not negotiate.
@@ -278,6 +284,7 @@ pub fn model(ir: &Ir) -> Option<Negotiation> {
         sections,
         features,
         checks,
+        session_gates: sessions::model(ir),
     })
 }
 

@@ -637,6 +637,7 @@ mod tests {
             }),
             notification: None,
             gate: None,
+            session_gate: None,
             not_negotiated: None,
             unstable: false,
             acted_on: false,

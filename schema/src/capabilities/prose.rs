@@ -2,7 +2,8 @@
 //! gate ("Only available if ...", "MUST NOT send ... unless ... advertised",
 //! "MUST only send this update when ...", "Requires the ... capability"),
 //! with the subject it is stated for, so a test can insist that each one is
-//! annotated in `schema/capabilities.json` (or listed as not negotiated).
+//! annotated in `schema/capabilities.json` (a gate, a session gate, or listed
+//! as not negotiated).
 
 use serde_json::Value;
 
@@ -158,7 +159,10 @@ impl CapabilityAnnotations {
 
     fn covers(&self, schema: &Value, subject: &Subject) -> bool {
         let (name, annotated) = match subject {
-            Subject::Method(name) => (name, self.methods.contains_key(name)),
+            Subject::Method(name) => (
+                name,
+                self.methods.contains_key(name) || self.session_gates.contains_key(name),
+            ),
             Subject::Variant(name) => (name, self.variants.contains_key(name)),
             Subject::Field(name) => (name, self.fields.contains_key(name)),
             Subject::Type(name) => (name, self.carried_by_annotation(schema, name)),

@@ -121,6 +121,7 @@ mod tests {
             request: Some(request),
             notification: None,
             gate: None,
+            session_gate: None,
             not_negotiated: not_negotiated.map(str::to_owned),
             unstable: false,
             acted_on: false,

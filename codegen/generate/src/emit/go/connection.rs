@@ -37,6 +37,8 @@ pub(super) struct EndsFile {
     initialize: String,
     /// `negotiatedFeatures` reads `NegotiateJSON`.
     negotiated: bool,
+    /// `newSessionOffers` makes the negotiation's `SessionOffers`.
+    session_gates: bool,
     /// Go expressions of the rules, `nil` when the schema has none.
     ready: String,
     turns: String,
@@ -127,11 +129,13 @@ pub(super) fn view(ir: &Ir) -> Result<EndsFile, CodegenError> {
         .map(|(side, peer)| side_view(ir, side, peer))
         .collect::<Result<Vec<_>, _>>()?;
     let model = acp_ir::rfd::model(ir);
-    let negotiated = acp_ir::negotiation::model(ir).is_some();
+    let negotiation = acp_ir::negotiation::model(ir);
+    let negotiated = negotiation.is_some();
     let handshake = acp_ir::handshake::model(ir);
     Ok(EndsFile {
         initialize: go_string(&ir.initialize().map(|method| method.name.clone()).unwrap_or_default()),
         negotiated,
+        session_gates: negotiation.is_some_and(|model| !model.session_gates.is_empty()),
         ready: model
             .ready
             .as_ref()

@@ -130,10 +130,20 @@ fn info(method: &Method) -> String {
     format!(
         "{{Name: {}, Request: {request}, Notification: {notification}, Gate: {gate}, NotNegotiated: {}, Unstable: {}, ActedOn: {}}}",
         go_string(&method.name),
-        go_string(method.not_negotiated.as_deref().unwrap_or_default()),
+        go_string(&not_negotiated(method)),
         method.unstable,
         method.acted_on
     )
+}
+
+/// Why the method's use is decided after initialize, for `NotNegotiated`:
+/// the IR's reason, or its per-session offer; empty when it is not.
+fn not_negotiated(method: &Method) -> String {
+    match (&method.not_negotiated, &method.session_gate) {
+        (Some(reason), _) => reason.clone(),
+        (None, Some(gate)) => gate.describe(),
+        (None, None) => String::new(),
+    }
 }
 
 fn method_doc(method: &Method) -> Vec<String> {
@@ -197,6 +207,7 @@ fn call(message: &Message) -> CallView {
             gate.path,
             gate.root
         ),
+        Optional::SessionGated(gate) => format!("Not negotiated at initialize: {}.", gate.describe()),
         Optional::NotNegotiated(reason) => format!("Not negotiated at initialize: {reason}."),
         Optional::Unstable => "Unstable: not part of the protocol yet.".to_owned(),
         Optional::ActedOn => ACTED_ON.to_owned(),

@@ -2,7 +2,8 @@
 //! Go literals, the protocol version, and `Negotiate` over the schema's
 //! initialize types, beside the evaluator copied from
 //! `templates/go/negotiation.go` (`Negotiated`, `NegotiationError`,
-//! `CapabilityError`). Emitted only when the schema negotiates.
+//! `CapabilityError`, and the per-session gates' `SessionOffers`).
+//! Emitted only when the schema negotiates.
 
 use askama::Template;
 
@@ -27,6 +28,8 @@ pub(super) struct NegotiationFile {
     sections: Vec<(String, String)>,
     features: String,
     checks: Vec<String>,
+    /// `{method, member, session, []sessionOpener{...}}` literals.
+    session_gates: Vec<String>,
 }
 
 /// A JSON pointer's unescaped tokens as a Go `[]string` literal.
@@ -108,6 +111,25 @@ pub(super) fn view(model: &Negotiation) -> NegotiationFile {
                     optional_string(check.tag_property.as_deref()),
                     optional_string(check.tag_value.as_deref()),
                     check.rule
+                )
+            })
+            .collect(),
+        session_gates: model
+            .session_gates
+            .iter()
+            .map(|rule| {
+                let openers: Vec<String> = rule
+                    .gate
+                    .openers
+                    .iter()
+                    .map(|opener| format!("{{{}, {}}}", go_string(&opener.method), opener.session_in_result))
+                    .collect();
+                format!(
+                    "{{{}, {}, {}, []sessionOpener{{{}}}}}",
+                    go_string(&rule.method),
+                    go_string(rule.gate.member_name()),
+                    go_string(&rule.gate.session),
+                    openers.join(", ")
                 )
             })
             .collect(),

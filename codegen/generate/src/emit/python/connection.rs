@@ -29,6 +29,8 @@ pub(super) struct ConnectionView {
     initialize: String,
     /// The package has `negotiation.py`: `initialize` decides the features.
     negotiated: bool,
+    /// It also has per-session gates (`SessionOffers`).
+    session_gates: bool,
     /// Rule R1 applies (`helpers.SessionReadyGate`): `_READY` is set.
     session_ready: bool,
     /// Python expressions: `_READY`, `_TURNS`, `_CANCEL` and `_TURN_CANCEL`
@@ -123,13 +125,15 @@ pub(super) fn connection_view(ir: &Ir) -> ConnectionView {
     }));
     protocol_names.sort_by_cached_key(|name| super::text::import_order(name));
     let model = acp_ir::rfd::model(ir);
-    let negotiated = acp_ir::negotiation::model(ir).is_some();
+    let negotiation = acp_ir::negotiation::model(ir);
+    let negotiated = negotiation.is_some();
     let ready = model.ready.as_ref().filter(|_| negotiated);
     let handshake = acp_ir::handshake::model(ir);
     ConnectionView {
         has_methods: !ir.methods.is_empty(),
         initialize: string_literal(&ir.initialize().map(|method| method.name.clone()).unwrap_or_default()),
         negotiated,
+        session_gates: negotiation.is_some_and(|model| !model.session_gates.is_empty()),
         session_ready: ready.is_some(),
         turn_rules: negotiated && model.turns.is_some(),
         ready: ready.map_or_else(none, ready_literal),

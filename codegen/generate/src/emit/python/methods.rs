@@ -66,6 +66,7 @@ pub(super) fn optional(method: &Method, side: Side) -> Option<String> {
             gate.advertised_by.as_str(),
             gate.path
         ),
+        Optional::SessionGated(gate) => format!("not negotiated at initialize: {}", gate.describe()),
         Optional::NotNegotiated(reason) => format!("not negotiated at initialize: {reason}"),
         Optional::Unstable => "unstable".to_owned(),
         Optional::ActedOn => "the connection acts on it itself".to_owned(),

@@ -244,6 +244,7 @@ mod tests {
                     request,
                     notification,
                     gate: None,
+                    session_gate: None,
                     not_negotiated: None,
                     unstable: name == "session/fork",
                     acted_on: name == "session/cancel",

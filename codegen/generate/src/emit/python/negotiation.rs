@@ -1,7 +1,9 @@
 //! The Python negotiation module (`negotiation.py`): the
 //! [`acp_ir::negotiation`] model's tables printed as typed tuples beside the
 //! evaluator in `templates/python/negotiation.py` (`negotiate`,
-//! `Negotiated`, `NegotiationError`, `CapabilityError`).
+//! `Negotiated`, `NegotiationError`, `CapabilityError`), and the
+//! per-session gates' ([`acp_ir::sessions`]) beside `SessionOffers` and
+//! `without_unhandled_offers`.
 
 use askama::Template;
 use serde_json::{json, Value};
@@ -11,12 +13,14 @@ use acp_ir::naming;
 use acp_ir::negotiation::{entries_json, pointer_tokens, Negotiation};
 
 /// Names the module adds to the package root.
-pub const EXPORTS: [&str; 5] = [
+pub const EXPORTS: [&str; 7] = [
     "PROTOCOL_VERSION",
     "CapabilityError",
     "Negotiated",
     "NegotiationError",
+    "SessionOffers",
     "negotiate",
+    "without_unhandled_offers",
 ];
 
 #[derive(Template)]
@@ -31,6 +35,7 @@ pub struct NegotiationPy {
     sections: String,
     features: String,
     checks: String,
+    session_gates: String,
 }
 
 /// The template's view of `model`.
@@ -76,7 +81,28 @@ pub fn view(model: &Negotiation) -> NegotiationPy {
         sections: top_level(&sections),
         features: top_level(&entries(&model.features)),
         checks: top_level(&checks),
+        session_gates: top_level(&session_gates(model)),
     }
+}
+
+/// The per-session gates as arrays: `[method, member, session, [[opener,
+/// session in result], ...]]`.
+fn session_gates(model: &Negotiation) -> Value {
+    Value::Array(
+        model
+            .session_gates
+            .iter()
+            .map(|rule| {
+                let openers: Vec<Value> = rule
+                    .gate
+                    .openers
+                    .iter()
+                    .map(|opener| json!([opener.method, opener.session_in_result]))
+                    .collect();
+                json!([rule.method, rule.gate.member_name(), rule.gate.session, openers])
+            })
+            .collect(),
+    )
 }
 
 /// A JSON array as a Python tuple, one item per line.

@@ -153,7 +153,7 @@ fn emit_rest(ir: &Ir, names: &PackageNames, context: &RustContext) -> Result<Fil
             pub mod helpers;
             pub mod negotiation;
             mod negotiation_tables;
-            pub use negotiation::{negotiate, CapabilityError, Negotiated, NegotiationError, PROTOCOL_VERSION};
+            pub use negotiation::{negotiate, CapabilityError, Negotiated, NegotiationError, SessionOffers, PROTOCOL_VERSION};
         }
     });
     let lib = quote! {

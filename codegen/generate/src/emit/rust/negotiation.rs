@@ -1,7 +1,8 @@
 //! The generated crate's `negotiation` module, `templates/rust/negotiation.rs`
 //! copied as text, comments kept (`Message`, `negotiate`, `Negotiated`,
 //! which serializes to the shared view, `NegotiationError`,
-//! `CapabilityError` and the evaluator reading the tables), and the schema's
+//! `CapabilityError`, `SessionOffers` and the evaluator reading the
+//! tables), and the schema's
 //! part in a module of its own, `negotiation_tables`: the
 //! [`acp_ir::negotiation`] model's tables as constants, the protocol version
 //! and the initialize message types.
@@ -68,6 +69,17 @@ fn tables(model: &Negotiation) -> TokenStream {
         let rule = proc_macro2::Literal::usize_unsuffixed(check.rule);
         quote! { Check { method: #method, pointer: &[#(#pointer),*], tag_property: #tag_property, tag_value: #tag_value, rule: #rule } }
     });
+    let session_gates = model.session_gates.iter().map(|rule| {
+        let method = &rule.method;
+        let member = rule.gate.member_name();
+        let session = &rule.gate.session;
+        let openers = rule.gate.openers.iter().map(|opener| {
+            let opener_method = &opener.method;
+            let in_result = opener.session_in_result;
+            quote! { (#opener_method, #in_result) }
+        });
+        quote! { SessionGate { method: #method, member: #member, session: #session, openers: &[#(#openers),*] } }
+    });
     let version = proc_macro2::Literal::u16_unsuffixed(model.protocol_version);
     quote! {
         /// The protocol version these bindings implement.
@@ -78,6 +90,7 @@ fn tables(model: &Negotiation) -> TokenStream {
         pub(crate) const SECTIONS: &[(&str, &[(&str, Needs)])] = &[#(#sections),*];
         pub(crate) const FEATURES: &[(&str, Needs)] = #features;
         pub(crate) const CHECKS: &[Check] = &[#(#checks),*];
+        pub(crate) const SESSION_GATES: &[SessionGate] = &[#(#session_gates),*];
     }
 }
 
@@ -94,7 +107,7 @@ pub(crate) fn tables_module(model: &Negotiation) -> TokenStream {
     let response_name = &model.response_type;
     let tables = tables(model);
     quote! {
-        use crate::negotiation::{Check, Needs, Rule};
+        use crate::negotiation::{Check, Needs, Rule, SessionGate};
 
         /// The params of the initialize request.
         pub type Request = crate::types::#request;

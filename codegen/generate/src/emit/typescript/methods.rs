@@ -58,6 +58,8 @@ pub struct MethodsFile {
     session_ready: bool,
     /// The schema negotiates at `initialize` (`src/negotiation.ts` exists).
     negotiated: bool,
+    /// It also has per-session gates (`CONNECTION_RULES.sessions`).
+    session_gates: bool,
     /// `CONNECTION_RULES`, from the RFD helpers' model.
     rules: RulesView,
     /// `src/helpers.ts` holds the turn tracker's rules (`TURN_RULES`, from
@@ -197,6 +199,9 @@ fn member_notes(method: &Method, handled_by: Side) -> (Vec<String>, &'static str
         Some(reason) => {
             match reason {
                 Optional::Gated(_) => {}
+                Optional::SessionGated(gate) => {
+                    notes.push(format!("Not negotiated at initialize: {}.", gate.describe()))
+                }
                 Optional::NotNegotiated(reason) => notes.push(format!("Not negotiated at initialize: {reason}.")),
                 Optional::Unstable => notes.push("Unstable: not part of the protocol yet.".to_owned()),
                 Optional::ActedOn => notes.push(ACTED_ON.to_owned()),
@@ -279,7 +284,9 @@ pub fn view(ir: &Ir) -> Result<MethodsFile, CodegenError> {
         });
     }
     let model = acp_ir::rfd::model(ir);
-    let negotiated = acp_ir::negotiation::model(ir).is_some();
+    let negotiation = acp_ir::negotiation::model(ir);
+    let negotiated = negotiation.is_some();
+    let session_gates = negotiation.is_some_and(|model| !model.session_gates.is_empty());
     let session_ready = negotiated && model.ready.is_some();
     let handshake = acp_ir::handshake::model(ir);
     let sides = ir
@@ -292,6 +299,7 @@ pub fn view(ir: &Ir) -> Result<MethodsFile, CodegenError> {
         sides,
         session_ready,
         negotiated,
+        session_gates,
         rules: rules_view(&model, session_ready, &initialize_method(ir)),
         tracker: negotiated && model.turns.is_some(),
         handshake: handshake_literal(handshake.as_ref()),

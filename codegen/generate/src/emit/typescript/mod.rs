@@ -385,6 +385,7 @@ mod tests {
                 params: params.to_owned(),
             }),
             gate: None,
+            session_gate: None,
             not_negotiated: None,
             unstable: false,
             acted_on: false,
@@ -481,7 +482,7 @@ mod tests {
         // `initialize` and no `session/cancel`: no rules.
         assert!(
             methods.contains(
-                "  turns: null,\n  tracker: null,\n  ready: null,\n  cancel: null,\n  handshake: null,\n  turnCancel: null,\n  outgoing: () => null,\n};"
+                "  turns: null,\n  tracker: null,\n  ready: null,\n  cancel: null,\n  handshake: null,\n  turnCancel: null,\n  outgoing: () => null,\n  sessions: null,\n};"
             ),
             "{methods}"
         );

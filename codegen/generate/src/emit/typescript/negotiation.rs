@@ -1,7 +1,9 @@
 //! The TypeScript negotiation module (`src/negotiation.ts`): the
 //! [`acp_ir::negotiation`] model's tables printed as typed constants beside
 //! the evaluator in `templates/typescript/negotiation.ts` (`negotiate`,
-//! `Negotiated`, `NegotiationError`, `CapabilityError`).
+//! `Negotiated`, `NegotiationError`, `CapabilityError`), and the
+//! per-session gates' ([`acp_ir::sessions`]) beside `SessionOffers` and
+//! `withoutUnhandledOffers`.
 
 use askama::Template;
 use serde_json::{json, Value};
@@ -11,13 +13,15 @@ use acp_ir::naming;
 use acp_ir::negotiation::{entries_json, pointer_tokens, Negotiation};
 
 /// Names the module adds to the package's exports.
-pub const EXPORTS: [&str; 6] = [
+pub const EXPORTS: [&str; 8] = [
     "PROTOCOL_VERSION",
     "NegotiationError",
     "CapabilityError",
     "Negotiated",
     "NegotiatedJson",
     "negotiate",
+    "SessionOffers",
+    "withoutUnhandledOffers",
 ];
 
 #[derive(Template)]
@@ -36,6 +40,7 @@ pub struct NegotiationTs {
     sections: String,
     features: String,
     checks: String,
+    session_gates: String,
 }
 
 /// The model's tables as JSON values, shared by the TypeScript and Python
@@ -82,6 +87,7 @@ pub fn view(model: &Negotiation) -> NegotiationTs {
         sections,
         features,
         checks,
+        session_gates: literal(&acp_ir::sessions::rules_json(&model.session_gates)),
     }
 }
 
