@@ -127,7 +127,11 @@ pub fn go(inputs: &Inputs) -> Result<Programs> {
         std::fs::remove_dir_all(&module).with_context(|| format!("removing {}", module.display()))?;
     }
     copy_tree(&inputs.setup.sources("go"), &module)?;
-    crate::suites::go::copy_scripted_agent(&inputs.setup.workspace, &protocol.named("scripted_agent", '_'), &module)?;
+    crate::support::tools::copy_go_test_agent(
+        &inputs.setup.workspace,
+        &protocol.named("scripted_agent", '_'),
+        &module,
+    )?;
     let bindings = inputs.bindings.join("go");
     run_checked(
         go_command(&module).args(["mod", "edit", "-replace"]).arg(format!(

@@ -9,7 +9,7 @@
 //! connection's tests (race runs ordered and unordered, cancellation,
 //! faults, the handshake; external tests, whose race runs play the Go test
 //! agent of their protocol, copied in as the module's
-//! [`SCRIPTED_AGENT_PACKAGE`]) and the hostile wire table
+//! [`crate::support::tools::GO_TEST_AGENT_PACKAGE`]) and the hostile wire table
 //! (`tests/hostile-wire.json`: Go's outcome by type and by method, and its
 //! `connection`).
 //! On the default schema, the fuzz harness (`tests/go/fuzz_connection_test.go`)
@@ -41,7 +41,7 @@ use acp_generate::emit::{self, PackageNames};
 
 use crate::commands::package::{build, example, install};
 use crate::languages::{Install, LanguageTests, Mutant, Usage};
-use crate::support::tools::{copy_tree, go, run_checked, staticcheck, SuiteOutcome};
+use crate::support::tools::{copy_go_test_agent, go, run_checked, staticcheck, SuiteOutcome};
 
 /// Go's registration ([`crate::languages::LanguageTests`]), listed in
 /// [`crate::registry`].
@@ -148,21 +148,6 @@ const CONNECTION_TESTS: [(&str, &str, &str); 2] = [
 ];
 const CONNECTION_SHARED: &str = "pipes_test.go";
 
-/// Where a module that uses a Go test agent (`tests/go/scripted_agent/` on
-/// protocol v1, `tests/go/scripted_agent_v2/` on v2) holds it: the
-/// generated module for its connection tests, the interop programs' module
-/// and the bench's.
-pub const SCRIPTED_AGENT_PACKAGE: &str = "internal/scriptedagent";
-
-/// Copies the test agent `tests/go/<agent>/` into `module` as its package
-/// [`SCRIPTED_AGENT_PACKAGE`].
-pub fn copy_scripted_agent(workspace: &Path, agent: &str, module: &Path) -> Result<()> {
-    copy_tree(
-        &workspace.join("tests").join("go").join(agent),
-        &module.join(SCRIPTED_AGENT_PACKAGE),
-    )
-}
-
 /// The hostile wire table's outcomes, by type and by method and through
 /// the ends, on the schema the table is written on; the table is copied
 /// into the module's `testdata/`.
@@ -209,7 +194,7 @@ fn copy_tests(workspace: &Path, module: &Path, label: &str) -> Result<()> {
         .flat_map(|(_, file)| [*file, HELPER_SHARED]);
     let connection = CONNECTION_TESTS.iter().filter(|(schema, _, _)| *schema == label);
     for (_, _, agent) in connection.clone() {
-        copy_scripted_agent(workspace, agent, module)?;
+        copy_go_test_agent(workspace, agent, module)?;
     }
     let connection = connection.flat_map(|(_, file, _)| [*file, CONNECTION_SHARED]);
     let hostile = HOSTILE.1.into_iter().filter(|_| HOSTILE.0 == label);

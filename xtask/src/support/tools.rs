@@ -76,6 +76,21 @@ pub fn go(module: &Path) -> Command {
     command
 }
 
+/// Where a module that uses a Go test agent (`tests/go/scripted_agent/` on
+/// protocol v1, `tests/go/scripted_agent_v2/` on v2) holds it: the
+/// generated module for its connection tests, the interop programs' module
+/// and the bench's.
+pub const GO_TEST_AGENT_PACKAGE: &str = "internal/scriptedagent";
+
+/// Copies the test agent `tests/go/<agent>/` into `module` as its package
+/// [`GO_TEST_AGENT_PACKAGE`].
+pub fn copy_go_test_agent(workspace: &Path, agent: &str, module: &Path) -> Result<()> {
+    copy_tree(
+        &workspace.join("tests").join("go").join(agent),
+        &module.join(GO_TEST_AGENT_PACKAGE),
+    )
+}
+
 /// The pinned staticcheck, installed with `go install`.
 const STATICCHECK: &str = "honnef.co/go/tools/cmd/staticcheck@v0.8.2";
 
