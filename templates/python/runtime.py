@@ -30,6 +30,7 @@ from typing import (
 )
 
 from pydantic import (
+    MISSING,
     BaseModel,
     ConfigDict,
     GetCoreSchemaHandler,
@@ -320,7 +321,7 @@ def encode(annotation: Any, value: Any, *, decoded: bool = False) -> Any:
     (`Member`), which the serializer of a union counts as a missing field
     before it writes the object as its own class."""
     return adapter(annotation).serializer.to_python(
-        value, mode="json", by_alias=True, exclude_unset=True, warnings=not decoded
+        value, mode="json", by_alias=True, warnings=not decoded
     )
 
 
@@ -338,6 +339,65 @@ def inherited(cls: type, name: str) -> tuple[Any, ...]:
                     entries.append(entry)
         found = _inherited[(cls, name)] = tuple(entries)
     return found
+
+
+class Absent:
+    """The attribute of a member with a default: its value, or its default
+    while the object holds `MISSING` for it.
+
+    A model's core schema gives such a member `MISSING` when it is absent
+    (`absent_as_missing`), which pydantic-core leaves out of what it writes:
+    writing then needs no `exclude_unset`, which copies each object's
+    dictionary to filter it by `__pydantic_fields_set__`."""
+
+    __slots__ = ("default", "name")
+
+    def __init__(self, name: str, default: Any) -> None:
+        self.name = name
+        self.default = default
+
+    def __get__(self, model: Any, owner: Any = None) -> Any:
+        if model is None:
+            return self.default
+        value = model.__dict__.get(self.name, MISSING)
+        if value is MISSING:
+            return copy.copy(self.default)
+        return value
+
+    def __set__(self, model: Any, value: Any) -> None:
+        model.__dict__[self.name] = value
+
+
+def absent_as_missing(schema: CoreSchema) -> CoreSchema:
+    """`schema`, a model's, with `MISSING` as the default of each member that has one."""
+    inner: Any = schema
+    while inner.get("type") in (
+        "model",
+        "function-wrap",
+        "function-before",
+        "function-after",
+    ):
+        inner = inner["schema"]
+    if inner.get("type") == "model-fields":
+        for field in inner["fields"].values():
+            read = field["schema"]
+            if read["type"] == "default" and "default" in read:
+                read["default"] = MISSING
+    return schema
+
+
+def read_absent_as_default(classes: dict[str, Any]) -> None:
+    """Gives each member with a default of the models among `classes` its
+    `Absent` attribute, once they are all built."""
+    for cls in classes.values():
+        if isinstance(cls, type) and issubclass(cls, WireModel):
+            for name, field in cls.__pydantic_fields__.items():
+                if not field.is_required():
+                    type.__setattr__(
+                        cls,
+                        name,
+                        Absent(name, field.get_default(call_default_factory=True)),
+                    )
 
 
 class WireModel(BaseModel):
@@ -408,13 +468,37 @@ class WireModel(BaseModel):
         # (`tests/python/test_api.py` checks both against pydantic's).
 
         @classmethod
+        def __get_pydantic_core_schema__(
+            cls, source: Any, handler: GetCoreSchemaHandler
+        ) -> CoreSchema:
+            return absent_as_missing(handler(source))
+
+        @classmethod
         def model_validate_json(cls, json_data: Any, **options: Any) -> Any:
             if options:
                 return super().model_validate_json(json_data, **options)
             return cls.__pydantic_validator__.validate_json(json_data)
 
         def model_dump_json(self, **options: Any) -> str:
+            # An absent member holds `MISSING`, which is never written.
+            options.pop("exclude_unset", None)
             return self.__pydantic_serializer__.to_json(self, **options).decode()
+
+        @classmethod
+        def model_construct(
+            cls, _fields_set: set[str] | None = None, **values: Any
+        ) -> Any:
+            model = super().model_construct(_fields_set, **values)
+            # A member not given is absent, as when decoded (`Absent`).
+            state = model.__dict__
+            for name in cls.__pydantic_fields__:
+                if name not in model.__pydantic_fields_set__ and name in state:
+                    state[name] = MISSING
+            return model
+
+        def __repr_args__(self) -> Any:
+            for name, value in super().__repr_args__():
+                yield name, getattr(self, name) if value is MISSING else value
 
         def __getattr__(self, name: str) -> Any:
             # A member its rules left out of a decoded object reads as its default.
@@ -579,9 +663,9 @@ def describe_fields(module: str, classes: dict[str, Any]) -> None:
 
 def value_or_default(model: BaseModel, attr: str, default: Any) -> Any:
     """The value of `attr`, or the schema default decoded as the field's type when absent."""
-    # A member left out of the object's dictionary (by a rule, or beside an
-    # unknown member spelled like its attribute) is absent.
-    if attr in model.model_fields_set and attr in model.__dict__:
+    # A member left out of the object's dictionary (by a rule) or holding
+    # `MISSING` (not given) is absent.
+    if model.__dict__.get(attr, MISSING) is not MISSING:
         return getattr(model, attr)
     return read(type(model).__pydantic_fields__[attr].annotation, default)
 
@@ -914,7 +998,7 @@ class OpenIntEnum(IntEnum):
 
 def to_json(value: BaseModel) -> Any:
     """The wire JSON of a model: wire names, and only the members it was given or decoded with."""
-    return value.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    return value.model_dump(mode="json", by_alias=True)
 
 
 class RequestError(Exception):
