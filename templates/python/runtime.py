@@ -18,7 +18,6 @@ from enum import Enum
 from types import UnionType
 from typing import (
     TYPE_CHECKING,
-    Annotated,
     Any,
     ClassVar,
     Generic,
@@ -130,74 +129,6 @@ class Member:
         if self.fallback == VALUE:
             return copy.deepcopy(self.value)
         raise PydanticOmit
-
-
-_NULLS = "_acp_nulls"
-"""The key under which `Twin` notes, in the dictionary of the object being
-read, the members read as `null`. It starts with `_`, as no member's
-attribute does, so it stays in the object's `__dict__` unseen: pydantic
-writes, compares, prints and iterates the members only."""
-
-
-@dataclass(frozen=True)
-class Twin:
-    """A member whose wire name differs from its attribute `attr` and which
-    takes `null`: a `null` read is noted, so that an unknown member spelled
-    like `attr` beside it (`meta` beside `"_meta": null`) leaves it written
-    out, while one beside nothing does not (`WireKey`). pydantic-core calls
-    it only for a member present on the wire."""
-
-    attr: str
-
-    def __get_pydantic_core_schema__(
-        self, source: Any, handler: GetCoreSchemaHandler
-    ) -> CoreSchema:
-        return core_schema.with_info_after_validator_function(
-            functools.partial(_note_null, self.attr), handler(source)
-        )
-
-
-def _note_null(attr: str, value: Any, info: core_schema.ValidationInfo) -> Any:
-    if value is None and info.data is not None:
-        # `info.data` is the dictionary of the object being read.
-        noted = info.data.get(_NULLS)
-        if noted is None:
-            info.data[_NULLS] = noted = set()
-        noted.add(attr)
-    return value
-
-
-def _read_key(key: str, info: core_schema.ValidationInfo) -> str:
-    # pydantic counts an unknown member among the fields set by its name, so
-    # one named like a member's attribute (`meta` beside `_meta`) would make
-    # that member be written out (`"_meta": null`). pydantic-core reads every
-    # member first, into `info.data`, then calls this for each unknown one
-    # only (the common object has none): the attribute of a member its wire
-    # name did not give (its default, `None`, and no `null` noted) leaves the
-    # object's dictionary, so it is not written, and reads as its default
-    # (`WireModel.__getattr__`).
-    values = info.data
-    if values is not None and key in values and values[key] is None:
-        nulls = values.get(_NULLS)
-        if nulls is None or key not in nulls:
-            del values[key]
-    return key
-
-
-class _UnknownName:
-    """The check of `WireKey`."""
-
-    def __get_pydantic_core_schema__(
-        self, source: Any, handler: GetCoreSchemaHandler
-    ) -> CoreSchema:
-        return core_schema.with_info_after_validator_function(
-            _read_key, handler(source)
-        )
-
-
-WireKey = Annotated[str, _UnknownName()]
-"""The name of a member a model keeps unknown (its `__pydantic_extra__`
-keys): one spelled like an attribute leaves that attribute's member unset."""
 
 
 class WrittenByClass:
