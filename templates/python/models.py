@@ -68,4 +68,5 @@ TYPES: dict[str, _t.Any] = {
 {% for class in build_order %}
 {{ class }}.model_rebuild()
 {%- endfor %}
+_rt.read_absent_as_default(globals())
 _rt.describe_fields(__name__, globals())

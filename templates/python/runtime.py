@@ -18,7 +18,6 @@ from enum import Enum
 from types import UnionType
 from typing import (
     TYPE_CHECKING,
-    Annotated,
     Any,
     ClassVar,
     Generic,
@@ -30,6 +29,7 @@ from typing import (
 )
 
 from pydantic import (
+    MISSING,
     BaseModel,
     ConfigDict,
     GetCoreSchemaHandler,
@@ -129,74 +129,6 @@ class Member:
         if self.fallback == VALUE:
             return copy.deepcopy(self.value)
         raise PydanticOmit
-
-
-_NULLS = "_acp_nulls"
-"""The key under which `Twin` notes, in the dictionary of the object being
-read, the members read as `null`. It starts with `_`, as no member's
-attribute does, so it stays in the object's `__dict__` unseen: pydantic
-writes, compares, prints and iterates the members only."""
-
-
-@dataclass(frozen=True)
-class Twin:
-    """A member whose wire name differs from its attribute `attr` and which
-    takes `null`: a `null` read is noted, so that an unknown member spelled
-    like `attr` beside it (`meta` beside `"_meta": null`) leaves it written
-    out, while one beside nothing does not (`WireKey`). pydantic-core calls
-    it only for a member present on the wire."""
-
-    attr: str
-
-    def __get_pydantic_core_schema__(
-        self, source: Any, handler: GetCoreSchemaHandler
-    ) -> CoreSchema:
-        return core_schema.with_info_after_validator_function(
-            functools.partial(_note_null, self.attr), handler(source)
-        )
-
-
-def _note_null(attr: str, value: Any, info: core_schema.ValidationInfo) -> Any:
-    if value is None and info.data is not None:
-        # `info.data` is the dictionary of the object being read.
-        noted = info.data.get(_NULLS)
-        if noted is None:
-            info.data[_NULLS] = noted = set()
-        noted.add(attr)
-    return value
-
-
-def _read_key(key: str, info: core_schema.ValidationInfo) -> str:
-    # pydantic counts an unknown member among the fields set by its name, so
-    # one named like a member's attribute (`meta` beside `_meta`) would make
-    # that member be written out (`"_meta": null`). pydantic-core reads every
-    # member first, into `info.data`, then calls this for each unknown one
-    # only (the common object has none): the attribute of a member its wire
-    # name did not give (its default, `None`, and no `null` noted) leaves the
-    # object's dictionary, so it is not written, and reads as its default
-    # (`WireModel.__getattr__`).
-    values = info.data
-    if values is not None and key in values and values[key] is None:
-        nulls = values.get(_NULLS)
-        if nulls is None or key not in nulls:
-            del values[key]
-    return key
-
-
-class _UnknownName:
-    """The check of `WireKey`."""
-
-    def __get_pydantic_core_schema__(
-        self, source: Any, handler: GetCoreSchemaHandler
-    ) -> CoreSchema:
-        return core_schema.with_info_after_validator_function(
-            _read_key, handler(source)
-        )
-
-
-WireKey = Annotated[str, _UnknownName()]
-"""The name of a member a model keeps unknown (its `__pydantic_extra__`
-keys): one spelled like an attribute leaves that attribute's member unset."""
 
 
 class WrittenByClass:
@@ -320,7 +252,7 @@ def encode(annotation: Any, value: Any, *, decoded: bool = False) -> Any:
     (`Member`), which the serializer of a union counts as a missing field
     before it writes the object as its own class."""
     return adapter(annotation).serializer.to_python(
-        value, mode="json", by_alias=True, exclude_unset=True, warnings=not decoded
+        value, mode="json", by_alias=True, warnings=not decoded
     )
 
 
@@ -338,6 +270,65 @@ def inherited(cls: type, name: str) -> tuple[Any, ...]:
                     entries.append(entry)
         found = _inherited[(cls, name)] = tuple(entries)
     return found
+
+
+class Absent:
+    """The attribute of a member with a default: its value, or its default
+    while the object holds `MISSING` for it.
+
+    A model's core schema gives such a member `MISSING` when it is absent
+    (`absent_as_missing`), which pydantic-core leaves out of what it writes:
+    writing then needs no `exclude_unset`, which copies each object's
+    dictionary to filter it by `__pydantic_fields_set__`."""
+
+    __slots__ = ("default", "name")
+
+    def __init__(self, name: str, default: Any) -> None:
+        self.name = name
+        self.default = default
+
+    def __get__(self, model: Any, owner: Any = None) -> Any:
+        if model is None:
+            return self.default
+        value = model.__dict__.get(self.name, MISSING)
+        if value is MISSING:
+            return copy.copy(self.default)
+        return value
+
+    def __set__(self, model: Any, value: Any) -> None:
+        model.__dict__[self.name] = value
+
+
+def absent_as_missing(schema: CoreSchema) -> CoreSchema:
+    """`schema`, a model's, with `MISSING` as the default of each member that has one."""
+    inner: Any = schema
+    while inner.get("type") in (
+        "model",
+        "function-wrap",
+        "function-before",
+        "function-after",
+    ):
+        inner = inner["schema"]
+    if inner.get("type") == "model-fields":
+        for field in inner["fields"].values():
+            read = field["schema"]
+            if read["type"] == "default" and "default" in read:
+                read["default"] = MISSING
+    return schema
+
+
+def read_absent_as_default(classes: dict[str, Any]) -> None:
+    """Gives each member with a default of the models among `classes` its
+    `Absent` attribute, once they are all built."""
+    for cls in classes.values():
+        if isinstance(cls, type) and issubclass(cls, WireModel):
+            for name, field in cls.__pydantic_fields__.items():
+                if not field.is_required():
+                    type.__setattr__(
+                        cls,
+                        name,
+                        Absent(name, field.get_default(call_default_factory=True)),
+                    )
 
 
 class WireModel(BaseModel):
@@ -408,13 +399,37 @@ class WireModel(BaseModel):
         # (`tests/python/test_api.py` checks both against pydantic's).
 
         @classmethod
+        def __get_pydantic_core_schema__(
+            cls, source: Any, handler: GetCoreSchemaHandler
+        ) -> CoreSchema:
+            return absent_as_missing(handler(source))
+
+        @classmethod
         def model_validate_json(cls, json_data: Any, **options: Any) -> Any:
             if options:
                 return super().model_validate_json(json_data, **options)
             return cls.__pydantic_validator__.validate_json(json_data)
 
         def model_dump_json(self, **options: Any) -> str:
+            # An absent member holds `MISSING`, which is never written.
+            options.pop("exclude_unset", None)
             return self.__pydantic_serializer__.to_json(self, **options).decode()
+
+        @classmethod
+        def model_construct(
+            cls, _fields_set: set[str] | None = None, **values: Any
+        ) -> Any:
+            model = super().model_construct(_fields_set, **values)
+            # A member not given is absent, as when decoded (`Absent`).
+            state = model.__dict__
+            for name in cls.__pydantic_fields__:
+                if name not in model.__pydantic_fields_set__ and name in state:
+                    state[name] = MISSING
+            return model
+
+        def __repr_args__(self) -> Any:
+            for name, value in super().__repr_args__():
+                yield name, getattr(self, name) if value is MISSING else value
 
         def __getattr__(self, name: str) -> Any:
             # A member its rules left out of a decoded object reads as its default.
@@ -579,9 +594,9 @@ def describe_fields(module: str, classes: dict[str, Any]) -> None:
 
 def value_or_default(model: BaseModel, attr: str, default: Any) -> Any:
     """The value of `attr`, or the schema default decoded as the field's type when absent."""
-    # A member left out of the object's dictionary (by a rule, or beside an
-    # unknown member spelled like its attribute) is absent.
-    if attr in model.model_fields_set and attr in model.__dict__:
+    # A member left out of the object's dictionary (by a rule) or holding
+    # `MISSING` (not given) is absent.
+    if model.__dict__.get(attr, MISSING) is not MISSING:
         return getattr(model, attr)
     return read(type(model).__pydantic_fields__[attr].annotation, default)
 
@@ -914,7 +929,7 @@ class OpenIntEnum(IntEnum):
 
 def to_json(value: BaseModel) -> Any:
     """The wire JSON of a model: wire names, and only the members it was given or decoded with."""
-    return value.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    return value.model_dump(mode="json", by_alias=True)
 
 
 class RequestError(Exception):

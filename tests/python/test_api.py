@@ -218,6 +218,23 @@ def test_docstrings_indent_their_continuation_lines() -> None:
         assert all(line == "" or line.startswith("    ") for line in body), block.split("(")[0]
 
 
+def test_an_absent_member_reads_as_its_default_and_is_never_written() -> None:
+    """An absent member holds `MISSING` (`_runtime.Absent`): its attribute and
+    `repr` read its default, and it is not written, `exclude_unset` or not;
+    one given `None` is written."""
+    decoded = MODELS.TextContent.model_validate_json('{"text": "x"}')
+    built = MODELS.TextContent(text="x")
+    constructed = MODELS.TextContent.model_construct(text="x")
+    for value in (decoded, built, constructed):
+        assert value.meta is None
+        assert "meta=None" in repr(value)
+        for options in ({}, {"exclude_unset": True}):
+            assert json.loads(value.model_dump_json(by_alias=True, **options)) == {"text": "x"}
+        assert RUNTIME.to_json(value) == {"text": "x"}
+    given = MODELS.TextContent(text="x", meta=None)
+    assert json.loads(given.model_dump_json(by_alias=True)) == {"text": "x", "_meta": None}
+
+
 def test_a_member_a_rule_leaves_out_reads_as_its_default() -> None:
     """A lenient vector whose expected value lacks one of its members: the
     decoded model leaves it out (not set, not written) and reads its default."""

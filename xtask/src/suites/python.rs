@@ -56,10 +56,10 @@ pub const LANGUAGE: LanguageTests = LanguageTests {
             replace: "        path = \"\"\n        super().__init__(f\"{path or '/'}: {message}\")\n",
         },
         Mutant {
-            name: "a null read is dropped beside an unknown member spelled like its attribute",
+            name: "an absent member is written as null, beside an unknown member spelled like its attribute too",
             file: "python/acp_bindings/_runtime.py",
-            find: "        if nulls is None or key not in nulls:\n            del values[key]\n",
-            replace: "        del values[key]\n",
+            find: "                read[\"default\"] = MISSING\n",
+            replace: "                read[\"default\"] = None\n",
         },
         Mutant {
             name: "wire members read by attribute name too",

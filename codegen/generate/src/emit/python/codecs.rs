@@ -186,16 +186,6 @@ pub(super) fn member(ir: &Ir, field: &Field) -> Option<String> {
     ))
 }
 
-/// The `Twin` of a field whose attribute differs from its wire name and
-/// that takes `null`: it notes a `null` read, which tells an explicit `null`
-/// from an absent member when an unknown member is spelled like the
-/// attribute (`_runtime.WireKey`).
-pub(super) fn twin(ir: &Ir, field: &Field) -> Option<String> {
-    let attr = python_attribute(&field.name);
-    let nullable = field.nullable || accepts_null(ir, &field.ty, &mut BTreeSet::new());
-    (nullable && attr != field.wire_name).then(|| format!("_rt.Twin({})", string_literal(&attr)))
-}
-
 /// The right-hand side of a union's alias. An untagged option that refers
 /// back to a union still being written (`open`) is `Any` in the annotation;
 /// its validator, evaluated lazily, still decodes it as its own type.

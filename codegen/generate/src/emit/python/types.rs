@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use askama::Template;
 
 use super::classes::{variant_class, variant_classes};
-use super::codecs::{annotation, member, or_none, order_aliases, twin, value_annotation, AliasView};
+use super::codecs::{annotation, member, or_none, order_aliases, value_annotation, AliasView};
 use super::text::{describe, docstring, literal, string_literal};
 use acp_ir::error::{CodegenError, ErrorKind};
 use acp_ir::ir::{
@@ -80,9 +80,8 @@ struct Parameter {
 }
 
 /// The declaration of the attribute `attr` of type `annotation`, read from
-/// the wire member `wire`, with the `Member` that says how it decodes and
-/// the `Twin` that notes its `null`s.
-fn declared(attr: &str, annotation: &str, wire: &str, member: Vec<String>) -> String {
+/// the wire member `wire`, with the `Member` that says how it decodes.
+fn declared(attr: &str, annotation: &str, wire: &str, member: Option<String>) -> String {
     let mut metadata: Vec<String> = Vec::new();
     if attr != wire {
         metadata.push(format!("_p.Field(alias={})", string_literal(wire)));
@@ -117,12 +116,7 @@ fn field_view(ir: &Ir, field: &Field) -> FieldView {
         default,
     } = parameter(field);
     FieldView {
-        declared: declared(
-            &attr,
-            &annotation,
-            &field.wire_name,
-            member(ir, field).into_iter().chain(twin(ir, field)).collect(),
-        ),
+        declared: declared(&attr, &annotation, &field.wire_name, member(ir, field)),
         attr,
         default: default.map(|value| format!(" = {value}")).unwrap_or_default(),
         doc: field
@@ -216,7 +210,7 @@ fn object_members(
             string_literal(value)
         ));
         views.push(FieldView {
-            declared: declared(&attr, &tag_annotation(value), property, Vec::new()),
+            declared: declared(&attr, &tag_annotation(value), property, None),
             attr,
             default: format!(" = {}", string_literal(value)),
             doc: None,
@@ -491,19 +485,18 @@ fn unnamed_members(additional: &AdditionalProperties, flattens: bool, settings: 
     match additional {
         AdditionalProperties::Kept(values) => {
             settings.push("model_config = _p.ConfigDict(extra=\"allow\")".to_owned());
-            // The names are `WireKey`s, checked only for the members the
-            // schema does not name; the values are pydantic's own `Any`
-            // (declaring them costs every write) unless the schema types
-            // them. Hidden from type checkers, which see pydantic's
-            // `dict[str, Any]`; without a default, so that the values stay
-            // in pydantic's slot rather than `__dict__`.
+            // The values are pydantic's own `Any` (declaring them costs
+            // every write) unless the schema types them. Hidden from type
+            // checkers, which see pydantic's `dict[str, Any]`; without a
+            // default, so that the values stay in pydantic's slot rather
+            // than `__dict__`.
             let values_type = if matches!(values, TypeExpr::Any | TypeExpr::Untyped { .. }) {
                 "_t.Any".to_owned()
             } else {
                 annotation(values)
             };
             settings.push(format!(
-                "if not _t.TYPE_CHECKING:\n        __pydantic_extra__: dict[_rt.WireKey, {values_type}]"
+                "if not _t.TYPE_CHECKING:\n        __pydantic_extra__: dict[str, {values_type}]"
             ));
             Some(annotation(values))
         }
