@@ -418,6 +418,29 @@ fn the_client_refuses_per_session_methods_its_session_was_not_offered() {
             end.request("session/set_mode", set_mode("a")).now_or_never(),
             end.request("session/set_config_option", set_option).now_or_never(),
         ];
+        // Checked here: a call that was not refused would take the ids the
+        // answers below are written for.
+        let refusals: Vec<(String, String, &str, String)> = refused
+            .into_iter()
+            .map(|outcome| match outcome {
+                Some(Err(acp_bindings::connection::CallError::Refused(error))) => {
+                    (error.method, error.pointer, error.side, error.capability)
+                }
+                other => panic!("not refused: {other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            refusals,
+            [
+                ("session/set_mode".into(), String::new(), "agent", "/modes".into()),
+                (
+                    "session/set_config_option".into(),
+                    String::new(),
+                    "agent",
+                    "/configOptions".into()
+                ),
+            ]
+        );
         let written_after_refusals = lines();
         let modes = json!({"currentModeId": "m", "availableModes": [{"id": "m", "name": "M"}]});
         call(2, "session/new", new, json!({"sessionId": "b", "modes": modes}))
@@ -427,32 +450,11 @@ fn the_client_refuses_per_session_methods_its_session_was_not_offered() {
         let elsewhere = call(4, "session/set_mode", set_mode("elsewhere"), json!({})).await;
         to_client.close_channel();
         end.close();
-        (refused, written_after_refusals, offered, elsewhere)
+        (written_after_refusals, offered, elsewhere)
     };
-    let ((refused, written_after_refusals, offered, elsewhere), driven) =
+    let ((written_after_refusals, offered, elsewhere), driven) =
         futures::executor::block_on(futures::future::join(script, driver));
     driven.expect("the end reads its input to the end");
-    let refusals: Vec<(String, String, &str, String)> = refused
-        .into_iter()
-        .map(|outcome| match outcome {
-            Some(Err(acp_bindings::connection::CallError::Refused(error))) => {
-                (error.method, error.pointer, error.side, error.capability)
-            }
-            other => panic!("not refused: {other:?}"),
-        })
-        .collect();
-    assert_eq!(
-        refusals,
-        [
-            ("session/set_mode".into(), String::new(), "agent", "/modes".into()),
-            (
-                "session/set_config_option".into(),
-                String::new(),
-                "agent",
-                "/configOptions".into()
-            ),
-        ]
-    );
     assert_eq!(
         written_after_refusals, 2,
         "nothing but initialize and session/new was written"
