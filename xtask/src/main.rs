@@ -31,10 +31,7 @@ use support::processes;
 use acp_schema_source::{RfdSelection, SourceOptions};
 
 /// Generation allocates and frees many small values (token streams, syntax
-/// trees, JSON): mimalloc does that faster than the system allocator. Built
-/// without transparent huge pages (`no_thp`): a run this short would have the
-/// kernel zero whole 2 MiB pages it barely uses (more than half of generation's
-/// system time on the default schema).
+/// trees, JSON): mimalloc does that faster than the system allocator.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
