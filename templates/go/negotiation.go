@@ -325,13 +325,20 @@ func locate(value Value, pattern []string) []located {
 // not seen opened here is not judged (another connection may have opened
 // it). Not safe for concurrent use.
 type SessionOffers struct {
-	// Session id -> gated method -> offered.
-	sessions map[string]map[string]bool
+	// Whether a session's opening answer offered a gated method, for the
+	// sessions seen opened: one entry per session and gated method, so that
+	// recording an opening allocates nothing per session.
+	offered map[sessionOffer]bool
+}
+
+// sessionOffer names a gated method on one session.
+type sessionOffer struct {
+	session, method string
 }
 
 // NewSessionOffers is an empty record.
 func NewSessionOffers() *SessionOffers {
-	return &SessionOffers{sessions: map[string]map[string]bool{}}
+	return &SessionOffers{offered: map[sessionOffer]bool{}}
 }
 
 // Record notes what the answer `result` to `method` with `params` offered,
@@ -339,19 +346,19 @@ func NewSessionOffers() *SessionOffers {
 func (o *SessionOffers) Record(method string, params, result Value) {
 	for _, gate := range negotiationSessionGates {
 		for _, opener := range gate.openers {
+			if opener.method != method {
+				continue
+			}
 			named := params
 			if opener.inResult {
 				named = result
 			}
 			session, ok := objectMember(named, gate.session)
-			if opener.method != method || !ok || session.Kind() != KindString {
+			if !ok || session.Kind() != KindString {
 				continue
 			}
 			offer, found := objectMember(result, gate.member)
-			if o.sessions[session.Text()] == nil {
-				o.sessions[session.Text()] = map[string]bool{}
-			}
-			o.sessions[session.Text()][gate.method] = found && offer.Kind() != KindNull
+			o.offered[sessionOffer{session.Text(), gate.method}] = found && offer.Kind() != KindNull
 		}
 	}
 }
@@ -367,7 +374,7 @@ func (o *SessionOffers) Check(method string, params Value) error {
 		if !ok || session.Kind() != KindString {
 			return nil
 		}
-		if offered, seen := o.sessions[session.Text()][method]; seen && !offered {
+		if offered, seen := o.offered[sessionOffer{session.Text(), method}]; seen && !offered {
 			return &CapabilityError{Method: method, Side: "agent", Capability: "/" + escapeToken(gate.member)}
 		}
 		return nil

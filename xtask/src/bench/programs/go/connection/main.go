@@ -15,7 +15,8 @@
 //	    agent in the same process over two pipes, one call after the other,
 //	    as many times as the corpus has `SessionNotification`s. Our agent is
 //	    the Go test agent (`tests/go/scripted_agent/`, which the bench writes
-//	    into this module as `internal/scriptedagent`). The floor:
+//	    into this module as `internal/scriptedagent`); the official SDK's
+//	    agent opens and keeps its sessions the same way. The floor:
 //	    the request and the response each marshalled and unmarshalled.
 //
 // A first pass warms up and counts; then each run is timed. Prints one
@@ -32,6 +33,7 @@ import (
 	"log/slog"
 	"os"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -76,14 +78,25 @@ func (c officialClient) SessionUpdate(context.Context, official.SessionNotificat
 	return nil
 }
 
-type officialAgent struct{ official.Agent }
+// officialAgent opens sessions as the Go test agent does (`session-1`,
+// `session-2`, ..., each kept with its folder), so that both agents do the
+// same work per call.
+type officialAgent struct {
+	official.Agent
+	mu       *sync.Mutex
+	sessions map[official.SessionId]string
+}
 
 func (officialAgent) Initialize(_ context.Context, params official.InitializeRequest) (official.InitializeResponse, error) {
 	return official.InitializeResponse{ProtocolVersion: params.ProtocolVersion}, nil
 }
 
-func (officialAgent) NewSession(context.Context, official.NewSessionRequest) (official.NewSessionResponse, error) {
-	return official.NewSessionResponse{SessionId: "session-1"}, nil
+func (a officialAgent) NewSession(_ context.Context, params official.NewSessionRequest) (official.NewSessionResponse, error) {
+	a.mu.Lock()
+	id := official.SessionId(fmt.Sprintf("session-%d", len(a.sessions)+1))
+	a.sessions[id] = params.Cwd
+	a.mu.Unlock()
+	return official.NewSessionResponse{SessionId: id}, nil
 }
 
 // quiet is the official connections' logger: they log every close.
@@ -207,7 +220,8 @@ func roundTrips(implementation string, calls int) int {
 	case "official":
 		agentReads, clientWrites := io.Pipe()
 		clientReads, agentWrites := io.Pipe()
-		official.NewAgentSideConnection(officialAgent{}, agentWrites, agentReads).SetLogger(quiet)
+		agent := officialAgent{mu: &sync.Mutex{}, sessions: map[official.SessionId]string{}}
+		official.NewAgentSideConnection(agent, agentWrites, agentReads).SetLogger(quiet)
 		var handled atomic.Int64
 		client := officialClient{handled: &handled, all: make(chan struct{}), expected: -1}
 		clientEnd := official.NewClientSideConnection(client, clientWrites, clientReads)
@@ -215,9 +229,9 @@ func roundTrips(implementation string, calls int) int {
 		if _, err := clientEnd.Initialize(ctx, official.InitializeRequest{ProtocolVersion: 1}); err != nil {
 			fail("official: initialize: %v", err)
 		}
-		for range calls {
+		for call := range calls {
 			response, err := clientEnd.NewSession(ctx, official.NewSessionRequest{Cwd: "/tmp", McpServers: []official.McpServer{}})
-			if err == nil && response.SessionId == "session-1" {
+			if err == nil && response.SessionId == official.SessionId(fmt.Sprintf("session-%d", call+1)) {
 				answered++
 			}
 		}
