@@ -15,6 +15,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -256,7 +257,9 @@ func Parse(data []byte) (Value, error) {
 	if !utf8.Valid(data) {
 		return Value{}, &DecodeError{Message: "the text is not valid UTF-8"}
 	}
-	p := parser{data: data}
+	p := scratchPool.Get().(*parser)
+	defer p.release()
+	p.data = data
 	p.space()
 	value, err := p.value(1)
 	if err != nil {
@@ -269,13 +272,52 @@ func Parse(data []byte) (Value, error) {
 	return value, nil
 }
 
+// scratchPool keeps parsers for reuse, so that their scratch stacks
+// (members, items, path) are grown once rather than for every text.
+var scratchPool = sync.Pool{New: func() any { return &parser{} }}
+
+// release empties the parser and gives it back to the pool.
+func (p *parser) release() {
+	clear(p.members)
+	clear(p.items)
+	*p = parser{path: p.path[:0], members: p.members[:0], items: p.items[:0], names: p.names}
+	scratchPool.Put(p)
+}
+
+// name is the member name `raw` (unescaped) as a string, the one read
+// before when there is one.
+func (p *parser) name(raw []byte) string {
+	if known, ok := p.names[string(raw)]; ok {
+		return known
+	}
+	text := string(raw)
+	if p.names == nil {
+		p.names = map[string]string{}
+	}
+	if len(p.names) < maxNames {
+		p.names[text] = text
+	}
+	return text
+}
+
 // parser reads JSON text; `path` is where it is, written as a JSON pointer
 // only when an error names it.
 type parser struct {
 	data []byte
 	at   int
 	path []step
+	// The members and items of the objects and arrays being read, innermost
+	// last: each is copied out once, at its exact length, when it closes.
+	members []Member
+	items   []Value
+	// names holds member names read before, so that a name seen again is
+	// not allocated again; it keeps at most maxNames of them.
+	names map[string]string
 }
+
+// maxNames bounds a parser's names: a peer sending ever new member names
+// makes it stop remembering, not grow.
+const maxNames = 1024
 
 // step is one step of the parser's path: a member's name, or an item's
 // index when `index` is not negative.
@@ -353,21 +395,21 @@ func (p *parser) value(depth int) (Value, error) {
 
 func (p *parser) array(depth int) (Value, error) {
 	p.at++
-	items := []Value{}
 	p.space()
 	if p.at < len(p.data) && p.data[p.at] == ']' {
 		p.at++
-		return ArrayValue(items), nil
+		return ArrayValue([]Value{}), nil
 	}
 	p.path = append(p.path, step{})
+	mark := len(p.items)
 	for {
 		p.space()
-		p.path[len(p.path)-1].index = len(items)
+		p.path[len(p.path)-1].index = len(p.items) - mark
 		item, err := p.value(depth + 1)
 		if err != nil {
 			return Value{}, err
 		}
-		items = append(items, item)
+		p.items = append(p.items, item)
 		p.space()
 		if p.at >= len(p.data) {
 			return Value{}, p.syntax("unexpected end of text")
@@ -375,6 +417,10 @@ func (p *parser) array(depth int) (Value, error) {
 		if p.data[p.at] == ']' {
 			p.at++
 			p.path = p.path[:len(p.path)-1]
+			items := make([]Value, len(p.items)-mark)
+			copy(items, p.items[mark:])
+			clear(p.items[mark:])
+			p.items = p.items[:mark]
 			return ArrayValue(items), nil
 		}
 		if p.data[p.at] != ',' {
@@ -386,12 +432,12 @@ func (p *parser) array(depth int) (Value, error) {
 
 func (p *parser) object(depth int) (Value, error) {
 	p.at++
-	members := []Member{}
 	p.space()
 	if p.at < len(p.data) && p.data[p.at] == '}' {
 		p.at++
-		return ObjectValue(members), nil
+		return ObjectValue([]Member{}), nil
 	}
+	mark := len(p.members)
 	for {
 		p.space()
 		if p.at >= len(p.data) || p.data[p.at] != '"' {
@@ -413,13 +459,17 @@ func (p *parser) object(depth int) (Value, error) {
 			return Value{}, err
 		}
 		p.path = p.path[:len(p.path)-1]
-		members = setMember(members, name, item)
+		p.members = setMemberFrom(p.members, mark, name, item)
 		p.space()
 		if p.at >= len(p.data) {
 			return Value{}, p.syntax("unexpected end of text")
 		}
 		if p.data[p.at] == '}' {
 			p.at++
+			members := make([]Member, len(p.members)-mark)
+			copy(members, p.members[mark:])
+			clear(p.members[mark:])
+			p.members = p.members[:mark]
 			return ObjectValue(members), nil
 		}
 		if p.data[p.at] != ',' {
@@ -431,7 +481,12 @@ func (p *parser) object(depth int) (Value, error) {
 
 // setMember sets the member `name`: in place when it is there, else last.
 func setMember(members []Member, name string, value Value) []Member {
-	for index := range members {
+	return setMemberFrom(members, 0, name, value)
+}
+
+// setMemberFrom is setMember on the object `members[from:]`.
+func setMemberFrom(members []Member, from int, name string, value Value) []Member {
+	for index := from; index < len(members); index++ {
 		if members[index].Name == name {
 			members[index].Value = value
 			return members
@@ -452,6 +507,9 @@ func (p *parser) string(name bool) (string, error) {
 		case c == '"':
 			p.at++
 			raw := p.data[start:p.at]
+			if !escaped && name {
+				return p.name(raw[1 : len(raw)-1]), nil
+			}
 			if !escaped {
 				return string(raw[1 : len(raw)-1]), nil
 			}

@@ -201,6 +201,31 @@ func TestTheTablesDepthLimitIsTheDecoders(t *testing.T) {
 	}
 }
 
+func TestAPeerSendingEverNewMemberNamesDoesNotGrowTheParser(t *testing.T) {
+	p := &parser{}
+	for index := range 3 * maxNames {
+		name := "member" + strconv.Itoa(index)
+		if got := p.name([]byte(name)); got != name {
+			t.Fatalf("name %q read as %q", name, got)
+		}
+	}
+	if len(p.names) != maxNames {
+		t.Fatalf("the parser remembers %d names, its bound is %d", len(p.names), maxNames)
+	}
+	// Objects nested in objects and arrays keep their own members, the last
+	// of a repeated name winning, on a parser taken from the pool again.
+	for range 3 {
+		value, err := Parse([]byte(`{"a":[{"a":1,"b":2,"a":3},{}],"b":{"c":[[],[4]]},"a":[5]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, err := value.MarshalJSON()
+		if err != nil || string(text) != `{"a":[5],"b":{"c":[[],[4]]}}` {
+			t.Fatalf("read back as %s (%v)", text, err)
+		}
+	}
+}
+
 // extensionCall is an extension method's call as its handler got it.
 type extensionCall struct {
 	method string
