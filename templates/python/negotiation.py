@@ -9,7 +9,7 @@ Generated: do not edit.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from pydantic import BaseModel
 
@@ -31,10 +31,21 @@ _SECTIONS: tuple[tuple[str, _Entries], ...] = {{ sections }}
 _FEATURES: _Entries = {{ features }}
 # (method, pointer tokens ("*" = every item), tag member, tag value, rule)
 _CHECKS: tuple[tuple[str, tuple[str, ...], str | None, str | None, int], ...] = {{ checks }}
-# Methods offered per session rather than at initialize: (method, the member
-# of the opening results that offers it (present and not null), the member
-# naming the session, ((opener, the session is named in its result?), ...))
-_SESSION_GATES: tuple[tuple[str, str, str, tuple[tuple[str, bool], ...]], ...] = {{ session_gates }}
+
+
+class _SessionGate(TypedDict):
+    """A method offered per session rather than at initialize."""
+
+    method: str
+    member: str
+    """The member of the opening results that offers it (present and not null)."""
+    session: str
+    """The member naming the session."""
+    openers: tuple[tuple[str, bool], ...]
+    """The methods that open a session, each with whether it is named in their result."""
+
+
+_SESSION_GATES: tuple[_SessionGate, ...] = {{ session_gates }}
 
 
 class NegotiationError(Exception):
@@ -191,22 +202,22 @@ class SessionOffers:
 
     def record(self, method: str, params: Any, result: Any) -> None:
         """Notes what the answer `result` to `method` with `params` (parsed JSON) offered, when `method` opens a session."""
-        for gated, member, session_member, openers in _SESSION_GATES:
-            in_result = next((named for opener, named in openers if opener == method), None)
+        for gate in _SESSION_GATES:
+            in_result = next((named for opener, named in gate["openers"] if opener == method), None)
             if in_result is None:
                 continue
-            session = _member(result if in_result else params, session_member)
+            session = _member(result if in_result else params, gate["session"])
             if isinstance(session, str):
-                self._sessions.setdefault(session, {})[gated] = _member(result, member) is not None
+                self._sessions.setdefault(session, {})[gate["method"]] = _member(result, gate["member"]) is not None
 
     def check(self, method: str, params: Any) -> CapabilityError | None:
         """A `CapabilityError` when `method` with `params` (parsed JSON) names a session opened here without its offer, else None."""
-        for gated, member, session_member, _ in _SESSION_GATES:
-            if gated != method:
+        for gate in _SESSION_GATES:
+            if gate["method"] != method:
                 continue
-            session = _member(params, session_member)
+            session = _member(params, gate["session"])
             offered = self._sessions.get(session, {}).get(method) if isinstance(session, str) else None
-            return CapabilityError(method, "", "agent", f"/{escape_token(member)}") if offered is False else None
+            return CapabilityError(method, "", "agent", f"/{escape_token(gate['member'])}") if offered is False else None
         return None
 
 
@@ -216,8 +227,9 @@ def without_unhandled_offers(method: str, result: Any, handles: Callable[[str], 
     not handle (a copy when one is removed)."""
     if not isinstance(result, dict):
         return result
-    for gated, member, _, openers in _SESSION_GATES:
-        if handles(gated) or member not in result or all(opener != method for opener, _ in openers):
+    for gate in _SESSION_GATES:
+        member = gate["member"]
+        if handles(gate["method"]) or member not in result or all(opener != method for opener, _ in gate["openers"]):
             continue
         result = {key: value for key, value in result.items() if key != member}
     return result

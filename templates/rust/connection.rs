@@ -73,7 +73,10 @@
 //! the negotiation's `CapabilityError`, unsent. Methods offered per
 //! session (`session/set_mode` by `modes`) are checked the same way against
 //! the answer that opened the session named, when this end received it (the
-//! negotiation's `SessionOffers`).
+//! negotiation's `SessionOffers`); the agent's end leaves the member out of
+//! its opening answers unless the side trait's function for it gives its
+//! handlers (`modes_handler`, ...), whatever the handler wrote (the
+//! negotiation's `without_unhandled_offers`).
 //!
 //! Dropping a call's future before its answer forgets the request and, when
 //! the schema has `$/cancel_request`, tells the peer; the peer's
@@ -608,15 +611,17 @@ fn open<E: Clone, H: Handler, R: AsyncBufRead + Unpin, W: AsyncWrite + Unpin>(
     let (connection, outgoing) = Connection::new(role, &super::ends::RULES, options);
     let typed = end(connection.clone());
     let handler = handler(typed.clone());
-    if let Some(advertised) = connection.shared.advertised() {
-        connection.shared.lock().handled_gates = advertised
-            .gates
-            .iter()
-            .flat_map(|gate| gate.methods)
-            .copied()
-            .filter(|method| handler.handles(method))
-            .collect();
-    }
+    let advertised = connection
+        .shared
+        .advertised()
+        .map_or(&[][..], |advertised| advertised.gates);
+    connection.shared.lock().handled_gates = advertised
+        .iter()
+        .flat_map(|gate| gate.methods)
+        .copied()
+        .chain(super::negotiation::offered_per_session())
+        .filter(|method| handler.handles(method))
+        .collect();
     (typed, drive(connection.shared, handler, reader, writer, outgoing))
 }
 
@@ -657,8 +662,8 @@ struct State {
     /// Once the `initialize` exchange is done: what the peer allows this
     /// end to send.
     negotiated: Option<super::negotiation::Negotiated>,
-    /// The requests of this end's gates ([`Advertised`]) its handler
-    /// answers, found when the end opened.
+    /// The requests of this end's gates ([`Advertised`], and those offered
+    /// per session) its handler answers, found when the end opened.
     handled_gates: BTreeSet<&'static str>,
     /// The client's end: what the answers opening sessions offered.
     offers: super::negotiation::SessionOffers,
@@ -1493,6 +1498,16 @@ impl Shared {
         result
     }
 
+    /// The agent's answer to `method`, without the members that offer per
+    /// session the methods its handler does not answer.
+    fn offered_result(&self, method: &str, mut result: Value) -> Value {
+        if self.role == Role::Agent {
+            let handled = &self.lock().handled_gates;
+            super::negotiation::without_unhandled_offers(method, &mut result, |method| handled.contains(method));
+        }
+        result
+    }
+
     /// The gates this end sets from its handlers.
     fn advertised(&self) -> Option<&'static Advertised> {
         let handshake = super::ends::HANDSHAKE.as_ref()?;
@@ -1728,6 +1743,7 @@ impl Shared {
         let (text, result) = match outcome {
             Ok(Ok(result)) => {
                 let result = self.handshake_result(&method, &params, result);
+                let result = self.offered_result(&method, result);
                 self.before_response(&id, &method, &params, &result);
                 (
                     line(&Message {

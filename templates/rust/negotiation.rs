@@ -426,3 +426,21 @@ impl SessionOffers {
         ::std::result::Result::Ok(())
     }
 }
+
+/// The methods offered per session rather than at initialize.
+pub fn offered_per_session() -> impl ::std::iter::Iterator<Item = &'static str> {
+    SESSION_GATES.iter().map(|gate| gate.method)
+}
+
+/// Removes from `result`, the agent's answer to `method`, the members that
+/// offer per session the methods `handles` says the agent does not handle.
+pub fn without_unhandled_offers(method: &str, result: &mut ::serde_json::Value, handles: impl Fn(&str) -> bool) {
+    let ::serde_json::Value::Object(members) = result else {
+        return;
+    };
+    for gate in SESSION_GATES {
+        if !handles(gate.method) && gate.openers.iter().any(|(opener, _)| *opener == method) {
+            members.remove(gate.member);
+        }
+    }
+}

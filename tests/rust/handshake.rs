@@ -8,7 +8,7 @@
 use std::sync::{Arc, Mutex};
 
 use acp_bindings::connection::{connect_agent, ConnectOptions, Dropped};
-use acp_bindings::methods::{Agent, Client, FsReadTextFileHandler, LoadSessionHandler};
+use acp_bindings::methods::{Agent, Client, FsReadTextFileHandler, LoadSessionHandler, ModesHandler};
 use acp_bindings::types::*;
 use serde_json::{json, Value};
 
@@ -364,8 +364,7 @@ fn the_clients_end_advertises_exactly_the_gates_it_has_handlers_for() {
 /// `session/set_config_option` on a session whose `session/new` answer did
 /// not offer `modes` (`configOptions`), before anything is written; it
 /// sends them on a session whose answer offered them, and on one it did
-/// not see opened. (The Rust agent's end does not strip the offers: a
-/// trait's default body cannot be told from the implementation's.)
+/// not see opened.
 #[test]
 fn the_client_refuses_per_session_methods_its_session_was_not_offered() {
     use futures::{FutureExt, TryStreamExt};
@@ -462,4 +461,84 @@ fn the_client_refuses_per_session_methods_its_session_was_not_offered() {
     offered.expect("set_mode on a session offered modes");
     elsewhere.expect("set_mode on a session not seen opened");
     assert_eq!(lines(), 5);
+}
+
+/// An agent whose `session/new` answer writes `modes` and `configOptions`,
+/// and that gives the handler of `session/set_mode` when `sets_modes`.
+struct Moded {
+    sets_modes: bool,
+}
+
+impl Agent for Moded {
+    async fn initialize(&self, _: InitializeRequest) -> Result<InitializeResponse, Error> {
+        Ok(serde_json::from_value(json!({ "protocolVersion": 1 })).unwrap())
+    }
+    async fn session_new(&self, _: NewSessionRequest) -> Result<NewSessionResponse, Error> {
+        let modes = json!({ "currentModeId": "m", "availableModes": [{ "id": "m", "name": "M" }] });
+        let options = json!([{ "id": "o", "name": "O", "type": "select", "currentValue": "a",
+            "options": [{ "value": "a", "name": "A" }] }]);
+        Ok(serde_json::from_value(json!({ "sessionId": "s", "modes": modes, "configOptions": options })).unwrap())
+    }
+    async fn session_prompt(&self, params: PromptRequest) -> Result<PromptResponse, Error> {
+        Err(acp_bindings::ends::session_not_found(params.session_id.as_str()))
+    }
+    fn modes_handler(&self) -> Option<&impl ModesHandler> {
+        self.sets_modes.then_some(self)
+    }
+}
+
+impl ModesHandler for Moded {
+    async fn session_set_mode(&self, _: SetSessionModeRequest) -> Result<SetSessionModeResponse, Error> {
+        Ok(SetSessionModeResponse::new())
+    }
+}
+
+/// The members of the agent's `session/new` answer (after `initialize`), sorted.
+fn opening_answer_members(agent: Moded) -> Vec<String> {
+    let mut input = Vec::new();
+    for line in [initialize(1, 1), new_session(2)] {
+        input.extend(serde_json::to_vec(&line).unwrap());
+        input.push(b'\n');
+    }
+    let written = Arc::new(Mutex::new(Vec::new()));
+    let (_, driver) = connect_agent(
+        |_| agent,
+        futures::io::Cursor::new(input),
+        futures::io::AllowStdIo::new(Written(written.clone())),
+        ConnectOptions::default(),
+    );
+    futures::executor::block_on(driver).expect("the end reads its input to the end");
+    let answers: Vec<Value> = written
+        .lock()
+        .unwrap()
+        .split(|byte| *byte == b'\n')
+        .filter(|line| !line.is_empty())
+        .map(|line| serde_json::from_slice(line).expect("the end writes JSON"))
+        .collect();
+    let result = answers[1]["result"]
+        .as_object()
+        .expect("session/new is answered with a result");
+    let mut members: Vec<String> = result.keys().cloned().collect();
+    members.sort();
+    members
+}
+
+/// Per-session gates at the agent's end (`docs/connection.md`, "Per-session
+/// gates"): without the handler of `session/set_mode` (nor that of
+/// `session/set_config_option`), the `session/new` answer its handler wrote
+/// goes out without `modes` (`configOptions`), so the end never offers what
+/// it cannot answer.
+#[test]
+fn the_agents_end_removes_the_offers_it_has_no_handler_for() {
+    assert_eq!(opening_answer_members(Moded { sets_modes: false }), ["sessionId"]);
+}
+
+/// With the handler of `session/set_mode`, the `modes` its handler wrote
+/// stay in the answer (`configOptions`, still without a handler, does not).
+#[test]
+fn the_agents_end_keeps_the_offers_it_has_the_handler_for() {
+    assert_eq!(
+        opening_answer_members(Moded { sets_modes: true }),
+        ["modes", "sessionId"]
+    );
 }

@@ -112,6 +112,13 @@ pub mod negotiation {
             Ok(())
         }
     }
+
+    /// No method is offered per session here.
+    pub fn offered_per_session() -> impl Iterator<Item = &'static str> {
+        std::iter::empty()
+    }
+
+    pub fn without_unhandled_offers(_: &str, _: &mut serde_json::Value, _: impl Fn(&str) -> bool) {}
 }
 
 pub use crate::codec;

@@ -738,9 +738,11 @@ pub fn rust_handler(handler: &str) -> String {
 }
 
 /// The canonical words of the handlers of the requests a capability offers
-/// (a method gate, [`crate::advertising::MethodGate`]): the tokens of its
-/// pointer inside its side's capabilities, then `handler` (`/loadSession`
-/// -> `loadSession handler`, `/fs/readTextFile` -> `fs readTextFile
+/// (a method gate, [`crate::advertising::MethodGate`]) or an opening answer
+/// offers per session (a [`crate::ir::SessionGate`]): the tokens of its
+/// pointer, inside its side's capabilities or of the opening answers'
+/// member, then `handler` (`/loadSession` -> `loadSession handler`,
+/// `/fs/readTextFile` -> `fs readTextFile handler`, `/modes` -> `modes
 /// handler`). Rust names from it the trait that holds them
 /// ([`rust_gate_trait`]) and the side trait's function that gives them
 /// ([`rust_gate_accessor`]).
@@ -750,13 +752,14 @@ pub fn gate_handler(pointer: &str) -> String {
     words.join(" ")
 }
 
-/// The Rust trait of a capability's handlers ([`gate_handler`]):
-/// `/loadSession` -> `LoadSessionHandler`, `/terminal` -> `TerminalHandler`.
+/// The Rust trait of a gate's handlers ([`gate_handler`]): `/loadSession`
+/// -> `LoadSessionHandler`, `/terminal` -> `TerminalHandler`, `/modes` ->
+/// `ModesHandler`.
 pub fn rust_gate_trait(pointer: &str) -> String {
     rust_type(&pascal_case(&gate_handler(pointer)))
 }
 
-/// The side trait's function that gives a capability's handlers
+/// The side trait's function that gives a gate's handlers
 /// ([`gate_handler`]): `/loadSession` -> `load_session_handler`,
 /// `/fs/readTextFile` -> `fs_read_text_file_handler`, apart from the
 /// request's own handler (`fs_read_text_file`) that its trait holds.
@@ -833,6 +836,8 @@ mod tests {
         assert_eq!(rust_gate_accessor("/loadSession"), "load_session_handler");
         assert_eq!(rust_gate_accessor("/fs/readTextFile"), "fs_read_text_file_handler");
         assert_eq!(rust_gate_accessor("/terminal"), "terminal_handler");
+        assert_eq!(rust_gate_trait("/configOptions"), "ConfigOptionsHandler");
+        assert_eq!(rust_gate_accessor("/configOptions"), "config_options_handler");
     }
 
     #[test]

@@ -2,8 +2,8 @@
 //! [`acp_ir::negotiation`] model's tables printed as typed tuples beside the
 //! evaluator in `templates/python/negotiation.py` (`negotiate`,
 //! `Negotiated`, `NegotiationError`, `CapabilityError`), and the
-//! per-session gates' ([`acp_ir::sessions`]) beside `SessionOffers` and
-//! `without_unhandled_offers`.
+//! per-session gates' ([`acp_ir::sessions::rules_json`], objects printed as
+//! dicts) beside `SessionOffers` and `without_unhandled_offers`.
 
 use askama::Template;
 use serde_json::{json, Value};
@@ -81,28 +81,8 @@ pub fn view(model: &Negotiation) -> NegotiationPy {
         sections: top_level(&sections),
         features: top_level(&entries(&model.features)),
         checks: top_level(&checks),
-        session_gates: top_level(&session_gates(model)),
+        session_gates: top_level(&acp_ir::sessions::rules_json(&model.session_gates)),
     }
-}
-
-/// The per-session gates as arrays: `[method, member, session, [[opener,
-/// session in result], ...]]`.
-fn session_gates(model: &Negotiation) -> Value {
-    Value::Array(
-        model
-            .session_gates
-            .iter()
-            .map(|rule| {
-                let openers: Vec<Value> = rule
-                    .gate
-                    .openers
-                    .iter()
-                    .map(|opener| json!([opener.method, opener.session_in_result]))
-                    .collect();
-                json!([rule.method, rule.gate.member_name(), rule.gate.session, openers])
-            })
-            .collect(),
-    )
 }
 
 /// A JSON array as a Python tuple, one item per line.
@@ -116,8 +96,8 @@ fn top_level(value: &Value) -> String {
     }
 }
 
-/// A JSON value as a Python literal, arrays as tuples. JSON string escapes
-/// are valid Python string escapes.
+/// A JSON value as a Python literal, arrays as tuples, objects as dicts.
+/// JSON string escapes are valid Python string escapes.
 fn tuple(value: &Value) -> String {
     match value {
         Value::Null => "None".to_owned(),
@@ -125,6 +105,13 @@ fn tuple(value: &Value) -> String {
         Value::Bool(false) => "False".to_owned(),
         Value::Array(items) if items.len() == 1 => format!("({},)", tuple(&items[0])),
         Value::Array(items) => format!("({})", items.iter().map(tuple).collect::<Vec<_>>().join(", ")),
+        Value::Object(members) => {
+            let members: Vec<String> = members
+                .iter()
+                .map(|(key, value)| format!("{}: {}", Value::from(key.as_str()), tuple(value)))
+                .collect();
+            format!("{{{}}}", members.join(", "))
+        }
         other => other.to_string(),
     }
 }

@@ -6,8 +6,8 @@
 //! unstable, its connection acts on them by itself, or they are
 //! protocol-level) have default bodies (method-not-found for requests,
 //! nothing for notifications); so do `_`-prefixed extension methods. The
-//! requests a capability offers are held by the capability's own trait
-//! instead ([`super::gates`]), which the side trait gives.
+//! requests a capability or an opening answer offers are held by the gate's
+//! own trait instead ([`super::gates`]), which the side trait gives.
 
 use std::collections::BTreeMap;
 
@@ -50,7 +50,9 @@ pub(crate) fn side_traits(ir: &Ir, by_side: &BTreeMap<Side, Vec<Message>>, error
             let held: Vec<(&&Message, &Ident)> = handled
                 .iter()
                 .zip(&functions)
-                .filter(|(entry, _)| gates::holding(&gates, entry).is_some_and(|holder| holder.pointer == gate.pointer))
+                .filter(|(entry, _)| {
+                    gates::holding(&gates, entry).is_some_and(|holder| holder.trait_ident == gate.trait_ident)
+                })
                 .collect();
             let [required, never] = [Body::Required, Body::Never].map(|body| {
                 held.iter()
@@ -108,8 +110,11 @@ fn handler_function(entry: &Message, function: &Ident, error: &TokenStream, body
             gate.path,
             gate.root
         ),
-        None if entry.definition.unstable => format!(" Handles `{name}`, which the schema marks unstable."),
-        None => format!(" Handles `{name}`."),
+        None => match &entry.definition.session_gate {
+            Some(gate) => format!(" Handles `{name}`, {}.", gate.describe()),
+            None if entry.definition.unstable => format!(" Handles `{name}`, which the schema marks unstable."),
+            None => format!(" Handles `{name}`."),
+        },
     };
     if entry.definition.optional(entry.side) == Some(Optional::ActedOn) {
         text.push_str(" The connection acts on it by itself: a handler only adds to that.");
@@ -175,7 +180,7 @@ fn side_trait(
     let accessors = gates.iter().map(gates::accessor);
     let module = ident(side.as_str());
     let text = format!(
-        " The methods the {} side handles. Those it may leave out (advertised in its capabilities, negotiated later, unstable, acted on by the connection, protocol-level) and extensions have defaults; the requests a capability offers are given by the capability's function (`None`, unless implemented), and the side advertises it from that. [`{module}::dispatch_request`] and [`{module}::dispatch_notification`] decode a call and run it here.",
+        " The methods the {} side handles. Those it may leave out (advertised in its capabilities, negotiated later, unstable, acted on by the connection, protocol-level) and extensions have defaults; the requests a capability or an opening answer offers are given by the gate's function (`None`, unless implemented), and the side offers them from that. [`{module}::dispatch_request`] and [`{module}::dispatch_notification`] decode a call and run it here.",
         side.as_str()
     );
     quote! {
@@ -245,7 +250,7 @@ fn dispatch_functions(
         side.as_str()
     );
     let handles_doc = format!(
-        " Whether `handler` answers the request `method` of the {} side itself: a request a capability offers when the capability's function gives its handlers (what the end advertises from), any other request of the side (a default body cannot be told from an implementation), no unknown or `_`-prefixed one.",
+        " Whether `handler` answers the request `method` of the {} side itself: a request a capability or an opening answer offers when the gate's function gives its handlers (what the end offers from), any other request of the side (a default body cannot be told from an implementation), no unknown or `_`-prefixed one.",
         side.as_str()
     );
     // What the clippy of a generated crate accepts: no `match` that only

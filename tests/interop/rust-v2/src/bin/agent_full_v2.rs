@@ -28,7 +28,7 @@ use std::time::Duration;
 
 use acp_bindings::codec::decode;
 use acp_bindings::connection::{connect_agent, AgentEnd, Cancellation, ConnectOptions};
-use acp_bindings::methods::{Agent, SessionDeleteHandler, SessionHandler};
+use acp_bindings::methods::{Agent, ConfigOptionsHandler, SessionDeleteHandler, SessionHandler};
 use acp_bindings::*;
 use acp_interop::{reader, Trace, Writer};
 use futures::channel::mpsc;
@@ -240,33 +240,6 @@ impl Agent for Full {
         decoded!(json!({}))
     }
 
-    async fn session_set_config_option(
-        &self,
-        params: SetSessionConfigOptionRequest,
-    ) -> Result<SetSessionConfigOptionResponse, Error> {
-        let params = to_json!(&params);
-        let id = params["sessionId"].as_str().unwrap_or_default();
-        let mut sessions = self.sessions.lock().unwrap();
-        let session = sessions.get_mut(id).ok_or_else(|| ends::session_not_found(id))?;
-        let among = |values: &[(&str, &str)]| {
-            params["type"] == "id" && values.iter().any(|(value, _)| params["value"] == *value)
-        };
-        let value = &params["value"];
-        match (params["configId"].as_str(), value) {
-            (Some("mode"), Value::String(mode)) if among(&MODES) => session.mode = mode.clone(),
-            (Some("model"), Value::String(model)) if among(&MODELS) => session.model = model.clone(),
-            (Some("brief"), Value::Bool(brief)) if params["type"] == "boolean" => session.brief = *brief,
-            (option, _) => {
-                return Err(invalid(format!(
-                    "no value {value} ({}) for {}",
-                    params["type"],
-                    option.unwrap_or_default()
-                )))
-            }
-        }
-        decoded!(json!({"configOptions": Self::config_options(session)}))
-    }
-
     // No terminal or tool call of this agent advertises `capabilities.cancel`.
     async fn terminal_cancel(&self, params: CancelTerminalRequest) -> Result<CancelTerminalResponse, Error> {
         let params = to_json!(&params);
@@ -298,6 +271,39 @@ impl Agent for Full {
 
     fn session_delete_handler(&self) -> Option<&impl SessionDeleteHandler> {
         Some(self)
+    }
+
+    fn config_options_handler(&self) -> Option<&impl ConfigOptionsHandler> {
+        Some(self)
+    }
+}
+
+impl ConfigOptionsHandler for Full {
+    async fn session_set_config_option(
+        &self,
+        params: SetSessionConfigOptionRequest,
+    ) -> Result<SetSessionConfigOptionResponse, Error> {
+        let params = to_json!(&params);
+        let id = params["sessionId"].as_str().unwrap_or_default();
+        let mut sessions = self.sessions.lock().unwrap();
+        let session = sessions.get_mut(id).ok_or_else(|| ends::session_not_found(id))?;
+        let among = |values: &[(&str, &str)]| {
+            params["type"] == "id" && values.iter().any(|(value, _)| params["value"] == *value)
+        };
+        let value = &params["value"];
+        match (params["configId"].as_str(), value) {
+            (Some("mode"), Value::String(mode)) if among(&MODES) => session.mode = mode.clone(),
+            (Some("model"), Value::String(model)) if among(&MODELS) => session.model = model.clone(),
+            (Some("brief"), Value::Bool(brief)) if params["type"] == "boolean" => session.brief = *brief,
+            (option, _) => {
+                return Err(invalid(format!(
+                    "no value {value} ({}) for {}",
+                    params["type"],
+                    option.unwrap_or_default()
+                )))
+            }
+        }
+        decoded!(json!({"configOptions": Self::config_options(session)}))
     }
 }
 

@@ -16,8 +16,8 @@ use std::time::Duration;
 use acp_bindings::codec::decode;
 use acp_bindings::connection::{connect_agent, AgentEnd, ConnectOptions};
 use acp_bindings::methods::{
-    Agent, AuthLogoutHandler, LoadSessionHandler, SessionCapabilitiesCloseHandler, SessionCapabilitiesDeleteHandler,
-    SessionCapabilitiesListHandler, SessionCapabilitiesResumeHandler,
+    Agent, AuthLogoutHandler, ConfigOptionsHandler, LoadSessionHandler, ModesHandler, SessionCapabilitiesCloseHandler,
+    SessionCapabilitiesDeleteHandler, SessionCapabilitiesListHandler, SessionCapabilitiesResumeHandler,
 };
 use acp_bindings::*;
 use acp_interop::{reader, Trace, Writer};
@@ -211,58 +211,6 @@ impl Agent for Full {
         decoded!(response)
     }
 
-    async fn session_set_mode(&self, params: SetSessionModeRequest) -> Result<SetSessionModeResponse, Error> {
-        let params = to_json!(&params);
-        let id = params["sessionId"].as_str().unwrap_or_default();
-        let mode = params["modeId"].as_str().unwrap_or_default();
-        if !modes()
-            .as_array()
-            .into_iter()
-            .flatten()
-            .any(|known| known["id"] == mode)
-        {
-            return Err(invalid(format!("no mode {mode}")));
-        }
-        self.sessions
-            .lock()
-            .unwrap()
-            .get_mut(id)
-            .ok_or_else(|| unknown(id))?
-            .mode = mode.to_owned();
-        self.update(
-            id,
-            json!({"sessionUpdate": "current_mode_update", "currentModeId": mode}),
-            false,
-        )?;
-        decoded!(json!({}))
-    }
-
-    async fn session_set_config_option(
-        &self,
-        params: SetSessionConfigOptionRequest,
-    ) -> Result<SetSessionConfigOptionResponse, Error> {
-        let params = to_json!(&params);
-        let id = params["sessionId"].as_str().unwrap_or_default();
-        let mut sessions = self.sessions.lock().unwrap();
-        let session = sessions.get_mut(id).ok_or_else(|| unknown(id))?;
-        let value = &params["value"];
-        match (params["configId"].as_str(), value) {
-            (Some("model"), Value::String(model))
-                if models()
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .any(|known| known["value"] == *model) =>
-            {
-                session.model = model.clone();
-            }
-            (Some("brief"), Value::Bool(brief)) => session.brief = *brief,
-            (option, _) => return Err(invalid(format!("no value {value} for {}", option.unwrap_or_default()))),
-        }
-        let options = self.config_options(session);
-        decoded!(json!({"configOptions": options}))
-    }
-
     async fn session_cancel(&self, params: CancelNotification) {
         Self::stop(self.sessions.lock().unwrap().get(params.session_id.as_str()));
     }
@@ -341,6 +289,14 @@ impl Agent for Full {
         Some(self)
     }
 
+    fn modes_handler(&self) -> Option<&impl ModesHandler> {
+        Some(self)
+    }
+
+    fn config_options_handler(&self) -> Option<&impl ConfigOptionsHandler> {
+        Some(self)
+    }
+
     fn session_capabilities_list_handler(&self) -> Option<&impl SessionCapabilitiesListHandler> {
         Some(self)
     }
@@ -361,6 +317,62 @@ impl Agent for Full {
 impl AuthLogoutHandler for Full {
     async fn logout(&self, _: LogoutRequest) -> Result<LogoutResponse, Error> {
         decoded!(json!({}))
+    }
+}
+
+impl ModesHandler for Full {
+    async fn session_set_mode(&self, params: SetSessionModeRequest) -> Result<SetSessionModeResponse, Error> {
+        let params = to_json!(&params);
+        let id = params["sessionId"].as_str().unwrap_or_default();
+        let mode = params["modeId"].as_str().unwrap_or_default();
+        if !modes()
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|known| known["id"] == mode)
+        {
+            return Err(invalid(format!("no mode {mode}")));
+        }
+        self.sessions
+            .lock()
+            .unwrap()
+            .get_mut(id)
+            .ok_or_else(|| unknown(id))?
+            .mode = mode.to_owned();
+        self.update(
+            id,
+            json!({"sessionUpdate": "current_mode_update", "currentModeId": mode}),
+            false,
+        )?;
+        decoded!(json!({}))
+    }
+}
+
+impl ConfigOptionsHandler for Full {
+    async fn session_set_config_option(
+        &self,
+        params: SetSessionConfigOptionRequest,
+    ) -> Result<SetSessionConfigOptionResponse, Error> {
+        let params = to_json!(&params);
+        let id = params["sessionId"].as_str().unwrap_or_default();
+        let mut sessions = self.sessions.lock().unwrap();
+        let session = sessions.get_mut(id).ok_or_else(|| unknown(id))?;
+        let value = &params["value"];
+        match (params["configId"].as_str(), value) {
+            (Some("model"), Value::String(model))
+                if models()
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|known| known["value"] == *model) =>
+            {
+                session.model = model.clone();
+            }
+            (Some("brief"), Value::Bool(brief)) => session.brief = *brief,
+            (option, _) => return Err(invalid(format!("no value {value} for {}", option.unwrap_or_default()))),
+        }
+        let options = self.config_options(session);
+        decoded!(json!({"configOptions": options}))
     }
 }
 
