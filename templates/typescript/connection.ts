@@ -85,7 +85,15 @@
 // that must stop early watches for `$/cancel_request` itself.
 
 import { DecodeError } from "./decode.js";
-import { RequestError, decodeResult, dispatchMessage, encodeNotification, encodeRequest, handles } from "./rpc.js";
+import {
+  RequestError,
+  answerRequest,
+  decodeResult,
+  deliverNotification,
+  encodeNotification,
+  encodeRequest,
+  handles,
+} from "./rpc.js";
 import { TurnMachine } from "./turns.js";
 import type { TurnMachineRules } from "./turns.js";
 import type {
@@ -94,6 +102,7 @@ import type {
   JsonRpcId,
   JsonRpcNotification,
   JsonRpcResponse,
+  Outcome,
   SideRoutes,
 } from "./rpc.js";
 import type { JsonValue } from "./types.js";
@@ -367,7 +376,9 @@ interface Inbox {
   readonly line: number;
   readonly method: string;
   readonly message: { readonly [key: string]: unknown };
-  readonly done: () => void;
+  /** Its handler settled; what resolves the promise `receive` returned for it, when it had to wait. */
+  handled: boolean;
+  done: (() => void) | undefined;
 }
 
 /** A message to write; `after`, when set, must settle first (nothing behind it overtakes it). */
@@ -473,6 +484,8 @@ export class Connection {
   readonly #unordered: boolean;
   readonly #lifecycle: Lifecycle | undefined;
   readonly #implementation: object;
+  /** Whether the implementation handles the request `method` (`handles`). */
+  readonly #handles: (method: string) => boolean;
   readonly #pending = new Map<JsonRpcId, Pending>();
   #nextId = 1;
   #closed: unknown = undefined;
@@ -526,6 +539,7 @@ export class Connection {
     this.#lifecycle = this.#unordered ? undefined : lifecycle;
     this.#offers = rules.sessions?.offers();
     this.#implementation = handler(this);
+    this.#handles = (method) => handles(local, this.#implementation, method);
   }
 
   /**
@@ -567,7 +581,10 @@ export class Connection {
     else if (has(message, "id")) this.#request(message);
     else if (this.#uninitialized(method))
       this.#report(method, { code: -32600, message: NOT_INITIALIZED, data: { method } }, line);
-    else await this.#notification(method, message, line);
+    else {
+      const waiting = this.#notification(method, message, line);
+      if (waiting !== undefined) await waiting;
+    }
   }
 
   /** Answers a message this end cannot take (`docs/connection.md`'s faults). */
@@ -842,39 +859,62 @@ export class Connection {
     if (cancel !== null) this.notify(cancel.method, { [cancel.member]: id });
   }
 
-  /** A notification was read: it waits for the ones before it to be handled. */
-  #notification(method: string, message: { readonly [key: string]: unknown }, line: number): Promise<void> {
+  /**
+   * A notification was read: it waits for the ones before it to be handled.
+   * Returns once it was handled, or a promise that resolves then.
+   */
+  #notification(method: string, message: { readonly [key: string]: unknown }, line: number): Promise<void> | undefined {
     this.#read += 1;
     this.#onRead(method, message["params"]);
     if (this.#machine !== undefined && method === this.#rules.turns?.update) {
       this.#machine.update(message["params"]);
       this.#drainTurns();
     }
+    const queued: Inbox = { line, method, message, handled: false, done: undefined };
+    this.#inbox.push(queued);
+    this.#handleInbox();
+    if (queued.handled) return undefined;
     return new Promise((resolve) => {
-      this.#inbox.push({ line, method, message, done: resolve });
-      void this.#handleInbox();
+      queued.done = resolve;
     });
   }
 
-  /** Hands the queued notifications to the implementation, one at a time. */
-  async #handleInbox(): Promise<void> {
+  /**
+   * Hands the queued notifications to the implementation, one at a time:
+   * at once while their handlers return no promise, else each after the
+   * promise before it settled.
+   */
+  #handleInbox(): void {
     if (this.#handling) return;
     this.#handling = true;
     for (let next = this.#inbox.shift(); next !== undefined; next = this.#inbox.shift()) {
-      try {
-        const line = next.line;
-        const response = await dispatchMessage(this.#local, this.#implementation, next.message, (method, error) =>
-          this.#unhandled(method, error, line),
-        );
-        if (response !== null) this.#write(response);
-      } catch {
-        // Only `dropped` can throw here; the notification still counts as handled.
+      const params = next.message["params"];
+      const outcome = deliverNotification(this.#local, this.#implementation, next.method, params);
+      if (isThenable(outcome)) {
+        const waiting = next;
+        void outcome.then((error) => {
+          this.#handledOne(waiting, error);
+          this.#handling = false;
+          this.#handleInbox();
+        });
+        return;
       }
-      this.#handled += 1;
-      this.#finishTurns();
-      next.done();
+      this.#handledOne(next, outcome);
     }
     this.#handling = false;
+  }
+
+  /** The handler of a queued notification settled (`error`: it was not handled). */
+  #handledOne(queued: Inbox, error: JsonRpcError | null): void {
+    try {
+      if (error !== null) this.#unhandled(queued.method, error, queued.line);
+    } catch {
+      // Only `dropped` can throw here; the notification still counts as handled.
+    }
+    this.#handled += 1;
+    this.#finishTurns();
+    queued.handled = true;
+    queued.done?.();
   }
 
   /** A notification was not handled: reported, unless the connection acted on it (`$/cancel_request`, the agent's `session/ready` and `session/cancel`) and the implementation only lacks a handler. */
@@ -944,9 +984,7 @@ export class Connection {
     return {
       ...result,
       ...(agreed === undefined ? {} : { [handshake.version]: agreed }),
-      [handshake.capabilities]: advertise(handshake.advertises.agent, result[handshake.capabilities], (request) =>
-        handles(this.#local, this.#implementation, request),
-      ),
+      [handshake.capabilities]: advertise(handshake.advertises.agent, result[handshake.capabilities], this.#handles),
     };
   }
 
@@ -955,9 +993,7 @@ export class Connection {
     const advertised = this.#rules.handshake?.advertises.client;
     if (advertised === undefined || !isRecord(message.params)) return;
     const written = message.params[advertised.member];
-    const capabilities = advertise(advertised, written, (request) =>
-      handles(this.#local, this.#implementation, request),
-    );
+    const capabilities = advertise(advertised, written, this.#handles);
     // Left out, and nothing to advertise: still left out (the schema's default).
     if (written === undefined && isRecord(capabilities) && Object.keys(capabilities).length === 0) return;
     message.params = { ...message.params, [advertised.member]: capabilities };
@@ -983,12 +1019,22 @@ export class Connection {
     const running: Running = { id, cancelled: false, permission };
     this.#running.set(key, running);
     this.#startTurn(key, method, params);
-    void dispatchMessage(this.#local, this.#implementation, message).then((settled) => {
-      if (this.#running.get(key) === running) this.#running.delete(key);
-      const response = settled === null ? null : this.#endTurn(key, method, params, settled);
-      if (response === null || running.cancelled) return;
-      this.#respond(method, params, response);
-    });
+    const outcome = answerRequest(this.#local, this.#implementation, method, params);
+    if (isThenable(outcome)) void outcome.then((settled) => this.#settled(key, running, method, params, settled));
+    else this.#settled(key, running, method, params, outcome);
+  }
+
+  /** This end's handler of the peer's request `key` settled: answered, unless the request was cancelled meanwhile. */
+  #settled(key: string, running: Running, method: string, params: unknown, outcome: Outcome): void {
+    if (this.#running.get(key) === running) this.#running.delete(key);
+    const id = running.id;
+    const answer: JsonRpcResponse =
+      "result" in outcome
+        ? { jsonrpc: "2.0", id, result: outcome.result }
+        : { jsonrpc: "2.0", id, error: outcome.error };
+    const response = this.#endTurn(key, method, params, answer);
+    if (running.cancelled) return;
+    this.#respond(method, params, response);
   }
 
   /** This end's handler of the peer's request settled: answer it. */
@@ -996,13 +1042,10 @@ export class Connection {
     if ("result" in response && method === this.#rules.handshake?.method)
       response = { ...response, result: this.#handshakeResult(method, params, response.result) };
     const sessions = this.#rules.sessions;
-    if ("result" in response && this.#role === "agent" && sessions !== null)
-      response = {
-        ...response,
-        result: sessions.strip(method, response.result, (request) =>
-          handles(this.#local, this.#implementation, request),
-        ),
-      };
+    if ("result" in response && this.#role === "agent" && sessions !== null) {
+      const stripped = sessions.strip(method, response.result, this.#handles);
+      if (stripped !== response.result) response = { ...response, result: stripped };
+    }
     const result = "result" in response ? response.result : undefined;
     if (result !== undefined) this.#beforeResponse(method, params, response.id, result);
     this.#enqueue(JSON.stringify(response), this.#unordered);
@@ -1073,6 +1116,8 @@ export class Connection {
 
   /** Settles every prompt whose turn drained and whose notifications read up to the message that drained it were handled. */
   #finishTurns(): void {
+    // Prompts wait for their turn only once the machine was made.
+    if (this.#machine === undefined) return;
     for (const [id, pending] of this.#pending) {
       const turn = pending.turn;
       if (turn?.response === undefined || turn.drained === undefined || this.#handled < turn.drained) continue;

@@ -208,6 +208,8 @@ export function nextStep(negotiated: Negotiated, status: {{ status.type_name }})
 
 /** The requests after whose response a client confirms a session: method, whether the session id is in the result, its member. */
 const OPENERS: ReadonlyArray<readonly [string, boolean, string]> = {{ ready.openers }};
+/** What a lifecycle step that sends nothing returns (shared: its callers only read it). */
+const NOTHING: readonly unknown[] = [];
 /** The agent's session-scoped notifications and their session id member. */
 const SCOPED: ReadonlyArray<readonly [string, string]> = {{ ready.scoped }};
 
@@ -227,6 +229,8 @@ function member(value: unknown, name: string): string | undefined {
  */
 export class SessionReadyLifecycle implements Lifecycle {
   #negotiated: Negotiated | undefined;
+  /** Whether the last `initialize` negotiated `session/ready`. */
+  #required = false;
   #gate = new SessionReadyGate<unknown>(false);
 
   /** Wire JSON from the connection, which `negotiate` decodes. */
@@ -236,7 +240,8 @@ export class SessionReadyLifecycle implements Lifecycle {
     } catch {
       this.#negotiated = undefined;
     }
-    this.#gate = new SessionReadyGate<unknown>(this.#negotiated?.sessionReady ?? false);
+    this.#required = this.#negotiated?.sessionReady ?? false;
+    this.#gate = new SessionReadyGate<unknown>(this.#required);
   }
 
   #opened(method: string, params: unknown, result: unknown): string | undefined {
@@ -246,19 +251,19 @@ export class SessionReadyLifecycle implements Lifecycle {
 
   settled(method: string, params: unknown, result: unknown): readonly unknown[] {
     if (method === {{ initialize }}) this.#negotiate(params, result);
-    const session = this.#negotiated?.sessionReady === true ? this.#opened(method, params, result) : undefined;
-    return session === undefined ? [] : [{ jsonrpc: "2.0", method: {{ ready.method }}, params: { [{{ ready.member }}]: session } }];
+    const session = this.#required ? this.#opened(method, params, result) : undefined;
+    return session === undefined ? NOTHING : [{ jsonrpc: "2.0", method: {{ ready.method }}, params: { [{{ ready.member }}]: session } }];
   }
 
   answered(method: string, params: unknown, result: unknown): void {
     if (method === {{ initialize }}) this.#negotiate(params, result);
-    const session = this.#opened(method, params, result);
+    const session = this.#required ? this.#opened(method, params, result) : undefined;
     if (session !== undefined) this.#gate.responded(session, Date.now());
   }
 
   received(method: string, params: unknown): readonly unknown[] {
     const session = method === {{ ready.method }} ? member(params, {{ ready.member }}) : undefined;
-    return session === undefined ? [] : this.#gate.ready(session);
+    return session === undefined ? NOTHING : this.#gate.ready(session);
   }
 
   outgoing(method: string, message: { readonly params?: unknown }): readonly unknown[] {

@@ -232,12 +232,19 @@ function negotiatedFeatures(params: unknown, result: unknown): Features {
 /**
  * What an `initialize` exchange (wire JSON) allows an end to send: the
  * negotiation's `checkOutgoing` on the method's own gate (given no params,
- * it looks at nothing inside them).
+ * it looks at nothing inside them). A method allowed once is allowed for
+ * the whole exchange, so it is checked once.
  */
 function negotiatedOutgoing(params: unknown, result: unknown): OutgoingCheck | null {
   try {
     const negotiated = negotiate(params as JsonValue, result as JsonValue);
-    return (method) => negotiated.checkOutgoing(method, null);
+    const allowed = new Set<string>();
+    return (method) => {
+      if (allowed.has(method)) return null;
+      const refused = negotiated.checkOutgoing(method, null);
+      if (refused === null) allowed.add(method);
+      return refused;
+    };
   } catch {
     return null;
   }

@@ -260,31 +260,37 @@ export class Negotiated {
  * is not judged (another connection may have opened it).
  */
 export class SessionOffers {
-  /** Session id -> gated method -> offered. */
-  readonly #sessions = new Map<string, Map<string, boolean>>();
+  /** For each of `SESSION_GATES`, in order: session id -> offered. */
+  readonly #offered: ReadonlyArray<Map<string, boolean>> = SESSION_GATES.map(() => new Map<string, boolean>());
 
   /** Notes what the answer `result` to `method` with `params` offered, when `method` opens a session. */
   record(method: string, params: unknown, result: unknown): void {
-    for (const gate of SESSION_GATES) {
-      const opener = gate.openers.find(([known]) => known === method);
-      if (opener === undefined) continue;
-      const session = member(opener[1] ? result : params, gate.session);
-      if (typeof session !== "string") continue;
+    SESSION_GATES.forEach((gate, index) => {
+      const opener = openerOf(gate, method);
+      const session = opener === undefined ? undefined : member(opener[1] ? result : params, gate.session);
+      if (typeof session !== "string") return;
       const offer = member(result, gate.member);
-      const offers = this.#sessions.get(session) ?? new Map<string, boolean>();
-      offers.set(gate.method, offer !== undefined && offer !== null);
-      this.#sessions.set(session, offers);
-    }
+      this.#offered[index]?.set(session, offer !== undefined && offer !== null);
+    });
   }
 
   /** A `CapabilityError` when `method` with `params` names a session opened here without its offer, else `null`. */
   check(method: string, params: unknown): CapabilityError | null {
-    const gate = SESSION_GATES.find((known) => known.method === method);
+    const index = SESSION_GATES.findIndex((known) => known.method === method);
+    const gate = SESSION_GATES[index];
     if (gate === undefined) return null;
     const session = member(params, gate.session);
-    const offered = typeof session === "string" ? this.#sessions.get(session)?.get(method) : undefined;
+    const offered = typeof session === "string" ? this.#offered[index]?.get(session) : undefined;
     return offered === false ? new CapabilityError(method, "", "agent", `/${escapeToken(gate.member)}`) : null;
   }
+}
+
+/** The opener of `gate` that `method` is, if it is one. */
+function openerOf(gate: SessionGate, method: string): readonly [string, boolean] | undefined {
+  for (const opener of gate.openers) {
+    if (opener[0] === method) return opener;
+  }
+  return undefined;
 }
 
 /**
@@ -296,7 +302,7 @@ export function withoutUnhandledOffers(method: string, result: JsonValue, handle
   if (typeof result !== "object" || result === null || Array.isArray(result)) return result;
   let stripped: { [key: string]: JsonValue } | undefined;
   for (const gate of SESSION_GATES) {
-    if (handles(gate.method) || !gate.openers.some(([known]) => known === method) || !(gate.member in result)) continue;
+    if (openerOf(gate, method) === undefined || !(gate.member in result) || handles(gate.method)) continue;
     stripped ??= { ...result };
     delete stripped[gate.member];
   }

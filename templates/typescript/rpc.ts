@@ -129,11 +129,11 @@ export function decodeResult(routes: ReadonlyMap<string, Route>, method: string,
   return decodeByName(result, json);
 }
 
-/** The member of `implementation` that handles `method`, bound to it, if it has one. */
+/** The member of `implementation` that handles `method`, if it has one (called with `implementation` as `this`). */
 function handlerOf(routes: ReadonlyMap<string, Route>, implementation: object, method: string, extension: string): Handler | undefined {
   const member = routes.get(method)?.handler ?? (isExtension(method) ? extension : undefined);
   const handler: unknown = member === undefined ? undefined : (implementation as { readonly [key: string]: unknown })[member];
-  return typeof handler === "function" ? (handler as Handler).bind(implementation) : undefined;
+  return typeof handler === "function" ? (handler as Handler) : undefined;
 }
 
 /**
@@ -150,10 +150,47 @@ function thrown(error: unknown): JsonRpcError {
   return { code: -32603, message: error instanceof Error ? error.message : String(error) };
 }
 
-/** Calls `handler` with a decoded call: a known method's params, or an extension's name and params. */
-function call(routes: ReadonlyMap<string, Route>, handler: Handler, decoded: unknown): unknown {
+/** Calls `handler` on `implementation` with a decoded call: a known method's params, or an extension's name and params. */
+function call(routes: ReadonlyMap<string, Route>, implementation: object, handler: Handler, decoded: unknown): unknown {
   const { method, params } = decoded as { readonly method: string; readonly params: unknown };
-  return routes.has(method) ? handler(params) : handler(method, params);
+  return routes.has(method) ? handler.call(implementation, params) : handler.call(implementation, method, params);
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { readonly then?: unknown }).then === "function";
+}
+
+/** A request handler's result, encoded. */
+function answered(result: unknown): Outcome {
+  return { result: encode(result) };
+}
+
+/** A request handler's throw or rejection, as its JSON-RPC error. */
+function failed(error: unknown): Outcome {
+  return { error: thrown(error) };
+}
+
+/** A notification handler settled. */
+function handled(): null {
+  return null;
+}
+
+/**
+ * `dispatchRequest`'s answer, without a promise when the handler returns
+ * none (what a connection answers at once).
+ */
+export function answerRequest(side: SideRoutes, implementation: object, method: string, params: unknown): Outcome | Promise<Outcome> {
+  const handler = handlerOf(side.requests, implementation, method, side.extensionRequest);
+  if (handler === undefined) return { error: methodNotFound(method) };
+  const decoded = decodeCall(side.requests, method, params);
+  if (!decoded.ok) return { error: decoded.error };
+  try {
+    const returned = call(side.requests, implementation, handler, decoded.value);
+    if (!isThenable(returned)) return answered(returned);
+    return Promise.resolve(returned).then(answered).then(undefined, failed);
+  } catch (error) {
+    return failed(error);
+  }
 }
 
 /**
@@ -162,14 +199,27 @@ function call(routes: ReadonlyMap<string, Route>, handler: Handler, decoded: unk
  * member answers method-not-found; a throw answers a JSON-RPC error.
  */
 export async function dispatchRequest(side: SideRoutes, implementation: object, method: string, params: unknown): Promise<Outcome> {
-  const handler = handlerOf(side.requests, implementation, method, side.extensionRequest);
-  if (handler === undefined) return { error: methodNotFound(method) };
-  const decoded = decodeCall(side.requests, method, params);
-  if (!decoded.ok) return { error: decoded.error };
+  return await answerRequest(side, implementation, method, params);
+}
+
+/**
+ * `dispatchNotification`'s outcome, without a promise when the handler
+ * returns none (what a connection hands on at once).
+ */
+export function deliverNotification(side: SideRoutes, implementation: object, method: string, params: unknown): JsonRpcError | null | Promise<JsonRpcError | null> {
+  const handler = handlerOf(side.notifications, implementation, method, side.extensionNotification);
+  if (handler === undefined && !side.notifications.has(method)) return methodNotFound(method);
+  const decoded = decodeCall(side.notifications, method, params);
+  // A malformed notification is reported as such even without a handler,
+  // which an end that acts on the notification itself keeps quiet.
+  if (!decoded.ok) return decoded.error;
+  if (handler === undefined) return methodNotFound(method);
   try {
-    return { result: encode(await call(side.requests, handler, decoded.value)) };
+    const returned = call(side.notifications, implementation, handler, decoded.value);
+    if (!isThenable(returned)) return null;
+    return Promise.resolve(returned).then(handled, thrown);
   } catch (error) {
-    return { error: thrown(error) };
+    return thrown(error);
   }
 }
 
@@ -179,19 +229,7 @@ export async function dispatchRequest(side: SideRoutes, implementation: object, 
  * the caller to log.
  */
 export async function dispatchNotification(side: SideRoutes, implementation: object, method: string, params: unknown): Promise<JsonRpcError | null> {
-  const handler = handlerOf(side.notifications, implementation, method, side.extensionNotification);
-  if (handler === undefined && !side.notifications.has(method)) return methodNotFound(method);
-  const decoded = decodeCall(side.notifications, method, params);
-  // A malformed notification is reported as such even without a handler,
-  // which an end that acts on the notification itself keeps quiet.
-  if (!decoded.ok) return decoded.error;
-  if (handler === undefined) return methodNotFound(method);
-  try {
-    await call(side.notifications, handler, decoded.value);
-    return null;
-  } catch (error) {
-    return thrown(error);
-  }
+  return await deliverNotification(side, implementation, method, params);
 }
 
 /** Told about a notification that was not handled (unknown, invalid, or its handler threw): nothing is sent back for it. */
