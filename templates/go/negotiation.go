@@ -205,20 +205,8 @@ func (n *Negotiated) SessionStatus() bool { return n.lookup(negotiationFeatures,
 // `params` that the capabilities do not allow, as a *CapabilityError, or
 // nil.
 func (n *Negotiated) CheckOutgoing(method string, params Value) error {
-	refuse := func(rule int, pointer string) error {
-		gate := negotiationRules[rule]
-		side := "client"
-		if gate.agent {
-			side = "agent"
-		}
-		var capability strings.Builder
-		for _, token := range gate.pointer {
-			capability.WriteString("/" + escapeToken(token))
-		}
-		return &CapabilityError{Method: method, Pointer: pointer, Side: side, Capability: capability.String()}
-	}
-	if rule, ok := methodRule(method); ok && rule >= 0 && !n.holds(rule) {
-		return refuse(rule, "")
+	if err := n.checkMethod(method); err != nil {
+		return err
 	}
 	for _, check := range negotiationChecks {
 		if check.method != method || n.holds(check.rule) {
@@ -226,11 +214,35 @@ func (n *Negotiated) CheckOutgoing(method string, params Value) error {
 		}
 		for _, found := range locate(params, check.pointer) {
 			if gated(check, found.value) {
-				return refuse(check.rule, found.pointer)
+				return refusal(method, check.rule, found.pointer)
 			}
 		}
 	}
 	return nil
+}
+
+// checkMethod is CheckOutgoing on the method's own gate alone, looking at
+// nothing inside its params.
+func (n *Negotiated) checkMethod(method string) error {
+	if rule, ok := methodRule(method); ok && rule >= 0 && !n.holds(rule) {
+		return refusal(method, rule, "")
+	}
+	return nil
+}
+
+// refusal is the CapabilityError of `method` refused by the rule `rule`,
+// at `pointer` in its params.
+func refusal(method string, rule int, pointer string) error {
+	gate := negotiationRules[rule]
+	side := "client"
+	if gate.agent {
+		side = "agent"
+	}
+	var capability strings.Builder
+	for _, token := range gate.pointer {
+		capability.WriteString("/" + escapeToken(token))
+	}
+	return &CapabilityError{Method: method, Pointer: pointer, Side: side, Capability: capability.String()}
 }
 
 // methodRule is what the entry of `method` needs, the agent's methods
