@@ -1050,13 +1050,11 @@ impl Shared {
     }
 
     /// Fails with [`CallError::Refused`] when the `initialize` exchange
-    /// does not allow sending `method`: the view's `check_outgoing` on the
-    /// method's own gate (given null params, it looks at nothing inside them).
+    /// does not allow sending `method`: the view's `check_method`, on the
+    /// method's own gate (it looks at nothing inside the params).
     fn check_outgoing(&self, method: &str) -> Result<(), CallError> {
         match &self.lock().negotiated {
-            Some(negotiated) => negotiated
-                .check_outgoing(method, &Value::Null)
-                .map_err(CallError::Refused),
+            Some(negotiated) => negotiated.check_method(method).map_err(CallError::Refused),
             None => Ok(()),
         }
     }
