@@ -99,6 +99,17 @@ enum Step<'a> {
     Name(&'a str),
 }
 
+/// Whether `value` nests more than `depth` arrays and objects, itself
+/// included: the check that needs no path and no allocation. It recurses at
+/// most `depth + 1` calls deep.
+fn deeper_than(value: &Value, depth: usize) -> bool {
+    match value {
+        Value::Array(items) => depth == 0 || items.iter().any(|item| deeper_than(item, depth - 1)),
+        Value::Object(members) => depth == 0 || members.values().any(|member| deeper_than(member, depth - 1)),
+        _ => false,
+    }
+}
+
 /// The JSON pointer of the first array or object nested deeper than
 /// [`MAX_DEPTH`] in `value`, in document order. It walks with a
 /// stack of its own.
@@ -151,6 +162,9 @@ pub fn decode<T: DeserializeOwned>(value: Value) -> ::std::result::Result<T, Dec
 
 /// An error at the first array or object of `value` nested deeper than [`MAX_DEPTH`].
 pub(crate) fn check_depth(value: &Value) -> ::std::result::Result<(), DecodeError> {
+    if !deeper_than(value, MAX_DEPTH) {
+        return Ok(());
+    }
     match too_deep(value) {
         Some(path) => Err(DecodeError {
             path,
@@ -162,6 +176,11 @@ pub(crate) fn check_depth(value: &Value) -> ::std::result::Result<(), DecodeErro
 
 /// [`decode`] without the depth check: for values inside one already checked.
 pub(crate) fn decode_nested<T: DeserializeOwned>(value: Value) -> ::std::result::Result<T, DecodeError> {
+    // Borrowed and untracked first, the common case; only a value that
+    // fails is decoded again, tracking the path to its failure.
+    if let Ok(decoded) = T::deserialize(&value) {
+        return Ok(decoded);
+    }
     ::serde_path_to_error::deserialize(value).map_err(|error| {
         let path = pointer(error.path());
         located(path, error.into_inner().to_string())

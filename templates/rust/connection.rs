@@ -89,7 +89,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::task::{Context, Poll};
+use std::task::Poll;
 
 use futures::channel::{mpsc, oneshot};
 use futures::future::{AbortHandle, Abortable, Aborted, FutureExt};
@@ -280,7 +280,7 @@ impl TurnRules {
     /// The session and scope of a `session/update`'s params, as the turn
     /// tracker takes them: only the updates that may end a turn are told
     /// apart from the rest.
-    fn scope(&self, params: &Value) -> (String, Scope<Value, Value>) {
+    fn scope<'p>(&self, params: &'p Value) -> (&'p str, Scope<Value, Value>) {
         let session = params.get(self.session).and_then(Value::as_str).unwrap_or_default();
         let update = params.get(self.payload);
         let tag = update.and_then(|update| update.get(self.tag)).and_then(Value::as_str);
@@ -304,7 +304,7 @@ impl TurnRules {
             },
             _ => Scope::Session,
         };
-        (session.to_owned(), scope)
+        (session, scope)
     }
 }
 
@@ -1055,13 +1055,11 @@ impl Shared {
     }
 
     /// Fails with [`CallError::Refused`] when the `initialize` exchange
-    /// does not allow sending `method`: the view's `check_outgoing` on the
-    /// method's own gate (given null params, it looks at nothing inside them).
+    /// does not allow sending `method`: the view's `check_method`, on the
+    /// method's own gate (it looks at nothing inside the params).
     fn check_outgoing(&self, method: &str) -> Result<(), CallError> {
         match &self.lock().negotiated {
-            Some(negotiated) => negotiated
-                .check_outgoing(method, &Value::Null)
-                .map_err(CallError::Refused),
+            Some(negotiated) => negotiated.check_method(method).map_err(CallError::Refused),
             None => Ok(()),
         }
     }
@@ -1266,9 +1264,8 @@ impl Shared {
                 let (abort, registration) = AbortHandle::new_pair();
                 let permission = self.permission_session(&method, &params);
                 self.start_turn(&id, &method, &params);
-                self.lock()
-                    .running
-                    .insert(id.to_string(), Running { abort, permission });
+                let key = id.to_string();
+                self.lock().running.insert(key.clone(), Running { abort, permission });
                 let kept = if self.answer_reads_params(&method) {
                     params.clone()
                 } else {
@@ -1278,6 +1275,7 @@ impl Shared {
                 requests.push(Box::pin(async move {
                     Done {
                         id,
+                        key,
                         method,
                         params: kept,
                         outcome: running.await,
@@ -1660,7 +1658,7 @@ impl Shared {
         };
         if let Some(tracker) = state.tracker.as_mut() {
             let (session, scope) = turns.scope(params);
-            tracker.update(&session, scope);
+            tracker.update(session, scope);
             Self::mark_drained(&mut state);
         }
     }
@@ -1720,14 +1718,15 @@ impl Shared {
     fn respond(&self, done: Done) {
         let Done {
             id,
+            key,
             method,
             params,
             outcome,
         } = done;
         let withdrawn = {
             let mut state = self.lock();
-            state.running.remove(&id.to_string());
-            state.withdrawn.remove(&id.to_string())
+            state.running.remove(&key);
+            state.withdrawn.remove(&key)
         };
         let outcome = match (
             outcome,
@@ -1865,6 +1864,8 @@ type Outcome = Result<Result<Value, super::types::Error>, Aborted>;
 /// A handled request of the peer.
 struct Done {
     id: Value,
+    /// The id's JSON text, its key in [`State::running`].
+    key: String,
     method: String,
     params: Value,
     outcome: Outcome,
@@ -2013,8 +2014,9 @@ async fn drive<H: Handler, R: AsyncBufRead + Unpin, W: AsyncWrite + Unpin>(
     read.and(written)
 }
 
-/// Reads lines, one buffer serving every line, and answers the peer's
-/// requests as their handlers finish.
+/// Reads lines and answers the peer's requests as their handlers finish.
+/// A line read whole is taken from the reader's buffer where it lies; one
+/// buffer of its own gathers a line the reader delivers in parts.
 async fn read<H: Handler, R: AsyncBufRead + Unpin>(
     shared: &Shared,
     handler: &H,
@@ -2023,48 +2025,57 @@ async fn read<H: Handler, R: AsyncBufRead + Unpin>(
 ) -> ::std::io::Result<()> {
     let mut requests: FuturesUnordered<BoxFuture<'_, Done>> = FuturesUnordered::new();
     let mut line = Vec::new();
-    let result = loop {
-        let next = futures::future::poll_fn(|context| {
-            while let Poll::Ready(Some(done)) = requests.poll_next_unpin(context) {
-                shared.respond(done);
-            }
-            poll_line(&mut reader, &mut line, context)
-        });
-        match next.await {
-            Ok(true) => {
-                shared.receive(&line, handler, &mut requests, &lane);
-                line.clear();
-            }
-            Ok(false) => break Ok(()),
-            Err(error) => break Err(error),
+    // Lines read since reading last let the other work of the end run.
+    let mut burst = 0;
+    let result = futures::future::poll_fn(|context| loop {
+        while let Poll::Ready(Some(done)) = requests.poll_next_unpin(context) {
+            shared.respond(done);
         }
-    };
+        if burst == BURST {
+            // A turn for the handlers, so that input that is always ready
+            // is handled as it is read instead of queued whole.
+            burst = 0;
+            context.waker().wake_by_ref();
+            return Poll::Pending;
+        }
+        let available = match Pin::new(&mut reader).poll_fill_buf(context) {
+            Poll::Ready(Ok(available)) => available,
+            Poll::Ready(Err(error)) => return Poll::Ready(Err(error)),
+            Poll::Pending => return Poll::Pending,
+        };
+        if available.is_empty() {
+            if !line.is_empty() {
+                shared.receive(&line, handler, &mut requests, &lane);
+            }
+            return Poll::Ready(Ok(()));
+        }
+        let taken = line_length(available);
+        let ended = available[taken - 1] == b'\n';
+        burst += usize::from(ended);
+        if ended && line.is_empty() {
+            shared.receive(&available[..taken], handler, &mut requests, &lane);
+        } else {
+            line.extend_from_slice(&available[..taken]);
+        }
+        Pin::new(&mut reader).consume(taken);
+        if ended && !line.is_empty() {
+            shared.receive(&line, handler, &mut requests, &lane);
+            line.clear();
+        }
+    })
+    .await;
     shared.close();
     result
 }
 
-/// Reads into `line` up to and including the next newline, or what is left
-/// when the input ends; `false` once it ended with nothing left.
-fn poll_line<R: AsyncBufRead + Unpin>(
-    reader: &mut R,
-    line: &mut Vec<u8>,
-    context: &mut Context<'_>,
-) -> Poll<::std::io::Result<bool>> {
-    loop {
-        let available = futures::ready!(Pin::new(&mut *reader).poll_fill_buf(context))?;
-        if available.is_empty() {
-            return Poll::Ready(Ok(!line.is_empty()));
-        }
-        let (taken, ended) = match available.iter().position(|byte| *byte == b'\n') {
-            Some(newline) => (newline + 1, true),
-            None => (available.len(), false),
-        };
-        line.extend_from_slice(&available[..taken]);
-        Pin::new(&mut *reader).consume(taken);
-        if ended {
-            return Poll::Ready(Ok(true));
-        }
-    }
+/// How many lines are read in a row, at most, before reading yields.
+const BURST: usize = 32;
+
+/// The bytes of `available` (not empty) up to and including its first
+/// newline, or all of them when it has none.
+fn line_length(mut available: &[u8]) -> usize {
+    // Reading from a slice cannot fail.
+    ::std::io::BufRead::skip_until(&mut available, b'\n').unwrap_or_default()
 }
 
 async fn handle_notifications<H: Handler>(

@@ -295,14 +295,8 @@ impl Negotiated {
                     .collect(),
             }
         };
-        let entry = AGENT_METHODS
-            .iter()
-            .chain(CLIENT_METHODS)
-            .find(|(known, _)| *known == method);
-        if let ::std::option::Option::Some((_, Needs::Rule(rule))) = entry {
-            if !self.holds(*rule) {
-                return ::std::result::Result::Err(refuse(*rule, ::std::string::String::new()));
-            }
+        if let ::std::option::Option::Some(rule) = self.refused_method(method) {
+            return ::std::result::Result::Err(refuse(rule, ::std::string::String::new()));
         }
         let params = ::serde_json::to_value(params).unwrap_or(::serde_json::Value::Null);
         for check in CHECKS
@@ -344,6 +338,35 @@ impl Negotiated {
         ::std::result::Result::Ok(())
     }
 
+    /// The rule refusing `method` itself, whatever its params: its own
+    /// gate when the exchange does not allow it.
+    fn refused_method(&self, method: &str) -> ::std::option::Option<usize> {
+        let entry = AGENT_METHODS
+            .iter()
+            .chain(CLIENT_METHODS)
+            .find(|(known, _)| *known == method);
+        match entry {
+            ::std::option::Option::Some((_, Needs::Rule(rule))) if !self.holds(*rule) => {
+                ::std::option::Option::Some(*rule)
+            }
+            _ => ::std::option::Option::None,
+        }
+    }
+
+    /// Checks an outgoing `method` against its own gate only, looking at
+    /// nothing in its params: what [`Negotiated::check_outgoing`] says of
+    /// `method` with `null` params, without building them.
+    ///
+    /// # Errors
+    ///
+    /// The method's gate, when the negotiated capabilities do not allow it.
+    pub fn check_method(&self, method: &str) -> ::std::result::Result<(), CapabilityError> {
+        match self.refused_method(method) {
+            ::std::option::Option::Some(_) => self.check_outgoing(method, &::serde_json::Value::Null),
+            ::std::option::Option::None => ::std::result::Result::Ok(()),
+        }
+    }
+
     fn entries(&self, entries: &[(&str, Needs)]) -> ::serde_json::Map<::std::string::String, ::serde_json::Value> {
         entries
             .iter()
@@ -375,15 +398,27 @@ impl ::serde::Serialize for Negotiated {
 /// here is not judged (another connection may have opened it).
 #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::default::Default)]
 pub struct SessionOffers {
-    /// Session id -> gated method -> offered.
-    sessions: ::std::collections::HashMap<::std::string::String, ::std::collections::HashMap<&'static str, bool>>,
+    /// Session id -> what its opening answers said of each gate.
+    sessions: ::std::collections::HashMap<::std::string::String, Offers>,
 }
+
+/// What a session's opening answers said of the session gates, one bit per
+/// gate of `SESSION_GATES` (by position): whether an answer said, and
+/// whether the last one offered it.
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+struct Offers {
+    said: u64,
+    offered: u64,
+}
+
+// One bit per session gate.
+const _: () = ::std::assert!(SESSION_GATES.len() <= 64);
 
 impl SessionOffers {
     /// Notes what the answer `result` to `method` with `params` (their
     /// JSON) offered, when `method` opens a session.
     pub fn record(&mut self, method: &str, params: &::serde_json::Value, result: &::serde_json::Value) {
-        for gate in SESSION_GATES {
+        for (index, gate) in SESSION_GATES.iter().enumerate() {
             let ::std::option::Option::Some((_, in_result)) = gate.openers.iter().find(|(opener, _)| *opener == method)
             else {
                 continue;
@@ -394,10 +429,14 @@ impl SessionOffers {
                 continue;
             };
             let offered = result.get(gate.member).is_some_and(|offer| !offer.is_null());
-            self.sessions
-                .entry(session.to_owned())
-                .or_default()
-                .insert(gate.method, offered);
+            let bit = 1u64 << index;
+            let offered = if offered { bit } else { 0 };
+            if let ::std::option::Option::Some(offers) = self.sessions.get_mut(session) {
+                offers.said |= bit;
+                offers.offered = (offers.offered & !bit) | offered;
+            } else {
+                self.sessions.insert(session.to_owned(), Offers { said: bit, offered });
+            }
         }
     }
 
@@ -407,15 +446,16 @@ impl SessionOffers {
     ///
     /// `params` name a session opened here without the offer of `method`.
     pub fn check(&self, method: &str, params: &::serde_json::Value) -> ::std::result::Result<(), CapabilityError> {
-        let ::std::option::Option::Some(gate) = SESSION_GATES.iter().find(|gate| gate.method == method) else {
+        let ::std::option::Option::Some(index) = SESSION_GATES.iter().position(|gate| gate.method == method) else {
             return ::std::result::Result::Ok(());
         };
-        let offered = params
+        let gate = &SESSION_GATES[index];
+        let bit = 1u64 << index;
+        let offers = params
             .get(gate.session)
             .and_then(::serde_json::Value::as_str)
-            .and_then(|session| self.sessions.get(session))
-            .and_then(|offers| offers.get(method));
-        if offered == ::std::option::Option::Some(&false) {
+            .and_then(|session| self.sessions.get(session));
+        if offers.is_some_and(|offers| offers.said & bit != 0 && offers.offered & bit == 0) {
             return ::std::result::Result::Err(CapabilityError {
                 method: method.to_owned(),
                 pointer: ::std::string::String::new(),

@@ -99,6 +99,10 @@ pub mod negotiation {
         pub fn check_outgoing<P: serde::Serialize>(&self, _: &str, _: &P) -> Result<(), CapabilityError> {
             Ok(())
         }
+
+        pub fn check_method(&self, _: &str) -> Result<(), CapabilityError> {
+            Ok(())
+        }
     }
 
     /// The per-session offers' stand-in: nothing is offered per session.
