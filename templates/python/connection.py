@@ -583,7 +583,7 @@ class Connection:
                 await self._fault(message.get("id"), -32600, "neither a call nor an answer")
         elif not isinstance(message["method"], str):
             await self._fault(message.get("id"), -32600, "the method is not a string")
-        elif not await self._checked(message, walk, line):
+        elif walk and not await self._checked(message, line):
             return
         elif "id" in message and (refusal := self._refusal(message["method"], message.get("params"))):
             await self._write({"jsonrpc": "2.0", "id": message["id"], "error": refusal})
@@ -612,16 +612,15 @@ class Connection:
         while self._last is not None and not self._last.done():
             await asyncio.shield(self._last)
 
-    async def _checked(self, message: dict[str, _t.Any], walk: bool, line: int) -> bool:
+    async def _checked(self, message: dict[str, _t.Any], line: int) -> bool:
         """Whether a request or notification passes `check_wire`, its params
-        counted from depth 1 as when they are decoded (walked only when its
-        text could fail, `walk`). One that does not is answered (a request) or
+        counted from depth 1 as when they are decoded (`receive` walks only
+        text that could fail). One that does not is answered (a request) or
         reported to `dropped` (a notification): a failure in its params as
         invalid params (-32602, the pointer relative to the params), anywhere
         else as an invalid request (-32600)."""
         try:
-            if walk:
-                _rt.check_wire(message, depth=0)
+            _rt.check_wire(message, depth=0)
         except _rt.DecodeError as failure:
             method = message["method"]
             inner = failure.path[len("/params") :]
@@ -1083,7 +1082,7 @@ class Connection:
     def _mark_drained(self) -> None:
         """The machine was fed a message: the prompts whose turn it drained
         are drained at this read position (every notification read so far)."""
-        if self._machine is None:
+        if self._machine is None or not self._pending:
             return
         for request_id, pending in self._pending.items():
             turn = pending.turn
@@ -1093,6 +1092,8 @@ class Connection:
     def _return_prompts(self) -> None:
         """Every prompt whose turn is drained, and whose notifications read up
         to the message that drained it were handled, returns."""
+        if not self._pending:
+            return
         for request_id, pending in list(self._pending.items()):
             turn = pending.turn
             if turn is None or turn.answer is None or turn.drained is None or self._handled < turn.drained:

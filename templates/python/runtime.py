@@ -42,7 +42,7 @@ from pydantic import (
     model_serializer,
     model_validator,
 )
-from pydantic_core import CoreSchema, PydanticOmit, core_schema
+from pydantic_core import CoreSchema, PydanticOmit, core_schema, from_json
 
 TAG_ERROR = "acp_union_tag:"
 """The error type of a tag that picks no variant of a tagged union, before the tag's member name."""
@@ -769,13 +769,29 @@ def escape_token(key: Any) -> str:
 _ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
+# `WireReader.read` looks at the text's bytes with digits as `0`, `E` as `e`
+# and `[` as `{`: one search finds an exponent after a digit (`0e`), one a
+# long run of digits (a number beyond a double's range written without an
+# exponent has at least 309), and one count the brackets.
+_DIGITS = bytes.maketrans(b"123456789E[", b"000000000e{")
+_LONG_NUMBER = b"0" * 64
+
+
 class WireReader:
     """Reads JSON text as `json.loads` does, and tells whether the value may
     hold what `check_wire` refuses, so that text which cannot is not walked:
-    a number that is not finite (seen by the parser's number hooks), more
-    arrays and objects than `MAX_DEPTH` (counted as brackets, those in
-    strings too) or a surrogate (escaped, or in the text itself). Most
-    messages have none of these, and this costs a fraction of a walk."""
+    a number that is not finite, more arrays and objects than `MAX_DEPTH`
+    (counted as brackets, those in strings too) or a surrogate. Most
+    messages have none of these, and this costs a fraction of a walk.
+
+    The text is first parsed by pydantic-core's parser, which refuses a lone
+    surrogate (escaped, or in the text itself), `NaN` and the infinities,
+    and nesting past its own limit, and whose value is taken when the text
+    holds no exponent after a digit, no long run of digits (the only ways
+    to write a number beyond a double's range) and few brackets. Any other
+    text is read again by the `json` module, whose number hooks tell the
+    numbers that are not finite, and which decides what the text holds, or
+    that it is not JSON."""
 
     def __init__(self) -> None:
         self._odd = False
@@ -796,6 +812,18 @@ class WireReader:
     def read(self, text: str) -> tuple[Any, bool]:
         """The value of `text` (`ValueError` when it is not JSON), and whether
         `check_wire` must walk it."""
+        try:
+            encoded = text.encode()
+            value = from_json(encoded, allow_inf_nan=False)
+        except ValueError:
+            return self._read_exactly(text)
+        shape = encoded.translate(_DIGITS)
+        if shape.count(b"{") > MAX_DEPTH or b"0e" in shape or _LONG_NUMBER in shape:
+            return self._read_exactly(text)
+        return value, False
+
+    def _read_exactly(self, text: str) -> tuple[Any, bool]:
+        """`read` by the `json` module."""
         self._odd = False
         value = self._decoder.decode(text)
         walk = (
