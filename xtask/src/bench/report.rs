@@ -85,7 +85,7 @@ pub fn markdown(results: &Results) -> String {
     let mode = if results.quick { "quick run" } else { "full run" };
     let _ = writeln!(
         text,
-        "\nDecode + encode (parse text, decode to the typed value, encode, print), {mode}: corpus of {} messages, {:.1} MB (seed {:#x}); medians of {} runs, each a fresh process, the implementations taking turns. The `Rust connection`, `TypeScript connection`, `Python connection` and `Go connection` rows instead hand the corpus's `session/update` notifications, as JSON-RPC text, to a client's end of a connection whose handler counts them; the `Rust round trip`, `TypeScript round trip` and `Go round trip` rows time as many `session/new` calls, one after another, from a client's end to an agent's end in the same process (a call's bytes: the request and its response).\n",
+        "\nDecode + encode (parse text, decode to the typed value, encode, print), {mode}: corpus of {} messages, {:.1} MB (seed {:#x}); medians of {} runs, each a fresh process, the implementations taking turns. The `Rust connection`, `TypeScript connection`, `Python connection` and `Go connection` rows instead hand the corpus's `session/update` notifications, as JSON-RPC text, to a client's end of a connection whose handler counts them; the `Rust round trip`, `TypeScript round trip` and `Go round trip` rows time as many `session/new` calls, one after another, from a client's end to an agent's end in the same process, each opening a session that the agent keeps (ours and the official SDK's alike; a call's bytes: the request and its response).\n",
         results.corpus_messages,
         results.corpus_bytes as f64 / 1e6,
         results.seed,

@@ -17,7 +17,8 @@
 //   `connectAgent` with the TypeScript test agent (`scripted-agent.mjs`, which the
 //   bench writes next to this program from `tests/typescript/scripted-agent.mjs`;
 //   it opens a session per call), each end's `send` handing the text to
-//   the other's `receive`; the official one: its client app connected to its agent app
+//   the other's `receive`; the official one (whose agent opens and keeps
+//   sessions the same way): its client app connected to its agent app
 //   (in-memory message streams); the floor: the request and the response
 //   each printed and parsed.
 //
@@ -123,16 +124,23 @@ const official = {
   },
 
   async roundTrips(sdk, calls) {
+    // Opens and keeps its sessions as the test agent does (`session-1`,
+    // `session-2`, ...), so that both agents do the same work per call.
+    const sessions = new Map();
     const agent = sdk
       .agent()
       .onRequest("initialize", ({ params }) => ({ protocolVersion: params.protocolVersion }))
-      .onRequest("session/new", () => ({ sessionId: "session-1" }));
+      .onRequest("session/new", ({ params }) => {
+        const sessionId = `session-${sessions.size + 1}`;
+        sessions.set(sessionId, params.cwd);
+        return { sessionId };
+      });
     let answered = 0;
     await sdk.client().connectWith(agent, async (connection) => {
       await connection.request("initialize", { protocolVersion: 1 });
       for (let call = 0; call < calls; call += 1) {
         const response = await connection.request("session/new", NEW_SESSION);
-        if (response.sessionId === "session-1") answered += 1;
+        if (response.sessionId === `session-${call + 1}`) answered += 1;
       }
     });
     return answered;

@@ -14,7 +14,8 @@
 //!   (`tests/rust/scripted_agent/`, written next to this program as its
 //!   module `scripted_agent`) over in-memory pipes, on `futures`' executor;
 //!   the official one: its `Client` connected to its `Agent`, on tokio's
-//!   current-thread runtime; the floor: the request and the response each
+//!   current-thread runtime (both agents open and keep a session per call,
+//!   `session-1`, `session-2`, ...); the floor: the request and the response each
 //!   printed and parsed as `Value`.
 //!
 //! A first pass warms up and counts; then each run is timed. Prints one JSON
@@ -125,8 +126,13 @@ mod ours {
             {
                 return 0;
             }
-            for _ in 0..calls {
-                if client.session_new(NewSessionRequest::new("/tmp", vec![])).await.is_ok() {
+            for call in 0..calls {
+                // The test agent opens `session-1`, `session-2`, ...
+                if client
+                    .session_new(NewSessionRequest::new("/tmp", vec![]))
+                    .await
+                    .is_ok_and(|response| response.session_id.0 == format!("session-{}", call + 1))
+                {
                     answered += 1;
                 }
             }
@@ -181,13 +187,22 @@ mod official {
     }
 
     pub fn round_trips(calls: usize) -> usize {
+        // Opens and keeps its sessions as the test agent does (`session-1`,
+        // `session-2`, ...), so that both agents do the same work per call.
+        let sessions = Arc::new(std::sync::Mutex::new(Vec::<(String, std::path::PathBuf)>::new()));
         let agent = Agent
             .v1()
             .on_receive_request(
-                async move |_: NewSessionRequest,
+                async move |request: NewSessionRequest,
                             responder: Responder<NewSessionResponse, V1>,
                             _: ConnectionTo<Client>| {
-                    responder.respond(NewSessionResponse::new("session-1"))
+                    let session = {
+                        let mut sessions = sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                        let session = format!("session-{}", sessions.len() + 1);
+                        sessions.push((session.clone(), request.cwd.clone()));
+                        session
+                    };
+                    responder.respond(NewSessionResponse::new(session))
                 },
                 agent_client_protocol::on_receive_request!(),
             )
@@ -210,12 +225,12 @@ mod official {
                     ))
                     .block_task()
                     .await?;
-                for _ in 0..calls {
+                for call in 0..calls {
                     if connection
                         .send_request(NewSessionRequest::new("/tmp"))
                         .block_task()
                         .await
-                        .is_ok()
+                        .is_ok_and(|response| response.session_id.to_string() == format!("session-{}", call + 1))
                     {
                         counted.fetch_add(1, Ordering::Relaxed);
                     }
