@@ -174,12 +174,11 @@ impl LoadSessionHandler for Loader {
     }
 }
 
-/// What the agent's end answers `initialize` with, and then `session/load`.
-fn answers_of(agent: Loader) -> (Value, Value) {
-    let load = json!({ "jsonrpc": "2.0", "id": 2, "method": "session/load",
-        "params": { "sessionId": "s", "cwd": "/", "mcpServers": [] } });
+/// What an agent's end given `agent` writes when it reads `lines`, one
+/// JSON value per line written.
+fn agent_answers<A: Agent + Send + Sync, const N: usize>(agent: A, lines: [Value; N]) -> Vec<Value> {
     let mut input = Vec::new();
-    for line in [initialize(1, 1), load] {
+    for line in lines {
         input.extend(serde_json::to_vec(&line).unwrap());
         input.push(b'\n');
     }
@@ -191,13 +190,21 @@ fn answers_of(agent: Loader) -> (Value, Value) {
         ConnectOptions::default(),
     );
     futures::executor::block_on(driver).expect("the end reads its input to the end");
-    let answers: Vec<Value> = written
+    let answers = written
         .lock()
         .unwrap()
         .split(|byte| *byte == b'\n')
         .filter(|line| !line.is_empty())
         .map(|line| serde_json::from_slice(line).expect("the end writes JSON"))
         .collect();
+    answers
+}
+
+/// What the agent's end answers `initialize` with, and then `session/load`.
+fn answers_of(agent: Loader) -> (Value, Value) {
+    let load = json!({ "jsonrpc": "2.0", "id": 2, "method": "session/load",
+        "params": { "sessionId": "s", "cwd": "/", "mcpServers": [] } });
+    let answers = agent_answers(agent, [initialize(1, 1), load]);
     (answers[0]["result"]["agentCapabilities"].clone(), answers[1].clone())
 }
 
@@ -495,26 +502,7 @@ impl ModesHandler for Moded {
 
 /// The members of the agent's `session/new` answer (after `initialize`), sorted.
 fn opening_answer_members(agent: Moded) -> Vec<String> {
-    let mut input = Vec::new();
-    for line in [initialize(1, 1), new_session(2)] {
-        input.extend(serde_json::to_vec(&line).unwrap());
-        input.push(b'\n');
-    }
-    let written = Arc::new(Mutex::new(Vec::new()));
-    let (_, driver) = connect_agent(
-        |_| agent,
-        futures::io::Cursor::new(input),
-        futures::io::AllowStdIo::new(Written(written.clone())),
-        ConnectOptions::default(),
-    );
-    futures::executor::block_on(driver).expect("the end reads its input to the end");
-    let answers: Vec<Value> = written
-        .lock()
-        .unwrap()
-        .split(|byte| *byte == b'\n')
-        .filter(|line| !line.is_empty())
-        .map(|line| serde_json::from_slice(line).expect("the end writes JSON"))
-        .collect();
+    let answers = agent_answers(agent, [initialize(1, 1), new_session(2)]);
     let result = answers[1]["result"]
         .as_object()
         .expect("session/new is answered with a result");
