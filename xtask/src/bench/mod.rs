@@ -28,6 +28,7 @@ pub mod python;
 mod report;
 pub mod rust;
 mod scale;
+mod size;
 mod startup;
 mod targets;
 pub mod typescript;
@@ -135,6 +136,11 @@ pub fn run(options: &Options) -> Result<()> {
     } else {
         Vec::new()
     };
+    let bundles = if options.languages.is_empty() {
+        size::measure(&setup)?
+    } else {
+        Vec::new()
+    };
     let (startup, generation, scale) = if options.languages.is_empty() {
         let startup = startup::measure(&setup)?;
         let (xtask, build) = generation::xtask(&setup)?;
@@ -153,6 +159,7 @@ pub fn run(options: &Options) -> Result<()> {
         measurements,
         compile,
         startup,
+        bundles,
         generation,
         scale,
     };

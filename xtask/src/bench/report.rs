@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 use super::generation::Timing;
 use super::measure::Measurement;
 use super::scale::Point;
+use super::size::Bundle;
 use super::startup::Startup;
 
 pub struct Results {
@@ -24,6 +25,8 @@ pub struct Results {
     /// connection, the official crate (none in a quick run).
     pub compile: Vec<Timing>,
     pub startup: Vec<Startup>,
+    /// The TypeScript bundles, ours first.
+    pub bundles: Vec<Bundle>,
     pub generation: Vec<Timing>,
     pub scale: Vec<Point>,
 }
@@ -133,6 +136,7 @@ pub fn markdown(results: &Results) -> String {
     }
     compile_markdown(results, &mut text);
     startup_markdown(results, &mut text);
+    bundle_markdown(results, &mut text);
     generation_markdown(results, &mut text);
     scale_markdown(results, &mut text);
     text
@@ -288,6 +292,12 @@ pub fn json(results: &Results) -> String {
         "ratios": ratios,
         "compile": compile,
         "startup": startup,
+        "bundles": results.bundles.iter().map(|bundle| json!({
+            "implementation": bundle.implementation,
+            "bytes": bundle.bytes,
+            "gzip_bytes": bundle.gzip_bytes,
+            "failure": bundle.failure,
+        })).collect::<Vec<_>>(),
         "generation": generation,
         "scale": scale,
     });
@@ -367,6 +377,41 @@ fn startup_markdown(results: &Results, text: &mut String) {
                         shorten(failure, 120)
                     );
                 }
+            }
+        }
+    }
+}
+
+/// The TypeScript bundles, each against the official SDK's.
+fn bundle_markdown(results: &Results, text: &mut String) {
+    if results.bundles.is_empty() {
+        return;
+    }
+    text.push_str("\nBundling the TypeScript packages (a module re-exporting them, `esbuild --bundle --minify --platform=node`):\n\n");
+    text.push_str("| bundle | KiB | gzip KiB | its size / official |\n| --- | ---: | ---: | ---: |\n");
+    let official = results.bundles.last().and_then(|bundle| bundle.bytes);
+    for bundle in &results.bundles {
+        match (bundle.bytes, bundle.gzip_bytes, &bundle.failure) {
+            (Some(bytes), Some(gzip_bytes), None) => {
+                let share = official.map_or_else(
+                    || "-".to_owned(),
+                    |official| format!("{:.2}", bytes as f64 / official as f64),
+                );
+                let _ = writeln!(
+                    text,
+                    "| {} | {:.1} | {:.1} | {share} |",
+                    bundle.implementation,
+                    bytes as f64 / 1024.0,
+                    gzip_bytes as f64 / 1024.0
+                );
+            }
+            (_, _, failure) => {
+                let _ = writeln!(
+                    text,
+                    "| {} | failed: {} | - | - |",
+                    bundle.implementation,
+                    shorten(failure.as_deref().unwrap_or("?"), 120)
+                );
             }
         }
     }

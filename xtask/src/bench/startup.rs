@@ -65,12 +65,7 @@ fn python(setup: &Setup) -> Result<Startup> {
 fn node(setup: &Setup) -> Result<Startup> {
     let ours = super::typescript::ours(setup)?;
     let sdk = super::typescript::official_sdk(setup)?;
-    let manifest = sdk.join("package.json");
-    let text = std::fs::read_to_string(&manifest).with_context(|| format!("reading {}", manifest.display()))?;
-    let main = serde_json::from_str::<serde_json::Value>(&text)?["main"]
-        .as_str()
-        .map(str::to_owned)
-        .with_context(|| format!("{} names no `main`", manifest.display()))?;
+    let main = main_entry(&sdk)?;
     let import = |entry: Option<&Path>| {
         let mut command = Command::new("node");
         match entry {
@@ -101,6 +96,16 @@ fn node(setup: &Setup) -> Result<Startup> {
         language: "TypeScript",
         timings,
     })
+}
+
+/// The `main` entry point the package in `package` names.
+pub(super) fn main_entry(package: &Path) -> Result<String> {
+    let manifest = package.join("package.json");
+    let text = std::fs::read_to_string(&manifest).with_context(|| format!("reading {}", manifest.display()))?;
+    serde_json::from_str::<serde_json::Value>(&text)?["main"]
+        .as_str()
+        .map(str::to_owned)
+        .with_context(|| format!("{} names no `main`", manifest.display()))
 }
 
 /// A first, untimed run (it fills the caches, and fails loudly), then the timed ones.

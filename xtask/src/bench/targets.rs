@@ -1,7 +1,9 @@
 //! The ratios each benchmark row is held to: ours against the official SDK
 //! of its language and, for the connection rows, against the JSON floor of
 //! the same work; compiling the generated crate with only its types, at
-//! most [`COMPILE_PER_OFFICIAL`] of the official crate's time. A run below a target prints a warning line and goes on:
+//! most [`COMPILE_PER_OFFICIAL`] of the official crate's time; loading the
+//! bindings no slower than the official SDK, and the whole TypeScript
+//! package bundling no larger than the official one. A run below a target prints a warning line and goes on:
 //! timings on these machines are noisy, and the full run's table is the
 //! figure to quote.
 
@@ -77,6 +79,33 @@ pub fn warnings(results: &Results) -> Vec<String> {
             ));
         }
     }
+    for startup in &results.startup {
+        let loaded = |index: usize| {
+            startup
+                .timings
+                .get(index)
+                .filter(|timing| timing.failure.is_none())
+                .map(|timing| timing.median())
+        };
+        if let (Some(ours), Some(official)) = (loaded(0), loaded(1)) {
+            if ours > official {
+                lines.push(format!(
+                    "warning: loading the {} bindings: {ours:.3} s, slower than the official SDK's {official:.3} s",
+                    startup.language
+                ));
+            }
+        }
+    }
+    if let (Some(ours), Some(official)) = (
+        results.bundles.first().and_then(|bundle| bundle.bytes),
+        results.bundles.last().and_then(|bundle| bundle.bytes),
+    ) {
+        if ours > official {
+            lines.push(format!(
+                "warning: the whole TypeScript package bundles to {ours} bytes, more than the official SDK's {official}"
+            ));
+        }
+    }
     lines
 }
 
@@ -117,6 +146,7 @@ mod tests {
             measurements,
             compile: Vec::new(),
             startup: Vec::new(),
+            bundles: Vec::new(),
             generation: Vec::new(),
             scale: Vec::new(),
         };
@@ -143,6 +173,7 @@ mod tests {
             measurements: Vec::new(),
             compile: vec![timing(ours), timing(12.0), timing(10.0)],
             startup: Vec::new(),
+            bundles: Vec::new(),
             generation: Vec::new(),
             scale: Vec::new(),
         };
@@ -151,5 +182,32 @@ mod tests {
             ["warning: compiling the Rust crate, types only: 0.70 of the official crate's time, above its target 0.60"]
         );
         assert!(warnings(&results(5.0)).is_empty());
+    }
+
+    #[test]
+    fn a_package_bundling_larger_than_the_official_one_warns() {
+        let bundle = |bytes: u64| crate::bench::size::Bundle {
+            implementation: String::new(),
+            bytes: Some(bytes),
+            gzip_bytes: Some(bytes / 4),
+            failure: None,
+        };
+        let results = |ours: u64| Results {
+            quick: false,
+            seed: 0,
+            corpus_messages: 1,
+            corpus_bytes: 1,
+            measurements: Vec::new(),
+            compile: Vec::new(),
+            startup: Vec::new(),
+            bundles: vec![bundle(ours), bundle(10), bundle(100)],
+            generation: Vec::new(),
+            scale: Vec::new(),
+        };
+        assert_eq!(
+            warnings(&results(101)),
+            ["warning: the whole TypeScript package bundles to 101 bytes, more than the official SDK's 100"]
+        );
+        assert!(warnings(&results(99)).is_empty());
     }
 }
