@@ -1053,11 +1053,14 @@ export class Connection {
   #refusal(method: string, params: unknown): JsonRpcError | undefined {
     if (this.#uninitialized(method)) return { code: -32600, message: NOT_INITIALIZED, data: { method } };
     const handshake = this.#rules.handshake;
-    if (this.#role !== "agent" || handshake?.method !== method || handshake.unsupported === null) return undefined;
+    if (this.#role !== "agent" || handshake === null) return undefined;
+    // Read for every request, so that optimized code has seen it when an `initialize` comes.
+    const unsupported = handshake.unsupported;
+    if (handshake.method !== method || unsupported === null) return undefined;
     const requested = member(params, handshake.version);
     if (!Number.isSafeInteger(requested) || agreedVersion(handshake, requested as number) !== undefined)
       return undefined;
-    const { code, message, requested: asked, supported } = handshake.unsupported;
+    const { code, message, requested: asked, supported } = unsupported;
     return { code, message, data: { [asked]: requested as number, [supported]: [...handshake.supported] } };
   }
 

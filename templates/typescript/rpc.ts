@@ -135,10 +135,16 @@ export function decodeResult(routes: ReadonlyMap<string, Route>, method: string,
   return decodeByName(result, json);
 }
 
-/** The member of `implementation` that handles `method` (its `route`, if it has one), if it has one (called with `implementation` as `this`). */
+/**
+ * The member of `implementation` that handles `method` (whose `route` is
+ * given when it has one), if it has one (called with `implementation` as
+ * `this`). Looked up with `Reflect.get`, which V8 does not specialize to the
+ * names seen so far: a method first seen late (an `initialize` after many
+ * calls) would otherwise throw away the optimized code of the whole path.
+ */
 function handlerOf(route: Route | undefined, implementation: object, method: string, extension: string): Handler | undefined {
   const member = route !== undefined ? route.handler : isExtension(method) ? extension : undefined;
-  const handler: unknown = member === undefined ? undefined : (implementation as { readonly [key: string]: unknown })[member];
+  const handler: unknown = member === undefined ? undefined : Reflect.get(implementation, member);
   return typeof handler === "function" ? (handler as Handler) : undefined;
 }
 
@@ -161,8 +167,9 @@ function call(route: Route | undefined, implementation: object, handler: Handler
   return route !== undefined ? handler.call(implementation, params) : handler.call(implementation, method, params);
 }
 
+/** Whether a handler returned a promise (any thenable); `then` looked up as `handlerOf` looks up handlers, whatever the shapes seen before. */
 function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { readonly then?: unknown }).then === "function";
+  return (typeof value === "object" || typeof value === "function") && value !== null && typeof Reflect.get(value, "then") === "function";
 }
 
 /** A request handler's result, encoded. */
