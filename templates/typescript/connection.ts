@@ -357,17 +357,106 @@ interface Turn {
   drained: number | undefined;
 }
 
-interface Pending {
+/** Does nothing: what a request forgets when it listens to no signal. */
+function nothing(): void {}
+
+/** A request this end sent, waiting for its answer. */
+class Pending {
   readonly method: string;
   readonly params: unknown;
-  readonly resolve: (value: unknown) => void;
-  readonly reject: (reason: unknown) => void;
   /** A prompt waiting for its turn to drain. */
   readonly turn: Turn | undefined;
-  /** Stops listening to the request's signal. */
-  readonly forget: () => void;
   /** The agent's end: the session whose turn the request belongs to. */
   readonly session: string | undefined;
+  /** Stops listening to the request's signal. */
+  forget: () => void = nothing;
+  /** The functions of the caller's promise, once it was made. */
+  #resolve: ((value: unknown) => void) | undefined = undefined;
+  #reject: ((reason: unknown) => void) | undefined = undefined;
+  /** Before then: the promise of an answer that came while the request was being sent. */
+  #early: Promise<unknown> | undefined = undefined;
+
+  constructor(method: string, params: unknown, turn: Turn | undefined, session: string | undefined) {
+    this.method = method;
+    this.params = params;
+    this.turn = turn;
+    this.session = session;
+  }
+
+  resolve(value: unknown): void {
+    if (this.#resolve !== undefined) this.#resolve(value);
+    else this.#early ??= Promise.resolve(value);
+  }
+
+  reject(reason: unknown): void {
+    if (this.#reject !== undefined) this.#reject(reason);
+    else this.#early ??= Promise.reject(reason);
+  }
+
+  /** The caller's promise, made once the request was sent: settled already when its answer came meanwhile (a transport that hands it over at once). */
+  promise(): Promise<unknown> {
+    return (
+      this.#early ??
+      new Promise((resolve, reject) => {
+        this.#resolve = resolve;
+        this.#reject = reject;
+      })
+    );
+  }
+}
+
+/**
+ * The requests in flight one way, by id, in the order they were made. A
+ * `Map` allocates a new table whenever it empties (it shrinks), which an
+ * end making one call at a time would do per call: the oldest request
+ * lives in a slot of its own while it is the only one, and the others in a
+ * `Map`.
+ */
+class InFlight<V> {
+  /** The only request, while the others are none (`undefined`: the slot is free). */
+  #soleKey: JsonRpcId = null;
+  #sole: V | undefined = undefined;
+  /** The others, newer than the sole one. */
+  readonly #more = new Map<JsonRpcId, V>();
+
+  get(key: JsonRpcId): V | undefined {
+    if (this.#sole !== undefined && this.#soleKey === key) return this.#sole;
+    return this.#more.size === 0 ? undefined : this.#more.get(key);
+  }
+
+  set(key: JsonRpcId, value: V): void {
+    if (this.#sole !== undefined && this.#soleKey === key) {
+      this.#sole = value;
+    } else if (this.#sole === undefined && this.#more.size === 0) {
+      this.#soleKey = key;
+      this.#sole = value;
+    } else {
+      this.#more.set(key, value);
+    }
+  }
+
+  /** Removes `key`'s entry; whether there was one. */
+  delete(key: JsonRpcId): boolean {
+    if (this.#sole !== undefined && this.#soleKey === key) {
+      this.#sole = undefined;
+      this.#soleKey = null;
+      return true;
+    }
+    return this.#more.size === 0 ? false : this.#more.delete(key);
+  }
+
+  /** The entries, in order, as they are now (changes made while the caller walks them do not show). */
+  entries(): Array<readonly [JsonRpcId, V]> {
+    const entries: Array<readonly [JsonRpcId, V]> = this.#sole === undefined ? [] : [[this.#soleKey, this.#sole]];
+    for (const entry of this.#more) entries.push(entry);
+    return entries;
+  }
+
+  clear(): void {
+    this.#sole = undefined;
+    this.#soleKey = null;
+    this.#more.clear();
+  }
 }
 
 /** A received notification waiting for its turn to be handled. */
@@ -397,8 +486,8 @@ interface Running {
 
 /** The agent's end: a prompt being handled. */
 interface TurnInFlight {
-  /** The prompt's request id (JSON text); empty for foreground work the agent started by itself (v2). */
-  readonly id: string;
+  /** The prompt's request id; `undefined` for foreground work the agent started by itself (v2). */
+  readonly id: JsonRpcId | undefined;
   /**
    * Protocol v2: the agent reported the work with a state that is not
    * `idle`; the last state sent for it; the permission requests waiting for
@@ -411,9 +500,12 @@ interface TurnInFlight {
   readonly controller: { readonly signal: AbortSignalLike; abort(reason?: unknown): void };
 }
 
-function newTurn(id: string): TurnInFlight {
+function newTurn(id: JsonRpcId | undefined): TurnInFlight {
   return { id, active: false, state: undefined, asking: 0, reported: false, controller: new AbortController() };
 }
+
+/** What `receive` returns for a message it is done with (shared: it only resolves). */
+const HANDLED: Promise<void> = Promise.resolve();
 
 const NO_FEATURES: Features = { sessionReady: false, turnComplete: false };
 
@@ -486,7 +578,7 @@ export class Connection {
   readonly #implementation: object;
   /** Whether the implementation handles the request `method` (`handles`). */
   readonly #handles: (method: string) => boolean;
-  readonly #pending = new Map<JsonRpcId, Pending>();
+  readonly #pending = new InFlight<Pending>();
   #nextId = 1;
   #closed: unknown = undefined;
   #features: Features = NO_FEATURES;
@@ -506,8 +598,8 @@ export class Connection {
   #broken = false;
   /** The agent's end: prompts whose `turn_complete` its handler sent, by request id (JSON text). */
   readonly #completed = new Set<string>();
-  /** The peer's requests being handled, by id (JSON text). */
-  readonly #running = new Map<string, Running>();
+  /** The peer's requests being handled, by id. */
+  readonly #running = new InFlight<Running>();
   /** The agent's end: `initialize` was answered with a result. */
   #initialized = false;
   /** The agent's end: the prompt turns being handled, by session. */
@@ -552,7 +644,16 @@ export class Connection {
    * waits for the other side. A message this end cannot take is answered
    * as `docs/connection.md`'s table of faults says, in its order.
    */
-  async receive(text: string): Promise<void> {
+  receive(text: string): Promise<void> {
+    try {
+      return this.#take(text) ?? HANDLED;
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** `receive`'s work: a promise only when the message is a notification still waiting to be handled. */
+  #take(text: string): Promise<void> | undefined {
     this.#lines += 1;
     const line = this.#lines;
     let message: unknown;
@@ -560,31 +661,30 @@ export class Connection {
       message = JSON.parse(text);
     } catch {
       this.#fault(null, -32700, "not JSON");
-      return;
+      return undefined;
     }
     if (!isRecord(message) || message["jsonrpc"] !== "2.0") {
       this.#fault(null, -32600, "not a JSON-RPC 2.0 message");
-      return;
+      return undefined;
     }
-    if (has(message, "id") && !isId(message["id"])) {
+    const hasId = has(message, "id");
+    if (hasId && !isId(message["id"])) {
       this.#fault(null, -32600, "the id is not a string, a number or null");
-      return;
+      return undefined;
     }
-    const id = has(message, "id") ? (message["id"] as JsonRpcId) : null;
+    const id = hasId ? (message["id"] as JsonRpcId) : null;
     if (!has(message, "method")) {
       if (has(message, "result") || has(message, "error")) this.#answer(message, line);
       else this.#fault(id, -32600, "neither a call nor an answer");
-      return;
+      return undefined;
     }
     const method = message["method"];
     if (typeof method !== "string") this.#fault(id, -32600, "the method is not a string");
-    else if (has(message, "id")) this.#request(message);
+    else if (hasId) this.#request(message);
     else if (this.#uninitialized(method))
       this.#report(method, { code: -32600, message: NOT_INITIALIZED, data: { method } }, line);
-    else {
-      const waiting = this.#notification(method, message, line);
-      if (waiting !== undefined) await waiting;
-    }
+    else return this.#notification(method, message, line);
+    return undefined;
   }
 
   /** Answers a message this end cannot take (`docs/connection.md`'s faults). */
@@ -616,24 +716,15 @@ export class Connection {
     const turn = session === undefined ? undefined : this.#turns.get(session);
     if (turn?.controller.signal.aborted === true) return Promise.reject(turn.controller.signal.reason);
     const asking = this.#ask(method, message.params);
-    const answer = new Promise((resolve, reject) => {
-      let forget = (): void => {};
-      if (signal !== undefined) {
-        const abort = (): void => this.#abandon(id, abortReason(signal));
-        signal.addEventListener("abort", abort);
-        forget = () => signal.removeEventListener("abort", abort);
-      }
-      this.#pending.set(id, {
-        method,
-        params: message.params,
-        resolve,
-        reject,
-        turn: this.#turnFor(method, message.params, id),
-        forget,
-        session,
-      });
-      this.#write(message);
-    });
+    const pending = new Pending(method, message.params, this.#turnFor(method, message.params, id), session);
+    if (signal !== undefined) {
+      const abort = (): void => this.#abandon(id, abortReason(signal));
+      signal.addEventListener("abort", abort);
+      pending.forget = () => signal.removeEventListener("abort", abort);
+    }
+    this.#pending.set(id, pending);
+    this.#write(message);
+    const answer = pending.promise();
     if (asking !== undefined) {
       // Before the caller's code goes on.
       const answered = (): void => this.#answered(asking);
@@ -725,9 +816,9 @@ export class Connection {
   /** Rejects every request in flight, and every later one, with `reason` (the transport closed). */
   close(reason: unknown = new Error("the connection is closed")): void {
     this.#closed = reason;
-    const pending = [...this.#pending.values()];
+    const pending = this.#pending.entries();
     this.#pending.clear();
-    for (const call of pending) {
+    for (const [, call] of pending) {
       call.forget();
       call.reject(reason);
     }
@@ -757,9 +848,8 @@ export class Connection {
     const rules = this.#rules.turnCancel;
     if (this.#role !== "client" || rules?.permission == null || method !== rules.notification) return;
     const session = member(params, rules.session);
-    for (const [key, running] of this.#running) {
-      if (running.permission === undefined || running.permission !== session) continue;
-      this.#running.delete(key);
+    for (const [key, running] of this.#running.entries()) {
+      if (running.permission === undefined || running.permission !== session || !this.#running.delete(key)) continue;
       running.cancelled = true;
       this.#enqueue(
         JSON.stringify({ jsonrpc: "2.0", id: running.id, result: rules.permission.result }),
@@ -778,7 +868,7 @@ export class Connection {
     const reason = new TurnCancelled(session as string);
     turn.controller.abort(reason);
     // The entries stay until the client's answer, which then settles nothing and is not reported.
-    for (const pending of this.#pending.values()) {
+    for (const [, pending] of this.#pending.entries()) {
       if (pending.session !== session) continue;
       pending.forget();
       pending.reject(reason);
@@ -786,7 +876,7 @@ export class Connection {
   }
 
   /** The agent's end: a prompt `key` for a session starts a turn, which `session/cancel` may cancel. */
-  #startTurn(key: string, method: string, params: unknown): void {
+  #startTurn(key: JsonRpcId, method: string, params: unknown): void {
     const rules = this.#rules.turnCancel;
     if (this.#role !== "agent" || rules === null || method !== rules.prompt) return;
     const session = member(params, rules.session);
@@ -811,7 +901,7 @@ export class Connection {
     if (message.method !== turns.update || typeof session !== "string" || !isRecord(update)) return message;
     if (update[turns.tag] !== turns.end.tag) return message;
     if (update[turns.end.state] !== turns.end.idle) {
-      const turn = this.#turns.get(session) ?? newTurn("");
+      const turn = this.#turns.get(session) ?? newTurn(undefined);
       turn.active = true;
       turn.state = update[turns.end.state];
       turn.reported = false;
@@ -832,7 +922,7 @@ export class Connection {
    * accepts the prompt: a refused prompt ends a turn no state reported, and
    * the `idle` state ends the others.
    */
-  #endTurn(key: string, method: string, params: unknown, response: JsonRpcResponse): JsonRpcResponse {
+  #endTurn(key: JsonRpcId, method: string, params: unknown, response: JsonRpcResponse): JsonRpcResponse {
     const rules = this.#rules.turnCancel;
     if (this.#role !== "agent" || rules === null || method !== rules.prompt) return response;
     const session = member(params, rules.session);
@@ -934,7 +1024,7 @@ export class Connection {
     this.#cancelTurn(method, params);
     const cancel = this.#rules.cancel;
     if (cancel !== null && method === cancel.method) {
-      const key = JSON.stringify(member(params, cancel.member) ?? null);
+      const key = (member(params, cancel.member) ?? null) as JsonRpcId;
       const running = this.#running.get(key);
       if (running !== undefined) {
         this.#running.delete(key);
@@ -963,11 +1053,14 @@ export class Connection {
   #refusal(method: string, params: unknown): JsonRpcError | undefined {
     if (this.#uninitialized(method)) return { code: -32600, message: NOT_INITIALIZED, data: { method } };
     const handshake = this.#rules.handshake;
-    if (this.#role !== "agent" || handshake?.method !== method || handshake.unsupported === null) return undefined;
+    if (this.#role !== "agent" || handshake === null) return undefined;
+    // Read for every request, so that optimized code has seen it when an `initialize` comes.
+    const unsupported = handshake.unsupported;
+    if (handshake.method !== method || unsupported === null) return undefined;
     const requested = member(params, handshake.version);
     if (!Number.isSafeInteger(requested) || agreedVersion(handshake, requested as number) !== undefined)
       return undefined;
-    const { code, message, requested: asked, supported } = handshake.unsupported;
+    const { code, message, requested: asked, supported } = unsupported;
     return { code, message, data: { [asked]: requested as number, [supported]: [...handshake.supported] } };
   }
 
@@ -1009,7 +1102,6 @@ export class Connection {
       this.#write({ jsonrpc: "2.0", id, error: refusal });
       return;
     }
-    const key = JSON.stringify(id);
     const rules = this.#rules.turnCancel;
     const session = member(params, rules?.session ?? "");
     const permission =
@@ -1017,15 +1109,15 @@ export class Connection {
         ? session
         : undefined;
     const running: Running = { id, cancelled: false, permission };
-    this.#running.set(key, running);
-    this.#startTurn(key, method, params);
+    this.#running.set(id, running);
+    this.#startTurn(id, method, params);
     const outcome = answerRequest(this.#local, this.#implementation, method, params);
-    if (isThenable(outcome)) void outcome.then((settled) => this.#settled(key, running, method, params, settled));
-    else this.#settled(key, running, method, params, outcome);
+    if (isThenable(outcome)) void outcome.then((settled) => this.#settled(id, running, method, params, settled));
+    else this.#settled(id, running, method, params, outcome);
   }
 
   /** This end's handler of the peer's request `key` settled: answered, unless the request was cancelled meanwhile. */
-  #settled(key: string, running: Running, method: string, params: unknown, outcome: Outcome): void {
+  #settled(key: JsonRpcId, running: Running, method: string, params: unknown, outcome: Outcome): void {
     if (this.#running.get(key) === running) this.#running.delete(key);
     const id = running.id;
     const answer: JsonRpcResponse =
@@ -1106,7 +1198,7 @@ export class Connection {
 
   /** A message was fed to the turn machine: the prompts whose turn it drained have drained once the notifications read so far are handled. */
   #drainTurns(): void {
-    for (const [id, pending] of this.#pending) {
+    for (const [id, pending] of this.#pending.entries()) {
       const turn = pending.turn;
       if (turn !== undefined && turn.drained === undefined && this.#machine?.isDrained(id) === true)
         turn.drained = this.#read;
@@ -1118,10 +1210,11 @@ export class Connection {
   #finishTurns(): void {
     // Prompts wait for their turn only once the machine was made.
     if (this.#machine === undefined) return;
-    for (const [id, pending] of this.#pending) {
+    for (const [id, pending] of this.#pending.entries()) {
       const turn = pending.turn;
       if (turn?.response === undefined || turn.drained === undefined || this.#handled < turn.drained) continue;
-      this.#pending.delete(id);
+      // Settled meanwhile, by what an earlier one's delivery set off.
+      if (!this.#pending.delete(id)) continue;
       this.#deliver(pending, turn.response);
     }
   }
@@ -1169,7 +1262,15 @@ export class Connection {
   /** Queues `text` for the writer: behind everything queued, or (`first`) ahead of every queued message that is not a response. */
   #enqueue(text: string, first = false, after?: Promise<void>): void {
     if (this.#broken) return;
-    (first ? this.#first : this.#ordered).push({ text, after });
+    if (this.#writing || after !== undefined) {
+      (first ? this.#first : this.#ordered).push({ text, after });
+      this.#pump();
+      return;
+    }
+    // Nothing queued (the writer drains everything before it rests): written at once.
+    this.#writing = true;
+    if (!this.#sendOne(text)) return;
+    this.#writing = false;
     this.#pump();
   }
 
@@ -1188,22 +1289,26 @@ export class Connection {
         return;
       }
       queue.shift();
-      let written: unknown;
-      try {
-        written = this.#send(next.text);
-      } catch (error) {
-        this.#fail(error);
-        return;
-      }
-      if (isThenable(written)) {
-        written.then(
-          () => this.#resume(),
-          (error: unknown) => this.#fail(error),
-        );
-        return;
-      }
+      if (!this.#sendOne(next.text)) return;
     }
     this.#writing = false;
+  }
+
+  /** Sends one message; `false` when the writer must stop: `send` failed, or returned a promise to wait for. */
+  #sendOne(text: string): boolean {
+    let written: unknown;
+    try {
+      written = this.#send(text);
+    } catch (error) {
+      this.#fail(error);
+      return false;
+    }
+    if (!isThenable(written)) return true;
+    written.then(
+      () => this.#resume(),
+      (error: unknown) => this.#fail(error),
+    );
+    return false;
   }
 
   #resume(): void {

@@ -260,28 +260,45 @@ export class Negotiated {
  * is not judged (another connection may have opened it).
  */
 export class SessionOffers {
-  /** For each of `SESSION_GATES`, in order: session id -> offered. */
-  readonly #offered: ReadonlyArray<Map<string, boolean>> = SESSION_GATES.map(() => new Map<string, boolean>());
+  /**
+   * Session id -> two bits per entry of `SESSION_GATES` (at `2 * index`):
+   * the low one set when an opening answer for the gate was seen, the
+   * high one when it offered the gate's method. A number, not an object:
+   * a session costs its map entry alone.
+   */
+  readonly #offered = new Map<string, number>();
 
   /** Notes what the answer `result` to `method` with `params` offered, when `method` opens a session. */
   record(method: string, params: unknown, result: unknown): void {
-    SESSION_GATES.forEach((gate, index) => {
+    // The session named and its bits, written back once another gate names another session.
+    let session: string | undefined;
+    let bits = 0;
+    for (let index = 0; index < SESSION_GATES.length; index += 1) {
+      const gate = SESSION_GATES[index] as SessionGate;
       const opener = openerOf(gate, method);
-      const session = opener === undefined ? undefined : member(opener[1] ? result : params, gate.session);
-      if (typeof session !== "string") return;
+      const named = opener === undefined ? undefined : member(opener[1] ? result : params, gate.session);
+      if (typeof named !== "string") continue;
+      if (named !== session) {
+        if (session !== undefined) this.#offered.set(session, bits);
+        session = named;
+        bits = this.#offered.get(named) ?? 0;
+      }
       const offer = member(result, gate.member);
-      this.#offered[index]?.set(session, offer !== undefined && offer !== null);
-    });
+      const gateBits = offer !== undefined && offer !== null ? 3 : 1;
+      bits = (bits & ~(3 << (2 * index))) | (gateBits << (2 * index));
+    }
+    if (session !== undefined) this.#offered.set(session, bits);
   }
 
   /** A `CapabilityError` when `method` with `params` names a session opened here without its offer, else `null`. */
   check(method: string, params: unknown): CapabilityError | null {
-    const index = SESSION_GATES.findIndex((known) => known.method === method);
+    let index = 0;
+    while (index < SESSION_GATES.length && SESSION_GATES[index]?.method !== method) index += 1;
     const gate = SESSION_GATES[index];
     if (gate === undefined) return null;
     const session = member(params, gate.session);
-    const offered = typeof session === "string" ? this.#offered[index]?.get(session) : undefined;
-    return offered === false ? new CapabilityError(method, "", "agent", `/${escapeToken(gate.member)}`) : null;
+    const bits = typeof session === "string" ? ((this.#offered.get(session) ?? 0) >> (2 * index)) & 3 : 0;
+    return bits === 1 ? new CapabilityError(method, "", "agent", `/${escapeToken(gate.member)}`) : null;
   }
 }
 

@@ -112,14 +112,20 @@ function isExtension(method: string): method is ExtensionMethod {
 /** Decodes a call of `method` with `params` by the `routes` of a side. */
 export function decodeCall(routes: ReadonlyMap<string, Route>, method: string, params: unknown): CallDecodeResult<unknown> {
   const route = routes.get(method);
+  if (route === undefined && !isExtension(method)) return { ok: false, error: methodNotFound(method) };
+  const decoded = decodeParams(route, method, params);
+  return decoded.ok ? { ok: true, value: { method, params: decoded.value } } : decoded;
+}
+
+/** The params of a call of `method` decoded by its `route`, an extension method's (no route) as any JSON; or why they do not decode. */
+function decodeParams(route: Route | undefined, method: string, params: unknown): CallDecodeResult<unknown> {
   if (route !== undefined) {
     const decoded = decodeByName(route.params, params);
-    return decoded.ok ? { ok: true, value: { method, params: decoded.value } } : { ok: false, error: invalidParams(method, route.params, decoded.issues) };
+    return decoded.ok ? decoded : { ok: false, error: invalidParams(method, route.params, decoded.issues) };
   }
-  if (!isExtension(method)) return { ok: false, error: methodNotFound(method) };
-  if (params === undefined) return { ok: true, value: { method, params: undefined } };
+  if (params === undefined) return { ok: true, value: undefined };
   const checked = decodeJson(params);
-  return checked.ok ? { ok: true, value: { method, params: encode(checked.value) } } : { ok: false, error: invalidParams(method, "JSON", checked.issues) };
+  return checked.ok ? { ok: true, value: encode(checked.value) } : { ok: false, error: invalidParams(method, "JSON", checked.issues) };
 }
 
 /** Decodes the result of a request of `method` by the `routes` of the side that answered it. */
@@ -129,10 +135,16 @@ export function decodeResult(routes: ReadonlyMap<string, Route>, method: string,
   return decodeByName(result, json);
 }
 
-/** The member of `implementation` that handles `method`, if it has one (called with `implementation` as `this`). */
-function handlerOf(routes: ReadonlyMap<string, Route>, implementation: object, method: string, extension: string): Handler | undefined {
-  const member = routes.get(method)?.handler ?? (isExtension(method) ? extension : undefined);
-  const handler: unknown = member === undefined ? undefined : (implementation as { readonly [key: string]: unknown })[member];
+/**
+ * The member of `implementation` that handles `method` (whose `route` is
+ * given when it has one), if it has one (called with `implementation` as
+ * `this`). Looked up with `Reflect.get`, which V8 does not specialize to the
+ * names seen so far: a method first seen late (an `initialize` after many
+ * calls) would otherwise throw away the optimized code of the whole path.
+ */
+function handlerOf(route: Route | undefined, implementation: object, method: string, extension: string): Handler | undefined {
+  const member = route !== undefined ? route.handler : isExtension(method) ? extension : undefined;
+  const handler: unknown = member === undefined ? undefined : Reflect.get(implementation, member);
   return typeof handler === "function" ? (handler as Handler) : undefined;
 }
 
@@ -142,7 +154,7 @@ function handlerOf(routes: ReadonlyMap<string, Route>, implementation: object, m
  * end advertises from (`docs/connection.md`, the handshake).
  */
 export function handles(side: SideRoutes, implementation: object, method: string): boolean {
-  return handlerOf(side.requests, implementation, method, side.extensionRequest) !== undefined;
+  return handlerOf(side.requests.get(method), implementation, method, side.extensionRequest) !== undefined;
 }
 
 function thrown(error: unknown): JsonRpcError {
@@ -150,14 +162,14 @@ function thrown(error: unknown): JsonRpcError {
   return { code: -32603, message: error instanceof Error ? error.message : String(error) };
 }
 
-/** Calls `handler` on `implementation` with a decoded call: a known method's params, or an extension's name and params. */
-function call(routes: ReadonlyMap<string, Route>, implementation: object, handler: Handler, decoded: unknown): unknown {
-  const { method, params } = decoded as { readonly method: string; readonly params: unknown };
-  return routes.has(method) ? handler.call(implementation, params) : handler.call(implementation, method, params);
+/** Calls `handler` on `implementation` with decoded params: a known method's (with a `route`), or an extension's name and params. */
+function call(route: Route | undefined, implementation: object, handler: Handler, method: string, params: unknown): unknown {
+  return route !== undefined ? handler.call(implementation, params) : handler.call(implementation, method, params);
 }
 
+/** Whether a handler returned a promise (any thenable); `then` looked up as `handlerOf` looks up handlers, whatever the shapes seen before. */
 function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { readonly then?: unknown }).then === "function";
+  return (typeof value === "object" || typeof value === "function") && value !== null && typeof Reflect.get(value, "then") === "function";
 }
 
 /** A request handler's result, encoded. */
@@ -180,12 +192,13 @@ function handled(): null {
  * none (what a connection answers at once).
  */
 export function answerRequest(side: SideRoutes, implementation: object, method: string, params: unknown): Outcome | Promise<Outcome> {
-  const handler = handlerOf(side.requests, implementation, method, side.extensionRequest);
+  const route = side.requests.get(method);
+  const handler = handlerOf(route, implementation, method, side.extensionRequest);
   if (handler === undefined) return { error: methodNotFound(method) };
-  const decoded = decodeCall(side.requests, method, params);
+  const decoded = decodeParams(route, method, params);
   if (!decoded.ok) return { error: decoded.error };
   try {
-    const returned = call(side.requests, implementation, handler, decoded.value);
+    const returned = call(route, implementation, handler, method, decoded.value);
     if (!isThenable(returned)) return answered(returned);
     return Promise.resolve(returned).then(answered).then(undefined, failed);
   } catch (error) {
@@ -207,15 +220,16 @@ export async function dispatchRequest(side: SideRoutes, implementation: object, 
  * returns none (what a connection hands on at once).
  */
 export function deliverNotification(side: SideRoutes, implementation: object, method: string, params: unknown): JsonRpcError | null | Promise<JsonRpcError | null> {
-  const handler = handlerOf(side.notifications, implementation, method, side.extensionNotification);
-  if (handler === undefined && !side.notifications.has(method)) return methodNotFound(method);
-  const decoded = decodeCall(side.notifications, method, params);
+  const route = side.notifications.get(method);
+  const handler = handlerOf(route, implementation, method, side.extensionNotification);
+  if (handler === undefined && route === undefined) return methodNotFound(method);
+  const decoded = decodeParams(route, method, params);
   // A malformed notification is reported as such even without a handler,
   // which an end that acts on the notification itself keeps quiet.
   if (!decoded.ok) return decoded.error;
   if (handler === undefined) return methodNotFound(method);
   try {
-    const returned = call(side.notifications, implementation, handler, decoded.value);
+    const returned = call(route, implementation, handler, method, decoded.value);
     if (!isThenable(returned)) return null;
     return Promise.resolve(returned).then(handled, thrown);
   } catch (error) {

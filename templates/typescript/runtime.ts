@@ -42,19 +42,22 @@ export class DecodeError extends Error {
  */
 interface Run {
   readonly issues: DecodeIssue[];
-  readonly pure: boolean;
+  pure: boolean;
 }
 
 /**
  * Where a codec is in the decoded value: the location holding it (`null` at
  * the root) and its key there. A codec gives the members it decodes one
  * location of its own whose key it moves from member to member, so that a
- * JSON pointer is only written for a failure.
+ * JSON pointer is only written for a failure. That location is made once
+ * and kept (`inner`): every codec at the same depth moves the key of the
+ * same one, setting it before it decodes a member.
  */
 interface At {
   readonly up: At | null;
   key: string | number;
   readonly run: Run;
+  inner: At | undefined;
 }
 
 /** What a codec returns for a value that does not decode; its issues are in the run. */
@@ -86,13 +89,25 @@ export const reject: Fallback = { kind: "reject" };
 export const denied: Additional = { policy: "denied" };
 
 function start(pure: boolean): At {
-  return { up: null, key: "", run: { issues: [], pure } };
+  return { up: null, key: "", run: { issues: [], pure }, inner: undefined };
 }
 
 /** The location of the members of the value at `at`. */
 function inside(at: At): At {
-  return { up: at, key: "", run: at.run };
+  let inner = at.inner;
+  if (inner === undefined) {
+    inner = { up: at, key: "", run: at.run, inner: undefined };
+    at.inner = inner;
+  }
+  return inner;
 }
+
+/**
+ * The root `decodeWith` starts from when no decode is running (none starts
+ * inside another, but one that did would get a root of its own): kept with
+ * the locations below it, so that a decode makes none.
+ */
+let resting: At | null = start(false);
 
 /** The JSON pointer of `at`. */
 function pathOf(at: At): string {
@@ -115,7 +130,7 @@ function fail(at: At, message: string): typeof FAILED {
 
 /** The outcome of a decode that started at `root`. */
 function outcome<T>(value: unknown, root: At): DecodeResult<T> {
-  return value === FAILED ? { ok: false, issues: root.run.issues } : { ok: true, value: value as T };
+  return value === FAILED ? { ok: false, issues: root.run.issues.slice() } : { ok: true, value: value as T };
 }
 
 function failure(path: string, message: string): DecodeResult<never> {
@@ -203,8 +218,9 @@ function jsonClean(value: unknown, depth: number, wireOnly: boolean): boolean {
   }
   if (isObject(value) && isPlain(value)) {
     if (depth > MAX_DEPTH) return false;
-    for (const key of Object.keys(value)) {
-      if (!jsonClean(value[key], depth + 1, wireOnly)) return false;
+    // `for in` walks the own members without an array of their names.
+    for (const key in value) {
+      if (hasMember(value, key) && !jsonClean(value[key], depth + 1, wireOnly)) return false;
     }
     return true;
   }
@@ -556,25 +572,29 @@ export function object(
     // Whether the result must be merged: a flattened type changed what it read (or read a fallback).
     let remerge = view !== null;
     let decodedBases: unknown[] | null = null;
-    if (bases.length > 0) {
-      const seen = view ?? value;
-      decodedBases = bases.map((base) => base(seen, at));
-      remerge ||= decodedBases.some((decoded) => decoded !== seen);
+    // What the flattened types decoded, kept once the result must be merged.
+    const seen = view ?? value;
+    for (let index = 0; index < bases.length; index += 1) {
+      const decoded = (bases[index] as Codec)(seen, at);
+      if (decodedBases === null && (remerge || decoded !== seen)) decodedBases = new Array<unknown>(index).fill(seen);
+      decodedBases?.push(decoded);
+      remerge ||= decoded !== seen;
     }
     // Members kept as any JSON need no look when the input is known to be plain JSON.
-    const rest = keepsAnyJson && at.run.pure ? [] : Object.keys(value);
-    for (const key of rest) {
-      if (knownSet.has(key)) continue;
-      here.key = key;
-      if (additional.policy === "denied") {
-        fail(here, `unknown member ${JSON.stringify(key)}`);
-        continue;
-      }
-      const wire = value[key];
-      const decoded = additional.codec(wire, here);
-      if (decoded !== FAILED && decoded !== wire) {
-        changed ??= copyOf(value);
-        setMember(changed, key, decoded);
+    if (!keepsAnyJson || !at.run.pure) {
+      for (const key in value) {
+        if (!hasMember(value, key) || knownSet.has(key)) continue;
+        here.key = key;
+        if (additional.policy === "denied") {
+          fail(here, `unknown member ${JSON.stringify(key)}`);
+          continue;
+        }
+        const wire = value[key];
+        const decoded = additional.codec(wire, here);
+        if (decoded !== FAILED && decoded !== wire) {
+          changed ??= copyOf(value);
+          setMember(changed, key, decoded);
+        }
       }
     }
     if (issues.length > mark) return FAILED;
@@ -727,11 +747,16 @@ export function decodeWith(codec: Codec, json: unknown): DecodeResult<unknown> {
     const issue = jsonIssue(json, "", 1, true);
     if (issue !== null) return { ok: false, issues: [issue] };
   }
-  const root = start(pure);
+  const root = resting ?? start(pure);
+  resting = null;
+  root.run.pure = pure;
   try {
     return outcome(codec(json, root), root);
   } catch (error) {
     if (error instanceof RangeError) return failure("", `nested too deeply to decode: ${error.message}`);
     throw error;
+  } finally {
+    root.run.issues.length = 0;
+    resting = root;
   }
 }
