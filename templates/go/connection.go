@@ -396,6 +396,11 @@ type Connection struct {
 	writer  io.Writer
 	options ConnectOptions
 
+	// reading is held while a line read is handled; readEnded is set once
+	// Run stopped handling them.
+	reading   sync.Mutex
+	readEnded bool
+
 	mu     sync.Mutex
 	wake   *sync.Cond
 	base   context.Context
@@ -480,12 +485,6 @@ func (c *Connection) Cancellation(sessionID string) <-chan struct{} {
 	return make(chan struct{})
 }
 
-// readLine is one line the reader read, or the error that ended it.
-type readLine struct {
-	text []byte
-	err  error
-}
-
 // Run reads the peer's messages and handles them until the reader ends
 // (io.EOF: Run returns nil) or ctx is done, and returns once every handler
 // returned and everything queued was written. The handlers' ctx derive
@@ -501,40 +500,19 @@ func (c *Connection) Run(ctx context.Context) error {
 	go c.write(written)
 	consumed := make(chan struct{})
 	go c.consume(consumed)
-	lines := make(chan readLine)
-	go func() {
-		buffered := bufio.NewReader(c.reader)
-		for {
-			text, err := buffered.ReadBytes('\n')
-			if len(text) > 0 {
-				select {
-				case lines <- readLine{text: text}:
-				case <-base.Done():
-					return
-				}
-			}
-			if err != nil {
-				select {
-				case lines <- readLine{err: err}:
-				case <-base.Done():
-				}
-				return
-			}
-		}
-	}()
+	ended := make(chan error, 1)
+	go c.readLines(ended)
 	var failure error
-	for failure == nil {
-		select {
-		case <-ctx.Done():
-			failure = ctx.Err()
-		case next := <-lines:
-			if next.err != nil {
-				failure = next.err
-			} else if text := bytes.Trim(next.text, jsonWhitespace); len(text) > 0 {
-				c.receive(text)
-			}
-		}
+	select {
+	case <-ctx.Done():
+		failure = ctx.Err()
+	case failure = <-ended:
 	}
+	// From here on nothing read is handled: a message being handled is
+	// waited for, and the reader, if still in Read, stops after it.
+	c.reading.Lock()
+	c.readEnded = true
+	c.reading.Unlock()
 	c.mu.Lock()
 	c.close(ErrClosed)
 	c.mu.Unlock()
@@ -554,6 +532,48 @@ func (c *Connection) Run(ctx context.Context) error {
 		return nil
 	}
 	return failure
+}
+
+// readLines handles each line the reader reads, in this goroutine (no handoff
+// per message), until the reader fails or Run stopped reading; the
+// reader's error goes to `ended`.
+func (c *Connection) readLines(ended chan<- error) {
+	buffered := bufio.NewReader(c.reader)
+	var long []byte
+	for {
+		text, err := buffered.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) || len(long) > 0 {
+			// A line longer than the buffer is gathered in `long`, kept
+			// for the next one.
+			long = append(long, text...)
+			if errors.Is(err, bufio.ErrBufferFull) {
+				continue
+			}
+			text = long
+		}
+		if len(text) > 0 && !c.handleLine(text) {
+			return
+		}
+		long = long[:0]
+		if err != nil {
+			ended <- err
+			return
+		}
+	}
+}
+
+// handleLine handles one line unless Run stopped reading; false once it
+// did. Nothing keeps `text` after it returns.
+func (c *Connection) handleLine(text []byte) bool {
+	c.reading.Lock()
+	defer c.reading.Unlock()
+	if c.readEnded {
+		return false
+	}
+	if text = bytes.Trim(text, jsonWhitespace); len(text) > 0 {
+		c.receive(text)
+	}
+	return true
 }
 
 // close fails every call in flight, and every later one, with `reason`.
