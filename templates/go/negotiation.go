@@ -11,6 +11,7 @@ package acp
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -423,24 +424,37 @@ func WithoutUnhandledOffers(method string, result Value, handles func(string) bo
 	if result.Kind() != KindObject {
 		return result
 	}
-	unhandled := map[string]bool{}
+	members := result.Members()
+	for index, member := range members {
+		if !unhandledOffer(method, member.Name, handles) {
+			continue
+		}
+		kept := slices.Clone(members[:index])
+		for _, later := range members[index+1:] {
+			if !unhandledOffer(method, later.Name, handles) {
+				kept = append(kept, later)
+			}
+		}
+		return ObjectValue(kept)
+	}
+	return result
+}
+
+// unhandledOffer is whether the member `name` of the answer to `method`
+// offers per session a method that `handles` says the agent does not
+// handle.
+func unhandledOffer(method, name string, handles func(string) bool) bool {
 	for _, gate := range negotiationSessionGates {
+		if gate.member != name || handles(gate.method) {
+			continue
+		}
 		for _, opener := range gate.openers {
-			if opener.method == method && !handles(gate.method) {
-				unhandled[gate.member] = true
+			if opener.method == method {
+				return true
 			}
 		}
 	}
-	if len(unhandled) == 0 {
-		return result
-	}
-	kept := []Member{}
-	for _, member := range result.Members() {
-		if !unhandled[member.Name] {
-			kept = append(kept, member)
-		}
-	}
-	return ObjectValue(kept)
+	return false
 }
 
 // protocolVersionOf is the `protocolVersion` of an initialize message, -1
