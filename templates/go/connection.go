@@ -15,9 +15,10 @@
 // notifications are handled one at a time, in the order they arrived, by
 // one goroutine; responses settle the calls this end made. Everything this
 // end sends leaves through one queue, in the order it was made, written by
-// one goroutine at a time (the writer, or the goroutine that answered a
-// request, which writes its answer itself when no other is writing), each
-// message and its newline in one Write.
+// one goroutine at a time (the writer, or, when no other is writing, the
+// goroutine that answered a request, which writes its answer itself, and a
+// call whose ctx is never done, which writes its request), each message and
+// its newline in one Write.
 //
 // The connection removes the races the RFDs are about, by construction:
 //
@@ -1399,7 +1400,14 @@ func (c *Connection) call(ctx context.Context, method string, params Value, deco
 	c.nextID++
 	pending := &pendingCall{method: method, params: params, decode: decode, done: make(chan callOutcome, 1), turn: c.turnFor(id, method, params), session: session}
 	c.pending[id] = pending
-	if text, err := requestLine(id, method, params); c.enqueueLine(text, err, false) {
+	text, err := requestLine(id, method, params)
+	switch {
+	case !c.enqueueLine(text, err, false):
+	case ctx.Done() == nil && !c.writing:
+		// A ctx that is never done: waiting in Write is waiting for the
+		// answer, so the request leaves from this goroutine.
+		c.writeQueued()
+	default:
 		c.wake.Broadcast()
 	}
 	c.mu.Unlock()
