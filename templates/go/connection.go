@@ -8,13 +8,17 @@
 // holds the rules this end acts on, printed from the IR (`connection...`
 // variables); this file only reads them.
 //
-// `Run` reads the peer's messages until the reader ends. The peer's
-// requests are answered by a goroutine each, so that they run concurrently
-// with each other and with the reading; its notifications are handled one
-// at a time, in the order they arrived, by one goroutine; responses settle
-// the calls this end made. Everything this end sends leaves through one
-// queue, in the order it was made, written by one goroutine, each message
-// and its newline in one Write.
+// `Run` reads the peer's messages until the reader ends, each handled by
+// the goroutine that read it. The peer's requests are answered by a
+// goroutine each (one that answered an earlier request, when one waits),
+// so that they run concurrently with each other and with the reading; its
+// notifications are handled one at a time, in the order they arrived, by
+// one goroutine; responses settle the calls this end made. Everything this
+// end sends leaves through one queue, in the order it was made, written by
+// one goroutine at a time (the writer, or, when no other is writing, the
+// goroutine that answered a request, which writes its answer itself, and a
+// call whose ctx is never done, which writes its request), each message and
+// its newline in one Write.
 //
 // The connection removes the races the RFDs are about, by construction:
 //
@@ -388,13 +392,18 @@ type inboxItem struct {
 // open the typed ones.
 type Connection struct {
 	agent                bool
-	dispatchRequest      func(ctx context.Context, method string, params payload) ([]byte, error)
+	dispatchRequest      func(ctx context.Context, method string, params payload) (Value, error)
 	dispatchNotification func(ctx context.Context, method string, params payload) error
 	// handles reports whether the implementation answers a request itself.
 	handles func(method string) bool
 	reader  io.Reader
 	writer  io.Writer
 	options ConnectOptions
+
+	// reading is held while a line read is handled; readEnded is set once
+	// Run stopped handling them.
+	reading   sync.Mutex
+	readEnded bool
 
 	mu     sync.Mutex
 	wake   *sync.Cond
@@ -417,9 +426,12 @@ type Connection struct {
 	offers sessionOfferRecord
 	// The agent's end: `initialize` was answered with a result.
 	initialized bool
-	// The peer's requests being handled, by id key.
+	// The peer's requests being handled, by id key; how many goroutines
+	// wait for the next one (startAnswer), and the requests handed to them.
 	running  map[string]*answering
 	handlers sync.WaitGroup
+	idle     int
+	requests chan peerRequest
 	// The peer's notifications not handled yet, and how many were read and
 	// handled.
 	inbox   []inboxItem
@@ -429,6 +441,9 @@ type Connection struct {
 	// unordered).
 	outbox     [][]byte
 	overtaking [][]byte
+	// A goroutine is writing what is queued (the writer, or a handler's
+	// that queued its answer).
+	writing bool
 	// The agent's end: rule R1's gate, the prompts whose `turn_complete`
 	// its handler sent, and the turns in flight by session. The client's
 	// end: the sessions of the permission requests being handled, and the
@@ -454,6 +469,7 @@ func newConnection(agent bool, reader io.Reader, writer io.Writer, options Conne
 		completed:   map[string]bool{},
 		turns:       map[string]*turnInFlight{},
 		permissions: map[string]string{},
+		requests:    make(chan peerRequest),
 		offers:      newSessionOffers(),
 	}
 	c.wake = sync.NewCond(&c.mu)
@@ -480,12 +496,6 @@ func (c *Connection) Cancellation(sessionID string) <-chan struct{} {
 	return make(chan struct{})
 }
 
-// readLine is one line the reader read, or the error that ended it.
-type readLine struct {
-	text []byte
-	err  error
-}
-
 // Run reads the peer's messages and handles them until the reader ends
 // (io.EOF: Run returns nil) or ctx is done, and returns once every handler
 // returned and everything queued was written. The handlers' ctx derive
@@ -501,40 +511,19 @@ func (c *Connection) Run(ctx context.Context) error {
 	go c.write(written)
 	consumed := make(chan struct{})
 	go c.consume(consumed)
-	lines := make(chan readLine)
-	go func() {
-		buffered := bufio.NewReader(c.reader)
-		for {
-			text, err := buffered.ReadBytes('\n')
-			if len(text) > 0 {
-				select {
-				case lines <- readLine{text: text}:
-				case <-base.Done():
-					return
-				}
-			}
-			if err != nil {
-				select {
-				case lines <- readLine{err: err}:
-				case <-base.Done():
-				}
-				return
-			}
-		}
-	}()
+	ended := make(chan error, 1)
+	go c.readLines(ended)
 	var failure error
-	for failure == nil {
-		select {
-		case <-ctx.Done():
-			failure = ctx.Err()
-		case next := <-lines:
-			if next.err != nil {
-				failure = next.err
-			} else if text := bytes.Trim(next.text, jsonWhitespace); len(text) > 0 {
-				c.receive(text)
-			}
-		}
+	select {
+	case <-ctx.Done():
+		failure = ctx.Err()
+	case failure = <-ended:
 	}
+	// From here on nothing read is handled: a message being handled is
+	// waited for, and the reader, if still in Read, stops after it.
+	c.reading.Lock()
+	c.readEnded = true
+	c.reading.Unlock()
 	c.mu.Lock()
 	c.close(ErrClosed)
 	c.mu.Unlock()
@@ -542,6 +531,7 @@ func (c *Connection) Run(ctx context.Context) error {
 	c.handlers.Wait()
 	c.mu.Lock()
 	c.stopping = true
+	close(c.requests)
 	c.wake.Broadcast()
 	c.mu.Unlock()
 	<-consumed
@@ -556,6 +546,48 @@ func (c *Connection) Run(ctx context.Context) error {
 	return failure
 }
 
+// readLines handles each line the reader reads, in this goroutine (no handoff
+// per message), until the reader fails or Run stopped reading; the
+// reader's error goes to `ended`.
+func (c *Connection) readLines(ended chan<- error) {
+	buffered := bufio.NewReader(c.reader)
+	var long []byte
+	for {
+		text, err := buffered.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) || len(long) > 0 {
+			// A line longer than the buffer is gathered in `long`, kept
+			// for the next one.
+			long = append(long, text...)
+			if errors.Is(err, bufio.ErrBufferFull) {
+				continue
+			}
+			text = long
+		}
+		if len(text) > 0 && !c.handleLine(text) {
+			return
+		}
+		long = long[:0]
+		if err != nil {
+			ended <- err
+			return
+		}
+	}
+}
+
+// handleLine handles one line unless Run stopped reading; false once it
+// did. Nothing keeps `text` after it returns.
+func (c *Connection) handleLine(text []byte) bool {
+	c.reading.Lock()
+	defer c.reading.Unlock()
+	if c.readEnded {
+		return false
+	}
+	if text = bytes.Trim(text, jsonWhitespace); len(text) > 0 {
+		c.receive(text)
+	}
+	return true
+}
+
 // close fails every call in flight, and every later one, with `reason`.
 func (c *Connection) close(reason error) {
 	if c.closed == nil {
@@ -567,16 +599,29 @@ func (c *Connection) close(reason error) {
 	}
 }
 
-// write writes what is queued, in order, until the end stops and nothing
-// is left; a Write that fails closes the end and drops the rest.
+// write writes what is queued, in order, whenever no other goroutine does,
+// until the end stops and nothing is left.
 func (c *Connection) write(done chan<- struct{}) {
 	defer close(done)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for {
-		for len(c.outbox) == 0 && len(c.overtaking) == 0 && !c.finished {
+		for c.writing || len(c.outbox) == 0 && len(c.overtaking) == 0 && !c.finished {
 			c.wake.Wait()
 		}
+		if len(c.outbox) == 0 && len(c.overtaking) == 0 {
+			return
+		}
+		c.writeQueued()
+	}
+}
+
+// writeQueued writes what is queued, in order, until nothing is; a Write
+// that fails closes the end and drops the rest. The caller holds the lock,
+// let go of during each Write, and no other goroutine is writing.
+func (c *Connection) writeQueued() {
+	c.writing = true
+	for {
 		var text []byte
 		switch {
 		case len(c.overtaking) > 0:
@@ -584,6 +629,10 @@ func (c *Connection) write(done chan<- struct{}) {
 		case len(c.outbox) > 0:
 			text, c.outbox = c.outbox[0], c.outbox[1:]
 		default:
+			c.writing = false
+			if c.finished {
+				c.wake.Broadcast()
+			}
 			return
 		}
 		c.mu.Unlock()
@@ -597,19 +646,75 @@ func (c *Connection) write(done chan<- struct{}) {
 }
 
 // queue sends `message` after everything queued before it (`overtaking`:
-// before everything not overtaking). The caller holds the lock.
+// before everything not overtaking), written by the writer goroutine. The
+// caller holds the lock.
 func (c *Connection) queue(message Value, overtaking bool) {
-	text, err := message.MarshalJSON()
-	if err != nil || c.broken {
-		return
+	if text, err := messageLine(message); c.enqueueLine(text, err, overtaking) {
+		c.wake.Broadcast()
 	}
-	text = append(text, '\n')
+}
+
+// enqueueLine queues a message printed as `text` (unless printing it
+// failed with `err`) without waking the writer: the caller does, or writes
+// what is queued itself (writeQueued) unless another goroutine is writing.
+// Whether the message was queued.
+func (c *Connection) enqueueLine(text []byte, err error, overtaking bool) bool {
+	if err != nil || c.broken {
+		return false
+	}
 	if overtaking {
 		c.overtaking = append(c.overtaking, text)
 	} else {
 		c.outbox = append(c.outbox, text)
 	}
-	c.wake.Broadcast()
+	return true
+}
+
+// messageLine is `message` as JSON text and its newline; most messages
+// fit the first buffer.
+func messageLine(message Value) ([]byte, error) {
+	out := bytes.NewBuffer(make([]byte, 0, 256))
+	if err := message.write(out); err != nil {
+		return nil, err
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), nil
+}
+
+// requestLine is the line of request `id`: messageLine of its object,
+// printed without building it.
+func requestLine(id int64, method string, params Value) ([]byte, error) {
+	out := bytes.NewBuffer(make([]byte, 0, 256))
+	out.WriteString(`{"jsonrpc":"2.0","id":`)
+	var digits [20]byte
+	out.Write(strconv.AppendInt(digits[:0], id, 10))
+	out.WriteString(`,"method":`)
+	writeString(out, method)
+	out.WriteString(`,"params":`)
+	if err := params.write(out); err != nil {
+		return nil, err
+	}
+	out.WriteString("}\n")
+	return out.Bytes(), nil
+}
+
+// responseLine is messageLine of rpcResponse(id, result, failure), a
+// result printed without building the response's object.
+func responseLine(id, result Value, failure *RequestError) ([]byte, error) {
+	if failure != nil {
+		return messageLine(rpcResponse(id, result, failure))
+	}
+	out := bytes.NewBuffer(make([]byte, 0, 256))
+	out.WriteString(`{"jsonrpc":"2.0","id":`)
+	if err := id.write(out); err != nil {
+		return nil, err
+	}
+	out.WriteString(`,"result":`)
+	if err := result.write(out); err != nil {
+		return nil, err
+	}
+	out.WriteString("}\n")
+	return out.Bytes(), nil
 }
 
 // receive handles one message, checked in docs/connection.md's order of
@@ -664,8 +769,7 @@ func (c *Connection) receive(text []byte) {
 		ctx, cancel := context.WithCancel(c.base)
 		running := &answering{cancel: cancel}
 		c.running[key] = running
-		c.handlers.Add(1)
-		go c.answer(ctx, running, key, id, name, params, parsed)
+		c.startAnswer(peerRequest{ctx: ctx, running: running, key: key, id: id, method: name, params: params, parsed: parsed})
 		return
 	}
 	if c.uninitialized(name) {
@@ -789,16 +893,70 @@ type sessionOfferRecord interface {
 	Check(method string, params Value) error
 }
 
+// peerRequest is a request of the peer to answer: its handler's ctx,
+// its entry among those running, its id (and key), method and params.
+type peerRequest struct {
+	ctx     context.Context
+	running *answering
+	key     string
+	id      Value
+	method  string
+	params  Value
+	parsed  payload
+}
+
+// keptAnswerers is how many goroutines that answered a request may wait
+// for the next one, so that a request is usually handed to one whose
+// stack has grown rather than to a new goroutine.
+const keptAnswerers = 2
+
+// startAnswer answers `request` on a goroutine of its own: a waiting one,
+// else a new one. The caller holds the lock.
+func (c *Connection) startAnswer(request peerRequest) {
+	c.handlers.Add(1)
+	if c.idle > 0 {
+		c.idle--
+		c.requests <- request
+		return
+	}
+	go c.answerRequests(request)
+}
+
+// answerRequests answers `request`, then those startAnswer hands it while
+// it waits, until Run stops or enough others wait.
+func (c *Connection) answerRequests(request peerRequest) {
+	for {
+		c.answer(request)
+		c.handlers.Done()
+		c.mu.Lock()
+		if c.idle >= keptAnswerers || c.stopping {
+			c.mu.Unlock()
+			return
+		}
+		c.idle++
+		c.mu.Unlock()
+		next, ok := <-c.requests
+		if !ok {
+			return
+		}
+		request = next
+	}
+}
+
 // answer runs the handler of the peer's request, which the peer's
 // `$/cancel_request` may cancel, then answers it.
-func (c *Connection) answer(ctx context.Context, running *answering, key string, id Value, method string, params Value, parsed payload) {
-	defer c.handlers.Done()
-	text, err := c.dispatchRequest(ctx, method, parsed)
+func (c *Connection) answer(request peerRequest) {
+	ctx, running, key, id, method, params, parsed := request.ctx, request.running, request.key, request.id, request.method, request.params, request.parsed
+	result, err := c.dispatchRequest(ctx, method, parsed)
 	running.cancel()
-	var result Value
 	var failure *RequestError
-	if err == nil {
-		result, err = Parse(text)
+	if err == nil && !printsAsItself(result, 1) {
+		// The answer is the result as printing and parsing it makes it, or
+		// -32603 when it cannot be.
+		var text []byte
+		if text, err = printedResult(result, nil); err == nil {
+			result, err = Parse(text)
+		}
 	}
 	if err != nil && !errors.As(err, &failure) {
 		failure = &RequestError{Code: codeInternalError, Message: err.Error()}
@@ -832,9 +990,15 @@ func (c *Connection) answer(ctx context.Context, running *answering, key string,
 	if failure == nil {
 		c.beforeResponse(id, method, params, result)
 	}
-	c.queue(rpcResponse(id, result, failure), c.agent && c.options.Unordered)
+	text, err := responseLine(id, result, failure)
+	queued := c.enqueueLine(text, err, c.agent && c.options.Unordered)
 	if failure == nil {
 		c.afterResponse(method, params, result)
+	}
+	// The answer leaves from this goroutine, without waking the writer,
+	// unless another goroutine is writing (it then writes the answer too).
+	if queued && !c.writing {
+		c.writeQueued()
 	}
 }
 
@@ -1236,13 +1400,16 @@ func (c *Connection) call(ctx context.Context, method string, params Value, deco
 	c.nextID++
 	pending := &pendingCall{method: method, params: params, decode: decode, done: make(chan callOutcome, 1), turn: c.turnFor(id, method, params), session: session}
 	c.pending[id] = pending
-	idValue := intValue(id)
-	c.queue(ObjectValue([]Member{
-		{Name: "jsonrpc", Value: StringValue("2.0")},
-		{Name: "id", Value: idValue},
-		{Name: "method", Value: StringValue(method)},
-		{Name: "params", Value: params},
-	}), false)
+	text, err := requestLine(id, method, params)
+	switch {
+	case !c.enqueueLine(text, err, false):
+	case ctx.Done() == nil && !c.writing:
+		// A ctx that is never done: waiting in Write is waiting for the
+		// answer, so the request leaves from this goroutine.
+		c.writeQueued()
+	default:
+		c.wake.Broadcast()
+	}
 	c.mu.Unlock()
 	if asking != "" {
 		defer func() {
@@ -1260,7 +1427,7 @@ func (c *Connection) call(ctx context.Context, method string, params Value, deco
 		if c.pending[id] == pending {
 			delete(c.pending, id)
 			if cancel := connectionCancel; cancel != nil {
-				c.queue(rpcNotification(cancel.method, ObjectValue([]Member{{Name: cancel.member, Value: idValue}})), false)
+				c.queue(rpcNotification(cancel.method, ObjectValue([]Member{{Name: cancel.member, Value: intValue(id)}})), false)
 			}
 		}
 		return nil, ctx.Err()
@@ -1307,11 +1474,11 @@ func (c *Connection) postNotification(method string, params Value) {
 		c.queue(message, false)
 		return
 	}
-	text, err := message.MarshalJSON()
+	text, err := messageLine(message)
 	if err != nil {
 		return
 	}
-	c.release(c.gate.Send(session, append(text, '\n'), 0))
+	c.release(c.gate.Send(session, text, 0))
 }
 
 // release queues texts the gate let go of.
@@ -1468,6 +1635,10 @@ func rpcNotification(method string, params Value) Value {
 // idKey is a request id as a key: ids compare as JSON values, so `2` and
 // `"2"` differ.
 func idKey(id Value) string {
+	if id.kind == KindNumber {
+		// A number's text is its literal, as written.
+		return id.text
+	}
 	text, _ := id.MarshalJSON()
 	return string(text)
 }

@@ -155,6 +155,43 @@ func (v Value) write(out *bytes.Buffer) error {
 	return nil
 }
 
+// printsAsItself is whether `v`, nested `depth` deep (1 at the top), is
+// what printing and parsing it again gives: its numbers are JSON numbers,
+// its text is UTF-8, it nests at most MaxDepth deep and no object names a
+// member twice (objects of more than 16 members are not vouched for).
+func printsAsItself(v Value, depth int) bool {
+	switch v.kind {
+	case KindNumber:
+		return validNumber(v.text)
+	case KindString:
+		return utf8.ValidString(v.text)
+	case KindArray:
+		if depth > MaxDepth {
+			return false
+		}
+		for _, item := range v.items {
+			if !printsAsItself(item, depth+1) {
+				return false
+			}
+		}
+	case KindObject:
+		if depth > MaxDepth || len(v.members) > 16 {
+			return false
+		}
+		for index, member := range v.members {
+			if !utf8.ValidString(member.Name) || !printsAsItself(member.Value, depth+1) {
+				return false
+			}
+			for _, earlier := range v.members[:index] {
+				if earlier.Name == member.Name {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
 const hexDigits = "0123456789abcdef"
 
 // writeString writes `text` as a JSON string, escaped as encoding/json

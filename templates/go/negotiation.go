@@ -11,6 +11,7 @@ package acp
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -337,26 +338,25 @@ func locate(value Value, pattern []string) []located {
 // not seen opened here is not judged (another connection may have opened
 // it). Not safe for concurrent use.
 type SessionOffers struct {
-	// Whether a session's opening answer offered a gated method, for the
-	// sessions seen opened: one entry per session and gated method, so that
-	// recording an opening allocates nothing per session.
-	offered map[sessionOffer]bool
-}
-
-// sessionOffer names a gated method on one session.
-type sessionOffer struct {
-	session, method string
+	// The gated methods a session's opening answer did not offer, for the
+	// sessions seen opened with one: a bit per entry of
+	// negotiationSessionGates (the generator allows at most 64), so that
+	// recording an opening is one map entry, and none when it offered all.
+	withheld map[string]uint64
 }
 
 // NewSessionOffers is an empty record.
 func NewSessionOffers() *SessionOffers {
-	return &SessionOffers{offered: map[sessionOffer]bool{}}
+	return &SessionOffers{withheld: map[string]uint64{}}
 }
 
 // Record notes what the answer `result` to `method` with `params` offered,
 // when `method` opens a session.
 func (o *SessionOffers) Record(method string, params, result Value) {
-	for _, gate := range negotiationSessionGates {
+	// The gates of one session are noted together: the bits `method`
+	// decides (touched), and those of them it withheld.
+	session, touched, withheld := "", uint64(0), uint64(0)
+	for index, gate := range negotiationSessionGates {
 		for _, opener := range gate.openers {
 			if opener.method != method {
 				continue
@@ -365,20 +365,43 @@ func (o *SessionOffers) Record(method string, params, result Value) {
 			if opener.inResult {
 				named = result
 			}
-			session, ok := objectMember(named, gate.session)
-			if !ok || session.Kind() != KindString {
+			member, ok := objectMember(named, gate.session)
+			if !ok || member.Kind() != KindString {
 				continue
 			}
-			offer, found := objectMember(result, gate.member)
-			o.offered[sessionOffer{session.Text(), gate.method}] = found && offer.Kind() != KindNull
+			if touched != 0 && member.Text() != session {
+				o.note(session, touched, withheld)
+				touched, withheld = 0, 0
+			}
+			session = member.Text()
+			bit := uint64(1) << index
+			touched |= bit
+			if offer, found := objectMember(result, gate.member); !found || offer.Kind() == KindNull {
+				withheld |= bit
+			} else {
+				withheld &^= bit
+			}
 		}
+	}
+	if touched != 0 {
+		o.note(session, touched, withheld)
+	}
+}
+
+// note sets the `touched` bits of what `session` withheld to `withheld`.
+func (o *SessionOffers) note(session string, touched, withheld uint64) {
+	withheld |= o.withheld[session] &^ touched
+	if withheld == 0 {
+		delete(o.withheld, session)
+	} else {
+		o.withheld[session] = withheld
 	}
 }
 
 // Check is a *CapabilityError when `method` with `params` names a session
 // opened here without its offer, else nil.
 func (o *SessionOffers) Check(method string, params Value) error {
-	for _, gate := range negotiationSessionGates {
+	for index, gate := range negotiationSessionGates {
 		if gate.method != method {
 			continue
 		}
@@ -386,7 +409,7 @@ func (o *SessionOffers) Check(method string, params Value) error {
 		if !ok || session.Kind() != KindString {
 			return nil
 		}
-		if offered, seen := o.offered[sessionOffer{session.Text(), method}]; seen && !offered {
+		if o.withheld[session.Text()]&(uint64(1)<<index) != 0 {
 			return &CapabilityError{Method: method, Side: "agent", Capability: "/" + escapeToken(gate.member)}
 		}
 		return nil
@@ -401,24 +424,37 @@ func WithoutUnhandledOffers(method string, result Value, handles func(string) bo
 	if result.Kind() != KindObject {
 		return result
 	}
-	unhandled := map[string]bool{}
+	members := result.Members()
+	for index, member := range members {
+		if !unhandledOffer(method, member.Name, handles) {
+			continue
+		}
+		kept := slices.Clone(members[:index])
+		for _, later := range members[index+1:] {
+			if !unhandledOffer(method, later.Name, handles) {
+				kept = append(kept, later)
+			}
+		}
+		return ObjectValue(kept)
+	}
+	return result
+}
+
+// unhandledOffer is whether the member `name` of the answer to `method`
+// offers per session a method that `handles` says the agent does not
+// handle.
+func unhandledOffer(method, name string, handles func(string) bool) bool {
 	for _, gate := range negotiationSessionGates {
+		if gate.member != name || handles(gate.method) {
+			continue
+		}
 		for _, opener := range gate.openers {
-			if opener.method == method && !handles(gate.method) {
-				unhandled[gate.member] = true
+			if opener.method == method {
+				return true
 			}
 		}
 	}
-	if len(unhandled) == 0 {
-		return result
-	}
-	kept := []Member{}
-	for _, member := range result.Members() {
-		if !unhandled[member.Name] {
-			kept = append(kept, member)
-		}
-	}
-	return ObjectValue(kept)
+	return false
 }
 
 // protocolVersionOf is the `protocolVersion` of an initialize message, -1

@@ -79,13 +79,13 @@ type rules struct {
 func member[T any](o *object, name string, required bool, c codec[T], r rules) (T, bool, error) {
 	var zero T
 	wire, present := o.member(name)
-	pointer := o.at(name)
 	if !present {
 		if required {
-			return zero, false, failure(pointer, "missing required member %q", name)
+			return zero, false, failure(o.at(name), "missing required member %q", name)
 		}
 		return zero, false, nil
 	}
+	pointer := o.at(name)
 	if wire.kind == KindNull && !r.nullable && r.onNull {
 		return fallBack(o, name, c, r, failure(pointer, "null is not a valid %q", name))
 	}

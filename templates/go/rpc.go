@@ -224,17 +224,26 @@ func decodeParams[P any](method, typeName string, params payload, decode func(Va
 }
 
 // answerRequest decodes a request's params, calls `handle` and encodes its
-// result as JSON text.
-func answerRequest[P, R any](ctx context.Context, method, typeName string, params payload, decode func(Value, string) (P, error), encode func(R) Value, handle func(context.Context, P) (R, error)) ([]byte, error) {
+// result.
+func answerRequest[P, R any](ctx context.Context, method, typeName string, params payload, decode func(Value, string) (P, error), encode func(R) Value, handle func(context.Context, P) (R, error)) (Value, error) {
 	decoded, err := decodeParams(method, typeName, params, decode)
 	if err != nil {
-		return nil, err
+		return Value{}, err
 	}
 	result, err := handle(ctx, decoded)
 	if err != nil {
-		return nil, handlerError(err)
+		return Value{}, handlerError(err)
 	}
-	text, err := encode(result).MarshalJSON()
+	return encode(result), nil
+}
+
+// printedResult is a dispatcher's result as JSON text; one that cannot be
+// printed answers -32603.
+func printedResult(result Value, err error) ([]byte, error) {
+	if err != nil {
+		return nil, err
+	}
+	text, err := result.MarshalJSON()
 	if err != nil {
 		return nil, handlerError(err)
 	}
@@ -266,24 +275,20 @@ func unhandledNotification[P any](method, typeName string, params payload, decod
 
 // answerExtension answers a request of an extension method with
 // `implementation`, when it handles them.
-func answerExtension(ctx context.Context, implementation any, method string, params payload) ([]byte, error) {
+func answerExtension(ctx context.Context, implementation any, method string, params payload) (Value, error) {
 	handler, ok := implementation.(ExtensionRequestHandler)
 	if !ok || !isExtension(method) {
-		return nil, methodNotFound(method)
+		return Value{}, methodNotFound(method)
 	}
 	parsed, err := params.read(method, "JSON")
 	if err != nil {
-		return nil, err
+		return Value{}, err
 	}
 	result, err := handler.ExtensionRequest(ctx, method, parsed)
 	if err != nil {
-		return nil, handlerError(err)
+		return Value{}, handlerError(err)
 	}
-	text, err := result.MarshalJSON()
-	if err != nil {
-		return nil, handlerError(err)
-	}
-	return text, nil
+	return result, nil
 }
 
 // deliverExtension hands a notification of an extension method to

@@ -20,8 +20,10 @@
 package acp_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"io"
 	"fmt"
 	"strings"
 	"sync"
@@ -369,6 +371,65 @@ func TestUnreadableInputIsAnsweredAndNotificationsBeforeInitializeReported(t *te
 	}
 	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("reported\n%s\nnot\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// resultsAgent answers each extension method with the value of its name.
+type resultsAgent struct {
+	stuckAgent
+	results map[string]Value
+}
+
+func (a resultsAgent) ExtensionRequest(_ context.Context, method string, _ Optional[Value]) (Value, error) {
+	return a.results[method], nil
+}
+
+// A handler's result is answered as printing and parsing it makes it (the
+// end keeps it as a value when that changes nothing), or with -32603 when
+// it cannot be printed or parsed.
+func TestAResultIsAnsweredAsItsPrintedText(t *testing.T) {
+	deep := ArrayValue(nil)
+	for range MaxDepth {
+		deep = ArrayValue([]Value{deep})
+	}
+	results := map[string]Value{
+		"_plain":     ObjectValue([]Member{{Name: "a", Value: NumberValue("1")}, {Name: "b", Value: StringValue("\u2028")}}),
+		"_twice":     ObjectValue([]Member{{Name: "a", Value: NumberValue("1")}, {Name: "b", Value: NullValue()}, {Name: "a", Value: NumberValue("3")}}),
+		"_utf8":      StringValue("a\xffb"),
+		"_nan":       ObjectValue([]Member{{Name: "n", Value: NumberValue("NaN")}}),
+		"_too_deep":  deep,
+		"_deep_once": ArrayValue([]Value{NumberValue("2")}),
+	}
+	agentReads, peerWrites := io.Pipe()
+	peerReads, agentWrites := io.Pipe()
+	end := ConnectAgent(func(*AgentConnection) Agent { return resultsAgent{results: results} }, agentReads, agentWrites, ConnectOptions{})
+	done := running(context.Background(), end.Run)
+	lines := bufio.NewReader(peerReads)
+	expect := func(id int, method, want string) {
+		t.Helper()
+		request := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{"protocolVersion":1}}`+"\n", id, method)
+		if _, err := peerWrites.Write([]byte(request)); err != nil {
+			t.Fatal(err)
+		}
+		got, err := lines.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got = strings.TrimSuffix(got, "\n"); got != want {
+			t.Fatalf("%s: answered\n%s\nnot\n%s", method, got, want)
+		}
+	}
+	expect(1, "initialize", `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{}}}`)
+	expect(2, "_plain", `{"jsonrpc":"2.0","id":2,"result":{"a":1,"b":"\u2028"}}`)
+	expect(3, "_twice", `{"jsonrpc":"2.0","id":3,"result":{"a":3,"b":null}}`)
+	expect(4, "_utf8", `{"jsonrpc":"2.0","id":4,"result":"a`+"\ufffd"+`b"}`)
+	expect(5, "_nan", `{"jsonrpc":"2.0","id":5,"error":{"code":-32603,"message":"\"NaN\" is not a JSON number"}}`)
+	pointer := strings.Repeat("/0", MaxDepth)
+	expect(6, "_too_deep", `{"jsonrpc":"2.0","id":6,"error":{"code":-32603,"message":"`+pointer+`: nested more than 127 arrays and objects deep"}}`)
+	expect(7, "_deep_once", `{"jsonrpc":"2.0","id":7,"result":[2]}`)
+	peerWrites.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }
 

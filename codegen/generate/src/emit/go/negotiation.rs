@@ -70,6 +70,12 @@ fn optional_string(value: Option<&str>) -> String {
 
 /// The template's view of `model`.
 pub(super) fn view(model: &Negotiation) -> NegotiationFile {
+    // negotiation.go's SessionOffers keeps a bit per session gate in a uint64.
+    assert!(
+        model.session_gates.len() <= 64,
+        "the Go runtime records at most 64 methods offered per session, the schema has {}",
+        model.session_gates.len()
+    );
     let request_type = naming::go_type(&model.request_type);
     let response_type = naming::go_type(&model.response_type);
     let [_, request_encode] = naming::go_codec_functions(&request_type);
