@@ -187,6 +187,53 @@ pub(crate) fn decode_nested<T: DeserializeOwned>(value: Value) -> ::std::result:
     })
 }
 
+/// The params of a call as a dispatcher takes them: a [`Value`], or the
+/// JSON text a connection read them as, decoded from there into the typed
+/// value with no [`Value`] between. Text the connection checked (no lone
+/// surrogate, no nesting deeper than [`MAX_DEPTH`]) decodes as its
+/// [`Value`] would: what fails is decoded again by value, for the same
+/// error.
+pub trait Params {
+    /// The params as `T`, an error naming the JSON pointer of a failure.
+    ///
+    /// # Errors
+    ///
+    /// The params are not a `T`.
+    fn decode<T: DeserializeOwned>(self) -> ::std::result::Result<T, DecodeError>;
+    /// The params as a [`Value`] (an extension's).
+    ///
+    /// # Errors
+    ///
+    /// The text is not JSON a [`Value`] holds.
+    fn into_value(self) -> ::std::result::Result<Value, DecodeError>;
+}
+
+impl Params for Value {
+    fn decode<T: DeserializeOwned>(self) -> ::std::result::Result<T, DecodeError> {
+        decode(self)
+    }
+
+    fn into_value(self) -> ::std::result::Result<Value, DecodeError> {
+        Ok(self)
+    }
+}
+
+impl Params for ::std::boxed::Box<::serde_json::value::RawValue> {
+    fn decode<T: DeserializeOwned>(self) -> ::std::result::Result<T, DecodeError> {
+        match ::serde_json::from_str(self.get()) {
+            Ok(decoded) => Ok(decoded),
+            Err(_) => decode(self.into_value()?),
+        }
+    }
+
+    fn into_value(self) -> ::std::result::Result<Value, DecodeError> {
+        ::serde_json::from_str(self.get()).map_err(|error| DecodeError {
+            path: ::std::string::String::new(),
+            message: error.to_string(),
+        })
+    }
+}
+
 /// A string a decoder only matches (a member name, a tag, an enum
 /// value): borrowed from the input when it has no escapes.
 #[doc(hidden)]

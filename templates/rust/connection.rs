@@ -95,6 +95,7 @@ use futures::channel::{mpsc, oneshot};
 use futures::future::{AbortHandle, Abortable, Aborted, FutureExt};
 use futures::io::{AsyncBufRead, AsyncWrite, AsyncWriteExt};
 use futures::stream::{FuturesUnordered, StreamExt};
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use super::helpers::machines::{Scope, SessionReadyGate, TurnTracker};
@@ -279,32 +280,155 @@ pub struct TurnRules {
 impl TurnRules {
     /// The session and scope of a `session/update`'s params, as the turn
     /// tracker takes them: only the updates that may end a turn are told
-    /// apart from the rest.
-    fn scope<'p>(&self, params: &'p Value) -> (&'p str, Scope<Value, Value>) {
-        let session = params.get(self.session).and_then(Value::as_str).unwrap_or_default();
-        let update = params.get(self.payload);
-        let tag = update.and_then(|update| update.get(self.tag)).and_then(Value::as_str);
-        let member = |name: &str| {
-            update
-                .and_then(|update| update.get(name))
-                .cloned()
-                .unwrap_or(Value::Null)
+    /// apart from the rest. The members it needs are read from the text
+    /// ([`UpdateView`]); params of another shape are parsed whole.
+    fn scope(&self, params: &RawValue) -> (String, Scope<Value, Value>) {
+        // The tracker takes any other update as the session's, whichever
+        // it is: an update that cannot be the end of a turn is not read.
+        let end = match self.end {
+            TurnEnd::Complete { tag, .. } | TurnEnd::Idle { tag, .. } => tag,
+            TurnEnd::Response => return (String::new(), Scope::Session),
         };
+        if !params.get().contains(end) && !params.get().contains("\\u") {
+            return (String::new(), Scope::Session);
+        }
+        let mut text = serde_json::Deserializer::from_str(params.get());
+        let view = serde::de::DeserializeSeed::deserialize(UpdateSeed(self), &mut text).unwrap_or_else(|_| {
+            let params = serde_json::from_str::<Value>(params.get()).unwrap_or_default();
+            UpdateView::of(self, &params)
+        });
+        let tag = view.tag.as_ref().and_then(Value::as_str);
+        let [first, second] = view.members;
         let scope = match self.end {
-            TurnEnd::Complete {
-                tag: end,
-                request,
-                stop_reason,
-            } if tag == Some(end) => Scope::Complete {
-                request: member(request),
-                stop_reason: member(stop_reason),
+            TurnEnd::Complete { tag: end, .. } if tag == Some(end) => Scope::Complete {
+                request: first,
+                stop_reason: second,
             },
-            TurnEnd::Idle { tag: end, state, idle } if tag == Some(end) => Scope::State {
-                idle: member(state).as_str() == Some(idle),
+            TurnEnd::Idle { tag: end, idle, .. } if tag == Some(end) => Scope::State {
+                idle: first.as_str() == Some(idle),
             },
             _ => Scope::Session,
         };
+        let session = match view.session {
+            Value::String(session) => session,
+            _ => String::new(),
+        };
         (session, scope)
+    }
+
+    /// The update's members the scope reads, by the end of a turn: the
+    /// request and stop reason, or the state.
+    fn members(&self) -> [Option<&'static str>; 2] {
+        match self.end {
+            TurnEnd::Complete {
+                request, stop_reason, ..
+            } => [Some(request), Some(stop_reason)],
+            TurnEnd::Idle { state, .. } => [Some(state), None],
+            TurnEnd::Response => [None, None],
+        }
+    }
+}
+
+/// What [`TurnRules::scope`] reads of a `session/update`'s params: the
+/// session member, the update's tag and its [`TurnRules::members`] (`null`
+/// when absent).
+#[derive(Default)]
+struct UpdateView {
+    session: Value,
+    tag: Option<Value>,
+    members: [Value; 2],
+}
+
+impl UpdateView {
+    /// The view of parsed params.
+    fn of(rules: &TurnRules, params: &Value) -> Self {
+        let update = params.get(rules.payload);
+        let member = |name: Option<&str>| {
+            name.and_then(|name| update.and_then(|update| update.get(name)))
+                .cloned()
+                .unwrap_or(Value::Null)
+        };
+        let [first, second] = rules.members();
+        UpdateView {
+            session: params.get(rules.session).cloned().unwrap_or(Value::Null),
+            tag: update.and_then(|update| update.get(rules.tag)).cloned(),
+            members: [member(first), member(second)],
+        }
+    }
+}
+
+/// Reads an [`UpdateView`] from the params' text: an object whose update
+/// is an object; the other members are skipped unparsed. Anything else
+/// fails, and [`TurnRules::scope`] parses the params whole.
+struct UpdateSeed<'r>(&'r TurnRules);
+
+impl<'de> serde::de::DeserializeSeed<'de> for UpdateSeed<'_> {
+    type Value = UpdateView;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<UpdateView, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for UpdateSeed<'_> {
+    type Value = UpdateView;
+
+    fn expecting(&self, formatter: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        formatter.write_str("an object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut members: A) -> Result<UpdateView, A::Error> {
+        let rules = self.0;
+        let mut view = UpdateView::default();
+        while let Some(name) = members.next_key::<super::codec::Key<'de>>()? {
+            if name.as_str() == rules.session {
+                view.session = members.next_value()?;
+            } else if name.as_str() == rules.payload {
+                let (tag, found) = members.next_value_seed(PayloadSeed(rules))?;
+                view.tag = tag;
+                view.members = found;
+            } else {
+                members.next_value::<serde::de::IgnoredAny>()?;
+            }
+        }
+        Ok(view)
+    }
+}
+
+/// Reads the tag and the [`TurnRules::members`] of a `session/update`'s
+/// update, an object.
+struct PayloadSeed<'r>(&'r TurnRules);
+
+impl<'de> serde::de::DeserializeSeed<'de> for PayloadSeed<'_> {
+    type Value = (Option<Value>, [Value; 2]);
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for PayloadSeed<'_> {
+    type Value = (Option<Value>, [Value; 2]);
+
+    fn expecting(&self, formatter: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        formatter.write_str("an object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut members: A) -> Result<Self::Value, A::Error> {
+        let rules = self.0;
+        let wanted = rules.members();
+        let (mut tag, mut found) = (None, [Value::Null, Value::Null]);
+        while let Some(name) = members.next_key::<super::codec::Key<'de>>()? {
+            let name = name.as_str();
+            if name == rules.tag {
+                tag = Some(members.next_value()?);
+            } else if let Some(slot) = wanted.iter().position(|member| *member == Some(name)) {
+                found[slot] = members.next_value()?;
+            } else {
+                members.next_value::<serde::de::IgnoredAny>()?;
+            }
+        }
+        Ok((tag, found))
     }
 }
 
@@ -472,8 +596,16 @@ impl ConnectOptions {
 
 /// What one side does with the peer's requests and notifications.
 pub trait Handler: ::std::marker::Sync {
-    fn request(&self, method: String, params: Value) -> BoxFuture<'_, Result<Value, super::types::Error>>;
-    fn notification(&self, method: String, params: Value) -> BoxFuture<'_, Result<(), super::types::Error>>;
+    fn request<'a>(
+        &'a self,
+        method: &'a str,
+        params: Box<RawValue>,
+    ) -> BoxFuture<'a, Result<Value, super::types::Error>>;
+    fn notification<'a>(
+        &'a self,
+        method: &'a str,
+        params: Box<RawValue>,
+    ) -> BoxFuture<'a, Result<(), super::types::Error>>;
     /// Whether it answers the request `method` itself (what its end
     /// advertises from).
     fn handles(&self, method: &str) -> bool;
@@ -483,12 +615,20 @@ pub trait Handler: ::std::marker::Sync {
 pub struct AgentHandler<A>(pub A);
 
 impl<A: super::methods::Agent + ::std::marker::Send + ::std::marker::Sync> Handler for AgentHandler<A> {
-    fn request(&self, method: String, params: Value) -> BoxFuture<'_, Result<Value, super::types::Error>> {
-        Box::pin(async move { super::methods::agent::dispatch_request(&self.0, &method, params).await })
+    fn request<'a>(
+        &'a self,
+        method: &'a str,
+        params: Box<RawValue>,
+    ) -> BoxFuture<'a, Result<Value, super::types::Error>> {
+        Box::pin(super::methods::agent::dispatch_request(&self.0, method, params))
     }
 
-    fn notification(&self, method: String, params: Value) -> BoxFuture<'_, Result<(), super::types::Error>> {
-        Box::pin(async move { super::methods::agent::dispatch_notification(&self.0, &method, params).await })
+    fn notification<'a>(
+        &'a self,
+        method: &'a str,
+        params: Box<RawValue>,
+    ) -> BoxFuture<'a, Result<(), super::types::Error>> {
+        Box::pin(super::methods::agent::dispatch_notification(&self.0, method, params))
     }
 
     fn handles(&self, method: &str) -> bool {
@@ -500,12 +640,20 @@ impl<A: super::methods::Agent + ::std::marker::Send + ::std::marker::Sync> Handl
 pub struct ClientHandler<C>(pub C);
 
 impl<C: super::methods::Client + ::std::marker::Send + ::std::marker::Sync> Handler for ClientHandler<C> {
-    fn request(&self, method: String, params: Value) -> BoxFuture<'_, Result<Value, super::types::Error>> {
-        Box::pin(async move { super::methods::client::dispatch_request(&self.0, &method, params).await })
+    fn request<'a>(
+        &'a self,
+        method: &'a str,
+        params: Box<RawValue>,
+    ) -> BoxFuture<'a, Result<Value, super::types::Error>> {
+        Box::pin(super::methods::client::dispatch_request(&self.0, method, params))
     }
 
-    fn notification(&self, method: String, params: Value) -> BoxFuture<'_, Result<(), super::types::Error>> {
-        Box::pin(async move { super::methods::client::dispatch_notification(&self.0, &method, params).await })
+    fn notification<'a>(
+        &'a self,
+        method: &'a str,
+        params: Box<RawValue>,
+    ) -> BoxFuture<'a, Result<(), super::types::Error>> {
+        Box::pin(super::methods::client::dispatch_notification(&self.0, method, params))
     }
 
     fn handles(&self, method: &str) -> bool {
@@ -1225,6 +1373,17 @@ impl Shared {
         };
         // Bytes that are not UTF-8 are not JSON.
         let message = match serde_json::from_slice::<Envelope>(text) {
+            // The params were only scanned: text that may hold what a
+            // `Value` refuses is parsed whole, to be refused as before.
+            Ok(message)
+                if message
+                    .params
+                    .as_deref()
+                    .is_some_and(|params| beyond_scan(params.get()))
+                    && serde_json::from_slice::<Value>(text).is_err() =>
+            {
+                return self.fault(Value::Null, -32700, "not JSON");
+            }
             Ok(message) => Some(message),
             // Not a JSON object: parsed again as a `Value` to tell whether it is JSON at all.
             Err(_) => match serde_json::from_slice::<Value>(text) {
@@ -1251,34 +1410,40 @@ impl Shared {
             error,
             ..
         } = message;
-        let params = params.unwrap_or(Value::Null);
         match (method, id) {
             (None, id) if result.is_some() || error.is_some() => {
                 self.answer(id.unwrap_or(Value::Null), result, error, line);
             }
             (Some(Value::String(method)), Some(id)) => {
-                if let Some(refusal) = self.refusal(&method, &params) {
+                let params = params.unwrap_or_else(|| RawValue::NULL.to_owned());
+                // The handler decodes the text; the end reads the params of a few methods.
+                let read = if self.reads_params(&method) {
+                    serde_json::from_str(params.get()).unwrap_or_default()
+                } else {
+                    Value::Null
+                };
+                if let Some(refusal) = self.refusal(&method, &read) {
                     let _ = self.write(&json!({ "jsonrpc": "2.0", "id": id, "error": refusal }));
                     return;
                 }
                 let (abort, registration) = AbortHandle::new_pair();
-                let permission = self.permission_session(&method, &params);
-                self.start_turn(&id, &method, &params);
+                let permission = self.permission_session(&method, &read);
+                self.start_turn(&id, &method, &read);
                 let key = id.to_string();
                 self.lock().running.insert(key.clone(), Running { abort, permission });
                 let kept = if self.answer_reads_params(&method) {
-                    params.clone()
+                    read
                 } else {
                     Value::Null
                 };
-                let running = Abortable::new(handler.request(method.clone(), params), registration);
                 requests.push(Box::pin(async move {
+                    let outcome = Abortable::new(handler.request(&method, params), registration).await;
                     Done {
                         id,
                         key,
                         method,
                         params: kept,
-                        outcome: running.await,
+                        outcome,
                     }
                 }));
             }
@@ -1290,6 +1455,7 @@ impl Shared {
                     }
                     return;
                 }
+                let params = params.unwrap_or_else(|| RawValue::NULL.to_owned());
                 self.received(&method, &params);
                 self.read(&method, &params);
                 let _ = lane.unbounded_send(Inbound { method, params, line });
@@ -1555,10 +1721,39 @@ impl Shared {
                 }))
     }
 
+    /// Whether the end reads the params of the peer's request `method`
+    /// before its handler decodes them: the handshake, the permission
+    /// request a cancel answers, the prompt a turn starts with and
+    /// [`Shared::answer_reads_params`]; the others are not parsed here.
+    fn reads_params(&self, method: &str) -> bool {
+        self.answer_reads_params(method)
+            || super::ends::HANDSHAKE
+                .as_ref()
+                .is_some_and(|handshake| handshake.method == method)
+            || self.rules.turn_cancel.as_ref().is_some_and(|rules| {
+                rules.prompt == method || rules.permission.is_some_and(|(permission, _)| permission == method)
+            })
+    }
+
     /// What a notification does as soon as it is read, before its handler
     /// runs: `session/ready` releases what was held, `$/cancel_request`
     /// stops the request it names, `session/cancel` cancels the turn.
-    fn received(&self, method: &str, params: &Value) {
+    fn received(&self, method: &str, params: &RawValue) {
+        let acts = self.rules.cancel.is_some_and(|(cancel, _)| cancel == method)
+            || self
+                .rules
+                .turn_cancel
+                .as_ref()
+                .is_some_and(|rules| rules.notification == method)
+            || self
+                .rules
+                .ready
+                .as_ref()
+                .is_some_and(|ready| ready.notification == method);
+        if !acts {
+            return;
+        }
+        let params = &serde_json::from_str::<Value>(params.get()).unwrap_or_default();
         if let Some((_, member)) = self.rules.cancel.filter(|(cancel, _)| *cancel == method) {
             if let Some(running) = params
                 .get(member)
@@ -1650,7 +1845,7 @@ impl Shared {
     /// A notification was read: the client's end feeds a `session/update`
     /// to its turn tracker, and the prompts whose turn it drained are
     /// drained at this read position.
-    fn read(&self, method: &str, params: &Value) {
+    fn read(&self, method: &str, params: &RawValue) {
         let mut state = self.lock();
         state.read += 1;
         let Some(turns) = self.rules.turns.as_ref().filter(|turns| turns.update == method) else {
@@ -1658,7 +1853,7 @@ impl Shared {
         };
         if let Some(tracker) = state.tracker.as_mut() {
             let (session, scope) = turns.scope(params);
-            tracker.update(session, scope);
+            tracker.update(session.as_str(), scope);
             Self::mark_drained(&mut state);
         }
     }
@@ -1853,7 +2048,7 @@ impl Shared {
 /// params and its position among the messages read.
 struct Inbound {
     method: String,
-    params: Value,
+    params: Box<RawValue>,
     line: u64,
 }
 
@@ -1879,7 +2074,8 @@ struct Envelope {
     jsonrpc: Option<Value>,
     id: Option<Value>,
     method: Option<Value>,
-    params: Option<Value>,
+    /// Kept as text: the handler decodes it into the typed value.
+    params: Option<Box<RawValue>>,
     result: Option<Value>,
     error: Option<Value>,
 }
@@ -1903,15 +2099,18 @@ impl<'de> serde::de::Visitor<'de> for EnvelopeVisitor {
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut members: A) -> Result<Envelope, A::Error> {
         let mut envelope = Envelope::default();
         while let Some(name) = members.next_key::<MemberName>()? {
+            if let MemberName::Params = name {
+                envelope.params = Some(members.next_value()?);
+                continue;
+            }
             let value = members.next_value::<Value>()?;
             let slot = match name {
                 MemberName::Jsonrpc => &mut envelope.jsonrpc,
                 MemberName::Id => &mut envelope.id,
                 MemberName::Method => &mut envelope.method,
-                MemberName::Params => &mut envelope.params,
                 MemberName::Result => &mut envelope.result,
                 MemberName::Error => &mut envelope.error,
-                MemberName::Other => continue,
+                MemberName::Params | MemberName::Other => continue,
             };
             *slot = Some(value);
         }
@@ -1958,6 +2157,44 @@ impl serde::de::Visitor<'_> for MemberNameVisitor {
     }
 }
 
+/// Whether params read as text only (a [`RawValue`] checks the JSON
+/// grammar) may hold what a parsed [`Value`] refuses: a `\u` escape of a
+/// surrogate, which may be a lone one, as many arrays and objects as the
+/// depth a message may nest, which may be too deep, or a number beyond a
+/// double's range (an exponent, or as many digits as the largest double
+/// has). Each is rare, and the message is then parsed whole.
+fn beyond_scan(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let digit = |byte: u8| byte.wrapping_sub(b'0') < 10;
+    let (mut openers, mut digits, mut exponents) = (0, 0, 0);
+    // Counted in byte counters, a chunk at a time; `[` and `{` differ in
+    // one bit, and so do `e` and `E`.
+    for start in (0..bytes.len()).step_by(255) {
+        let chunk = &bytes[start..bytes.len().min(start + 255)];
+        let (mut chunk_openers, mut chunk_digits) = (0u8, 0u8);
+        for &byte in chunk {
+            chunk_openers += u8::from(byte | 0x20 == b'{');
+            chunk_digits += u8::from(digit(byte));
+        }
+        // The pairs that start in the chunk, the last one ending after it.
+        let pairs = &bytes[start..bytes.len().min(start + 256)];
+        let chunk_exponents = pairs.windows(2).fold(0u8, |count, pair| {
+            count + u8::from(digit(pair[0]) && pair[1] | 0x20 == b'e')
+        });
+        openers += usize::from(chunk_openers);
+        digits += usize::from(chunk_digits);
+        exponents += usize::from(chunk_exponents);
+    }
+    let surrogate = |(at, _): (usize, &str)| {
+        let hex = &bytes[at + 2..];
+        matches!(hex.first(), Some(b'd' | b'D')) && matches!(hex.get(1), Some(b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F'))
+    };
+    openers >= super::codec::MAX_DEPTH
+        || exponents > 0
+        || digits > f64::MAX_10_EXP as usize
+        || (text.contains("\\u") && text.match_indices("\\u").any(surrogate))
+}
+
 /// A request, notification or result this end writes, borrowing its
 /// parts, so that it is written without building a [`Value`] of it.
 #[derive(serde::Serialize)]
@@ -1987,7 +2224,9 @@ impl Default for Message<'_> {
 
 /// `message` as the writer takes it: its JSON text and a newline.
 fn line(message: &impl serde::Serialize) -> Result<Vec<u8>, CallError> {
-    let mut text = serde_json::to_vec(message).map_err(|error| CallError::Encode(error.to_string()))?;
+    // Room for most messages an end writes, so that few grow as written.
+    let mut text = Vec::with_capacity(256);
+    serde_json::to_writer(&mut text, message).map_err(|error| CallError::Encode(error.to_string()))?;
     text.push(b'\n');
     Ok(text)
 }
@@ -2084,8 +2323,8 @@ async fn handle_notifications<H: Handler>(
     mut notifications: mpsc::UnboundedReceiver<Inbound>,
 ) {
     while let Some(Inbound { method, params, line }) = notifications.next().await {
-        if let Err(error) = handler.notification(method.clone(), params).await {
-            shared.report(Some(method.clone()), error, line);
+        if let Err(error) = handler.notification(&method, params).await {
+            shared.report(Some(method), error, line);
         }
         shared.handled();
     }

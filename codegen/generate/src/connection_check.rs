@@ -15,6 +15,7 @@ pub mod types {
 }
 
 pub mod methods {
+    use serde_json::value::RawValue;
     use serde_json::Value;
 
     use super::types::Error;
@@ -29,10 +30,14 @@ pub mod methods {
         pub async fn dispatch_request<H: super::Agent + ?Sized>(
             _: &H,
             method: &str,
-            params: Value,
+            params: Box<RawValue>,
         ) -> Result<Value, Error> {
             match method {
-                "echo" => Ok(params),
+                "echo" => serde_json::from_str(params.get()).map_err(|error| Error {
+                    code: -32602,
+                    message: error.to_string(),
+                    data: None,
+                }),
                 _ => Err(Error {
                     code: -32601,
                     message: "Method not found".to_owned(),
@@ -41,7 +46,11 @@ pub mod methods {
             }
         }
 
-        pub async fn dispatch_notification<H: super::Agent + ?Sized>(_: &H, _: &str, _: Value) -> Result<(), Error> {
+        pub async fn dispatch_notification<H: super::Agent + ?Sized>(
+            _: &H,
+            _: &str,
+            _: Box<RawValue>,
+        ) -> Result<(), Error> {
             Ok(())
         }
 
@@ -53,7 +62,11 @@ pub mod methods {
     pub mod client {
         use super::*;
 
-        pub async fn dispatch_request<H: super::Client + ?Sized>(_: &H, _: &str, _: Value) -> Result<Value, Error> {
+        pub async fn dispatch_request<H: super::Client + ?Sized>(
+            _: &H,
+            _: &str,
+            _: Box<RawValue>,
+        ) -> Result<Value, Error> {
             Err(Error {
                 code: -32601,
                 message: "Method not found".to_owned(),
@@ -61,7 +74,11 @@ pub mod methods {
             })
         }
 
-        pub async fn dispatch_notification<H: super::Client + ?Sized>(_: &H, _: &str, _: Value) -> Result<(), Error> {
+        pub async fn dispatch_notification<H: super::Client + ?Sized>(
+            _: &H,
+            _: &str,
+            _: Box<RawValue>,
+        ) -> Result<(), Error> {
             Ok(())
         }
 

@@ -252,8 +252,10 @@ keywords = ["acp", "json-rpc", "agent", "protocol"]
 [dependencies]
 serde = {{ version = "1", features = ["derive"] }}
 # Numbers read back exactly as written: without `float_roundtrip`, a float
-# can come back one bit off after an encode and a decode.
-serde_json = {{ version = "1", features = ["float_roundtrip"] }}
+# can come back one bit off after an encode and a decode. `raw_value`: a
+# connection keeps a received message's params as their text, decoded from
+# there into the typed value.
+serde_json = {{ version = "1", features = ["float_roundtrip", "raw_value"] }}
 serde_path_to_error = "0.1"
 regex = "1"
 {connection}

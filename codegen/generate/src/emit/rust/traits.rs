@@ -227,7 +227,7 @@ fn dispatch_functions(
             request_arms.push(quote! {
                 #name => {
                     let answer = match handler.#accessor() {
-                        ::std::option::Option::Some(gate) => super::#gate_trait::#function(gate, crate::codec::decode(params)?),
+                        ::std::option::Option::Some(gate) => super::#gate_trait::#function(gate, crate::codec::Params::decode(params)?),
                         ::std::option::Option::None => return ::std::result::Result::Err(super::method_not_found(method)),
                     };
                     super::encode(answer.await?)
@@ -235,14 +235,15 @@ fn dispatch_functions(
             });
             gated_arms.push(quote!(#name => handler.#accessor().is_some(),));
         } else if entry.result().is_some() {
-            request_arms.push(quote!(#name => super::encode(handler.#function(crate::codec::decode(params)?).await?),));
+            request_arms
+                .push(quote!(#name => super::encode(handler.#function(crate::codec::Params::decode(params)?).await?),));
             ungated.push(name);
         } else {
-            notification_arms.push(quote!(#name => handler.#function(crate::codec::decode(params)?).await,));
+            notification_arms.push(quote!(#name => handler.#function(crate::codec::Params::decode(params)?).await,));
         }
     }
     let request_doc = format!(
-        " Decodes a request to the {} side by its method name, runs it on `handler` and encodes the result. An unknown method is method-not-found, params that do not decode are invalid params naming the JSON pointer, and a `_`-prefixed method goes to [`super::{trait_name}::extension_request`].",
+        " Decodes a request to the {} side by its method name, runs it on `handler` and encodes the result; `params` is a `serde_json::Value` or the text a connection read ([`crate::codec::Params`]). An unknown method is method-not-found, params that do not decode are invalid params naming the JSON pointer, and a `_`-prefixed method goes to [`super::{trait_name}::extension_request`].",
         side.as_str()
     );
     let notification_doc = format!(
@@ -277,18 +278,18 @@ fn dispatch_functions(
             #handles
         }
         #[doc = #request_doc]
-        pub async fn dispatch_request<H: super::#trait_ident + ?::std::marker::Sized>(handler: &H, method: &str, params: ::serde_json::Value) -> ::std::result::Result<::serde_json::Value, #error> {
+        pub async fn dispatch_request<H: super::#trait_ident + ?::std::marker::Sized, P: crate::codec::Params>(handler: &H, method: &str, params: P) -> ::std::result::Result<::serde_json::Value, #error> {
             match method {
                 #(#request_arms)*
-                _ if method.starts_with('_') => handler.extension_request(method, params).await,
+                _ if method.starts_with('_') => handler.extension_request(method, crate::codec::Params::into_value(params)?).await,
                 _ => ::std::result::Result::Err(super::method_not_found(method)),
             }
         }
         #[doc = #notification_doc]
-        pub async fn dispatch_notification<H: super::#trait_ident + ?::std::marker::Sized>(handler: &H, method: &str, params: ::serde_json::Value) -> ::std::result::Result<(), #error> {
+        pub async fn dispatch_notification<H: super::#trait_ident + ?::std::marker::Sized, P: crate::codec::Params>(handler: &H, method: &str, params: P) -> ::std::result::Result<(), #error> {
             match method {
                 #(#notification_arms)*
-                _ if method.starts_with('_') => handler.extension_notification(method, params).await,
+                _ if method.starts_with('_') => handler.extension_notification(method, crate::codec::Params::into_value(params)?).await,
                 _ => return ::std::result::Result::Err(super::method_not_found(method)),
             }
             ::std::result::Result::Ok(())
