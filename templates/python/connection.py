@@ -257,6 +257,16 @@ _TURN_RULES: _turns.TurnRules | None = {% if turn_rules %}_helpers.TURN_RULES{% 
 _CANCEL: tuple[str, str] | None = {{ cancel }}
 """`$/cancel_request` and its member naming the request."""
 _TURN_CANCEL: _TurnCancel | None = {{ turn_cancel }}
+_ACTED_ON = frozenset(
+    method
+    for method in (
+        _CANCEL[0] if _CANCEL is not None else None,
+        _READY.notification if _READY is not None else None,
+        _TURN_CANCEL.notification if _TURN_CANCEL is not None else None,
+    )
+    if method is not None
+)
+"""The notifications an end acts on as it reads them (`Connection._on_read`)."""
 
 
 @dataclass(frozen=True)
@@ -439,6 +449,11 @@ def _gate() -> _Gate | None:
 _Outcome = tuple[bool, _t.Any]
 """A call's outcome: `(True, decoded result)` or `(False, exception)`."""
 
+_Queued = tuple[str, _t.Any, int, "str | None", "asyncio.Future[None] | None"]
+"""A notification waiting to be handled: its method, params, line, the name
+of its handler when the params are decoded already, and the future set once
+it is handled (when a `receive` waits for it)."""
+
 
 @dataclass
 class _Prompt:
@@ -475,6 +490,7 @@ class Connection:
         dispatch_request: _Dispatch,
         dispatch_notification: _Dispatch,
         handles: _t.Callable[[_t.Any, str], bool],
+        notification_handlers: dict[str, tuple[str, _t.Any]],
         send: Send,
         options: ConnectOptions | None,
     ) -> None:
@@ -504,12 +520,14 @@ class Connection:
         self._stopping: set[asyncio.Task[_t.Any]] = set()
         # The messages received (the position in `Dropped.line`).
         self._lines = 0
-        # The peer's notifications not handled yet (each with its line and the
-        # future set once it is), whether one is being handled, the last one
-        # queued, and how many were read and handled.
-        self._inbox: collections.deque[tuple[str, _t.Any, int, asyncio.Future[None]]] = collections.deque()
+        # The peer's notifications not handled yet (each with its line, its
+        # handler's name when its params are decoded already, and the future
+        # set once it is handled, when a `receive` waits for it), whether one
+        # is being handled, the future `join` waits for, and how many were
+        # read and handled.
+        self._inbox: collections.deque[_Queued] = collections.deque()
         self._consuming = False
-        self._last: asyncio.Future[None] | None = None
+        self._emptied: asyncio.Future[None] | None = None
         self._read = 0
         self._handled = 0
         # The agent's end: what it sends, in order (responses that overtake
@@ -525,6 +543,32 @@ class Connection:
         if role == "client" and not self._unordered and _TURN_RULES is not None:
             self._machine = _turns.TurnMachine(_TURN_RULES, False)
         self._completed: set[str] = set()
+        # The notifications read and decoded in one pass, by their handler's
+        # name: those the end does not act on as it reads (`_on_read`). The
+        # client's end: the update notification its machine follows as it is
+        # read so (`_follow`), the attribute of its params holding the
+        # update, and whether the machine watches updates of each class.
+        self._handlers = {
+            method: name for method, (name, _) in notification_handlers.items() if method not in _ACTED_ON
+        }
+        self._followed: str | None = None
+        self._payload = ""
+        self._watched: dict[type, bool] = {}
+        if self._machine is not None and _TURNS is not None and _TURNS.update in self._handlers:
+            payload = _rt.attribute(notification_handlers[_TURNS.update][1], _TURNS.payload)
+            if payload is None:
+                # Not a class the machine's members can be found in: read the general way.
+                del self._handlers[_TURNS.update]
+            else:
+                self._followed, self._payload = _TURNS.update, payload
+        # Their reader, and the same once this end takes notifications (the
+        # agent's end: after `initialize`, `_uninitialized`).
+        self._one_pass = (
+            _rt.NotificationReader({method: notification_handlers[method][1] for method in self._handlers})
+            if self._handlers
+            else None
+        )
+        self._direct = self._one_pass if role == "client" or _HANDSHAKE is None else None
         # The agent's end: `initialize` was answered with a result.
         self._initialized = False
         # The agent's end: the prompt turns being handled, by session (the
@@ -562,16 +606,58 @@ class Connection:
         take is answered as `docs/connection.md`'s table of faults says, in
         its order; a call holding JSON that no binding takes back (nested
         deeper than `MAX_DEPTH`, a number that is not finite, a lone
-        surrogate) as `_checked` says."""
+        surrogate) as `_checked` says. A notification this end handles
+        without acting on it as it reads is first tried in one pass of
+        pydantic-core (`_rt.NotificationReader`), which gives what the
+        general way would."""
         self._lines += 1
         line = self._lines
+        handler: str | None = None
+        direct = self._direct.read(text) if self._direct is not None else None
+        if direct is not None:
+            method, params = direct
+            handler = self._handlers[method]
+            self._read += 1
+            if method == self._followed and self._watched.get(type(getattr(params, self._payload))) is not False:
+                self._follow(params, text)
+        else:
+            notification = await self._read_message(text, line)
+            if notification is None:
+                return
+            method, params = notification
+        if self._consuming or self._inbox:
+            # One is being handled: this one waits its turn.
+            handled: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self._inbox.append((method, params, line, handler, handled))
+            await asyncio.shield(handled)
+            return
+        self._consuming = True
+        try:
+            if handler is not None:
+                await getattr(self._implementation, handler)(params)
+            else:
+                await self._dispatch_notification(self._implementation, method, params, True)
+        except Exception as error:  # noqa: BLE001 (a notification gets no answer: its failure is reported)
+            self._report(method, _failure(error), line)
+        finally:
+            self._handled += 1
+            if self._pending:
+                self._return_prompts()
+            self._consuming = False
+            if self._inbox or self._emptied is not None:
+                self._release()
+
+    async def _read_message(self, text: str, line: int) -> tuple[str, _t.Any] | None:
+        """`receive`'s general way: reads the `line`th message, answers or
+        settles what is not a notification to handle, and returns the method
+        and JSON params of one that is (`None`: nothing left to do)."""
         try:
             message, walk = self._reader.read(text)
         except (ValueError, RecursionError):
             # The json module parses recursively: text nested about a thousand
             # levels deep exhausts Python's recursion limit before it is read.
             await self._fault(None, -32700, "not JSON")
-            return
+            return None
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
             await self._fault(None, -32600, "not a JSON-RPC 2.0 message")
         elif "id" in message and not _is_id(message["id"]):
@@ -584,7 +670,7 @@ class Connection:
         elif not isinstance(message["method"], str):
             await self._fault(message.get("id"), -32600, "the method is not a string")
         elif walk and not await self._checked(message, line):
-            return
+            pass
         elif "id" in message and (refusal := self._refusal(message["method"], message.get("params"))):
             await self._write({"jsonrpc": "2.0", "id": message["id"], "error": refusal})
         elif "id" in message:
@@ -595,12 +681,10 @@ class Connection:
             method = message["method"]
             self._report(method, _rt.RequestError(-32600, _NOT_INITIALIZED, {"method": method}), line)
         else:
-            handled = self._notified(message["method"], message.get("params"), line)
-            if self._consuming:
-                await asyncio.shield(handled)
-            else:
-                # Nothing is being handled: this call handles the queue.
-                await self._consume()
+            method, params = message["method"], message.get("params")
+            self._notified(method, params)
+            return method, params
+        return None
 
     async def _fault(self, request_id: _t.Any, code: int, message: str) -> None:
         """Answers a message this end cannot take (`docs/connection.md`'s faults)."""
@@ -609,8 +693,10 @@ class Connection:
     async def join(self) -> None:
         """Waits until every notification received so far, and any received
         meanwhile, has been handled."""
-        while self._last is not None and not self._last.done():
-            await asyncio.shield(self._last)
+        while self._consuming or self._inbox:
+            if self._emptied is None:
+                self._emptied = asyncio.get_running_loop().create_future()
+            await asyncio.shield(self._emptied)
 
     async def _checked(self, message: dict[str, _t.Any], line: int) -> bool:
         """Whether a request or notification passes `check_wire`, its params
@@ -769,6 +855,7 @@ class Connection:
             self._features = _features(params, result)
             self._outgoing = _outgoing(params, result)
             self._initialized = True
+            self._direct = self._one_pass
             if self._features.session_ready and not self._unordered:
                 self._gate = _gate()
             return
@@ -868,17 +955,31 @@ class Connection:
 
     # The peer's notifications.
 
-    def _notified(self, method: str, params: _t.Any, line: int) -> asyncio.Future[None]:
-        """Queues the notification received `line`th; returns the future set once it is handled."""
+    def _notified(self, method: str, params: _t.Any) -> None:
+        """A notification (its params as JSON) was read: what it does before
+        its handler runs, and the client's turn machine reads it."""
         self._on_read(method, params)
         self._read += 1
         if self._machine is not None and _TURNS is not None and method == _TURNS.update:
             self._machine.update(params)
             self._mark_drained()
-        handled: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._inbox.append((method, params, line, handled))
-        self._last = handled
-        return handled
+
+    def _follow(self, params: _t.Any, text: str) -> None:
+        """The client's end read the update notification `text`, decoded in
+        one pass (`params`): its turn machine reads each update that can change
+        what it decides (`TurnMachine.watches`, known by the update's class),
+        as the notification's JSON params; it only observes the others."""
+        machine = self._machine
+        if machine is None:
+            return
+        update = getattr(params, self._payload)
+        watched = self._watched.get(type(update))
+        if watched is None:
+            watched = self._watched[type(update)] = machine.watches(_rt.variant_tag(update))
+        if watched:
+            message, _ = self._reader.read(text)
+            machine.update(message["params"])
+            self._mark_drained()
 
     def _on_read(self, method: str, params: _t.Any) -> None:
         """What a notification does as soon as it is read, before its handler
@@ -904,23 +1005,32 @@ class Connection:
         self._consuming = True
         try:
             while self._inbox:
-                method, params, line, handled = self._inbox.popleft()
+                method, params, line, handler, handled = self._inbox.popleft()
                 try:
-                    await self._dispatch_notification(self._implementation, method, params, True)
-                except _rt.RequestError as error:
-                    self._report(method, error, line)
+                    if handler is not None:
+                        await getattr(self._implementation, handler)(params)
+                    else:
+                        await self._dispatch_notification(self._implementation, method, params, True)
                 except Exception as error:  # noqa: BLE001 (a notification gets no answer: its failure is reported)
-                    self._report(method, _rt.RequestError(-32603, str(error)), line)
+                    self._report(method, _failure(error), line)
                 finally:
                     self._handled += 1
                     self._return_prompts()
-                    if not handled.done():
+                    if handled is not None and not handled.done():
                         handled.set_result(None)
         finally:
             self._consuming = False
-            if self._inbox:
-                # Its caller was cancelled: a task of its own handles the rest.
-                self._spawn(self._consume())
+            self._release()
+
+    def _release(self) -> None:
+        """No notification is being handled any more: a task of its own
+        handles those queued meanwhile (their `receive` calls wait for them,
+        or were cancelled); `join` hears when none is left."""
+        if self._inbox:
+            self._spawn(self._consume())
+        elif self._emptied is not None:
+            self._emptied.set_result(None)
+            self._emptied = None
 
     def _report(self, method: str | None, error: _rt.RequestError, line: int) -> None:
         """Tells `dropped` of the `line`th message, which got neither an answer nor a handler."""
@@ -1228,6 +1338,11 @@ def _member(value: _t.Any, name: str) -> str | None:
     return found if isinstance(found, str) else None
 
 
+def _failure(error: Exception) -> _rt.RequestError:
+    """The error a notification's handler failed with, as the `Dropped` report says it."""
+    return error if isinstance(error, _rt.RequestError) else _rt.RequestError(-32603, str(error))
+
+
 def _resolve(future: asyncio.Future[_t.Any], outcome: _Outcome) -> None:
     if future.done():
         return
@@ -1310,6 +1425,15 @@ def {{ side.connect }}(handler: _t.Callable[[{{ side.name }}], {{ side.handler }
     the {{ side.peer }}; `options.dropped` hears of a received message that was not
     handled and gets no answer (a `Dropped`). The end keeps the ordering the
     module describes; `ConnectOptions(unordered=True)` turns it off."""
-    return {{ side.name }}(handler, "{{ side.label }}", {{ side.dispatch_request }}, {{ side.dispatch_notification }}, {{ side.handles }}, send, options)
+    return {{ side.name }}(
+        handler,
+        "{{ side.label }}",
+        {{ side.dispatch_request }},
+        {{ side.dispatch_notification }},
+        {{ side.handles }},
+        {{ side.notification_handlers }},
+        send,
+        options,
+    )
 {%- endfor %}
 

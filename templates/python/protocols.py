@@ -73,6 +73,17 @@ def {{ side.handles }}(handler: {{ side.name }}, method: str) -> bool:
     return False
 
 
+{{ side.notification_handlers }}: dict[str, tuple[str, _t.Any]] = {
+{%- for handler in side.handlers %}
+{%- if handler.result.is_none() %}
+    {{ handler.method }}: ("{{ handler.name }}", _m.{{ handler.params }}),
+{%- endif %}
+{%- endfor %}
+}
+"""The handler and the params' type of each notification the {{ side.label }} handles
+(`_`-prefixed extensions aside), by method name: what `{{ side.dispatch_notification }}` calls."""
+
+
 async def {{ side.dispatch_notification }}(handler: {{ side.name }}, method: str, params: _t.Any, checked: bool = False) -> None:
     """Decodes `params` by `method` and calls the handler; raises as `{{ side.dispatch_request }}` does."""
 {%- for handler in side.handlers %}

@@ -42,7 +42,13 @@ from pydantic import (
     model_serializer,
     model_validator,
 )
-from pydantic_core import CoreSchema, PydanticOmit, core_schema, from_json
+from pydantic_core import (
+    CoreSchema,
+    PydanticOmit,
+    SchemaValidator,
+    core_schema,
+    from_json,
+)
 
 TAG_ERROR = "acp_union_tag:"
 """The error type of a tag that picks no variant of a tagged union, before the tag's member name."""
@@ -601,6 +607,23 @@ def value_or_default(model: BaseModel, attr: str, default: Any) -> Any:
     return read(type(model).__pydantic_fields__[attr].annotation, default)
 
 
+def attribute(cls: Any, wire: str) -> str | None:
+    """The attribute of the member of the model class `cls` whose wire name
+    is `wire` (`None` when it has none)."""
+    fields = getattr(cls, "__pydantic_fields__", {})
+    return next(
+        (name for name, field in fields.items() if (field.alias or name) == wire),
+        None,
+    )
+
+
+def variant_tag(value: Any) -> str | None:
+    """The tag of a tagged union's variant, as its class has it (`None`
+    for a value of no such class)."""
+    tag = getattr(type(value), "__acp_variant_tag__", None)
+    return tag[2] if tag is not None else None
+
+
 class CatchAll(RootModel[dict[str, Any]]):
     """The variant of an extensible union that keeps an unknown tag's object whole."""
 
@@ -769,12 +792,32 @@ def escape_token(key: Any) -> str:
 _ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
-# `WireReader.read` looks at the text's bytes with digits as `0`, `E` as `e`
-# and `[` as `{`: one search finds an exponent after a digit (`0e`), one a
-# long run of digits (a number beyond a double's range written without an
-# exponent has at least 309), and one count the brackets.
-_DIGITS = bytes.maketrans(b"123456789E[", b"000000000e{")
+# A text that parsed may still hold what `check_wire` refuses and the parser
+# took: more arrays and objects than `MAX_DEPTH`, or a number beyond a
+# double's range (about 1.8e308), which parses as an infinity. Its bytes are
+# looked at with `+` and digits as `0`, `E` as `e` and `[` as `{`: one count
+# finds the brackets (those in strings too), one search an exponent of three
+# digits or more (`e000`), and one a run of 64 digits: a number beyond a
+# double's range has one or the other (with an exponent below 100, its
+# integer part has at least 309 - 99 digits). The searches are `find`, not
+# `in`: `bytes.__contains__` first tries its operand as an integer, and the
+# error it builds costs more than the search.
+_SHAPE = bytes.maketrans(b"+123456789E[", b"0000000000e{")
+_EXPONENT = b"e000"
 _LONG_NUMBER = b"0" * 64
+
+
+def _may_exceed(encoded: bytes) -> bool:
+    """Whether parsed JSON text (its UTF-8 bytes) may hold more arrays and
+    objects than `MAX_DEPTH` or a number beyond a double's range. Text
+    shorter than twice `MAX_DEPTH` cannot nest deeper: each bracket that
+    opens is closed."""
+    shape = encoded.translate(_SHAPE)
+    return (
+        (len(shape) > 2 * MAX_DEPTH and shape.count(b"{") > MAX_DEPTH)
+        or shape.find(_EXPONENT) >= 0
+        or shape.find(_LONG_NUMBER) >= 0
+    )
 
 
 class WireReader:
@@ -786,12 +829,10 @@ class WireReader:
 
     The text is first parsed by pydantic-core's parser, which refuses a lone
     surrogate (escaped, or in the text itself), `NaN` and the infinities,
-    and nesting past its own limit, and whose value is taken when the text
-    holds no exponent after a digit, no long run of digits (the only ways
-    to write a number beyond a double's range) and few brackets. Any other
-    text is read again by the `json` module, whose number hooks tell the
-    numbers that are not finite, and which decides what the text holds, or
-    that it is not JSON."""
+    and nesting past its own limit, and whose value is taken unless the
+    text `_may_exceed` the limits. Any other text is read again by the
+    `json` module, whose number hooks tell the numbers that are not finite,
+    and which decides what the text holds, or that it is not JSON."""
 
     def __init__(self) -> None:
         self._odd = False
@@ -817,8 +858,7 @@ class WireReader:
             value = from_json(encoded, allow_inf_nan=False)
         except ValueError:
             return self._read_exactly(text)
-        shape = encoded.translate(_DIGITS)
-        if shape.count(b"{") > MAX_DEPTH or b"0e" in shape or _LONG_NUMBER in shape:
+        if _may_exceed(encoded):
             return self._read_exactly(text)
         return value, False
 
@@ -833,6 +873,75 @@ class WireReader:
             or _has_surrogate(text)
         )
         return value, walk
+
+
+class NotificationReader:
+    """Reads the text of a notification of one of `methods` (their params'
+    types by method name) and decodes its params in one pass of
+    pydantic-core (`validate_json` of the whole message, told apart by its
+    method), so that no Python value of the JSON is built on the way: that
+    was most of what reading the text and then decoding its params cost.
+
+    It takes only a message that is exactly `jsonrpc` `"2.0"`, a `method`
+    among `methods` and `params` that decode, whose text holds no `NaN` or
+    infinity (which this parser, unlike `from_json`'s, takes) and does not
+    `_may_exceed` the limits; its parser refuses lone surrogates and
+    nesting past its own limit. Anything else (`None`) is read the general
+    way, `WireReader` and then decoding the params, which gives what this
+    would have (the same core schema, on the same parser's value) and the
+    answer or report a message that fails is owed. The validator is built
+    at the first read, once per set of methods."""
+
+    _validators: ClassVar[dict[frozenset[tuple[str, Any]], SchemaValidator]] = {}
+
+    def __init__(self, methods: dict[str, Any]) -> None:
+        self._methods = frozenset(methods.items())
+        self._validator: SchemaValidator | None = None
+
+    def read(self, text: str) -> tuple[str, Any] | None:
+        """The method and decoded params of the notification `text`, or `None`."""
+        validator = self._validator
+        if validator is None:
+            validator = self._validator = self._build()
+        try:
+            message = validator.validate_json(text)
+        except Exception:  # noqa: BLE001 (whatever it is, the general way tells)
+            return None
+        encoded = text.encode()
+        if (
+            _may_exceed(encoded)
+            # `N` is rare, and one `find` of a byte is cheap.
+            or (encoded.find(b"N") >= 0 and encoded.find(b"NaN") >= 0)
+            or encoded.find(b"Infinity") >= 0
+        ):
+            return None
+        return message["method"], message["params"]
+
+    def _build(self) -> SchemaValidator:
+        found = self._validators.get(self._methods)
+        if found is not None:
+            return found
+        choices: dict[Hashable, CoreSchema] = {}
+        for method, annotation in self._methods:
+            # The schema `read` validates the params with, built at its first use.
+            params_adapter = adapter(annotation)
+            params_adapter.rebuild()
+            params = params_adapter.core_schema
+            choices[method] = core_schema.typed_dict_schema(
+                {
+                    "jsonrpc": core_schema.typed_dict_field(
+                        core_schema.literal_schema(["2.0"])
+                    ),
+                    "method": core_schema.typed_dict_field(
+                        core_schema.literal_schema([method])
+                    ),
+                    "params": core_schema.typed_dict_field(params),
+                },
+                extra_behavior="forbid",
+            )
+        found = SchemaValidator(core_schema.tagged_union_schema(choices, "method"))
+        self._validators[self._methods] = found
+        return found
 
 
 def check_wire(value: Any, depth: int = 1) -> None:

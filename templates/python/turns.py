@@ -280,6 +280,18 @@ class TurnMachine:
             )
         return _NOTHING
 
+    def watches(self, tag: str | None) -> bool:
+        """Whether an update tagged `tag` (`None`: not known) can change
+        what the machine decides: `turn_complete` (v1) or the state update
+        (v2). The machine only observes the others, so a caller that does
+        not look at their observations need not feed them."""
+        rules = self.rules
+        return (
+            tag is None
+            or (rules.complete is not None and tag == rules.complete.tag)
+            or (rules.lifecycle is not None and tag == rules.lifecycle.tag)
+        )
+
     def pending(self, session: str) -> Any:
         """The prompt request of `session`'s turn that is not drained yet (`None` when there is none)."""
         return next(

@@ -18,7 +18,7 @@ use super::text::string_literal;
 use acp_ir::advertising::Advertised;
 use acp_ir::handshake::Handshake;
 use acp_ir::ir::{Ir, MessageKind, Side};
-use acp_ir::naming::{python_class, python_side_function};
+use acp_ir::naming::{python_class, python_side_function, python_side_table};
 use acp_ir::rfd::{Cancel, Drain, Ready, TurnCancel, TurnEnd};
 
 #[derive(Template)]
@@ -64,6 +64,8 @@ struct SideView {
     /// The side's dispatchers, from `protocols.py`.
     dispatch_request: String,
     dispatch_notification: String,
+    /// `AGENT_NOTIFICATION_HANDLERS`: the handlers the end calls itself.
+    notification_handlers: String,
     /// `handles_agent_request`: what the end advertises from.
     handles: String,
     /// What the peer handles, so what this end calls.
@@ -109,6 +111,7 @@ pub(super) fn connection_view(ir: &Ir) -> ConnectionView {
                 connect: python_side_function("connect", label, ""),
                 dispatch_request: python_side_function("dispatch", label, "request"),
                 dispatch_notification: python_side_function("dispatch", label, "notification"),
+                notification_handlers: python_side_table(label, "notification handler"),
                 handles: python_side_function("handles", label, "request"),
                 requests,
                 notifications,
@@ -121,6 +124,7 @@ pub(super) fn connection_view(ir: &Ir) -> ConnectionView {
             side.dispatch_notification.clone(),
             side.dispatch_request.clone(),
             side.handles.clone(),
+            side.notification_handlers.clone(),
         ]
     }));
     protocol_names.sort_by_cached_key(|name| super::text::import_order(name));

@@ -11,7 +11,7 @@ use super::methods::optional;
 use super::text::{docstring, string_literal};
 use acp_ir::error::{CodegenError, ErrorKind};
 use acp_ir::ir::Ir;
-use acp_ir::naming::{python_class, python_handler, python_side_function};
+use acp_ir::naming::{python_class, python_handler, python_side_function, python_side_table};
 
 /// Handler names of the runtime's extension methods.
 const EXTENSION_HANDLERS: [&str; 2] = ["extension_request", "extension_notification"];
@@ -32,6 +32,9 @@ struct ProtocolView {
     /// `dispatch_agent_request`, `dispatch_agent_notification`.
     dispatch_request: String,
     dispatch_notification: String,
+    /// `AGENT_NOTIFICATION_HANDLERS`: the handler name and params type of
+    /// each notification, by method.
+    notification_handlers: String,
     /// `handles_agent_request`: whether an implementation answers a request itself.
     handles: String,
 }
@@ -121,6 +124,7 @@ pub(super) fn protocols_view(ir: &Ir) -> Result<ProtocolsView, CodegenError> {
             handlers,
             dispatch_request: python_side_function("dispatch", label, "request"),
             dispatch_notification: python_side_function("dispatch", label, "notification"),
+            notification_handlers: python_side_table(label, "notification handler"),
             handles: python_side_function("handles", label, "request"),
         })
     }
