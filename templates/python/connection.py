@@ -633,6 +633,18 @@ class Connection:
             return
         self._consuming = True
         try:
+            await self._handle(method, params, line, handler)
+        finally:
+            self._consuming = False
+            if self._inbox or self._emptied is not None:
+                self._release()
+
+    async def _handle(self, method: str, params: _t.Any, line: int, handler: str | None) -> None:
+        """Handles one notification: calls its handler (by name, when the
+        one-pass reader named it) or the dispatcher; a failure is reported,
+        since a notification gets no answer. Counts it handled, and returns
+        the prompts that were waiting for it."""
+        try:
             if handler is not None:
                 await getattr(self._implementation, handler)(params)
             else:
@@ -641,11 +653,7 @@ class Connection:
             self._report(method, _failure(error), line)
         finally:
             self._handled += 1
-            if self._pending:
-                self._return_prompts()
-            self._consuming = False
-            if self._inbox or self._emptied is not None:
-                self._release()
+            self._return_prompts()
 
     async def _read_message(self, text: str, line: int) -> tuple[str, _t.Any] | None:
         """`receive`'s general way: reads the `line`th message, answers or
@@ -1007,15 +1015,8 @@ class Connection:
             while self._inbox:
                 method, params, line, handler, handled = self._inbox.popleft()
                 try:
-                    if handler is not None:
-                        await getattr(self._implementation, handler)(params)
-                    else:
-                        await self._dispatch_notification(self._implementation, method, params, True)
-                except Exception as error:  # noqa: BLE001 (a notification gets no answer: its failure is reported)
-                    self._report(method, _failure(error), line)
+                    await self._handle(method, params, line, handler)
                 finally:
-                    self._handled += 1
-                    self._return_prompts()
                     if handled is not None and not handled.done():
                         handled.set_result(None)
         finally:

@@ -425,6 +425,32 @@ fn every_hostile_case_gives_its_documented_outcome() {
     }
 }
 
+/// The end scans a line in chunks before it parses only what it acts on:
+/// a number beyond a double's range is refused as not JSON wherever it
+/// falls, its digit and its exponent on either side of a chunk's edge too.
+#[test]
+fn a_number_beyond_a_double_is_refused_wherever_it_falls_in_the_line() {
+    let case = serde_json::json!({"kind": "notification", "side": "client", "method": "session/update"});
+    for padding in 150..450 {
+        let params = format!(
+            r#"{{"sessionId":"s","update":{{"sessionUpdate":"agent_message_chunk","content":{{"type":"text","text":"{}"}}}},"_meta":{{"n":1e400}}}}"#,
+            "x".repeat(padding)
+        );
+        let (answers, dropped, seen) = through_connection(&case, params.as_bytes());
+        assert!(seen.is_empty(), "padding {padding}: the handler was called");
+        let codes: Vec<Value> = answers
+            .iter()
+            .map(|answer| answer["error"]["code"].clone())
+            .chain(
+                dropped
+                    .iter()
+                    .map(|report| serde_json::to_value(&report.error).expect("errors encode")["code"].clone()),
+            )
+            .collect();
+        assert_eq!(codes, [serde_json::json!(-32700)], "padding {padding}");
+    }
+}
+
 #[test]
 fn a_value_as_deep_as_the_parser_allows_decodes_and_one_deeper_does_not() {
     let at_limit = "[".repeat(acp_bindings::codec::MAX_DEPTH) + &"]".repeat(acp_bindings::codec::MAX_DEPTH);
