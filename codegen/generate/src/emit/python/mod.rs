@@ -296,7 +296,9 @@ mod tests {
         assert!(connection.contains(
             "def connect_agent(handler: _t.Callable[[AgentConnection], Agent], send: Send, options: ConnectOptions | None = None) -> AgentConnection:"
         ));
-        assert!(connection.contains("    return ClientConnection(handler, \"client\", dispatch_client_request, dispatch_client_notification, handles_client_request, send, options)"));
+        assert!(connection.contains(
+            "    return ClientConnection(\n        handler,\n        \"client\",\n        dispatch_client_request,\n        dispatch_client_notification,\n        handles_client_request,\n        CLIENT_NOTIFICATION_HANDLERS,\n        send,\n        options,\n    )"
+        ));
         // Without `session/update` or a `$/cancel_request` naming a request id, nothing is treated specially.
         for constant in [
             "_READY: _Ready | None = None",
