@@ -14,6 +14,7 @@ import unicodedata
 from typing import Any
 
 import pytest
+
 from conftest import bindings_folder, installed_package, package_name
 
 PACKAGE = installed_package(bindings_folder())

@@ -6,8 +6,9 @@
 //! ruff of `tests/python/requirements.txt` (in `.tools/venv`), whose
 //! `ruff check` also holds the import order; Go through
 //! `gofmt -l`. The files
-//! are the ones git tracks, less the askama templates (files holding `{{`
-//! or `{%`), which no formatter can read. Settings come from `rustfmt.toml`,
+//! are the ones git tracks, less the askama templates (files of
+//! `templates/` holding `{{` or `{%`), which no formatter can read; a
+//! test's Go composite literal or Rust format string holds `{{` too. Settings come from `rustfmt.toml`,
 //! `.prettierrc.json` and `ruff.toml` at the root. A failure names every
 //! file that is not formatted.
 
@@ -204,9 +205,10 @@ fn has_extension(file: &Path, extensions: &[&str]) -> bool {
         .is_some_and(|extension| extensions.contains(&extension))
 }
 
-/// Whether `file` is an askama template (it holds `{{` or `{%`).
+/// Whether `file` is an askama template (in `templates/`, holding `{{` or `{%`).
 fn is_template(workspace: &Path, file: &Path) -> bool {
-    std::fs::read_to_string(workspace.join(file)).is_ok_and(|text| text.contains("{{") || text.contains("{%"))
+    file.starts_with("templates")
+        && std::fs::read_to_string(workspace.join(file)).is_ok_and(|text| text.contains("{{") || text.contains("{%"))
 }
 
 /// The tracked files with one of `extensions` that are not templates.
