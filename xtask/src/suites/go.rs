@@ -96,8 +96,8 @@ pub const LANGUAGE: LanguageTests = LanguageTests {
         Mutant {
             name: "the agent's answers overtake its queued notifications",
             file: "go/connection.go",
-            find: "\tc.queue(rpcResponse(id, result, failure), c.agent && c.options.Unordered)\n",
-            replace: "\tc.queue(rpcResponse(id, result, failure), c.agent)\n",
+            find: "\tqueued := c.enqueueLine(text, err, c.agent && c.options.Unordered)\n",
+            replace: "\tqueued := c.enqueueLine(text, err, c.agent)\n",
         },
         Mutant {
             name: "a cancelled turn's prompt keeps its handler's answer",
