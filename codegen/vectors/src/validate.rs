@@ -178,7 +178,7 @@ impl Oracle {
 
     /// The errors of `value` as a `type_name`, each with its location in `value`.
     fn errors(&self, type_name: &str, value: &Value) -> Vec<(String, jsonschema::ValidationError<'static>)> {
-        let wrapped = json!({type_name: value});
+        let wrapped = wrap(type_name, value);
         self.validator
             .iter_errors(&wrapped)
             .map(|error| (within(type_name, &error.instance_path().to_string()), error.to_owned()))
@@ -211,14 +211,14 @@ impl Oracle {
     /// branch whose tag matched (no `const` error) and that got furthest.
     /// `None` when the value is valid.
     pub fn rejection(&self, type_name: &str, value: &Value) -> Option<(String, String)> {
-        let wrapped = json!({type_name: value});
+        let wrapped = wrap(type_name, value);
         let error = self.validator.iter_errors(&wrapped).next()?;
         let (path, message) = deepest(&error);
         Some((within(type_name, &path), message))
     }
 
     pub fn is_valid(&self, type_name: &str, value: &Value) -> bool {
-        self.validator.is_valid(&json!({type_name: value}))
+        self.validator.is_valid(&wrap(type_name, value))
     }
 
     fn explain(&self, type_name: &str, value: &Value) -> String {
@@ -228,6 +228,12 @@ impl Oracle {
             .collect::<Vec<_>>()
             .join("; ")
     }
+}
+
+/// `{type_name: value}`, what the validator's root checks as a `type_name`:
+/// a clone of `value` (`json!` would serialize it into a new value instead).
+fn wrap(type_name: &str, value: &Value) -> Value {
+    Value::Object(serde_json::Map::from_iter([(type_name.to_owned(), value.clone())]))
 }
 
 /// Checks vector files against the schema one type at a time, with one

@@ -4,7 +4,6 @@
 //! from [`super::error`]).
 
 use proc_macro2::TokenStream;
-use quote::quote;
 
 use super::context::RustContext;
 use super::shared::doc;
@@ -37,9 +36,9 @@ pub(crate) fn emit(context: &RustContext, range: std::ops::Range<usize>) -> Resu
             items.push(error::error_impls(context));
         }
     }
-    Ok(quote! {
-        #(#items)*
-    })
+    // Moved into one stream: interpolating them with `quote!` would copy
+    // every token of the chunk once more.
+    Ok(items.into_iter().collect())
 }
 
 /// What a type without a description is for, when a struct flattens it.
