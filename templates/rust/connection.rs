@@ -85,7 +85,7 @@
 //! gets no answer and no handler is reported to the end's
 //! [`ConnectOptions::dropped`].
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -784,13 +784,15 @@ struct Shared {
     state: Mutex<State>,
 }
 
+/// Its maps are ordered: nothing is hashed per message, and keys the peer
+/// picks (ids, sessions) cannot make them slow.
 #[derive(Default)]
 struct State {
     next_id: i64,
     closed: bool,
     features: Features,
     /// The requests this end sent that are not answered yet.
-    pending: HashMap<i64, Pending>,
+    pending: BTreeMap<i64, Pending>,
     /// Messages read from the peer (the position in [`Dropped::line`]).
     lines: u64,
     /// Notifications read from the peer, and those whose handler returned.
@@ -804,7 +806,7 @@ struct State {
     /// The agent's end: prompts whose `turn_complete` its handler sent.
     completed: BTreeSet<String>,
     /// The peer's requests being handled, by id.
-    running: HashMap<String, Running>,
+    running: BTreeMap<String, Running>,
     /// The agent's end: `initialize` was answered with a result.
     initialized: bool,
     /// Once the `initialize` exchange is done: what the peer allows this
@@ -816,7 +818,7 @@ struct State {
     /// The client's end: what the answers opening sessions offered.
     offers: super::negotiation::SessionOffers,
     /// The agent's end: the prompt turns being handled, by session.
-    turns: HashMap<String, TurnInFlight>,
+    turns: BTreeMap<String, TurnInFlight>,
     /// The client's end: the permission requests answered `cancelled`
     /// (their handler was stopped), by id.
     withdrawn: BTreeSet<String>,
@@ -898,6 +900,7 @@ impl Connection {
     fn new(role: Role, rules: &'static Rules, options: ConnectOptions) -> (Connection, Queues) {
         let (outgoing, ordered) = mpsc::unbounded();
         let (overtaking, first) = mpsc::unbounded();
+        let unordered = options.unordered;
         let tracker = rules
             .turns
             .as_ref()
@@ -921,7 +924,10 @@ impl Connection {
             Connection {
                 shared: Arc::new(shared),
             },
-            Queues { ordered, first },
+            Queues {
+                ordered,
+                first: unordered.then_some(first),
+            },
         )
     }
 
@@ -951,9 +957,18 @@ impl Connection {
         method: &str,
         params: &P,
     ) -> Result<R, CallError> {
-        let params = serde_json::to_value(params).map_err(|error| CallError::Encode(error.to_string()))?;
-        let params = self.shared.advertising(method, params);
-        let result = self.exchange(method, &params).await?;
+        let encode = |error: serde_json::Error| CallError::Encode(error.to_string());
+        // The params of most methods go out as text without a `Value`
+        // (`Null` stands for them where the end looks at none).
+        let (params, text) = if self.shared.reads_sent_params(method) {
+            let params = serde_json::to_value(params).map_err(encode)?;
+            let params = self.shared.advertising(method, params);
+            let text = serde_json::value::to_raw_value(&params).map_err(encode)?;
+            (params, text)
+        } else {
+            (Value::Null, serde_json::value::to_raw_value(params).map_err(encode)?)
+        };
+        let result = self.exchange(method, &params, &text).await?;
         let settled = self.shared.settling(method, &params, &result);
         let decoded = super::codec::decode(result).map_err(CallError::Decode)?;
         self.shared.settle(settled);
@@ -964,17 +979,19 @@ impl Connection {
     /// result (extension methods, or methods this schema does not know).
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, CallError> {
         let params = self.shared.advertising(method, params);
-        self.exchange(method, &params).await
+        let text = serde_json::value::to_raw_value(&params).map_err(|error| CallError::Encode(error.to_string()))?;
+        self.exchange(method, &params, &text).await
     }
 
-    /// Sends a request and waits for its answer.
-    async fn exchange(&self, method: &str, params: &Value) -> Result<Value, CallError> {
+    /// Sends a request, its params as `text` and as the end reads them
+    /// (`params`), and waits for its answer.
+    async fn exchange(&self, method: &str, params: &Value, text: &RawValue) -> Result<Value, CallError> {
         // Dropped once the call ends, however it ends.
         let _asking = self.shared.ask(method, params).map(|session| Asking {
             shared: &self.shared,
             session,
         });
-        let (receiver, guard) = self.shared.send_request(method, params)?;
+        let (receiver, guard) = self.shared.send_request(method, params, text)?;
         let answer = receiver.await.unwrap_or(Err(CallError::Closed));
         guard.disarm();
         if let Ok(result) = &answer {
@@ -1056,6 +1073,8 @@ impl Shared {
 
     /// Tells [`ConnectOptions::dropped`] of the `line`th message, which got
     /// neither an answer nor a handler.
+    #[cold]
+    #[inline(never)]
     fn report(&self, method: Option<String>, error: super::types::Error, line: u64) {
         if let Some(report) = &self.options.dropped {
             report(Dropped { method, error, line });
@@ -1076,6 +1095,7 @@ impl Shared {
         &self,
         method: &str,
         params: &Value,
+        text: &RawValue,
     ) -> Result<(oneshot::Receiver<Result<Value, CallError>>, Guard<'_>), CallError> {
         self.check_outgoing(method)?;
         self.lock().offers.check(method, params).map_err(CallError::Refused)?;
@@ -1111,13 +1131,39 @@ impl Shared {
             id,
             armed: true,
         };
-        self.send(line(&Message {
-            id: Some(&Value::from(id)),
-            method: Some(method),
-            params: Some(params),
-            ..Message::default()
+        self.send(line(&Request {
+            jsonrpc: "2.0",
+            id,
+            method,
+            params: text,
         })?)?;
         Ok((receiver, guard))
+    }
+
+    /// Whether this end reads the params of its own request `method`
+    /// (whatever its role): the handshake's, the prompt's, those a turn's
+    /// cancel or permission wait looks at, and those the session gates and
+    /// rule R1 take a session from or check.
+    fn reads_sent_params(&self, method: &str) -> bool {
+        method == self.rules.initialize
+            || super::ends::HANDSHAKE
+                .as_ref()
+                .is_some_and(|handshake| handshake.method == method)
+            || self.rules.turns.as_ref().is_some_and(|turns| turns.prompt == method)
+            || self.rules.turn_cancel.as_ref().is_some_and(|rules| {
+                rules.scoped.contains(&method)
+                    || rules
+                        .awaiting
+                        .as_ref()
+                        .is_some_and(|awaiting| awaiting.request == method)
+            })
+            || self.rules.ready.as_ref().is_some_and(|ready| {
+                ready
+                    .openers
+                    .iter()
+                    .any(|(opener, in_result)| *opener == method && !in_result)
+            })
+            || super::negotiation::SessionOffers::reads_params(method)
     }
 
     /// The agent's end: the session whose turn its request `method` belongs to.
@@ -1292,7 +1338,7 @@ impl Shared {
         let update = params.get(turns.payload);
         if update.and_then(|update| update.get(turns.tag)).and_then(Value::as_str) == Some(tag) {
             if let Some(id) = update.and_then(|update| update.get(request)) {
-                state.completed.insert(id.to_string());
+                state.completed.insert(id_text(id));
             }
         }
     }
@@ -1429,7 +1475,7 @@ impl Shared {
                 let (abort, registration) = AbortHandle::new_pair();
                 let permission = self.permission_session(&method, &read);
                 self.start_turn(&id, &method, &read);
-                let key = id.to_string();
+                let key = id_text(&id);
                 self.lock().running.insert(key.clone(), Running { abort, permission });
                 let kept = if self.answer_reads_params(&method) {
                     read
@@ -1491,9 +1537,7 @@ impl Shared {
         // In v2, a prompt joins the session's foreground work still going.
         let going = state.turns.get(session).is_some_and(|turn| !turn.cancelled());
         if rules.end == CancelEnd::Result || !going {
-            state
-                .turns
-                .insert(session.to_owned(), TurnInFlight::new(id.to_string()));
+            state.turns.insert(session.to_owned(), TurnInFlight::new(id_text(id)));
         }
     }
 
@@ -1578,7 +1622,7 @@ impl Shared {
             return outcome;
         };
         let mut state = self.lock();
-        let key = id.to_string();
+        let key = id_text(id);
         if state.turns.get(session).is_none_or(|turn| turn.id != key) {
             return outcome;
         }
@@ -1602,6 +1646,8 @@ impl Shared {
 
     /// Answers a message this end cannot take with the error `code` and
     /// `message` (`docs/connection.md`'s faults).
+    #[cold]
+    #[inline(never)]
     fn fault(&self, id: Value, code: i64, message: &str) {
         let _ = self.write(&json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } }));
     }
@@ -1757,7 +1803,7 @@ impl Shared {
         if let Some((_, member)) = self.rules.cancel.filter(|(cancel, _)| *cancel == method) {
             if let Some(running) = params
                 .get(member)
-                .and_then(|id| self.lock().running.remove(&id.to_string()))
+                .and_then(|id| self.lock().running.remove(&id_text(id)))
             {
                 running.abort.abort();
             }
@@ -1835,6 +1881,8 @@ impl Shared {
     }
 
     /// Reports the response `id`, the `line`th message, to no request in flight.
+    #[cold]
+    #[inline(never)]
     fn unanswerable(&self, id: Value, line: u64) {
         let error = json!({ "code": -32600, "message": "a response to no request in flight", "data": { "id": id } });
         if let Ok(error) = serde_json::from_value(error) {
@@ -2000,7 +2048,7 @@ impl Shared {
         };
         let owed = {
             let state = self.lock();
-            state.features.turn_complete && !self.options.unordered && !state.completed.contains(&id.to_string())
+            state.features.turn_complete && !self.options.unordered && !state.completed.contains(&id_text(id))
         };
         if let (true, Some(reason)) = (owed, result.get(stop_reason)) {
             let session = params.get(turns.session).cloned().unwrap_or(Value::Null);
@@ -2033,7 +2081,7 @@ impl Shared {
     fn close(&self) {
         let mut state = self.lock();
         state.closed = true;
-        for (_, mut pending) in state.pending.drain() {
+        for (_, mut pending) in ::std::mem::take(&mut state.pending) {
             if let Some(reply) = pending.reply.take() {
                 let _ = reply.send(Err(CallError::Closed));
             }
@@ -2196,7 +2244,16 @@ fn beyond_scan(text: &str) -> bool {
         || (text.contains("\\u") && text.match_indices("\\u").any(surrogate))
 }
 
-/// A request, notification or result this end writes, borrowing its
+/// A request this end writes, its params already JSON text.
+#[derive(serde::Serialize)]
+struct Request<'a> {
+    jsonrpc: &'static str,
+    id: i64,
+    method: &'a str,
+    params: &'a RawValue,
+}
+
+/// A notification or result this end writes, borrowing its
 /// parts, so that it is written without building a [`Value`] of it.
 #[derive(serde::Serialize)]
 struct Message<'a> {
@@ -2223,6 +2280,12 @@ impl Default for Message<'_> {
     }
 }
 
+/// A JSON-RPC id's JSON text, the key of the requests it names.
+fn id_text(id: &Value) -> String {
+    // A `Value` always encodes.
+    serde_json::to_string(id).unwrap_or_default()
+}
+
 /// `message` as the writer takes it: its JSON text and a newline.
 fn line(message: &impl serde::Serialize) -> Result<Vec<u8>, CallError> {
     // Room for most messages an end writes, so that few grow as written.
@@ -2232,10 +2295,11 @@ fn line(message: &impl serde::Serialize) -> Result<Vec<u8>, CallError> {
     Ok(text)
 }
 
-/// The queues the writer drains: responses that may overtake, then the rest.
+/// The queues the writer drains: responses that may overtake (only
+/// [`ConnectOptions::unordered`] ends have them), then the rest.
 struct Queues {
     ordered: mpsc::UnboundedReceiver<Vec<u8>>,
-    first: mpsc::UnboundedReceiver<Vec<u8>>,
+    first: Option<mpsc::UnboundedReceiver<Vec<u8>>>,
 }
 
 /// Reads, handles and writes until the peer closes its side.
@@ -2332,13 +2396,26 @@ async fn handle_notifications<H: Handler>(
 }
 
 /// Writes the queued lines in order, flushing whenever no more is queued.
-async fn write<W: AsyncWrite + Unpin>(queues: Queues, mut writer: W) -> ::std::io::Result<()> {
-    let Queues { ordered, first } = queues;
-    let mut merged =
-        futures::stream::select_with_strategy(first, ordered, |_: &mut ()| futures::stream::PollNext::Left);
-    while let Some(text) = merged.next().await {
+async fn write<W: AsyncWrite + Unpin>(queues: Queues, writer: W) -> ::std::io::Result<()> {
+    match queues.first {
+        Some(first) => {
+            let merged = futures::stream::select_with_strategy(first, queues.ordered, |_: &mut ()| {
+                futures::stream::PollNext::Left
+            });
+            write_lines(merged, writer).await
+        }
+        None => write_lines(queues.ordered, writer).await,
+    }
+}
+
+/// Writes `lines` in order, flushing whenever no more is ready.
+async fn write_lines<S: futures::Stream<Item = Vec<u8>> + Unpin, W: AsyncWrite + Unpin>(
+    mut lines: S,
+    mut writer: W,
+) -> ::std::io::Result<()> {
+    while let Some(text) = lines.next().await {
         writer.write_all(&text).await?;
-        while let Some(Some(text)) = merged.next().now_or_never() {
+        while let Some(Some(text)) = lines.next().now_or_never() {
             writer.write_all(&text).await?;
         }
         writer.flush().await?;

@@ -418,26 +418,65 @@ impl SessionOffers {
     /// Notes what the answer `result` to `method` with `params` (their
     /// JSON) offered, when `method` opens a session.
     pub fn record(&mut self, method: &str, params: &::serde_json::Value, result: &::serde_json::Value) {
+        // The session named and what this answer said of its gates,
+        // gathered first: the gates name one session, looked up once.
+        let mut named: ::std::option::Option<(&str, Offers)> = ::std::option::Option::None;
         for (index, gate) in SESSION_GATES.iter().enumerate() {
             let ::std::option::Option::Some((_, in_result)) = gate.openers.iter().find(|(opener, _)| *opener == method)
             else {
                 continue;
             };
-            let named = if *in_result { result } else { params };
-            let ::std::option::Option::Some(session) = named.get(gate.session).and_then(::serde_json::Value::as_str)
+            let named_by = if *in_result { result } else { params };
+            let ::std::option::Option::Some(session) = named_by.get(gate.session).and_then(::serde_json::Value::as_str)
             else {
                 continue;
             };
-            let offered = result.get(gate.member).is_some_and(|offer| !offer.is_null());
             let bit = 1u64 << index;
-            let offered = if offered { bit } else { 0 };
-            if let ::std::option::Option::Some(offers) = self.sessions.get_mut(session) {
-                offers.said |= bit;
-                offers.offered = (offers.offered & !bit) | offered;
+            let offered = if result.get(gate.member).is_some_and(|offer| !offer.is_null()) {
+                bit
             } else {
-                self.sessions.insert(session.to_owned(), Offers { said: bit, offered });
+                0
+            };
+            match &mut named {
+                ::std::option::Option::Some((last, offers)) if *last == session => {
+                    offers.said |= bit;
+                    offers.offered |= offered;
+                }
+                _ => {
+                    if let ::std::option::Option::Some((last, offers)) = named.take() {
+                        self.note(last, offers);
+                    }
+                    named = ::std::option::Option::Some((session, Offers { said: bit, offered }));
+                }
             }
         }
+        if let ::std::option::Option::Some((session, offers)) = named {
+            self.note(session, offers);
+        }
+    }
+
+    /// Merges what one answer said of `session`'s gates into what the
+    /// earlier answers said: the gates it said replace theirs.
+    fn note(&mut self, session: &str, answer: Offers) {
+        if let ::std::option::Option::Some(offers) = self.sessions.get_mut(session) {
+            offers.offered = (offers.offered & !answer.said) | answer.offered;
+            offers.said |= answer.said;
+        } else {
+            self.sessions.insert(session.to_owned(), answer);
+        }
+    }
+
+    /// Whether [`SessionOffers::record`] or [`SessionOffers::check`] look
+    /// at the params of `method`: the session gates' own methods, and the
+    /// openers whose session is named in their params.
+    pub fn reads_params(method: &str) -> bool {
+        SESSION_GATES.iter().any(|gate| {
+            gate.method == method
+                || gate
+                    .openers
+                    .iter()
+                    .any(|(opener, in_result)| *opener == method && !in_result)
+        })
     }
 
     /// Checks an outgoing `method` call with `params` (their JSON).

@@ -129,6 +129,10 @@ pub mod negotiation {
     impl SessionOffers {
         pub fn record(&mut self, _: &str, _: &serde_json::Value, _: &serde_json::Value) {}
 
+        pub fn reads_params(_: &str) -> bool {
+            false
+        }
+
         pub fn check(&self, _: &str, _: &serde_json::Value) -> Result<(), CapabilityError> {
             Ok(())
         }
