@@ -34,7 +34,7 @@ ALLOWED_SKIPS: dict[str, str] = {
 }
 """Test id -> why that test may skip."""
 
-DEFAULT_SCHEMA_ONLY = ("test_hostile_wire.py", "test_helpers.py", "test_fuzz_seeds.py")
+DEFAULT_SCHEMA_ONLY = ("test_hostile_wire.py", "test_helpers.py", "test_fuzz_seeds.py", "test_one_pass_hostile.py")
 """Suites whose tables (`tests/hostile-wire.json`, `tests/helpers.json`, the
 fuzz seeds) are written for the default schema: collected only when `ACP_DEFAULT_SCHEMA` is
 set, which `cargo xtask test` does for the default schema's bindings."""
