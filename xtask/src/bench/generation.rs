@@ -1,7 +1,9 @@
-//! Generation, timed as whole processes: `xtask generate` (all three
-//! languages, the schema and the validated vectors; the release build in a
+//! Generation, timed as whole processes: `xtask generate` (every registered
+//! language, the schema and the validated vectors; the release build in a
 //! full run, the running build with `--quick`), regenerating into the
-//! output of the run before and into a new folder, against
+//! output of the run before and into a new folder, and TypeScript alone
+//! (what json-schema-to-typescript makes, with the schema and vectors
+//! besides), against
 //! `node -e 'JSON.parse(...)'` on the schema file it writes, and with
 //! `--peers` against json-schema-to-typescript, quicktype (per language)
 //! and datamodel-code-generator on that same file, each pinned and
@@ -196,6 +198,20 @@ pub fn measure(setup: &Setup, (xtask, build): (&Path, &str), peers: bool) -> Res
                     .arg("generate")
                     .arg("--out")
                     .arg(&fresh_out)
+                    .current_dir(&setup.workspace);
+                command
+            },
+        ),
+        // TypeScript alone, the one language json-schema-to-typescript writes.
+        time(
+            &format!("xtask generate ({build}) --lang typescript"),
+            "TypeScript, schema, vectors",
+            runs,
+            &|| {
+                let mut command = Command::new(xtask);
+                command
+                    .args(["generate", "--lang", "typescript", "--out"])
+                    .arg(work.join("bindings-typescript"))
                     .current_dir(&setup.workspace);
                 command
             },
