@@ -957,18 +957,10 @@ impl Connection {
         method: &str,
         params: &P,
     ) -> Result<R, CallError> {
-        let encode = |error: serde_json::Error| CallError::Encode(error.to_string());
-        // The params of most methods go out as text without a `Value`
-        // (`Null` stands for them where the end looks at none).
-        let (params, text) = if self.shared.reads_sent_params(method) {
-            let params = serde_json::to_value(params).map_err(encode)?;
-            let params = self.shared.advertising(method, params);
-            let text = serde_json::value::to_raw_value(&params).map_err(encode)?;
-            (params, text)
-        } else {
-            (Value::Null, serde_json::value::to_raw_value(params).map_err(encode)?)
-        };
-        let result = self.exchange(method, &params, &text).await?;
+        let text = serde_json::value::to_raw_value(params).map_err(|error| CallError::Encode(error.to_string()))?;
+        let text = self.shared.advertising(method, text)?;
+        let params = Params::new(&text);
+        let result = self.exchange(method, &params).await?;
         let settled = self.shared.settling(method, &params, &result);
         let decoded = super::codec::decode(result).map_err(CallError::Decode)?;
         self.shared.settle(settled);
@@ -978,23 +970,23 @@ impl Connection {
     /// Sends the request `method` with JSON `params` and returns its JSON
     /// result (extension methods, or methods this schema does not know).
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, CallError> {
-        let params = self.shared.advertising(method, params);
         let text = serde_json::value::to_raw_value(&params).map_err(|error| CallError::Encode(error.to_string()))?;
-        self.exchange(method, &params, &text).await
+        let text = self.shared.advertising(method, text)?;
+        self.exchange(method, &Params::new(&text)).await
     }
 
-    /// Sends a request, its params as `text` and as the end reads them
-    /// (`params`), and waits for its answer.
-    async fn exchange(&self, method: &str, params: &Value, text: &RawValue) -> Result<Value, CallError> {
+    /// Sends a request with `params` and waits for its answer.
+    async fn exchange(&self, method: &str, params: &Params<'_>) -> Result<Value, CallError> {
         // Dropped once the call ends, however it ends.
         let _asking = self.shared.ask(method, params).map(|session| Asking {
             shared: &self.shared,
             session,
         });
-        let (receiver, guard) = self.shared.send_request(method, params, text)?;
+        let (receiver, guard) = self.shared.send_request(method, params)?;
         let answer = receiver.await.unwrap_or(Err(CallError::Closed));
         guard.disarm();
         if let Ok(result) = &answer {
+            let params = params.value_if(super::negotiation::SessionOffers::reads_params(method));
             self.shared.lock().offers.record(method, params, result);
         }
         answer
@@ -1094,11 +1086,11 @@ impl Shared {
     fn send_request(
         &self,
         method: &str,
-        params: &Value,
-        text: &RawValue,
+        params: &Params<'_>,
     ) -> Result<(oneshot::Receiver<Result<Value, CallError>>, Guard<'_>), CallError> {
         self.check_outgoing(method)?;
-        self.lock().offers.check(method, params).map_err(CallError::Refused)?;
+        let checked = params.value_if(super::negotiation::SessionOffers::reads_params(method));
+        self.lock().offers.check(method, checked).map_err(CallError::Refused)?;
         let (sender, receiver) = oneshot::channel();
         let id = {
             let mut state = self.lock();
@@ -1135,55 +1127,29 @@ impl Shared {
             jsonrpc: "2.0",
             id,
             method,
-            params: text,
+            params: params.text,
         })?)?;
         Ok((receiver, guard))
     }
 
-    /// Whether this end reads the params of its own request `method`
-    /// (whatever its role): the handshake's, the prompt's, those a turn's
-    /// cancel or permission wait looks at, and those the session gates and
-    /// rule R1 take a session from or check.
-    fn reads_sent_params(&self, method: &str) -> bool {
-        method == self.rules.initialize
-            || super::ends::HANDSHAKE
-                .as_ref()
-                .is_some_and(|handshake| handshake.method == method)
-            || self.rules.turns.as_ref().is_some_and(|turns| turns.prompt == method)
-            || self.rules.turn_cancel.as_ref().is_some_and(|rules| {
-                rules.scoped.contains(&method)
-                    || rules
-                        .awaiting
-                        .as_ref()
-                        .is_some_and(|awaiting| awaiting.request == method)
-            })
-            || self.rules.ready.as_ref().is_some_and(|ready| {
-                ready
-                    .openers
-                    .iter()
-                    .any(|(opener, in_result)| *opener == method && !in_result)
-            })
-            || super::negotiation::SessionOffers::reads_params(method)
-    }
-
     /// The agent's end: the session whose turn its request `method` belongs to.
-    fn turn_session(&self, method: &str, params: &Value) -> Option<String> {
+    fn turn_session(&self, method: &str, params: &Params<'_>) -> Option<String> {
         let rules = self
             .rules
             .turn_cancel
             .as_ref()
             .filter(|rules| self.role == Role::Agent && rules.scoped.contains(&method))?;
-        Some(params.get(rules.session)?.as_str()?.to_owned())
+        Some(params.value().get(rules.session)?.as_str()?.to_owned())
     }
 
     /// The agent's end asks the user through `method` (v2): the first
     /// permission request of a session's work reports `requires_action`,
     /// unless that was the last state sent. Returns the session whose work
     /// waits, when this is such a request.
-    fn ask(&self, method: &str, params: &Value) -> Option<String> {
+    fn ask(&self, method: &str, params: &Params<'_>) -> Option<String> {
         let rules = self.rules.turn_cancel.as_ref().filter(|_| self.role == Role::Agent)?;
         let awaiting = rules.awaiting.as_ref().filter(|awaiting| awaiting.request == method)?;
-        let session = params.get(rules.session)?.as_str()?.to_owned();
+        let session = params.value().get(rules.session)?.as_str()?.to_owned();
         let report = {
             let mut state = self.lock();
             let turn = state
@@ -1241,9 +1207,13 @@ impl Shared {
 
     /// The client's end sends the prompt `id`: its turn tracker follows it
     /// from now on (`None`: the call ends on its answer).
-    fn prompt(&self, state: &mut State, method: &str, params: &Value, id: i64) -> Option<Turn> {
+    fn prompt(&self, state: &mut State, method: &str, params: &Params<'_>, id: i64) -> Option<Turn> {
         let turns = self.rules.turns.as_ref().filter(|turns| turns.prompt == method)?;
-        let session = params.get(turns.session).and_then(Value::as_str).unwrap_or_default();
+        let session = params
+            .value()
+            .get(turns.session)
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         state.tracker.as_mut()?.prompt(session, Value::from(id));
         Some(Turn::default())
     }
@@ -1345,11 +1315,11 @@ impl Shared {
 
     /// What a call this end made settles once its result decodes, taken
     /// from its params and result before the result is decoded.
-    fn settling(&self, method: &str, params: &Value, result: &Value) -> Settled {
+    fn settling(&self, method: &str, params: &Params<'_>, result: &Value) -> Settled {
         if method == self.rules.initialize {
             return Settled::Features(
-                (self.rules.features)(params, result),
-                (self.rules.outgoing)(params, result),
+                (self.rules.features)(params.value(), result),
+                (self.rules.outgoing)(params.value(), result),
             );
         }
         let Some(ready) = &self.rules.ready else {
@@ -1364,7 +1334,7 @@ impl Shared {
         let session = if *in_result {
             result.get(ready.session)
         } else {
-            params.get(ready.session)
+            params.value().get(ready.session)
         };
         session.map_or(Settled::Nothing, |session| {
             Settled::Ready(json!({ ready.session: session }))
@@ -1463,11 +1433,7 @@ impl Shared {
             (Some(Value::String(method)), Some(id)) => {
                 let params = params.unwrap_or_else(|| RawValue::NULL.to_owned());
                 // The handler decodes the text; the end reads the params of a few methods.
-                let read = if self.reads_params(&method) {
-                    serde_json::from_str(params.get()).unwrap_or_default()
-                } else {
-                    Value::Null
-                };
+                let read = Params::new(&params);
                 if let Some(refusal) = self.refusal(&method, &read) {
                     let _ = self.write(&json!({ "jsonrpc": "2.0", "id": id, "error": refusal }));
                     return;
@@ -1478,7 +1444,7 @@ impl Shared {
                 let key = id_text(&id);
                 self.lock().running.insert(key.clone(), Running { abort, permission });
                 let kept = if self.answer_reads_params(&method) {
-                    read
+                    read.into_value()
                 } else {
                     Value::Null
                 };
@@ -1512,16 +1478,16 @@ impl Shared {
     }
 
     /// The client's end: the session of the peer's permission request.
-    fn permission_session(&self, method: &str, params: &Value) -> Option<String> {
+    fn permission_session(&self, method: &str, params: &Params<'_>) -> Option<String> {
         let rules = self.rules.turn_cancel.as_ref().filter(|rules| {
             self.role == Role::Client && rules.permission.is_some_and(|(permission, _)| permission == method)
         })?;
-        Some(params.get(rules.session)?.as_str()?.to_owned())
+        Some(params.value().get(rules.session)?.as_str()?.to_owned())
     }
 
     /// The agent's end: a prompt `id` for a session starts a turn, which
     /// `session/cancel` may cancel.
-    fn start_turn(&self, id: &Value, method: &str, params: &Value) {
+    fn start_turn(&self, id: &Value, method: &str, params: &Params<'_>) {
         let Some(rules) = self
             .rules
             .turn_cancel
@@ -1530,7 +1496,7 @@ impl Shared {
         else {
             return;
         };
-        let Some(session) = params.get(rules.session).and_then(Value::as_str) else {
+        let Some(session) = params.value().get(rules.session).and_then(Value::as_str) else {
             return;
         };
         let mut state = self.lock();
@@ -1665,14 +1631,14 @@ impl Shared {
     /// handler: -32600 before `initialize` was answered, and the
     /// unsupported-version error to an `initialize` below every supported
     /// version.
-    fn refusal(&self, method: &str, params: &Value) -> Option<Value> {
+    fn refusal(&self, method: &str, params: &Params<'_>) -> Option<Value> {
         if self.uninitialized(method) {
             return Some(json!({ "code": -32600, "message": NOT_INITIALIZED, "data": { "method": method } }));
         }
         let handshake = super::ends::HANDSHAKE
             .as_ref()
             .filter(|handshake| self.role == Role::Agent && handshake.method == method)?;
-        let requested = params.get(handshake.version).and_then(Value::as_u64)?;
+        let requested = params.value().get(handshake.version).and_then(Value::as_u64)?;
         let (code, message, requested_member, supported_member) = handshake.unsupported?;
         let data = json!({ requested_member: requested, supported_member: handshake.supported });
         handshake
@@ -1730,14 +1696,16 @@ impl Shared {
     /// The client's end: the `initialize` it sends carries the capabilities
     /// its handlers allow (left out when it wrote none and there is nothing
     /// to advertise).
-    fn advertising(&self, method: &str, mut params: Value) -> Value {
+    fn advertising(&self, method: &str, text: Box<RawValue>) -> Result<Box<RawValue>, CallError> {
         let Some(handshake) = super::ends::HANDSHAKE
             .as_ref()
             .filter(|handshake| self.role == Role::Client && handshake.method == method)
         else {
-            return params;
+            return Ok(text);
         };
         let advertised = &handshake.client_advertises;
+        let encode = |error: serde_json::Error| CallError::Encode(error.to_string());
+        let mut params: Value = serde_json::from_str(text.get()).map_err(encode)?;
         if let Value::Object(members) = &mut params {
             let written = members.get(advertised.member);
             let capabilities = {
@@ -1748,7 +1716,7 @@ impl Shared {
                 members.insert(advertised.member.to_owned(), capabilities);
             }
         }
-        params
+        serde_json::value::to_raw_value(&params).map_err(encode)
     }
 
     /// Whether answering the peer's request `method` reads its params: the
@@ -1765,20 +1733,6 @@ impl Shared {
                         .iter()
                         .any(|(opener, in_result)| *opener == method && !in_result)
                 }))
-    }
-
-    /// Whether the end reads the params of the peer's request `method`
-    /// before its handler decodes them: the handshake, the permission
-    /// request a cancel answers, the prompt a turn starts with and
-    /// [`Shared::answer_reads_params`]; the others are not parsed here.
-    fn reads_params(&self, method: &str) -> bool {
-        self.answer_reads_params(method)
-            || super::ends::HANDSHAKE
-                .as_ref()
-                .is_some_and(|handshake| handshake.method == method)
-            || self.rules.turn_cancel.as_ref().is_some_and(|rules| {
-                rules.prompt == method || rules.permission.is_some_and(|(permission, _)| permission == method)
-            })
     }
 
     /// What a notification does as soon as it is read, before its handler
@@ -2251,6 +2205,48 @@ struct Request<'a> {
     id: i64,
     method: &'a str,
     params: &'a RawValue,
+}
+
+/// A request's params, sent or received, as this end reads them: their
+/// text, parsed the first time a rule of the end looks inside (most
+/// methods' params are never parsed here: their handler or the peer
+/// decodes the text). Text that does not parse reads as `null`.
+struct Params<'a> {
+    text: &'a RawValue,
+    value: std::sync::OnceLock<Value>,
+}
+
+/// What a reader that does not look sees of the params.
+static UNREAD: Value = Value::Null;
+
+impl<'a> Params<'a> {
+    fn new(text: &'a RawValue) -> Params<'a> {
+        Params {
+            text,
+            value: std::sync::OnceLock::new(),
+        }
+    }
+
+    fn value(&self) -> &Value {
+        self.value.get_or_init(|| parse(self.text))
+    }
+
+    /// The params for a reader that looks at them only when it `reads`.
+    fn value_if(&self, reads: bool) -> &Value {
+        if reads {
+            self.value()
+        } else {
+            &UNREAD
+        }
+    }
+
+    fn into_value(self) -> Value {
+        self.value.into_inner().unwrap_or_else(|| parse(self.text))
+    }
+}
+
+fn parse(text: &RawValue) -> Value {
+    serde_json::from_str(text.get()).unwrap_or_default()
 }
 
 /// A notification or result this end writes, borrowing its
