@@ -88,8 +88,8 @@ from dataclasses import dataclass, field
 
 import pydantic as _p
 
+from . import _reader, _turns
 from . import _runtime as _rt
-from . import _turns
 {%- if session_ready || turn_rules %}
 from . import helpers as _helpers
 {%- endif %}
@@ -503,7 +503,7 @@ class Connection:
         self._outgoing: _Check | None = None
         # The client's end: what the answers opening sessions offered, per session.
         self._offers = _session_offers()
-        self._reader = _rt.WireReader()
+        self._reader = _reader.WireReader()
         self._send = send
         self._dropped = settings.dropped
         self._unordered = settings.unordered
@@ -564,7 +564,7 @@ class Connection:
         # Their reader, and the same once this end takes notifications (the
         # agent's end: after `initialize`, `_uninitialized`).
         self._one_pass = (
-            _rt.NotificationReader({method: notification_handlers[method][1] for method in self._handlers})
+            _reader.NotificationReader({method: notification_handlers[method][1] for method in self._handlers})
             if self._handlers
             else None
         )
@@ -608,7 +608,7 @@ class Connection:
         deeper than `MAX_DEPTH`, a number that is not finite, a lone
         surrogate) as `_checked` says. A notification this end handles
         without acting on it as it reads is first tried in one pass of
-        pydantic-core (`_rt.NotificationReader`), which gives what the
+        pydantic-core (`_reader.NotificationReader`), which gives what the
         general way would."""
         self._lines += 1
         line = self._lines

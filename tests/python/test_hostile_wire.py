@@ -295,6 +295,7 @@ def test_a_connection_walks_every_text_whose_value_check_wire_refuses() -> None:
     value `check_wire` refuses, and not a plain message (nor one whose text
     holds escapes, numbers and brackets well within the limits)."""
     runtime = importlib.import_module(f"{PACKAGE.__name__}._runtime")
+    wire_reader = importlib.import_module(f"{PACKAGE.__name__}._reader").WireReader
     refused = []
     for case in CASES:
         data = wire(case)
@@ -307,7 +308,7 @@ def test_a_connection_walks_every_text_whose_value_check_wire_refuses() -> None:
         except runtime.DecodeError:
             assert isinstance(data, str)
             refused.append(case["name"])
-            assert runtime.WireReader().read(data)[1], (
+            assert wire_reader().read(data)[1], (
                 f"{case['name']}: the text is not walked, so check_wire's refusal is lost"
             )
     assert {"depth_over_limit", "number_beyond_double_range", "lone_surrogate", "lone_surrogate_member_name"} <= set(
@@ -331,4 +332,4 @@ def test_a_connection_walks_every_text_whose_value_check_wire_refuses() -> None:
         },
         ensure_ascii=False,
     )
-    assert runtime.WireReader().read(plain) == (json.loads(plain), False)
+    assert wire_reader().read(plain) == (json.loads(plain), False)

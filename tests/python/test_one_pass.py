@@ -1,4 +1,4 @@
-"""A notification read in one pass (`_runtime.NotificationReader`, which a
+"""A notification read in one pass (`_reader.NotificationReader`, which a
 connection's end tries first) gives exactly what the general way gives: the
 params `WireReader` reads and the dispatcher decodes, or nothing, so that
 the general way reads the text and answers or reports it. Every shared
@@ -25,6 +25,7 @@ from conftest import bindings_folder, installed_package
 BINDINGS = bindings_folder()
 PACKAGE = installed_package(BINDINGS)
 RUNTIME = importlib.import_module(f"{PACKAGE.__name__}._runtime")
+READER = importlib.import_module(f"{PACKAGE.__name__}._reader")
 PROTOCOLS = importlib.import_module(f"{PACKAGE.__name__}.protocols")
 CONNECTION = importlib.import_module(f"{PACKAGE.__name__}.connection")
 
@@ -46,7 +47,7 @@ def notification(method: str, params: str) -> str:
 def general(method: str, params_type: Any, text: str) -> Any:
     """The params as a connection's general way reads and decodes them;
     `None` when they do not decode."""
-    value, walk = RUNTIME.WireReader().read(text)
+    value, walk = READER.WireReader().read(text)
     if walk:
         try:
             RUNTIME.check_wire(value, depth=0)
@@ -79,7 +80,7 @@ def test_every_side_has_vectors_of_a_notification_it_reads_in_one_pass() -> None
 
 @pytest.mark.parametrize(("method", "params_type", "kind", "value"), CASES)
 def test_one_pass_reads_a_vector_as_the_general_way(method: str, params_type: Any, kind: str, value: Any) -> None:
-    reader = RUNTIME.NotificationReader({method: params_type})
+    reader = READER.NotificationReader({method: params_type})
     for ascii_only in (False, True):
         text = notification(method, json.dumps(value, ensure_ascii=ascii_only, separators=(",", ":")))
         expected = general(method, params_type, text)
@@ -134,7 +135,7 @@ def test_what_check_wire_refuses_is_never_read_in_one_pass() -> None:
     found = list(with_meta())
     assert found, "no handled notification has `_meta`"
     for method, params_type, value in found:
-        reader = RUNTIME.NotificationReader({method: params_type})
+        reader = READER.NotificationReader({method: params_type})
         for name, member in REFUSED.items():
             text = notification(method, injected(value, member))
             assert general(method, params_type, text) is None, f"{name}: the general way takes {text}"

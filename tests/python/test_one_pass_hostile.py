@@ -3,7 +3,7 @@ the params' schema takes any value or where a rule would repair it, gives at
 a client's end exactly what the general way gives: the same params handled,
 or the same report to `dropped` (code and JSON pointer), or the same answer
 written. The general way is the same end with its one-pass reader
-(`_runtime.NotificationReader`) left out. An ordinary value at each place is
+(`_reader.NotificationReader`) left out. An ordinary value at each place is
 still read in one pass.
 
 Collected only for the default schema's bindings (`ACP_DEFAULT_SCHEMA`,
@@ -22,6 +22,7 @@ from conftest import bindings_folder, installed_package
 
 PACKAGE = installed_package(bindings_folder())
 RUNTIME = importlib.import_module(f"{PACKAGE.__name__}._runtime")
+READER = importlib.import_module(f"{PACKAGE.__name__}._reader")
 PROTOCOLS = importlib.import_module(f"{PACKAGE.__name__}.protocols")
 
 METHOD = "session/update"
@@ -126,7 +127,7 @@ def test_a_hostile_value_gives_what_the_general_way_gives(place: str, name: str)
 @pytest.mark.parametrize("place", list(PLACES))
 def test_an_ordinary_value_at_each_place_is_read_in_one_pass(place: str) -> None:
     template, keys, ordinary = PLACES[place]
-    reader = RUNTIME.NotificationReader({METHOD: PROTOCOLS.CLIENT_NOTIFICATION_HANDLERS[METHOD][1]})
+    reader = READER.NotificationReader({METHOD: PROTOCOLS.CLIENT_NOTIFICATION_HANDLERS[METHOD][1]})
     # Arrays as deep as `MAX_DEPTH` where any value is taken.
     for value in (ordinary, nested(keys, 0)) if place in TAKING_ANY else (ordinary,):
         text = notification(template.replace("@", value))
@@ -141,7 +142,7 @@ def test_a_strict_copy_keeps_the_failure_a_union_would_repair() -> None:
     """`McpServer`'s variant without a tag takes an object whose tagged
     variant fails (`default_on_failure`): a strict copy keeps the failure."""
     server = PACKAGE.McpServer
-    copy = RUNTIME._StrictCopy()
+    copy = READER._StrictCopy()
     strict = copy.validator(copy.copy(RUNTIME.adapter(server).core_schema, 1, {}))
     repaired = '{"type":"http","name":"n","command":"c","args":[],"env":[]}'
     assert type(RUNTIME.read(server, json.loads(repaired))).__name__ == "McpServerStdioVariant"
@@ -159,9 +160,9 @@ class Node(RUNTIME.WireModel):  # type: ignore[misc, name-defined]
 
 def test_a_schema_that_holds_itself_is_searched_instead() -> None:
     """A type nested in itself has no depth bound a strict copy could give
-    (`_runtime._Unsure`): its reader searches the text for what `check_wire`
+    (`_reader._Unsure`): its reader searches the text for what `check_wire`
     refuses, as before there were strict copies."""
-    reader = RUNTIME.NotificationReader({"tree": Node})
+    reader = READER.NotificationReader({"tree": Node})
     for member, taken in (("[]", True), ("[{}]", True), ('[{"n":NaN}]', False), ('[{"n":1e400}]', False)):
         text = '{"jsonrpc":"2.0","method":"tree","params":{"children":' + member + "}}"
         assert (reader.read(text) is not None) == taken, text

@@ -11,8 +11,9 @@
 //! `connection` each side's end of a connection, `negotiation` capability
 //! negotiation (`negotiation.py`), `helpers` the RFD helpers
 //! (`helpers.py`); this module holds the package files (the fixed ones
-//! copied as text: `_runtime.py`, `codec.py` and `_turns.py`, the turn
-//! machine), the root's re-exports and the helpers every part prints with.
+//! copied as text: `_runtime.py`, `codec.py`, `_turns.py`, the turn
+//! machine, and `_reader.py`, which reads the connection's text), the root's
+//! re-exports and the helpers every part prints with.
 
 mod classes;
 mod codecs;
@@ -49,6 +50,7 @@ use acp_ir::naming::python_distribution;
 const RUNTIME: &str = include_str!("../../../../../templates/python/runtime.py");
 const CODEC: &str = include_str!("../../../../../templates/python/codec.py");
 const TURNS: &str = include_str!("../../../../../templates/python/turns.py");
+const READER: &str = include_str!("../../../../../templates/python/reader.py");
 
 /// What the package root re-exports from the modules that are not generated.
 const FIXED_EXPORTS: [(&str, &[&str]); 2] = [
@@ -152,6 +154,7 @@ pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
         (root.join("py.typed"), String::new()),
         (root.join("_runtime.py"), RUNTIME.to_owned()),
         (root.join("_turns.py"), TURNS.to_owned()),
+        (root.join("_reader.py"), READER.to_owned()),
         (root.join("codec.py"), CODEC.to_owned()),
         (root.join("models.py"), render(&models, "models.py")?),
         (root.join("methods.py"), render(&methods, "methods.py")?),
@@ -327,6 +330,7 @@ mod tests {
                 "my_acp/py.typed",
                 "my_acp/_runtime.py",
                 "my_acp/_turns.py",
+                "my_acp/_reader.py",
                 "my_acp/codec.py",
                 "my_acp/models.py",
                 "my_acp/methods.py",
