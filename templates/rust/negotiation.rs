@@ -418,9 +418,6 @@ impl SessionOffers {
     /// Notes what the answer `result` to `method` with `params` (their
     /// JSON) offered, when `method` opens a session.
     pub fn record(&mut self, method: &str, params: &::serde_json::Value, result: &::serde_json::Value) {
-        // The session named and what this answer said of its gates,
-        // gathered first: the gates name one session, looked up once.
-        let mut named: ::std::option::Option<(&str, Offers)> = ::std::option::Option::None;
         for (index, gate) in SESSION_GATES.iter().enumerate() {
             let ::std::option::Option::Some((_, in_result)) = gate.openers.iter().find(|(opener, _)| *opener == method)
             else {
@@ -437,21 +434,7 @@ impl SessionOffers {
             } else {
                 0
             };
-            match &mut named {
-                ::std::option::Option::Some((last, offers)) if *last == session => {
-                    offers.said |= bit;
-                    offers.offered |= offered;
-                }
-                _ => {
-                    if let ::std::option::Option::Some((last, offers)) = named.take() {
-                        self.note(last, offers);
-                    }
-                    named = ::std::option::Option::Some((session, Offers { said: bit, offered }));
-                }
-            }
-        }
-        if let ::std::option::Option::Some((session, offers)) = named {
-            self.note(session, offers);
+            self.note(session, Offers { said: bit, offered });
         }
     }
 
