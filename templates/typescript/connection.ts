@@ -88,7 +88,7 @@ import { DecodeError } from "./decode.js";
 import {
   RequestError,
   answerRequest,
-  decodeResult,
+  decodeRouteResult,
   deliverNotification,
   encodeNotification,
   encodeRequest,
@@ -1102,18 +1102,20 @@ export class Connection {
       this.#write({ jsonrpc: "2.0", id, error: refusal });
       return;
     }
-    const rules = this.#rules.turnCancel;
-    const session = member(params, rules?.session ?? "");
-    const permission =
-      this.#role === "client" && method === rules?.permission?.method && typeof session === "string"
-        ? session
-        : undefined;
-    const running: Running = { id, cancelled: false, permission };
+    const running: Running = { id, cancelled: false, permission: this.#permission(method, params) };
     this.#running.set(id, running);
     this.#startTurn(id, method, params);
     const outcome = answerRequest(this.#local, this.#implementation, method, params);
     if (isThenable(outcome)) void outcome.then((settled) => this.#settled(id, running, method, params, settled));
     else this.#settled(id, running, method, params, outcome);
+  }
+
+  /** The client's end: the session a permission request `method` names, which `session/cancel` answers. */
+  #permission(method: string, params: unknown): string | undefined {
+    const rules = this.#rules.turnCancel;
+    if (this.#role !== "client" || rules === null || method !== rules.permission?.method) return undefined;
+    const session = member(params, rules.session);
+    return typeof session === "string" ? session : undefined;
   }
 
   /** This end's handler of the peer's request `key` settled: answered, unless the request was cancelled meanwhile. */
@@ -1231,24 +1233,24 @@ export class Connection {
       );
       return;
     }
-    if (!this.#remote.requests.has(pending.method)) {
-      pending.resolve(response["result"]);
+    const result = response["result"];
+    const route = this.#remote.requests.get(pending.method);
+    if (route === undefined) {
+      pending.resolve(result);
       return;
     }
-    const decoded = decodeResult(this.#remote.requests, pending.method, response["result"]);
+    const decoded = decodeRouteResult(route, pending.method, result);
     if (!decoded.ok) {
-      pending.reject(
-        new DecodeError(this.#remote.requests.get(pending.method)?.result ?? pending.method, decoded.issues),
-      );
+      pending.reject(new DecodeError(route.result ?? pending.method, decoded.issues));
       return;
     }
     if (pending.method === this.#rules.initialize) {
-      this.#features = this.#rules.features(pending.params, response["result"]);
-      this.#outgoing = this.#rules.outgoing(pending.params, response["result"]);
+      this.#features = this.#rules.features(pending.params, result);
+      this.#outgoing = this.#rules.outgoing(pending.params, result);
     }
-    this.#offers?.record(pending.method, pending.params, response["result"]);
+    this.#offers?.record(pending.method, pending.params, result);
     pending.resolve(decoded.value);
-    const follow = this.#lifecycle?.settled(pending.method, pending.params, response["result"]) ?? [];
+    const follow = this.#lifecycle?.settled(pending.method, pending.params, result) ?? [];
     // Written after the caller's code that awaited the result has run to its
     // next await, and before anything that code sends.
     const after = follow.length > 0 ? Promise.resolve() : undefined;

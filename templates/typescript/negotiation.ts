@@ -253,6 +253,26 @@ export class Negotiated {
   }
 }
 
+/** A gate a method opens sessions for: its place in `SESSION_GATES`, and whether the session is named in the result (else in the params). */
+interface Opened {
+  readonly index: number;
+  readonly gate: SessionGate;
+  readonly inResult: boolean;
+}
+
+/** For each method that opens sessions, the gates it opens them for (looked up once per answer). */
+const OPENED = new Map<string, Opened[]>();
+/** For each method offered per session, its place in `SESSION_GATES`. */
+const OFFERED = new Map<string, number>();
+SESSION_GATES.forEach((gate, index) => {
+  OFFERED.set(gate.method, index);
+  for (const [method, inResult] of gate.openers) {
+    const opened = OPENED.get(method) ?? [];
+    opened.push({ index, gate, inResult });
+    OPENED.set(method, opened);
+  }
+});
+
 /**
  * What the answers that opened sessions offered, per session: a method
  * offered per session (`session/set_mode` by `modes`) may be sent only on a
@@ -270,13 +290,13 @@ export class SessionOffers {
 
   /** Notes what the answer `result` to `method` with `params` offered, when `method` opens a session. */
   record(method: string, params: unknown, result: unknown): void {
+    const opened = OPENED.get(method);
+    if (opened === undefined) return;
     // The session named and its bits, written back once another gate names another session.
     let session: string | undefined;
     let bits = 0;
-    for (let index = 0; index < SESSION_GATES.length; index += 1) {
-      const gate = SESSION_GATES[index] as SessionGate;
-      const opener = openerOf(gate, method);
-      const named = opener === undefined ? undefined : member(opener[1] ? result : params, gate.session);
+    for (const { index, gate, inResult } of opened) {
+      const named = member(inResult ? result : params, gate.session);
       if (typeof named !== "string") continue;
       if (named !== session) {
         if (session !== undefined) this.#offered.set(session, bits);
@@ -292,22 +312,13 @@ export class SessionOffers {
 
   /** A `CapabilityError` when `method` with `params` names a session opened here without its offer, else `null`. */
   check(method: string, params: unknown): CapabilityError | null {
-    let index = 0;
-    while (index < SESSION_GATES.length && SESSION_GATES[index]?.method !== method) index += 1;
-    const gate = SESSION_GATES[index];
-    if (gate === undefined) return null;
+    const index = OFFERED.get(method);
+    if (index === undefined) return null;
+    const gate = SESSION_GATES[index] as SessionGate;
     const session = member(params, gate.session);
     const bits = typeof session === "string" ? ((this.#offered.get(session) ?? 0) >> (2 * index)) & 3 : 0;
     return bits === 1 ? new CapabilityError(method, "", "agent", `/${escapeToken(gate.member)}`) : null;
   }
-}
-
-/** The opener of `gate` that `method` is, if it is one. */
-function openerOf(gate: SessionGate, method: string): readonly [string, boolean] | undefined {
-  for (const opener of gate.openers) {
-    if (opener[0] === method) return opener;
-  }
-  return undefined;
 }
 
 /**
@@ -316,10 +327,11 @@ function openerOf(gate: SessionGate, method: string): readonly [string, boolean]
  * when one is removed).
  */
 export function withoutUnhandledOffers(method: string, result: JsonValue, handles: (method: string) => boolean): JsonValue {
-  if (typeof result !== "object" || result === null || Array.isArray(result)) return result;
+  const opened = OPENED.get(method);
+  if (opened === undefined || typeof result !== "object" || result === null || Array.isArray(result)) return result;
   let stripped: { [key: string]: JsonValue } | undefined;
-  for (const gate of SESSION_GATES) {
-    if (openerOf(gate, method) === undefined || !(gate.member in result) || handles(gate.method)) continue;
+  for (const { gate } of opened) {
+    if (!(gate.member in result) || handles(gate.method)) continue;
     stripped ??= { ...result };
     delete stripped[gate.member];
   }

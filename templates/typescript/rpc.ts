@@ -130,7 +130,12 @@ function decodeParams(route: Route | undefined, method: string, params: unknown)
 
 /** Decodes the result of a request of `method` by the `routes` of the side that answered it. */
 export function decodeResult(routes: ReadonlyMap<string, Route>, method: string, json: unknown): DecodeResult<unknown> {
-  const result = routes.get(method)?.result;
+  return decodeRouteResult(routes.get(method), method, json);
+}
+
+/** Decodes the result of a request of `method` by its `route` (`undefined`: no such method). */
+export function decodeRouteResult(route: Route | undefined, method: string, json: unknown): DecodeResult<unknown> {
+  const result = route?.result;
   if (result === undefined) return { ok: false, issues: [{ path: "", message: `no request method ${JSON.stringify(method)}` }] };
   return decodeByName(result, json);
 }
