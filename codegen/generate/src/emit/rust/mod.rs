@@ -63,8 +63,11 @@ use acp_ir::ir::Ir;
 
 pub(crate) use context::RustContext;
 
-/// How many types of `types.rs` are built and printed at a time.
-const TYPES_AT_A_TIME: usize = 32;
+/// How many types of `types.rs` are built and printed at a time: few, so
+/// that each thread holds few tokens and syntax trees at once (with 32,
+/// a run touched a third more memory, whose first use is most of what the
+/// kernel's page faults cost, and took a tenth longer).
+const TYPES_AT_A_TIME: usize = 8;
 
 /// Emits the Rust crate for `ir`.
 pub fn emit(ir: &Ir, names: &PackageNames) -> Result<Files, CodegenError> {
