@@ -959,7 +959,7 @@ impl Connection {
     ) -> Result<R, CallError> {
         let text = serde_json::value::to_raw_value(params).map_err(|error| CallError::Encode(error.to_string()))?;
         let text = self.shared.advertising(method, text)?;
-        let params = Params::new(&text);
+        let params = RuleParams::new(&text);
         let result = self.exchange(method, &params).await?;
         let settled = self.shared.settling(method, &params, &result);
         let decoded = super::codec::decode(result).map_err(CallError::Decode)?;
@@ -972,11 +972,11 @@ impl Connection {
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, CallError> {
         let text = serde_json::value::to_raw_value(&params).map_err(|error| CallError::Encode(error.to_string()))?;
         let text = self.shared.advertising(method, text)?;
-        self.exchange(method, &Params::new(&text)).await
+        self.exchange(method, &RuleParams::new(&text)).await
     }
 
     /// Sends a request with `params` and waits for its answer.
-    async fn exchange(&self, method: &str, params: &Params<'_>) -> Result<Value, CallError> {
+    async fn exchange(&self, method: &str, params: &RuleParams<'_>) -> Result<Value, CallError> {
         // Dropped once the call ends, however it ends.
         let _asking = self.shared.ask(method, params).map(|session| Asking {
             shared: &self.shared,
@@ -1086,7 +1086,7 @@ impl Shared {
     fn send_request(
         &self,
         method: &str,
-        params: &Params<'_>,
+        params: &RuleParams<'_>,
     ) -> Result<(oneshot::Receiver<Result<Value, CallError>>, Guard<'_>), CallError> {
         self.check_outgoing(method)?;
         let checked = params.value_if(super::negotiation::SessionOffers::reads_params(method));
@@ -1133,7 +1133,7 @@ impl Shared {
     }
 
     /// The agent's end: the session whose turn its request `method` belongs to.
-    fn turn_session(&self, method: &str, params: &Params<'_>) -> Option<String> {
+    fn turn_session(&self, method: &str, params: &RuleParams<'_>) -> Option<String> {
         let rules = self
             .rules
             .turn_cancel
@@ -1146,7 +1146,7 @@ impl Shared {
     /// permission request of a session's work reports `requires_action`,
     /// unless that was the last state sent. Returns the session whose work
     /// waits, when this is such a request.
-    fn ask(&self, method: &str, params: &Params<'_>) -> Option<String> {
+    fn ask(&self, method: &str, params: &RuleParams<'_>) -> Option<String> {
         let rules = self.rules.turn_cancel.as_ref().filter(|_| self.role == Role::Agent)?;
         let awaiting = rules.awaiting.as_ref().filter(|awaiting| awaiting.request == method)?;
         let session = params.value().get(rules.session)?.as_str()?.to_owned();
@@ -1207,7 +1207,7 @@ impl Shared {
 
     /// The client's end sends the prompt `id`: its turn tracker follows it
     /// from now on (`None`: the call ends on its answer).
-    fn prompt(&self, state: &mut State, method: &str, params: &Params<'_>, id: i64) -> Option<Turn> {
+    fn prompt(&self, state: &mut State, method: &str, params: &RuleParams<'_>, id: i64) -> Option<Turn> {
         let turns = self.rules.turns.as_ref().filter(|turns| turns.prompt == method)?;
         let session = params
             .value()
@@ -1315,7 +1315,7 @@ impl Shared {
 
     /// What a call this end made settles once its result decodes, taken
     /// from its params and result before the result is decoded.
-    fn settling(&self, method: &str, params: &Params<'_>, result: &Value) -> Settled {
+    fn settling(&self, method: &str, params: &RuleParams<'_>, result: &Value) -> Settled {
         if method == self.rules.initialize {
             return Settled::Features(
                 (self.rules.features)(params.value(), result),
@@ -1433,7 +1433,7 @@ impl Shared {
             (Some(Value::String(method)), Some(id)) => {
                 let params = params.unwrap_or_else(|| RawValue::NULL.to_owned());
                 // The handler decodes the text; the end reads the params of a few methods.
-                let read = Params::new(&params);
+                let read = RuleParams::new(&params);
                 if let Some(refusal) = self.refusal(&method, &read) {
                     let _ = self.write(&json!({ "jsonrpc": "2.0", "id": id, "error": refusal }));
                     return;
@@ -1478,7 +1478,7 @@ impl Shared {
     }
 
     /// The client's end: the session of the peer's permission request.
-    fn permission_session(&self, method: &str, params: &Params<'_>) -> Option<String> {
+    fn permission_session(&self, method: &str, params: &RuleParams<'_>) -> Option<String> {
         let rules = self.rules.turn_cancel.as_ref().filter(|rules| {
             self.role == Role::Client && rules.permission.is_some_and(|(permission, _)| permission == method)
         })?;
@@ -1487,7 +1487,7 @@ impl Shared {
 
     /// The agent's end: a prompt `id` for a session starts a turn, which
     /// `session/cancel` may cancel.
-    fn start_turn(&self, id: &Value, method: &str, params: &Params<'_>) {
+    fn start_turn(&self, id: &Value, method: &str, params: &RuleParams<'_>) {
         let Some(rules) = self
             .rules
             .turn_cancel
@@ -1631,7 +1631,7 @@ impl Shared {
     /// handler: -32600 before `initialize` was answered, and the
     /// unsupported-version error to an `initialize` below every supported
     /// version.
-    fn refusal(&self, method: &str, params: &Params<'_>) -> Option<Value> {
+    fn refusal(&self, method: &str, params: &RuleParams<'_>) -> Option<Value> {
         if self.uninitialized(method) {
             return Some(json!({ "code": -32600, "message": NOT_INITIALIZED, "data": { "method": method } }));
         }
@@ -2207,11 +2207,12 @@ struct Request<'a> {
     params: &'a RawValue,
 }
 
-/// A request's params, sent or received, as this end reads them: their
+/// A request's params, sent or received, as the end's rules read them
+/// (not [`super::codec::Params`], the dispatchers' decoding): their
 /// text, parsed the first time a rule of the end looks inside (most
 /// methods' params are never parsed here: their handler or the peer
 /// decodes the text). Text that does not parse reads as `null`.
-struct Params<'a> {
+struct RuleParams<'a> {
     text: &'a RawValue,
     value: std::sync::OnceLock<Value>,
 }
@@ -2219,16 +2220,16 @@ struct Params<'a> {
 /// What a reader that does not look sees of the params.
 static UNREAD: Value = Value::Null;
 
-impl<'a> Params<'a> {
-    fn new(text: &'a RawValue) -> Params<'a> {
-        Params {
+impl<'a> RuleParams<'a> {
+    fn new(text: &'a RawValue) -> RuleParams<'a> {
+        RuleParams {
             text,
             value: std::sync::OnceLock::new(),
         }
     }
 
     fn value(&self) -> &Value {
-        self.value.get_or_init(|| parse(self.text))
+        self.value.get_or_init(|| parse_params(self.text))
     }
 
     /// The params for a reader that looks at them only when it `reads`.
@@ -2241,11 +2242,11 @@ impl<'a> Params<'a> {
     }
 
     fn into_value(self) -> Value {
-        self.value.into_inner().unwrap_or_else(|| parse(self.text))
+        self.value.into_inner().unwrap_or_else(|| parse_params(self.text))
     }
 }
 
-fn parse(text: &RawValue) -> Value {
+fn parse_params(text: &RawValue) -> Value {
     serde_json::from_str(text.get()).unwrap_or_default()
 }
 

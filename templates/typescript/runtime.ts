@@ -756,8 +756,7 @@ export function decodeWith(codec: Codec, json: unknown): DecodeResult<unknown> {
     if (error instanceof RangeError) return failure("", `nested too deeply to decode: ${error.message}`);
     throw error;
   } finally {
-    // Set only when there were issues: the length setter is a call of its own.
-    if (root.run.issues.length !== 0) root.run.issues.length = 0;
+    root.run.issues.length = 0;
     resting = root;
   }
 }
